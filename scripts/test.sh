@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The whole test suite: lint, unit and parity tests against PyTorch, and the benchmark's quick mode.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh dev
+.venv/bin/ruff check src tests bench
+.venv/bin/ruff format --check src tests bench
+.venv/bin/python -m pytest -n 2 "$@"
