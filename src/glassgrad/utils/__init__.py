@@ -1,0 +1,5 @@
+"""Utilities around the core: ``utils.data`` (datasets, samplers, ``DataLoader``)."""
+
+from . import data
+
+__all__ = ["data"]
