@@ -61,10 +61,12 @@ _FORMAT_VERSION = "1"
 _MAX_HEADER_BYTES = 100_000_000  # the limit of the reference implementation
 _HEADER_LENGTH_BYTES = 8
 
-# Tags of the structure JSON. A JSON object is always exactly one of these; plain JSON
-# null/bool/int/str/list stand for themselves, and a float is written as a JSON number.
+# Tags of the structure JSON. Every JSON object in it is a tagged node, {"tuple": [...]},
+# {"dict": [[key, value], ...]}, {"float": "nan"}, {"ndarray": key}, or {"tensor": key} with
+# an optional "requires_grad": true; JSON null/bool/int/float/str/list stand for themselves.
 _TENSOR, _NDARRAY, _TUPLE, _DICT, _FLOAT = "tensor", "ndarray", "tuple", "dict", "float"
 _ALLOWED_KEY_TYPES = (str, int, float, bool, type(None))
+_NO_STRUCTURE = object()  # the file has no glassgrad structure (a JSON null is a structure)
 
 
 # ----------------------------------------------------------------------------- save
@@ -82,7 +84,8 @@ def save(obj: Any, f: FileLike) -> None:
     (``"state.0.exp_avg"``); a flat ``dict`` of str to Tensor keeps its keys as they are, so
     ``safetensors.torch.load_file`` reads a glassgrad ``state_dict`` with the same names.
     ``requires_grad`` is kept; the identity of tensors (two entries holding one tensor) and
-    the ``nn.Parameter`` class are not: each entry loads as its own plain tensor.
+    the ``nn.Parameter`` class are not: each entry loads as its own plain tensor. NumPy
+    scalars come back as Python numbers and named tuples as plain tuples.
 
     Parameters
     ----------
@@ -290,7 +293,7 @@ def _load_from_stream(stream: IO[bytes], name: str) -> Any:
 
     entries, metadata, body_start = _read_header(stream, file_size, fail)
     structure = _decode_metadata_structure(metadata, fail)
-    if structure is not None:
+    if structure is not _NO_STRUCTURE:
         _check_references(structure, entries, fail)
 
     arrays = {}
@@ -298,7 +301,7 @@ def _load_from_stream(stream: IO[bytes], name: str) -> Any:
         stream.seek(start + body_start + begin)
         arrays[key] = _read_array(stream, key, dtype, shape, end - begin, fail)
 
-    if structure is None:
+    if structure is _NO_STRUCTURE:  # a file from another writer: a flat dict of tensors
         return {key: _make_tensor(array, requires_grad=False) for key, array in arrays.items()}
     try:
         return _decode(structure, arrays)
@@ -438,7 +441,7 @@ def _check_body_layout(entries: dict, body_size: int, fail) -> None:
 
 def _decode_metadata_structure(metadata: dict[str, str], fail) -> Any:
     if _STRUCTURE_KEY not in metadata:
-        return None
+        return _NO_STRUCTURE
     version = metadata.get(_FORMAT_KEY)
     if version != _FORMAT_VERSION:
         raise fail(f"unsupported {_FORMAT_KEY} {version!r:.50}; this reader knows '1'")
