@@ -1,0 +1,64 @@
+"""Glass-box tools: draw, explore and debug the autograd graph.
+
+* :func:`make_dot` — a Graphviz drawing (torchviz-compatible), inline in Jupyter;
+* :func:`explore` — one self-contained interactive HTML page;
+* :func:`print_graph` — an indented tree in the terminal, with the backward order;
+* :func:`grad_report` — which parameters got a useful gradient, and why not;
+* :func:`trace_backward` / :func:`record_backward` — record what backward did, node by node;
+* :func:`diagnose_params` — why each parameter is or is not reachable from the root.
+
+Example::
+
+    >>> import glassgrad as torch
+    >>> from glassgrad import viz
+    >>> model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
+    >>> loss = model(torch.randn(8, 3)).pow(2).mean()
+    >>> trace = viz.trace_backward(loss)
+    >>> path = viz.explore(loss, dict(model.named_parameters()), "graph.html", trace=trace)
+"""
+
+from ._graph import Graph, GraphEdge, GraphNode, build_graph
+from ._stats import TensorStats, tensor_stats
+from .diagnose import (
+    REASON_CUT,
+    REASON_FROZEN,
+    REASON_NOT_LEAF,
+    REASON_NOT_REACHABLE,
+    REASON_OK,
+    ParamStatus,
+    diagnose_params,
+)
+from .dot import GlassDigraph, GraphvizNotInstalledError, make_dot
+from .explore import explore, explorer_data
+from .report import GradReport, GradReportRow, grad_report
+from .trace import BackwardTrace, NodeRecord, record_backward, trace_backward
+from .tree import print_graph
+
+__all__ = [
+    "make_dot",
+    "GlassDigraph",
+    "GraphvizNotInstalledError",
+    "explore",
+    "explorer_data",
+    "print_graph",
+    "grad_report",
+    "GradReport",
+    "GradReportRow",
+    "trace_backward",
+    "record_backward",
+    "BackwardTrace",
+    "NodeRecord",
+    "diagnose_params",
+    "ParamStatus",
+    "REASON_OK",
+    "REASON_FROZEN",
+    "REASON_NOT_LEAF",
+    "REASON_CUT",
+    "REASON_NOT_REACHABLE",
+    "build_graph",
+    "Graph",
+    "GraphNode",
+    "GraphEdge",
+    "TensorStats",
+    "tensor_stats",
+]

@@ -1,0 +1,463 @@
+"""The autograd graph as plain data: one walk from the roots, shared by every viz tool.
+
+The walk reads only the public graph API (``grad_fn``, ``next_functions``, ``variable``) and
+the glassgrad extras ``_input_meta``, ``_output_meta``, ``_saved_info()`` and
+``metadata["traceback_"]``, so it is duck-typed: any object with that API can be drawn. It is
+iterative (an explicit stack), so a graph of a million nodes does not hit Python's recursion
+limit.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ._stats import TensorStats, as_array, dtype_name, tensor_stats
+
+__all__ = [
+    "Graph",
+    "GraphNode",
+    "GraphEdge",
+    "build_graph",
+    "normalize_roots",
+    "is_tensor",
+    "upstream_first",
+]
+
+# Node kinds, also the colour classes of the drawings.
+OUTPUT = "output"  # a root tensor handed in by the user
+BASE = "base"  # the base tensor of a root that is a view
+OP = "op"  # a backward function (grad_fn)
+PARAM = "param"  # a leaf tensor named in ``params``
+LEAF = "leaf"  # a leaf tensor that requires grad but is not named
+SAVED = "saved"  # a tensor saved by a backward function (only when asked)
+
+
+def is_tensor(value: Any) -> bool:
+    """True for objects with the Tensor graph API (duck-typed: ``grad_fn``, ``shape``)."""
+    return (
+        hasattr(value, "grad_fn")
+        and hasattr(value, "requires_grad")
+        and hasattr(value, "shape")
+        and not isinstance(value, type)
+    )
+
+
+def normalize_roots(roots: Any, func_name: str) -> list[tuple[str, Any]]:
+    """``roots`` as a list of ``(name, tensor)``; names are ``""`` unless given by a dict.
+
+    Accepts one tensor, a tuple or list of tensors, or a dict of name -> tensor. Anything else
+    (a Module, a grad_fn, a number) raises ``TypeError`` saying what was expected.
+    """
+    if is_tensor(roots):
+        return [("", roots)]
+    if isinstance(roots, Mapping):
+        items = [(str(name), value) for name, value in roots.items()]
+    elif isinstance(roots, (tuple, list)):
+        items = [("", value) for value in roots]
+    else:
+        raise TypeError(_root_type_message(func_name, roots))
+    if not items:
+        raise ValueError(f"{func_name}: expected at least one output tensor, got an empty list")
+    for index, (_, value) in enumerate(items):
+        if not is_tensor(value):
+            raise TypeError(_root_type_message(func_name, value, position=index))
+    return items
+
+
+def _root_type_message(func_name: str, value: Any, position: int | None = None) -> str:
+    where = "" if position is None else f" (item {position})"
+    kind = type(value).__name__
+    hint = ""
+    if hasattr(value, "named_parameters") and hasattr(value, "forward"):
+        hint = (
+            f"; {func_name} draws the graph of a forward pass, not a model: call the model first, "
+            f"e.g. {func_name}(model(x), params=dict(model.named_parameters()))"
+        )
+    elif hasattr(value, "next_functions"):
+        hint = "; pass the tensor whose .grad_fn this is, not the grad_fn itself"
+    return (
+        f"{func_name}: expected a tensor, or a tuple/list of tensors, or a dict of name -> tensor"
+        f"{where}, got {kind}{hint}"
+    )
+
+
+@dataclass
+class SavedValue:
+    """One entry of a node's ``_saved_info()``: a tensor (with statistics) or a plain value."""
+
+    name: str
+    is_tensor: bool
+    stats: TensorStats | None = None
+    value_text: str = ""
+    tensor: Any = None  # the saved tensor itself (not kept for plain values)
+
+
+@dataclass
+class GraphNode:
+    """A node of the drawing: a backward function or a tensor (output, leaf, saved, base)."""
+
+    key: int
+    kind: str
+    label: str  # op name ("MulBackward0") or tensor name ("fc.weight", "" if unnamed)
+    obj: Any  # the grad_fn, or the tensor
+    shape: tuple[int, ...] | None = None  # tensors: their shape; ops: first output's shape
+    dtype: str | None = None
+    variable_key: int | None = None  # AccumulateGrad: the key of its leaf tensor node
+    input_meta: tuple = ()  # ops: ((shape, dtype name) or None) per next_functions slot
+    output_meta: tuple = ()
+    saved: list[SavedValue] = field(default_factory=list)
+    saved_error: str = ""  # why saved values could not be read (freed, modified in place)
+    traceback: list[str] = field(default_factory=list)  # creation stack (anomaly mode)
+    discovery: int = 0  # order of discovery in the walk (stable, for layout)
+
+
+@dataclass(frozen=True)
+class GraphEdge:
+    """``src`` feeds ``dst`` (gradients flow the other way); ``style`` is "" or a graphviz
+    style; ``slot`` is the index in ``dst.next_functions`` (or -1 for non-slot edges)."""
+
+    src: int
+    dst: int
+    slot: int = -1
+    kind: str = "data"  # "data", "saved" (dst's saved tensor), "view" (base -> view)
+
+
+@dataclass
+class Graph:
+    """Nodes and edges reachable from the roots, plus lookups by object identity."""
+
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+    root_keys: list[int]
+    key_by_id: dict[int, int]
+    # (op key, slot) of next_functions entries that are None: inputs without a graph
+    dead_slots: list[tuple[int, int]]
+    keepalive: list[Any] = field(default_factory=list, repr=False)
+    _into: list[list[GraphEdge]] | None = field(default=None, repr=False)
+
+    def key_of(self, obj: Any) -> int | None:
+        return self.key_by_id.get(id(obj))
+
+    def op_nodes(self) -> list[GraphNode]:
+        return [node for node in self.nodes if node.kind == OP]
+
+    def leaf_of_variable(self, tensor: Any) -> GraphNode | None:
+        """The AccumulateGrad node whose ``variable`` is ``tensor`` (None if unreachable)."""
+        for node in self.nodes:
+            if node.kind == OP and getattr(node.obj, "variable", None) is tensor:
+                return node
+        return None
+
+    def edges_into(self, key: int) -> list[GraphEdge]:
+        """The data edges that feed node ``key`` (its inputs), in slot order."""
+        if self._into is None:
+            self._into = [[] for _ in self.nodes]
+            for edge in self.edges:
+                if edge.kind == "data":
+                    self._into[edge.dst].append(edge)
+        return self._into[key]
+
+
+def upstream_first(graph: Graph) -> list[int]:
+    """Node keys ordered so that every node comes after the nodes feeding it (Kahn's
+    algorithm over data and view edges; iterative)."""
+    consumers: list[list[int]] = [[] for _ in graph.nodes]
+    waiting = [0] * len(graph.nodes)
+    for edge in graph.edges:
+        if edge.kind != "saved":
+            consumers[edge.src].append(edge.dst)
+            waiting[edge.dst] += 1
+    ready = [key for key in range(len(graph.nodes)) if waiting[key] == 0]
+    order = []
+    while ready:
+        key = ready.pop()
+        order.append(key)
+        for consumer in consumers[key]:
+            waiting[consumer] -= 1
+            if waiting[consumer] == 0:
+                ready.append(consumer)
+    return order
+
+
+def op_name(fn: Any) -> str:
+    """The class name of a backward function, e.g. ``"MulBackward0"``."""
+    return type(fn).__name__
+
+
+def _meta_entry(entry: Any) -> tuple[tuple[int, ...], str] | None:
+    if entry is None:
+        return None
+    shape, dtype = entry
+    return (tuple(int(d) for d in shape), dtype_name(dtype))
+
+
+def _read_meta(fn: Any, attribute: str) -> tuple:
+    raw = getattr(fn, attribute, ())
+    try:
+        return tuple(_meta_entry(entry) for entry in raw)
+    except (TypeError, ValueError):  # a foreign node whose metadata has another form
+        return ()
+
+
+def read_saved(fn: Any) -> tuple[list[SavedValue], str]:
+    """A node's saved tensors and attributes, and an error text if they could not be read."""
+    reader = getattr(fn, "_saved_info", None)
+    try:
+        if reader is not None:
+            raw = dict(reader())
+        else:  # objects following PyTorch's convention: attributes named _saved_<name>
+            raw = {
+                name[len("_saved_") :]: getattr(fn, name)
+                for name in dir(fn)
+                if name.startswith("_saved_")
+            }
+    except RuntimeError as error:  # freed after backward, or modified in place
+        return [], str(error)
+    saved = []
+    for name, value in raw.items():
+        if is_tensor(value):
+            saved.append(SavedValue(name, True, tensor_stats(value), tensor=value))
+        elif isinstance(value, (tuple, list)) and value and all(is_tensor(v) for v in value):
+            for index, item in enumerate(value):
+                label = f"{name}[{index}]"
+                saved.append(SavedValue(label, True, tensor_stats(item), tensor=item))
+        else:
+            saved.append(SavedValue(name, False, value_text=_short_repr(value)))
+    return saved, ""
+
+
+def _short_repr(value: Any, limit: int = 80) -> str:
+    if isinstance(value, np.ndarray):
+        text = f"array(shape={value.shape}, dtype={value.dtype})"
+    else:
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def read_traceback(fn: Any) -> list[str]:
+    """The creation stack recorded under anomaly mode, as ``format_stack`` strings."""
+    metadata = getattr(fn, "metadata", None)
+    if not isinstance(metadata, Mapping):
+        return []
+    stack = metadata.get("traceback_")
+    if stack is None:
+        return []
+    if isinstance(stack, str):
+        return [stack]
+    return [str(frame) for frame in stack]
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def user_frame(stack: list[str]) -> tuple[str, int, str, str] | None:
+    """The innermost frame of ``stack`` outside glassgrad: (file, line, function, code)."""
+    for frame in reversed(stack):
+        parsed = _parse_frame(frame)
+        if parsed is None:
+            continue
+        filename = os.path.abspath(parsed[0])
+        if filename.startswith(_PACKAGE_DIR + os.sep):
+            continue
+        return parsed
+    return None
+
+
+def _parse_frame(frame: str) -> tuple[str, int, str, str] | None:
+    # format_stack lines read: '  File "path", line 12, in func\n    code\n'
+    head, _, code = frame.strip("\n").partition("\n")
+    head = head.strip()
+    if not head.startswith('File "'):
+        return None
+    try:
+        filename, rest = head[len('File "') :].split('", line ', 1)
+        line_text, _, function = rest.partition(", in ")
+        return filename, int(line_text), function, code.strip()
+    except ValueError:
+        return None
+
+
+def build_graph(
+    roots: Any,
+    params: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
+    *,
+    show_saved: bool = False,
+    read_details: bool = True,
+    func_name: str = "build_graph",
+) -> Graph:
+    """Walk the graph from ``roots`` (iteratively) and return it as a :class:`Graph`.
+
+    Parameters
+    ----------
+    roots : Tensor, tuple/list of Tensor, or dict of name -> Tensor
+        The outputs whose graph to collect. Shared subgraphs appear once.
+    params : dict or iterable of (name, Tensor), optional
+        Names for leaf tensors, e.g. ``dict(model.named_parameters())``.
+    show_saved : bool
+        Add a node per saved tensor of each backward function, linked to it.
+    read_details : bool
+        Read saved values, metadata and tracebacks of each op (the explorer needs them,
+        a plain drawing does not).
+
+    Examples
+    --------
+    >>> x = glassgrad.ones(2, requires_grad=True)
+    >>> [n.label for n in build_graph((x * 2).sum()).nodes][:3]
+    ['', 'SumBackward0', 'MulBackward0']
+    """
+    root_items = normalize_roots(roots, func_name)
+    param_names = named_tensor_map(params, func_name)
+    builder = _Builder(param_names, show_saved, read_details)
+    for name, tensor in root_items:
+        builder.add_root(name, tensor)
+    return builder.graph
+
+
+def named_tensor_map(params: Any, func_name: str) -> dict[int, str]:
+    """``id(tensor) -> name`` from a dict or an iterable of ``(name, tensor)`` pairs."""
+    if params is None:
+        return {}
+    items = params.items() if isinstance(params, Mapping) else params
+    names: dict[int, str] = {}
+    for entry in items:
+        try:
+            name, tensor = entry
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"{func_name}: params must be a dict of name -> tensor or (name, tensor) pairs, "
+                f"such as dict(model.named_parameters()); got an item of type "
+                f"{type(entry).__name__}"
+            ) from None
+        if not is_tensor(tensor):
+            raise TypeError(
+                f"{func_name}: params[{name!r}] must be a tensor, got {type(tensor).__name__}"
+            )
+        names.setdefault(id(tensor), str(name))
+    return names
+
+
+class _Builder:
+    def __init__(self, param_names: dict[int, str], show_saved: bool, read_details: bool):
+        self.param_names = param_names
+        self.show_saved = show_saved
+        self.read_details = read_details
+        self.graph = Graph([], [], [], {}, [])
+
+    def _add_node(self, obj: Any, kind: str, label: str, **fields: Any) -> int:
+        graph = self.graph
+        key = len(graph.nodes)
+        graph.nodes.append(GraphNode(key, kind, label, obj, discovery=key, **fields))
+        graph.key_by_id[id(obj)] = key
+        graph.keepalive.append(obj)
+        return key
+
+    def _tensor_node(self, tensor: Any, kind: str, label: str | None = None) -> int:
+        key = self.graph.key_of(tensor)
+        if key is not None:
+            existing = self.graph.nodes[key]
+            if existing.kind == SAVED and kind == LEAF:  # a saved leaf: show it as the leaf
+                existing.kind = PARAM if id(tensor) in self.param_names else LEAF
+                existing.label = self.param_names.get(id(tensor), "")
+            return key
+        name = self.param_names.get(id(tensor), "") if label is None else label
+        if kind == LEAF and id(tensor) in self.param_names:
+            kind = PARAM
+        return self._add_node(
+            tensor, kind, name, shape=tuple(tensor.shape), dtype=dtype_name(tensor.dtype)
+        )
+
+    def add_root(self, name: str, tensor: Any) -> None:
+        graph = self.graph
+        # The root, then the chain of view bases (drawn like torchviz: base -> view, dotted).
+        pending: list[tuple[Any, str, str, int | None]] = [(tensor, OUTPUT, name, None)]
+        while pending:
+            current, kind, label, view_key = pending.pop()
+            key = graph.key_of(current)
+            if key is None:
+                key = self._tensor_node(current, kind, label or None)
+                if current.grad_fn is not None:
+                    graph.edges.append(GraphEdge(self._walk_ops(current.grad_fn), key))
+                base = _view_base(current)
+                if base is not None:
+                    pending.append((base, BASE, "", key))
+            if kind == OUTPUT and key not in graph.root_keys:
+                graph.root_keys.append(key)
+            if view_key is not None:
+                graph.edges.append(GraphEdge(key, view_key, -1, "view"))
+
+    def _walk_ops(self, start: Any) -> int:
+        graph = self.graph
+        existing = graph.key_of(start)
+        if existing is not None:
+            return existing
+        start_key = self._op_node(start)
+        stack = [start]
+        while stack:
+            fn = stack.pop()
+            key = graph.key_of(fn)
+            variable = getattr(fn, "variable", None)
+            if variable is not None:
+                var_key = self._tensor_node(variable, LEAF)
+                graph.nodes[key].variable_key = var_key
+                graph.edges.append(GraphEdge(var_key, key))
+            children = []
+            for slot, (child, _) in enumerate(getattr(fn, "next_functions", ())):
+                if child is None:
+                    graph.dead_slots.append((key, slot))
+                    continue
+                child_key = graph.key_of(child)
+                if child_key is None:
+                    child_key = self._op_node(child)
+                    children.append(child)
+                graph.edges.append(GraphEdge(child_key, key, slot))
+            # Reverse so the first input is explored first (depth-first, like torchviz).
+            stack.extend(reversed(children))
+        return start_key
+
+    def _op_node(self, fn: Any) -> int:
+        output_meta = _read_meta(fn, "_output_meta")
+        first = output_meta[0] if output_meta and output_meta[0] is not None else None
+        fields: dict[str, Any] = {
+            "input_meta": _read_meta(fn, "_input_meta"),
+            "output_meta": output_meta,
+            "shape": first[0] if first else None,
+            "dtype": first[1] if first else None,
+        }
+        if self.read_details or self.show_saved:
+            fields["saved"], fields["saved_error"] = read_saved(fn)
+            fields["traceback"] = read_traceback(fn)
+        key = self._add_node(fn, OP, op_name(fn), **fields)
+        if self.show_saved:
+            for saved in self.graph.nodes[key].saved:
+                if not saved.is_tensor:
+                    continue
+                saved_key = self.graph.key_of(saved.tensor)
+                if saved_key is None:
+                    saved_key = self._tensor_node(saved.tensor, SAVED, saved.name)
+                self.graph.edges.append(GraphEdge(key, saved_key, -1, "saved"))
+        return key
+
+
+def _view_base(tensor: Any) -> Any:
+    is_view = getattr(tensor, "_is_view", None)
+    if callable(is_view):
+        try:
+            if not is_view():
+                return None
+        except (TypeError, RuntimeError):
+            return None
+    base = getattr(tensor, "_base", None)
+    return base if is_tensor(base) else None
+
+
+def shares_memory(a: Any, b: Any) -> bool:
+    """True if two tensors are views of the same memory (``detach()`` and ``.data`` are)."""
+    try:
+        return bool(np.shares_memory(as_array(a), as_array(b)))
+    except (TypeError, ValueError, RuntimeError):
+        return False

@@ -1,0 +1,120 @@
+"""Summary statistics of a tensor or array: what a person needs to judge a gradient at a glance."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["TensorStats", "tensor_stats", "as_array", "dtype_name", "format_shape"]
+
+
+@dataclass(frozen=True)
+class TensorStats:
+    """Shape, dtype and value statistics of one tensor.
+
+    ``norm`` is the L2 norm over all entries (NaN if any entry is NaN); ``min``, ``max`` and
+    ``mean`` are over the finite entries only (None if there are none), so one NaN does not hide
+    the scale of the rest.
+    """
+
+    shape: tuple[int, ...]
+    dtype: str
+    numel: int
+    norm: float | None
+    min: float | None
+    max: float | None
+    mean: float | None
+    num_nan: int
+    num_inf: int
+    num_zero: int
+
+    @property
+    def finite(self) -> bool:
+        return self.num_nan == 0 and self.num_inf == 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def summary(self) -> str:
+        """One line, e.g. ``"(2, 3) float32 norm=1.2 min=-0.5 max=0.9 nan=0 inf=0 zero=1"``."""
+        parts = [format_shape(self.shape), self.dtype]
+        parts.append(f"norm={_fmt(self.norm)} min={_fmt(self.min)} max={_fmt(self.max)}")
+        parts.append(f"nan={self.num_nan} inf={self.num_inf} zero={self.num_zero}")
+        return " ".join(parts)
+
+
+def _fmt(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.4g}"
+
+
+def as_array(value: Any) -> np.ndarray:
+    """The NumPy array behind a tensor (no copy for glassgrad tensors), or ``np.asarray``."""
+    if isinstance(value, np.ndarray):
+        return value
+    data = getattr(value, "_data", None)
+    if isinstance(data, np.ndarray):
+        return data
+    if hasattr(value, "detach") and hasattr(value, "numpy"):
+        return np.asarray(value.detach().numpy())
+    return np.asarray(value)
+
+
+def dtype_name(dtype: Any) -> str:
+    """``"float32"`` for a NumPy dtype, a glassgrad dtype or any ``"lib.float32"`` object."""
+    try:
+        return np.dtype(dtype).name
+    except TypeError:
+        return str(dtype).rsplit(".", 1)[-1]
+
+
+def format_shape(shape: Any) -> str:
+    """``(2, 3)`` for a shape, ``()`` for a scalar, ``?`` if unknown."""
+    if shape is None:
+        return "?"
+    dims = tuple(int(d) for d in shape)
+    if len(dims) == 1:
+        return f"({dims[0]},)"
+    return "(" + ", ".join(str(d) for d in dims) + ")"
+
+
+def tensor_stats(value: Any) -> TensorStats:
+    """Statistics of a tensor or array.
+
+    Examples
+    --------
+    >>> tensor_stats(np.array([3.0, 4.0, np.nan])).num_nan
+    1
+    """
+    array = as_array(value)
+    shape = tuple(int(d) for d in array.shape)
+    numel = int(array.size)
+    dtype = array.dtype.name
+    if numel == 0 or not (np.issubdtype(array.dtype, np.number) or array.dtype == np.bool_):
+        return TensorStats(
+            shape, dtype, numel, 0.0 if numel == 0 else None, None, None, None, 0, 0, 0
+        )
+    if array.dtype == np.bool_:
+        array = array.astype(np.int8)
+    if np.iscomplexobj(array):
+        array = np.abs(array)
+    is_nan = np.isnan(array) if np.issubdtype(array.dtype, np.inexact) else None
+    is_inf = np.isinf(array) if np.issubdtype(array.dtype, np.inexact) else None
+    num_nan = int(is_nan.sum()) if is_nan is not None else 0
+    num_inf = int(is_inf.sum()) if is_inf is not None else 0
+    num_zero = int(numel - np.count_nonzero(array))
+    wide = array.astype(np.float64, copy=False)
+    if num_nan or num_inf:
+        finite = wide[np.isfinite(wide)]
+    else:
+        finite = wide.reshape(-1)
+    norm = float(np.sqrt(np.sum(np.square(wide)))) if num_nan == 0 else math.nan
+    if finite.size:
+        low, high, mean = float(finite.min()), float(finite.max()), float(finite.mean())
+    else:
+        low = high = mean = None
+    return TensorStats(shape, dtype, numel, norm, low, high, mean, num_nan, num_inf, num_zero)

@@ -1,0 +1,287 @@
+"""``explore``: the graph as one self-contained, interactive HTML page.
+
+The page needs no network: the script and style in ``explorer.js`` / ``explorer.css`` and the
+graph (as JSON) are written into the file. Python computes everything heavy (layout,
+statistics, diagnoses); the script draws SVG and handles pan, zoom, search, selection and path
+highlighting.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+import re
+from collections.abc import Iterable, Mapping
+from importlib import resources
+from typing import Any
+
+from ._graph import OP, Graph, GraphNode, build_graph, user_frame
+from ._layout import layout
+from ._stats import TensorStats, dtype_name, format_shape, tensor_stats
+from .diagnose import diagnose_params, forward_nonfinite_origins
+from .trace import BackwardTrace
+
+__all__ = ["explore", "explorer_data"]
+
+MAX_TRACEBACK_FRAMES = 12
+
+
+def explore(
+    roots: Any,
+    params: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
+    path: str | os.PathLike = "graph.html",
+    *,
+    trace: BackwardTrace | None = None,
+    title: str | None = None,
+) -> str:
+    """Write an interactive page for the graph behind ``roots`` to ``path``; return the path.
+
+    Open it in any browser (it loads nothing from the network). It shows the graph (drag to
+    pan, wheel to zoom, "fit" to see it all), a search box for node names, and, for the node
+    you click: its op, input and output shapes and dtypes, saved tensors with statistics, the
+    line of your code that created it (run the forward under
+    ``glassgrad.autograd.detect_anomaly()`` to record it), and after backward the gradient it
+    received and sent (norm, min, max, NaN/Inf/zero counts). The side bar lists the
+    parameters: click one to highlight every path from it to the root. Parameters that get no
+    gradient are listed with the reason, and the nodes where NaN/Inf first appeared are named.
+
+    Parameters
+    ----------
+    roots : Tensor, tuple/list of Tensor, or dict of name -> Tensor
+        The output(s) whose graph to show.
+    params : dict or iterable of (name, Tensor), optional
+        The parameters, e.g. ``dict(model.named_parameters())``.
+    path : str or PathLike
+        Where to write the page.
+    trace : BackwardTrace, optional
+        A recorded backward pass (:func:`trace_backward`): adds the gradients that flowed
+        through each node and the backward order. Saved tensors are shown as they were before
+        backward freed them.
+    title : str, optional
+        The page title.
+
+    Examples
+    --------
+    >>> model = glassgrad.nn.Linear(3, 1)
+    >>> loss = model(glassgrad.ones(2, 3)).sum()
+    >>> trace = trace_backward(loss)
+    >>> explore(loss, dict(model.named_parameters()), "graph.html", trace=trace)
+    'graph.html'
+    """
+    if isinstance(params, Iterable) and not isinstance(params, Mapping):
+        params = list(params)
+    data = explorer_data(roots, params, trace=trace)
+    page = render_page(data, title or "glassgrad graph explorer")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(page)
+    return os.fspath(path)
+
+
+def explorer_data(
+    roots: Any,
+    params: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
+    *,
+    trace: BackwardTrace | None = None,
+) -> dict[str, Any]:
+    """Everything the page shows, as JSON-ready data (also handy for tests)."""
+    if isinstance(params, Iterable) and not isinstance(params, Mapping):
+        params = list(params)
+    graph = build_graph(roots, params, read_details=True, func_name="explore")
+    if trace is not None:
+        _restore_saved(graph, trace)
+    labels = [_box_lines(node) for node in graph.nodes]
+    boxes = layout(graph, labels)
+    statuses = diagnose_params(graph, params, func_name="explore")
+    backward_origins = set()
+    if trace is not None:
+        backward_origins = {graph.key_of(node) for node in trace.nonfinite_origins()}
+        backward_origins.discard(None)
+    forward_origins = set(forward_nonfinite_origins(graph))
+
+    nodes = []
+    for node, lines, box in zip(graph.nodes, labels, boxes, strict=True):
+        entry = {
+            "key": node.key,
+            "kind": node.kind,
+            "label": node.label,
+            "lines": lines,
+            "x": round(box.x, 1),
+            "y": round(box.y, 1),
+            "w": round(box.width, 1),
+            "h": round(box.height, 1),
+            "shape": list(node.shape) if node.shape is not None else None,
+            "dtype": node.dtype,
+            "search": " ".join(lines).lower(),
+            "nanOrigin": (
+                "backward"
+                if node.key in backward_origins
+                else ("forward" if node.key in forward_origins else None)
+            ),
+        }
+        entry.update(_node_details(graph, node, trace))
+        nodes.append(entry)
+    edges = [
+        {"src": edge.src, "dst": edge.dst, "slot": edge.slot, "kind": edge.kind}
+        for edge in graph.edges
+        if edge.kind != "saved"
+    ]
+    parameters = []
+    for status in statuses:
+        grad = getattr(status.tensor, "grad", None)
+        leaf_key = graph.key_of(status.tensor)
+        parameters.append(
+            {
+                "name": status.name,
+                "shape": list(status.tensor.shape),
+                "dtype": _dtype_text(status.tensor),
+                "reason": status.reason,
+                "detail": status.detail,
+                "certain": status.certain,
+                "nodeKey": leaf_key,
+                "accKey": status.leaf_key,
+                "evidenceKey": status.evidence_key,
+                "grad": _stats_json(tensor_stats(grad)) if grad is not None else None,
+            }
+        )
+    origins = []
+    for key in sorted(backward_origins, key=lambda k: trace.record_of(graph.nodes[k].obj).step):
+        origins.append({"key": key, "where": "backward", "text": _origin_text(graph, key)})
+    for key in sorted(forward_origins):
+        origins.append({"key": key, "where": "forward", "text": _origin_text(graph, key)})
+    return {
+        "nodes": nodes,
+        "edges": edges,
+        "roots": graph.root_keys,
+        "params": parameters,
+        "nanOrigins": origins,
+        "traced": trace is not None,
+        "backwardError": str(trace.error) if trace is not None and trace.error else None,
+        "counts": {
+            "nodes": len(graph.nodes),
+            "ops": sum(node.kind == OP for node in graph.nodes),
+            "edges": len(edges),
+        },
+    }
+
+
+def _dtype_text(tensor: Any) -> str:
+    return dtype_name(tensor.dtype)
+
+
+def _restore_saved(graph: Graph, trace: BackwardTrace) -> None:
+    # Backward frees saved tensors; show the values the trace read before it ran.
+    for node in graph.nodes:
+        snapshot = trace.saved.get(id(node.obj)) if node.kind == OP else None
+        if snapshot is not None:
+            node.saved, node.saved_error = snapshot
+
+
+def _box_lines(node: GraphNode) -> list[str]:
+    if node.kind == OP:
+        if node.shape is not None and node.variable_key is None:
+            return [node.label, f"{format_shape(node.shape)} {node.dtype}"]
+        return [node.label]
+    name = node.label or {"output": "output", "base": "view base"}.get(node.kind, "tensor")
+    return [name, f"{format_shape(node.shape)} {node.dtype}"]
+
+
+def _node_details(graph: Graph, node: GraphNode, trace: BackwardTrace | None) -> dict[str, Any]:
+    details: dict[str, Any] = {}
+    if node.kind != OP:
+        tensor = node.obj
+        grad = getattr(tensor, "grad", None) if node.kind in ("param", "leaf") else None
+        details["requiresGrad"] = bool(getattr(tensor, "requires_grad", False))
+        details["value"] = _stats_json(tensor_stats(tensor))
+        details["grad"] = _stats_json(tensor_stats(grad)) if grad is not None else None
+        return details
+    inputs_by_slot = {edge.slot: edge.src for edge in graph.edges_into(node.key)}
+    slots = max(len(node.input_meta), len(getattr(node.obj, "next_functions", ())))
+    details["inputs"] = [
+        {
+            "slot": slot,
+            "from": inputs_by_slot.get(slot),
+            "meta": _meta_json(node.input_meta[slot] if slot < len(node.input_meta) else None),
+        }
+        for slot in range(slots)
+    ]
+    details["outputs"] = [_meta_json(meta) for meta in node.output_meta]
+    details["saved"] = [
+        {
+            "name": saved.name,
+            "stats": _stats_json(saved.stats) if saved.is_tensor and saved.stats else None,
+            "value": saved.value_text if not saved.is_tensor else None,
+        }
+        for saved in node.saved
+    ]
+    details["savedError"] = node.saved_error or None
+    frame = user_frame(node.traceback)
+    details["code"] = (
+        {"file": frame[0], "line": frame[1], "function": frame[2], "text": frame[3]}
+        if frame
+        else None
+    )
+    details["traceback"] = [line.rstrip("\n") for line in node.traceback[-MAX_TRACEBACK_FRAMES:]]
+    if node.variable_key is not None:
+        details["variable"] = node.variable_key
+    record = trace.record_of(node.obj) if trace is not None else None
+    details["backward"] = (
+        {
+            "step": record.step,
+            "received": [_stats_json(s) for s in record.grad_outputs],
+            "sent": [_stats_json(s) for s in record.grad_inputs],
+        }
+        if record
+        else None
+    )
+    return details
+
+
+def _meta_json(meta: Any) -> dict[str, Any] | None:
+    if meta is None:
+        return None
+    shape, dtype = meta
+    return {"shape": list(shape), "dtype": dtype}
+
+
+def _stats_json(stats: TensorStats | None) -> dict[str, Any] | None:
+    if stats is None:
+        return None
+    return {key: _json_number(value) for key, value in stats.as_dict().items()}
+
+
+def _json_number(value: Any) -> Any:
+    # JSON has no NaN/Infinity: send them as strings the page prints as they are.
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def _origin_text(graph: Graph, key: int) -> str:
+    node = graph.nodes[key]
+    frame = user_frame(node.traceback)
+    where = f" (created at {os.path.basename(frame[0])}:{frame[1]}: {frame[3]})" if frame else ""
+    return f"{node.label}{where}"
+
+
+def render_page(data: dict[str, Any], title: str) -> str:
+    """The HTML page with the style, the script and ``data`` written inline."""
+    folder = resources.files(__package__)
+    template = folder.joinpath("explorer.html").read_text(encoding="utf-8")
+    style = folder.joinpath("explorer.css").read_text(encoding="utf-8")
+    script = folder.joinpath("explorer.js").read_text(encoding="utf-8")
+    payload = json.dumps(data, separators=(",", ":"), allow_nan=False)
+    # Inside <script>, "</script" or "<!--" in a string would break the page; JSON reads
+    # "\u003c" as "<", so no "<" needs to appear at all.
+    payload = payload.replace("<", "\\u003c")
+    pieces = {
+        "{{TITLE}}": html.escape(title),
+        "/*{{STYLE}}*/": style,
+        "/*{{SCRIPT}}*/": script.replace("</script", "<\\/script"),
+        "{{DATA}}": payload,
+    }
+    pattern = "|".join(re.escape(placeholder) for placeholder in pieces)
+    return re.sub(pattern, lambda match: pieces[match.group(0)], template)

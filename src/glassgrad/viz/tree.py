@@ -1,0 +1,179 @@
+"""``print_graph``: the autograd graph as an indented tree in the terminal.
+
+The root is at the top; each node's children are the nodes that fed it in the forward pass,
+which are also the nodes its gradient goes to in the backward pass. With ``show_order`` each
+line also says at which step backward ran that node, and a list after the tree shows the
+gradient each step received and produced: the chain rule, one step at a time.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Mapping
+from typing import IO, Any
+
+from ._graph import OP, Graph, GraphNode, build_graph
+from ._stats import TensorStats, format_shape
+from .trace import BackwardTrace, NodeRecord, trace_backward
+
+__all__ = ["print_graph", "format_graph"]
+
+UNICODE_BRANCHES = ("├── ", "└── ", "│   ", "    ")
+ASCII_BRANCHES = ("|-- ", "`-- ", "|   ", "    ")
+MAX_INDENT = 40  # deeper levels are not indented further (long chains stay readable)
+
+
+def print_graph(
+    root: Any,
+    params: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
+    show_order: bool | BackwardTrace = False,
+    *,
+    ascii: bool = False,
+    file: IO[str] | None = None,
+) -> str:
+    """Print the graph behind ``root`` as an indented tree, with shapes; return the text.
+
+    Parameters
+    ----------
+    root : Tensor, tuple/list of Tensor, or dict of name -> Tensor
+        The output(s) whose graph to print.
+    params : dict or iterable of (name, Tensor), optional
+        Names for the leaves, e.g. ``dict(model.named_parameters())``.
+    show_order : bool or BackwardTrace
+        ``True`` runs ``root.backward()`` once (gradients accumulate into the leaves as usual)
+        while recording the order in which the nodes ran and the gradients they passed on; a
+        :class:`BackwardTrace` from :func:`trace_backward` shows a pass already recorded.
+    ascii : bool
+        Draw the branches with ASCII characters instead of box-drawing ones.
+    file : text stream, optional
+        Where to print (default: ``sys.stdout``).
+
+    Examples
+    --------
+    >>> x = glassgrad.ones(1, requires_grad=True)
+    >>> text = print_graph(glassgrad.log(0.5 * (x + 1).pow(2)), {"x": x}, show_order=True)
+    (1,) float32
+    └── LogBackward0 -> (1,) float32  [step 1]
+    ...
+    """
+    trace = None
+    if isinstance(show_order, BackwardTrace):
+        trace = show_order
+    elif show_order:
+        if isinstance(root, (tuple, list, Mapping)):
+            raise TypeError(
+                "print_graph: show_order=True runs backward from one root tensor; got "
+                f"{type(root).__name__}. Run viz.trace_backward(...) yourself and pass its trace"
+            )
+        trace = trace_backward(root)
+    graph = build_graph(root, params, read_details=False, func_name="print_graph")
+    text = format_graph(graph, trace, ascii=ascii)
+    print(text, file=file if file is not None else sys.stdout)
+    return text
+
+
+def format_graph(graph: Graph, trace: BackwardTrace | None = None, ascii: bool = False) -> str:
+    """The tree text of :func:`print_graph` for an already built graph."""
+    tee, elbow, pipe, blank = ASCII_BRANCHES if ascii else UNICODE_BRANCHES
+    consumers = [0] * len(graph.nodes)
+    for edge in graph.edges:
+        consumers[edge.src] += 1
+    shared_tags: dict[int, str] = {}
+    printed: set[int] = set()
+    lines: list[str] = []
+    # Stack of (key, prefix for this line, prefix for its children, depth).
+    stack: list[tuple[int, str, str, int]] = []
+    for key in reversed(graph.root_keys):
+        stack.append((key, "", "", 0))
+    while stack:
+        key, prefix, child_prefix, depth = stack.pop()
+        node = graph.nodes[key]
+        if key in printed:
+            lines.append(f"{prefix}{_describe(node, graph)} ^ shared, see {shared_tags[key]} above")
+            continue
+        printed.add(key)
+        tag = ""
+        if consumers[key] > 1:
+            shared_tags[key] = f"@{len(shared_tags) + 1}"
+            tag = f"  {shared_tags[key]}"
+        lines.append(f"{prefix}{_describe(node, graph)}{tag}{_step_text(node, trace)}")
+        children = _tree_children(graph, node)
+        if depth >= MAX_INDENT:
+            child_prefix = f"{child_prefix[: 4 * MAX_INDENT]}"
+        for index in reversed(range(len(children))):
+            last = index == len(children) - 1
+            stack.append(
+                (
+                    children[index],
+                    child_prefix + (elbow if last else tee),
+                    child_prefix + (blank if last else pipe),
+                    depth + 1,
+                )
+            )
+    if trace is not None:
+        lines.append("")
+        lines.extend(_order_lines(trace, graph))
+    return "\n".join(lines)
+
+
+def _tree_children(graph: Graph, node: GraphNode) -> list[int]:
+    if node.kind != OP:
+        # A tensor's child is the op that made it (and for a view, its base).
+        return [edge.src for edge in graph.edges if edge.dst == node.key and edge.kind != "saved"]
+    if node.variable_key is not None:
+        return []  # AccumulateGrad: its leaf is described on the same line
+    return [edge.src for edge in graph.edges_into(node.key)]
+
+
+def _describe(node: GraphNode, graph: Graph) -> str:
+    if node.kind == OP:
+        if node.variable_key is not None:
+            leaf = graph.nodes[node.variable_key]
+            name = leaf.label or "(unnamed leaf)"
+            return f"{node.label}  {name} {format_shape(leaf.shape)} {leaf.dtype}"
+        outputs = [meta for meta in node.output_meta if meta is not None]
+        if not outputs:
+            return node.label
+        shapes = ", ".join(f"{format_shape(shape)} {dtype}" for shape, dtype in outputs)
+        return f"{node.label} -> {shapes}"
+    name = f"{node.label} " if node.label else ""
+    return f"{name}{format_shape(node.shape)} {node.dtype}"
+
+
+def _step_text(node: GraphNode, trace: BackwardTrace | None) -> str:
+    if trace is None or node.kind != OP:
+        return ""
+    record = trace.record_of(node.obj)
+    return f"  [step {record.step}]" if record else "  [did not run]"
+
+
+def _order_lines(trace: BackwardTrace, graph: Graph) -> list[str]:
+    lines = ["backward ran the nodes in this order (gradient received -> gradients sent):"]
+    width = len(str(len(trace.order)))
+    for node in trace.order:
+        record = trace.record_of(node)
+        received = _grads_text(record.grad_outputs, record.grad_output_values)
+        if getattr(node, "variable", None) is not None:
+            key = graph.key_of(node.variable)
+            name = graph.nodes[key].label if key is not None else ""
+            sent = f"into {name or 'the leaf'}.grad"
+        else:
+            sent = _grads_text(record.grad_inputs, record.grad_input_values)
+        flag = "   <- NaN/Inf appeared here" if record.made_nonfinite else ""
+        lines.append(f"  {record.step:>{width}}. {record.name}: {received} -> {sent}{flag}")
+    if trace.error is not None:
+        lines.append(f"  backward stopped with {type(trace.error).__name__}: {trace.error}")
+    return lines
+
+
+def _grads_text(stats: list[TensorStats | None], values: list[NodeRecord | Any]) -> str:
+    parts = []
+    for summary, value in zip(stats, values, strict=False):
+        if summary is None:
+            parts.append("None")
+        elif value is not None:
+            shown = ", ".join(f"{v:.4g}" for v in value)
+            parts.append(f"[{shown}]")
+        else:
+            parts.append(f"{format_shape(summary.shape)} norm={summary.norm:.4g}")
+    return "(" + ", ".join(parts) + ")" if len(parts) != 1 else parts[0]
