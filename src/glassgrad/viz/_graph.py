@@ -326,6 +326,8 @@ def named_tensor_map(params: Any, func_name: str) -> dict[int, str]:
     names: dict[int, str] = {}
     for entry in items:
         try:
+            if is_tensor(entry):
+                raise TypeError
             name, tensor = entry
         except (TypeError, ValueError):
             raise TypeError(

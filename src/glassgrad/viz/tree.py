@@ -136,8 +136,8 @@ def _describe(node: GraphNode, graph: Graph) -> str:
             return node.label
         shapes = ", ".join(f"{format_shape(shape)} {dtype}" for shape, dtype in outputs)
         return f"{node.label} -> {shapes}"
-    name = f"{node.label} " if node.label else ""
-    return f"{name}{format_shape(node.shape)} {node.dtype}"
+    name = node.label or {"output": "output", "base": "view base"}.get(node.kind, "tensor")
+    return f"{name} {format_shape(node.shape)} {node.dtype}"
 
 
 def _step_text(node: GraphNode, trace: BackwardTrace | None) -> str:
