@@ -1,0 +1,116 @@
+"""glassgrad: define-by-run reverse-mode autodiff on NumPy, with PyTorch's API and a
+computation graph you can see.
+
+Example::
+
+    >>> import glassgrad as torch
+    >>> x = torch.tensor([2.0, 3.0], requires_grad=True)
+    >>> ((x + 3) * (x + 3) * 3).mean().backward()
+    >>> x.grad
+    tensor([15., 18.])
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from . import autograd, return_types
+from ._dtype import (
+    bool_ as bool,  # noqa: A001 - PyTorch's name
+)
+from ._dtype import (
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    promote_types,
+    set_default_dtype,
+    uint8,
+)
+from ._factories import (
+    Generator,
+    arange,
+    as_tensor,
+    default_generator,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    initial_seed,
+    linspace,
+    manual_seed,
+    normal,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+    seed,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from ._legacy import (
+    BoolTensor,
+    ByteTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+)
+from ._tensor import Size, Tensor, device
+from .autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from .ops import public_functions as _public_functions
+
+__version__ = "0.1.0"
+
+half, float, double = float16, float32, float64  # noqa: A001 - PyTorch's names
+short, int, long = int16, int32, int64  # noqa: A001
+
+globals().update(_public_functions())
+
+_LAZY_SUBMODULES = ("nn", "optim", "utils", "viz", "serialization")
+
+
+def __getattr__(name: str) -> Any:
+    # Submodules load on first use, so `import glassgrad` stays fast.
+    if name in _LAZY_SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    if name in ("save", "load"):
+        return getattr(importlib.import_module(".serialization", __name__), name)
+    raise AttributeError(f"module 'glassgrad' has no attribute {name!r}")
+
+
+def is_tensor(obj: Any) -> Any:
+    """True if ``obj`` is a glassgrad Tensor."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> Any:
+    """Number of elements of ``input``."""
+    return input.numel()
+
+
+def is_floating_point(input: Tensor) -> Any:
+    """True if ``input`` has a floating dtype."""
+    return input.is_floating_point()

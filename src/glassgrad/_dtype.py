@@ -1,0 +1,185 @@
+"""Data types, the default dtype, and PyTorch's type-promotion rules."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "dtype",
+    "float16",
+    "float32",
+    "float64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "bool_",
+    "get_default_dtype",
+    "set_default_dtype",
+    "promote_types",
+]
+
+# Category of a dtype for promotion: bool < integer < floating.
+_BOOL, _INT, _FLOAT = 0, 1, 2
+
+
+class dtype:
+    """A tensor element type (``glassgrad.float32``, ``glassgrad.int64``, ...).
+
+    Each wraps a NumPy dtype; ``is_floating_point`` tells whether tensors of this type can
+    require gradients.
+    """
+
+    __slots__ = ("name", "numpy", "is_floating_point", "is_signed", "itemsize", "_category")
+
+    def __init__(self, name: str, np_dtype: type) -> None:
+        self.name = name
+        self.numpy = np.dtype(np_dtype)
+        self.is_floating_point = self.numpy.kind == "f"
+        self.is_signed = self.numpy.kind in "fi"
+        self.itemsize = self.numpy.itemsize
+        self._category = {"b": _BOOL, "u": _INT, "i": _INT, "f": _FLOAT}[self.numpy.kind]
+
+    @property
+    def is_complex(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"glassgrad.{self.name}"
+
+    def __reduce__(self):
+        return self.name
+
+
+float16 = dtype("float16", np.float16)
+float32 = dtype("float32", np.float32)
+float64 = dtype("float64", np.float64)
+int8 = dtype("int8", np.int8)
+int16 = dtype("int16", np.int16)
+int32 = dtype("int32", np.int32)
+int64 = dtype("int64", np.int64)
+uint8 = dtype("uint8", np.uint8)
+bool_ = dtype("bool", np.bool_)
+
+_BY_NUMPY = {
+    d.numpy: d for d in (float16, float32, float64, int8, int16, int32, int64, uint8, bool_)
+}
+_default = float32
+
+
+def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
+    """The glassgrad dtype of a NumPy dtype; raises TypeError for unsupported ones."""
+    found = _BY_NUMPY.get(np_dtype)
+    if found is None:
+        raise TypeError(
+            f"can't convert np.ndarray of type {np_dtype}. The only supported types are: "
+            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+        )
+    return found
+
+
+def to_numpy_dtype(d: dtype | None) -> np.dtype | None:
+    """NumPy dtype for a glassgrad dtype (None stays None)."""
+    if d is None:
+        return None
+    if isinstance(d, dtype):
+        return d.numpy
+    raise TypeError(f"dtype must be a glassgrad.dtype, got {d!r}")
+
+
+def get_default_dtype() -> dtype:
+    """The floating dtype that factories use when none is given (``float32`` at start).
+
+    Example::
+
+        >>> glassgrad.get_default_dtype()
+        glassgrad.float32
+    """
+    return _default
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Set the floating dtype used by factories and by Python floats in promotion.
+
+    Example::
+
+        >>> glassgrad.set_default_dtype(glassgrad.float64)
+        >>> glassgrad.tensor([1.2]).dtype
+        glassgrad.float64
+    """
+    global _default
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError(f"only floating-point types are supported as the default type, got {d!r}")
+    _default = d
+
+
+def default_numpy_float() -> np.dtype:
+    return _default.numpy
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """The smallest dtype to which both can be converted, as ``torch.promote_types``.
+
+    Example::
+
+        >>> glassgrad.promote_types(glassgrad.int64, glassgrad.float32)
+        glassgrad.float32
+    """
+    return _BY_NUMPY[_promote_np(a.numpy, b.numpy)]
+
+
+def _category(np_dtype: np.dtype) -> int:
+    kind = np_dtype.kind
+    return _FLOAT if kind == "f" else _BOOL if kind == "b" else _INT
+
+
+def _promote_np(a: np.dtype, b: np.dtype) -> np.dtype:
+    if a is b or a == b:
+        return a
+    ca, cb = _category(a), _category(b)
+    if ca != cb:  # PyTorch: the higher category wins outright (int64 + float16 -> float16)
+        return a if ca > cb else b
+    return np.promote_types(a, b)
+
+
+def result_numpy_dtype(operands) -> np.dtype:
+    """PyTorch's result type for an op over tensors (ndarrays here) and Python scalars.
+
+    Dimensioned tensors outrank 0-d tensors, which outrank Python scalars; a lower rank only
+    matters when its category (bool < int < float) is higher than every higher-ranked one.
+    """
+    dims = zero_dims = scalars = None
+    for x in operands:
+        if isinstance(x, np.ndarray):
+            if x.ndim:
+                dims = x.dtype if dims is None else _promote_np(dims, x.dtype)
+            else:
+                zero_dims = x.dtype if zero_dims is None else _promote_np(zero_dims, x.dtype)
+        elif x is not None:
+            if isinstance(x, bool):
+                s = _np_bool
+            elif isinstance(x, (int, np.integer)):
+                s = _np_int64
+            else:
+                s = _default.numpy
+            scalars = s if scalars is None else _promote_np(scalars, s)
+    result = dims
+    for lower in (zero_dims, scalars):
+        if lower is None:
+            continue
+        if result is None:
+            result = lower
+        elif _category(lower) > _category(result):
+            # A scalar of a higher category takes the default type of that category.
+            if lower is scalars and _category(lower) == _FLOAT:
+                result = _default.numpy
+            elif lower is scalars and _category(lower) == _INT:
+                result = _np_int64
+            else:
+                result = lower
+    return result
+
+
+_np_bool = np.dtype(np.bool_)
+_np_int64 = np.dtype(np.int64)

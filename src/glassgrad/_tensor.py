@@ -1,0 +1,558 @@
+"""Tensor: an ndarray, its place in the graph (``grad_fn``), its gradient and its hooks.
+
+Op methods (``x.exp()``, ``x + y``, ``x[0]`` ...) are attached by ``glassgrad.ops`` from
+the op registry, so adding an op never touches this file.
+"""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from . import _dtype
+from ._tensor_str import tensor_repr
+from .autograd import graph
+from .autograd.graph import RemovableHandle, add_hook
+
+__all__ = ["Tensor", "Size", "device"]
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints as ``glassgrad.Size([2, 3])``.
+
+    Example::
+
+        >>> glassgrad.zeros(2, 3).shape
+        glassgrad.Size([2, 3])
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"glassgrad.Size({list(self)})"
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class device:
+    """Where a tensor lives. glassgrad runs on the CPU (NumPy); ``device("cpu")`` only."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type: str | device = "cpu", index: int | None = None) -> None:
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        name, _, number = str(type).partition(":")
+        if name != "cpu":
+            raise RuntimeError(f"glassgrad runs on the CPU only; device {type!r} is not available")
+        self.type = name
+        self.index = int(number) if number else index
+
+    def __eq__(self, other: object) -> bool:
+        try:
+            return device(other).type == self.type  # type: ignore[arg-type]
+        except (RuntimeError, TypeError):
+            return False
+
+    def __hash__(self) -> int:
+        return hash(self.type)
+
+    def __repr__(self) -> str:
+        return f"device(type='{self.type}')"
+
+    def __str__(self) -> str:
+        return self.type
+
+
+_CPU = device("cpu")
+_NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead."
+)
+
+
+def _legacy_warning(old: str, new: str) -> None:
+    warnings.warn(f"{old} is deprecated; use {new}", DeprecationWarning, stacklevel=3)
+
+
+class Tensor:
+    """A multi-dimensional array that records the operations applied to it.
+
+    Build tensors with ``glassgrad.tensor`` and the other factories. A tensor created by the
+    user is a *leaf*; the result of an op on tensors that require grad has a ``grad_fn``.
+
+    Example::
+
+        >>> x = glassgrad.tensor([2.0, 3.0], requires_grad=True)
+        >>> y = (x * x).sum()
+        >>> y.backward()
+        >>> x.grad
+        tensor([4., 6.])
+    """
+
+    __slots__ = ("_data", "_requires_grad", "_grad", "grad_fn", "_vc", "__weakref__", "__dict__")
+    # Rarely set state lives in the instance __dict__ only when used.
+    _output_nr = 0
+    _base = None
+    _view_steps = None
+    _grad_acc = None
+    _hooks = None
+    _post_accumulate_hooks = None
+    _retains_grad = False
+    _volatile = False
+    _inference = False
+    __array_ufunc__ = None  # NumPy defers `array * tensor` to Tensor.__rmul__
+    __array_priority__ = 1000
+
+    # --- construction ------------------------------------------------------------------
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        """Legacy constructor: ``Tensor(data)`` or ``Tensor(*sizes)`` (default dtype)."""
+        if cls is Tensor:
+            _legacy_warning("glassgrad.Tensor(...)", "glassgrad.tensor(data) or glassgrad.empty")
+        return _legacy_new(_dtype.get_default_dtype(), args, kwargs, cls)
+
+    @staticmethod
+    def _from_array(data: Any) -> Tensor:
+        """A leaf tensor (no grad) around ``data`` without copying."""
+        t = object.__new__(Tensor)
+        t._data = data if type(data) is np.ndarray else np.asarray(data)
+        t._requires_grad = False
+        t._grad = None
+        t.grad_fn = None
+        t._vc = [0]
+        return t
+
+    @staticmethod
+    def _result(data: Any, node: Any, output_nr: int) -> Tensor:
+        """An op's result: a tensor whose gradient flows to ``node`` at ``output_nr``."""
+        t = object.__new__(Tensor)
+        t._data = data if type(data) is np.ndarray else np.asarray(data)
+        t._requires_grad = True
+        t._grad = None
+        t.grad_fn = node
+        t._vc = [0]
+        if output_nr:
+            t._output_nr = output_nr
+        return t
+
+    # --- autograd state ----------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        """True if gradients are computed for this tensor."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self.grad_fn is not None:
+            hint = (
+                ""
+                if value
+                else " If you want to use a computed variable in a subgraph that doesn't "
+                "require differentiation use var_no_grad = var.detach()."
+            )
+            raise RuntimeError("you can only change requires_grad flags of leaf variables." + hint)
+        if value and self._data.dtype.kind != "f":
+            raise RuntimeError(
+                "only Tensors of floating point and complex dtype can require gradients"
+            )
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set ``requires_grad`` in place and return the tensor.
+
+        Example::
+
+            >>> w = glassgrad.zeros(3).requires_grad_()
+            >>> w.requires_grad
+            True
+        """
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors made by the user (and for all that don't require grad)."""
+        return self.grad_fn is None
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The accumulated gradient (leaves, and non-leaves after ``retain_grad()``)."""
+        if self._grad is None and self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}"
+                )
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"assigned grad has data of a different size: expected "
+                    f"{list(self._data.shape)}, got {list(value._data.shape)}"
+                )
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    "assigned grad has data of a different type: expected "
+                    f"{self._data.dtype}, got {value._data.dtype}"
+                )
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def data(self) -> Tensor:
+        """The same storage as a tensor the graph does not track (and with its own version)."""
+        return Tensor._from_array(self._data)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._data = value._data
+
+    @property
+    def retains_grad(self) -> bool:
+        """True for a non-leaf tensor on which ``retain_grad()`` was called."""
+        return self._retains_grad
+
+    @property
+    def creator(self) -> Any:
+        """Pre-0.4 name of ``grad_fn`` (deprecated)."""
+        _legacy_warning("Tensor.creator", "Tensor.grad_fn")
+        return self.grad_fn
+
+    @property
+    def volatile(self) -> bool:
+        """Pre-0.4 flag (deprecated): use ``glassgrad.no_grad()``."""
+        _legacy_warning("Tensor.volatile", "glassgrad.no_grad()")
+        return self._volatile
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0]
+
+    def is_inference(self) -> bool:
+        """True for tensors created inside ``inference_mode()``."""
+        return self._inference
+
+    def detach(self) -> Tensor:
+        """A tensor on the same storage, cut from the graph (shares the version counter).
+
+        Example::
+
+            >>> x = glassgrad.ones(2, requires_grad=True)
+            >>> (x * 2).detach().requires_grad
+            False
+        """
+        t = Tensor._from_array(self._data)
+        t._vc = self._vc
+        return t
+
+    def detach_(self) -> Tensor:
+        """Cut this tensor from the graph in place."""
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is "
+                "set as True, gradients are views of DDP buckets, and hence detach_() cannot "
+                "be called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+            )
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def retain_grad(self) -> None:
+        """Keep the gradient of this non-leaf tensor in ``.grad`` during backward.
+
+        Example::
+
+            >>> x = glassgrad.ones(2, requires_grad=True)
+            >>> y = x * 2; y.retain_grad(); y.sum().backward()
+            >>> y.grad
+            tensor([1., 1.])
+        """
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        node = self.grad_fn
+        if node._retain_grad is None:
+            node._retain_grad = {}
+        node._retain_grad[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+        """Call ``hook(grad)`` when the gradient for this tensor is computed; a returned
+        tensor replaces the gradient.
+
+        Example::
+
+            >>> x = glassgrad.ones(2, requires_grad=True)
+            >>> h = x.register_hook(lambda g: g * 2)
+            >>> (x * 3).sum().backward(); x.grad
+            tensor([6., 6.])
+        """
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            return self.grad_fn._add_tensor_hook(self._output_nr, hook)
+        if self._hooks is None:
+            self._hooks = {}
+        return add_hook(self._hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> Any:
+        """Call ``hook(tensor)`` after a leaf's ``.grad`` was accumulated."""
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
+        if self._post_accumulate_hooks is None:
+            self._post_accumulate_hooks = {}
+        return add_hook(self._post_accumulate_hooks, hook)
+
+    def backward(
+        self,
+        gradient: Tensor | None = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Any = None,
+        grad_variables: Tensor | None = None,
+    ) -> None:
+        """Accumulate the gradient of this tensor into the ``.grad`` of the leaves.
+
+        Example::
+
+            >>> x = glassgrad.tensor([1.0, 2.0], requires_grad=True)
+            >>> (x ** 2).sum().backward()
+            >>> x.grad
+            tensor([2., 4.])
+        """
+        from .autograd import backward
+
+        if grad_variables is not None:
+            _legacy_warning("backward(grad_variables=...)", "backward(gradient=...)")
+            gradient = grad_variables
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # --- shape and conversion ----------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        """The size of each dimension."""
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None) -> Size | int:
+        """The shape, or the size of dimension ``dim``."""
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim, "size")]
+
+    @property
+    def dtype(self) -> _dtype.dtype:
+        """The element type (``glassgrad.float32`` ...)."""
+        return _dtype.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def device(self) -> device:
+        return _CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        """Number of dimensions."""
+        return self._data.ndim
+
+    def ndimension(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        """Number of elements."""
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    def is_contiguous(self) -> bool:
+        return self._data.flags.c_contiguous
+
+    def stride(self, dim: int | None = None) -> tuple | int:
+        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim, "stride")]
+
+    def data_ptr(self) -> int:
+        return self._data.ctypes.data
+
+    def item(self) -> Any:
+        """The value of a one-element tensor as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return self._data.reshape(()).item()
+
+    def tolist(self) -> Any:
+        """The values as (nested) Python lists."""
+        return self._data.tolist()
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The NumPy array sharing this tensor's memory (refused if it requires grad).
+
+        Example::
+
+            >>> glassgrad.ones(2).numpy()
+            array([1., 1.], dtype=float32)
+        """
+        if self._requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        return self._data.copy() if force else self._data
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype)
+
+    def cpu(self) -> Tensor:
+        return self
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(
+                "Boolean value of Tensor with more than one value is ambiguous"
+                if self._data.size
+                else "Boolean value of Tensor with no values is ambiguous"
+            )
+        return bool(self._data.reshape(()))
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        suffixes = []
+        if self.grad_fn is not None:
+            suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
+        elif self._requires_grad:
+            suffixes.append("requires_grad=True")
+        return tensor_repr(self._data, suffixes, _dtype.get_default_dtype().name)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0 and spec:
+            return format(self.item(), spec)
+        return repr(self)
+
+    def __reduce_ex__(self, protocol: int) -> Any:
+        raise TypeError(
+            "glassgrad tensors are not pickled; use glassgrad.save (safetensors) instead"
+        )
+
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment."
+            )
+        t = type(self)._from_array(self._data.copy())
+        if type(self) is not Tensor:
+            t = self._rewrap(t)
+        t._requires_grad = self._requires_grad
+        if self._grad is not None:
+            t._grad = Tensor._from_array(self._grad._data.copy())
+        for name, value in self.__dict__.items():
+            if not name.startswith("_"):
+                setattr(t, name, value)
+        memo[id(self)] = t
+        return t
+
+    def _rewrap(self, t: Tensor) -> Tensor:
+        return t
+
+
+def _wrap_dim(dim: int, ndim: int, op: str) -> int:
+    """A dim in ``[-ndim, ndim)`` as a non-negative index, with PyTorch's IndexError."""
+    bound = max(ndim, 1)
+    if not -bound <= dim < bound:
+        raise IndexError(
+            f"{op}: Dimension out of range (expected to be in range of [{-bound}, {bound - 1}], "
+            f"but got {dim})"
+        )
+    return dim % bound
+
+
+def _legacy_new(dt: _dtype.dtype, args: tuple, kwargs: dict, cls: type = Tensor) -> Tensor:
+    """``Tensor(data)``, ``Tensor(2, 3)``, ``Tensor(size)`` and ``Tensor()``."""
+    if kwargs:
+        raise TypeError(f"legacy constructor got unexpected keyword arguments {sorted(kwargs)}")
+    if not args:
+        data = np.empty((0,), dtype=dt.numpy)
+    elif len(args) == 1 and isinstance(args[0], Tensor):
+        data = args[0]._data.astype(dt.numpy, copy=False)
+    elif all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
+        data = np.zeros(tuple(int(a) for a in args), dtype=dt.numpy)
+    elif len(args) == 1 and isinstance(args[0], Size):
+        data = np.zeros(tuple(args[0]), dtype=dt.numpy)
+    elif len(args) == 1:
+        data = np.array(args[0], dtype=dt.numpy)
+    else:
+        raise TypeError(f"legacy constructor: cannot build a tensor from {args!r}")
+    t = object.__new__(cls)
+    t._data = data
+    t._requires_grad = False
+    t._grad = None
+    t.grad_fn = None
+    t._vc = [0]
+    return t
+
+
+graph.Tensor = Tensor

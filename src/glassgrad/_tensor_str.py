@@ -1,0 +1,141 @@
+"""PyTorch's tensor printing: ``tensor([2., 3.], requires_grad=True)``, ``tensor(91.5000)``."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+LINEWIDTH = 80
+PRECISION = 4
+THRESHOLD = 1000
+EDGEITEMS = 3
+
+
+class _Formatter:
+    """Chooses integer, fixed or scientific notation and the column width, as PyTorch does."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.floating = values.dtype.kind == "f"
+        self.int_mode = True
+        self.sci_mode = False
+        self.max_width = 1
+        flat = values.reshape(-1)
+        if not self.floating:
+            for value in flat.tolist():
+                self.max_width = max(self.max_width, len(self._plain(value)))
+            return
+        finite = flat[np.isfinite(flat) & (flat != 0)].astype(np.float64)
+        if finite.size == 0:
+            for value in flat.tolist():  # nan/inf/0 only
+                self.max_width = max(self.max_width, len(self._float_fixed0(value)))
+            return
+        abs_vals = np.abs(finite)
+        lo, hi = float(abs_vals.min()), float(abs_vals.max())
+        self.int_mode = bool(np.all(finite == np.ceil(finite)))
+        if self.int_mode:
+            if hi / lo > 1000.0 or hi > 1.0e8:
+                self.sci_mode = True
+                strs = [f"{v:.{PRECISION}e}" for v in finite.tolist()]
+            else:
+                strs = [f"{v:.0f}." for v in finite.tolist()]
+        else:
+            if hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4:
+                self.sci_mode = True
+                strs = [f"{v:.{PRECISION}e}" for v in finite.tolist()]
+            else:
+                strs = [f"{v:.{PRECISION}f}" for v in finite.tolist()]
+        self.max_width = max(len(s) for s in strs)
+        if finite.size != flat.size:  # nan / inf / 0 also printed
+            for value in flat[~(np.isfinite(flat) & (flat != 0))].tolist():
+                self.max_width = max(self.max_width, len(self.format(value).strip()))
+
+    @staticmethod
+    def _plain(value) -> str:
+        return "True" if value is True else "False" if value is False else str(value)
+
+    @staticmethod
+    def _float_fixed0(value: float) -> str:
+        s = f"{value:.0f}"
+        return s if math.isinf(value) or math.isnan(value) else s + "."
+
+    def format(self, value) -> str:
+        if self.floating:
+            if self.sci_mode:
+                text = f"{value:.{PRECISION}e}"
+            elif self.int_mode:
+                text = self._float_fixed0(value)
+            else:
+                text = f"{value:.{PRECISION}f}"
+        else:
+            text = self._plain(value)
+        return " " * (self.max_width - len(text)) + text
+
+
+def _summarized(values: np.ndarray) -> np.ndarray:
+    """The edge items PyTorch keeps when it summarizes a large tensor."""
+    if values.ndim == 0:
+        return values
+    if values.shape[0] > 2 * EDGEITEMS:
+        values = np.concatenate([values[:EDGEITEMS], values[-EDGEITEMS:]])
+    if values.ndim == 1:
+        return values
+    return np.stack([_summarized(row) for row in values])
+
+
+def _vector(values: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
+    element_length = fmt.max_width + 2
+    per_line = max(1, int(math.floor((LINEWIDTH - indent) / element_length)))
+    items = values.tolist()
+    if summarize and len(items) > 2 * EDGEITEMS:
+        data = (
+            [fmt.format(v) for v in items[:EDGEITEMS]]
+            + [" ..."]
+            + [fmt.format(v) for v in items[-EDGEITEMS:]]
+        )
+    else:
+        data = [fmt.format(v) for v in items]
+    lines = [", ".join(data[i : i + per_line]) for i in range(0, len(data), per_line)]
+    return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
+
+
+def _nested(values: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
+    if values.ndim == 0:
+        return fmt.format(values.item())
+    if values.ndim == 1:
+        return _vector(values, indent, summarize, fmt)
+    n = values.shape[0]
+    if summarize and n > 2 * EDGEITEMS:
+        rows = (
+            [_nested(values[i], indent + 1, summarize, fmt) for i in range(EDGEITEMS)]
+            + ["..."]
+            + [_nested(values[i], indent + 1, summarize, fmt) for i in range(n - EDGEITEMS, n)]
+        )
+    else:
+        rows = [_nested(values[i], indent + 1, summarize, fmt) for i in range(n)]
+    return "[" + ("," + "\n" * (values.ndim - 1) + " " * (indent + 1)).join(rows) + "]"
+
+
+def array_body(values: np.ndarray, indent: int) -> str:
+    """The bracketed numbers of a tensor's repr, indented to follow a prefix of ``indent``."""
+    summarize = values.size > THRESHOLD
+    fmt = _Formatter(_summarized(values) if summarize else values)
+    return _nested(values, indent, summarize, fmt)
+
+
+def tensor_repr(values: np.ndarray, suffixes: list[str], default_dtype_name: str) -> str:
+    """``tensor(...)`` with PyTorch's suffixes (size of empty tensors, dtype, grad_fn)."""
+    prefix = "tensor("
+    dtype_name = values.dtype.name
+    extra = []
+    if values.size == 0 and values.shape != (0,):
+        extra.append(f"size={tuple(values.shape)}")
+    # PyTorch omits the default float dtype, int64, and bool (unless the tensor is empty).
+    shows_dtype = dtype_name not in (default_dtype_name, "int64") and (
+        dtype_name != "bool" or values.size == 0
+    )
+    if shows_dtype:
+        extra.append(f"dtype=glassgrad.{dtype_name}")
+    body = "[]" if values.size == 0 else array_body(values, len(prefix))
+    parts = [body, *extra, *suffixes]
+    return prefix + ", ".join(parts) + ")"

@@ -1,0 +1,223 @@
+"""The backward engine: walk the graph from the roots, run each Node once all its gradients
+have arrived, most recently created first. Iterative, so a graph of any depth works.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import graph
+from .grad_mode import state as grad_state
+from .graph import AccumulateGrad, Node, accumulate, unwrap_tensor, wrap_array
+from .op import edge_of
+
+__all__ = ["run_backward"]
+
+
+def _collect(root_nodes: list) -> dict:
+    """Count, for every Node reachable from the roots, the edges that lead into it."""
+    deps = dict.fromkeys(root_nodes, 0)
+    stack = list(deps)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            if nxt in deps:
+                deps[nxt] += 1
+            else:
+                deps[nxt] = 1
+                stack.append(nxt)
+    return deps
+
+
+def _needed(root_nodes: list, targets: set) -> set:
+    """Nodes from which some target is reachable (only those need to run)."""
+    needed: set = set()
+    done: set = set()
+    for root in root_nodes:
+        if root in done:
+            continue
+        stack = [(root, iter(root.next_functions))]
+        done.add(root)
+        while stack:
+            node, children = stack[-1]
+            for nxt, _ in children:
+                if nxt is not None and nxt not in done:
+                    done.add(nxt)
+                    stack.append((nxt, iter(nxt.next_functions)))
+                    break
+            else:
+                stack.pop()
+                if node in targets or any(
+                    nxt in needed for nxt, _ in node.next_functions if nxt is not None
+                ):
+                    needed.add(node)
+    return needed
+
+
+def _anomaly_context(node: Node) -> str:
+    trace = node._metadata.get("traceback_") if node._metadata else None
+    if not trace:
+        return ""
+    return "\nTraceback of forward call that caused the error:\n" + "".join(trace)
+
+
+def _check_anomaly(node: Node, outputs: tuple) -> None:
+    for i, g in enumerate(outputs):
+        if g is None:
+            continue
+        data = g._data if isinstance(g, graph.Tensor) else np.asarray(g)
+        if data.dtype.kind == "f" and not np.all(np.isfinite(data)):
+            what = "nan" if np.isnan(data).any() else "inf"
+            raise RuntimeError(
+                f"Function '{node.name()}' returned {what} values in its {i}th output."
+                + _anomaly_context(node)
+            )
+
+
+def _call_hooks(node: Node, grads: list, create_graph: bool) -> None:
+    """Tensor hooks, then retain_grad, then the node's pre-hooks (PyTorch's order)."""
+    if node._tensor_hooks:
+        for nr, hooks in node._tensor_hooks.items():
+            g = grads[nr]
+            if g is None:
+                continue
+            for hook in tuple(hooks.values()):
+                result = hook(wrap_array(g))
+                if result is not None:
+                    g = unwrap_tensor(result, create_graph)
+            grads[nr] = g
+    if node._retain_grad:
+        for nr, ref in node._retain_grad.items():
+            t = ref()
+            if t is not None and grads[nr] is not None:
+                accumulate(t, grads[nr], create_graph)
+    if node._pre_hooks:
+        for hook in tuple(node._pre_hooks.values()):
+            result = hook(tuple(wrap_array(g) for g in grads))
+            if result is not None:
+                grads[:] = [unwrap_tensor(r, create_graph) for r in result]
+
+
+def _call_post_hooks(node: Node, outputs: tuple, grads: list, create_graph: bool) -> tuple:
+    grad_inputs = tuple(wrap_array(g) for g in outputs)
+    grad_outputs = tuple(wrap_array(g) for g in grads)
+    for hook in tuple(node._post_hooks.values()):
+        result = hook(grad_inputs, grad_outputs)
+        if result is not None:
+            grad_inputs = tuple(result)
+    return tuple(unwrap_tensor(g, create_graph) for g in grad_inputs)
+
+
+def run_backward(
+    roots: Sequence[Any],
+    root_grads: Sequence[Any],
+    retain_graph: bool,
+    create_graph: bool,
+    inputs: Sequence[Any] | None = None,
+    accumulate_grad: bool = True,
+) -> list | None:
+    """Backpropagate ``root_grads`` from ``roots``.
+
+    With ``accumulate_grad`` (``backward``), leaf gradients are added into ``.grad`` (only
+    for ``inputs`` when given). Without it (``autograd.grad``), the gradients reaching
+    ``inputs`` are returned instead, in order, None where nothing arrived.
+    """
+    root_edges = [edge_of(r) for r in roots]
+    root_nodes = [n for n, _ in root_edges]
+    deps = _collect(root_nodes)
+
+    capture: dict = {}  # node -> list of (output_nr, index into inputs)
+    needed = None
+    if inputs is not None:
+        for index, t in enumerate(inputs):
+            node, nr = edge_of(t)
+            capture.setdefault(node, []).append((nr, index))
+        needed = _needed(root_nodes, set(capture))
+    captured: list = [None] * (len(inputs) if inputs is not None else 0)
+
+    buffers: dict = {}
+    for (node, nr), g in zip(root_edges, root_grads):
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * len(node._output_meta)
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+
+    heap: list = []
+    tick = 0
+    for node in buffers:
+        if deps[node] == 0:
+            heapq.heappush(heap, (-node._seq, tick, node))
+            tick += 1
+
+    previous_mode = grad_state.enabled
+    grad_state.enabled = create_graph
+    anomaly = graph.anomaly.enabled
+    try:
+        while heap:
+            node = heapq.heappop(heap)[2]
+            grads = buffers.pop(node, None)
+            outputs: tuple = ()
+            if grads is not None and any(g is not None for g in grads):
+                is_leaf_sink = type(node) is AccumulateGrad
+                if node._tensor_hooks or node._retain_grad or node._pre_hooks:
+                    _call_hooks(node, grads, create_graph)
+                if node in capture:
+                    if is_leaf_sink:
+                        grads[0] = node._hooked(grads[0], create_graph)
+                        if accumulate_grad:
+                            node._accumulate(grads[0], create_graph)
+                    for nr, index in capture[node]:
+                        captured[index] = grads[nr]
+                runs = (needed is None or node in needed) and not (
+                    is_leaf_sink and inputs is not None
+                )
+                if runs:
+                    try:
+                        outputs = node._run(grads, create_graph)
+                    except Exception as error:
+                        if anomaly and node._metadata:
+                            raise RuntimeError(
+                                f"Error detected in {node.name()}: {error}" + _anomaly_context(node)
+                            ) from error
+                        raise
+                    if node._post_hooks:
+                        outputs = _call_post_hooks(node, outputs, grads, create_graph)
+                    if anomaly:
+                        _check_anomaly(node, outputs)
+                    if not retain_graph:
+                        node._release()
+            for (nxt, nr), g in zip(node.next_functions, outputs or _nones(node)):
+                if nxt is None:
+                    continue
+                if g is not None:
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buf = buffers[nxt] = [None] * len(nxt._output_meta)
+                    old = buf[nr]
+                    buf[nr] = g if old is None else old + g
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if left == 0:
+                    heapq.heappush(heap, (-nxt._seq, tick, nxt))
+                    tick += 1
+    finally:
+        grad_state.enabled = previous_mode
+
+    if accumulate_grad:
+        if inputs is not None:
+            # backward(inputs=...): a non-leaf input keeps its gradient in .grad as well.
+            for t, g in zip(inputs, captured):
+                if g is not None and t.grad_fn is not None:
+                    accumulate(t, g, create_graph)
+        return None
+    return captured
+
+
+def _nones(node: Node) -> tuple:
+    return (None,) * len(node.next_functions)

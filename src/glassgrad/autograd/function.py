@@ -1,0 +1,328 @@
+"""Custom differentiable operations, with PyTorch's ``autograd.Function`` API.
+
+Example::
+
+    class Exp(Function):
+        @staticmethod
+        def forward(ctx, x):
+            result = x.exp()
+            ctx.save_for_backward(result)
+            return result
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (result,) = ctx.saved_tensors
+            return grad_output * result
+
+    y = Exp.apply(x)        # y.grad_fn is an ExpBackward node
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import graph
+from .grad_mode import no_grad
+from .grad_mode import state as grad_state
+from .graph import Node, saved_tensors_freed_error
+from .op import _modified_error, edge_of, fit_gradients
+
+__all__ = ["Function", "FunctionCtx", "once_differentiable"]
+
+
+class FunctionCtx:
+    """What ``forward`` and ``backward`` of a custom Function share (PyTorch's ``ctx``)."""
+
+    def save_for_backward(self, *tensors: Any) -> None:
+        """Keep tensors (inputs or outputs, or None) for ``backward``."""
+        for t in tensors:
+            if t is not None and not isinstance(t, graph.Tensor):
+                raise TypeError(
+                    "save_for_backward can only save variables, but argument "
+                    f"{tensors.index(t)} is of type {type(t).__name__}"
+                )
+        self._to_save = tensors
+
+    def save_for_forward(self, *tensors: Any) -> None:
+        self._to_save_forward = tensors
+
+    def mark_dirty(self, *tensors: Any) -> None:
+        """Declare inputs that ``forward`` modified in place (they must be returned)."""
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors: Any) -> None:
+        """Declare outputs that have no gradient (e.g. indices)."""
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """Whether missing output gradients reach ``backward`` as zeros (default) or None."""
+        self.materialize_grads = value
+
+
+class BackwardCFunction(FunctionCtx, Node):
+    """The Node of one custom Function call; it is also the ``ctx`` given to the user."""
+
+    _forward_cls: type
+    materialize_grads = True
+    _to_save: tuple = ()
+    _dirty: tuple = ()
+    _non_differentiable: tuple = ()
+
+    def __init__(self) -> None:
+        Node.__init__(self)
+        self._saved: list | None = None
+        self.needs_input_grad: tuple = ()
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """The tensors given to ``save_for_backward`` (checked for in-place changes)."""
+        if self._saved is None:
+            raise saved_tensors_freed_error()
+        Tensor = graph.Tensor
+        values = []
+        for item in self._saved:
+            if item is None:
+                values.append(None)
+                continue
+            kind, ref, version = item
+            if kind == "output":
+                data, counter, nr = ref
+                if counter[0] != version:
+                    holder = Tensor._from_array(data)
+                    holder._vc = counter
+                    raise _modified_error(holder, version, self)
+                t = Tensor._result(data, self, nr)
+                t._vc = counter
+                values.append(t)
+            else:
+                if ref._vc[0] != version:
+                    raise _modified_error(ref, version, ref.grad_fn)
+                values.append(ref)
+        return tuple(values)
+
+    saved_variables = saved_tensors
+
+    def _run(self, grads: list, create_graph: bool) -> tuple:
+        if self._saved is None:
+            raise saved_tensors_freed_error()
+        Tensor = graph.Tensor
+        if self.materialize_grads:
+            grads = self._materialize(grads, np)
+        grad_tensors = [
+            None if g is None else g if isinstance(g, Tensor) else Tensor._from_array(g)
+            for g in grads
+        ]
+        result = self._forward_cls.backward(self, *grad_tensors)
+        if not isinstance(result, tuple):
+            result = (result,)
+        expected = len(self.next_functions)
+        if len(result) > expected and all(r is None for r in result[expected:]):
+            result = result[:expected]
+        if len(result) != expected:
+            raise RuntimeError(
+                f"function {self.name()} returned an incorrect number of gradients (expected "
+                f"{expected}, got {len(result)})"
+            )
+        for i, r in enumerate(result):
+            if r is not None and not isinstance(r, Tensor):
+                raise TypeError(
+                    f"function {self.name()} returned a gradient of type {type(r).__name__} at "
+                    f"index {i}; expected a Tensor or None"
+                )
+        F = graph.tensor_namespace if create_graph else graph.array_namespace
+        return fit_gradients(self, result, F, create_graph)
+
+    def _release(self) -> None:
+        if self._to_save:
+            self._saved = None
+
+    def _saved_info(self) -> dict:
+        return (
+            {f"saved_tensor{i}": t for i, t in enumerate(self.saved_tensors)}
+            if (self._saved is not None)
+            else {}
+        )
+
+
+class _FunctionMeta(type):
+    """Gives each Function subclass its own Node class, named ``<Name>Backward``."""
+
+    def __init__(cls, name: str, bases: tuple, attrs: dict) -> None:
+        backward_cls = type(
+            name + "Backward",
+            (BackwardCFunction,),
+            {"_forward_cls": cls, "__module__": cls.__module__},
+        )
+        cls._backward_cls = backward_cls
+        super().__init__(name, bases, attrs)
+
+
+class Function(metaclass=_FunctionMeta):
+    """Base class for differentiable operations with a hand-written backward.
+
+    Subclasses define static ``forward(ctx, *args)`` and ``backward(ctx, *grad_outputs)``
+    (one gradient per ``forward`` argument, None for non-tensors) and are called through
+    ``apply``. See the module docstring for an example.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use "
+            "new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+        )
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD."
+        )
+
+    vjp = backward
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
+        raise NotImplementedError
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Run ``forward`` and, if any input requires grad, record a ``<Name>Backward`` node."""
+        Tensor = graph.Tensor
+        node = cls._backward_cls()
+        node.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        uses_setup = cls.setup_context is not Function.setup_context
+        with no_grad():
+            if uses_setup:
+                outputs = cls.forward(*args, **kwargs)
+                cls.setup_context(node, args, outputs)
+            else:
+                outputs = cls.forward(node, *args, **kwargs)
+        record = grad_state.enabled and any(node.needs_input_grad)
+        is_tuple = isinstance(outputs, tuple)
+        outs = outputs if is_tuple else (outputs,)
+        if not record:
+            return outputs
+        node.next_functions = tuple(
+            edge_of(a) if isinstance(a, Tensor) and a._requires_grad else (None, 0) for a in args
+        )
+        node._input_meta = tuple(
+            (a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None for a in args
+        )
+        dirty = {id(t) for t in node._dirty}
+        non_diff = {id(t) for t in node._non_differentiable}
+        inputs = {id(a) for a in args if isinstance(a, Tensor)}
+        wrapped = []
+        for nr, out in enumerate(outs):
+            if not isinstance(out, Tensor):
+                wrapped.append(out)
+                continue
+            if id(out) in dirty:
+                if out.grad_fn is None and out._requires_grad:
+                    raise RuntimeError(
+                        "a leaf Variable that requires grad has been used in an in-place operation."
+                    )
+                target = out
+            elif id(out) in inputs:
+                target = Tensor._from_array(out._data)  # an alias, not the input itself
+                target._vc = out._vc
+            else:
+                target = out
+            if id(out) in non_diff:
+                wrapped.append(target)
+                continue
+            target.grad_fn = node
+            target._requires_grad = True
+            if nr:
+                target._output_nr = nr
+            wrapped.append(target)
+        node._output_meta = tuple(
+            (o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float32)
+            for o in outs
+        )
+        node._saved = _freeze_saved(node._to_save, outs, wrapped)
+        if graph.anomaly.enabled:
+            node._record_creation()
+        return tuple(wrapped) if is_tuple else wrapped[0]
+
+
+def _freeze_saved(tensors: tuple, outs: tuple, wrapped: list) -> list:
+    """Saved tensors with their versions; outputs are kept by data to avoid a cycle."""
+    frozen = []
+    for t in tensors:
+        if t is None:
+            frozen.append(None)
+            continue
+        for nr, (raw, final) in enumerate(zip(outs, wrapped)):
+            if t is raw or t is final:
+                frozen.append(("output", (final._data, final._vc, nr), final._vc[0]))
+                break
+        else:
+            frozen.append(("input", t, t._vc[0]))
+    return frozen
+
+
+class _DelayedErrorNode(Node):
+    """Stands where a once-differentiable backward was differentiated; raises if run."""
+
+    def __init__(self, message: str, inputs: tuple) -> None:
+        Node.__init__(self)
+        self.next_functions = tuple(
+            edge_of(t) if t is not None and t._requires_grad else (None, 0) for t in inputs
+        )
+        self._input_meta = tuple(
+            None if t is None else (t._data.shape, t._data.dtype) for t in inputs
+        )
+        self._message = message
+
+    __slots__ = ("_message",)
+
+    def _run(self, grads: list, create_graph: bool) -> tuple:
+        raise RuntimeError(self._message)
+
+
+_DelayedErrorNode.__name__ = "DelayedError"
+
+
+def once_differentiable(fn: Callable) -> Callable:
+    """Decorate a ``backward`` that is not itself differentiable: it runs without recording,
+    and differentiating its result raises an error (instead of a silently wrong gradient).
+    """
+
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *args: Any) -> Any:
+        Tensor = graph.Tensor
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not grad_state.enabled:
+            return outputs
+        needs = [a for a in args if isinstance(a, Tensor) and a._requires_grad]
+        if not needs:
+            return outputs
+        node = _DelayedErrorNode(
+            "trying to differentiate twice a function that was marked with @once_differentiable",
+            tuple(needs),
+        )
+        outs = outputs if isinstance(outputs, tuple) else (outputs,)
+        marked = []
+        for o in outs:
+            if isinstance(o, Tensor):
+                o = Tensor._result(o._data, node, 0)
+            marked.append(o)
+        node._output_meta = tuple(
+            (o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float32)
+            for o in marked
+        )
+        return tuple(marked) if isinstance(outputs, tuple) else marked[0]
+
+    return wrapper

@@ -1,0 +1,279 @@
+"""The recorded graph: a Node per op result, AccumulateGrad per leaf, and their hooks.
+
+A Node is one op's backward function. ``next_functions`` holds one ``(Node | None, input_nr)``
+edge per input; the engine sends each Node the gradients of its outputs and gets back the
+gradients of its inputs. The Node keeps what its backward needs (saved tensors) until it runs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import traceback
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import grad_mode
+
+__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "saved_tensors_freed_error"]
+
+# Creation order: the engine runs the most recently created ready Node first.
+sequence_counter = itertools.count()
+ACCUMULATE_PRIORITY = 1 << 62
+
+# The namespaces that backward formulas are written against: NumPy arrays when no graph is
+# being built, differentiable Tensor ops under create_graph. Filled in by glassgrad.ops.
+array_namespace: Any = None
+tensor_namespace: Any = None
+# The Tensor class (set by glassgrad._tensor; the graph wraps arrays for hooks).
+Tensor: Any = None
+
+
+class _AnomalyState:
+    enabled = False
+    check_nan = True
+
+
+anomaly = _AnomalyState()
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``; ``remove()`` takes the hook out again."""
+
+    __slots__ = ("_hooks_ref", "id")
+    _next_id = itertools.count()
+
+    def __init__(self, hooks: dict) -> None:
+        self._hooks_ref = weakref.ref(hooks)
+        self.id = next(RemovableHandle._next_id)
+
+    def remove(self) -> None:
+        hooks = self._hooks_ref()
+        if hooks is not None:
+            hooks.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+def add_hook(hooks: dict, fn: Callable) -> RemovableHandle:
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = fn
+    return handle
+
+
+def saved_tensors_freed_error() -> RuntimeError:
+    return RuntimeError(
+        "Trying to backward through the graph a second time (or directly access saved tensors "
+        "after they have already been freed). Saved intermediate values of the graph are freed "
+        "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+        "backward through the graph a second time or if you need to access saved tensors after "
+        "calling backward."
+    )
+
+
+class Node:
+    """One op's backward function in the graph (PyTorch's ``torch.autograd.graph.Node``).
+
+    Example::
+
+        >>> x = glassgrad.tensor([2.0], requires_grad=True)
+        >>> y = (x * 3).exp()
+        >>> y.grad_fn.name(), y.grad_fn.next_functions[0][0].name()
+        ('ExpBackward0', 'MulBackward0')
+    """
+
+    __slots__ = (
+        "next_functions",
+        "_seq",
+        "_input_meta",
+        "_output_meta",
+        "_pre_hooks",
+        "_post_hooks",
+        "_tensor_hooks",
+        "_retain_grad",
+        "_metadata",
+        "__weakref__",
+    )
+
+    def __init__(self) -> None:
+        self.next_functions: tuple = ()
+        self._seq = next(sequence_counter)
+        self._input_meta: tuple = ()
+        self._output_meta: tuple = ()
+        self._pre_hooks = self._post_hooks = self._tensor_hooks = self._retain_grad = None
+        self._metadata = None
+
+    # --- introspection ---------------------------------------------------------------------
+    def name(self) -> str:
+        """The class name PyTorch gives this backward function, e.g. ``'MulBackward0'``."""
+        return type(self).__name__
+
+    @property
+    def metadata(self) -> dict:
+        """A dict for user data; under anomaly mode it holds ``traceback_`` (creation stack)."""
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    @property
+    def previous_functions(self) -> tuple:
+        """Pre-0.4 name of ``next_functions`` (deprecated)."""
+        import warnings
+
+        warnings.warn(
+            "Node.previous_functions is deprecated; use next_functions",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.next_functions
+
+    def _saved_info(self) -> dict:
+        """Saved tensors and op attributes by name (for visualisation)."""
+        return {}
+
+    def _sequence_nr(self) -> int:
+        return self._seq
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    # --- hooks -----------------------------------------------------------------------------
+    def register_hook(self, fn: Callable) -> RemovableHandle:
+        """Call ``fn(grad_inputs, grad_outputs)`` after this node runs; it may return new
+        ``grad_inputs``.
+
+        Example::
+
+            >>> y = glassgrad.ones(2, requires_grad=True) * 2
+            >>> h = y.grad_fn.register_hook(lambda gi, go: print(gi[0].shape))
+        """
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        return add_hook(self._post_hooks, fn)
+
+    def register_prehook(self, fn: Callable) -> RemovableHandle:
+        """Call ``fn(grad_outputs)`` before this node runs; it may return new ``grad_outputs``.
+
+        Example::
+
+            >>> y = glassgrad.ones(2, requires_grad=True) * 2
+            >>> h = y.grad_fn.register_prehook(lambda go: print(go[0].shape))
+        """
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return add_hook(self._pre_hooks, fn)
+
+    def _add_tensor_hook(self, output_nr: int, fn: Callable) -> RemovableHandle:
+        if self._tensor_hooks is None:
+            self._tensor_hooks = {}
+        return add_hook(self._tensor_hooks.setdefault(output_nr, {}), fn)
+
+    def _record_creation(self) -> None:
+        """Under anomaly mode, remember the user's stack that created this node."""
+        self.metadata["traceback_"] = traceback.format_stack()[:-3]
+
+    # --- what the engine calls -------------------------------------------------------------
+    def _run(self, grads: list, create_graph: bool) -> tuple:
+        """Gradients for each edge of ``next_functions`` from the gradients of the outputs."""
+        raise NotImplementedError(f"{self.name()} has no backward")
+
+    def _release(self) -> None:
+        """Drop saved state once the node ran (unless retain_graph)."""
+
+    def _materialize(self, grads: list, xp: Any) -> list:
+        """Zeros for outputs that received no gradient (a multi-output op used partly)."""
+        meta = self._output_meta
+        return [
+            g if g is not None else xp.zeros(meta[i][0], dtype=meta[i][1])
+            for i, g in enumerate(grads)
+        ]
+
+
+def wrap_array(value: Any) -> Any:
+    """An ndarray gradient as a Tensor for user hooks (a Tensor stays as it is)."""
+    if isinstance(value, np.ndarray):
+        return Tensor._from_array(value)
+    return value
+
+
+def unwrap_tensor(value: Any, create_graph: bool) -> Any:
+    """A hook's Tensor result back in the engine's representation."""
+    if value is None or create_graph:
+        return value
+    return value._data if isinstance(value, Tensor) else value
+
+
+class AccumulateGrad(Node):
+    """The sink for a leaf tensor's gradient: adds it into ``variable.grad``.
+
+    Example::
+
+        >>> x = glassgrad.ones(2, requires_grad=True)
+        >>> (x * 2).grad_fn.next_functions[0][0].variable is x
+        True
+    """
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Any) -> None:
+        Node.__init__(self)
+        self._seq = ACCUMULATE_PRIORITY
+        self.variable = variable
+        self._input_meta = ()
+        self._output_meta = ((variable._data.shape, variable._data.dtype),)
+
+    def _run(self, grads: list, create_graph: bool) -> tuple:
+        grad = grads[0]
+        if grad is not None:
+            self._accumulate(self._hooked(grad, create_graph), create_graph)
+        return ()
+
+    def _hooked(self, grad: Any, create_graph: bool) -> Any:
+        """The gradient after the leaf's tensor hooks (each may replace it)."""
+        var = self.variable
+        if var._hooks:
+            for hook in tuple(var._hooks.values()):
+                result = hook(wrap_array(grad))
+                if result is not None:
+                    grad = unwrap_tensor(result, create_graph)
+        return grad
+
+    def _accumulate(self, grad: Any, create_graph: bool) -> None:
+        var = self.variable
+        accumulate(var, grad, create_graph)
+        if var._post_accumulate_hooks:
+            for hook in tuple(var._post_accumulate_hooks.values()):
+                hook(var)
+
+
+def accumulate(var: Any, grad: Any, create_graph: bool) -> None:
+    """``var.grad += grad``, in place when no graph is being built, as PyTorch does."""
+    current = var._grad
+    if create_graph:
+        grad_tensor = grad if isinstance(grad, Tensor) else Tensor._from_array(grad)
+        var._grad = grad_tensor if current is None else current + grad_tensor
+        return
+    if isinstance(grad, Tensor):
+        grad = grad._data
+    if current is None:
+        # Backward formulas may hand the same array to several inputs: own a copy.
+        var._grad = Tensor._from_array(np.array(grad, dtype=var._data.dtype, copy=True))
+    elif current.grad_fn is None and not current._requires_grad:
+        data = current._data
+        if data.shape == grad.shape and data.flags.writeable:
+            np.add(data, grad, out=data, casting="unsafe")
+            current._vc[0] += 1
+        else:
+            var._grad = Tensor._from_array(data + grad)
+    else:
+        var._grad = current + Tensor._from_array(grad)
+
+
+def grad_mode_for_backward(create_graph: bool) -> grad_mode.set_grad_enabled:
+    return grad_mode.set_grad_enabled.__new__(grad_mode.set_grad_enabled)._init_lazy(create_graph)

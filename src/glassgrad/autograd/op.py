@@ -1,0 +1,484 @@
+"""The shape every differentiable op takes: a Node subclass with a forward on arrays and one
+backward formula that runs on NumPy arrays, or on Tensors when a graph of the backward is built.
+
+An op declares what its backward needs, Chainer-style::
+
+    class MulBackward0(Op):
+        saved_inputs = (0, 1)             # keep both inputs for backward
+
+        def forward(self, a, b):          # NumPy arrays in, array out
+            return a * b
+
+        def backward(self, F, grad):      # F: array or Tensor namespace, same formula
+            a, b = self.saved
+            return grad * b, grad * a     # broadcasting is undone by the machinery
+
+``apply`` does the rest: decides whether to record, builds the edges, keeps the saved tensors
+with their versions, undoes broadcasting and casts each gradient to its input's dtype.
+This module knows no specific op.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import numpy as np
+
+from . import graph
+from .grad_mode import state as grad_state
+from .graph import AccumulateGrad, Node, saved_tensors_freed_error
+
+__all__ = ["Op", "CopySlices", "edge_of", "legacy_volatile"]
+
+_seq = graph.sequence_counter
+
+
+class _Volatile:
+    """Live count of legacy ``volatile=True`` tensors: zero keeps the check off the hot path."""
+
+    alive = 0
+
+
+legacy_volatile = _Volatile()
+
+
+def _decrement_volatile() -> None:
+    legacy_volatile.alive -= 1
+
+
+def edge_of(t: Any) -> tuple:
+    """The ``(Node, input_nr)`` through which gradient reaches tensor ``t``."""
+    fn = t.grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    ref = t._grad_acc
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        t._grad_acc = weakref.ref(acc)
+    return (acc, 0)
+
+
+def _dtype_name(np_dtype: np.dtype) -> str:
+    return {"f": "Float", "i": "Long", "b": "Bool", "u": "Byte"}.get(np_dtype.kind, "")
+
+
+def _modified_error(t: Any, expected: int, output_of: Node | None) -> RuntimeError:
+    shape = list(t._data.shape) if t is not None else []
+    kind = t._data.dtype if t is not None else ""
+    type_name = {
+        "float32": "torch.FloatTensor",
+        "float64": "torch.DoubleTensor",
+        "float16": "torch.HalfTensor",
+        "int64": "torch.LongTensor",
+        "int32": "torch.IntTensor",
+    }.get(str(kind), f"{kind} tensor")
+    where = f", which is output 0 of {output_of.name()}," if output_of is not None else ""
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [{type_name} {shape}]{where} is at version {t._vc[0]}; expected version "
+        f"{expected} instead. Hint: the backtrace further above shows the operation that "
+        "failed to compute its gradient. The variable in question was changed in there or "
+        "anywhere later. Good luck!"
+    )
+
+
+class Op(Node):
+    """Base class of every differentiable op (see the module docstring)."""
+
+    __slots__ = (
+        "_saved",
+        "_saved_versions",
+        "_saved_out",
+        "_released",
+        "needs_input_grad",
+        "saved",
+    )
+    saved_inputs: tuple = ()
+    saves_output: bool = False
+    is_view: bool = False
+    # Output indices with no gradient (e.g. the indices of max(dim)).
+    nondiff_outputs: tuple = ()
+
+    def forward(self, *arrays: Any, **params: Any) -> Any:
+        raise NotImplementedError
+
+    def backward(self, F: Any, grad: Any) -> Any:
+        raise NotImplementedError
+
+    # --- recording ---------------------------------------------------------------------
+    @classmethod
+    def apply(cls, *inputs: Any, **params: Any) -> Any:
+        """Run the op on ``inputs`` (Tensors or constants) and record it if needed."""
+        Tensor = graph.Tensor
+        node = cls.__new__(cls)
+        arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+        out = node.forward(*arrays, **params)
+        record = False
+        if grad_state.enabled:
+            for x in inputs:
+                if isinstance(x, Tensor) and x._requires_grad:
+                    record = True
+                    break
+        if legacy_volatile.alive and _any_volatile(inputs):
+            return _wrap_volatile(out)
+        if not record:
+            if cls.is_view:
+                return _wrap_view(cls, out, inputs, params, None)
+            if type(out) is tuple:
+                return tuple(Tensor._from_array(o) for o in out)
+            return Tensor._from_array(out)
+        node._record(inputs, out)
+        if cls.is_view:
+            return _wrap_view(cls, out, inputs, params, node)
+        if type(out) is tuple:
+            nondiff = cls.nondiff_outputs
+            return tuple(
+                Tensor._from_array(o) if i in nondiff else Tensor._result(o, node, i)
+                for i, o in enumerate(out)
+            )
+        result = Tensor._result(out, node, 0)
+        if cls.saves_output:
+            node._saved_out = (result._data, result._vc, 0)
+        return result
+
+    def _record(self, inputs: tuple, out: Any) -> None:
+        Tensor = graph.Tensor
+        Node.__init__(self)
+        edges = []
+        meta = []
+        needs = []
+        for x in inputs:
+            if isinstance(x, Tensor):
+                d = x._data
+                meta.append((d.shape, d.dtype))
+                if x._requires_grad:
+                    edges.append(edge_of(x))
+                    needs.append(True)
+                    continue
+            else:
+                meta.append(None)
+            edges.append((None, 0))
+            needs.append(False)
+        self.next_functions = tuple(edges)
+        self._input_meta = tuple(meta)
+        self.needs_input_grad = tuple(needs)
+        if type(out) is tuple:
+            self._output_meta = tuple((o.shape, o.dtype) for o in out)
+        else:
+            self._output_meta = ((out.shape, out.dtype),)
+        cls = type(self)
+        if cls.saved_inputs:
+            saved = tuple(inputs[i] for i in cls.saved_inputs)
+            self._saved = saved
+            self._saved_versions = tuple(x._vc[0] if isinstance(x, Tensor) else None for x in saved)
+        else:
+            self._saved = ()
+            self._saved_versions = ()
+        self._saved_out = None
+        self._released = False
+        if graph.anomaly.enabled:
+            self._record_creation()
+
+    # --- backward ----------------------------------------------------------------------
+    def _unpack(self, as_tensors: bool) -> tuple:
+        Tensor = graph.Tensor
+        values = []
+        for x, version in zip(self._saved, self._saved_versions):
+            if version is None:
+                values.append(x)
+                continue
+            if x._vc[0] != version:
+                raise _modified_error(x, version, x.grad_fn)
+            values.append(x if as_tensors else x._data)
+        if self._saved_out is not None:
+            data, counter, version = self._saved_out
+            if counter[0] != version:
+                holder = Tensor._from_array(data)
+                holder._vc = counter
+                raise _modified_error(holder, version, self)
+            values.append(Tensor._result(data, self, 0) if as_tensors else data)
+        return tuple(values)
+
+    def _run(self, grads: list, create_graph: bool) -> tuple:
+        if self._released:
+            raise saved_tensors_freed_error()
+        F = graph.tensor_namespace if create_graph else graph.array_namespace
+        if self._saved or self._saved_out is not None:
+            self.saved = self._unpack(create_graph)
+        if len(grads) == 1:
+            grad = grads[0]
+        else:
+            grad = tuple(self._materialize(grads, F))
+        result = self.backward(F, grad)
+        self.saved = None
+        if type(result) is not tuple:
+            result = (result,)
+        return fit_gradients(self, result, F, create_graph)
+
+    def _release(self) -> None:
+        if self._saved or self._saved_out is not None:
+            self._saved = ()
+            self._saved_versions = ()
+            self._saved_out = None
+            self._released = True
+
+    def _saved_info(self) -> dict:
+        info = {}
+        for name in _public_slots(type(self)):
+            value = getattr(self, name, None)
+            if value is not None:
+                info[name] = value
+        if not self._released:
+            for i, x in zip(type(self).saved_inputs, self._saved):
+                info[f"saved_input{i}"] = x
+            if self._saved_out is not None:
+                info["saved_result"] = graph.Tensor._from_array(self._saved_out[0])
+        return info
+
+
+def _public_slots(cls: type) -> list:
+    names = []
+    for klass in cls.__mro__:
+        if klass in (Op, Node, object):
+            break
+        names.extend(n for n in getattr(klass, "__slots__", ()) if not n.startswith("_"))
+    return names
+
+
+def fit_gradients(node: Node, grads: tuple, F: Any, create_graph: bool) -> tuple:
+    """Check each gradient against its input: undo broadcasting, cast to the input's dtype."""
+    meta = node._input_meta
+    if len(grads) != len(meta):
+        raise RuntimeError(
+            f"function {node.name()} returned an incorrect number of gradients "
+            f"(expected {len(meta)}, got {len(grads)})"
+        )
+    fitted = list(grads)
+    for i, g in enumerate(grads):
+        if g is None:
+            continue
+        m = meta[i]
+        if m is None or node.next_functions[i][0] is None:
+            fitted[i] = None
+            continue
+        shape, dtype = m
+        if create_graph:
+            if not isinstance(g, graph.Tensor):
+                g = graph.Tensor._from_array(np.asarray(g))
+            g_shape, g_dtype = g._data.shape, g._data.dtype
+        else:
+            if isinstance(g, graph.Tensor):
+                g = g._data
+            elif not isinstance(g, np.ndarray):
+                g = np.asarray(g, dtype=dtype)
+            g_shape, g_dtype = g.shape, g.dtype
+        if g_shape != shape:
+            if not _expandable(shape, g_shape):
+                raise RuntimeError(
+                    f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                    f"{list(g_shape)} but expected shape compatible with {list(shape)}"
+                )
+            g = F.sum_to_size(g, shape)
+        if g_dtype != dtype:
+            g = F.cast(g, dtype)
+        fitted[i] = g
+    return tuple(fitted)
+
+
+def _expandable(shape: tuple, target: tuple) -> bool:
+    """True if ``shape`` broadcasts to ``target``."""
+    if len(shape) > len(target):
+        return False
+    for s, t in zip(reversed(shape), reversed(target)):
+        if s != 1 and s != t:
+            return False
+    return True
+
+
+def _any_volatile(inputs: tuple) -> bool:
+    return any(getattr(x, "_volatile", False) for x in inputs)
+
+
+def _wrap_volatile(out: Any) -> Any:
+    Tensor = graph.Tensor
+    outs = out if type(out) is tuple else (out,)
+    wrapped = []
+    for o in outs:
+        t = Tensor._from_array(o)
+        t._volatile = True
+        legacy_volatile.alive += 1
+        weakref.finalize(t, _decrement_volatile)
+        wrapped.append(t)
+    return tuple(wrapped) if type(out) is tuple else wrapped[0]
+
+
+def _wrap_view(cls: type, out: Any, inputs: tuple, params: dict, node: Node | None) -> Any:
+    """A view's result shares its base's storage and version counter, as in PyTorch."""
+    Tensor = graph.Tensor
+    src = inputs[0]
+    outs = out if type(out) is tuple else (out,)
+    results = []
+    for i, o in enumerate(outs):
+        t = Tensor._from_array(o) if node is None else Tensor._result(o, node, i)
+        if np.may_share_memory(o, src._data):
+            t._vc = src._vc
+            t._base = src._base if src._base is not None else src
+            step = (cls, inputs[1:], params, i if type(out) is tuple else None)
+            t._view_steps = (src._view_steps or ()) + (step,)
+        results.append(t)
+    return tuple(results) if type(out) is tuple else results[0]
+
+
+def replay_view_array(steps: tuple, base: np.ndarray) -> np.ndarray:
+    """Apply a view chain to an array (the same views the tensor was made with)."""
+    Tensor = graph.Tensor
+    a = base
+    for cls, extra, params, index in steps:
+        node = cls.__new__(cls)
+        a = node.forward(a, *[x._data if isinstance(x, Tensor) else x for x in extra], **params)
+        if index is not None:
+            a = a[index]
+    return a
+
+
+def replay_view_tensor(steps: tuple, base: Any) -> Any:
+    """Apply a view chain to a Tensor, recording the view ops."""
+    t = base
+    for cls, extra, params, index in steps:
+        t = cls.apply(t, *extra, **params)
+        if index is not None:
+            t = t[index]
+    return t
+
+
+# --- in-place ops ------------------------------------------------------------------------
+def _leaf_inplace_error(target: Any) -> RuntimeError | None:
+    if target.grad_fn is None and target._requires_grad:
+        return RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    base = target._base
+    if base is not None and base.grad_fn is None and base._requires_grad:
+        return RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    return None
+
+
+def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
+    """Run op ``cls`` with ``target`` as first input and write the result into ``target``.
+
+    Records the op as ``target``'s new grad_fn; if ``target`` is a view, its base gets a
+    ``CopySlices`` node, so gradients reach the base's earlier history and the new values.
+    """
+    Tensor = graph.Tensor
+    recording = grad_state.enabled and (
+        target._requires_grad or any(isinstance(x, Tensor) and x._requires_grad for x in others)
+    )
+    if recording:
+        error = _leaf_inplace_error(target)
+        if error is not None:
+            raise error
+    data = target._data
+    if not data.flags.writeable:
+        raise RuntimeError(
+            f"{cls.__name__[:-9].lower() or cls.__name__}_: unsupported operation: more than one "
+            "element of the written-to tensor refers to a single memory location. Please clone() "
+            "the tensor before performing the operation."
+        )
+    node = cls.__new__(cls)
+    arrays = [x._data if isinstance(x, Tensor) else x for x in others]
+    out = node.forward(data, *arrays, **params)
+    out = np.asarray(out)
+    if out.dtype != data.dtype and not np.can_cast(out.dtype, data.dtype, "same_kind"):
+        raise RuntimeError(
+            f"result type {_dtype_name(out.dtype)} can't be cast to the desired output type "
+            f"{_dtype_name(data.dtype)}"
+        )
+    if out.shape != data.shape:
+        raise RuntimeError(
+            f"output with shape {list(data.shape)} doesn't match the broadcast shape "
+            f"{list(out.shape)}"
+        )
+    if not recording:
+        np.copyto(data, out, casting="unsafe")
+        target._vc[0] += 1
+        return target
+    # The target's old value, as it stands in the graph, is the op's first input.
+    before = Tensor._from_array(data.copy() if 0 in cls.saved_inputs else data)
+    if target.grad_fn is not None:
+        before.grad_fn = target.grad_fn
+        before._output_nr = target._output_nr
+        before._requires_grad = True
+    node._record((before, *others), out)
+    np.copyto(data, out, casting="unsafe")
+    target._vc[0] += 1
+    if cls.saves_output:
+        node._saved_out = (data, target._vc, target._vc[0])
+    base = target._base
+    if base is None:
+        target.grad_fn = node
+        target._output_nr = 0
+        target._requires_grad = True
+        return target
+    _rebase_view(target, base, node)
+    return target
+
+
+def _rebase_view(view: Any, base: Any, fn: Op) -> None:
+    """Give ``base`` a CopySlices node for op ``fn`` applied to ``view``; re-derive the view."""
+    copy = CopySlices(base, view._view_steps, fn)
+    base.grad_fn = copy
+    base._output_nr = 0
+    base._requires_grad = True
+    fresh = replay_view_tensor(view._view_steps, base)
+    view.grad_fn = fresh.grad_fn
+    view._output_nr = fresh._output_nr
+    view._requires_grad = True
+
+
+class CopySlices(Node):
+    """Gradient of an in-place op on a view, seen from the view's base.
+
+    The base's gradient passes through unchanged outside the view; inside it, it goes through
+    the in-place op's backward (to the view's old values and to the op's other inputs).
+    """
+
+    __slots__ = ("fn", "_view_steps")
+
+    def __init__(self, base: Any, view_steps: tuple, fn: Op) -> None:
+        Node.__init__(self)
+        base_edge = edge_of(base) if base._requires_grad else (None, 0)
+        self.next_functions = (base_edge, *fn.next_functions[1:])
+        d = base._data
+        self._input_meta = ((d.shape, d.dtype), *fn._input_meta[1:])
+        self._output_meta = ((d.shape, d.dtype),)
+        self._view_steps = view_steps
+        self.fn = fn
+        if graph.anomaly.enabled:
+            self._record_creation()
+
+    def _run(self, grads: list, create_graph: bool) -> tuple:
+        grad = grads[0]
+        if create_graph:
+            result = grad.clone()
+            grad_slice = replay_view_tensor(self._view_steps, result)
+            res = self.fn._run([grad_slice.clone()], True)
+            if res[0] is not None:
+                grad_slice.copy_(res[0])
+            else:
+                grad_slice.zero_()
+        else:
+            result = np.array(grad, copy=True)
+            grad_slice = replay_view_array(self._view_steps, result)
+            res = self.fn._run([grad_slice.copy()], False)
+            grad_slice[...] = 0 if res[0] is None else res[0]
+        return (result, *res[1:])
+
+    def _release(self) -> None:
+        self.fn._release()
+
+    def _saved_info(self) -> dict:
+        return {"fn": self.fn.name()}

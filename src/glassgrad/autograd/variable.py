@@ -1,0 +1,52 @@
+"""``Variable``: the pre-0.4 wrapper, kept so old tutorials run (with a DeprecationWarning)."""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+from typing import Any
+
+from . import graph
+from .op import _decrement_volatile, legacy_volatile
+
+__all__ = ["Variable"]
+
+
+def Variable(data: Any, requires_grad: bool = False, volatile: bool = False) -> Any:
+    """Return a Tensor (Variables and Tensors merged in PyTorch 0.4).
+
+    ``volatile=True`` is the old spelling of ``no_grad``: nothing computed from the result
+    records a graph, and results are volatile too.
+
+    Example::
+
+        >>> x = glassgrad.autograd.Variable(glassgrad.ones(2), requires_grad=True)
+        >>> type(x).__name__, x.requires_grad
+        ('Tensor', True)
+    """
+    Tensor = graph.Tensor
+    if volatile:
+        warnings.warn(
+            "Variable(..., volatile=True) is deprecated; use `with glassgrad.no_grad():` "
+            "(results computed from a volatile tensor record no graph)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+    else:
+        warnings.warn(
+            "autograd.Variable(t) is deprecated: tensors are variables; use t.requires_grad_()",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+    if not isinstance(data, Tensor):
+        raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+    t = Tensor._from_array(data._data)
+    t._vc = data._vc
+    if volatile:
+        t._volatile = True
+        legacy_volatile.alive += 1
+        weakref.finalize(t, _decrement_volatile)
+        return t
+    if requires_grad:
+        t.requires_grad = True
+    return t

@@ -1,0 +1,87 @@
+"""Differentiable primitives. Importing this package registers every op, attaches the
+Tensor methods named in the registry, and builds the Tensor namespace for backward formulas.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd import graph
+from . import conversion, indexing, linalg, pointwise, reduction, shape
+from ._namespace import ArrayNamespace, build_tensor_namespace
+from ._registry import REGISTRY
+
+__all__ = ["REGISTRY", "public_functions"]
+
+
+def _unsqueeze_dims(x: Tensor, dims: tuple) -> Tensor:
+    if not dims:
+        return x
+    new_shape = list(x._data.shape)
+    for d in sorted(dims):
+        new_shape.insert(d, 1)
+    return shape.reshape(x, tuple(new_shape))
+
+
+def _zeros(size: tuple, dtype: np.dtype) -> Tensor:
+    return Tensor._from_array(np.zeros(size, dtype=dtype))
+
+
+_BACKWARD_FUNCTIONS: dict[str, Any] = {
+    "sum_to_size": shape.sum_to_size,
+    "cast": conversion.to,
+    "zeros": _zeros,
+    "index_zeros_add": indexing.index_zeros_add,
+    "scatter_zeros": indexing.scatter_zeros,
+    "unsqueeze_dims": _unsqueeze_dims,
+    "exp": pointwise.exp,
+    "log": pointwise.log,
+    "sqrt": pointwise.sqrt,
+    "sin": pointwise.sin,
+    "cos": pointwise.cos,
+    "sign": pointwise.sign,
+    "abs": pointwise.abs,
+    "where": pointwise.where,
+    "sum": reduction.sum,
+    "expand": shape.expand,
+    "reshape": shape.reshape,
+    "matmul": linalg.matmul,
+    "mT": lambda x: shape.transpose(x, -2, -1),
+    "permute": shape.permute,
+    "transpose": shape.transpose,
+    "squeeze": shape.squeeze,
+    "unsqueeze": shape.unsqueeze,
+    "stack": shape.stack,
+}
+
+graph.array_namespace = ArrayNamespace
+graph.tensor_namespace = build_tensor_namespace(_BACKWARD_FUNCTIONS)
+
+
+def attach_methods() -> None:
+    """Bind every registry row's methods, the in-place and cast methods, to Tensor."""
+    for info in REGISTRY.values():
+        for method in info.methods:
+            setattr(Tensor, method, info.function)
+    for name, fn in {**conversion.INPLACE_METHODS, **conversion.CAST_METHODS}.items():
+        setattr(Tensor, name, fn)
+    Tensor.__setitem__ = indexing.setitem
+    Tensor.type = conversion.type_
+    Tensor.index_put_ = indexing.index_put_
+    Tensor.T = property(lambda self: shape.permute(self, tuple(reversed(range(self.ndim)))))
+    Tensor.mT = property(lambda self: shape.transpose(self, -2, -1))
+
+
+def public_functions() -> dict[str, Any]:
+    """Registry functions exported as ``glassgrad.<name>`` (dunder helpers excluded)."""
+    return {
+        name: info.function
+        for name, info in REGISTRY.items()
+        if name not in ("getitem", "rsub", "rtruediv", "rpow", "rmatmul")
+    }
+
+
+attach_methods()

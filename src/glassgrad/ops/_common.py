@@ -1,0 +1,112 @@
+"""Helpers shared by op modules: argument checks, PyTorch's type promotion, dims."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._dtype import default_numpy_float, result_numpy_dtype
+from .._tensor import Tensor
+
+
+def check_tensor(x: Any, op: str, arg: str = "input", position: int = 1) -> Tensor:
+    """``x`` if it is a Tensor, else PyTorch's TypeError naming the op and the argument."""
+    if not isinstance(x, Tensor):
+        raise TypeError(
+            f"{op}(): argument '{arg}' (position {position}) must be Tensor, not {type(x).__name__}"
+        )
+    return x
+
+
+def is_scalar(x: Any) -> bool:
+    return isinstance(x, (int, float, bool, np.number, np.bool_))
+
+
+def binary_operands(a: Any, b: Any) -> tuple:
+    """The two operands (arrays or Python scalars) cast to PyTorch's result dtype."""
+    ta, tb = type(a), type(b)
+    if ta is np.ndarray:
+        if tb is np.ndarray:
+            if a.dtype is b.dtype or a.dtype == b.dtype:
+                return a, b
+        elif tb is float:
+            if a.dtype.kind == "f":
+                return a, b
+        elif tb is int and a.dtype.kind in "fi":
+            return a, b
+    elif tb is np.ndarray:
+        if ta is float:
+            if b.dtype.kind == "f":
+                return a, b
+        elif ta is int and b.dtype.kind in "fi":
+            return a, b
+    dtype = result_numpy_dtype((a, b))
+    return cast_operand(a, dtype), cast_operand(b, dtype)
+
+
+def cast_operand(x: Any, dtype: np.dtype) -> Any:
+    if isinstance(x, np.ndarray):
+        return x if x.dtype == dtype else x.astype(dtype)
+    if isinstance(x, (np.number, np.bool_)):
+        return np.asarray(x, dtype=dtype)
+    if dtype.kind == "f":
+        return float(x)
+    if dtype.kind in "iu":
+        return int(x)
+    return x
+
+
+def floating_operands(a: Any, b: Any) -> tuple:
+    """Like ``binary_operands``, but integer results are computed in the default float type."""
+    a, b = binary_operands(a, b)
+    ref = a if isinstance(a, np.ndarray) else b
+    if isinstance(ref, np.ndarray) and ref.dtype.kind != "f":
+        dtype = default_numpy_float()
+        return cast_operand(a, dtype), cast_operand(b, dtype)
+    return a, b
+
+
+def broadcast_error(op: str, a: Any, b: Any) -> RuntimeError:
+    """PyTorch's message for operands that do not broadcast, with the op and both shapes."""
+    sa, sb = np.shape(a), np.shape(b)
+    message = f"{op}: shapes {list(sa)} and {list(sb)} cannot be broadcast together"
+    for i in range(1, min(len(sa), len(sb)) + 1):
+        if sa[-i] != sb[-i] and sa[-i] != 1 and sb[-i] != 1:
+            message = (
+                f"{op}: The size of tensor a ({sa[-i]}) must match the size of tensor b "
+                f"({sb[-i]}) at non-singleton dimension {max(len(sa), len(sb)) - i} "
+                f"(shapes {list(sa)} and {list(sb)})"
+            )
+            break
+    return RuntimeError(message)
+
+
+def wrap_dim(dim: int, ndim: int, op: str = "") -> int:
+    """``dim`` in ``[-ndim, ndim)`` as a non-negative index (a 0-d tensor accepts -1 and 0)."""
+    bound = max(ndim, 1)
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"{op}: dim must be an int, got {type(dim).__name__}")
+    if not -bound <= dim < bound:
+        prefix = f"{op}: " if op else ""
+        raise IndexError(
+            f"{prefix}Dimension out of range (expected to be in range of [{-bound}, "
+            f"{bound - 1}], but got {dim})"
+        )
+    return int(dim) % bound
+
+
+def wrap_dims(dim: Any, ndim: int, op: str) -> tuple | None:
+    """A dim or sequence of dims (None: all) as a sorted tuple of non-negative indices."""
+    if dim is None:
+        return None
+    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    wrapped = tuple(sorted(wrap_dim(d, ndim, op) if ndim else 0 for d in dims))
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError(f"{op}: dim {wrapped} appears multiple times in the list of dims")
+    return wrapped if ndim else ()
+
+
+def as_tensor_operand(x: Any) -> Any:
+    """Tensors stay; ndarrays and scalars are constants (no grad)."""
+    return x

@@ -1,0 +1,133 @@
+"""The two namespaces a backward formula is written against.
+
+``ArrayNamespace`` works on NumPy arrays (the fast path, when no graph of the backward is
+built); the Tensor namespace has the same names bound to differentiable glassgrad ops
+(under ``create_graph=True``). A formula such as ``grad * F.cos(x)`` therefore serves both,
+and the parity tests run both paths. Operators (``+ - * / ** @``, indexing) work on either.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+
+
+def _sum_to_size(x: np.ndarray, shape: tuple) -> np.ndarray:
+    """Sum ``x`` down to ``shape`` (the inverse of broadcasting ``shape`` to ``x.shape``)."""
+    lead = x.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        i + lead for i, s in enumerate(shape) if s == 1 and x.shape[i + lead] != 1
+    )
+    if axes:
+        x = x.sum(axis=axes, keepdims=True)
+    if lead:
+        x = x.reshape(shape)
+    return x
+
+
+def _index_zeros_add(shape: tuple, key: Any, values: np.ndarray, basic: bool) -> np.ndarray:
+    """Zeros of ``shape`` with ``values`` added at ``key`` (repeated indices accumulate)."""
+    out = np.zeros(shape, dtype=values.dtype)
+    if basic:
+        out[key] = values
+    else:
+        np.add.at(out, key, values)
+    return out
+
+
+def _scatter_zeros(shape: tuple, dim: int, index: np.ndarray, src: np.ndarray) -> np.ndarray:
+    out = np.zeros(shape, dtype=src.dtype)
+    np.put_along_axis(out, index, src, axis=dim)
+    return out
+
+
+def _unsqueeze_dims(x: np.ndarray, dims: tuple) -> np.ndarray:
+    return np.expand_dims(x, dims) if dims else x
+
+
+class ArrayNamespace:
+    """Backward-formula functions over NumPy arrays."""
+
+    sum_to_size = staticmethod(_sum_to_size)
+    index_zeros_add = staticmethod(_index_zeros_add)
+    scatter_zeros = staticmethod(_scatter_zeros)
+    unsqueeze_dims = staticmethod(_unsqueeze_dims)
+    exp = staticmethod(np.exp)
+    log = staticmethod(np.log)
+    sqrt = staticmethod(np.sqrt)
+    sin = staticmethod(np.sin)
+    cos = staticmethod(np.cos)
+    sign = staticmethod(np.sign)
+    abs = staticmethod(np.abs)
+
+    @staticmethod
+    def cast(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+        return np.asarray(x).astype(dtype, copy=False)
+
+    @staticmethod
+    def zeros(shape: tuple, dtype: np.dtype) -> np.ndarray:
+        return np.zeros(shape, dtype=dtype)
+
+    @staticmethod
+    def where(condition: np.ndarray, a: Any, b: Any) -> np.ndarray:
+        out = np.where(condition, a, b)
+        ref = a if isinstance(a, np.ndarray) else b
+        return out.astype(ref.dtype, copy=False) if isinstance(ref, np.ndarray) else out
+
+    @staticmethod
+    def sum(x: np.ndarray, dim: Any = None, keepdim: bool = False) -> np.ndarray:
+        return np.asarray(np.sum(x, axis=dim, keepdims=keepdim))
+
+    @staticmethod
+    def expand(x: np.ndarray, shape: tuple) -> np.ndarray:
+        return np.broadcast_to(x, shape)
+
+    @staticmethod
+    def reshape(x: np.ndarray, shape: tuple) -> np.ndarray:
+        return np.reshape(x, shape)
+
+    @staticmethod
+    def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.matmul(a, b)
+
+    @staticmethod
+    def mT(x: np.ndarray) -> np.ndarray:
+        return np.swapaxes(x, -1, -2)
+
+    @staticmethod
+    def permute(x: np.ndarray, dims: tuple) -> np.ndarray:
+        return np.transpose(x, dims)
+
+    @staticmethod
+    def transpose(x: np.ndarray, dim0: int, dim1: int) -> np.ndarray:
+        return np.swapaxes(x, dim0, dim1)
+
+    @staticmethod
+    def squeeze(x: np.ndarray, dim: Any) -> np.ndarray:
+        return np.squeeze(x, axis=dim)
+
+    @staticmethod
+    def unsqueeze(x: np.ndarray, dim: int) -> np.ndarray:
+        return np.expand_dims(x, dim)
+
+    @staticmethod
+    def stack(arrays: list, dim: int) -> np.ndarray:
+        return np.stack(arrays, axis=dim)
+
+
+def build_tensor_namespace(functions: dict[str, Any]) -> SimpleNamespace:
+    """The Tensor namespace: same names as ``ArrayNamespace``, bound to glassgrad ops."""
+    wanted = {n for n in vars(ArrayNamespace) if not n.startswith("_")}
+    missing = wanted - set(functions)
+    if missing:
+        raise RuntimeError(f"tensor namespace lacks backward functions: {sorted(missing)}")
+    return SimpleNamespace(**{name: functions[name] for name in wanted})
+
+
+def default_float(x: np.ndarray) -> np.ndarray:
+    """Integer and bool inputs of floating ops compute in the default float dtype."""
+    return x if x.dtype.kind == "f" else x.astype(_dtype.default_numpy_float())

@@ -1,0 +1,39 @@
+"""Sample inputs for the registry: small float64 arrays covering broadcasting, 0-d, empty."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._registry import Sample
+
+
+def randn(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    """Standard normal float64 values of ``shape``."""
+    return np.asarray(rng.standard_normal(shape))
+
+
+def positive(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    """Values in (0, 1] of ``shape`` (for log, sqrt, divisors)."""
+    return np.asarray(1.0 - rng.random(shape))
+
+
+def unary_samples(rng: np.random.Generator) -> list[Sample]:
+    """A matrix, a non-contiguous view's values, a 0-d and an empty tensor."""
+    return [
+        Sample((randn(rng, 3, 4),)),
+        Sample((randn(rng, 4, 3).T,), note="non-contiguous"),
+        Sample((randn(rng),)),
+        Sample((randn(rng, 0, 3),)),
+    ]
+
+
+def binary_samples(rng: np.random.Generator) -> list[Sample]:
+    """Same shape, broadcasting both ways, a Python scalar, 0-d with a matrix, empty."""
+    return [
+        Sample((randn(rng, 3, 4), randn(rng, 3, 4))),
+        Sample((randn(rng, 3, 1), randn(rng, 1, 4))),
+        Sample((randn(rng, 2, 3, 4), randn(rng, 4))),
+        Sample((randn(rng, 3, 4), 2.5)),
+        Sample((randn(rng), randn(rng, 2, 3))),
+        Sample((randn(rng, 0, 3), randn(rng, 3))),
+    ]

@@ -1,0 +1,280 @@
+"""Copies, casts and in-place writes: clone, to / float / double / long ..., contiguous,
+copy_, zero_, fill_, and the in-place variants (``add_``, ``x += y``) of pointwise ops.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor, device
+from ..autograd.op import Op, apply_inplace
+from . import pointwise
+from ._common import check_tensor
+from ._registry import Sample, register
+from ._samples import randn
+
+
+class CloneBackward0(Op):
+    def forward(self, x):
+        return x.copy()
+
+    def backward(self, F, grad):
+        return grad
+
+
+class ToCopyBackward0(Op):
+    """A copy in another dtype; the gradient is cast back by the machinery."""
+
+    def forward(self, x, dtype):
+        return x.astype(dtype)
+
+    def backward(self, F, grad):
+        return grad
+
+
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    """A copy that stays in the graph (gradient flows back unchanged).
+
+    Example::
+
+        >>> x = glassgrad.ones(2, requires_grad=True)
+        >>> x.clone().grad_fn
+        <CloneBackward0 object at ...>
+    """
+    return CloneBackward0.apply(check_tensor(input, "clone"))
+
+
+def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
+    """``input`` itself if C-contiguous, else a contiguous copy in the graph."""
+    if input._data.flags.c_contiguous:
+        return input
+    return CloneBackward0.apply(input)
+
+
+def _resolve_dtype(args: tuple, kwargs: dict) -> _dtype.dtype | None:
+    """The dtype in ``to(dtype)``, ``to(other)``, ``to("cpu", dtype)`` and ``to(dtype=...)``."""
+    found = kwargs.get("dtype")
+    for a in args:
+        if isinstance(a, (_dtype.dtype, np.dtype)):
+            found = a
+        elif isinstance(a, Tensor):
+            found = a.dtype
+        elif isinstance(a, (str, device)):
+            device(a)  # raises for anything but the CPU
+        elif a is not None:
+            raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
+    if "device" in kwargs and kwargs["device"] is not None:
+        device(kwargs["device"])
+    return found
+
+
+def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """The tensor in another dtype (a copy in the graph), or itself if nothing changes.
+
+    Example::
+
+        >>> glassgrad.tensor([1.5]).to(glassgrad.float64)
+        tensor([1.5000], dtype=glassgrad.float64)
+    """
+    kwargs.pop("non_blocking", None)
+    copy = kwargs.pop("copy", False)
+    target = _resolve_dtype(args, kwargs)
+    np_dtype = target.numpy if isinstance(target, _dtype.dtype) else target
+    if np_dtype is None or np_dtype == input._data.dtype:
+        return clone(input) if copy else input
+    return ToCopyBackward0.apply(input, dtype=np_dtype)
+
+
+def _cast_method(dt: _dtype.dtype) -> Any:
+    def method(self: Tensor, memory_format: Any = None) -> Tensor:
+        return to(self, dt)
+
+    method.__name__ = {
+        "float32": "float",
+        "float64": "double",
+        "float16": "half",
+        "int64": "long",
+        "int32": "int",
+        "int16": "short",
+        "bool": "bool",
+        "uint8": "byte",
+        "int8": "char",
+    }[dt.name]
+    method.__doc__ = f"``self.to(glassgrad.{dt.name})``."
+    return method
+
+
+def type_(self: Tensor, dtype: Any = None) -> Any:
+    """Without argument, the legacy type name (``'torch.FloatTensor'``); else ``to(dtype)``."""
+    if dtype is None:
+        return {
+            "float32": "torch.FloatTensor",
+            "float64": "torch.DoubleTensor",
+            "float16": "torch.HalfTensor",
+            "int64": "torch.LongTensor",
+            "int32": "torch.IntTensor",
+            "int16": "torch.ShortTensor",
+            "int8": "torch.CharTensor",
+            "uint8": "torch.ByteTensor",
+            "bool": "torch.BoolTensor",
+        }[input_dtype_name(self)]
+    return to(self, dtype)
+
+
+def input_dtype_name(t: Tensor) -> str:
+    return t._data.dtype.name
+
+
+# --- in-place writes -----------------------------------------------------------------------
+
+
+class CopyBackwards(Op):
+    """self.copy_(src): the old values get no gradient; src gets it (summed, cast back)."""
+
+    def forward(self, x, src):
+        try:
+            return np.broadcast_to(src, x.shape).astype(x.dtype, copy=False)
+        except ValueError:
+            raise RuntimeError(
+                f"copy_: The size of tensor a ({x.shape}) must match the size of tensor b "
+                f"({np.shape(src)}): src of shape {list(np.shape(src))} can't be broadcast to "
+                f"{list(x.shape)}"
+            ) from None
+
+    def backward(self, F, grad):
+        return grad * 0.0 if self.needs_input_grad[0] else None, grad
+
+
+class ZeroBackward0(Op):
+    def forward(self, x):
+        return np.zeros_like(x)
+
+    def backward(self, F, grad):
+        return grad * 0.0
+
+
+class FillBackward2(Op):
+    def forward(self, x, value):
+        return np.full_like(x, value)
+
+    def backward(self, F, grad):
+        return grad * 0.0
+
+
+def copy_(input: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
+    """Write ``src`` (broadcast, cast) into ``input`` in place.
+
+    Example::
+
+        >>> x = glassgrad.zeros(3); x.copy_(glassgrad.tensor([1.0, 2.0, 3.0]))
+        tensor([1., 2., 3.])
+    """
+    return apply_inplace(CopyBackwards, input, src)
+
+
+def zero_(input: Tensor) -> Tensor:
+    """Fill with zeros in place."""
+    return apply_inplace(ZeroBackward0, input)
+
+
+def fill_(input: Tensor, value: Any) -> Tensor:
+    """Fill with ``value`` in place."""
+    if isinstance(value, Tensor):
+        value = value.item()
+    return apply_inplace(FillBackward2, input, value=value)
+
+
+def _inplace(node: type, name: str) -> Any:
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return apply_inplace(node, self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"In-place version of ``{name.rstrip('_')}``."
+    return method
+
+
+def _inplace_pow(self: Tensor, exponent: Any) -> Tensor:
+    if isinstance(exponent, Tensor):
+        return apply_inplace(pointwise.PowBackward1, self, exponent)
+    return apply_inplace(pointwise.PowBackward0, self, exponent=exponent)
+
+
+def _inplace_clamp(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    return apply_inplace(pointwise.ClampBackward1, self, min=min, max=max)
+
+
+def _inplace_add(self: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
+    return apply_inplace(pointwise.AddBackward0, self, other, alpha=alpha)
+
+
+def _inplace_sub(self: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
+    return apply_inplace(pointwise.SubBackward0, self, other, alpha=alpha)
+
+
+INPLACE_METHODS = {
+    "add_": _inplace_add,
+    "__iadd__": _inplace_add,
+    "sub_": _inplace_sub,
+    "__isub__": _inplace_sub,
+    "mul_": _inplace(pointwise.MulBackward0, "mul_"),
+    "__imul__": _inplace(pointwise.MulBackward0, "mul_"),
+    "div_": _inplace(pointwise.DivBackward0, "div_"),
+    "__itruediv__": _inplace(pointwise.DivBackward0, "div_"),
+    "pow_": _inplace_pow,
+    "__ipow__": _inplace_pow,
+    "neg_": _inplace(pointwise.NegBackward0, "neg_"),
+    "exp_": _inplace(pointwise.ExpBackward0, "exp_"),
+    "log_": _inplace(pointwise.LogBackward0, "log_"),
+    "sqrt_": _inplace(pointwise.SqrtBackward0, "sqrt_"),
+    "sin_": _inplace(pointwise.SinBackward0, "sin_"),
+    "cos_": _inplace(pointwise.CosBackward0, "cos_"),
+    "tanh_": _inplace(pointwise.TanhBackward0, "tanh_"),
+    "sigmoid_": _inplace(pointwise.SigmoidBackward0, "sigmoid_"),
+    "relu_": _inplace(pointwise.ReluBackward0, "relu_"),
+    "abs_": _inplace(pointwise.AbsBackward0, "abs_"),
+    "reciprocal_": _inplace(pointwise.ReciprocalBackward0, "reciprocal_"),
+    "clamp_": _inplace_clamp,
+    "clip_": _inplace_clamp,
+    "copy_": copy_,
+    "zero_": zero_,
+    "fill_": fill_,
+}
+
+CAST_METHODS = {
+    m.__name__: m
+    for m in map(
+        _cast_method,
+        (
+            _dtype.float32,
+            _dtype.float64,
+            _dtype.float16,
+            _dtype.int64,
+            _dtype.int32,
+            _dtype.int16,
+            _dtype.bool_,
+            _dtype.uint8,
+            _dtype.int8,
+        ),
+    )
+}
+
+register("clone", clone, nodes=(CloneBackward0,), samples=lambda rng: [Sample((randn(rng, 3, 2),))])
+register(
+    "to",
+    to,
+    nodes=(ToCopyBackward0,),
+    torch=lambda torch, x, dt: x.to(getattr(torch, dt.name) if hasattr(dt, "name") else dt),
+    samples=lambda rng: [Sample((randn(rng, 3, 2), _dtype.float32), gradgrad=False)],
+    atol=1e-6,
+    rtol=1e-5,
+)
+register(
+    "contiguous",
+    contiguous,
+    nodes=(CloneBackward0,),
+    samples=lambda rng: [Sample((randn(rng, 3, 2).T,))],
+    torch=lambda torch, x: x.contiguous(),
+)

@@ -1,0 +1,424 @@
+"""Indexing: ``x[key]`` as PyTorch records it (select / slice / unsqueeze views, then one
+IndexBackward0 for advanced indices) and ``x[key] = value`` (a view plus ``copy_``, so the
+base gets CopySlices; advanced keys use ``index_put_``). Also the scatter ops that backward
+formulas use to route gradients into a zero tensor.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.op import Op, apply_inplace
+from ._common import check_tensor, wrap_dim
+from ._registry import NoGrad, Sample, register
+from ._samples import randn
+
+
+class SelectBackward0(Op):
+    __slots__ = ("shape", "dim", "index")
+    is_view = True
+
+    def forward(self, x, dim, index):
+        self.shape, self.dim, self.index = x.shape, dim, index
+        # The trailing Ellipsis keeps a 0-d result a view instead of a NumPy scalar copy.
+        return x[(slice(None),) * dim + (index, Ellipsis)]
+
+    def backward(self, F, grad):
+        key = (slice(None),) * self.dim + (self.index, Ellipsis)
+        return F.index_zeros_add(self.shape, key, grad, True)
+
+
+class SliceBackward0(Op):
+    __slots__ = ("shape", "dim", "start", "end", "step")
+    is_view = True
+
+    def forward(self, x, dim, start, end, step):
+        self.shape, self.dim, self.start, self.end, self.step = x.shape, dim, start, end, step
+        return x[(slice(None),) * dim + (slice(start, end, step),)]
+
+    def backward(self, F, grad):
+        key = (slice(None),) * self.dim + (slice(self.start, self.end, self.step),)
+        return F.index_zeros_add(self.shape, key, grad, True)
+
+
+class IndexBackward0(Op):
+    """Advanced indexing (integer arrays, masks): a copy; repeated indices accumulate."""
+
+    __slots__ = ("shape", "key")
+
+    def forward(self, x, key):
+        self.shape, self.key = x.shape, key
+        try:
+            return x[key]
+        except IndexError as error:
+            raise IndexError(f"index: {error}".replace("axis", "dimension")) from None
+
+    def backward(self, F, grad):
+        return F.index_zeros_add(self.shape, self.key, grad, False)
+
+
+class IndexPutAccumulateBackward0(Op):
+    """zeros(shape) with ``values`` added at ``key`` (the gradient of indexing)."""
+
+    __slots__ = ("key",)
+
+    def forward(self, values, shape, key, basic):
+        self.key = key
+        out = np.zeros(shape, dtype=values.dtype)
+        if basic:
+            out[key] = values
+        else:
+            np.add.at(out, key, values)
+        return out
+
+    def backward(self, F, grad):
+        return grad[self.key]
+
+
+class ScatterZerosBackward0(Op):
+    """zeros(shape) with ``src`` placed at ``index`` along ``dim`` (gradient of max(dim))."""
+
+    __slots__ = ("dim", "index")
+
+    def forward(self, src, shape, dim, index):
+        self.dim, self.index = dim, index
+        out = np.zeros(shape, dtype=src.dtype)
+        np.put_along_axis(out, index, src, axis=dim)
+        return out
+
+    def backward(self, F, grad):
+        values = grad._data if isinstance(grad, Tensor) else grad
+        if isinstance(grad, Tensor):
+            return take_along_dim(grad, Tensor._from_array(self.index), self.dim)
+        return np.take_along_axis(values, self.index, axis=self.dim)
+
+
+def index_zeros_add(shape: tuple, key: Any, values: Tensor, basic: bool) -> Tensor:
+    """Differentiable ``zeros(shape)`` with ``values`` added at ``key`` (backward helper)."""
+    return IndexPutAccumulateBackward0.apply(values, shape=shape, key=key, basic=basic)
+
+
+def scatter_zeros(shape: tuple, dim: int, index: np.ndarray, src: Tensor) -> Tensor:
+    """Differentiable ``zeros(shape)`` with ``src`` at ``index`` along ``dim`` (backward helper)."""
+    return ScatterZerosBackward0.apply(src, shape=shape, dim=dim, index=index)
+
+
+class TakeAlongDimBackward0(Op):
+    __slots__ = ("shape", "dim", "index")
+
+    def forward(self, x, index, dim):
+        self.shape, self.dim, self.index = x.shape, dim, index
+        return np.take_along_axis(x, index, axis=dim)
+
+    def backward(self, F, grad):
+        if isinstance(grad, Tensor):
+            return scatter_add_zeros(self.shape, self.dim, self.index, grad), None
+        out = np.zeros(self.shape, dtype=grad.dtype)
+        _scatter_add_along(out, self.index, grad, self.dim)
+        return out, None
+
+
+class ScatterAddZerosBackward0(Op):
+    __slots__ = ("dim", "index")
+
+    def forward(self, src, shape, dim, index):
+        self.dim, self.index = dim, index
+        out = np.zeros(shape, dtype=src.dtype)
+        _scatter_add_along(out, index, src, dim)
+        return out
+
+    def backward(self, F, grad):
+        if isinstance(grad, Tensor):
+            return take_along_dim(grad, Tensor._from_array(self.index), self.dim)
+        return np.take_along_axis(grad, self.index, axis=self.dim)
+
+
+def _scatter_add_along(out: np.ndarray, index: np.ndarray, src: np.ndarray, dim: int) -> None:
+    """out[..., index[i], ...] += src[i] along ``dim`` (repeated indices accumulate)."""
+    grids = np.indices(index.shape, sparse=True)
+    key = tuple(index if d == dim else grids[d] for d in range(index.ndim))
+    np.add.at(out, key, src[tuple(slice(0, s) for s in index.shape)])
+
+
+def scatter_add_zeros(shape: tuple, dim: int, index: np.ndarray, src: Tensor) -> Tensor:
+    return ScatterAddZerosBackward0.apply(src, shape=shape, dim=dim, index=index)
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim: int) -> Tensor:
+    """Values of ``input`` at ``indices`` along ``dim`` (``numpy.take_along_axis``).
+
+    Example::
+
+        >>> x = glassgrad.tensor([[10.0, 30.0, 20.0]])
+        >>> glassgrad.take_along_dim(x, glassgrad.tensor([[1]]), 1)
+        tensor([[30.]])
+    """
+    check_tensor(input, "take_along_dim")
+    d = wrap_dim(dim, input._data.ndim, "take_along_dim")
+    index = indices._data if isinstance(indices, Tensor) else np.asarray(indices)
+    if index.dtype.kind not in "iu":
+        raise RuntimeError(
+            f"take_along_dim(): dtype of indices should be Long but got {index.dtype}"
+        )
+    return TakeAlongDimBackward0.apply(input, index, dim=d)
+
+
+# --- __getitem__ ---------------------------------------------------------------------------
+
+
+def _normalize_key(key: Any) -> tuple:
+    if not isinstance(key, tuple):
+        key = (key,)
+    normalized = []
+    for k in key:
+        if isinstance(k, Tensor):
+            if k._data.dtype.kind == "f":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            k = k._data
+            if k.ndim == 0 and k.dtype.kind in "iu":
+                k = int(k)
+        elif isinstance(k, (list, np.ndarray)):
+            k = np.asarray(k)
+            if k.dtype.kind == "f":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            if k.dtype.kind not in "iub":
+                raise IndexError(f"index: unsupported index type {k.dtype}")
+        elif isinstance(k, (bool, np.bool_)):
+            k = np.asarray(k)
+        elif isinstance(k, np.integer):
+            k = int(k)
+        elif not (k is None or k is Ellipsis or isinstance(k, (int, slice))):
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                f"Variables are valid indices (got {type(k).__name__})"
+            )
+        normalized.append(k)
+    return tuple(normalized)
+
+
+def _consumed(k: Any) -> int:
+    if k is None or k is Ellipsis:
+        return 0
+    if isinstance(k, np.ndarray) and k.dtype == np.bool_:
+        return k.ndim
+    return 1
+
+
+def _split_key(x: Tensor, key: tuple) -> tuple:
+    """Apply the basic part of ``key`` as views; return (view, advanced key or None)."""
+    ndim = x._data.ndim
+    used = sum(_consumed(k) for k in key)
+    if used > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    if sum(k is Ellipsis for k in key) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    out, dim, advanced, has_advanced = x, 0, [], False
+    for k in key:
+        if k is None:
+            out = UnsqueezeView.apply(out, dim=dim)
+            advanced.append(slice(None))
+            dim += 1
+        elif k is Ellipsis:
+            n = ndim - used
+            advanced.extend([slice(None)] * n)
+            dim += n
+        elif isinstance(k, int):
+            size = out._data.shape[dim]
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+            out = SelectBackward0.apply(out, dim=dim, index=k % size)
+        elif isinstance(k, slice):
+            size = out._data.shape[dim]
+            if k.step is not None and k.step <= 0:
+                raise ValueError("step must be greater than zero")
+            start, stop, step = k.indices(size)
+            stop = max(stop, start)
+            if (start, stop, step) != (0, size, 1):
+                out = SliceBackward0.apply(out, dim=dim, start=start, end=stop, step=step)
+            advanced.append(slice(None))
+            dim += 1
+        else:
+            has_advanced = True
+            if k.dtype == np.bool_:
+                shape = out._data.shape[dim : dim + k.ndim]
+                if k.shape != shape and k.ndim:
+                    raise IndexError(
+                        f"The shape of the mask {list(k.shape)} at index {dim} does not match "
+                        f"the shape of the indexed tensor {list(shape)} at index {dim}"
+                    )
+                advanced.extend(np.nonzero(k) if k.ndim else [k])
+                dim += k.ndim
+            else:
+                size = out._data.shape[dim]
+                if k.size and (k.max() >= size or k.min() < -size):
+                    bad = k.max() if k.max() >= size else k.min()
+                    raise IndexError(
+                        f"index {bad} is out of bounds for dimension {dim} with size {size}"
+                    )
+                advanced.append(k)
+                dim += 1
+    return out, (tuple(advanced) if has_advanced else None)
+
+
+def getitem(input: Tensor, key: Any) -> Tensor:
+    """``input[key]`` with PyTorch's views for basic keys and a copy for advanced ones.
+
+    Example::
+
+        >>> x = glassgrad.arange(6.0).view(2, 3)
+        >>> x[1, 1:], x[:, [0, 0]].shape
+        (tensor([4., 5.]), glassgrad.Size([2, 2]))
+    """
+    view, advanced = _split_key(input, _normalize_key(key))
+    if advanced is None:
+        if view is input:
+            return ViewBackward0Alias.apply(input)
+        return view
+    return IndexBackward0.apply(view, key=advanced)
+
+
+class UnsqueezeView(Op):
+    """``x[None]``: PyTorch records it as UnsqueezeBackward0."""
+
+    __slots__ = ("dim",)
+    is_view = True
+
+    def forward(self, x, dim):
+        self.dim = dim
+        return np.expand_dims(x, dim)
+
+    def backward(self, F, grad):
+        return F.squeeze(grad, self.dim)
+
+
+UnsqueezeView.__name__ = UnsqueezeView.__qualname__ = "UnsqueezeBackward0"
+
+
+class ViewBackward0Alias(Op):
+    """``x[:]`` or ``x[...]``: an alias of the whole tensor."""
+
+    is_view = True
+
+    def forward(self, x):
+        return x.view()
+
+    def backward(self, F, grad):
+        return grad
+
+
+ViewBackward0Alias.__name__ = ViewBackward0Alias.__qualname__ = "AliasBackward0"
+
+
+# --- __setitem__ and index_put_ -----------------------------------------------------------
+
+
+class IndexPutBackward0(Op):
+    """x[key] = values (or += with accumulate), written into x."""
+
+    __slots__ = ("key", "accumulate")
+
+    def forward(self, x, values, key, accumulate=False):
+        self.key, self.accumulate = key, accumulate
+        out = x.copy()
+        values = np.asarray(values, dtype=x.dtype) if not isinstance(values, np.ndarray) else values
+        try:
+            if accumulate:
+                np.add.at(out, key, values)
+            else:
+                out[key] = values
+        except ValueError as error:
+            raise RuntimeError(f"index_put_: {error}") from None
+        return out
+
+    def backward(self, F, grad):
+        grad_values = grad[self.key] if self.needs_input_grad[1] else None
+        if self.accumulate:
+            return grad, grad_values
+        mask = np.ones(grad.shape, dtype=bool)
+        mask[self.key] = False
+        return grad * mask, grad_values
+
+
+def index_put_(input: Tensor, indices: tuple, values: Any, accumulate: bool = False) -> Tensor:
+    """In place, ``input[indices] = values`` (``+=`` with ``accumulate``, which sums repeats).
+
+    Example::
+
+        >>> x = glassgrad.zeros(3)
+        >>> x.index_put_((glassgrad.tensor([0, 0]),), glassgrad.tensor(1.0), accumulate=True)
+        tensor([2., 0., 0.])
+    """
+    _, key = _split_key(input, _normalize_key(tuple(indices)))
+    key = key if key is not None else _normalize_key(tuple(indices))
+    return apply_inplace(IndexPutBackward0, input, values, key=key, accumulate=accumulate)
+
+
+def index_put(input: Tensor, indices: tuple, values: Any, accumulate: bool = False) -> Tensor:
+    """Out-of-place ``index_put_``."""
+    return index_put_(input.clone(), indices, values, accumulate)
+
+
+def setitem(input: Tensor, key: Any, value: Any) -> None:
+    """``input[key] = value``: records CopySlices (or IndexPutBackward0) on ``input``."""
+    view, advanced = _split_key(input, _normalize_key(key))
+    if not isinstance(value, Tensor):
+        value = np.asarray(value, dtype=input._data.dtype)
+    if advanced is not None:
+        apply_inplace(IndexPutBackward0, view, value, key=advanced, accumulate=False)
+        return
+    from .conversion import copy_
+
+    copy_(view, value)
+
+
+def _getitem_samples(rng: np.random.Generator) -> list[Sample]:
+    return [
+        Sample((randn(rng, 3, 4), 1)),
+        Sample((randn(rng, 3, 4), (0, 2))),
+        Sample((randn(rng, 3, 4), (slice(None), slice(1, 3)))),
+        Sample((randn(rng, 3, 4), (slice(None, None, 2), -1))),
+        Sample((randn(rng, 3, 4), (None, Ellipsis, 0))),
+        Sample((randn(rng, 3, 4), np.array([0, 2, 0]))),
+        Sample((randn(rng, 3, 4), (slice(None), np.array([1, 1, 3])))),
+        Sample((randn(rng, 3, 4), (1, np.array([0, 1])))),
+        Sample((randn(rng, 3, 4), np.array([True, False, True]))),
+        Sample((randn(rng, 2, 3), randn(rng, 2, 3) > 0)),
+    ]
+
+
+register(
+    "getitem",
+    getitem,
+    nodes=(SelectBackward0, SliceBackward0, IndexBackward0),
+    methods=("__getitem__",),
+    samples=_getitem_samples,
+    torch=lambda torch, x, key: x[_torch_key(torch, key)],
+)
+register(
+    "take_along_dim",
+    take_along_dim,
+    nodes=(TakeAlongDimBackward0,),
+    samples=lambda rng: [Sample((randn(rng, 3, 4), np.array([[0, 3], [1, 1], [2, 0]]), 1))],
+)
+register(
+    "index_put",
+    index_put,
+    nodes=(IndexPutBackward0,),
+    samples=lambda rng: [
+        Sample((NoGrad(randn(rng, 4, 3)), (np.array([0, 2]),), randn(rng, 2, 3))),
+        Sample((randn(rng, 4, 3), (np.array([0, 0]),), randn(rng, 3)), {"accumulate": True}),
+    ],
+    torch=lambda torch, x, idx, v, accumulate=False: x.index_put(
+        tuple(torch.as_tensor(i) for i in idx), v, accumulate=accumulate
+    ),
+)
+
+
+def _torch_key(torch: Any, key: Any) -> Any:
+    """The same key for PyTorch (NumPy index arrays become tensors)."""
+    items = key if isinstance(key, tuple) else (key,)
+    converted = tuple(torch.as_tensor(k) if isinstance(k, np.ndarray) else k for k in items)
+    return converted if isinstance(key, tuple) else converted[0]

@@ -1,0 +1,230 @@
+"""Matrix products of the core set: matmul (every 1-D/2-D/batched case), mm, bmm, mv, dot."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.op import Op
+from ._common import check_tensor
+from ._registry import Sample, register
+from ._samples import randn
+
+
+def _check_operands(op: str, a: np.ndarray, b: np.ndarray) -> None:
+    if a.ndim == 0 or b.ndim == 0:
+        raise RuntimeError(
+            f"{op}: both arguments need to be at least 1D, but they are {a.ndim}D and {b.ndim}D"
+        )
+    if a.dtype != b.dtype:
+        raise RuntimeError(
+            f"{op}: expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}"
+        )
+    k_a = a.shape[-1]
+    k_b = b.shape[-2] if b.ndim > 1 else b.shape[0]
+    if k_a != k_b:
+        raise RuntimeError(
+            f"{op}: mat1 and mat2 shapes cannot be multiplied "
+            f"({'x'.join(map(str, a.shape))} and {'x'.join(map(str, b.shape))})"
+        )
+
+
+class _Matmul(Op):
+    """out = a @ b with NumPy's matmul rules (1-D operands are promoted and squeezed)."""
+
+    saved_inputs = (0, 1)
+    op_name = "matmul"
+
+    def forward(self, a, b):
+        _check_operands(self.op_name, a, b)
+        try:
+            return np.matmul(a, b)
+        except ValueError as error:
+            raise RuntimeError(
+                f"{self.op_name}: shapes {list(a.shape)} and {list(b.shape)} cannot be "
+                f"multiplied ({error})"
+            ) from None
+
+    def backward(self, F, grad):
+        a, b = self.saved
+        a_vector, b_vector = a.ndim == 1, b.ndim == 1
+        needs = self.needs_input_grad
+        if a_vector and b_vector:
+            return (grad * b if needs[0] else None, grad * a if needs[1] else None)
+        if a_vector:
+            grad = F.unsqueeze(grad, -2)  # (..., 1, m)
+        if b_vector:
+            grad = F.unsqueeze(grad, -1)  # (..., n, 1)
+        grad_a = grad_b = None
+        if needs[0]:
+            b2 = F.unsqueeze(b, -1) if b_vector else b
+            grad_a = F.matmul(grad, F.mT(b2))
+            if a_vector:
+                grad_a = grad_a[..., 0, :]
+        if needs[1]:
+            a2 = F.unsqueeze(a, 0) if a_vector else a
+            grad_b = F.matmul(F.mT(a2), grad)
+            if b_vector:
+                grad_b = grad_b[..., 0]
+        return grad_a, grad_b
+
+
+class MmBackward0(_Matmul):
+    op_name = "mm"
+
+
+class MvBackward0(_Matmul):
+    op_name = "mv"
+
+
+class DotBackward0(_Matmul):
+    op_name = "dot"
+
+
+class BmmBackward0(_Matmul):
+    op_name = "bmm"
+
+
+def _node_for(a: np.ndarray, b: np.ndarray) -> type:
+    if a.ndim == 2 and b.ndim == 2:
+        return MmBackward0
+    if a.ndim == 1 and b.ndim == 1:
+        return DotBackward0
+    if a.ndim == 2 and b.ndim == 1:
+        return MvBackward0
+    return BmmBackward0
+
+
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """Matrix product with broadcasting of batch dims; 1-D operands act as vectors.
+
+    Example::
+
+        >>> a = glassgrad.ones(2, 3); b = glassgrad.ones(3, 4)
+        >>> glassgrad.matmul(a, b).shape
+        glassgrad.Size([2, 4])
+    """
+    check_tensor(input, "matmul")
+    check_tensor(other, "matmul", "other", 2)
+    return _node_for(input._data, other._data).apply(input, other)
+
+
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Product of two 2-D matrices.
+
+    Example::
+
+        >>> glassgrad.mm(glassgrad.eye(2), glassgrad.ones(2, 3)).shape
+        glassgrad.Size([2, 3])
+    """
+    for name, t in (("self", check_tensor(input, "mm")), ("mat2", check_tensor(mat2, "mm"))):
+        if t._data.ndim != 2:
+            raise RuntimeError(f"mm: {name} must be a matrix, got {t._data.ndim}-D tensor")
+    return MmBackward0.apply(input, mat2)
+
+
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Batched product of 3-D tensors ``(b, n, k) @ (b, k, m)``.
+
+    Example::
+
+        >>> glassgrad.bmm(glassgrad.ones(5, 2, 3), glassgrad.ones(5, 3, 4)).shape
+        glassgrad.Size([5, 2, 4])
+    """
+    for name, t in (("batch1", check_tensor(input, "bmm")), ("batch2", check_tensor(mat2, "bmm"))):
+        if t._data.ndim != 3:
+            raise RuntimeError(f"bmm: {name} must be a 3D tensor, got {t._data.ndim}-D")
+    if input._data.shape[0] != mat2._data.shape[0]:
+        raise RuntimeError(
+            f"bmm: batch1 and batch2 must have the same batch size, got "
+            f"{list(input._data.shape)} and {list(mat2._data.shape)}"
+        )
+    return BmmBackward0.apply(input, mat2)
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    """Matrix-vector product.
+
+    Example::
+
+        >>> glassgrad.mv(glassgrad.eye(2), glassgrad.tensor([1.0, 2.0]))
+        tensor([1., 2.])
+    """
+    if check_tensor(input, "mv")._data.ndim != 2 or check_tensor(vec, "mv")._data.ndim != 1:
+        raise RuntimeError(
+            f"mv: vector + matrix @ vector expected, got {input._data.ndim}, {vec._data.ndim}"
+        )
+    return MvBackward0.apply(input, vec)
+
+
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    """Inner product of two 1-D tensors.
+
+    Example::
+
+        >>> glassgrad.dot(glassgrad.tensor([1.0, 2.0]), glassgrad.tensor([3.0, 4.0]))
+        tensor(11.)
+    """
+    a, b = check_tensor(input, "dot")._data, check_tensor(tensor, "dot")._data
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.shape != b.shape:
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
+            f"to have the same number of elements, but got {a.shape[0]} and {b.shape[0]} "
+            "elements respectively"
+        )
+    return DotBackward0.apply(input, tensor)
+
+
+def _rmatmul(self: Tensor, other: Tensor) -> Tensor:
+    return matmul(other, self)
+
+
+def _matmul_samples(rng: np.random.Generator) -> list[Sample]:
+    return [
+        Sample((randn(rng, 3, 4), randn(rng, 4, 5))),
+        Sample((randn(rng, 4), randn(rng, 4))),
+        Sample((randn(rng, 3, 4), randn(rng, 4))),
+        Sample((randn(rng, 4), randn(rng, 4, 2))),
+        Sample((randn(rng, 2, 3, 4), randn(rng, 2, 4, 5))),
+        Sample((randn(rng, 2, 3, 4), randn(rng, 4, 5))),
+        Sample((randn(rng, 2, 1, 3, 4), randn(rng, 5, 4, 2))),
+        Sample((randn(rng, 2, 3, 4), randn(rng, 4))),
+        Sample((randn(rng, 4), randn(rng, 2, 4, 3))),
+        Sample((randn(rng, 4, 3).T, randn(rng, 5, 4).T), note="non-contiguous"),
+    ]
+
+
+register(
+    "matmul",
+    matmul,
+    nodes=(MmBackward0, MvBackward0, DotBackward0, BmmBackward0),
+    methods=("matmul", "__matmul__"),
+    samples=_matmul_samples,
+)
+register(
+    "rmatmul",
+    _rmatmul,
+    methods=("__rmatmul__",),
+    torch=lambda torch, a, b: b @ a,
+    samples=lambda rng: [Sample((randn(rng, 4, 2), randn(rng, 3, 4)))],
+)
+register(
+    "mm",
+    mm,
+    nodes=(MmBackward0,),
+    samples=lambda rng: [Sample((randn(rng, 3, 4), randn(rng, 4, 2)))],
+)
+register(
+    "bmm",
+    bmm,
+    nodes=(BmmBackward0,),
+    samples=lambda rng: [Sample((randn(rng, 2, 3, 4), randn(rng, 2, 4, 2)))],
+)
+register(
+    "mv", mv, nodes=(MvBackward0,), samples=lambda rng: [Sample((randn(rng, 3, 4), randn(rng, 4)))]
+)
+register(
+    "dot", dot, nodes=(DotBackward0,), samples=lambda rng: [Sample((randn(rng, 4), randn(rng, 4)))]
+)

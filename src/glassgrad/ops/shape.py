@@ -1,0 +1,516 @@
+"""Views and shape ops of the core set: view, reshape, transpose, t, permute, squeeze,
+unsqueeze, expand, expand_as, unbind, cat, stack. Views share storage and version counter.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.op import Op
+from ._common import check_tensor, wrap_dim
+from ._registry import Sample, register
+from ._samples import randn
+
+
+def _shape_arg(shape: tuple) -> tuple:
+    """``view(2, 3)`` and ``view((2, 3))`` alike."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _infer_shape(op: str, shape: tuple, numel: int) -> tuple:
+    """Resolve one -1 in ``shape``; PyTorch's error if the sizes don't fit."""
+    if shape.count(-1) > 1:
+        raise RuntimeError(f"{op}: only one dimension can be inferred")
+    known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"{op}: shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"{op}: shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+class ViewBackward0(Op):
+    __slots__ = ("shape",)
+    is_view = True
+
+    def forward(self, x, shape):
+        self.shape = x.shape
+        shape = _infer_shape("view", shape, x.size)
+        try:
+            out = x.view()
+            out.shape = shape  # raises instead of copying when strides don't allow a view
+        except AttributeError:
+            raise RuntimeError(
+                "view size is not compatible with input tensor's size and stride (at least one "
+                "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+            ) from None
+        return out
+
+    def backward(self, F, grad):
+        return F.reshape(grad, self.shape)
+
+
+class UnsafeViewBackward0(Op):
+    """reshape that had to copy (non-contiguous input)."""
+
+    __slots__ = ("shape",)
+
+    def forward(self, x, shape):
+        self.shape = x.shape
+        return np.reshape(x, shape).copy()
+
+    def backward(self, F, grad):
+        return F.reshape(grad, self.shape)
+
+
+def view(input: Tensor, *shape: Any) -> Tensor:
+    """The same data with another shape (no copy; fails when strides don't allow it).
+
+    Example::
+
+        >>> glassgrad.arange(6.0).view(2, 3).shape
+        glassgrad.Size([2, 3])
+    """
+    check_tensor(input, "view")
+    return ViewBackward0.apply(input, shape=_shape_arg(shape))
+
+
+def reshape(input: Tensor, *shape: Any) -> Tensor:
+    """The data with another shape: a view when possible, else a copy.
+
+    Example::
+
+        >>> glassgrad.arange(6.0).reshape(3, -1).shape
+        glassgrad.Size([3, 2])
+    """
+    check_tensor(input, "reshape")
+    shape = _infer_shape("reshape", _shape_arg(shape), input._data.size)
+    if shape == input._data.shape:
+        return ViewBackward0.apply(input, shape=shape)
+    try:
+        return ViewBackward0.apply(input, shape=shape)
+    except RuntimeError:
+        return UnsafeViewBackward0.apply(input, shape=shape)
+
+
+class TransposeBackward0(Op):
+    __slots__ = ("dim0", "dim1")
+    is_view = True
+
+    def forward(self, x, dim0, dim1):
+        self.dim0, self.dim1 = dim0, dim1
+        return np.swapaxes(x, dim0, dim1) if x.ndim else x.view()
+
+    def backward(self, F, grad):
+        return F.transpose(grad, self.dim0, self.dim1) if grad.ndim else grad
+
+
+class TBackward0(Op):
+    is_view = True
+
+    def forward(self, x):
+        return x.T
+
+    def backward(self, F, grad):
+        return F.mT(grad) if grad.ndim == 2 else grad
+
+
+class PermuteBackward0(Op):
+    __slots__ = ("dims",)
+    is_view = True
+
+    def forward(self, x, dims):
+        self.dims = dims
+        return np.transpose(x, dims)
+
+    def backward(self, F, grad):
+        return F.permute(grad, tuple(np.argsort(self.dims)))
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """Swap dimensions ``dim0`` and ``dim1`` (a view).
+
+    Example::
+
+        >>> glassgrad.zeros(2, 3).transpose(0, 1).shape
+        glassgrad.Size([3, 2])
+    """
+    n = check_tensor(input, "transpose")._data.ndim
+    return TransposeBackward0.apply(
+        input, dim0=wrap_dim(dim0, n, "transpose"), dim1=wrap_dim(dim1, n, "transpose")
+    )
+
+
+def t(input: Tensor) -> Tensor:
+    """Transpose of a tensor of at most 2 dimensions.
+
+    Example::
+
+        >>> glassgrad.zeros(2, 3).t().shape
+        glassgrad.Size([3, 2])
+    """
+    n = check_tensor(input, "t")._data.ndim
+    if n > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
+    return TBackward0.apply(input)
+
+
+def permute(input: Tensor, *dims: Any) -> Tensor:
+    """Reorder the dimensions (a view).
+
+    Example::
+
+        >>> glassgrad.zeros(2, 3, 4).permute(2, 0, 1).shape
+        glassgrad.Size([4, 2, 3])
+    """
+    n = check_tensor(input, "permute")._data.ndim
+    dims = tuple(wrap_dim(d, n, "permute") for d in _shape_arg(dims))
+    if sorted(dims) != list(range(n)):
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {n} is not equal "
+            f"to len(dims) = {len(dims)}"
+            if len(dims) != n
+            else f"permute: repeated dim in {list(dims)}"
+        )
+    return PermuteBackward0.apply(input, dims=dims)
+
+
+class SqueezeBackward0(Op):
+    __slots__ = ("shape",)
+    is_view = True
+
+    def forward(self, x, dim=None):
+        self.shape = x.shape
+        if dim is None:
+            return np.squeeze(x)
+        dims = tuple(d for d in dim if x.shape[d] == 1)
+        return np.squeeze(x, axis=dims) if dims else x.view()
+
+    def backward(self, F, grad):
+        return F.reshape(grad, self.shape)
+
+
+class SqueezeBackward1(SqueezeBackward0):
+    pass
+
+
+class UnsqueezeBackward0(Op):
+    __slots__ = ("dim",)
+    is_view = True
+
+    def forward(self, x, dim):
+        self.dim = dim
+        return np.expand_dims(x, dim)
+
+    def backward(self, F, grad):
+        return F.squeeze(grad, self.dim)
+
+
+def squeeze(input: Tensor, dim: Any = None) -> Tensor:
+    """Remove dimensions of size 1 (all, or those in ``dim``).
+
+    Example::
+
+        >>> glassgrad.zeros(2, 1, 3).squeeze().shape
+        glassgrad.Size([2, 3])
+    """
+    n = check_tensor(input, "squeeze")._data.ndim
+    if dim is None:
+        return SqueezeBackward0.apply(input)
+    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    return SqueezeBackward1.apply(input, dim=tuple(wrap_dim(d, n, "squeeze") for d in dims))
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    """Insert a dimension of size 1 at ``dim``.
+
+    Example::
+
+        >>> glassgrad.zeros(3).unsqueeze(0).shape
+        glassgrad.Size([1, 3])
+    """
+    n = check_tensor(input, "unsqueeze")._data.ndim
+    return UnsqueezeBackward0.apply(input, dim=wrap_dim(dim, n + 1, "unsqueeze"))
+
+
+class ExpandBackward0(Op):
+    __slots__ = ("shape",)
+    is_view = True
+
+    def forward(self, x, shape):
+        self.shape = x.shape
+        return np.broadcast_to(x, shape)
+
+    def backward(self, F, grad):
+        return F.sum_to_size(grad, self.shape)
+
+
+def expand(input: Tensor, *sizes: Any) -> Tensor:
+    """A view with singleton dimensions repeated to ``sizes`` (-1 keeps a size).
+
+    Example::
+
+        >>> glassgrad.zeros(3, 1).expand(3, 4).shape
+        glassgrad.Size([3, 4])
+    """
+    shape = check_tensor(input, "expand")._data.shape
+    sizes = _shape_arg(sizes)
+    if len(sizes) < len(shape):
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{{list(shape)}}}, size={list(sizes)}): the number of "
+            f"sizes provided ({len(sizes)}) must be greater or equal to the number of "
+            f"dimensions in the tensor ({len(shape)})"
+        )
+    lead = len(sizes) - len(shape)
+    target = []
+    for i, s in enumerate(sizes):
+        own = shape[i - lead] if i >= lead else None
+        if s == -1:
+            if own is None:
+                raise RuntimeError(
+                    f"expand: -1 is not allowed in a leading, non-existing dimension {i}"
+                )
+            s = own
+        elif own is not None and own != 1 and own != s:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({own}) at "
+                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
+                f"{list(shape)}"
+            )
+        target.append(s)
+    return ExpandBackward0.apply(input, shape=tuple(target))
+
+
+def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    """``input.expand(other.size())``."""
+    return expand(input, other._data.shape)
+
+
+def sum_to_size(input: Tensor, *size: Any) -> Tensor:
+    """Sum ``input`` down to ``size`` (undoes broadcasting ``size`` to ``input``'s shape).
+
+    Example::
+
+        >>> glassgrad.ones(2, 3).sum_to_size(1, 3)
+        tensor([[2., 2., 2.]])
+    """
+    from .reduction import sum as reduce_sum
+
+    shape = _shape_arg(size)
+    source = input._data.shape
+    lead = len(source) - len(shape)
+    if lead < 0 or any(s != 1 and s != source[i + lead] for i, s in enumerate(shape)):
+        raise RuntimeError(f"size {list(shape)} is not expandable to size {list(source)}")
+    dims = tuple(range(lead)) + tuple(
+        i + lead for i, s in enumerate(shape) if s == 1 and source[i + lead] != 1
+    )
+    out = reduce_sum(input, dims, keepdim=True) if dims else input
+    return reshape(out, shape) if lead else out
+
+
+class UnbindBackward0(Op):
+    __slots__ = ("dim",)
+    is_view = True
+
+    def forward(self, x, dim):
+        self.dim = dim
+        return tuple(_select(x, dim, i) for i in range(x.shape[dim]))
+
+    def backward(self, F, grads):
+        return F.stack(list(grads), self.dim)
+
+
+def _select(x: np.ndarray, dim: int, index: int) -> np.ndarray:
+    return x[(slice(None),) * dim + (index, Ellipsis)]
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    """The slices along ``dim`` as a tuple of views.
+
+    Example::
+
+        >>> [t.tolist() for t in glassgrad.tensor([[1, 2], [3, 4]]).unbind(1)]
+        [[1, 3], [2, 4]]
+    """
+    n = check_tensor(input, "unbind")._data.ndim
+    if n == 0:
+        raise RuntimeError("unbind: Dimension specified as 0 but tensor has no dimensions")
+    return UnbindBackward0.apply(input, dim=wrap_dim(dim, n, "unbind"))
+
+
+class CatBackward0(Op):
+    __slots__ = ("dim", "sizes")
+
+    def forward(self, *arrays, dim):
+        self.dim = dim
+        self.sizes = [a.shape[dim] if a.ndim else 0 for a in arrays]
+        return np.concatenate(arrays, axis=dim)
+
+    def backward(self, F, grad):
+        grads, start = [], 0
+        for size in self.sizes:
+            key = (slice(None),) * self.dim + (slice(start, start + size),)
+            grads.append(grad[key])
+            start += size
+        return tuple(grads)
+
+
+def cat(tensors: Any, dim: int = 0) -> Tensor:
+    """Concatenate tensors along an existing dimension.
+
+    Example::
+
+        >>> glassgrad.cat([glassgrad.zeros(2, 3), glassgrad.ones(1, 3)]).shape
+        glassgrad.Size([3, 3])
+    """
+    tensors = [check_tensor(x, "cat", "tensors") for x in tensors]
+    if not tensors:
+        raise RuntimeError("cat(): expected a non-empty list of Tensors")
+    # Legacy: 1-D empty tensors are skipped, as PyTorch does.
+    kept = [x for x in tensors if not (x._data.ndim == 1 and x._data.size == 0)] or tensors[:1]
+    ref = kept[0]._data
+    if ref.ndim == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = wrap_dim(dim, ref.ndim, "cat")
+    for i, x in enumerate(kept):
+        shape = x._data.shape
+        if len(shape) != ref.ndim:
+            raise RuntimeError(
+                f"cat(): Tensors must have same number of dimensions: got {ref.ndim} and "
+                f"{len(shape)}"
+            )
+        for axis, (s, r) in enumerate(zip(shape, ref.shape)):
+            if axis != d and s != r:
+                raise RuntimeError(
+                    f"cat(): Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{r} but got size {s} for tensor number {i} in the list."
+                )
+    from .._dtype import result_numpy_dtype
+    from .conversion import to
+
+    dtype = result_numpy_dtype([x._data for x in kept])
+    kept = [x if x._data.dtype == dtype else to(x, dtype) for x in kept]
+    return CatBackward0.apply(*kept, dim=d)
+
+
+def stack(tensors: Any, dim: int = 0) -> Tensor:
+    """Join tensors of equal shape along a new dimension.
+
+    Example::
+
+        >>> glassgrad.stack([glassgrad.zeros(3), glassgrad.ones(3)]).shape
+        glassgrad.Size([2, 3])
+    """
+    tensors = [check_tensor(x, "stack", "tensors") for x in tensors]
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    shape = tensors[0]._data.shape
+    for i, x in enumerate(tensors):
+        if x._data.shape != shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 "
+                f"and {list(x._data.shape)} at entry {i}"
+            )
+    d = wrap_dim(dim, len(shape) + 1, "stack")
+    return cat([unsqueeze(x, d) for x in tensors], d)
+
+
+def _view_samples(rng: np.random.Generator) -> list[Sample]:
+    return [Sample((randn(rng, 2, 3, 4), 6, 4)), Sample((randn(rng, 2, 3), (-1,)))]
+
+
+register("view", view, nodes=(ViewBackward0,), samples=_view_samples)
+register(
+    "reshape",
+    reshape,
+    nodes=(ViewBackward0, UnsafeViewBackward0),
+    samples=lambda rng: [*_view_samples(rng), Sample((randn(rng, 4, 3).T, 12))],
+)
+register(
+    "transpose",
+    transpose,
+    nodes=(TransposeBackward0,),
+    methods=("transpose", "swapaxes"),
+    samples=lambda rng: [Sample((randn(rng, 2, 3, 4), 0, 2)), Sample((randn(rng, 2, 3), -1, 0))],
+)
+register(
+    "t",
+    t,
+    nodes=(TBackward0,),
+    samples=lambda rng: [Sample((randn(rng, 2, 3),)), Sample((randn(rng, 3),))],
+)
+register(
+    "permute",
+    permute,
+    nodes=(PermuteBackward0,),
+    samples=lambda rng: [Sample((randn(rng, 2, 3, 4), (2, 0, 1)))],
+)
+register(
+    "squeeze",
+    squeeze,
+    nodes=(SqueezeBackward0, SqueezeBackward1),
+    samples=lambda rng: [
+        Sample((randn(rng, 2, 1, 3, 1),)),
+        Sample((randn(rng, 2, 1, 3), 1)),
+        Sample((randn(rng, 2, 1, 3), 0)),
+    ],
+)
+register(
+    "unsqueeze",
+    unsqueeze,
+    nodes=(UnsqueezeBackward0,),
+    samples=lambda rng: [Sample((randn(rng, 2, 3), 1)), Sample((randn(rng, 2, 3), -1))],
+)
+register(
+    "expand",
+    expand,
+    nodes=(ExpandBackward0,),
+    samples=lambda rng: [Sample((randn(rng, 3, 1), 3, 4)), Sample((randn(rng, 3), (2, -1, 3)))],
+    torch=lambda torch, x, *s: x.expand(*s),
+)
+register(
+    "expand_as",
+    expand_as,
+    nodes=(ExpandBackward0,),
+    samples=lambda rng: [Sample((randn(rng, 3, 1), randn(rng, 2, 3, 4)))],
+    torch=lambda torch, x, o: x.expand_as(o),
+)
+register(
+    "sum_to_size",
+    sum_to_size,
+    samples=lambda rng: [Sample((randn(rng, 2, 3, 4), 3, 1))],
+    torch=lambda torch, x, *s: x.sum_to_size(*s),
+)
+register(
+    "unbind",
+    unbind,
+    nodes=(UnbindBackward0,),
+    samples=lambda rng: [Sample((randn(rng, 3, 4),)), Sample((randn(rng, 3, 4), 1))],
+)
+register(
+    "cat",
+    cat,
+    nodes=(CatBackward0,),
+    methods=(),
+    samples=lambda rng: [
+        Sample(([randn(rng, 2, 3), randn(rng, 1, 3)],)),
+        Sample(([randn(rng, 2, 3), randn(rng, 2, 2)], 1)),
+    ],
+)
+register(
+    "stack",
+    stack,
+    methods=(),
+    samples=lambda rng: [
+        Sample(([randn(rng, 2, 3), randn(rng, 2, 3)],)),
+        Sample(([randn(rng, 2, 3), randn(rng, 2, 3)], -1)),
+    ],
+)
