@@ -89,7 +89,7 @@ short, int, long = int16, int32, int64  # noqa: A001
 
 globals().update(_public_functions())
 
-_LAZY_SUBMODULES = ("nn", "optim", "utils", "viz", "serialization")
+_LAZY_SUBMODULES = ("nn", "optim", "utils", "viz", "serialization", "linalg")
 
 
 def __getattr__(name: str) -> Any:

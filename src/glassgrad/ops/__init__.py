@@ -4,6 +4,8 @@ Tensor methods named in the registry, and builds the Tensor namespace for backwa
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from typing import Any
 
 import numpy as np
@@ -11,6 +13,12 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import graph
 from . import conversion, indexing, linalg, pointwise, reduction, shape
+
+# Every op module of this package registers its rows on import; new modules need no edit here.
+for _module in pkgutil.iter_modules(__path__):
+    if not _module.name.startswith("_"):
+        importlib.import_module(f"{__name__}.{_module.name}")
+
 from ._namespace import ArrayNamespace, build_tensor_namespace
 from ._registry import REGISTRY
 
@@ -75,12 +83,13 @@ def attach_methods() -> None:
     Tensor.mT = property(lambda self: shape.transpose(self, -2, -1))
 
 
-def public_functions() -> dict[str, Any]:
-    """Registry functions exported as ``glassgrad.<name>`` (dunder helpers excluded)."""
+def public_functions(namespace: str = "") -> dict[str, Any]:
+    """Registry functions public in ``namespace`` ("" is ``glassgrad.<name>``)."""
+    private = ("getitem", "rsub", "rtruediv", "rpow", "rmatmul")
     return {
-        name: info.function
-        for name, info in REGISTRY.items()
-        if name not in ("getitem", "rsub", "rtruediv", "rpow", "rmatmul")
+        info.name: info.function
+        for info in REGISTRY.values()
+        if info.namespace == namespace and info.name not in private
     }
 
 

@@ -48,7 +48,8 @@ class OpInfo:
     torch: str | Callable | None = None
     differentiable: bool = True
     second_order: bool = True
-    # Outputs of the op to compare (None: all); e.g. max(dim) compares values and indices.
+    # Where the function is public: "" (glassgrad.X), "nn.functional", "linalg", "special".
+    namespace: str = ""
     atol: float = 1e-10
     rtol: float = 1e-8
 
@@ -66,20 +67,28 @@ def register(
     torch: str | Callable | None = None,
     differentiable: bool = True,
     second_order: bool = True,
+    namespace: str = "",
     **tolerances: Any,
 ) -> Callable:
-    """Add a row for ``name``; ``methods`` defaults to ``(name,)`` (Tensor method names)."""
-    if name in REGISTRY:
-        raise ValueError(f"op {name!r} is registered twice")
-    REGISTRY[name] = OpInfo(
+    """Add a row for ``name``; ``methods`` defaults to ``(name,)`` (Tensor method names) for
+    ops in the top-level namespace and to none elsewhere.
+
+    Rows of another namespace are keyed ``"<namespace>.<name>"``.
+    """
+    key = f"{namespace}.{name}" if namespace else name
+    if key in REGISTRY:
+        raise ValueError(f"op {key!r} is registered twice")
+    default_methods = (name,) if not namespace else ()
+    REGISTRY[key] = OpInfo(
         name=name,
         function=function,
         nodes=nodes,
-        methods=(name,) if methods is None else tuple(methods),
+        methods=default_methods if methods is None else tuple(methods),
         samples=samples,
-        torch=torch if torch is not None else f"torch.{name}",
+        torch=torch if torch is not None else f"torch.{key}",
         differentiable=differentiable,
         second_order=second_order,
+        namespace=namespace,
         **tolerances,
     )
     return function

@@ -1,0 +1,5 @@
+"""``glassgrad.linalg``: the linear-algebra ops registered with namespace "linalg"."""
+
+from .ops import public_functions as _public_functions
+
+globals().update(_public_functions("linalg"))
