@@ -13,14 +13,14 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import graph
 from . import conversion, indexing, linalg, pointwise, reduction, shape
+from ._namespace import ArrayNamespace, build_tensor_namespace
+from ._registry import REGISTRY
 
 # Every op module of this package registers its rows on import; new modules need no edit here.
 for _module in pkgutil.iter_modules(__path__):
     if not _module.name.startswith("_"):
         importlib.import_module(f"{__name__}.{_module.name}")
 
-from ._namespace import ArrayNamespace, build_tensor_namespace
-from ._registry import REGISTRY
 
 __all__ = ["REGISTRY", "public_functions"]
 
