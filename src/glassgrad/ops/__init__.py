@@ -17,9 +17,11 @@ from ._namespace import ArrayNamespace, build_tensor_namespace
 from ._registry import REGISTRY
 
 # Every op module of this package registers its rows on import; new modules need no edit here.
-for _module in pkgutil.iter_modules(__path__):
-    if not _module.name.startswith("_"):
-        importlib.import_module(f"{__name__}.{_module.name}")
+_OP_MODULES = [
+    importlib.import_module(f"{__name__}.{m.name}")
+    for m in pkgutil.iter_modules(__path__)
+    if not m.name.startswith("_")
+]
 
 
 __all__ = ["REGISTRY", "public_functions"]
@@ -76,6 +78,10 @@ def attach_methods() -> None:
             setattr(Tensor, method, info.function)
     for name, fn in {**conversion.INPLACE_METHODS, **conversion.CAST_METHODS}.items():
         setattr(Tensor, name, fn)
+    # Extra methods (in-place variants, aliases) an op module lists in TENSOR_METHODS.
+    for module in _OP_MODULES:
+        for name, fn in getattr(module, "TENSOR_METHODS", {}).items():
+            setattr(Tensor, name, fn)
     Tensor.__setitem__ = indexing.setitem
     Tensor.type = conversion.type_
     Tensor.index_put_ = indexing.index_put_
