@@ -29,7 +29,7 @@ SHAPES = [(), (1,), (5,), (2, 3), (2, 1, 4), (0,), (3, 0), (0, 2, 2)]
 
 def random_array(dtype: str, shape: tuple, rng: np.random.Generator) -> np.ndarray:
     if dtype == "bool":
-        return rng.random(shape) < 0.5
+        return np.asarray(rng.random(shape) < 0.5)
     if dtype.startswith("float"):
         return rng.standard_normal(shape).astype(dtype)
     info = np.iinfo(dtype)

@@ -102,8 +102,9 @@ def save(obj: Any, f: FileLike) -> None:
 
     Example
     -------
-    >>> glassgrad.save(model.state_dict(), "model.safetensors")
-    >>> model.load_state_dict(glassgrad.load("model.safetensors"))
+    >>> glassgrad.save({"weight": glassgrad.ones(2), "step": 10}, "ckpt.safetensors")
+    >>> glassgrad.load("ckpt.safetensors")
+    {'weight': tensor([1., 1.]), 'step': 10}
     """
     arrays: dict[str, np.ndarray] = {}
     structure = _encode(obj, path=(), arrays=arrays)

@@ -227,19 +227,18 @@ def test_plain_sequences_as_datasets_match_torch(dataset):
     assert_same_loader(ours, theirs)
 
 
-@pytest.mark.parametrize(
-    "options",
-    [
-        {"sampler": [4, 2, 0, 1, 9], "batch_size": 2},
-        {"sampler": [4, 2, 0, 1, 9], "batch_size": 2, "drop_last": True},
-        {"batch_sampler": [[0, 1], [5, 3, 2], [4]]},
-        {"batch_size": None},
-        {"batch_size": None, "sampler": [3, 1]},
-        {"batch_size": 3, "collate_fn": lambda batch: batch},
-        {"batch_size": 4, "collate_fn": lambda batch: len(batch)},
-    ],
-    ids=str,
-)
+LOADER_OPTIONS = {
+    "sampler list": {"sampler": [4, 2, 0, 1, 9], "batch_size": 2},
+    "sampler list, drop_last": {"sampler": [4, 2, 0, 1, 9], "batch_size": 2, "drop_last": True},
+    "batch_sampler list": {"batch_sampler": [[0, 1], [5, 3, 2], [4]]},
+    "no batching": {"batch_size": None},
+    "no batching, sampler": {"batch_size": None, "sampler": [3, 1]},
+    "identity collate_fn": {"batch_size": 3, "collate_fn": lambda batch: batch},
+    "counting collate_fn": {"batch_size": 4, "collate_fn": lambda batch: len(batch)},
+}
+
+
+@pytest.mark.parametrize("options", LOADER_OPTIONS.values(), ids=LOADER_OPTIONS.keys())
 def test_sampler_batch_sampler_and_collate_fn_options_match_torch(options):
     ours, theirs = both(lambda lib, mod: mod.DataLoader(tensor_dataset(lib, mod), **options))
     assert_same_loader(ours, theirs)
@@ -346,7 +345,7 @@ def epochs(loader, count=3):
 def test_shuffle_gives_a_new_permutation_each_epoch_from_the_generator():
     def loader(seed):
         return data.DataLoader(
-            range(50), batch_size=8, shuffle=True, generator=np.random.default_rng(seed)
+            range(50), batch_size=8, shuffle=True, generator=glassgrad.Generator().manual_seed(seed)
         )
 
     first = epochs(loader(0))
@@ -360,7 +359,11 @@ def test_shuffle_gives_a_new_permutation_each_epoch_from_the_generator():
 
 def test_shuffle_with_drop_last_gives_full_batches_only():
     loader = data.DataLoader(
-        range(10), batch_size=4, shuffle=True, drop_last=True, generator=np.random.default_rng(3)
+        range(10),
+        batch_size=4,
+        shuffle=True,
+        drop_last=True,
+        generator=glassgrad.Generator().manual_seed(3),
     )
     batches = list(loader)
     assert len(loader) == len(batches) == 2
@@ -373,10 +376,45 @@ def test_shuffle_without_generator_is_still_a_permutation():
     assert sorted(order) == list(range(20))
 
 
+def test_shuffle_without_generator_follows_manual_seed():
+    loader = data.DataLoader(range(30), batch_size=7, shuffle=True)
+    glassgrad.manual_seed(123)
+    first = epochs(loader, count=2)
+    glassgrad.manual_seed(123)
+    assert epochs(loader, count=2) == first
+    assert first[0] != first[1]
+    glassgrad.manual_seed(124)
+    assert epochs(loader, count=1)[0] != first[0]
+
+
+def test_generator_is_shared_and_reseeding_replays():
+    generator = glassgrad.Generator().manual_seed(5)
+    sampler = data.RandomSampler(range(40), generator=generator)
+    first, second = list(sampler), list(sampler)
+    assert first != second  # the generator's stream advanced
+    generator.manual_seed(5)
+    assert list(sampler) == first
+
+
+def test_numpy_generators_are_accepted():
+    def order(seed):
+        return epochs(
+            data.DataLoader(
+                range(25), batch_size=4, shuffle=True, generator=np.random.default_rng(seed)
+            ),
+            count=2,
+        )
+
+    assert order(0) == order(0) and order(0) != order(1)
+    assert sorted(order(0)[1]) == list(range(25))
+
+
 def test_random_sampler_options():
     draws = list(data.RandomSampler(range(5), replacement=True, num_samples=200))
     assert len(draws) == 200 and set(draws) == set(range(5))
-    chained = list(data.RandomSampler(range(4), num_samples=10, generator=np.random.default_rng(0)))
+    chained = list(
+        data.RandomSampler(range(4), num_samples=10, generator=glassgrad.Generator().manual_seed(0))
+    )
     assert len(chained) == 10
     assert sorted(chained[:4]) == sorted(chained[4:8]) == [0, 1, 2, 3]
     assert len(set(chained[8:])) == 2
@@ -411,7 +449,9 @@ def test_random_split_sizes_match_torch(size, fractions):
         theirs = torch_data.random_split(range(size), fractions)
     with warnings.catch_warnings(record=True) as our_warnings:
         warnings.simplefilter("always")
-        ours = data.random_split(range(size), fractions, generator=np.random.default_rng(0))
+        ours = data.random_split(
+            range(size), fractions, generator=glassgrad.Generator().manual_seed(0)
+        )
     assert [len(s) for s in ours] == [len(s) for s in theirs]
     assert len(our_warnings) == len(their_warnings)
     assert sorted(itertools.chain.from_iterable(ours)) == list(range(size))
@@ -419,7 +459,9 @@ def test_random_split_sizes_match_torch(size, fractions):
 
 def test_random_split_with_counts_is_disjoint_covering_and_seeded():
     def split(seed):
-        subsets = data.random_split(range(100), [60, 30, 10], generator=np.random.default_rng(seed))
+        subsets = data.random_split(
+            range(100), [60, 30, 10], generator=glassgrad.Generator().manual_seed(seed)
+        )
         return [list(subset) for subset in subsets]
 
     first = split(7)
@@ -431,7 +473,9 @@ def test_random_split_with_counts_is_disjoint_covering_and_seeded():
 
 def test_random_split_of_a_tensor_dataset_gives_its_rows():
     dataset = tensor_dataset(glassgrad, data, size=10)
-    train, test = data.random_split(dataset, [0.7, 0.3], generator=np.random.default_rng(0))
+    train, test = data.random_split(
+        dataset, [0.7, 0.3], generator=glassgrad.Generator().manual_seed(0)
+    )
     assert isinstance(train, data.Subset) and len(train) == 7 and len(test) == 3
     for subset in (train, test):
         for position, index in enumerate(subset.indices):

@@ -1,9 +1,9 @@
 """Where ``utils.data`` gets its random numbers: the bridge to glassgrad's generators.
 
 ``DataLoader(shuffle=True)``, ``RandomSampler`` and ``random_split`` take a ``generator``, as in
-PyTorch. The draws come from NumPy's PCG64 bit stream, so the orders differ from PyTorch's
-for the same seed, but a seeded generator gives the same orders on every run, and a loader's
-successive epochs use successive draws from it.
+PyTorch. The draws come from the NumPy PCG64 stream behind a ``glassgrad.Generator``, so the
+orders differ from PyTorch's for the same seed, but a seeded generator gives the same orders
+on every run, and a loader's successive epochs use successive draws from it.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
+import glassgrad
 
 __all__ = ["numpy_generator", "fresh_seed"]
 
@@ -26,11 +28,10 @@ def numpy_generator(generator: Any) -> np.random.Generator:
     """
     if generator is None:
         return np.random.default_rng(fresh_seed())
+    if isinstance(generator, glassgrad.Generator):
+        return generator.rng  # read at each use: manual_seed replaces it
     if isinstance(generator, np.random.Generator):
         return generator
-    stream = getattr(generator, "_numpy", None)
-    if isinstance(stream, np.random.Generator):
-        return stream
     raise TypeError(
         f"generator must be a glassgrad.Generator or a numpy.random.Generator, "
         f"got {type(generator).__name__}"
@@ -39,11 +40,4 @@ def numpy_generator(generator: Any) -> np.random.Generator:
 
 def fresh_seed() -> int:
     """A seed drawn from glassgrad's global generator (see ``glassgrad.manual_seed``)."""
-    import glassgrad
-
-    default = getattr(glassgrad, "default_generator", None)
-    stream = getattr(default, "_numpy", None)
-    if isinstance(stream, np.random.Generator):
-        return int(stream.integers(0, _SEED_BOUND))
-    # The core has no global generator yet: fall back to fresh OS entropy.
-    return int(np.random.default_rng().integers(0, _SEED_BOUND))
+    return int(glassgrad.default_generator.rng.integers(0, _SEED_BOUND))

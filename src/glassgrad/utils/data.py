@@ -218,7 +218,8 @@ def random_split(
 
     Example
     -------
-    >>> train, test = random_split(range(10), [0.8, 0.2], generator=np.random.default_rng(0))
+    >>> seeded = glassgrad.Generator().manual_seed(0)
+    >>> train, test = random_split(range(10), [0.8, 0.2], generator=seeded)
     >>> len(train), len(test), sorted(list(train) + list(test)) == list(range(10))
     (8, 2, True)
     """
@@ -299,7 +300,7 @@ class RandomSampler(Sampler[int]):
 
     Example
     -------
-    >>> sorted(RandomSampler(range(4), generator=np.random.default_rng(0)))
+    >>> sorted(RandomSampler(range(4), generator=glassgrad.Generator().manual_seed(0)))
     [0, 1, 2, 3]
     """
 
@@ -601,12 +602,14 @@ class DataLoader(Generic[T_co]):
 
     Example
     -------
+    >>> dataset = TensorDataset(glassgrad.randn(1437, 64), glassgrad.zeros(1437))
     >>> loader = DataLoader(dataset, batch_size=64, shuffle=True,
     ...                     generator=glassgrad.Generator().manual_seed(0))
     >>> len(loader)  # batches per epoch
     23
-    >>> for features, labels in loader:
-    ...     loss = loss_fn(model(features), labels)
+    >>> features, labels = next(iter(loader))
+    >>> features.shape, labels.shape
+    (glassgrad.Size([64, 64]), glassgrad.Size([64]))
     """
 
     def __init__(
