@@ -151,6 +151,48 @@ def test_default_collate_of_tensors_with_different_shapes_raises_like_stack():
         data.default_collate(materialize(samples, "glassgrad"))
 
 
+def test_collate_of_tensors_that_require_grad_records_the_stack():
+    values = [rng_array(3, "float64", seed=i) for i in range(4)]
+    weights = rng_array((4, 3), "float64", seed=9)
+    results = {}
+    for library, module in LIBRARIES.values():
+        samples = [library.tensor(v, requires_grad=True) for v in values]
+        batch = module.default_collate(samples)
+        (batch * library.from_numpy(weights)).sum().backward()
+        results[library.__name__] = (
+            type(batch.grad_fn).__name__,
+            [s.grad.numpy() for s in samples],
+        )
+    # torch names it StackBackward0; the name is the stack op's business (tests/ops), here
+    # the batch must be connected to every sample.
+    assert results["glassgrad"][0] is not None and results["torch"][0] == "StackBackward0"
+    for ours, theirs in zip(results["glassgrad"][1], results["torch"][1], strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+
+
+def test_tensor_dataset_that_requires_grad_gives_connected_batches():
+    features = rng_array((5, 2), "float64")
+    grads = {}
+    for library, module in LIBRARIES.values():
+        leaf = library.tensor(features, requires_grad=True)
+        dataset = module.TensorDataset(leaf, library.arange(5))
+        for batch, _ in module.DataLoader(dataset, batch_size=2):
+            (batch * batch).sum().backward()
+        grads[library.__name__] = leaf.grad.numpy()
+    np.testing.assert_array_equal(grads["glassgrad"], grads["torch"])
+
+
+def test_tensor_dataset_batches_are_copies_and_samples_are_views():
+    features = glassgrad.zeros(4, 2)
+    dataset = data.TensorDataset(features)
+    (batch,) = next(iter(data.DataLoader(dataset, batch_size=4)))
+    batch.add_(1.0)
+    assert features.sum().item() == 0.0  # a batch owns its memory, as torch.stack's result
+    for sample in dataset.__getitems__([1, 3]):
+        sample[0].add_(2.0)
+    np.testing.assert_array_equal(features.numpy()[:, 0], [0.0, 2.0, 0.0, 2.0])
+
+
 def test_collate_fn_map_can_be_extended():
     class Box:
         def __init__(self, value):

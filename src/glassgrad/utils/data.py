@@ -138,6 +138,17 @@ class TensorDataset(Dataset):
     def __getitem__(self, index: Any) -> tuple:
         return tuple(tensor[index] for tensor in self.tensors)
 
+    def __getitems__(self, indices: list[int]) -> list[tuple]:
+        """The samples at ``indices`` (what ``DataLoader`` fetches for one batch).
+
+        When no tensor requires grad, no graph can be recorded, so each row is a plain view
+        of the tensor's array; otherwise each goes through indexing, as ``dataset[i]``.
+        """
+        if any(tensor.requires_grad for tensor in self.tensors):
+            return [self[index] for index in indices]
+        arrays = [tensor._data for tensor in self.tensors]
+        return [tuple(glassgrad.from_numpy(a[index, ...]) for a in arrays) for index in indices]
+
     def __len__(self) -> int:
         return self.tensors[0].shape[0]
 
@@ -410,6 +421,12 @@ _COLLATE_ERROR = (
 
 
 def _collate_tensors(batch: Sequence[Any], *, collate_fn_map: dict | None = None) -> Any:
+    first = batch[0]._data
+    if all(
+        not t.requires_grad and t._data.shape == first.shape and t._data.dtype == first.dtype
+        for t in batch
+    ):  # no graph to record and nothing to promote: stack the arrays directly
+        return glassgrad.from_numpy(np.stack([t._data for t in batch]))
     return glassgrad.stack(list(batch), 0)
 
 
