@@ -18,6 +18,11 @@ from glassgrad.viz import explore, trace_backward
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::RuntimeWarning"),  # log(0) on purpose
+    pytest.mark.filterwarnings("ignore:Anomaly Detection has been enabled:UserWarning"),
+]
+
 
 @pytest.fixture(scope="module")
 def browser():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+import warnings
 
 import graphviz
 import numpy as np
@@ -36,7 +37,9 @@ def chain_names(dot: DotGraph, start_label: str) -> list[str]:
 
 def log_example(lib):
     if lib is gg:
-        x = Variable(gg.ones(1), requires_grad=True)
+        with warnings.catch_warnings():  # the legacy Variable warns that it is legacy
+            warnings.simplefilter("ignore", DeprecationWarning)
+            x = Variable(gg.ones(1), requires_grad=True)
     else:
         x = torch.autograd.Variable(torch.ones(1), requires_grad=True)
     y = 0.5 * (x + 1).pow(2)

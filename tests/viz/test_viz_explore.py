@@ -88,6 +88,8 @@ def test_trace_adds_gradients_order_and_saved_values_freed_by_backward():
     assert received["shape"] == [4, 3] and received["num_nan"] == 0
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy notes log(0) and 0 * inf
+@pytest.mark.filterwarnings("ignore:Anomaly Detection has been enabled:UserWarning")
 def test_nan_origins_and_code_lines_under_anomaly_mode():
     x = gg.tensor([0.0, 2.0], requires_grad=True)
     with detect_anomaly(check_nan=False):

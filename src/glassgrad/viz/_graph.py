@@ -256,16 +256,25 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def user_frame(stack: list[str]) -> tuple[str, int, str, str] | None:
-    """The innermost frame of ``stack`` outside glassgrad: (file, line, function, code)."""
+    """The innermost frame of ``stack`` outside glassgrad and installed packages:
+    (file, line, function, code), or None."""
     for frame in reversed(stack):
         parsed = _parse_frame(frame)
         if parsed is None:
             continue
-        filename = os.path.abspath(parsed[0])
-        if filename.startswith(_PACKAGE_DIR + os.sep):
+        if _is_library_file(parsed[0]):
             continue
         return parsed
     return None
+
+
+def _is_library_file(filename: str) -> bool:
+    # glassgrad itself, and installed packages: the user's line is the last frame outside them.
+    path = os.path.abspath(filename)
+    if path.startswith(_PACKAGE_DIR + os.sep):
+        return True
+    parts = path.split(os.sep)
+    return "site-packages" in parts or "dist-packages" in parts
 
 
 def _parse_frame(frame: str) -> tuple[str, int, str, str] | None:

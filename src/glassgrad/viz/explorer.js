@@ -118,6 +118,13 @@
       title.textContent = node.lines.join(" ");
       group.append(title);
       group.append(svgEl("rect", { width: node.w, height: node.h }));
+      if (classes.includes("bad-grad")) {
+        const mark = svgEl("circle", { cx: node.w - 5, cy: 5, r: 4, class: "bad-mark" });
+        const tip = svgEl("title", {});
+        tip.textContent = "NaN/Inf in the gradient";
+        mark.append(tip);
+        group.append(mark);
+      }
       node.lines.forEach((line, index) => {
         const text = svgEl("text", {
           x: node.w / 2,
@@ -485,7 +492,7 @@
       entries.push(
         el("div", { class: "problem" + (param.certain ? "" : " warn"), "data-problem": "no-grad", onclick: () => selectParam(param, null) }, [
           el("div", { class: "what", text: `${param.name}: no gradient` }),
-          el("div", { class: "why", text: `${param.reason}. ${param.detail}` }),
+          el("div", { class: "why", text: param.detail }),
         ])
       );
     });
