@@ -32,6 +32,8 @@ class Sample:
     # Whether the sample's first / second derivatives are compared (kinks, discrete ops).
     grad: bool = True
     gradgrad: bool = True
+    # Whether finite differences apply (False at a kink, e.g. ties of max).
+    fd: bool = True
     note: str = ""
 
 

@@ -424,7 +424,7 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
 
 
 def _view_samples(rng: np.random.Generator) -> list[Sample]:
-    return [Sample((randn(rng, 2, 3, 4), 6, 4)), Sample((randn(rng, 2, 3), (-1,)))]
+    return [Sample((randn(rng, 2, 3, 4), (6, 4))), Sample((randn(rng, 2, 3), (-1,)))]
 
 
 register("view", view, nodes=(ViewBackward0,), samples=_view_samples)
@@ -432,7 +432,7 @@ register(
     "reshape",
     reshape,
     nodes=(ViewBackward0, UnsafeViewBackward0),
-    samples=lambda rng: [*_view_samples(rng), Sample((randn(rng, 4, 3).T, 12))],
+    samples=lambda rng: [*_view_samples(rng), Sample((randn(rng, 4, 3).T, (12,)))],
 )
 register(
     "transpose",
@@ -473,7 +473,7 @@ register(
     "expand",
     expand,
     nodes=(ExpandBackward0,),
-    samples=lambda rng: [Sample((randn(rng, 3, 1), 3, 4)), Sample((randn(rng, 3), (2, -1, 3)))],
+    samples=lambda rng: [Sample((randn(rng, 3, 1), 3, 4)), Sample((randn(rng, 1, 3), (2, -1, 3)))],
     torch=lambda torch, x, *s: x.expand(*s),
 )
 register(
