@@ -76,6 +76,7 @@ def test_loads_offline_without_errors(page, page_file):
 
 
 def test_click_a_node_shows_its_details(page):
+    page.click("#fit")  # the whole graph in view
     page.click("g.node[data-label=PowBackward0]")
     panel = page.inner_text("#panel-body")
     assert panel.startswith("PowBackward0")
@@ -131,6 +132,7 @@ def test_zoom_and_pan_change_the_view(page):
 
 
 def test_screenshot_is_not_blank(page, tmp_path):
+    page.click("#fit")
     page.click("g.node[data-label=LogBackward0]")
     png = page.screenshot()
     (tmp_path / "explorer.png").write_bytes(png)

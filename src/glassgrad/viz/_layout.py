@@ -20,7 +20,7 @@ LINE_HEIGHT = 15.0
 PAD_X = 10.0
 PAD_Y = 7.0
 GAP_X = 24.0
-GAP_Y = 56.0
+GAP_Y = 42.0
 SWEEPS = 6
 
 

@@ -176,6 +176,22 @@
     applyView();
   }
 
+  // Big graphs fitted whole would have unreadable text: start readable, at the root (the
+  // loss, at the bottom), and let "fit" show everything.
+  const READABLE_SCALE = 0.75;
+  function initialView() {
+    fit();
+    if (view.scale >= READABLE_SCALE || !data.roots.length) return;
+    const size = canvasSize();
+    const roots = data.roots.map((key) => nodes[key]);
+    const rootX = roots.reduce((sum, n) => sum + n.x, 0) / roots.length;
+    const rootBottom = Math.max(...roots.map((n) => n.y + n.h / 2));
+    view.scale = READABLE_SCALE;
+    view.x = size.width / 2 - rootX * view.scale;
+    view.y = size.height - 30 - rootBottom * view.scale;
+    applyView();
+  }
+
   function zoomAt(factor, cx, cy) {
     const next = Math.min(Math.max(view.scale * factor, 0.02), 8);
     const ratio = next / view.scale;
@@ -540,6 +556,6 @@
 
   draw();
   buildSidebar();
-  fit();
+  initialView();
   document.body.setAttribute("data-ready", "true");
 })();
