@@ -26,9 +26,7 @@ class _Formatter:
                 self.max_width = max(self.max_width, len(self._plain(value)))
             return
         finite = flat[np.isfinite(flat) & (flat != 0)].astype(np.float64)
-        if finite.size == 0:
-            for value in flat.tolist():  # nan/inf/0 only
-                self.max_width = max(self.max_width, len(self._float_fixed0(value)))
+        if finite.size == 0:  # only zeros, nan, inf: PyTorch keeps width 1
             return
         abs_vals = np.abs(finite)
         lo, hi = float(abs_vals.min()), float(abs_vals.max())
@@ -46,9 +44,6 @@ class _Formatter:
             else:
                 strs = [f"{v:.{PRECISION}f}" for v in finite.tolist()]
         self.max_width = max(len(s) for s in strs)
-        if finite.size != flat.size:  # nan / inf / 0 also printed
-            for value in flat[~(np.isfinite(flat) & (flat != 0))].tolist():
-                self.max_width = max(self.max_width, len(self.format(value).strip()))
 
     @staticmethod
     def _plain(value) -> str:
