@@ -14,7 +14,7 @@ from playwright.sync_api import sync_playwright
 
 import glassgrad as gg
 from glassgrad.autograd import detect_anomaly
-from glassgrad.viz import explore, trace_backward
+from glassgrad.viz import explore, record_forward, trace_backward
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
@@ -41,14 +41,14 @@ def page_file(tmp_path_factory):
     model = gg.nn.Sequential(gg.nn.Linear(3, 4), gg.nn.ReLU(), gg.nn.Linear(4, 2))
     unused = gg.nn.Linear(2, 2)
     x = gg.tensor(rng.standard_normal((5, 3)).astype(np.float32))
-    with detect_anomaly(check_nan=False):
+    with detect_anomaly(check_nan=False), record_forward(model) as log:
         out = model(x)
         loss = gg.log(out.pow(2).mean() * 0)  # log(0): NaN/Inf on purpose
     params = dict(model.named_parameters())
     params["unused.weight"] = unused.weight
     trace = trace_backward(loss)
     path = tmp_path_factory.mktemp("explorer") / "graph.html"
-    explore(loss, params, path, trace=trace, title="test graph")
+    explore(loss, params, path, trace=trace, forward_log=log, title="test graph")
     return path
 
 
@@ -108,6 +108,18 @@ def test_pick_a_parameter_highlights_its_paths_to_the_root(page):
     assert page.locator("path.edge.on-path").count() >= on_path.count() - 1
     page.click("#param-list li[data-param='unused.weight']")
     assert "not reachable" in page.inner_text("#panel-body")
+
+
+def test_pick_a_module_lights_up_its_nodes(page):
+    page.click("#module-list li[data-module='2']")
+    labels = page.locator("g.node.on-path").evaluate_all(
+        "nodes => nodes.map(n => n.dataset.label).sort()"
+    )
+    assert labels == sorted(
+        ["2.weight", "2.bias", "AccumulateGrad", "AccumulateGrad", "TBackward0", "AddmmBackward0"]
+    )
+    panel = page.inner_text("#panel-body")
+    assert panel.startswith("module '2' (Linear)") and "called 1 time" in panel
 
 
 def test_search_finds_nodes_by_name(page):

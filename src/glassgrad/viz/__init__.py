@@ -5,6 +5,7 @@
 * :func:`print_graph` — an indented tree in the terminal, with the backward order;
 * :func:`grad_report` — which parameters got a useful gradient, and why not;
 * :func:`trace_backward` / :func:`record_backward` — record what backward did, node by node;
+* :func:`record_forward` — record which module ran, in which grad mode, creating which nodes;
 * :func:`diagnose_params` — why each parameter is or is not reachable from the root.
 
 Example::
@@ -30,6 +31,7 @@ from .diagnose import (
 )
 from .dot import GlassDigraph, GraphvizNotInstalledError, make_dot
 from .explore import explore, explorer_data
+from .forward import ForwardLog, ModuleCall, record_forward
 from .report import GradReport, GradReportRow, grad_report
 from .trace import BackwardTrace, NodeRecord, record_backward, trace_backward
 from .tree import print_graph
@@ -46,6 +48,9 @@ __all__ = [
     "GradReportRow",
     "trace_backward",
     "record_backward",
+    "record_forward",
+    "ForwardLog",
+    "ModuleCall",
     "BackwardTrace",
     "NodeRecord",
     "diagnose_params",

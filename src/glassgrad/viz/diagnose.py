@@ -20,6 +20,7 @@ from typing import Any
 
 from ._graph import OP, Graph, named_tensor_map, shares_memory, upstream_first
 from ._stats import dtype_name, format_shape
+from .forward import ForwardLog
 
 __all__ = [
     "ParamStatus",
@@ -74,11 +75,14 @@ def diagnose_params(
     graph: Graph,
     named_parameters: Mapping[str, Any] | Iterable[tuple[str, Any]] | None,
     func_name: str = "diagnose_params",
+    forward_log: ForwardLog | None = None,
 ) -> list[ParamStatus]:
     """For each named parameter, whether it is reachable from the graph's roots, and why not.
 
     ``graph`` must have been built with details (``build_graph(..., read_details=True)``) for
-    the "cut" evidence from saved tensors.
+    the "cut" evidence from saved tensors. With a ``forward_log`` from :func:`record_forward`
+    the reasons of unreachable parameters are exact: the module that owns one was never
+    called, ran under ``no_grad``, or had its output (or the parameter) cut afterwards.
 
     Examples
     --------
@@ -95,11 +99,17 @@ def diagnose_params(
     }
     statuses = []
     for name, tensor in _named_items(named_parameters, func_name):
-        statuses.append(_diagnose_one(graph, leaf_keys, name, tensor))
+        statuses.append(_diagnose_one(graph, leaf_keys, name, tensor, forward_log))
     return statuses
 
 
-def _diagnose_one(graph: Graph, leaf_keys: dict[int, int], name: str, tensor: Any) -> ParamStatus:
+def _diagnose_one(
+    graph: Graph,
+    leaf_keys: dict[int, int],
+    name: str,
+    tensor: Any,
+    forward_log: ForwardLog | None,
+) -> ParamStatus:
     shape_text = f"{format_shape(tuple(tensor.shape))} {dtype_name(tensor.dtype)}"
     if not tensor.requires_grad:
         return ParamStatus(
@@ -142,26 +152,23 @@ def _diagnose_one(graph: Graph, leaf_keys: dict[int, int], name: str, tensor: An
                     f"{name}.detach() or {name}.data",
                     evidence_key=node.key,
                 )
-    wanted = tuple(int(d) for d in tensor.shape)
-    wanted_dtype = dtype_name(tensor.dtype)
-    for op_key, slot in graph.dead_slots:
-        meta = graph.nodes[op_key].input_meta
-        if slot >= len(meta) or meta[slot] is None:
-            continue
-        shape, dtype = meta[slot]
-        transposed = len(wanted) == 2 and shape == wanted[::-1]
-        if dtype == wanted_dtype and (shape == wanted or transposed) and wanted:
-            label = graph.nodes[op_key].label
-            how = "its transpose's shape" if shape != wanted else "its shape and dtype"
-            return ParamStatus(
-                name,
-                tensor,
-                REASON_CUT,
-                f"{name} {shape_text} is probably cut from the graph: input {slot} of {label} has "
-                f"{how} but no graph (detach(), .data or no_grad cut it there)",
-                evidence_key=op_key,
-                certain=False,
-            )
+    if forward_log is not None and id(tensor) in forward_log.owner_of_param:
+        return _diagnose_with_log(graph, name, shape_text, tensor, forward_log)
+    slot = _matching_dead_slot(graph, tensor)
+    if slot is not None:
+        op_key, index = slot
+        shape = graph.nodes[op_key].input_meta[index][0]
+        how = "its shape and dtype" if shape == tuple(tensor.shape) else "its transpose's shape"
+        return ParamStatus(
+            name,
+            tensor,
+            REASON_CUT,
+            f"{name} {shape_text} is probably cut from the graph: input {index} of "
+            f"{graph.nodes[op_key].label} has {how} but no graph (detach(), .data or no_grad "
+            f"cut it there)",
+            evidence_key=op_key,
+            certain=False,
+        )
     return ParamStatus(
         name,
         tensor,
@@ -170,6 +177,116 @@ def _diagnose_one(graph: Graph, leaf_keys: dict[int, int], name: str, tensor: An
         f"to it (unused in this forward pass, or cut by detach()/.data/no_grad before its "
         f"values were used)",
     )
+
+
+def _diagnose_with_log(
+    graph: Graph, name: str, shape_text: str, tensor: Any, log: ForwardLog
+) -> ParamStatus:
+    owner = log.owner_of_param[id(tensor)]
+    module = log.describe(owner)
+    calls = log.calls_of(owner)
+    head = f"{name} {shape_text}"
+    if not calls:
+        return ParamStatus(
+            name,
+            tensor,
+            REASON_NOT_REACHABLE,
+            f"{head} is not reachable from the root: {module} was never called in the "
+            f"recorded forward pass",
+        )
+    if not any(call.grad_enabled for call in calls):
+        return ParamStatus(
+            name,
+            tensor,
+            REASON_CUT,
+            f"{head} is cut from the graph: {module} ran with grad mode off (inside no_grad() "
+            f"or inference_mode()), so nothing recorded it",
+        )
+    reaching = [
+        node
+        for call in calls
+        if call.grad_enabled
+        for node in call.output_nodes
+        if graph.key_of(node) is not None
+    ]
+    if reaching:
+        slot = _matching_dead_slot(graph, tensor)
+        if slot is not None and log.module_of(graph.nodes[slot[0]].obj) == owner:
+            op_key, index = slot
+            return ParamStatus(
+                name,
+                tensor,
+                REASON_CUT,
+                f"{head} is probably cut from the graph inside {module}: its output reaches the "
+                f"root, and input {index} of {graph.nodes[op_key].label} there has the "
+                f"parameter's shape but no graph (detach(), .data or no_grad)",
+                evidence_key=op_key,
+                certain=False,
+            )
+        return ParamStatus(
+            name,
+            tensor,
+            REASON_NOT_REACHABLE,
+            f"{head} is not reachable from the root: {module} ran and its output reaches the "
+            f"root, but its forward did not use the parameter with a graph (unused there, or "
+            f"cut by detach()/.data/no_grad before use)",
+        )
+    for call in calls:
+        for output in call.outputs:
+            for node in graph.nodes:
+                if node.kind != OP:
+                    continue
+                for saved in node.saved:
+                    if saved.is_tensor and shares_memory(saved.tensor, output):
+                        return ParamStatus(
+                            name,
+                            tensor,
+                            REASON_CUT,
+                            f"{head} is cut from the graph after {module}: {node.label} uses "
+                            f"its output through a tensor without a graph (saved as "
+                            f"'{saved.name}'), as made by .detach() or .data",
+                            evidence_key=node.key,
+                        )
+    for call in calls:
+        for output in call.outputs:
+            slot = _matching_dead_slot(graph, output)
+            if slot is not None:
+                op_key, index = slot
+                return ParamStatus(
+                    name,
+                    tensor,
+                    REASON_CUT,
+                    f"{head} is probably cut from the graph after {module}: input {index} of "
+                    f"{graph.nodes[op_key].label} has the shape of its output but no graph "
+                    f"(detach(), .data or no_grad)",
+                    evidence_key=op_key,
+                    certain=False,
+                )
+    return ParamStatus(
+        name,
+        tensor,
+        REASON_NOT_REACHABLE,
+        f"{head} is not reachable from the root: {module} ran, but its output does not lead "
+        f"to the root (not used, or cut by detach()/.data/no_grad later)",
+    )
+
+
+def _matching_dead_slot(graph: Graph, tensor: Any) -> tuple[int, int] | None:
+    """The first ``(op key, slot)`` whose input had no graph and the shape (or, for a matrix,
+    the transposed shape) and dtype of ``tensor``: where a cut probably happened."""
+    wanted = tuple(int(d) for d in tensor.shape)
+    if not wanted:
+        return None  # a scalar's shape says nothing
+    wanted_dtype = dtype_name(tensor.dtype)
+    for op_key, slot in graph.dead_slots:
+        meta = graph.nodes[op_key].input_meta
+        if slot >= len(meta) or meta[slot] is None:
+            continue
+        shape, dtype = meta[slot]
+        transposed = len(wanted) == 2 and shape == wanted[::-1]
+        if dtype == wanted_dtype and (shape == wanted or transposed):
+            return op_key, slot
+    return None
 
 
 def forward_nonfinite_origins(graph: Graph) -> list[int]:

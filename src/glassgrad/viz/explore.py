@@ -21,6 +21,7 @@ from ._graph import OP, Graph, GraphNode, build_graph, user_frame
 from ._layout import layout
 from ._stats import TensorStats, dtype_name, format_shape, tensor_stats
 from .diagnose import diagnose_params, forward_nonfinite_origins
+from .forward import ForwardLog
 from .trace import BackwardTrace
 
 __all__ = ["explore", "explorer_data"]
@@ -34,6 +35,7 @@ def explore(
     path: str | os.PathLike = "graph.html",
     *,
     trace: BackwardTrace | None = None,
+    forward_log: ForwardLog | None = None,
     title: str | None = None,
 ) -> str:
     """Write an interactive page for the graph behind ``roots`` to ``path``; return the path.
@@ -59,6 +61,9 @@ def explore(
         A recorded backward pass (:func:`trace_backward`): adds the gradients that flowed
         through each node and the backward order. Saved tensors are shown as they were before
         backward freed them.
+    forward_log : ForwardLog, optional
+        A recorded forward pass (:func:`record_forward`): nodes are grouped by the module that
+        created them (searchable, listed in the side bar) and "no gradient" reasons are exact.
     title : str, optional
         The page title.
 
@@ -72,7 +77,7 @@ def explore(
     """
     if isinstance(params, Iterable) and not isinstance(params, Mapping):
         params = list(params)
-    data = explorer_data(roots, params, trace=trace)
+    data = explorer_data(roots, params, trace=trace, forward_log=forward_log)
     page = render_page(data, title or "glassgrad graph explorer")
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(page)
@@ -84,6 +89,7 @@ def explorer_data(
     params: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
     *,
     trace: BackwardTrace | None = None,
+    forward_log: ForwardLog | None = None,
 ) -> dict[str, Any]:
     """Everything the page shows, as JSON-ready data (also handy for tests)."""
     if isinstance(params, Iterable) and not isinstance(params, Mapping):
@@ -93,15 +99,17 @@ def explorer_data(
         _restore_saved(graph, trace)
     labels = [_box_lines(node) for node in graph.nodes]
     boxes = layout(graph, labels)
-    statuses = diagnose_params(graph, params, func_name="explore")
+    statuses = diagnose_params(graph, params, func_name="explore", forward_log=forward_log)
     backward_origins = set()
     if trace is not None:
         backward_origins = {graph.key_of(node) for node in trace.nonfinite_origins()}
         backward_origins.discard(None)
     forward_origins = set(forward_nonfinite_origins(graph))
 
+    module_of = _module_of_nodes(graph, forward_log)
     nodes = []
     for node, lines, box in zip(graph.nodes, labels, boxes, strict=True):
+        module = module_of.get(node.key)
         entry = {
             "key": node.key,
             "kind": node.kind,
@@ -113,7 +121,8 @@ def explorer_data(
             "h": round(box.height, 1),
             "shape": list(node.shape) if node.shape is not None else None,
             "dtype": node.dtype,
-            "search": " ".join(lines).lower(),
+            "module": module,
+            "search": " ".join(lines + ([module] if module else [])).lower(),
             "nanOrigin": (
                 "backward"
                 if node.key in backward_origins
@@ -156,6 +165,7 @@ def explorer_data(
         "roots": graph.root_keys,
         "params": parameters,
         "nanOrigins": origins,
+        "modules": _modules_json(module_of, forward_log),
         "traced": trace is not None,
         "backwardError": str(trace.error) if trace is not None and trace.error else None,
         "counts": {
@@ -164,6 +174,44 @@ def explorer_data(
             "edges": len(edges),
         },
     }
+
+
+def _module_of_nodes(graph: Graph, log: ForwardLog | None) -> dict[int, str]:
+    """Graph key -> name of the innermost module that created the node (leaf tensors go with
+    their AccumulateGrad, outputs with the op that made them)."""
+    if log is None:
+        return {}
+    owners: dict[int, str] = {}
+    for node in graph.nodes:
+        if node.kind == OP:
+            module = log.module_of(node.obj)
+            if module is not None:
+                owners[node.key] = module
+                if node.variable_key is not None:
+                    owners[node.variable_key] = module
+    return owners
+
+
+def _modules_json(module_of: dict[int, str], log: ForwardLog | None) -> list[dict[str, Any]]:
+    if log is None:
+        return []
+    keys: dict[str, list[int]] = {}
+    for key, module in sorted(module_of.items()):
+        keys.setdefault(module, []).append(key)
+    modules = []
+    for name, type_name in log.module_types.items():
+        calls = log.calls_of(name)
+        modules.append(
+            {
+                "name": name,
+                "type": type_name,
+                "label": log.describe(name),
+                "calls": len(calls),
+                "gradEnabled": any(call.grad_enabled for call in calls),
+                "keys": keys.get(name, []),
+            }
+        )
+    return modules
 
 
 def _dtype_text(tensor: Any) -> str:

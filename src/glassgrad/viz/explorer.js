@@ -154,10 +154,12 @@
     return { width: box.width || 800, height: box.height || 600 };
   }
 
-  function fit() {
-    if (!nodes.length) return;
+  // Fit the given nodes (all by default) into the canvas.
+  function fit(keys) {
+    const chosen = Array.isArray(keys) ? keys.map((key) => nodes[key]) : nodes;
+    if (!chosen.length) return;
     let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
-    nodes.forEach((n) => {
+    chosen.forEach((n) => {
       minX = Math.min(minX, n.x - n.w / 2);
       maxX = Math.max(maxX, n.x + n.w / 2);
       minY = Math.min(minY, n.y - n.h / 2);
@@ -252,7 +254,7 @@
 
   function clearHighlight() {
     clearClasses("on-path", "dimmed", "touching", "selected");
-    document.querySelectorAll("#param-list li.active").forEach((li) => li.classList.remove("active"));
+    document.querySelectorAll("#param-list li.active, #module-list li.active").forEach((li) => li.classList.remove("active"));
     selectedKey = null;
   }
 
@@ -282,6 +284,33 @@
     return onPath;
   }
 
+  // Light up a set of nodes (and the edges among them), dim the rest.
+  function highlightSet(keys) {
+    clearClasses("on-path", "dimmed", "touching");
+    const chosen = new Set(keys);
+    nodeElements.forEach((element, key) => element.classList.add(chosen.has(key) ? "on-path" : "dimmed"));
+    edgeElements.forEach((element, index) => {
+      const edge = edges[index];
+      element.classList.add(chosen.has(edge.src) && chosen.has(edge.dst) ? "on-path" : "dimmed");
+    });
+  }
+
+  function selectModule(module, listItem) {
+    document.querySelectorAll("#param-list li.active, #module-list li.active").forEach((li) => li.classList.remove("active"));
+    if (listItem) listItem.classList.add("active");
+    highlightSet(module.keys);
+    if (module.keys.length) fit(module.keys);
+    const body = [
+      el("h3", { text: module.label }),
+      el("div", { class: "kind", text: "module" }),
+      el("p", { text: module.calls ? `called ${module.calls} time${module.calls === 1 ? "" : "s"}` + (module.gradEnabled ? "" : ", always with grad mode off (no_grad)") : "never called in the recorded forward pass" }),
+      el("p", { text: `${module.keys.length} node${module.keys.length === 1 ? "" : "s"} of this graph created by it (innermost module)` }),
+    ];
+    const list = el("ul", {}, module.keys.map((key) => el("li", {}, [nodeLink(key)])));
+    body.push(list);
+    panelBody.replaceChildren(...body);
+  }
+
   function select(key) {
     if (selectedKey !== null) nodeElements[selectedKey].classList.remove("selected");
     edgeElements.forEach((element) => element.classList.remove("touching"));
@@ -294,7 +323,7 @@
   }
 
   function selectParam(param, listItem) {
-    document.querySelectorAll("#param-list li.active").forEach((li) => li.classList.remove("active"));
+    document.querySelectorAll("#param-list li.active, #module-list li.active").forEach((li) => li.classList.remove("active"));
     if (listItem) listItem.classList.add("active");
     if (param.nodeKey === null) {
       clearClasses("on-path", "dimmed", "touching", "selected");
@@ -304,7 +333,7 @@
     }
     const onPath = highlightPaths(param.nodeKey);
     select(param.nodeKey);
-    fit();
+    fit([...onPath]);
     panelBody.prepend(
       el("p", { class: "hint", text: `${onPath.size} nodes on the paths from ${param.name} to the root` })
     );
@@ -388,6 +417,7 @@
 
   function renderOp(node, body) {
     body.push(el("div", { class: "kind", text: node.variable !== undefined ? "AccumulateGrad: adds the gradient into the leaf's .grad" : "backward function (grad_fn)" }));
+    if (node.module !== null && node.module !== undefined) body.push(moduleLine(node.module));
     if (node.variable !== undefined) {
       body.push(el("p", {}, ["leaf: ", nodeLink(node.variable)]));
     }
@@ -440,9 +470,16 @@
     }
   }
 
+  function moduleLine(name) {
+    const module = (data.modules || []).find((m) => m.name === name);
+    const label = module ? module.label : name;
+    return el("p", {}, ["created in ", el("span", { class: "link", text: label, onclick: () => module && selectModule(module, null) })]);
+  }
+
   function renderTensor(node, body) {
     const kinds = { output: "output tensor", param: "parameter (leaf)", leaf: "leaf tensor that requires grad", base: "base of a view", saved: "saved tensor" };
     body.push(el("div", { class: "kind", text: kinds[node.kind] || "tensor" }));
+    if (node.module !== null && node.module !== undefined) body.push(moduleLine(node.module));
     body.push(el("p", { class: "mono", text: `${shapeText(node.shape)} ${node.dtype}, requires_grad=${node.requiresGrad ? "True" : "False"}` }));
     body.push(...section("value", statsTable(node.value)));
     if (node.kind === "param" || node.kind === "leaf") {
@@ -493,6 +530,26 @@
       list.append(item);
     });
 
+    const modules = data.modules || [];
+    if (modules.length) {
+      document.getElementById("modules-section").hidden = false;
+      const moduleList = document.getElementById("module-list");
+      modules.forEach((module) => {
+        const badge = !module.calls
+          ? el("span", { class: "badge warn", text: "not called" })
+          : !module.gradEnabled
+            ? el("span", { class: "badge warn", text: "no_grad" })
+            : null;
+        const item = el("li", { "data-module": module.name, title: module.label }, [
+          el("span", { class: "pname", text: module.name === "" ? module.label : `${module.name} (${module.type})` }),
+          el("span", { class: "pnorm", text: String(module.keys.length) }),
+          badge,
+        ]);
+        item.addEventListener("click", () => selectModule(module, item));
+        moduleList.append(item);
+      });
+    }
+
     const problems = document.getElementById("problems");
     const entries = [];
     data.nanOrigins.forEach((origin) => {
@@ -533,7 +590,7 @@
   }
 
   // ---- wiring ------------------------------------------------------------------------
-  document.getElementById("fit").addEventListener("click", fit);
+  document.getElementById("fit").addEventListener("click", () => fit());
   document.getElementById("clear").addEventListener("click", clearHighlight);
   document.getElementById("zoom-in").addEventListener("click", () => {
     const size = canvasSize();
@@ -552,7 +609,7 @@
     }
     if (event.key === "f") fit();
   });
-  window.addEventListener("resize", fit);
+  window.addEventListener("resize", () => fit());
 
   draw();
   buildSidebar();

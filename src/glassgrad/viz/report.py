@@ -24,6 +24,7 @@ from ._graph import (
 )
 from ._stats import TensorStats, dtype_name, format_shape, tensor_stats
 from .diagnose import REASON_OK, diagnose_params
+from .forward import ForwardLog
 from .trace import record_backward
 
 __all__ = [
@@ -95,6 +96,7 @@ def grad_report(
     *,
     backward: bool = True,
     exploding_norm: float = 1e3,
+    forward_log: ForwardLog | None = None,
     file: IO[str] | None = None,
     show: bool = True,
 ) -> GradReport:
@@ -112,6 +114,9 @@ def grad_report(
         on the ``.grad`` already computed.
     exploding_norm : float
         A gradient whose L2 norm exceeds this is reported as exploding.
+    forward_log : ForwardLog, optional
+        From :func:`record_forward` around the forward pass: makes the "no grad" reasons exact
+        (module never called / ran under no_grad / output cut).
     file : text stream, optional
         Where to print the table (default ``sys.stdout``).
     show : bool
@@ -138,7 +143,7 @@ def grad_report(
         named_parameters.items() if isinstance(named_parameters, Mapping) else named_parameters
     )
     graph = build_graph(loss, pairs, func_name="grad_report")
-    statuses = diagnose_params(graph, pairs, func_name="grad_report")
+    statuses = diagnose_params(graph, pairs, func_name="grad_report", forward_log=forward_log)
     hazards = _inplace_hazards(graph, pairs)
     extra: list[GradReportRow] = list(hazards)
     if backward:
