@@ -52,9 +52,19 @@ def print_graph(
     --------
     >>> x = glassgrad.ones(1, requires_grad=True)
     >>> text = print_graph(glassgrad.log(0.5 * (x + 1).pow(2)), {"x": x}, show_order=True)
-    (1,) float32
+    output (1,) float32
     └── LogBackward0 -> (1,) float32  [step 1]
-    ...
+        └── MulBackward0 -> (1,) float32  [step 2]
+            └── PowBackward0 -> (1,) float32  [step 3]
+                └── AddBackward0 -> (1,) float32  [step 4]
+                    └── AccumulateGrad  x (1,) float32  [step 5]
+    <BLANKLINE>
+    backward ran the nodes in this order (gradient received -> gradients sent):
+      1. LogBackward0: [1] -> [0.5]
+      2. MulBackward0: [0.5] -> ([0.25], None)
+      3. PowBackward0: [0.25] -> [1]
+      4. AddBackward0: [1] -> ([1], None)
+      5. AccumulateGrad: [1] -> into x.grad
     """
     trace = None
     if isinstance(show_order, BackwardTrace):
