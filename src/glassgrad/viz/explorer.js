@@ -194,6 +194,14 @@
     applyView();
   }
 
+  // Fit `keys`; if that makes text unreadable, show `focusKey` at a readable zoom instead.
+  function fitOrFocus(keys, focusKey) {
+    fit(keys);
+    if (view.scale >= READABLE_SCALE) return;
+    view.scale = READABLE_SCALE;
+    centerOn(focusKey);
+  }
+
   function zoomAt(factor, cx, cy) {
     const next = Math.min(Math.max(view.scale * factor, 0.02), 8);
     const ratio = next / view.scale;
@@ -206,7 +214,7 @@
   function centerOn(key) {
     const node = nodes[key];
     const size = canvasSize();
-    if (view.scale < 0.6) view.scale = 0.9;
+    if (view.scale < READABLE_SCALE) view.scale = 0.9;
     view.x = size.width / 2 - node.x * view.scale;
     view.y = size.height / 2 - node.y * view.scale;
     applyView();
@@ -299,7 +307,7 @@
     document.querySelectorAll("#param-list li.active, #module-list li.active").forEach((li) => li.classList.remove("active"));
     if (listItem) listItem.classList.add("active");
     highlightSet(module.keys);
-    if (module.keys.length) fit(module.keys);
+    if (module.keys.length) fitOrFocus(module.keys, module.keys[module.keys.length - 1]);
     const body = [
       el("h3", { text: module.label }),
       el("div", { class: "kind", text: "module" }),
@@ -333,7 +341,7 @@
     }
     const onPath = highlightPaths(param.nodeKey);
     select(param.nodeKey);
-    fit([...onPath]);
+    fitOrFocus([...onPath], param.nodeKey);
     panelBody.prepend(
       el("p", { class: "hint", text: `${onPath.size} nodes on the paths from ${param.name} to the root` })
     );
