@@ -1,0 +1,182 @@
+"""Batch normalization: ``BatchNorm1d``, ``BatchNorm2d``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ... import _factories
+from ..._tensor import Tensor
+from .. import functional as F
+from .. import init
+from ._utils import new_parameter
+from .module import Module
+
+__all__ = ["BatchNorm1d", "BatchNorm2d"]
+
+
+class _BatchNorm(Module):
+    """Normalise each channel (dim 1) with the batch's statistics in training mode and the
+    running estimates in eval mode, then scale and shift (``affine``)."""
+
+    _version = 2
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = new_parameter(num_features, dtype=dtype, device=device)
+            if bias:
+                self.bias = new_parameter(num_features, dtype=dtype, device=device)
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer(
+                "running_mean", _factories.zeros(num_features, dtype=dtype, device=device)
+            )
+            self.register_buffer(
+                "running_var", _factories.ones(num_features, dtype=dtype, device=device)
+            )
+            self.register_buffer("num_batches_tracked", Tensor._from_array(np.array(0)))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self) -> None:
+        """Running mean 0, running variance 1, no batches counted."""
+        if self.track_running_stats:
+            init.zeros_(self.running_mean)
+            init.ones_(self.running_var)
+            init.zeros_(self.num_batches_tracked)
+
+    def reset_parameters(self) -> None:
+        """Reset the running statistics; weight 1 and bias 0."""
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        raise NotImplementedError
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
+        average_factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # a cumulative moving average
+                average_factor = 1.0 / float(self.num_batches_tracked)
+        use_batch_stats = self.training or (self.running_mean is None and self.running_var is None)
+        keep_stats = not self.training or self.track_running_stats
+        return F.batch_norm(
+            input,
+            self.running_mean if keep_stats else None,
+            self.running_var if keep_stats else None,
+            self.weight,
+            self.bias,
+            use_batch_stats,
+            average_factor,
+            self.eps,
+        )
+
+    def _load_from_state_dict(
+        self,
+        state_dict: dict,
+        prefix: str,
+        local_metadata: dict,
+        strict: bool,
+        missing_keys: list,
+        unexpected_keys: list,
+        error_msgs: list,
+    ) -> None:
+        version = local_metadata.get("version", None)
+        if (version is None or version < 2) and self.track_running_stats:
+            # Checkpoints older than version 2 have no num_batches_tracked.
+            key = prefix + "num_batches_tracked"
+            if key not in state_dict:
+                state_dict[key] = (
+                    self.num_batches_tracked
+                    if self.num_batches_tracked is not None
+                    else Tensor._from_array(np.array(0))
+                )
+        super()._load_from_state_dict(
+            state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+            f"affine={self.affine}, bias={self.bias is not None}, "
+            f"track_running_stats={self.track_running_stats}"
+        )
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalization over an (N, C) or (N, C, L) input, per channel C.
+
+    ``y = (x - mean) / sqrt(var + eps) * weight + bias``, with the batch mean and (biased)
+    variance in training mode, where the running estimates are updated with ``momentum``
+    (unbiased variance), and the running estimates in eval mode.
+
+    Parameters
+    ----------
+    num_features : int
+        C, the number of channels.
+    eps : float
+        Added to the variance for stability.
+    momentum : float or None
+        Weight of the new batch in the running estimates (None: cumulative average).
+    affine : bool
+        Learn ``weight`` and (with ``bias``) ``bias``.
+    track_running_stats : bool
+        Keep running estimates (else batch statistics are used in eval mode too).
+    bias : bool
+        Learn the additive bias (keyword only; when ``affine``).
+
+    Example::
+
+        >>> bn = nn.BatchNorm1d(100)
+        >>> bn(glassgrad.randn(20, 100)).shape
+        glassgrad.Size([20, 100])
+    """
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() != 2 and input.dim() != 3:
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalization over an (N, C, H, W) input, per channel C (see ``BatchNorm1d``).
+
+    Example::
+
+        >>> bn = nn.BatchNorm2d(16)
+        >>> bn(glassgrad.randn(4, 16, 5, 5)).shape
+        glassgrad.Size([4, 16, 5, 5])
+    """
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")

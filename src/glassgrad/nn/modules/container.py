@@ -1,0 +1,339 @@
+"""Containers: ``Sequential`` (a pipeline), ``ModuleList`` (a list), ``ModuleDict`` (a dict)
+of registered submodules."""
+
+from __future__ import annotations
+
+import operator
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Mapping
+from itertools import chain, islice
+from typing import Any
+
+from .module import Module, _addindent
+
+__all__ = ["Sequential", "ModuleList", "ModuleDict"]
+
+
+class Sequential(Module):
+    """Modules called one after the other: ``Sequential(a, b)(x) == b(a(x))``.
+
+    Build from modules (named ``"0"``, ``"1"`` ...) or from an ``OrderedDict`` of named
+    modules. Supports indexing, slicing (a new Sequential), ``len``, iteration, ``append``,
+    ``insert``, ``extend``, ``pop``, ``del``, ``+`` and ``*``.
+
+    Example::
+
+        >>> model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+        >>> model[0]
+        Linear(in_features=4, out_features=8, bias=True)
+        >>> len(model[1:])
+        2
+    """
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for key, module in args[0].items():
+                self.add_module(key, module)
+        else:
+            for idx, module in enumerate(args):
+                self.add_module(str(idx), module)
+
+    def _get_item_by_idx(self, iterator: Iterable, idx: int) -> Any:
+        size = len(self)
+        idx = operator.index(idx)
+        if not -size <= idx < size:
+            raise IndexError(f"index {idx} is out of range")
+        return next(islice(iterator, idx % size, None))
+
+    def __getitem__(self, idx: int | slice) -> Any:
+        if isinstance(idx, slice):
+            return self.__class__(OrderedDict(list(self._modules.items())[idx]))
+        return self._get_item_by_idx(self._modules.values(), idx)
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        key = self._get_item_by_idx(self._modules.keys(), idx)
+        setattr(self, key, module)
+
+    def __delitem__(self, idx: int | slice) -> None:
+        if isinstance(idx, slice):
+            for key in list(self._modules.keys())[idx]:
+                delattr(self, key)
+        else:
+            delattr(self, self._get_item_by_idx(self._modules.keys(), idx))
+        # Keep the numbering 0..n-1.
+        self._modules = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values()))
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def __add__(self, other: Sequential) -> Sequential:
+        if not isinstance(other, Sequential):
+            raise ValueError(
+                "add operator supports only objects of Sequential class, but "
+                f"{type(other)} is given."
+            )
+        combined = Sequential()
+        for layer in chain(self, other):
+            combined.append(layer)
+        return combined
+
+    def __iadd__(self, other: Sequential) -> Sequential:
+        if not isinstance(other, Sequential):
+            raise ValueError(
+                "add operator supports only objects of Sequential class, but "
+                f"{type(other)} is given."
+            )
+        offset = len(self)
+        for i, module in enumerate(other):
+            self.add_module(str(i + offset), module)
+        return self
+
+    def __mul__(self, other: int) -> Sequential:
+        _check_factor(self, other)
+        combined = Sequential()
+        for offset, module in enumerate(chain.from_iterable([list(self)] * other)):
+            combined.add_module(str(offset), module)
+        return combined
+
+    __rmul__ = __mul__
+
+    def __imul__(self, other: int) -> Sequential:
+        _check_factor(self, other)
+        original = list(self)
+        for repeat in range(1, other):
+            for i, module in enumerate(original):
+                self.add_module(str(repeat * len(original) + i), module)
+        return self
+
+    def __dir__(self) -> list[str]:
+        return [key for key in super().__dir__() if not key.isdigit()]
+
+    def pop(self, key: int | slice) -> Module:
+        """Remove and return the module at ``key``."""
+        value = self[key]
+        del self[key]
+        return value
+
+    def forward(self, input: Any) -> Any:
+        for module in self:
+            input = module(input)
+        return input
+
+    def append(self, module: Module) -> Sequential:
+        """Add ``module`` at the end; returns ``self``."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    def insert(self, index: int, module: Module) -> Sequential:
+        """Insert ``module`` before position ``index``; returns ``self``."""
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        if index < 0:
+            index += n
+        for i in range(n, index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
+        return self
+
+    def extend(self, sequential: Iterable[Module]) -> Sequential:
+        """Append every module of ``sequential``; returns ``self``."""
+        for layer in sequential:
+            self.append(layer)
+        return self
+
+
+def _check_factor(container: Module, factor: Any) -> None:
+    if not isinstance(factor, int):
+        raise TypeError(f"unsupported operand type(s) for *: {type(container)} and {type(factor)}")
+    if factor <= 0:
+        raise ValueError(f"Non-positive multiplication factor {factor} for {type(container)}")
+
+
+class ModuleList(Module):
+    """A list of registered submodules (no ``forward`` of its own).
+
+    Example::
+
+        >>> layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(3)])
+        >>> len(layers), len(list(layers.parameters()))
+        (3, 6)
+    """
+
+    def __init__(self, modules: Iterable[Module] | None = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self += modules
+
+    def _get_abs_string_index(self, idx: int) -> str:
+        idx = operator.index(idx)
+        if not -len(self) <= idx < len(self):
+            raise IndexError(f"index {idx} is out of range")
+        return str(idx % len(self))
+
+    def __getitem__(self, idx: int | slice) -> Any:
+        if isinstance(idx, slice):
+            return self.__class__(list(self._modules.values())[idx])
+        return self._modules[self._get_abs_string_index(idx)]
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        setattr(self, self._get_abs_string_index(idx), module)
+
+    def __delitem__(self, idx: int | slice) -> None:
+        if isinstance(idx, slice):
+            for k in range(len(self._modules))[idx]:
+                delattr(self, str(k))
+        else:
+            delattr(self, self._get_abs_string_index(idx))
+        self._modules = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values()))
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
+        return self.extend(modules)
+
+    def __add__(self, other: Iterable[Module]) -> ModuleList:
+        combined = ModuleList()
+        for i, module in enumerate(chain(self, other)):
+            combined.add_module(str(i), module)
+        return combined
+
+    def __dir__(self) -> list[str]:
+        return [key for key in super().__dir__() if not key.isdigit()]
+
+    def __repr__(self) -> str:
+        # Runs of identical modules print once: "(0-2): 3 x Linear(...)".
+        reprs = [repr(item) for item in self]
+        if not reprs:
+            return self._get_name() + "()"
+        runs: list[list] = [[0, 0, reprs[0]]]
+        for i, text in enumerate(reprs[1:], 1):
+            if text == runs[-1][2]:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        lines = []
+        for start, end, text in runs:
+            line = f"({start}): {text}"
+            if start != end:
+                line = f"({start}-{end}): {end - start + 1} x {text}"
+            lines.append(_addindent(line, 2))
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
+    def insert(self, index: int, module: Module) -> None:
+        """Insert ``module`` before position ``index``."""
+        for i in range(len(self._modules), index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
+
+    def append(self, module: Module) -> ModuleList:
+        """Add ``module`` at the end; returns ``self``."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    def pop(self, key: int | slice) -> Module:
+        """Remove and return the module at ``key``."""
+        value = self[key]
+        del self[key]
+        return value
+
+    def extend(self, modules: Iterable[Module]) -> ModuleList:
+        """Append every module of ``modules``; returns ``self``."""
+        if not isinstance(modules, Iterable):
+            raise TypeError(
+                "ModuleList.extend should be called with an iterable, but got "
+                + type(modules).__name__
+            )
+        offset = len(self)
+        for i, module in enumerate(modules):
+            self.add_module(str(offset + i), module)
+        return self
+
+
+class ModuleDict(Module):
+    """A dict of registered submodules, in insertion order (no ``forward`` of its own).
+
+    Example::
+
+        >>> heads = nn.ModuleDict({"cls": nn.Linear(4, 3), "box": nn.Linear(4, 4)})
+        >>> list(heads.keys())
+        ['cls', 'box']
+    """
+
+    def __init__(self, modules: Mapping[str, Module] | None = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key: str) -> Module:
+        return self._modules[key]
+
+    def __setitem__(self, key: str, module: Module) -> None:
+        self.add_module(key, module)
+
+    def __delitem__(self, key: str) -> None:
+        del self._modules[key]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._modules
+
+    def clear(self) -> None:
+        """Remove every module."""
+        self._modules.clear()
+
+    def pop(self, key: str) -> Module:
+        """Remove and return the module at ``key``."""
+        value = self[key]
+        del self[key]
+        return value
+
+    def keys(self) -> Iterable[str]:
+        """The keys, in insertion order."""
+        return self._modules.keys()
+
+    def items(self) -> Iterable[tuple[str, Module]]:
+        """``(key, module)`` pairs, in insertion order."""
+        return self._modules.items()
+
+    def values(self) -> Iterable[Module]:
+        """The modules, in insertion order."""
+        return self._modules.values()
+
+    def update(self, modules: Any) -> None:
+        """Add the modules of a mapping or of an iterable of ``(key, module)`` pairs."""
+        if not isinstance(modules, Iterable):
+            raise TypeError(
+                "ModuleDict.update should be called with an iterable of key/value pairs, but "
+                "got " + type(modules).__name__
+            )
+        if isinstance(modules, (OrderedDict, ModuleDict, Mapping)):
+            for key, module in modules.items():
+                self[key] = module
+            return
+        for j, pair in enumerate(modules):
+            if not isinstance(pair, Iterable):
+                raise TypeError(
+                    f"ModuleDict update sequence element #{j} should be Iterable; is "
+                    + type(pair).__name__
+                )
+            if not len(pair) == 2:
+                raise ValueError(
+                    f"ModuleDict update sequence element #{j} has length {len(pair)}; 2 is required"
+                )
+            self[pair[0]] = pair[1]

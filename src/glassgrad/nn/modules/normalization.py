@@ -1,0 +1,149 @@
+"""Per-sample normalization: ``LayerNorm``, ``GroupNorm``."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+from ..._tensor import Tensor
+from .. import functional as F
+from .. import init
+from ._utils import new_parameter
+from .module import Module
+
+__all__ = ["LayerNorm", "GroupNorm"]
+
+
+class LayerNorm(Module):
+    """Normalise over the last ``len(normalized_shape)`` dimensions of each sample, then
+    scale and shift elementwise.
+
+    Parameters
+    ----------
+    normalized_shape : int or tuple
+        The trailing shape to normalise over.
+    eps : float
+        Added to the variance for stability.
+    elementwise_affine : bool
+        Learn ``weight`` (ones) and, with ``bias``, ``bias`` (zeros) of ``normalized_shape``.
+    bias : bool
+        Learn the additive bias (when ``elementwise_affine``).
+
+    Example::
+
+        >>> ln = nn.LayerNorm(10)
+        >>> ln(glassgrad.randn(20, 5, 10)).shape
+        glassgrad.Size([20, 5, 10])
+    """
+
+    def __init__(
+        self,
+        normalized_shape: int | tuple,
+        eps: float = 1e-5,
+        elementwise_affine: bool = True,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = new_parameter(*self.normalized_shape, dtype=dtype, device=device)
+            if bias:
+                self.bias = new_parameter(*self.normalized_shape, dtype=dtype, device=device)
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Weight 1 and bias 0."""
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, "
+            f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}"
+        )
+
+
+class GroupNorm(Module):
+    """Split the channels (dim 1) into ``num_groups`` groups and normalise each group of
+    each sample, then scale and shift per channel.
+
+    Parameters
+    ----------
+    num_groups : int
+        Number of groups (must divide ``num_channels``).
+    num_channels : int
+        C, the number of channels.
+    eps : float
+        Added to the variance for stability.
+    affine : bool
+        Learn ``weight`` (ones) and, with ``bias``, ``bias`` (zeros) per channel.
+    bias : bool
+        Learn the additive bias (keyword only; when ``affine``).
+
+    Example::
+
+        >>> gn = nn.GroupNorm(3, 6)
+        >>> gn(glassgrad.randn(20, 6, 10, 10)).shape
+        glassgrad.Size([20, 6, 10, 10])
+    """
+
+    def __init__(
+        self,
+        num_groups: int,
+        num_channels: int,
+        eps: float = 1e-5,
+        affine: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError("num_channels must be divisible by num_groups")
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        if affine:
+            self.weight = new_parameter(num_channels, dtype=dtype, device=device)
+            if bias:
+                self.bias = new_parameter(num_channels, dtype=dtype, device=device)
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Weight 1 and bias 0."""
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+            f"bias={self.bias is not None}"
+        )

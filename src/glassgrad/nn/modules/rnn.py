@@ -1,0 +1,598 @@
+"""Recurrent layers: ``RNN``, ``LSTM``, ``GRU`` and their single-step cells.
+
+Built from differentiable ops (linear, sigmoid, tanh, stack, cat), so the graph of a
+recurrent network is visible step by step. For each layer and direction the input
+projection ``x @ W_ih.T + b_ih`` is computed for all time steps at once; only the hidden
+recurrence ``h @ W_hh.T + b_hh`` runs per step. Parameter names, shapes, gate order and
+initialisation are PyTorch's (``weight_ih_l0``, ``weight_hh_l0_reverse`` ...), so state
+dicts move between the two libraries unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from typing import Any
+
+from ... import _factories
+from ..._tensor import Tensor
+from ...ops import pointwise, shape
+from .. import functional as F
+from .. import init
+from ._utils import new_parameter
+from .module import Module
+
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
+
+_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+
+
+# --- one time step -------------------------------------------------------------------------
+# ``gi`` is the input projection x @ W_ih.T + b_ih of this step, shape (batch, gates * H).
+def _rnn_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None, relu: bool) -> Tensor:
+    pre = gi + F.linear(h, w_hh, b_hh)
+    return pointwise.relu(pre) if relu else pointwise.tanh(pre)
+
+
+def _lstm_step(
+    gi: Tensor,
+    h: Tensor,
+    c: Tensor,
+    w_hh: Tensor,
+    b_hh: Tensor | None,
+    w_hr: Tensor | None,
+) -> tuple[Tensor, Tensor]:
+    gates = gi + F.linear(h, w_hh, b_hh)
+    n = gates.shape[-1] // 4  # gate order: input, forget, cell, output
+    input_gate = pointwise.sigmoid(gates[..., :n])
+    forget_gate = pointwise.sigmoid(gates[..., n : 2 * n])
+    cell_gate = pointwise.tanh(gates[..., 2 * n : 3 * n])
+    output_gate = pointwise.sigmoid(gates[..., 3 * n :])
+    c_next = forget_gate * c + input_gate * cell_gate
+    h_next = output_gate * pointwise.tanh(c_next)
+    if w_hr is not None:
+        h_next = F.linear(h_next, w_hr)
+    return h_next, c_next
+
+
+def _gru_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
+    gh = F.linear(h, w_hh, b_hh)
+    n = gh.shape[-1] // 3  # gate order: reset, update, new
+    reset = pointwise.sigmoid(gi[..., :n] + gh[..., :n])
+    update = pointwise.sigmoid(gi[..., n : 2 * n] + gh[..., n : 2 * n])
+    new = pointwise.tanh(gi[..., 2 * n :] + reset * gh[..., 2 * n :])
+    return new + update * (h - new)
+
+
+class RNNBase(Module):
+    """What RNN, LSTM and GRU share: parameters per layer and direction, checks, and the
+    loop over layers, directions and time steps."""
+
+    def __init__(
+        self,
+        mode: str,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int = 1,
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        proj_size: int = 0,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
+        if (
+            not isinstance(dropout, numbers.Number)
+            or isinstance(dropout, bool)
+            or not 0 <= dropout <= 1
+        ):
+            raise ValueError(
+                "dropout should be a number in range [0, 1] representing the probability of "
+                "an element being zeroed"
+            )
+        if dropout > 0 and num_layers == 1:
+            warnings.warn(
+                "dropout option adds dropout after all but last recurrent layer, so non-zero "
+                f"dropout expects num_layers greater than 1, but got dropout={dropout} and "
+                f"num_layers={num_layers}",
+                stacklevel=2,
+            )
+        _check_type("bias", bias, bool)
+        _check_type("batch_first", batch_first, bool)
+        _check_type("input_size", input_size, int)
+        if input_size <= 0:
+            raise ValueError("input_size must be greater than zero")
+        _check_type("hidden_size", hidden_size, int)
+        if hidden_size <= 0:
+            raise ValueError("hidden_size must be greater than zero")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than zero")
+        if proj_size < 0:
+            raise ValueError(
+                "proj_size should be a positive integer or zero to disable projections"
+            )
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if mode not in _GATES:
+            raise ValueError("Unrecognized RNN mode: " + mode)
+        gate_size = _GATES[mode] * hidden_size
+        directions = 2 if bidirectional else 1
+        real_hidden = proj_size if proj_size > 0 else hidden_size
+        self._flat_weights_names: list[str] = []
+        self._all_weights: list[list[str]] = []
+        for layer in range(num_layers):
+            for direction in range(directions):
+                layer_input = input_size if layer == 0 else real_hidden * directions
+                suffix = f"l{layer}" + ("_reverse" if direction == 1 else "")
+                shapes = {
+                    f"weight_ih_{suffix}": (gate_size, layer_input),
+                    f"weight_hh_{suffix}": (gate_size, real_hidden),
+                }
+                if bias:
+                    shapes[f"bias_ih_{suffix}"] = (gate_size,)
+                    shapes[f"bias_hh_{suffix}"] = (gate_size,)
+                if proj_size > 0:
+                    shapes[f"weight_hr_{suffix}"] = (proj_size, hidden_size)
+                for name, size in shapes.items():
+                    setattr(self, name, new_parameter(*size, dtype=dtype, device=device))
+                self._flat_weights_names.extend(shapes)
+                self._all_weights.append(list(shapes))
+        self.reset_parameters()
+
+    @property
+    def _flat_weights(self) -> list[Tensor]:
+        return [getattr(self, name) for name in self._flat_weights_names]
+
+    @property
+    def all_weights(self) -> list[list[Tensor]]:
+        """The parameters, one list per layer and direction."""
+        return [[getattr(self, name) for name in names] for names in self._all_weights]
+
+    def flatten_parameters(self) -> None:
+        """No-op (a cuDNN memory layout in PyTorch)."""
+
+    def reset_parameters(self) -> None:
+        """Draw every parameter from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
+        bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -bound, bound)
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if self.batch_first is not False:
+            s += f", batch_first={self.batch_first}"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            s += f", bidirectional={self.bidirectional}"
+        return s
+
+    # --- checks ----------------------------------------------------------------------------
+    def _check_input(self, input: Tensor) -> None:
+        weight_dtype = self._flat_weights[0].dtype
+        if input.dtype != weight_dtype:
+            raise ValueError(
+                f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight_dtype}). "
+                f"Convert input: input.to({weight_dtype}), or convert model: "
+                f"model.to({input.dtype})"
+            )
+        if input.dim() != 3:
+            raise RuntimeError(f"input must have 3 dimensions, got {input.dim()}")
+        if self.input_size != input.size(-1):
+            raise RuntimeError(
+                "input.size(-1) must be equal to input_size. Expected "
+                f"{self.input_size}, got {input.size(-1)}"
+            )
+
+    def _hidden_shape(self, batch: int, size: int) -> tuple[int, int, int]:
+        return (self.num_layers * (2 if self.bidirectional else 1), batch, size)
+
+    @staticmethod
+    def _check_hidden_size(hx: Tensor, expected: tuple, message: str) -> None:
+        if tuple(hx.shape) != expected:
+            raise RuntimeError(message.format(expected, list(hx.shape)))
+
+    def _batched(self, input: Tensor, name: str) -> bool:
+        if input.dim() not in (2, 3):
+            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D instead")
+        return input.dim() == 3
+
+    def _zeros(self, input: Tensor, size: int) -> Tensor:
+        batch = input.size(0) if self.batch_first else input.size(1)
+        return _factories.zeros(*self._hidden_shape(batch, size), dtype=input.dtype)
+
+    # --- the recurrence --------------------------------------------------------------------
+    def _run(self, input: Tensor, h0: Tensor, c0: Tensor | None) -> tuple:
+        """Run all layers on a (time, batch, feature) input; returns the last layer's
+        outputs, and the final hidden (and cell) states stacked per layer and direction."""
+        directions = 2 if self.bidirectional else 1
+        steps = input.shape[0]
+        final_h, final_c = [], []
+        layer_input = input
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(directions):
+                index = layer * directions + direction
+                weights = {
+                    name.rsplit("_", 2 if direction else 1)[0]: getattr(self, name)
+                    for name in self._all_weights[index]
+                }
+                gi = F.linear(layer_input, weights["weight_ih"], weights.get("bias_ih"))
+                w_hh, b_hh = weights["weight_hh"], weights.get("bias_hh")
+                h = h0[index]
+                c = c0[index] if c0 is not None else None
+                sequence: list = [None] * steps
+                order = range(steps - 1, -1, -1) if direction else range(steps)
+                for t in order:
+                    if self.mode == "LSTM":
+                        h, c = _lstm_step(gi[t], h, c, w_hh, b_hh, weights.get("weight_hr"))
+                    elif self.mode == "GRU":
+                        h = _gru_step(gi[t], h, w_hh, b_hh)
+                    else:
+                        h = _rnn_step(gi[t], h, w_hh, b_hh, self.mode == "RNN_RELU")
+                    sequence[t] = h
+                outputs.append(shape.stack(sequence))
+                final_h.append(h)
+                final_c.append(c)
+            layer_input = outputs[0] if directions == 1 else shape.cat(outputs, 2)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_input = F.dropout(layer_input, self.dropout, True)
+        h_n = shape.stack(final_h)
+        c_n = shape.stack(final_c) if c0 is not None else None
+        return layer_input, h_n, c_n
+
+    def _forward_single_state(self, input: Tensor, hx: Tensor | None, name: str) -> tuple:
+        # RNN and GRU: one hidden state.
+        batched = self._batched(input, name)
+        batch_dim = 0 if self.batch_first else 1
+        if not batched:
+            input = input.unsqueeze(batch_dim)
+            if hx is not None:
+                if hx.dim() != 2:
+                    raise RuntimeError(
+                        f"For unbatched 2-D input, hx should also be 2-D but got {hx.dim()}-D "
+                        "tensor"
+                    )
+                hx = hx.unsqueeze(1)
+        elif hx is not None and hx.dim() != 3:
+            raise RuntimeError(
+                f"For batched 3-D input, hx should also be 3-D but got {hx.dim()}-D tensor"
+            )
+        if hx is None:
+            hx = self._zeros(input, self.hidden_size)
+        self._check_input(input)
+        batch = input.size(0) if self.batch_first else input.size(1)
+        self._check_hidden_size(
+            hx, self._hidden_shape(batch, self.hidden_size), "Expected hidden size {}, got {}"
+        )
+        x = input.transpose(0, 1) if self.batch_first else input
+        output, h_n, _ = self._run(x, hx, None)
+        if self.batch_first:
+            output = output.transpose(0, 1)
+        if not batched:
+            output = output.squeeze(batch_dim)
+            h_n = h_n.squeeze(1)
+        return output, h_n
+
+
+def _check_type(name: str, value: Any, kind: type) -> None:
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise TypeError(f"{name} should be of type {kind.__name__}, got: {type(value).__name__}")
+
+
+class RNN(RNNBase):
+    """Elman RNN: ``h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)`` (or ReLU).
+
+    Parameters
+    ----------
+    input_size, hidden_size : int
+        Features of the input and of the hidden state.
+    num_layers : int
+        Stacked layers; each one's output sequence is the next one's input.
+    nonlinearity : {"tanh", "relu"}
+    bias : bool
+        Learn ``bias_ih_l*`` and ``bias_hh_l*``.
+    batch_first : bool
+        Input and output are (batch, time, feature) instead of (time, batch, feature).
+    dropout : float
+        Dropout on the outputs of every layer but the last (training mode only).
+    bidirectional : bool
+        Also run each layer backwards in time (``*_reverse`` parameters); outputs are
+        concatenated.
+
+    ``forward(input, hx=None)`` returns ``(output, h_n)``: every time step's last-layer
+    output, and the final hidden state of every layer and direction
+    (num_layers * directions, batch, hidden_size). Unbatched (time, feature) input works.
+
+    Example::
+
+        >>> rnn = nn.RNN(10, 20, 2)
+        >>> output, h_n = rnn(glassgrad.randn(5, 3, 10), glassgrad.randn(2, 3, 20))
+        >>> output.shape, h_n.shape
+        (glassgrad.Size([5, 3, 20]), glassgrad.Size([2, 3, 20]))
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        if len(args) > 3:
+            self.nonlinearity = args[3]
+            args = args[:3] + args[4:]
+        else:
+            self.nonlinearity = kwargs.pop("nonlinearity", "tanh")
+        if self.nonlinearity == "tanh":
+            mode = "RNN_TANH"
+        elif self.nonlinearity == "relu":
+            mode = "RNN_RELU"
+        else:
+            raise ValueError(
+                f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' or 'relu'."
+            )
+        super().__init__(mode, *args, **kwargs)
+
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        return self._forward_single_state(input, hx, "RNN")
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit, PyTorch's formulation (gate order reset, update, new)::
+
+        r = sigmoid(W_ir x + b_ir + W_hr h + b_hr)
+        z = sigmoid(W_iz x + b_iz + W_hz h + b_hz)
+        n = tanh(W_in x + b_in + r * (W_hn h + b_hn))
+        h' = (1 - z) * n + z * h
+
+    Arguments and results are those of ``RNN`` (without ``nonlinearity``).
+
+    Example::
+
+        >>> gru = nn.GRU(10, 20, batch_first=True, bidirectional=True)
+        >>> output, h_n = gru(glassgrad.randn(3, 5, 10))
+        >>> output.shape, h_n.shape
+        (glassgrad.Size([3, 5, 40]), glassgrad.Size([2, 3, 20]))
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        super().__init__("GRU", *args, **kwargs)
+
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        return self._forward_single_state(input, hx, "GRU")
+
+
+class LSTM(RNNBase):
+    """Long short-term memory, PyTorch's formulation (gate order input, forget, cell,
+    output)::
+
+        gates = x W_ih^T + b_ih + h W_hh^T + b_hh, split in four
+        i, f, g, o = sigmoid(gates_0), sigmoid(gates_1), tanh(gates_2), sigmoid(gates_3)
+        c' = f * c + i * g
+        h' = o * tanh(c')            (then h' W_hr^T with proj_size > 0)
+
+    Arguments are those of ``RNN`` (without ``nonlinearity``) plus ``proj_size``.
+    ``forward(input, (h_0, c_0))`` returns ``(output, (h_n, c_n))``.
+
+    Example::
+
+        >>> lstm = nn.LSTM(10, 20, num_layers=2)
+        >>> output, (h_n, c_n) = lstm(glassgrad.randn(5, 3, 10))
+        >>> output.shape, c_n.shape
+        (glassgrad.Size([5, 3, 20]), glassgrad.Size([2, 3, 20]))
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__("LSTM", *args, **kwargs)
+
+    def forward(self, input: Tensor, hx: tuple | None = None) -> tuple:
+        batched = self._batched(input, "LSTM")
+        batch_dim = 0 if self.batch_first else 1
+        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        if not batched:
+            input = input.unsqueeze(batch_dim)
+            if hx is not None:
+                if hx[0].dim() != 2 or hx[1].dim() != 2:
+                    raise RuntimeError(
+                        "For unbatched 2-D input, hx and cx should also be 2-D but got "
+                        f"({hx[0].dim()}-D, {hx[1].dim()}-D) tensors"
+                    )
+                hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
+        elif hx is not None and (hx[0].dim() != 3 or hx[1].dim() != 3):
+            raise RuntimeError(
+                "For batched 3-D input, hx and cx should also be 3-D but got "
+                f"({hx[0].dim()}-D, {hx[1].dim()}-D) tensors"
+            )
+        if hx is None:
+            hx = (self._zeros(input, real_hidden), self._zeros(input, self.hidden_size))
+        self._check_input(input)
+        batch = input.size(0) if self.batch_first else input.size(1)
+        self._check_hidden_size(
+            hx[0], self._hidden_shape(batch, real_hidden), "Expected hidden[0] size {}, got {}"
+        )
+        self._check_hidden_size(
+            hx[1],
+            self._hidden_shape(batch, self.hidden_size),
+            "Expected hidden[1] size {}, got {}",
+        )
+        x = input.transpose(0, 1) if self.batch_first else input
+        output, h_n, c_n = self._run(x, hx[0], hx[1])
+        if self.batch_first:
+            output = output.transpose(0, 1)
+        if not batched:
+            output = output.squeeze(batch_dim)
+            h_n, c_n = h_n.squeeze(1), c_n.squeeze(1)
+        return output, (h_n, c_n)
+
+
+# --- cells ---------------------------------------------------------------------------------
+class _CellBase(Module):
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool,
+        num_chunks: int,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        gates = num_chunks * hidden_size
+        self.weight_ih = new_parameter(gates, input_size, dtype=dtype, device=device)
+        self.weight_hh = new_parameter(gates, hidden_size, dtype=dtype, device=device)
+        if bias:
+            self.bias_ih = new_parameter(gates, dtype=dtype, device=device)
+            self.bias_hh = new_parameter(gates, dtype=dtype, device=device)
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Draw every parameter from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
+        bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -bound, bound)
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
+
+    def _prepare(self, input: Tensor, hx: Tensor | None, name: str) -> tuple:
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
+        if hx is not None and hx.dim() not in (1, 2):
+            raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
+        batched = input.dim() == 2
+        if not batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            hx = _factories.zeros(input.size(0), self.hidden_size, dtype=input.dtype)
+        elif not batched:
+            hx = hx.unsqueeze(0)
+        return input, hx, batched
+
+
+class RNNCell(_CellBase):
+    """One step of an Elman RNN: ``h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)``.
+
+    Example::
+
+        >>> cell = nn.RNNCell(10, 20)
+        >>> cell(glassgrad.randn(3, 10)).shape
+        glassgrad.Size([3, 20])
+    """
+
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        nonlinearity: str = "tanh",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
+        input, hx, batched = self._prepare(input, hx, "RNNCell")
+        if self.nonlinearity not in ("tanh", "relu"):
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        gi = F.linear(input, self.weight_ih, self.bias_ih)
+        h = _rnn_step(gi, hx, self.weight_hh, self.bias_hh, self.nonlinearity == "relu")
+        return h if batched else h.squeeze(0)
+
+
+class GRUCell(_CellBase):
+    """One step of a GRU (see ``GRU``).
+
+    Example::
+
+        >>> cell = nn.GRUCell(10, 20)
+        >>> cell(glassgrad.randn(3, 10)).shape
+        glassgrad.Size([3, 20])
+    """
+
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
+
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
+        input, hx, batched = self._prepare(input, hx, "GRUCell")
+        gi = F.linear(input, self.weight_ih, self.bias_ih)
+        h = _gru_step(gi, hx, self.weight_hh, self.bias_hh)
+        return h if batched else h.squeeze(0)
+
+
+class LSTMCell(_CellBase):
+    """One step of an LSTM (see ``LSTM``); ``forward(input, (h, c))`` returns ``(h', c')``.
+
+    Example::
+
+        >>> cell = nn.LSTMCell(10, 20)
+        >>> h, c = cell(glassgrad.randn(3, 10))
+        >>> h.shape
+        glassgrad.Size([3, 20])
+    """
+
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
+
+    def forward(self, input: Tensor, hx: tuple | None = None) -> tuple[Tensor, Tensor]:
+        if input.dim() not in (1, 2):
+            raise ValueError(f"LSTMCell: Expected input to be 1D or 2D, got {input.dim()}D instead")
+        if hx is not None:
+            for index, state in enumerate(hx):
+                if state.dim() not in (1, 2):
+                    raise ValueError(
+                        f"LSTMCell: Expected hx[{index}] to be 1D or 2D, got {state.dim()}D instead"
+                    )
+        batched = input.dim() == 2
+        if not batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            zeros = _factories.zeros(input.size(0), self.hidden_size, dtype=input.dtype)
+            hx = (zeros, zeros)
+        elif not batched:
+            hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
+        gi = F.linear(input, self.weight_ih, self.bias_ih)
+        h, c = _lstm_step(gi, hx[0], hx[1], self.weight_hh, self.bias_hh, None)
+        return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
