@@ -140,16 +140,17 @@ def _finish(data: np.ndarray, requires_grad: bool, dev: Any = None) -> Tensor:
     return t
 
 
-def _infer_array(data: Any) -> np.ndarray:
-    """``data`` as an array with PyTorch's inferred dtype (Python floats -> default dtype)."""
+def _infer_array(data: Any, dtype: np.dtype | None = None) -> np.ndarray:
+    """``data`` as a new array of ``dtype``, or of PyTorch's inferred dtype (Python floats
+    take the default dtype, ints int64)."""
     if isinstance(data, Tensor):
-        return data._data.copy()
-    if isinstance(data, np.ndarray):
-        return data.copy()
-    if isinstance(data, (np.generic,)):
-        return np.array(data)
+        data = data._data
+    if isinstance(data, (np.ndarray, np.generic)):
+        return np.array(data, dtype=dtype)
     if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
         data = _items(data)
+    if dtype is not None:
+        return np.array(data, dtype=dtype)
     array = np.array(data)
     if array.dtype == object:
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
@@ -196,9 +197,7 @@ def tensor(
         tensor([[1., 2.],
                 [3., 4.]], dtype=glassgrad.float64)
     """
-    array = _infer_array(data)
-    if dtype is not None:
-        array = array.astype(_np_dtype(dtype))
+    array = _infer_array(data, None if dtype is None else _np_dtype(dtype))
     return _finish(array, requires_grad, device)
 
 

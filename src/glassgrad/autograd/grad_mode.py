@@ -94,19 +94,19 @@ class set_grad_enabled(_ModeContext):
     """
 
     def __init__(self, mode: bool) -> None:
+        # Takes effect at once, so that a plain call works; the context restores on exit.
         self.prev = state.enabled
         self.mode = bool(mode)
         state.enabled = self.mode
 
     def clone(self) -> set_grad_enabled:
-        return set_grad_enabled.__new__(set_grad_enabled)._init_lazy(self.mode)
-
-    def _init_lazy(self, mode: bool) -> set_grad_enabled:
-        self.mode = mode
-        return self
+        copy = set_grad_enabled.__new__(set_grad_enabled)
+        copy.mode = self.mode
+        return copy
 
     def __enter__(self) -> None:
-        self.prev = state.enabled
+        if not hasattr(self, "prev"):  # a clone made for a decorated call
+            self.prev = state.enabled
         state.enabled = self.mode
 
     def __exit__(self, *exc: object) -> None:

@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import itertools
 import traceback
-import weakref
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-
-from . import grad_mode
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "saved_tensors_freed_error"]
 
@@ -42,17 +39,15 @@ anomaly = _AnomalyState()
 class RemovableHandle:
     """Returned by ``register_hook``; ``remove()`` takes the hook out again."""
 
-    __slots__ = ("_hooks_ref", "id")
+    __slots__ = ("_hooks", "id")
     _next_id = itertools.count()
 
     def __init__(self, hooks: dict) -> None:
-        self._hooks_ref = weakref.ref(hooks)
+        self._hooks = hooks  # the dict only, never the node or tensor that owns it
         self.id = next(RemovableHandle._next_id)
 
     def remove(self) -> None:
-        hooks = self._hooks_ref()
-        if hooks is not None:
-            hooks.pop(self.id, None)
+        self._hooks.pop(self.id, None)
 
     def __enter__(self) -> RemovableHandle:
         return self
@@ -273,7 +268,3 @@ def accumulate(var: Any, grad: Any, create_graph: bool) -> None:
             var._grad = Tensor._from_array(data + grad)
     else:
         var._grad = current + Tensor._from_array(grad)
-
-
-def grad_mode_for_backward(create_graph: bool) -> grad_mode.set_grad_enabled:
-    return grad_mode.set_grad_enabled.__new__(grad_mode.set_grad_enabled)._init_lazy(create_graph)

@@ -36,7 +36,6 @@ class _Matmul(Op):
     op_name = "matmul"
 
     def forward(self, a, b):
-        _check_operands(self.op_name, a, b)
         try:
             return np.matmul(a, b)
         except ValueError as error:
@@ -106,6 +105,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     """
     check_tensor(input, "matmul")
     check_tensor(other, "matmul", "other", 2)
+    _check_operands("matmul", input._data, other._data)
     return _node_for(input._data, other._data).apply(input, other)
 
 
@@ -120,6 +120,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
     for name, t in (("self", check_tensor(input, "mm")), ("mat2", check_tensor(mat2, "mm"))):
         if t._data.ndim != 2:
             raise RuntimeError(f"mm: {name} must be a matrix, got {t._data.ndim}-D tensor")
+    _check_operands("mm", input._data, mat2._data)
     return MmBackward0.apply(input, mat2)
 
 
@@ -139,6 +140,7 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
             f"bmm: batch1 and batch2 must have the same batch size, got "
             f"{list(input._data.shape)} and {list(mat2._data.shape)}"
         )
+    _check_operands("bmm", input._data, mat2._data)
     return BmmBackward0.apply(input, mat2)
 
 
@@ -154,6 +156,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
         raise RuntimeError(
             f"mv: vector + matrix @ vector expected, got {input._data.ndim}, {vec._data.ndim}"
         )
+    _check_operands("mv", input._data, vec._data)
     return MvBackward0.apply(input, vec)
 
 

@@ -58,13 +58,13 @@ class ViewBackward0(Op):
 
 
 class UnsafeViewBackward0(Op):
-    """reshape that had to copy (non-contiguous input)."""
+    """The reshape of a contiguous copy (``reshape`` of a non-contiguous input)."""
 
     __slots__ = ("shape",)
 
     def forward(self, x, shape):
         self.shape = x.shape
-        return np.reshape(x, shape).copy()
+        return np.reshape(x, shape)
 
     def backward(self, F, grad):
         return F.reshape(grad, self.shape)
@@ -97,7 +97,10 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
     try:
         return ViewBackward0.apply(input, shape=shape)
     except RuntimeError:
-        return UnsafeViewBackward0.apply(input, shape=shape)
+        # PyTorch: a contiguous clone, then an unsafe view of it.
+        from .conversion import clone
+
+        return UnsafeViewBackward0.apply(clone(input), shape=shape)
 
 
 class TransposeBackward0(Op):
