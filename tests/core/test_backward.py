@@ -146,7 +146,7 @@ def test_engine_order_most_recent_first_like_pytorch() -> None:
         c = a.exp() + b.sin()
         d = c * a
         for t, name in ((a, "a"), (b, "b"), (c, "c"), (d, "d")):
-            t.register_hook(lambda g, name=name: seen.append(name))
+            t.register_hook(lambda g, name=name, seen=seen: seen.append(name))
         d.sum().backward()
         order[lib.__name__] = seen
     assert order["glassgrad"] == order["torch"]
