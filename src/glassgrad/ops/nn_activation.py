@@ -29,6 +29,7 @@ from ._common import binary_operands, broadcast_error, check_tensor, wrap_dim
 from ._namespace import ArrayNamespace
 from ._registry import REGISTRY, NoGrad, Sample, register
 from ._samples import randn, unary_samples
+from .pointwise_extra import ErfBackward0
 
 __all__ = [
     "call_op",
@@ -120,26 +121,49 @@ def _softplus(x: np.ndarray) -> np.ndarray:
     return np.logaddexp(0.0, x)
 
 
-# --- erf (exact GELU) -----------------------------------------------------------------------
+# --- scalar-operand nodes ----------------------------------------------------------------------
+# PyTorch's C++ composites (pairwise_distance, the label-smoothing and probability-target
+# cross entropy) call the Scalar overloads of add/mul/div, recorded as AddBackward1,
+# MulBackward1 and DivBackward1 with a single edge; these nodes keep those graphs the same.
 
-try:  # The pointwise library's erf, when it is there; else a private one (same contract).
-    from .pointwise_extra import ErfBackward0  # type: ignore[attr-defined]
-except ImportError:
-    _erf_scalar = np.frompyfunc(math.erf, 1, 1)
 
-    class ErfBackward0(Op):  # type: ignore[no-redef]
-        """out = erf(x), to float64 accuracy (libm's erf per element)."""
+class AddBackward1(Op):
+    """out = x + alpha * other, ``other`` a Python number"""
 
-        saved_inputs = (0,)
+    def forward(self, x, other, alpha=1):
+        x, other = binary_operands(x, other)
+        return x + alpha * other
 
-        def forward(self, x):
-            x = np.asarray(x)
-            out = _erf_scalar(x)
-            return np.asarray(out, dtype=x.dtype if x.dtype.kind == "f" else np.float64)
+    def backward(self, F, grad):
+        return grad
 
-        def backward(self, F, grad):
-            (x,) = self.saved
-            return grad * (2.0 / math.sqrt(math.pi)) * F.exp(-(x * x))
+
+class MulBackward1(Op):
+    """out = x * other, ``other`` a Python number"""
+
+    __slots__ = ("other",)
+
+    def forward(self, x, other):
+        self.other = other
+        x, other = binary_operands(x, other)
+        return x * other
+
+    def backward(self, F, grad):
+        return grad * self.other
+
+
+class DivBackward1(Op):
+    """out = x / other, ``other`` a Python number"""
+
+    __slots__ = ("other",)
+
+    def forward(self, x, other):
+        self.other = other
+        x = x if x.dtype.kind == "f" else x.astype(_dtype.default_numpy_float())
+        return x / other
+
+    def backward(self, F, grad):
+        return grad / self.other
 
 
 # --- rectifiers --------------------------------------------------------------------------------
@@ -882,9 +906,10 @@ def normalize(
         return out.copy_(result)
 
 
-def _broadcast_pair(a: Tensor, b: Tensor, op: str) -> tuple:
-    """Both tensors expanded to their common shape; nothing is recorded when the shapes are
-    equal, else both are expanded (as PyTorch's ``expand_outplace`` does)."""
+def _broadcast_pair(a: Tensor, b: Tensor, op: str, expand_all: bool = True) -> tuple:
+    """Both tensors at their common shape. Nothing is recorded when the shapes are equal;
+    else both are expanded (``expand_outplace``), or with ``expand_all=False`` only those of
+    another shape (``broadcast_tensors``), as PyTorch records them."""
     sa, sb = a._data.shape, b._data.shape
     if sa == sb:
         return a, b
@@ -892,7 +917,11 @@ def _broadcast_pair(a: Tensor, b: Tensor, op: str) -> tuple:
         common = np.broadcast_shapes(sa, sb)
     except ValueError:
         raise broadcast_error(op, a._data, b._data) from None
-    return shape.expand(a, common), shape.expand(b, common)
+    if expand_all or sa != common:
+        a = shape.expand(a, common)
+    if expand_all or sb != common:
+        b = shape.expand(b, common)
+    return a, b
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
@@ -945,7 +974,7 @@ def pairwise_distance(
     except ValueError:
         raise broadcast_error("pairwise_distance", a, b) from None
     innermost = max(x1._data.ndim, x2._data.ndim) - 1
-    difference = pointwise.add(pointwise.sub(x1, x2), eps)
+    difference = AddBackward1.apply(pointwise.sub(x1, x2), other=eps)
     row = REGISTRY.get("norm")
     if row is not None:
         return row.function(difference, p, innermost, keepdim)
