@@ -1241,6 +1241,12 @@ register(
         Sample((randn(rng, 3, 4), randn(rng, 3, 4), None)),
         Sample((randn(rng, 3, 4), None, randn(rng, 4))),
         Sample((randn(rng, 3, 4), randn(rng, 3, 4) + 0.5, randn(rng, 3, 4) - 0.5), note="min>max"),
+        Sample(
+            (np.array([0.0, 1.0, 2.0, 1.5]), np.ones(4), np.full(4, 1.5)),
+            fd=False,
+            note="x on a bound: x gets the gradient, the bound does not",
+        ),
+        Sample((np.array([0.0, 1.0, 2.0]), np.ones(3), np.ones(3)), fd=False, note="min == max"),
         Sample((np.array([1, 5, -3]), np.array([0.5]), None), grad=False),
     ],
 )
@@ -1253,7 +1259,7 @@ register(
         Sample((randn(rng, 3, 1), randn(rng, 1, 4))),
         Sample((randn(rng, 4, 3).T, NoGrad(randn(rng, 4)))),
         Sample((randn(rng), randn(rng, 2, 3))),
-        Sample(_ties(rng), note="ties split the gradient", grad=False),
+        Sample(_ties(rng), note="ties split the gradient", fd=False),
         Sample((np.array([1, 5]), np.array([3, 2])), grad=False),
         Sample((np.array([True, False]), np.array([False, False])), grad=False),
     ],
@@ -1266,7 +1272,7 @@ register(
         Sample((randn(rng, 3, 4), randn(rng, 3, 4))),
         Sample((randn(rng, 2, 3, 4), randn(rng, 4))),
         Sample((randn(rng, 3), NoGrad(randn(rng, 3)))),
-        Sample(_ties(rng), note="ties split the gradient", grad=False),
+        Sample(_ties(rng), note="ties split the gradient", fd=False),
         Sample((np.array([1, 5]), np.array([3.0, 2.0])), grad=False),
     ],
 )
@@ -1542,7 +1548,7 @@ register(
     nan_to_num,
     nodes=(NanToNumBackward0,),
     samples=lambda rng: [
-        Sample((_with_specials(rng),), grad=False, note="default posinf overflows the FD check"),
+        Sample((_with_specials(rng),), fd=False, note="default posinf overflows the FD check"),
         Sample((_with_nans(rng),)),
         Sample((_with_specials(rng),), {"nan": 1.5, "posinf": 9.0, "neginf": -9.0}),
         Sample((_with_specials(rng).T,), {"posinf": 2.0, "neginf": -1.0}),
