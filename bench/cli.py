@@ -1,0 +1,181 @@
+"""``python -m bench``: run every workload in glassgrad, PyTorch and the peers; print the table.
+
+Usage
+-----
+    .venv/bin/python -m bench                 # full mode: measurements, writes docs/benchmarks.md
+    .venv/bin/python -m bench --quick         # tiny sizes, seconds; asserts nothing about time
+    .venv/bin/python -m bench --only lstm,import --json out/bench.json
+
+Each library runs in its own fresh worker process (:mod:`bench.worker`), one after another.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench import probes
+from bench.document import render_document
+from bench.libraries import CANDIDATE, FLOOR, PEERS, REFERENCE, supported_workloads
+from bench.machine import machine_facts
+from bench.report import import_row, memory_row, render_text, timed_rows
+from bench.workloads import WORKLOADS
+
+PROBES = ("import", "memory")
+ALL_NAMES = (*WORKLOADS, *PROBES)
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DOCS_PATH = REPO_ROOT / "docs" / "benchmarks.md"
+WORKER_TIMEOUT_S = {"full": 3600, "quick": 300}
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench",
+        description="glassgrad against PyTorch (and peers), measured in the same run.",
+    )
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, a few seconds")
+    parser.add_argument(
+        "--only",
+        default="",
+        help=f"comma-separated rows to run (default: all): {', '.join(ALL_NAMES)}",
+    )
+    parser.add_argument("--json", type=Path, help="write the results as JSON to this path")
+    parser.add_argument(
+        "--peers",
+        default="all",
+        help="comma-separated peers to run, 'all' or 'none' (default: all that are installed)",
+    )
+    parser.add_argument(
+        "--candidate",
+        default=CANDIDATE,
+        help="module to benchmark in glassgrad's place (must follow PyTorch's API)",
+    )
+    parser.add_argument(
+        "--markdown",
+        type=Path,
+        help="write the Markdown report here (a full run of every row writes docs/benchmarks.md)",
+    )
+    args = parser.parse_args(argv)
+    names = [n for n in args.only.split(",") if n] or list(ALL_NAMES)
+    unknown = [n for n in names if n not in ALL_NAMES]
+    if unknown:
+        parser.error(f"--only: unknown {', '.join(unknown)}; choose from {', '.join(ALL_NAMES)}")
+    args.names = names
+    peers = {"all": list(PEERS), "none": []}.get(args.peers, args.peers.split(","))
+    bad = [p for p in peers if p not in PEERS]
+    if bad:
+        parser.error(f"--peers: unknown {', '.join(bad)}; choose from {', '.join(PEERS)}")
+    args.peer_list = peers
+    return args
+
+
+def run_worker(
+    library: str, workloads: list[str], mode: str, candidate: str, scratch: Path
+) -> dict[str, Any]:
+    """Run one library's worker process and return its report (or why it produced none)."""
+    out = scratch / f"{library}.json"
+    command = [
+        sys.executable,
+        "-m",
+        "bench.worker",
+        "--library",
+        library,
+        "--mode",
+        mode,
+        "--workloads",
+        ",".join(workloads),
+        "--out",
+        str(out),
+        "--candidate",
+        candidate,
+    ]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+    if library == "tinygrad":
+        env.setdefault("DEV", "CPU")
+    print(f"[{library}] running {len(workloads)} workload(s)", file=sys.stderr, flush=True)
+    try:
+        completed = subprocess.run(
+            command, env=env, timeout=WORKER_TIMEOUT_S[mode], stdout=subprocess.PIPE, text=True
+        )
+    except subprocess.TimeoutExpired:
+        return {"status": "failed", "error": f"worker timed out after {WORKER_TIMEOUT_S[mode]} s"}
+    if not out.exists():
+        error = f"worker exited with {completed.returncode} and wrote no report"
+        return {"status": "failed", "error": error}
+    return json.loads(out.read_text())
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    mode = "quick" if args.quick else "full"
+    started = time.perf_counter()
+    timed = [n for n in args.names if n in WORKLOADS]
+
+    libraries = [CANDIDATE, REFERENCE]
+    if "mlp_wide_adam" in timed:
+        libraries.append(FLOOR)
+    libraries += args.peer_list
+
+    workers: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-") as scratch:
+        for library in libraries:
+            wanted = [n for n in timed if n in supported_workloads(library)]
+            if wanted:
+                workers[library] = run_worker(library, wanted, mode, args.candidate, Path(scratch))
+
+    rows = timed_rows(workers, timed)
+    if "import" in args.names:
+        print("[probe] import cost", file=sys.stderr, flush=True)
+        samples = 5 if mode == "full" else 1
+        rows.append(
+            import_row(
+                {
+                    CANDIDATE: probes.import_cost(args.candidate, samples),
+                    REFERENCE: probes.import_cost(REFERENCE, samples),
+                }
+            )
+        )
+    if "memory" in args.names:
+        print("[probe] wide-MLP memory", file=sys.stderr, flush=True)
+        rows.append(memory_row(probes.memory(args.candidate, mode)))
+
+    result = {
+        "schema": 1,
+        "mode": mode,
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "duration_s": round(time.perf_counter() - started, 1),
+        "candidate_module": args.candidate,
+        "machine": machine_facts(),
+        "libraries": {
+            name: {
+                "status": report.get("status"),
+                "error": report.get("error"),
+                **report.get("facts", {}),
+            }
+            for name, report in workers.items()
+        },
+        "rows": rows,
+    }
+    shown = [lib for lib in libraries if lib != FLOOR]
+    print(render_text(rows, shown))
+    print(f"\n({mode} mode, {result['duration_s']} s)")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(result, indent=1))
+    markdown_path = args.markdown
+    if markdown_path is None and mode == "full" and len(args.names) == len(ALL_NAMES):
+        markdown_path = DOCS_PATH
+    if markdown_path is not None:
+        markdown_path.parent.mkdir(parents=True, exist_ok=True)
+        markdown_path.write_text(render_document(result, shown, existing=markdown_path))
+        print(f"wrote {markdown_path}", file=sys.stderr)
+    return 0

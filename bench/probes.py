@@ -1,0 +1,158 @@
+"""Measurements that need a fresh process: import cost and peak memory of the wide-MLP step.
+
+``import_cost`` starts a bare interpreter per sample, so nothing is cached in the process.
+``memory`` runs ``python -m bench.probes memory --module glassgrad --mode full`` in a fresh process
+and reads the JSON it prints: the tracemalloc peak of one Adam step of the wide MLP, next to the
+lower bound ``parameters + gradients + Adam state (2 per parameter) + activations saved for
+backward`` (the two hidden ReLU outputs and the logits; the input batch is the caller's data,
+allocated before tracing starts, and is counted in neither).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from typing import Any
+
+# VmHWM, not getrusage's ru_maxrss: Linux carries ru_maxrss over from the forking parent.
+_IMPORT_SNIPPET = """
+import sys, time
+begin = time.perf_counter()
+if sys.argv[1]:
+    __import__(sys.argv[1])
+seconds = time.perf_counter() - begin
+with open("/proc/self/status") as status:
+    peak_kib = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+print(seconds, peak_kib * 1024)
+"""
+
+
+def _import_sample(module: str, python: str) -> tuple[float, int]:
+    completed = subprocess.run(
+        [python, "-c", _IMPORT_SNIPPET, module],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if completed.returncode != 0:
+        tail = completed.stderr.strip().splitlines()[-1:] or ["no output"]
+        raise RuntimeError(f"import {module} failed in a fresh process: {tail[0]}")
+    seconds, peak = completed.stdout.split()
+    return float(seconds), int(peak)
+
+
+def import_cost(module: str, samples: int, python: str = sys.executable) -> dict[str, Any]:
+    """Wall time of ``import module`` and the process's peak RSS, in fresh interpreters.
+
+    Returns ``status`` ("ok" or "unavailable"), ``median_s``/``min_s``/``max_s`` of the import
+    time, ``peak_rss_bytes`` (median over samples) and ``bare_rss_bytes``, the peak RSS of the
+    same interpreter importing nothing.
+
+    Example
+    -------
+    >>> import_cost("json", samples=1)["status"]
+    'ok'
+    """
+    try:
+        runs = [_import_sample(module, python) for _ in range(samples)]
+        bare = _import_sample("", python)[1]
+    except (RuntimeError, subprocess.TimeoutExpired) as error:
+        return {"status": "unavailable", "error": str(error)}
+    times = [seconds for seconds, _ in runs]
+    return {
+        "status": "ok",
+        "median_s": statistics.median(times),
+        "min_s": min(times),
+        "max_s": max(times),
+        "repetitions": samples,
+        "peak_rss_bytes": int(statistics.median(peak for _, peak in runs)),
+        "bare_rss_bytes": bare,
+    }
+
+
+def wide_mlp_memory(module_name: str, mode: str) -> dict[str, Any]:
+    """Peak traced memory of one Adam step of the wide MLP, and the lower bound (in-process).
+
+    Uses the same workload function as the timed row (``bench.workloads.mlp_wide_adam``).
+    """
+    import gc
+    import importlib
+    import tracemalloc
+
+    from bench.workloads import WORKLOADS
+
+    workload = WORKLOADS["mlp_wide_adam"]
+    size = workload.sizes[mode]
+    library = importlib.import_module(module_name)
+    inputs = workload.make_inputs(size)
+    inputs.pop("v")
+
+    # A throwaway run first, so that lazy imports and caches of the library are not counted.
+    throwaway = workload.torch_api(library, inputs, size)
+    throwaway.step()
+    throwaway.step()
+    del throwaway
+    gc.collect()
+
+    tracemalloc.start()
+    prepared = workload.torch_api(library, inputs, size)
+    prepared.step()
+    prepared.step()
+    before_step, _ = tracemalloc.get_traced_memory()
+    tracemalloc.reset_peak()
+    prepared.step()
+    after_step, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+
+    itemsize = 4
+    parameter_count = sum(w.size for w in inputs["weights"])
+    batch, hidden = size["batch"], size["hidden"]
+    saved_activations = (2 * batch * hidden + batch * 10) * itemsize
+    bound = {
+        "parameters": parameter_count * itemsize,
+        "gradients": parameter_count * itemsize,
+        "adam_state": 2 * parameter_count * itemsize,
+        "saved_activations": saved_activations,
+    }
+    bound_bytes = sum(bound.values())
+    return {
+        "status": "ok",
+        "peak_bytes": peak,
+        "before_step_bytes": before_step,
+        "after_step_bytes": after_step,
+        "bound_bytes": bound_bytes,
+        "bound_parts": bound,
+        "peak_over_bound": peak / bound_bytes,
+    }
+
+
+def memory(module: str, mode: str, python: str = sys.executable) -> dict[str, Any]:
+    """Run :func:`wide_mlp_memory` in a fresh process; report errors instead of raising."""
+    completed = subprocess.run(
+        [python, "-m", "bench.probes", "memory", "--module", module, "--mode", mode],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    lines = completed.stdout.strip().splitlines()
+    if completed.returncode != 0 or not lines:
+        tail = (completed.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"status": "unavailable", "error": tail}
+    return json.loads(lines[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Fresh-process probes of the benchmark.")
+    parser.add_argument("probe", choices=["memory"])
+    parser.add_argument("--module", default="glassgrad")
+    parser.add_argument("--mode", choices=["full", "quick"], default="quick")
+    args = parser.parse_args(argv)
+    print(json.dumps(wide_mlp_memory(args.module, args.mode)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
