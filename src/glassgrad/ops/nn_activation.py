@@ -112,8 +112,9 @@ def _check_floating(x: np.ndarray, op: str) -> None:
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
-    # 1 / (1 + e^-x) without overflow for any |x|.
-    return 0.5 * (1.0 + np.tanh(0.5 * x))
+    # 1 / (1 + e^-x) without overflow, and to full relative precision in both tails.
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
 def _softplus(x: np.ndarray) -> np.ndarray:
@@ -382,6 +383,7 @@ def _elu_like(
     input: Tensor, name: str, inplace: bool, alpha: float, scale: float, input_scale: float
 ) -> Tensor:
     check_tensor(input, name)
+    _check_floating(input._data, name)
     celu_like = name == "celu"
     if inplace:
         node = CeluBackward1 if celu_like else EluBackward1
