@@ -76,8 +76,19 @@ def _binary(op: str, a: Any, b: Any, fn: Any) -> np.ndarray:
         raise broadcast_error(op, a, b) from None
 
 
-def _not_implemented_node(op: str) -> type:
-    """PyTorch's ``NotImplemented`` grad_fn: the output is recorded, its backward raises."""
+_ABSENT = object()
+
+
+def _not_implemented_node(op: str, compute: Any) -> type:
+    """PyTorch's ``NotImplemented`` grad_fn: the output is recorded, its backward raises.
+
+    Tensor operands are positional (graph edges); a Python-number operand is passed as
+    ``before=`` or ``after=`` so that, as in PyTorch, it is not an edge.
+    """
+
+    def forward(self: Op, *arrays: Any, before: Any = _ABSENT, after: Any = _ABSENT) -> Any:
+        operands = [v for v in (before, *arrays, after) if v is not _ABSENT]
+        return compute(*operands)
 
     def backward(self: Op, F: Any, grad: Any) -> Any:
         raise RuntimeError(f"derivative for aten::{op} is not implemented")
@@ -85,8 +96,21 @@ def _not_implemented_node(op: str) -> type:
     return type(
         "NotImplemented",
         (Op,),
-        {"__slots__": (), "forward": None, "backward": backward, "__doc__": f"{op}: no gradient"},
+        {
+            "__slots__": (),
+            "forward": forward,
+            "backward": backward,
+            "__doc__": f"{op}: no gradient",
+        },
     )
+
+
+def _apply_not_implemented(node: type, input: Any, other: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        return node.apply(other, before=input)
+    if not isinstance(other, Tensor):
+        return node.apply(input, after=other)
+    return node.apply(input, other)
 
 
 # --- division with rounding, remainder ----------------------------------------------------
@@ -153,10 +177,8 @@ class DivBackward2(Op):
         return zero if needs[0] else None, zero if needs[1] else None
 
 
-FloorDivideNotImplemented = _not_implemented_node("floor_divide")
-FloorDivideNotImplemented.forward = lambda self, a, b: _floor_divide_arrays(a, b)
-RemainderNotImplemented = _not_implemented_node("remainder")
-RemainderNotImplemented.forward = lambda self, a, b: _remainder_arrays(a, b)
+FloorDivideNotImplemented = _not_implemented_node("floor_divide", _floor_divide_arrays)
+RemainderNotImplemented = _not_implemented_node("remainder", _remainder_arrays)
 
 
 class RemainderBackward0(Op):
@@ -235,7 +257,7 @@ def floor_divide(input: Any, other: Any) -> Tensor:
     """
     if not isinstance(input, Tensor):
         check_tensor(other, "floor_divide", "other", 2)
-    return FloorDivideNotImplemented.apply(input, other)
+    return _apply_not_implemented(FloorDivideNotImplemented, input, other)
 
 
 def remainder(input: Any, other: Any) -> Tensor:
@@ -248,7 +270,7 @@ def remainder(input: Any, other: Any) -> Tensor:
     """
     if not isinstance(input, Tensor):
         check_tensor(other, "remainder", "other", 2)
-        return RemainderNotImplemented.apply(input, other)
+        return _apply_not_implemented(RemainderNotImplemented, input, other)
     if isinstance(other, Tensor):
         return RemainderBackward1.apply(input, other)
     return RemainderBackward0.apply(input, other=other)
@@ -948,6 +970,17 @@ class ClampMaxBackward0(Op):
         return F.where(_values(x) <= self.max, grad, 0.0)
 
 
+def _first_mismatch(arrays: list) -> tuple:
+    """The first operand and the first later one it does not broadcast with."""
+    for i, a in enumerate(arrays):
+        for b in arrays[i + 1 :]:
+            try:
+                np.broadcast_shapes(np.shape(a), np.shape(b))
+            except ValueError:
+                return a, b
+    return arrays[0], arrays[-1]
+
+
 def _promoted(op: str, *arrays: Any) -> list:
     """Arrays cast to their common PyTorch result dtype, checked to broadcast together."""
     from .._dtype import result_numpy_dtype
@@ -958,7 +991,8 @@ def _promoted(op: str, *arrays: Any) -> list:
     try:
         np.broadcast_shapes(*shapes)
     except ValueError:
-        raise broadcast_error(op, present[0], present[-1]) from None
+        a, b = _first_mismatch(present)
+        raise broadcast_error(op, a, b) from None
     return [None if a is None else np.asarray(a).astype(dtype, copy=False) for a in arrays]
 
 
@@ -1729,7 +1763,9 @@ def _tensor_of(value: Any) -> Tensor:
 
 
 def _bitwise_compute(fn: Any) -> Any:
-    return lambda self, a, b: np.asarray(fn(Tensor._from_array(a), b)._data)
+    return lambda self, a, b: np.asarray(
+        fn(Tensor._from_array(a), b if is_scalar(b) else _tensor_of(b))._data
+    )
 
 
 def _binary_samples_of(make: Any) -> Any:
@@ -1831,7 +1867,9 @@ def _inplace_unary(node: type, name: str) -> Any:
 
 
 def _floor_divide_inplace(self: Tensor, other: Any) -> Tensor:
-    return apply_inplace(FloorDivideNotImplemented, self, other)
+    if isinstance(other, Tensor):
+        return apply_inplace(FloorDivideNotImplemented, self, other)
+    return apply_inplace(FloorDivideNotImplemented, self, after=other)
 
 
 def _atan2_inplace(self: Tensor, other: Tensor) -> Tensor:
