@@ -32,11 +32,20 @@ def copy_state(ours: gg.nn.Module, theirs: torch.nn.Module) -> None:
     assert not result.missing_keys and not result.unexpected_keys
 
 
+class NoGrad:
+    """An input array that becomes a tensor without ``requires_grad`` (a target)."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+
+
 def make_inputs(arrays: list, lib: Any) -> list:
     """Tensors for ``lib`` (float arrays require grad; non-arrays pass through)."""
     out = []
     for a in arrays:
-        if isinstance(a, np.ndarray):
+        if isinstance(a, NoGrad):
+            out.append(lib.tensor(a.array.copy()))
+        elif isinstance(a, np.ndarray):
             needs_grad = a.dtype.kind == "f"
             out.append(lib.tensor(a.copy(), requires_grad=needs_grad))
         else:
