@@ -26,23 +26,21 @@ def _outputs(func: Callable, inputs: tuple) -> tuple:
 
 def _numerical(func: Callable, inputs: tuple, x: Any, eps: float) -> list[np.ndarray]:
     """d(output)/d(x) by central differences, one Jacobian per output: (out.size, x.size)."""
-    from .grad_mode import no_grad
-
     data = x._data
     flat = data.reshape(-1)  # a view: perturbs the tensor in place
     columns: list[list[np.ndarray]] | None = None
-    with no_grad():
-        for k in range(flat.size):
-            original = flat[k]
-            flat[k] = original + eps
-            plus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
-            flat[k] = original - eps
-            minus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
-            flat[k] = original
-            if columns is None:
-                columns = [[] for _ in plus]
-            for j, (p, m) in enumerate(zip(plus, minus)):
-                columns[j].append((p - m) / (2 * eps))
+    # Grad mode stays on: gradgradcheck's function itself calls autograd.grad.
+    for k in range(flat.size):
+        original = flat[k]
+        flat[k] = original + eps
+        plus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
+        flat[k] = original - eps
+        minus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
+        flat[k] = original
+        if columns is None:
+            columns = [[] for _ in plus]
+        for j, (p, m) in enumerate(zip(plus, minus)):
+            columns[j].append((p - m) / (2 * eps))
     if columns is None:
         return [np.zeros((o.numel(), 0)) for o in _outputs(func, inputs)]
     return [np.stack(c, axis=1) if c else np.zeros((0, 0)) for c in columns]

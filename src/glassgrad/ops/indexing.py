@@ -216,6 +216,7 @@ def _split_key(x: Tensor, key: tuple) -> tuple:
     if sum(k is Ellipsis for k in key) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     out, dim, advanced, has_advanced = x, 0, [], False
+    source_dim = 0  # the dimension of ``x`` that ``k`` indexes (for error messages)
     for k in key:
         if k is None:
             out = UnsqueezeView.apply(out, dim=dim)
@@ -225,11 +226,15 @@ def _split_key(x: Tensor, key: tuple) -> tuple:
             n = ndim - used
             advanced.extend([slice(None)] * n)
             dim += n
+            source_dim += n
         elif isinstance(k, int):
             size = out._data.shape[dim]
             if not -size <= k < size:
-                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+                raise IndexError(
+                    f"index {k} is out of bounds for dimension {source_dim} with size {size}"
+                )
             out = SelectBackward0.apply(out, dim=dim, index=k % size)
+            source_dim += 1
         elif isinstance(k, slice):
             size = out._data.shape[dim]
             if k.step is not None and k.step <= 0:
@@ -240,6 +245,7 @@ def _split_key(x: Tensor, key: tuple) -> tuple:
                 out = SliceBackward0.apply(out, dim=dim, start=start, end=stop, step=step)
             advanced.append(slice(None))
             dim += 1
+            source_dim += 1
         else:
             has_advanced = True
             if k.dtype == np.bool_:
@@ -251,15 +257,17 @@ def _split_key(x: Tensor, key: tuple) -> tuple:
                     )
                 advanced.extend(np.nonzero(k) if k.ndim else [k])
                 dim += k.ndim
+                source_dim += k.ndim
             else:
                 size = out._data.shape[dim]
                 if k.size and (k.max() >= size or k.min() < -size):
                     bad = k.max() if k.max() >= size else k.min()
                     raise IndexError(
-                        f"index {bad} is out of bounds for dimension {dim} with size {size}"
+                        f"index {bad} is out of bounds for dimension {source_dim} with size {size}"
                     )
                 advanced.append(k)
                 dim += 1
+                source_dim += 1
     return out, (tuple(advanced) if has_advanced else None)
 
 
