@@ -747,7 +747,7 @@ def binary_cross_entropy(
         if outside.any():
             raise RuntimeError(
                 f"{op}: all elements of {name} should be between 0 and 1 (found "
-                f"{values[outside].flat[0]!r})"
+                f"{float(values[outside].flat[0])})"
             )
     w = _constant_weight(op, op, "weight", weight)
     if w is not None:
