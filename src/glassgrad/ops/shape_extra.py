@@ -914,7 +914,7 @@ class MaskedFillBackward1(Op):
 
 def _masked_fill_args(op: str, input: Tensor, mask: Any, value: Any) -> np.ndarray:
     m = _mask_array(mask, op)
-    _broadcast_shape(op, input._data, m)
+    _broadcast_shape(op, m, input._data)
     if isinstance(value, Tensor) and value._data.ndim:
         raise RuntimeError(
             f"{op} only supports a 0-dimensional value tensor, but got tensor with "
@@ -997,7 +997,7 @@ def masked_select(input: Tensor, mask: Any) -> Tensor:
         tensor([1., 4.])
     """
     m = _mask_array(mask, "masked_select:")
-    _broadcast_shape("masked_select", check_tensor(input, "masked_select")._data, m)
+    _broadcast_shape("masked_select", m, check_tensor(input, "masked_select")._data)
     return MaskedSelectBackward0.apply(input, mask=m)
 
 
@@ -1014,7 +1014,7 @@ def masked_scatter(input: Tensor, mask: Any, source: Tensor) -> Tensor:
     m = _mask_array(mask, "masked_scatter_")
     x = check_tensor(input, "masked_scatter")._data
     src = check_tensor(source, "masked_scatter", "source", 3)._data
-    shape = _broadcast_shape("masked_scatter", x, m)
+    shape = _broadcast_shape("masked_scatter", m, x)
     _check_same_dtype("masked_scatter", x, src, "source")
     count = int(np.broadcast_to(m, shape).sum())
     if src.size < count:
@@ -1387,14 +1387,14 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
             f"but got padding length {len(pad)} and input of dimension {len(shape)}"
         )
     if mode == "constant":
-        _, _, out_shape = _constant_pad_keys(shape, pad)
-        for i, (before, after) in enumerate(zip(shape, out_shape)):
-            if after < 0:
-                left, right = pad[2 * (len(shape) - 1 - i)], pad[2 * (len(shape) - 1 - i) + 1]
+        for i in range(len(pad) // 2):
+            d, left, right = len(shape) - 1 - i, pad[2 * i], pad[2 * i + 1]
+            if shape[d] + min(left, 0) + min(right, 0) < 0:
+                # PyTorch crops (narrows) first, so cropping more than there is fails even
+                # when positive padding on the other side would make up for it.
                 raise RuntimeError(
-                    f"pad: The input size {before}, plus negative padding {left} and {right} "
-                    f"resulted in a negative output size, which is invalid. Check dimension {i} "
-                    "of your input."
+                    f"pad: narrow(): length must be non-negative. (The input size {shape[d]} at "
+                    f"dimension {d} cannot be cropped by the negative padding ({left}, {right}).)"
                 )
         fill = 0 if value is None else value
         return ConstantPadNdBackward0.apply(input, pad=pad, value=fill)
