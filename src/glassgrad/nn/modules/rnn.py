@@ -212,7 +212,10 @@ class RNNBase(Module):
 
     def _batched(self, input: Tensor, name: str) -> bool:
         if input.dim() not in (2, 3):
-            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D instead")
+            what = "D tensor" if name == "RNN" else "D"  # PyTorch's wording differs by layer
+            raise ValueError(
+                f"{name}: Expected input to be 2D or 3D, got {input.dim()}{what} instead"
+            )
         return input.dim() == 3
 
     def _zeros(self, input: Tensor, size: int) -> Tensor:
