@@ -1,0 +1,431 @@
+"""Normalisation: ``batch_norm layer_norm group_norm`` (public in ``glassgrad.nn.functional``).
+
+All three standardise ``x`` over some dims, ``x_hat = (x - mean) / sqrt(var + eps)`` (biased
+variance), then scale and shift per channel or element. They share one backward: with batch
+statistics, for ``g = dL/dx_hat``,
+
+    dL/dx = invstd * (g - mean(g) - x_hat * mean(g * x_hat))
+
+(means over the standardised dims). The formula recomputes the statistics from the saved input
+with the namespace ``F``, so under ``create_graph=True`` it is itself differentiable and second
+derivatives match PyTorch's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.op import Op
+from ._common import check_tensor
+from ._registry import NoGrad, Sample, register
+from ._samples import positive, randn
+
+
+def _standardize(F: Any, x: Any, dims: tuple, count: int, eps: float) -> tuple:
+    """``(x_hat, invstd)`` of ``x`` over ``dims`` (biased variance), arrays or Tensors."""
+    mean = F.sum(x, dims, True) / count
+    centered = x - mean
+    invstd = (F.sum(centered * centered, dims, True) / count + eps) ** -0.5
+    return centered * invstd, invstd
+
+
+def _standardize_grad(F: Any, grad_xhat: Any, xhat: Any, invstd: Any, dims: tuple, count: int):
+    """dL/dx from dL/dx_hat when ``x_hat`` was standardised with its own statistics."""
+    mean_grad = F.sum(grad_xhat, dims, True) / count
+    mean_proj = F.sum(grad_xhat * xhat, dims, True) / count
+    return invstd * (grad_xhat - mean_grad - xhat * mean_proj)
+
+
+def _forward_stats(x: np.ndarray, dims: tuple, eps: float) -> tuple:
+    """Mean, biased variance and 1/sqrt(var + eps) over ``dims`` (kept as size-1 dims)."""
+    mean = x.mean(axis=dims, keepdims=True)
+    centered = x - mean
+    var = np.mean(centered * centered, axis=dims, keepdims=True)
+    return mean, var, 1.0 / np.sqrt(var + eps)
+
+
+def _affine(normed: np.ndarray, w: np.ndarray | None, b: np.ndarray | None, shape: tuple):
+    if w is not None:
+        normed = normed * w.reshape(shape)
+    if b is not None:
+        normed = normed + b.reshape(shape)
+    return normed
+
+
+# --- batch norm ------------------------------------------------------------------------------
+
+
+class NativeBatchNormBackward0(Op):
+    """out = (x - mean) * invstd * weight + bias per channel (dim 1); batch statistics over
+    all other dims when training, the running ones otherwise."""
+
+    saved_inputs = (0, 1)
+    __slots__ = ("training", "eps", "_running_mean", "_running_invstd")
+
+    def forward(self, x, w, b, training, eps, running_mean=None, running_var=None):
+        self.training, self.eps = training, eps
+        dims = _channel_dims(x)
+        shape = _channel_shape(x)
+        if training:
+            mean, _, invstd = _forward_stats(x, dims, eps)
+        else:
+            mean = running_mean.reshape(shape).astype(x.dtype, copy=False)
+            invstd = (1.0 / np.sqrt(running_var + eps)).reshape(shape).astype(x.dtype, copy=False)
+            self._running_mean, self._running_invstd = mean, invstd
+        return _affine((x - mean) * invstd, w, b, shape).astype(x.dtype, copy=False)
+
+    def backward(self, F, grad):
+        x, w = self.saved
+        needs = self.needs_input_grad
+        dims = _channel_dims(x)
+        count = int(np.prod([x.shape[d] for d in dims], dtype=np.int64))
+        if self.training:
+            xhat, invstd = _standardize(F, x, dims, count, self.eps)
+        else:
+            invstd = self._running_invstd
+            xhat = (x - self._running_mean) * invstd
+        grad_xhat = grad if w is None else grad * F.reshape(w, _channel_shape(x))
+        grad_input = grad_weight = grad_bias = None
+        if needs[0]:
+            if self.training:
+                grad_input = _standardize_grad(F, grad_xhat, xhat, invstd, dims, count)
+            else:
+                grad_input = grad_xhat * invstd
+        if needs[1]:
+            grad_weight = F.sum(grad * xhat, dims)
+        if needs[2]:
+            grad_bias = F.sum(grad, dims)
+        return grad_input, grad_weight, grad_bias
+
+
+def _channel_dims(x: Any) -> tuple:
+    return (0, *range(2, len(x.shape)))
+
+
+def _channel_shape(x: Any) -> tuple:
+    return (1, x.shape[1]) + (1,) * (len(x.shape) - 2)
+
+
+def _check_vector(op: str, name: str, t: Tensor | None, size: int) -> None:
+    if t is not None and t._data.size != size:
+        raise RuntimeError(f"{op}(): {name} should contain {size} elements not {t._data.size}")
+
+
+def batch_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Batch normalisation over dim 1 (channels) of ``input`` (N, C, ...).
+
+    ``out = (x - mean) / sqrt(var + eps) * weight + bias``. When ``training``, mean and biased
+    variance are taken over the batch and spatial dims, and the running statistics (if given)
+    are updated in place: ``running = (1 - momentum) * running + momentum * batch`` (the
+    unbiased variance for ``running_var``). Otherwise the running statistics are used.
+
+    Example::
+
+        >>> x = glassgrad.tensor([[1.0, 2.0], [3.0, 6.0]])
+        >>> glassgrad.nn.functional.batch_norm(x, None, None, training=True)
+        tensor([[-1.0000, -1.0000],
+                [ 1.0000,  1.0000]])
+    """
+    op = "batch_norm"
+    check_tensor(input, op)
+    x = input._data
+    if x.ndim < 2:
+        raise RuntimeError(
+            f"{op}(): expected input of at least 2 dimensions (N, C, ...), but got input of size "
+            f"{list(x.shape)}"
+        )
+    if momentum is None or isinstance(momentum, bool):
+        raise TypeError(f"{op}(): argument 'momentum' must be float, not {type(momentum).__name__}")
+    channels = x.shape[1]
+    for name, t in (
+        ("running_mean", running_mean),
+        ("running_var", running_var),
+        ("weight", weight),
+        ("bias", bias),
+    ):
+        _check_vector(op, name, t, channels)
+    if training:
+        per_channel = x.size // channels if channels else 0
+        if per_channel == 1:
+            raise ValueError(
+                f"Expected more than 1 value per channel when training, got input size "
+                f"{list(x.shape)}"
+            )
+    elif running_mean is None or running_var is None:
+        missing = "running_mean" if running_mean is None else "running_var"
+        raise RuntimeError(f"{op}(): {missing} must be defined in evaluation mode")
+    if training and (running_mean is not None or running_var is not None):
+        _update_running_stats(x, running_mean, running_var, float(momentum))
+    if training:
+        return NativeBatchNormBackward0.apply(input, weight, bias, training=True, eps=eps)
+    return NativeBatchNormBackward0.apply(
+        input,
+        weight,
+        bias,
+        training=False,
+        eps=eps,
+        running_mean=running_mean._data.copy(),
+        running_var=running_var._data.copy(),
+    )
+
+
+def _update_running_stats(
+    x: np.ndarray, running_mean: Tensor | None, running_var: Tensor | None, momentum: float
+) -> None:
+    """In-place exponential averages, as PyTorch's kernel does (version counters bump)."""
+    dims = _channel_dims(x)
+    mean = x.mean(axis=dims)
+    count = x.size // x.shape[1]
+    if running_mean is not None:
+        stats = running_mean._data
+        stats[...] = (1 - momentum) * stats + momentum * mean
+        running_mean._vc[0] += 1
+    if running_var is not None:
+        unbiased = x.var(axis=dims) * (count / max(count - 1, 1))
+        stats = running_var._data
+        stats[...] = (1 - momentum) * stats + momentum * unbiased
+        running_var._vc[0] += 1
+
+
+# --- layer norm ------------------------------------------------------------------------------
+
+
+class NativeLayerNormBackward0(Op):
+    """out = (x - mean) * invstd * weight + bias, statistics over the trailing
+    ``normalized_shape`` dims."""
+
+    saved_inputs = (0, 1)
+    __slots__ = ("normalized_shape", "eps")
+
+    def forward(self, x, w, b, normalized_shape, eps):
+        self.normalized_shape, self.eps = normalized_shape, eps
+        dims = tuple(range(x.ndim - len(normalized_shape), x.ndim))
+        mean, _, invstd = _forward_stats(x, dims, eps)
+        return _affine((x - mean) * invstd, w, b, normalized_shape).astype(x.dtype, copy=False)
+
+    def backward(self, F, grad):
+        x, w = self.saved
+        needs = self.needs_input_grad
+        ndim = len(x.shape)
+        dims = tuple(range(ndim - len(self.normalized_shape), ndim))
+        count = int(np.prod(self.normalized_shape, dtype=np.int64))
+        xhat, invstd = _standardize(F, x, dims, count, self.eps)
+        grad_input = None
+        if needs[0]:
+            grad_xhat = grad if w is None else grad * w
+            grad_input = _standardize_grad(F, grad_xhat, xhat, invstd, dims, count)
+        # The weight and bias gradients are summed over the leading dims by the machinery.
+        grad_weight = grad * xhat if needs[1] else None
+        grad_bias = grad if needs[2] else None
+        return grad_input, grad_weight, grad_bias
+
+
+def layer_norm(
+    input: Tensor,
+    normalized_shape: Sequence[int] | int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Layer normalisation over the trailing ``normalized_shape`` dims of ``input``.
+
+    ``out = (x - mean) / sqrt(var + eps) * weight + bias`` with mean and biased variance over
+    those dims; ``weight`` and ``bias`` have shape ``normalized_shape``.
+
+    Example::
+
+        >>> x = glassgrad.tensor([[1.0, 3.0], [2.0, 2.0]])
+        >>> glassgrad.nn.functional.layer_norm(x, (2,))
+        tensor([[-1.0000,  1.0000],
+                [ 0.0000,  0.0000]])
+    """
+    op = "layer_norm"
+    check_tensor(input, op)
+    if isinstance(normalized_shape, (int, np.integer)):
+        normalized_shape = (int(normalized_shape),)
+    normalized_shape = tuple(int(s) for s in normalized_shape)
+    x = input._data
+    k = len(normalized_shape)
+    if k == 0 or x.ndim < k or tuple(x.shape[x.ndim - k :]) != normalized_shape:
+        raise RuntimeError(
+            f"{op}(): Given normalized_shape={list(normalized_shape)}, expected input with shape "
+            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size"
+            f"{list(x.shape)}"
+        )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t._data.shape) != normalized_shape:
+            raise RuntimeError(
+                f"{op}(): Expected {name} to be of same shape as normalized_shape, but got {name} "
+                f"of shape {list(t._data.shape)} and normalized_shape = {list(normalized_shape)}"
+            )
+    return NativeLayerNormBackward0.apply(
+        input, weight, bias, normalized_shape=normalized_shape, eps=eps
+    )
+
+
+# --- group norm ------------------------------------------------------------------------------
+
+
+class NativeGroupNormBackward0(Op):
+    """out = (x - mean) * invstd * weight + bias; statistics per sample over each group of
+    ``C / num_groups`` channels and all spatial dims; weight and bias per channel."""
+
+    saved_inputs = (0, 1)
+    __slots__ = ("group", "eps")
+
+    def forward(self, x, w, b, group, eps):
+        self.group, self.eps = group, eps
+        grouped = x.reshape(x.shape[0], group, -1)
+        mean, _, invstd = _forward_stats(grouped, (2,), eps)
+        normed = ((grouped - mean) * invstd).reshape(x.shape)
+        return _affine(normed, w, b, _channel_shape(x)[1:]).astype(x.dtype, copy=False)
+
+    def backward(self, F, grad):
+        x, w = self.saved
+        needs = self.needs_input_grad
+        shape = tuple(x.shape)
+        grouped_shape = (shape[0], self.group, -1)
+        count = int(np.prod(shape[1:], dtype=np.int64)) // self.group
+        xhat_g, invstd = _standardize(F, F.reshape(x, grouped_shape), (2,), count, self.eps)
+        xhat = F.reshape(xhat_g, shape)
+        grad_input = grad_weight = grad_bias = None
+        dims = _channel_dims(x)
+        if needs[0]:
+            grad_xhat = grad if w is None else grad * F.reshape(w, _channel_shape(x)[1:])
+            grad_input = F.reshape(
+                _standardize_grad(
+                    F, F.reshape(grad_xhat, grouped_shape), xhat_g, invstd, (2,), count
+                ),
+                shape,
+            )
+        if needs[1]:
+            grad_weight = F.sum(grad * xhat, dims)
+        if needs[2]:
+            grad_bias = F.sum(grad, dims)
+        return grad_input, grad_weight, grad_bias
+
+
+def group_norm(
+    input: Tensor,
+    num_groups: int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Group normalisation of ``input`` (N, C, ...): channels split into ``num_groups`` groups,
+    each standardised per sample over its channels and all spatial positions, then
+    ``* weight[c] + bias[c]``.
+
+    Example::
+
+        >>> x = glassgrad.tensor([[1.0, 3.0, 5.0, 9.0]])
+        >>> glassgrad.nn.functional.group_norm(x, 2)
+        tensor([[-1.0000,  1.0000, -1.0000,  1.0000]])
+    """
+    op = "group_norm"
+    check_tensor(input, op)
+    x = input._data
+    if x.ndim < 2:
+        raise RuntimeError(
+            f"{op}(): Expected at least 2 dimensions for input tensor but received {x.ndim}"
+        )
+    channels = x.shape[1]
+    if not isinstance(num_groups, (int, np.integer)) or num_groups <= 0 or channels % num_groups:
+        raise RuntimeError(
+            f"{op}(): Expected number of channels in input to be divisible by num_groups, but "
+            f"got input of shape {list(x.shape)} and num_groups={num_groups}"
+        )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t._data.ndim != 1 or t._data.shape[0] != channels):
+            raise RuntimeError(
+                f"{op}(): Expected {name} to be a vector of size equal to the number of channels "
+                f"in input, but got {name} of shape {list(t._data.shape)} and input of shape "
+                f"{list(x.shape)}"
+            )
+    return NativeGroupNormBackward0.apply(input, weight, bias, group=int(num_groups), eps=eps)
+
+
+# --- registry --------------------------------------------------------------------------------
+
+
+def _batch_norm_samples(rng: np.random.Generator) -> list[Sample]:
+    def stats(c: int) -> tuple:
+        return NoGrad(randn(rng, c)), NoGrad(positive(rng, c) + 0.5)
+
+    return [
+        Sample((randn(rng, 4, 3), *stats(3), randn(rng, 3), randn(rng, 3)), {"training": True}),
+        Sample((randn(rng, 2, 3, 4, 3), *stats(3), randn(rng, 3), randn(rng, 3), True, 0.3)),
+        Sample((randn(rng, 3, 2, 5), None, None), {"training": True, "eps": 0.1}),
+        Sample((randn(rng, 2, 3, 4), *stats(3), randn(rng, 3), randn(rng, 3)), note="eval"),
+        Sample((randn(rng, 2, 3, 2, 2), *stats(3)), {"training": False}, note="eval, no affine"),
+        Sample(
+            (randn(rng, 4, 2, 3).transpose(1, 0, 2), None, None, randn(rng, 4)),
+            {"training": True},
+            note="non-contiguous, weight only",
+        ),
+    ]
+
+
+def _layer_norm_samples(rng: np.random.Generator) -> list[Sample]:
+    return [
+        Sample((randn(rng, 3, 4), (4,), randn(rng, 4), randn(rng, 4))),
+        Sample((randn(rng, 2, 3, 4), (3, 4), randn(rng, 3, 4), randn(rng, 3, 4)), {"eps": 0.1}),
+        Sample((randn(rng, 2, 5), [5])),
+        Sample((randn(rng, 5), (5,), randn(rng, 5)), note="no batch dims, weight only"),
+        Sample(
+            (randn(rng, 4, 3).T, (4,), None, randn(rng, 4)),
+            gradgrad=False,
+            note="non-contiguous, bias only (PyTorch's double backward fails without a weight)",
+        ),
+    ]
+
+
+def _group_norm_samples(rng: np.random.Generator) -> list[Sample]:
+    return [
+        Sample((randn(rng, 2, 6, 3), 3, randn(rng, 6), randn(rng, 6))),
+        Sample((randn(rng, 2, 4, 2, 3), 2, randn(rng, 4), randn(rng, 4)), {"eps": 0.1}),
+        Sample((randn(rng, 3, 4), 4), note="one channel per group"),
+        Sample((randn(rng, 2, 4, 3), 1, randn(rng, 4)), note="one group, weight only"),
+    ]
+
+
+_NF = "nn.functional"
+register(
+    "batch_norm",
+    batch_norm,
+    nodes=(NativeBatchNormBackward0,),
+    samples=_batch_norm_samples,
+    namespace=_NF,
+    atol=1e-9,
+)
+register(
+    "layer_norm",
+    layer_norm,
+    nodes=(NativeLayerNormBackward0,),
+    samples=_layer_norm_samples,
+    namespace=_NF,
+    atol=1e-9,
+)
+register(
+    "group_norm",
+    group_norm,
+    nodes=(NativeGroupNormBackward0,),
+    samples=_group_norm_samples,
+    namespace=_NF,
+    atol=1e-9,
+)
+
+__all__ = ["batch_norm", "layer_norm", "group_norm"]
