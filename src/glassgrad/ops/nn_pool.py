@@ -542,6 +542,11 @@ def _max_pool2d_samples(rng: np.random.Generator) -> list[Sample]:
         Sample((randn(rng, 1, 2, 7, 7), (3, 2)), {"stride": 1, "dilation": (2, 1)}),
         Sample((randn(rng, 1, 2, 5, 5), 2), {"ceil_mode": True}),
         Sample((randn(rng, 3, 5, 6), 2), {"stride": 1, "padding": 1}, note="unbatched"),
+        Sample(
+            (np.array([[[[1.0, 3.0, 3.0], [0.0, 3.0, 2.0]]]]), (2, 2), 1),
+            fd=False,
+            note="ties: the first maximum in the window gets the gradient",
+        ),
     ]
 
 

@@ -1,0 +1,393 @@
+"""Layers' functional forms: ``linear bilinear embedding one_hot dropout`` (public in
+``glassgrad.nn.functional``).
+
+``linear`` is composed from ``addmm``/``matmul`` exactly as PyTorch records it (so graphs read
+``AddmmBackward0`` and ``TBackward0``); ``bilinear`` is one trilinear node; ``embedding`` a
+row gather whose gradient scatters back with repeated rows accumulating; ``dropout`` a product
+with a random mask drawn from glassgrad's generator, so forward and backward use the same mask.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _factories
+from .._tensor import Tensor
+from ..autograd.op import Op
+from . import linalg, linalg_extra, pointwise, shape
+from ._common import check_tensor
+from ._registry import NoGrad, Sample, register
+from ._samples import randn
+
+# --- linear --------------------------------------------------------------------------------
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias``: ``input`` (*, in), ``weight`` (out, in), ``bias`` (out,).
+
+    Example::
+
+        >>> x, w = glassgrad.ones(2, 3), glassgrad.ones(4, 3)
+        >>> glassgrad.nn.functional.linear(x, w, glassgrad.zeros(4)).shape
+        glassgrad.Size([2, 4])
+    """
+    op = "linear"
+    check_tensor(input, op)
+    check_tensor(weight, op, "weight", 2)
+    if bias is not None:
+        check_tensor(bias, op, "bias", 3)
+    x, w = input._data, weight._data
+    if x.ndim == 0 or w.ndim == 0:
+        raise RuntimeError(
+            f"both arguments to {op} need to be at least 1D, but they are {x.ndim}D and {w.ndim}D"
+        )
+    if x.shape[-1] != w.shape[-1]:
+        rows = int(np.prod(x.shape[:-1], dtype=np.int64))
+        columns = w.shape[0] if w.ndim == 2 else 1
+        raise RuntimeError(
+            f"{op}(): mat1 and mat2 shapes cannot be multiplied ({rows}x{x.shape[-1]} and "
+            f"{w.shape[-1]}x{columns})"
+        )
+    if w.ndim == 1:
+        out = linalg.matmul(input, weight)
+        return out if bias is None else pointwise.add(out, bias)
+    weight_t = shape.t(weight)
+    if bias is None:
+        return linalg.matmul(input, weight_t)
+    if x.ndim == 2:
+        return linalg_extra.addmm(bias, input, weight_t)
+    # PyTorch flattens the leading dims into one matrix product and views the result back.
+    flat = shape.reshape(input, (-1, x.shape[-1]))
+    out = linalg_extra.addmm(bias, flat, weight_t)
+    return shape.reshape(out, (*x.shape[:-1], w.shape[0]))
+
+
+# --- bilinear ------------------------------------------------------------------------------
+
+
+class TrilinearBackward0(Op):
+    """out[n, o] = sum_{i,j} x1[n, i] * weight[o, i, j] * x2[n, j]"""
+
+    saved_inputs = (0, 1, 2)
+
+    def forward(self, x1, w, x2):
+        n, i = x1.shape
+        o, _, j = w.shape
+        # sum over i as one matrix product, then over j elementwise.
+        partial = (x1 @ w.transpose(1, 0, 2).reshape(i, o * j)).reshape(n, o, j)
+        return np.einsum("noj,nj->no", partial, x2)
+
+    def backward(self, F, grad):
+        x1, w, x2 = self.saved
+        needs = self.needs_input_grad
+        n, i = x1.shape
+        o, _, j = w.shape
+        grad_x1 = grad_w = grad_x2 = None
+        if needs[0] or needs[2]:
+            # along[n, i, j] = sum_o grad[n, o] * w[o, i, j]
+            along = F.reshape(F.matmul(grad, F.reshape(w, (o, i * j))), (n, i, j))
+            if needs[0]:
+                grad_x1 = F.sum(along * F.unsqueeze(x2, 1), 2)
+            if needs[2]:
+                grad_x2 = F.sum(along * F.unsqueeze(x1, 2), 1)
+        if needs[1]:
+            outer = F.reshape(F.unsqueeze(x1, 2) * F.unsqueeze(x2, 1), (n, i * j))
+            grad_w = F.reshape(F.matmul(F.mT(grad), outer), (o, i, j))
+        return grad_x1, grad_w, grad_x2
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``out[..., o] = input1[..., :] @ weight[o] @ input2[..., :] + bias[o]`` for ``input1``
+    (*, in1), ``input2`` (*, in2), ``weight`` (out, in1, in2).
+
+    Example::
+
+        >>> x1, x2, w = glassgrad.ones(5, 2), glassgrad.ones(5, 3), glassgrad.ones(4, 2, 3)
+        >>> glassgrad.nn.functional.bilinear(x1, x2, w).shape
+        glassgrad.Size([5, 4])
+    """
+    op = "bilinear"
+    check_tensor(input1, op, "input1", 1)
+    check_tensor(input2, op, "input2", 2)
+    check_tensor(weight, op, "weight", 3)
+    a, b, w = input1._data, input2._data, weight._data
+    if w.ndim != 3:
+        raise RuntimeError(f"{op}(): weight must be three-dimensional, got {list(w.shape)}")
+    if a.ndim != b.ndim:
+        raise RuntimeError(f"{op}(): input dimensions do not match: got {a.ndim} and {b.ndim}")
+    for d in range(a.ndim - 1):
+        if a.shape[d] != b.shape[d]:
+            raise RuntimeError(
+                f"{op}(): input batch dimensions do not match at dim {d}: got {a.shape[d]} and "
+                f"{b.shape[d]}"
+            )
+    for k, x in ((1, a), (2, b)):
+        if x.ndim == 0 or x.shape[-1] != w.shape[k]:
+            got = x.shape[-1] if x.ndim else "a scalar"
+            raise RuntimeError(
+                f"{op}(): input{k} size does not match weight size: got {got} but expected "
+                f"{w.shape[k]}"
+            )
+    if bias is not None and (bias._data.ndim != 1 or bias._data.shape[0] != w.shape[0]):
+        raise RuntimeError(
+            f"{op}(): bias size does not match weight size: got {bias._data.shape[-1]} but "
+            f"expected {w.shape[0]}"
+        )
+    lead = a.shape[:-1]
+    flat1 = input1 if a.ndim == 2 else shape.reshape(input1, (-1, a.shape[-1]))
+    flat2 = input2 if b.ndim == 2 else shape.reshape(input2, (-1, b.shape[-1]))
+    out = TrilinearBackward0.apply(flat1, weight, flat2)
+    if a.ndim != 2:
+        out = shape.reshape(out, (*lead, w.shape[0]))
+    return out if bias is None else pointwise.add(out, bias)
+
+
+# --- embedding -----------------------------------------------------------------------------
+
+
+class EmbeddingBackward0(Op):
+    """out = weight[indices]; the gradient of each row is the sum over its occurrences."""
+
+    __slots__ = ("indices", "padding_idx", "scale_grad_by_freq", "weight_sym_argsize_0", "_dim")
+
+    def forward(self, weight, indices, padding_idx, scale_grad_by_freq):
+        self.indices, self.padding_idx = indices, padding_idx
+        self.scale_grad_by_freq = scale_grad_by_freq
+        self.weight_sym_argsize_0, self._dim = weight.shape
+        return np.take(weight, indices, axis=0)
+
+    def backward(self, F, grad):
+        flat = self.indices.reshape(-1)
+        values = grad._data if isinstance(grad, Tensor) else grad
+        scale = np.ones(flat.shape, values.dtype)
+        if self.scale_grad_by_freq:
+            counts = np.bincount(flat, minlength=self.weight_sym_argsize_0)
+            scale = scale / counts[flat]
+        if self.padding_idx is not None:
+            scale = scale * (flat != self.padding_idx)
+        rows = F.reshape(grad, (flat.size, self._dim)) * scale.reshape(-1, 1)
+        size = (self.weight_sym_argsize_0, self._dim)
+        return F.index_zeros_add(size, (flat,), rows, False)
+
+
+def _renorm_rows(weight: Tensor, indices: np.ndarray, max_norm: float, norm_type: float) -> None:
+    """Scale the referenced rows of ``weight`` whose norm exceeds ``max_norm`` down to it, in
+    place and outside autograd (PyTorch's ``embedding_renorm_``)."""
+    rows = np.unique(indices)
+    data = weight._data
+    norms = np.linalg.norm(data[rows], ord=norm_type, axis=1)
+    over = norms > max_norm
+    if over.any():
+        scale = max_norm / (norms[over] + 1e-7)
+        data[rows[over]] *= scale.astype(data.dtype)[:, None]
+        weight._vc[0] += 1
+
+
+def embedding(
+    input: Tensor,
+    weight: Tensor,
+    padding_idx: int | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2.0,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Tensor:
+    """Rows of ``weight`` (num_embeddings, dim) picked by the integer ``input``:
+    ``out[..., :] = weight[input[...], :]``.
+
+    ``padding_idx``'s row gets no gradient; ``max_norm`` first rescales (in place) each
+    referenced row whose ``norm_type``-norm exceeds it; ``scale_grad_by_freq`` divides each
+    row's gradient by how often it occurs in ``input``.
+
+    Example::
+
+        >>> w = glassgrad.arange(6.0).reshape(3, 2)
+        >>> glassgrad.nn.functional.embedding(glassgrad.tensor([2, 0]), w)
+        tensor([[4., 5.],
+                [0., 1.]])
+    """
+    op = "embedding"
+    check_tensor(input, op)
+    check_tensor(weight, op, "weight", 2)
+    indices, w = input._data, weight._data
+    if w.ndim != 2:
+        raise RuntimeError(f"{op}(): 'weight' must be 2-D, got weight of size {list(w.shape)}")
+    if indices.dtype not in (np.int64, np.int32):
+        raise RuntimeError(
+            f"{op}(): Expected tensor for argument #1 'indices' to have one of the following "
+            f"scalar types: Long, Int; but got {indices.dtype} instead (while checking arguments "
+            f"for embedding)"
+        )
+    rows = w.shape[0]
+    if padding_idx is not None:
+        if not -rows <= padding_idx < rows:
+            raise AssertionError(
+                f"{op}(): Padding_idx must be within num_embeddings, got padding_idx="
+                f"{padding_idx} for {rows} embeddings"
+            )
+        padding_idx = int(padding_idx) % rows
+    if indices.size and (indices.min() < 0 or indices.max() >= rows):
+        bad = indices.min() if indices.min() < 0 else indices.max()
+        raise IndexError(
+            f"{op}(): index out of range in self: index {bad} for a weight of {rows} rows"
+        )
+    if sparse:
+        raise NotImplementedError(
+            f"{op}(): sparse=True is not supported: glassgrad has no sparse gradients"
+        )
+    if max_norm is not None:
+        _renorm_rows(weight, indices, float(max_norm), float(norm_type))
+    return EmbeddingBackward0.apply(
+        weight,
+        indices=indices.astype(np.int64, copy=False),
+        padding_idx=padding_idx,
+        scale_grad_by_freq=bool(scale_grad_by_freq),
+    )
+
+
+# --- one_hot -------------------------------------------------------------------------------
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """int64 one-hot codes: ``out[..., k] = 1 if tensor[...] == k``; ``num_classes=-1`` uses
+    ``tensor.max() + 1``.
+
+    Example::
+
+        >>> glassgrad.nn.functional.one_hot(glassgrad.tensor([0, 2]), 3)
+        tensor([[1, 0, 0],
+                [0, 0, 1]])
+    """
+    op = "one_hot"
+    check_tensor(tensor, op, "tensor")
+    labels = tensor._data
+    if labels.dtype != np.int64:
+        raise RuntimeError(
+            f"{op}(): one_hot is only applicable to index tensor of type LongTensor, got "
+            f"{labels.dtype}"
+        )
+    if num_classes == -1:
+        if labels.size == 0:
+            raise RuntimeError(f"{op}(): Can not infer total number of classes from empty tensor.")
+        num_classes = int(labels.max()) + 1
+    if labels.size and labels.min() < 0:
+        raise RuntimeError(f"{op}(): Class values must be non-negative, got {labels.min()}.")
+    if labels.size and labels.max() >= num_classes:
+        raise RuntimeError(
+            f"{op}(): Class values must be smaller than num_classes, got {labels.max()} for "
+            f"num_classes={num_classes}."
+        )
+    codes = np.zeros((*labels.shape, num_classes), np.int64)
+    np.put_along_axis(codes, labels[..., None], 1, axis=-1)
+    return Tensor._from_array(codes)
+
+
+# --- dropout -------------------------------------------------------------------------------
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``
+    (training only; otherwise ``input`` itself is returned).
+
+    The mask is drawn from glassgrad's default generator (``glassgrad.manual_seed`` makes it
+    reproducible) and the gradient uses the same mask: ``grad_input = grad * mask``.
+
+    Example::
+
+        >>> x = glassgrad.ones(4)
+        >>> glassgrad.nn.functional.dropout(x, 0.5, training=False) is x
+        True
+    """
+    op = "dropout"
+    check_tensor(input, op)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return input
+    data = input._data
+    dtype = data.dtype if data.dtype.kind == "f" else np.dtype(np.float32)
+    if p == 1:
+        mask = np.zeros(data.shape, dtype)
+    else:
+        draw = _factories.default_generator.rng.random(
+            data.shape, dtype=np.float32 if dtype == np.float32 else np.float64
+        )
+        mask = (draw >= p).astype(dtype) * dtype.type(1.0 / (1.0 - p))
+    mask_tensor = Tensor._from_array(mask)
+    if inplace:
+        return input.mul_(mask_tensor)
+    return pointwise.mul(input, mask_tensor)
+
+
+# --- registry ------------------------------------------------------------------------------
+
+
+def _linear_samples(rng: np.random.Generator) -> list[Sample]:
+    return [
+        Sample((randn(rng, 5, 3), randn(rng, 4, 3), randn(rng, 4))),
+        Sample((randn(rng, 5, 3), randn(rng, 4, 3))),
+        Sample((randn(rng, 2, 5, 3), randn(rng, 4, 3), randn(rng, 4))),
+        Sample((randn(rng, 2, 5, 3), randn(rng, 4, 3))),
+        Sample((randn(rng, 3), randn(rng, 4, 3), randn(rng, 4)), note="one sample"),
+        Sample((randn(rng, 3, 5).T, randn(rng, 3, 4).T), {"bias": randn(rng, 4)}),
+        Sample((randn(rng, 5, 3), randn(rng, 3)), note="1-D weight"),
+        Sample((randn(rng, 0, 3), randn(rng, 4, 3), randn(rng, 4)), note="empty batch"),
+    ]
+
+
+def _bilinear_samples(rng: np.random.Generator) -> list[Sample]:
+    return [
+        Sample((randn(rng, 5, 3), randn(rng, 5, 2), randn(rng, 4, 3, 2), randn(rng, 4))),
+        Sample((randn(rng, 2, 3, 3), randn(rng, 2, 3, 2), randn(rng, 4, 3, 2))),
+        Sample((randn(rng, 3), randn(rng, 2), randn(rng, 4, 3, 2), randn(rng, 4))),
+        Sample((randn(rng, 3, 5).T, NoGrad(randn(rng, 5, 2)), randn(rng, 1, 3, 2))),
+    ]
+
+
+def _embedding_samples(rng: np.random.Generator) -> list[Sample]:
+    # The padding row gets no gradient although the output depends on it, and
+    # scale_grad_by_freq rescales the gradient: finite differences disagree by design there.
+    return [
+        Sample((rng.integers(0, 5, (2, 3)), randn(rng, 5, 4))),
+        Sample(
+            (np.array([[1, 3], [1, 1]]), randn(rng, 4, 2)), {"scale_grad_by_freq": True}, fd=False
+        ),
+        Sample((np.array(2), randn(rng, 3, 2)), note="0-d index"),
+        Sample((np.array([1, 3, 1, 1, 0]), randn(rng, 4, 2)), {"padding_idx": 1}, fd=False),
+        Sample((np.array([2, 0, 2]), randn(rng, 3, 2)), {"padding_idx": -1}, fd=False),
+        Sample(
+            (np.zeros((0,), np.int64), randn(rng, 3, 2)),
+            grad=False,
+            note="no indices (PyTorch's backward fails on an empty index)",
+        ),
+    ]
+
+
+def _one_hot_samples(rng: np.random.Generator) -> list[Sample]:
+    return [
+        Sample((rng.integers(0, 4, (3, 2)),), grad=False),
+        Sample((np.array([0, 2, 1]), 5), grad=False),
+        Sample((np.zeros((0,), np.int64), 3), grad=False),
+    ]
+
+
+def _dropout_samples(rng: np.random.Generator) -> list[Sample]:
+    return [
+        Sample((randn(rng, 3, 4),), {"p": 0.5, "training": False}),
+        Sample((randn(rng, 3, 4), 0.0)),
+        Sample((randn(rng, 3, 4), 1.0), note="everything dropped"),
+    ]
+
+
+_NF = "nn.functional"
+register("linear", linear, samples=_linear_samples, namespace=_NF)
+register(
+    "bilinear", bilinear, nodes=(TrilinearBackward0,), samples=_bilinear_samples, namespace=_NF
+)
+register(
+    "embedding", embedding, nodes=(EmbeddingBackward0,), samples=_embedding_samples, namespace=_NF
+)
+register("one_hot", one_hot, samples=_one_hot_samples, differentiable=False, namespace=_NF)
+register("dropout", dropout, samples=_dropout_samples, namespace=_NF)
+
+__all__ = ["linear", "bilinear", "embedding", "one_hot", "dropout"]
