@@ -548,7 +548,29 @@ def test_non_constant_pad_matches_pytorch(batch: int, sizes: list, mode: str, da
     if any(s + pads[2 * i] + pads[2 * i + 1] <= 0 for i, s in enumerate(reversed(sizes))):
         return
     x = np.random.randn(batch, 2, *sizes)
+    kept = [
+        s + min(pads[2 * i], 0) + min(pads[2 * i + 1], 0) for i, s in enumerate(reversed(sizes))
+    ]
+    if mode == "circular" and any(max(pads[2 * i : 2 * i + 2]) > k for i, k in enumerate(kept)):
+        # A pad wider than the cropped input: PyTorch reads overlapping or uninitialized
+        # memory here (see test_circular_pad_wider_than_cropped_input_is_refused).
+        with pytest.raises(RuntimeError, match="wrapping around more than once"):
+            gg.nn.functional.pad(gg.tensor(x), tuple(pads), mode=mode)
+        return
     compare(lambda lib, t: lib.nn.functional.pad(t[0], tuple(pads), mode=mode), x)
+
+
+def test_circular_pad_wider_than_cropped_input_is_refused() -> None:
+    """PyTorch only checks pads against the uncropped size; past the cropped size it fails
+    with an overlap error or returns uninitialized memory. glassgrad refuses clearly."""
+    x = np.arange(1.0, 3.0).reshape(1, 1, 2)
+    with pytest.raises(RuntimeError, match="single memory location"):
+        torch.nn.functional.pad(torch.tensor(x), (-1, 2), mode="circular")
+    for pads in ((-1, 2), (2, -1), (-2, 1)):
+        with pytest.raises(RuntimeError, match="wrapping around more than once"):
+            gg.nn.functional.pad(gg.tensor(x), pads, mode="circular")
+    kept = gg.nn.functional.pad(gg.tensor(x), (-1, 1), mode="circular")
+    np.testing.assert_array_equal(kept.numpy(), [[[2.0, 2.0]]])
 
 
 @settings(max_examples=30, deadline=None)

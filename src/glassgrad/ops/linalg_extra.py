@@ -585,12 +585,14 @@ class LinalgVectorNormBackward0(Op):
         # A zero norm gives a zero gradient: divide by (norm + 1) there, then mask.
         safe_norm = norm + zero.astype(nv.dtype)
         if p == 2:
-            return x * (grad / safe_norm) * ~zero
+            return F.where(zero, 0.0, x * (grad / safe_norm))
         if p < 1:
             x_zero = xv == 0
-            scaled = F.sign(x) * (F.abs(x) + x_zero.astype(xv.dtype)) ** (p - 1) * ~x_zero
+            scaled = F.where(
+                x_zero, 0.0, F.sign(x) * (F.abs(x) + x_zero.astype(xv.dtype)) ** (p - 1)
+            )
             return scaled * grad * norm ** (1 - p)
-        scale = grad / safe_norm ** (p - 1) * ~zero
+        scale = F.where(zero, 0.0, grad / safe_norm ** (p - 1))
         if p < 2:
             return F.sign(x) * F.abs(x) ** (p - 1) * scale
         return x * F.abs(x) ** (p - 2) * scale
@@ -1112,8 +1114,8 @@ class LinalgCholeskyExBackward0(Op):
         (factor,) = self.saved
         lower, grad_lower = (F.mT(factor), F.mT(grad)) if self.upper else (factor, grad)
         n = grad.shape[-1]
-        phi = F.matmul(F.mT(lower), grad_lower) * np.tri(n, dtype=bool)
-        phi = (phi + F.mT(phi * np.tri(n, k=-1, dtype=bool))) * 0.5
+        phi = F.where(np.tri(n, dtype=bool), F.matmul(F.mT(lower), grad_lower), 0.0)
+        phi = (phi + F.mT(F.where(np.tri(n, k=-1, dtype=bool), phi, 0.0))) * 0.5
         left = run_op(LinalgSolveExBackward0, F.mT(lower), phi)  # L^-T phi
         return run_op(LinalgSolveExBackward0, lower, left, left=False)  # ... L^-1
 

@@ -712,7 +712,7 @@ class ScatterBackward0(Op):
             keep = _scatter_array(
                 np.ones(grad.shape, dtype=bool), self.dim, self.index, False, False
             )
-            grad_self = grad * keep
+            grad_self = F.where(keep, grad, 0.0)
         if needs[1]:
             grad_src = _scatter_src_grad(F, grad, self.dim, self.index, self.src_sizes)
         return grad_self, grad_src
@@ -729,7 +729,7 @@ class ScatterBackward1(Op):
 
     def backward(self, F, grad):
         keep = _scatter_array(np.ones(grad.shape, dtype=bool), self.dim, self.index, False, False)
-        return grad * keep
+        return F.where(keep, grad, 0.0)
 
 
 class ScatterAddBackward0(Op):
@@ -895,7 +895,7 @@ class MaskedFillBackward0(Op):
         return np.where(mask, np.asarray(value).astype(x.dtype), x)
 
     def backward(self, F, grad):
-        return grad * ~self.mask
+        return F.where(self.mask, 0.0, grad)
 
 
 class MaskedFillBackward1(Op):
@@ -909,7 +909,8 @@ class MaskedFillBackward1(Op):
 
     def backward(self, F, grad):
         needs = self.needs_input_grad
-        return (grad * ~self.mask if needs[0] else None), (grad * self.mask if needs[1] else None)
+        grad_self = F.where(self.mask, 0.0, grad) if needs[0] else None
+        return grad_self, (F.where(self.mask, grad, 0.0) if needs[1] else None)
 
 
 def _masked_fill_args(op: str, input: Tensor, mask: Any, value: Any) -> np.ndarray:
@@ -975,7 +976,7 @@ class MaskedScatterBackward0(Op):
 
     def backward(self, F, grad):
         needs = self.needs_input_grad
-        grad_self = grad * ~self.mask if needs[0] else None
+        grad_self = F.where(self.mask, 0.0, grad) if needs[0] else None
         grad_source = None
         if needs[1]:
             grad_source = run_op(MaskedSelectBackward0, grad, mask=self.mask)
@@ -1049,7 +1050,7 @@ class TrilBackward0(Op):
         return np.where(_triangle_mask(x.shape, diagonal, self.lower), x, x.dtype.type(0))
 
     def backward(self, F, grad):
-        return grad * _triangle_mask(grad.shape, self.diagonal, self.lower)
+        return F.where(_triangle_mask(grad.shape, self.diagonal, self.lower), grad, 0.0)
 
 
 class TriuBackward0(TrilBackward0):
@@ -1148,7 +1149,7 @@ class DiagonalScatterBackward0(Op):
         if needs[0]:
             keep = np.ones(grad.shape, dtype=bool)
             _diagonal_view(keep, **params)[...] = False
-            grad_self = grad * keep
+            grad_self = F.where(keep, grad, 0.0)
         if needs[1]:
             grad_src = run_op(DiagonalBackward0_copy, grad, **params)
         return grad_self, grad_src
@@ -1327,10 +1328,13 @@ def _check_pad_dims(pad: tuple, shape: tuple, mode: str) -> int:
                 f"dimension, but got: padding ({left}, {right}) at dimension {d} of input "
                 f"{list(shape)}"
             )
-        if mode == "circular" and (left > size or right > size):
+        kept = size + min(left, 0) + min(right, 0)  # negative pads crop first
+        if mode == "circular" and (left > kept or right > kept):
+            # (PyTorch checks against the uncropped size and then reads overlapping or
+            # uninitialized memory when a pad exceeds the cropped size; glassgrad refuses.)
             raise RuntimeError(
                 f"pad: Padding value causes wrapping around more than once (padding "
-                f"({left}, {right}) at dimension {d} of input {list(shape)})."
+                f"({left}, {right}) at dimension {d} of input {list(shape)}, {kept} kept)."
             )
         if size == 0 or size + left + right < 0:
             raise RuntimeError(
