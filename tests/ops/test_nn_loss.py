@@ -565,3 +565,14 @@ def test_kl_div_zero_target_contributes_zero_like_torch() -> None:
             lib, X, lambda x: F(lib).kl_div(x, tensor(lib, target), reduction="batchmean")
         )
     )
+
+
+def test_ignored_targets_get_zero_gradient_even_from_an_inf_upstream() -> None:
+    target = np.array([0, -100, 2, -100, 1])
+    upstream = np.array([1.0, np.inf, 2.0, -np.inf, 0.5])
+    grads = []
+    for lib in LIBS:
+        x = tensor(lib, X, grad=True)
+        F(lib).nll_loss(x, tensor(lib, target), reduction="none").backward(tensor(lib, upstream))
+        grads.append(x.grad.numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])

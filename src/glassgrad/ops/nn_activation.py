@@ -27,9 +27,10 @@ from ..autograd.op import Op, apply_inplace
 from . import conversion, pointwise, reduction, shape
 from ._common import binary_operands, broadcast_error, check_tensor, wrap_dim
 from ._namespace import ArrayNamespace
-from ._registry import REGISTRY, NoGrad, Sample, register
+from ._registry import NoGrad, Sample, register
 from ._samples import randn, unary_samples
-from .pointwise_extra import ErfBackward0
+from .linalg_extra import LinalgVectorNormBackward0, vector_norm
+from .pointwise_extra import ErfBackward0, clamp_min
 
 __all__ = [
     "call_op",
@@ -188,7 +189,8 @@ class HardtanhBackward0(Op):
     def backward(self, F, grad):
         (out,) = self.saved
         v = _values(out)
-        return grad * ~((v <= self.min_val) | (v >= self.max_val))
+        # where, not a product with a mask: an inf gradient outside the bounds gives 0.
+        return F.where((v <= self.min_val) | (v >= self.max_val), 0.0, grad)
 
 
 class LeakyReluBackward0(Op):
@@ -204,8 +206,7 @@ class LeakyReluBackward0(Op):
 
     def backward(self, F, grad):
         (x,) = self.saved
-        v = _values(x)
-        return grad * np.where(v > 0, 1.0, self.negative_slope).astype(v.dtype)
+        return F.where(_values(x) > 0, grad, grad * self.negative_slope)
 
 
 class LeakyReluBackward1(LeakyReluBackward0):
@@ -222,8 +223,7 @@ class LeakyReluBackward1(LeakyReluBackward0):
                 "with a negative slope, please call out-of-place version instead."
             )
         (out,) = self.saved
-        v = _values(out)
-        return grad * np.where(v > 0, 1.0, self.negative_slope).astype(v.dtype)
+        return F.where(_values(out) > 0, grad, grad * self.negative_slope)
 
 
 class EluBackward0(Op):
@@ -555,8 +555,7 @@ class HardsigmoidBackward0(Op):
     def backward(self, F, grad):
         (x,) = self.saved
         v = _values(x)
-        inside = (v > -3.0) & (v < 3.0)
-        return grad * (inside / 6.0).astype(v.dtype)
+        return F.where((v > -3.0) & (v < 3.0), grad / 6.0, 0.0)
 
 
 class HardswishBackward0(Op):
@@ -572,8 +571,7 @@ class HardswishBackward0(Op):
         (x,) = self.saved
         v = _values(x)
         # 0 for x <= -3, x/3 + 1/2 inside, 1 for x >= 3 (PyTorch's choices at the kinks).
-        slope = F.where(v <= -3.0, 0.0, F.where(v < 3.0, x / 3.0 + 0.5, 1.0))
-        return grad * slope
+        return F.where(v <= -3.0, 0.0, grad * F.where(v < 3.0, x / 3.0 + 0.5, 1.0))
 
 
 class LogSigmoidBackward0(Op):
@@ -861,23 +859,9 @@ _log_softmax_method.__name__ = _log_softmax_method.__qualname__ = "log_softmax"
 # --- norms and similarities --------------------------------------------------------------------
 
 
-def _vector_norm(x: Tensor, ord: float, dim: int, keepdim: bool) -> Tensor:
-    """``linalg.vector_norm`` from the registry; a composite of core ops until it is there."""
-    row = REGISTRY.get("linalg.vector_norm")
-    if row is not None:
-        return row.function(x, ord, dim, keepdim)
-    magnitude = pointwise.abs(x)
-    if ord == math.inf:
-        return reduction.max(magnitude, dim, keepdim).values
-    if ord == 2:
-        return pointwise.sqrt(reduction.sum(pointwise.mul(x, x), dim, keepdim))
-    powered = reduction.sum(pointwise.pow(magnitude, ord), dim, keepdim)
-    return pointwise.pow(powered, 1.0 / ord)
-
-
-def _clamp_min(x: Tensor, bound: float) -> Tensor:
-    row = REGISTRY.get("clamp_min")
-    return row.function(x, bound) if row is not None else pointwise.clamp(x, min=bound)
+class NormBackward1(LinalgVectorNormBackward0):
+    """``at::norm(x, p, dim, keepdim)``: the p-norm over ``dim`` as PyTorch's C++ composites
+    (``pairwise_distance``) record it; the same math as ``linalg.vector_norm``."""
 
 
 def _check_float_input(x: Tensor, op: str) -> None:
@@ -900,8 +884,8 @@ def normalize(
     check_tensor(input, "normalize")
     _check_float_input(input, "normalize")
     d = wrap_dim(dim, input._data.ndim, "normalize")
-    norm = _vector_norm(input, p, d, True)
-    result = pointwise.div(input, shape.expand_as(_clamp_min(norm, eps), input))
+    norm = vector_norm(input, p, d, True)
+    result = pointwise.div(input, shape.expand_as(clamp_min(norm, eps), input))
     if out is None:
         return result
     with no_grad():
@@ -948,8 +932,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
         )
     x1, x2 = _broadcast_pair(x1, x2, "cosine_similarity")
     d = wrap_dim(dim, x1._data.ndim, "cosine_similarity")
-    norm1 = conversion.clone(_vector_norm(x1, 2, d, True))
-    norm2 = conversion.clone(_vector_norm(x2, 2, d, True))
+    norm1 = conversion.clone(vector_norm(x1, 2, d, True))
+    norm2 = conversion.clone(vector_norm(x2, 2, d, True))
     with no_grad():
         norm1.clamp_(min=eps)
         norm2.clamp_(min=eps)
@@ -977,10 +961,8 @@ def pairwise_distance(
         raise broadcast_error("pairwise_distance", a, b) from None
     innermost = max(x1._data.ndim, x2._data.ndim) - 1
     difference = AddBackward1.apply(pointwise.sub(x1, x2), other=eps)
-    row = REGISTRY.get("norm")
-    if row is not None:
-        return row.function(difference, p, innermost, keepdim)
-    return _vector_norm(difference, p, innermost, keepdim)
+    dims = (innermost,) if innermost >= 0 else None
+    return NormBackward1.apply(difference, ord=float(p), dim=dims, keepdim=keepdim)
 
 
 # --- registry ----------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from ..autograd.op import Op
 from . import conversion, pointwise, shape
 from . import reduction as reduce_ops
 from ._common import binary_operands, broadcast_error, check_tensor
-from ._registry import REGISTRY, NoGrad, Sample, register
+from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
 from .nn_activation import (
     DivBackward1,
@@ -376,7 +376,7 @@ class NllLossBackward0(Op):
     is 1 (0 for 1-D input).
     """
 
-    __slots__ = ("reduction", "shape", "class_dim", "index", "coefficient")
+    __slots__ = ("reduction", "shape", "class_dim", "index", "coefficient", "ignored")
 
     def forward(self, x, *, target, weight=None, reduction="mean", ignore_index=-100):
         # The target is a keyword (an array): like PyTorch, the node's only edge is the input.
@@ -403,6 +403,7 @@ class NllLossBackward0(Op):
             class_dim,
             index,
         )
+        self.ignored = None if kept.all() else ~kept
         if reduction == "none":
             self.coefficient = -weights
             return losses
@@ -417,7 +418,10 @@ class NllLossBackward0(Op):
 
     def backward(self, F, grad):
         # Linear in grad: the gradient puts -weight[t] (/ total weight) at each target class.
-        values = F.unsqueeze(grad * self.coefficient, self.class_dim)
+        values = grad * self.coefficient
+        if self.ignored is not None:  # exact zeros there, even for an inf incoming gradient
+            values = F.where(self.ignored, 0.0, values)
+        values = F.unsqueeze(values, self.class_dim)
         return F.scatter_zeros(self.shape, self.class_dim, self.index, values)
 
 
@@ -537,14 +541,6 @@ def nll_loss(
     return _nll_nd(input, target, w, how, ignore_index)
 
 
-def _masked_zero(loss: Tensor, mask: np.ndarray) -> Tensor:
-    """``loss.masked_fill_(mask, 0)`` when the library has it, else an equivalent where."""
-    fill = getattr(Tensor, "masked_fill_", None)
-    if fill is not None:
-        return fill(loss, Tensor._from_array(mask), 0.0)
-    return pointwise.where(mask, 0.0, loss)
-
-
 def _class_view(weight: np.ndarray, ndim: int) -> np.ndarray:
     """A per-class weight shaped to broadcast along the class dimension (1)."""
     return weight.reshape((1, -1) + (1,) * (ndim - 2)) if ndim > 1 else weight
@@ -568,7 +564,7 @@ def _cross_entropy_smoothed(
         smooth = pointwise.neg(reduce_ops.sum(weighted, class_dim))
     else:
         smooth = pointwise.neg(reduce_ops.sum(log_probs, class_dim))
-    smooth = _masked_zero(smooth, ignored)
+    smooth = smooth.masked_fill_(Tensor._from_array(ignored), 0.0)
     if how == "mean":
         kept = target._data[~ignored].astype(np.int64)
         if weight is not None:
@@ -877,14 +873,6 @@ class XlogyBackward0(Op):
         return grad_x, grad_y
 
 
-def _xlogy_self(target: Tensor) -> Tensor:
-    """``xlogy(target, target)``: 0 where target is 0."""
-    row = REGISTRY.get("xlogy")
-    if row is not None:
-        return row.function(target, target)
-    return XlogyBackward0.apply(target, target)
-
-
 def kl_div(
     input: Tensor,
     target: Tensor,
@@ -930,7 +918,9 @@ def kl_div(
     if log_target:
         pointwise_loss = pointwise.mul(pointwise.exp(target), pointwise.sub(target, input))
     else:
-        pointwise_loss = pointwise.sub(_xlogy_self(target), pointwise.mul(target, input))
+        pointwise_loss = pointwise.sub(
+            XlogyBackward0.apply(target, target), pointwise.mul(target, input)
+        )
     if how != "batchmean":
         return _reduce(pointwise_loss, how)
     total = reduce_ops.sum(pointwise_loss)
