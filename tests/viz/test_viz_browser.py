@@ -52,19 +52,29 @@ def page_file(tmp_path_factory):
     return path
 
 
-@pytest.fixture
-def page(browser, page_file):
+@pytest.fixture(scope="module")
+def context(browser):
     context = browser.new_context(viewport={"width": 1400, "height": 850})
-    requests, errors = [], []
-    context.route("**/*", lambda route: (requests.append(route.request.url), route.continue_()))
+    context.requests = []
+    context.route(
+        "**/*", lambda route: (context.requests.append(route.request.url), route.continue_())
+    )
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def page(context, page_file):
+    context.requests.clear()
+    errors = []
     page = context.new_page()
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", lambda message: message.type == "error" and errors.append(message.text))
     page.goto(page_file.as_uri())
     page.wait_for_selector("body[data-ready=true]", timeout=10_000)
-    page.requests, page.errors = requests, errors
+    page.requests, page.errors = list(context.requests), errors
     yield page
-    context.close()
+    page.close()
 
 
 def test_loads_offline_without_errors(page, page_file):
