@@ -1,0 +1,142 @@
+"""Small pieces the algorithms share: state tensors, the step counter, scalars, checks.
+
+Float arithmetic note: PyTorch hands Python-number hyperparameters to its kernels, which cast
+them to the tensor's dtype; NumPy 2 does the same with Python floats (NEP 50), so a Python
+float may be passed to a ufunc as is. Where PyTorch computes a scalar in the tensor's dtype
+(``1 - weight`` inside ``lerp``), the kernels build it with ``dtype.type``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._dtype import float64, get_default_dtype
+from .._tensor import Tensor
+
+__all__ = [
+    "as_float",
+    "bump_version",
+    "fused_multiply_add",
+    "grad_array",
+    "increment_step",
+    "lerp_",
+    "new_step",
+    "reject_unsupported",
+    "state_tensor",
+]
+
+
+def as_float(value: Any) -> Any:
+    """A hyperparameter (Python number or one-element tensor) as a Python number."""
+    return value.item() if isinstance(value, Tensor) else value
+
+
+def state_tensor(param: Tensor, fill: float = 0.0) -> Tensor:
+    """A new state tensor of ``param``'s shape and dtype (C-contiguous), filled with ``fill``."""
+    array = np.zeros(param._data.shape, param._data.dtype)
+    if fill:
+        array.fill(fill)
+    return Tensor._from_array(array)
+
+
+def new_step(value: float = 0.0) -> Tensor:
+    """A fresh ``state["step"]``: a 0-d tensor of the default float dtype, as PyTorch's."""
+    dtype = np.float64 if get_default_dtype() is float64 else np.float32
+    return Tensor._from_array(np.array(value, dtype))
+
+
+def increment_step(state: dict[str, Any]) -> float:
+    """``state["step"] += 1`` in place (created at 0 if absent); returns the new count.
+
+    A number from an old state dict is first turned into a tensor, as PyTorch does.
+    """
+    step = state.get("step")
+    if not isinstance(step, Tensor):
+        step = state["step"] = new_step(0.0 if step is None else float(step))
+    step._data += 1
+    step._vc[0] += 1
+    return float(step._data)
+
+
+def grad_array(param: Tensor) -> np.ndarray:
+    """``param.grad``'s array, made C-contiguous when the parameter is (chunks are views)."""
+    array = param._grad._data
+    if array.shape != param._data.shape:
+        raise RuntimeError(
+            f"optimizer step: gradient of shape {list(array.shape)} does not match its "
+            f"parameter's shape {list(param._data.shape)}"
+        )
+    if array.dtype != param._data.dtype:
+        raise RuntimeError(
+            f"optimizer step: gradient of dtype {array.dtype} does not match its parameter's "
+            f"dtype {param._data.dtype}"
+        )
+    if not array.flags.c_contiguous and param._data.flags.c_contiguous:
+        array = np.ascontiguousarray(array)
+    return array
+
+
+def fused_multiply_add(
+    out: np.ndarray, a: np.ndarray, b: Any, c: np.ndarray, wide: np.ndarray
+) -> np.ndarray:
+    """``out = a * b + c`` rounded once, as the fused multiply-add of PyTorch's CPU kernels.
+
+    ``wide`` is float64 scratch of ``out``'s shape. For float32 arrays the product is exact in
+    float64 and only the sum is rounded (then to float32: a true FMA differs only on the
+    rare double-rounding tie). A scalar ``b`` is first cast to ``out``'s dtype, as PyTorch
+    casts ``alpha``. ``out`` may be any of ``a``, ``b``, ``c``.
+    """
+    if not isinstance(b, np.ndarray):
+        b = out.dtype.type(b)
+    np.multiply(a, b, out=wide, dtype=np.float64)
+    np.add(wide, c, out=wide)
+    np.copyto(out, wide, casting="same_kind")
+    return out
+
+
+def lerp_(
+    start: np.ndarray,
+    end: np.ndarray,
+    weight: Any,
+    scratch: np.ndarray,
+    wide: np.ndarray | None = None,
+) -> None:
+    """``start += weight * (end - start)`` in place, as PyTorch's ``lerp_`` computes it.
+
+    PyTorch uses ``start + w * (end - start)`` for ``|w| < 0.5`` and
+    ``end - (end - start) * (1 - w)`` otherwise, with ``w`` and ``1 - w`` in the array's
+    dtype (``weight`` must already be a scalar of that dtype), as one fused multiply-add:
+    given ``wide`` (float64 scratch) that single rounding is reproduced, else it rounds twice.
+    """
+    np.subtract(end, start, out=scratch)
+    small = abs(weight) < 0.5
+    coefficient = weight if small else weight - type(weight)(1)
+    base = start if small else end
+    if wide is not None:
+        fused_multiply_add(start, scratch, coefficient, base, wide)
+    elif small:
+        scratch *= coefficient
+        start += scratch
+    else:
+        scratch *= coefficient
+        np.add(end, scratch, out=start)
+
+
+def reject_unsupported(name: str, differentiable: bool, capturable: bool = False) -> None:
+    """Refuse options that have no meaning for in-place NumPy updates on the CPU."""
+    if differentiable:
+        raise NotImplementedError(
+            f"{name}: differentiable=True is not supported; glassgrad optimizers update the "
+            "parameters' arrays in place, outside the autograd graph"
+        )
+    if capturable:
+        raise NotImplementedError(
+            f"{name}: capturable=True is for CUDA graph capture; glassgrad runs on the CPU"
+        )
+
+
+def bump_version(param: Tensor) -> None:
+    """Count an in-place update of ``param`` (as PyTorch's ``param.add_`` does)."""
+    param._vc[0] += 1

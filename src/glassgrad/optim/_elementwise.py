@@ -1,0 +1,154 @@
+"""Run an optimizer's elementwise update over one parameter's arrays, in place, fast.
+
+An update such as Adam's is a dozen NumPy ufunc calls on arrays of the parameter's size.
+Called on whole arrays, every call streams megabytes through memory and allocates a
+temporary. Here the arrays are cut into chunks of ``CHUNK`` elements that stay in the CPU's
+cache, every temporary is written into a reused scratch buffer (``out=``), and large
+parameters are split between threads (NumPy releases the GIL inside ufunc loops). Every
+element still sees exactly the same sequence of float operations, so the result does not
+depend on the chunk size or the number of threads.
+
+A *kernel* is a plain function ``kernel(arrays, scratch, *args)``: ``arrays`` are same-shape
+views of the parameter, its gradient and its state (it writes the parameter and state in
+place), ``scratch`` are buffers of the same shape it may overwrite.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+__all__ = ["for_each_chunk", "num_threads"]
+
+# 16384 float32 elements are 64 KiB: the five or six arrays a kernel touches at once fit in
+# a core's L2 cache.
+CHUNK = 1 << 14
+# Below this many elements a second thread costs more (hand-off, wake-up) than it saves.
+PARALLEL_MIN = 1 << 17
+
+Kernel = Callable[..., None]
+
+_local = threading.local()  # per-thread scratch buffers
+_pool: ThreadPoolExecutor | None = None
+_pool_pid = -1
+_pool_size = 0
+_pool_lock = threading.Lock()
+
+
+def num_threads() -> int:
+    """Threads an update may use: ``OMP_NUM_THREADS`` if set (as PyTorch), else the CPUs
+    this process may run on."""
+    configured = os.environ.get("OMP_NUM_THREADS", "")
+    if configured.isdigit() and int(configured) > 0:
+        return int(configured)
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def for_each_chunk(
+    kernel: Kernel,
+    arrays: Sequence[np.ndarray],
+    scratch_count: int,
+    *args: Any,
+    wide_scratch: int = 0,
+) -> None:
+    """Apply ``kernel`` to ``arrays`` (same shape and dtype) chunk by chunk, in place.
+
+    Parameters
+    ----------
+    kernel : callable
+        ``kernel(arrays, scratch, *args)``; updates some of ``arrays`` in place.
+    arrays : sequence of ndarray
+        Parameter, gradient and state arrays, all of one shape.
+    scratch_count : int
+        How many scratch buffers of the arrays' dtype the kernel needs.
+    *args
+        Scalars passed on to the kernel.
+    wide_scratch : int
+        How many float64 scratch buffers the kernel needs besides (they follow the others),
+        for float32 sums that must be rounded once, as a fused multiply-add rounds.
+
+    Example
+    -------
+    >>> def scale(arrays, scratch, factor):
+    ...     np.multiply(arrays[0], factor, out=arrays[0])
+    >>> x = np.ones(5, np.float32)
+    >>> for_each_chunk(scale, [x], 0, 3.0)
+    >>> x.tolist()
+    [3.0, 3.0, 3.0, 3.0, 3.0]
+    """
+    first = arrays[0]
+    size = first.size
+    if not all(a.flags.c_contiguous for a in arrays):
+        # A strided parameter or state cannot be flattened into a view: one whole-array pass.
+        scratch = [np.empty(first.shape, first.dtype) for _ in range(scratch_count)]
+        scratch += [np.empty(first.shape, np.float64) for _ in range(wide_scratch)]
+        kernel(list(arrays), scratch, *args)
+        return
+    flat = [a.reshape(-1) for a in arrays]
+    workers = num_threads() if size >= PARALLEL_MIN else 1
+    if workers == 1:
+        _run_range(kernel, flat, 0, size, scratch_count, wide_scratch, args)
+        return
+    # Contiguous parts, whole chunks each; the calling thread takes the first.
+    chunks = -(-size // CHUNK)
+    bounds = [min(size, (chunks * i // workers) * CHUNK) for i in range(workers + 1)]
+    pool = _thread_pool(workers - 1)
+    futures: list[Future] = [
+        pool.submit(
+            _run_range, kernel, flat, bounds[i], bounds[i + 1], scratch_count, wide_scratch, args
+        )
+        for i in range(1, workers)
+    ]
+    try:
+        _run_range(kernel, flat, bounds[0], bounds[1], scratch_count, wide_scratch, args)
+    finally:
+        for future in futures:
+            future.result()
+
+
+def _run_range(
+    kernel: Kernel,
+    flat: list[np.ndarray],
+    start: int,
+    stop: int,
+    scratch_count: int,
+    wide_scratch: int,
+    args: tuple,
+) -> None:
+    buffers = _scratch(flat[0].dtype, scratch_count)
+    if wide_scratch:
+        buffers = buffers + _scratch(np.dtype(np.float64), wide_scratch, slot=1)
+    for begin in range(start, stop, CHUNK):
+        end = min(begin + CHUNK, stop)
+        n = end - begin
+        kernel([a[begin:end] for a in flat], [b[:n] for b in buffers], *args)
+
+
+def _scratch(dtype: np.dtype, count: int, slot: int = 0) -> list[np.ndarray]:
+    """This thread's ``count`` scratch buffers of ``CHUNK`` elements of ``dtype``; ``slot``
+    keeps the wide buffers of a float64 update apart from its ordinary ones."""
+    cache = getattr(_local, "buffers", None)
+    if cache is None:
+        cache = _local.buffers = {}
+    buffers = cache.get((dtype, slot))
+    if buffers is None or len(buffers) < count:
+        buffers = cache[dtype, slot] = [np.empty(CHUNK, dtype) for _ in range(max(count, 1))]
+    return buffers[:count]
+
+
+def _thread_pool(size: int) -> ThreadPoolExecutor:
+    # Built on first use; rebuilt in a forked child, whose copy has no live threads.
+    global _pool, _pool_pid, _pool_size
+    with _pool_lock:
+        if _pool is None or _pool_pid != os.getpid() or _pool_size < size:
+            _pool = ThreadPoolExecutor(max_workers=size, thread_name_prefix="glassgrad-optim")
+            _pool_pid, _pool_size = os.getpid(), size
+        return _pool
