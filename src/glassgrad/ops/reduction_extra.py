@@ -629,7 +629,9 @@ class LinalgVectorNormBackward0(Op):
             share = (mask / mask.sum(axis=dims, keepdims=True)).astype(xv.dtype)
             return grad * (sign * share)
         if p < 1:
-            scaled = F.where(xv == 0, 0.0, sign * F.abs(x) ** (p - 1))
+            zero = xv == 0
+            # |x|^(p-1) is infinite at 0: take it of 1 there, then mask (no inf, no NaN later).
+            scaled = F.where(zero, 0.0, sign * F.where(zero, 1.0, F.abs(x)) ** (p - 1))
             return scaled * grad * norm ** (1 - p)
         if p < 2:
             scaled = sign * F.abs(x) ** (p - 1)

@@ -1,0 +1,446 @@
+"""Reductions beyond sum/mean/max/min: what the registry's parity tests can't say.
+
+Graph structure, prod and cumprod with zeros (first and second derivatives), ties of
+amax/amin versus max(dim), argmax's choice on ties and NaN, var/std's argument forms and
+degenerate cases, norm's orders, logsumexp at magnitude 1e4, and the errors (type and
+message words). PyTorch is the oracle: the same program runs in both libraries.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
+
+LIBS = (gg, torch)
+
+
+def numpy_of(t: Any) -> np.ndarray:
+    # force: PyTorch's zero gradients can be ZeroTensors, which refuse a plain numpy().
+    return t.detach().numpy(force=True)
+
+
+def assert_same(ours: Any, theirs: Any, rtol: float = 1e-10, atol: float = 1e-12) -> None:
+    a, b = numpy_of(ours), numpy_of(theirs)
+    assert a.shape == b.shape, (a.shape, b.shape)
+    assert a.dtype == b.dtype, (a.dtype, b.dtype)
+    np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+
+
+def derivatives(lib: Any, program: Callable, values: np.ndarray, order: int = 2) -> list:
+    """The output, the gradient of sum(out * c) and the derivative of sum(grad * w)."""
+    rng = np.random.default_rng(3)
+    x = lib.tensor(values.copy(), requires_grad=True)
+    out = program(lib, x)
+    c = lib.tensor(rng.standard_normal(tuple(out.shape)))
+    (grad,) = lib.autograd.grad((out * c).sum(), x, create_graph=order > 1, allow_unused=True)
+    grad = lib.zeros_like(x) if grad is None else grad
+    results = [out, grad]
+    if order > 1:
+        w = lib.tensor(rng.standard_normal(tuple(grad.shape)))
+        second = None
+        if grad.requires_grad:  # a gradient that is constant has a zero derivative
+            (second,) = lib.autograd.grad((grad * w).sum(), x, allow_unused=True)
+        results.append(lib.zeros_like(x) if second is None else second)
+    return results
+
+
+def compare_derivatives(program: Callable, values: np.ndarray, order: int = 2, rtol=1e-9):
+    for ours, theirs in zip(
+        derivatives(gg, program, values, order), derivatives(torch, program, values, order)
+    ):
+        assert_same(ours, theirs, rtol=rtol, atol=1e-12)
+
+
+def graph_signature(fn: Any) -> str:
+    if fn is None:
+        return "-"
+    children = ",".join(graph_signature(n) for n, _ in fn.next_functions)
+    return f"{type(fn).__name__}({children})"
+
+
+# --- graph structure --------------------------------------------------------------------------
+
+GRAPH_PROGRAMS: dict[str, Callable[[Any, Any], Any]] = {
+    "prod": lambda L, x: L.prod(x),
+    "prod dim": lambda L, x: x.prod(1, keepdim=True),
+    "amax": lambda L, x: L.amax(x, (0, 1)),
+    "amin dim": lambda L, x: x.amin(1),
+    "var": lambda L, x: L.var(x),
+    "std dim": lambda L, x: x.std(1, correction=0),
+    "var_mean": lambda L, x: L.var_mean(x, 1)[0] + L.var_mean(x, 1)[1],
+    "std_mean": lambda L, x: L.std_mean(x)[1],
+    "norm": lambda L, x: x.norm(),
+    "norm p dim": lambda L, x: L.norm(x, 3, 1),
+    "logsumexp": lambda L, x: x.logsumexp(1),
+    "cumsum": lambda L, x: x.cumsum(0),
+    "cumprod": lambda L, x: L.cumprod(x, 1),
+}
+
+
+@pytest.mark.parametrize("name", list(GRAPH_PROGRAMS))
+def test_grad_fn_names_and_edges_match_torch(name: str) -> None:
+    values = np.random.default_rng(1).standard_normal((2, 3))
+    signatures = [
+        graph_signature(GRAPH_PROGRAMS[name](lib, lib.tensor(values, requires_grad=True)).grad_fn)
+        for lib in LIBS
+    ]
+    assert signatures[0] == signatures[1]
+
+
+# --- prod and cumprod with zeros ----------------------------------------------------------------
+
+
+def _with_zeros(positions: list) -> np.ndarray:
+    x = np.random.default_rng(2).standard_normal((3, 4)) + 0.1
+    for position in positions:
+        x[position] = 0.0
+    return x
+
+
+ZERO_LAYOUTS = {
+    "none": [],
+    "one zero": [(1, 2)],
+    "two zeros in a row": [(1, 0), (1, 3)],
+    "three zeros in a row": [(1, 0), (1, 1), (1, 3)],
+    "zeros in two rows": [(0, 1), (2, 2), (2, 3)],
+}
+
+
+@pytest.mark.parametrize("layout", list(ZERO_LAYOUTS))
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda L, x: L.prod(x),
+        lambda L, x: L.prod(x, 1),
+        lambda L, x: L.prod(x, 0, keepdim=True),
+        lambda L, x: L.cumprod(x, 1),
+        lambda L, x: L.cumprod(x, 0),
+    ],
+    ids=["prod", "prod dim 1", "prod dim 0 keepdim", "cumprod dim 1", "cumprod dim 0"],
+)
+def test_zeros_give_torchs_first_and_second_derivatives(program: Callable, layout: str) -> None:
+    compare_derivatives(program, _with_zeros(ZERO_LAYOUTS[layout]))
+
+
+def test_prod_gradient_with_one_zero_is_the_product_of_the_others() -> None:
+    x = gg.tensor([2.0, 0.0, 3.0, 5.0], requires_grad=True)
+    gg.prod(x).backward()
+    assert x.grad.tolist() == [0.0, 30.0, 0.0, 0.0]
+    y = gg.tensor([2.0, 0.0, 3.0, 0.0], requires_grad=True)
+    gg.prod(y).backward()
+    assert y.grad.tolist() == [0.0, 0.0, 0.0, 0.0]
+
+
+def test_cumprod_with_a_zero_first_and_a_single_element() -> None:
+    compare_derivatives(lambda L, x: L.cumprod(x, 0), np.array([0.0, 2.0, -3.0, 0.5]))
+    compare_derivatives(lambda L, x: L.cumprod(x, 0), np.array([0.0]))
+    compare_derivatives(lambda L, x: L.cumprod(x, 0), np.array(1.5))
+
+
+def test_prod_cumsum_cumprod_of_integers_accumulate_as_int64() -> None:
+    values = np.array([[1, 2, 3], [4, 5, 6]], dtype=np.int32)
+    for program in (
+        lambda L, x: L.prod(x),
+        lambda L, x: L.prod(x, 1),
+        lambda L, x: L.prod(x, 1, dtype=L.float64),
+        lambda L, x: L.cumsum(x, 0),
+        lambda L, x: L.cumprod(x > 2, 1),
+        lambda L, x: L.cumsum(x, 1, dtype=L.float32),
+    ):
+        assert_same(program(gg, gg.tensor(values)), program(torch, torch.tensor(values)))
+
+
+def test_cumsum_and_cumprod_in_place() -> None:
+    results = []
+    for lib in LIBS:
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        y = x * 1.0
+        y.cumsum_(0)
+        y.cumprod_(1)
+        y.sum().backward()
+        results.append((y, x.grad))
+    for ours, theirs in zip(*results):
+        assert_same(ours, theirs)
+
+
+# --- amax, amin, argmax, argmin -------------------------------------------------------------------
+
+TIES = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0], [-1.0, -1.0, -1.0]])
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda L, x: L.amax(x),
+        lambda L, x: L.amax(x, 1),
+        lambda L, x: L.amin(x, 0, keepdim=True),
+        lambda L, x: L.amin(x, (0, 1)),
+        lambda L, x: L.max(x),
+        lambda L, x: L.max(x, 1).values,
+        lambda L, x: L.min(x, 0).values,
+    ],
+)
+def test_ties_follow_torch(program: Callable) -> None:
+    """amax/amin share the gradient among ties; max(dim) gives it to one index."""
+    compare_derivatives(program, TIES)
+
+
+def test_amax_shares_but_max_dim_picks_one() -> None:
+    x = gg.tensor([[1.0, 3.0, 3.0]], requires_grad=True)
+    gg.amax(x, 1).sum().backward()
+    assert x.grad.tolist() == [[0.0, 0.5, 0.5]]
+    y = gg.tensor([[1.0, 3.0, 3.0]], requires_grad=True)
+    gg.max(y, 1).values.sum().backward()
+    assert y.grad.tolist() == [[0.0, 1.0, 0.0]]
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda L, x: L.argmax(x),
+        lambda L, x: L.argmax(x, 1),
+        lambda L, x: L.argmin(x, 0, keepdim=True),
+        lambda L, x: L.argmax(x, keepdim=True),
+        lambda L, x: x.argmin(),
+        lambda L, x: L.argmax(x[0, 0], 0),
+    ],
+)
+@pytest.mark.parametrize("values", [TIES, np.array([[1.0, np.nan, 3.0], [np.nan, 2.0, np.nan]])])
+def test_argmax_argmin_choose_like_torch(program: Callable, values: np.ndarray) -> None:
+    ours = program(gg, gg.tensor(values, requires_grad=True))
+    theirs = program(torch, torch.tensor(values, requires_grad=True))
+    assert_same(ours, theirs)
+    assert not ours.requires_grad
+
+
+def test_reductions_of_integers_and_bools_match_torch() -> None:
+    ints = np.array([[3, 1, 3], [2, 5, 5]])
+    bools = np.array([[True, False], [True, True]])
+    for program in (
+        lambda L: L.amax(L.tensor(ints), 1),
+        lambda L: L.amin(L.tensor(bools)),
+        lambda L: L.argmax(L.tensor(ints), 1),
+        lambda L: L.all(L.tensor(bools), 1),
+        lambda L: L.any(L.tensor(ints) > 4),
+        lambda L: L.all(L.tensor(ints, dtype=L.uint8)),
+        lambda L: L.any(L.tensor([[0.0, float("nan")], [0.0, 0.0]]), 1, keepdim=True),
+        lambda L: L.tensor(bools).all(),
+        lambda L: L.logsumexp(L.tensor(ints), 1),
+    ):
+        assert_same(program(gg), program(torch))
+
+
+# --- var and std --------------------------------------------------------------------------------
+
+
+VALUES = np.random.default_rng(4).standard_normal((3, 4))
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda L, x: L.var(x),
+        lambda L, x: L.var(x, False),
+        lambda L, x: L.var(x, 1, False, True),
+        lambda L, x: L.var(x, dim=0, unbiased=True),
+        lambda L, x: L.var(x, [0, 1], correction=3),
+        lambda L, x: x.var(-1, keepdim=True, correction=0.5),
+        lambda L, x: L.std(x, 0, True, True),
+        lambda L, x: x.std(unbiased=False),
+        lambda L, x: L.var_mean(x, 1, correction=0)[0] * L.var_mean(x, 1, correction=0)[1],
+        lambda L, x: L.std_mean(x, 0, keepdim=True)[0] + 2.0 * L.std_mean(x, 0, keepdim=True)[1],
+        lambda L, x: L.std_mean(x, (0, 1))[1],
+    ],
+)
+def test_var_std_argument_forms_match_torch(program: Callable) -> None:
+    compare_derivatives(program, VALUES)
+
+
+def test_var_mean_returns_a_plain_pair() -> None:
+    result = gg.var_mean(gg.tensor(VALUES), 1)
+    assert type(result) is tuple and len(result) == 2
+
+
+def test_std_of_constant_rows_has_zero_gradient_like_torch() -> None:
+    values = np.array([[2.0, 2.0, 2.0], [1.0, 2.0, 4.0]])
+    compare_derivatives(lambda L, x: L.std(x, 1), values, order=1)
+    x = gg.tensor(values, requires_grad=True)
+    gg.std(x, 1).sum().backward()
+    assert x.grad.numpy()[0].tolist() == [0.0, 0.0, 0.0]
+
+
+def test_var_with_no_degrees_of_freedom_warns_and_gives_nan_like_torch() -> None:
+    for lib in LIBS:
+        with pytest.warns(UserWarning, match="degrees of freedom is <= 0"):
+            out = lib.var(lib.tensor([1.5]))
+        assert math.isnan(out.item())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compare_derivatives(lambda L, x: L.var(x, 1), np.array([[1.0], [2.0]]), order=1)
+        compare_derivatives(lambda L, x: L.var(x, correction=5), np.array([1.0, 2.0, 3.0]), order=1)
+
+
+# --- norm ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda L, x: L.norm(x),
+        lambda L, x: L.norm(x, "fro", (0, 1)),
+        lambda L, x: L.norm(x, 1, 1),
+        lambda L, x: L.norm(x, 3, 0, True),
+        lambda L, x: L.norm(x, 0.5),
+        lambda L, x: L.norm(x, 1.5, 1),
+        lambda L, x: L.norm(x, float("inf"), 1),
+        lambda L, x: L.norm(x, -float("inf")),
+        lambda L, x: L.norm(x, 0, 1),
+        lambda L, x: x.norm(p=4, dim=-1),
+    ],
+)
+def test_norm_orders_match_torch(program: Callable) -> None:
+    compare_derivatives(program, VALUES)
+
+
+def test_norm_gradient_at_zero_is_zero_like_torch() -> None:
+    zeros = np.zeros((2, 3))
+    zeros[1] = [3.0, 0.0, -4.0]
+    for p in (2, 3, 1.5, 0.5, 1, float("inf")):
+        compare_derivatives(lambda L, x, p=p: L.norm(x, p, 1), zeros, order=1)
+
+
+def test_norm_with_dtype_matches_torch() -> None:
+    values = VALUES.astype(np.float32)
+    assert_same(
+        gg.norm(gg.tensor(values), dtype=gg.float64),
+        torch.norm(torch.tensor(values), dtype=torch.float64),
+    )
+
+
+# --- logsumexp ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e4, 1e30])
+def test_logsumexp_is_stable_at_large_magnitudes(scale: float) -> None:
+    values = scale * np.array([[1.0, -1.0, 0.5], [-3.0, -2.0, -2.5]])
+    compare_derivatives(lambda L, x: L.logsumexp(x, 1), values)
+    x = gg.tensor(values, requires_grad=True)
+    out = gg.logsumexp(x, 1)
+    out.sum().backward()
+    assert np.isfinite(numpy_of(out)).all() and np.isfinite(x.grad.numpy()).all()
+
+
+def test_logsumexp_with_infinities_matches_torch() -> None:
+    values = np.array([[np.inf, 1.0], [-np.inf, -np.inf], [-np.inf, 2.0]])
+    assert_same(gg.logsumexp(gg.tensor(values), 1), torch.logsumexp(torch.tensor(values), 1))
+
+
+def test_logsumexp_float32_at_1e4() -> None:
+    values = np.array([1e4, 1e4 - 1.0, -1e4], dtype=np.float32)
+    assert_same(
+        gg.logsumexp(gg.tensor(values), 0), torch.logsumexp(torch.tensor(values), 0), rtol=1e-6
+    )
+
+
+# --- errors -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "expression, error, message",
+    [
+        (
+            lambda L, x: L.prod(x, 2),
+            IndexError,
+            "Dimension out of range \\(expected to be in range of \\[-2, 1\\], but got 2\\)",
+        ),
+        (
+            lambda L, x: L.amax(x, -3),
+            IndexError,
+            "Dimension out of range \\(expected to be in range of \\[-2, 1\\], but got -3\\)",
+        ),
+        (lambda L, x: L.argmax(x, 5), IndexError, "Dimension out of range"),
+        (lambda L, x: L.var(x, 2), IndexError, "Dimension out of range"),
+        (lambda L, x: L.std(x, (0, 7)), IndexError, "Dimension out of range"),
+        (lambda L, x: L.norm(x, 2, 3), IndexError, "Dimension out of range"),
+        (lambda L, x: L.logsumexp(x, 2), IndexError, "Dimension out of range"),
+        (lambda L, x: L.cumsum(x, 2), IndexError, "Dimension out of range"),
+        (lambda L, x: L.cumprod(x, -3), IndexError, "Dimension out of range"),
+        (lambda L, x: L.all(x, 2), IndexError, "Dimension out of range"),
+        (
+            lambda L, x: L.amax(x, (0, 0)),
+            RuntimeError,
+            "appears multiple times in the list of dims",
+        ),
+        (lambda L, x: L.prod(x, (0, 1)), TypeError, "prod\\(\\)"),
+        (
+            lambda L, x: L.amax(L.zeros(0, 3)),
+            RuntimeError,
+            "amax\\(\\): Expected reduction dim to be specified for input.numel\\(\\) == 0",
+        ),
+        (
+            lambda L, x: L.amin(L.zeros(0, 3), 0),
+            IndexError,
+            "amin\\(\\): Expected reduction dim 0 to have non-zero size",
+        ),
+        (
+            lambda L, x: L.argmax(L.zeros(0, 3)),
+            IndexError,
+            "argmax\\(\\): Expected reduction dim to be specified for input.numel\\(\\) == 0",
+        ),
+        (
+            lambda L, x: L.argmin(L.zeros(0, 3), 0),
+            IndexError,
+            "argmin\\(\\): Expected reduction dim 0 to have non-zero size",
+        ),
+        (
+            lambda L, x: L.argmax(L.tensor([True])),
+            RuntimeError,
+            "argmax\\(\\): does not support bool input",
+        ),
+        (
+            lambda L, x: L.var(L.tensor([1, 2])),
+            RuntimeError,
+            "std and var only support floating point and complex dtypes",
+        ),
+        (
+            lambda L, x: L.std(x, unbiased=False, correction=0),
+            TypeError,
+            "std\\(\\) received an invalid combination of arguments",
+        ),
+        (
+            lambda L, x: L.norm(L.tensor([1, 2])),
+            RuntimeError,
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long",
+        ),
+        (lambda L, x: L.norm(x, "abc"), RuntimeError, "Order abc not supported"),
+        (
+            lambda L, x: L.norm(L.zeros(0), float("inf")),
+            RuntimeError,
+            "cannot compute the inf norm on an empty tensor",
+        ),
+        (lambda L, x: L.cumsum(x), TypeError, "dim"),
+        (lambda L, x: L.logsumexp(x), TypeError, "dim"),
+        (
+            lambda L, x: L.prod([1.0]),
+            TypeError,
+            "argument 'input' \\(position 1\\) must be Tensor, not list",
+        ),
+    ],
+)
+def test_reduction_errors_match_torch(expression: Callable, error: type, message: str) -> None:
+    for lib in LIBS:
+        with pytest.raises(error, match=message):
+            expression(lib, lib.ones(2, 3))
+
+
+def test_nuclear_norm_is_refused_clearly() -> None:
+    with pytest.raises(NotImplementedError, match="p='nuc'"):
+        gg.norm(gg.ones(2, 3), "nuc")
