@@ -464,3 +464,17 @@ def test_inf_gradient_is_zeroed_where_the_derivative_is_zero(name: str) -> None:
         grads.append(numpy_of(leaf.grad))
     assert not np.isnan(grads[0]).any()
     np.testing.assert_allclose(grads[0], grads[1], rtol=grad_rtol(name))
+
+
+def test_gelu_backward_twice_with_retain_graph_gives_the_same_gradient() -> None:
+    # The forward's CDF is reused by the first backward only; the second recomputes it.
+    x = gg.tensor(np.linspace(-3.0, 3.0, 7), requires_grad=True)
+    y = gg.nn.functional.gelu(x)
+    y.sum().backward(retain_graph=True)
+    first = x.grad.numpy().copy()
+    x.grad = None
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), first)
+    t = torch.tensor(np.linspace(-3.0, 3.0, 7), requires_grad=True)
+    torch.nn.functional.gelu(t).sum().backward()
+    np.testing.assert_allclose(first, t.grad.numpy(), rtol=1e-12)

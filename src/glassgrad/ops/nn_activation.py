@@ -469,16 +469,18 @@ class GeluBackward0(Op):
     ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``."""
 
     saved_inputs = (0,)
-    __slots__ = ("approximate",)
+    # The forward's Phi(x), kept for one array-path backward (erf is the costly part).
+    __slots__ = ("approximate", "cdf")
 
     def forward(self, x, approximate="none"):
         _check_floating(x, "gelu")
         self.approximate = approximate
+        self.cdf = None
         if approximate == "tanh":
             inner = _GELU_TANH_BETA * (x + _GELU_TANH_KAPPA * x * x * x)
             return 0.5 * x * (1.0 + np.tanh(inner))
-        cdf = 0.5 * (1.0 + call_op(ArrayNamespace, ErfBackward0, x * _SQRT1_2))
-        return x * cdf
+        self.cdf = 0.5 * (1.0 + call_op(ArrayNamespace, ErfBackward0, x * _SQRT1_2))
+        return x * self.cdf
 
     def backward(self, F, grad):
         (x,) = self.saved
@@ -487,7 +489,9 @@ class GeluBackward0(Op):
             t = call_op(F, pointwise.TanhBackward0, inner)
             d_inner = _GELU_TANH_BETA * (1.0 + 3.0 * _GELU_TANH_KAPPA * x * x)
             return grad * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * d_inner)
-        cdf = 0.5 * (1.0 + call_op(F, ErfBackward0, x * _SQRT1_2))
+        cdf, self.cdf = self.cdf, None
+        if cdf is None or F is not ArrayNamespace:
+            cdf = 0.5 * (1.0 + call_op(F, ErfBackward0, x * _SQRT1_2))
         pdf = _INV_SQRT_2PI * F.exp(-0.5 * x * x)
         return grad * (cdf + x * pdf)
 
