@@ -195,6 +195,7 @@ def test_show_attrs_lists_op_attributes_in_the_box():
     (pow_label,) = [t for t in detailed.labels.values() if t.startswith("PowBackward0")]
     assert "\n---" in pow_label and "3" in pow_label  # the exponent is an attribute
     assert "[saved tensor]" in pow_label
+    assert "next_functions" not in pow_label  # the graph's structure is not a saved value
 
 
 def test_long_chain_does_not_recurse():

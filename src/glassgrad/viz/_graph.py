@@ -204,6 +204,10 @@ def _read_meta(fn: Any, attribute: str) -> tuple:
         return ()
 
 
+# Attributes that describe the graph itself, not what backward saved (never shown as saved).
+GRAPH_STRUCTURE_NAMES = frozenset({"next_functions", "needs_input_grad"})
+
+
 def read_saved(fn: Any) -> tuple[list[SavedValue], str]:
     """A node's saved tensors and attributes, and an error text if they could not be read."""
     reader = getattr(fn, "_saved_info", None)
@@ -220,6 +224,8 @@ def read_saved(fn: Any) -> tuple[list[SavedValue], str]:
         return [], str(error)
     saved = []
     for name, value in raw.items():
+        if name in GRAPH_STRUCTURE_NAMES:
+            continue
         if is_tensor(value):
             saved.append(SavedValue(name, True, tensor_stats(value), tensor=value))
         elif isinstance(value, (tuple, list)) and value and all(is_tensor(v) for v in value):
