@@ -52,14 +52,20 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         out = linalg.matmul(input, weight)
         return out if bias is None else pointwise.add(out, bias)
     weight_t = shape.t(weight)
-    if bias is None:
-        return linalg.matmul(input, weight_t)
+    if x.ndim == 1 and bias is None:
+        return shape.squeeze(linalg.mm(shape.unsqueeze(input, 0), weight_t), 0)
     if x.ndim == 2:
-        return linalg_extra.addmm(bias, input, weight_t)
+        return (
+            linalg.mm(input, weight_t)
+            if bias is None
+            else linalg_extra.addmm(bias, input, weight_t)
+        )
     # PyTorch flattens the leading dims into one matrix product and views the result back.
     flat = shape.reshape(input, (-1, x.shape[-1]))
-    out = linalg_extra.addmm(bias, flat, weight_t)
-    return shape.reshape(out, (*x.shape[:-1], w.shape[0]))
+    out_shape = (*x.shape[:-1], w.shape[0])
+    if bias is None:
+        return shape.UnsafeViewBackward0.apply(linalg.mm(flat, weight_t), shape=out_shape)
+    return shape.reshape(linalg_extra.addmm(bias, flat, weight_t), out_shape)
 
 
 # --- bilinear ------------------------------------------------------------------------------
@@ -133,12 +139,10 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
             f"{op}(): bias size does not match weight size: got {bias._data.shape[-1]} but "
             f"expected {w.shape[0]}"
         )
-    lead = a.shape[:-1]
-    flat1 = input1 if a.ndim == 2 else shape.reshape(input1, (-1, a.shape[-1]))
-    flat2 = input2 if b.ndim == 2 else shape.reshape(input2, (-1, b.shape[-1]))
-    out = TrilinearBackward0.apply(flat1, weight, flat2)
-    if a.ndim != 2:
-        out = shape.reshape(out, (*lead, w.shape[0]))
+    # As PyTorch: both inputs viewed as matrices, the product viewed back.
+    flat1 = shape.reshape(input1, (-1, a.shape[-1]))
+    flat2 = shape.reshape(input2, (-1, b.shape[-1]))
+    out = shape.reshape(TrilinearBackward0.apply(flat1, weight, flat2), (*a.shape[:-1], w.shape[0]))
     return out if bias is None else pointwise.add(out, bias)
 
 
