@@ -1,6 +1,6 @@
 """Elementwise ops beyond the core set: rounding and integer division, more exp/log and
 trigonometric functions, erf/erfinv, clamp variants, maximum/minimum, lerp, addcmul/addcdiv,
-nan_to_num, and the logical and bitwise ops with their operators ``& | ^ ~``.
+and nan_to_num (the logical and bitwise ops are in ``logical.py``).
 
 Each op is one Node class named as PyTorch names its grad_fn (forward on arrays, one backward
 formula for arrays or Tensors), one public function, and one registry row with its samples.
@@ -338,7 +338,7 @@ register(
     ],
 )
 register(
-    "div_rounded",
+    "_div_rounded",
     lambda input, other, rounding_mode: div_rounded(input, other, rounding_mode),
     nodes=(DivBackward2,),
     methods=(),
@@ -1264,7 +1264,7 @@ register(
     ],
 )
 register(
-    "clamp_tensor_bounds",
+    "_clamp_tensor_bounds",
     clamp_tensor_bounds,
     nodes=(ClampBackward0,),
     methods=(),
@@ -1591,272 +1591,6 @@ register(
 )
 
 
-# --- logical and bitwise (no gradient) ------------------------------------------------------
-
-
-def _as_bool_result(values: np.ndarray) -> Tensor:
-    return Tensor._from_array(np.asarray(values, dtype=np.bool_))
-
-
-def _logical(name: str, ufunc: Any, symbol: str) -> Any:
-    def op(input: Tensor, other: Tensor) -> Tensor:
-        check_tensor(input, name)
-        _check_tensor_other(other, name)
-        return _as_bool_result(_binary(name, input._data, other._data, ufunc))
-
-    op.__name__ = op.__qualname__ = name
-    op.__doc__ = (
-        f"Elementwise ``input {symbol} other`` on truth values (nonzero is True), as a bool "
-        f"tensor.\n\nExample::\n\n    >>> a, b = glassgrad.tensor([0, 1]), glassgrad.tensor([1, 1])\n"
-        f"    >>> glassgrad.{name}(a, b)\n"
-    )
-    return op
-
-
-logical_and = _logical("logical_and", np.logical_and, "and")
-logical_or = _logical("logical_or", np.logical_or, "or")
-logical_xor = _logical("logical_xor", np.logical_xor, "xor")
-
-
-def logical_not(input: Tensor) -> Tensor:
-    """Elementwise ``not input`` (zero is False); a bool tensor.
-
-    Example::
-
-        >>> glassgrad.logical_not(glassgrad.tensor([0.0, 2.0]))
-        tensor([ True, False])
-    """
-    return _as_bool_result(np.logical_not(check_tensor(input, "logical_not")._data))
-
-
-def isnan(input: Tensor) -> Tensor:
-    """Elementwise: is the value NaN? (a bool tensor; integers are never NaN)
-
-    Example::
-
-        >>> glassgrad.isnan(glassgrad.tensor([1.0, float("nan")]))
-        tensor([False,  True])
-    """
-    return _as_bool_result(np.isnan(_float_view(check_tensor(input, "isnan")._data)))
-
-
-def isinf(input: Tensor) -> Tensor:
-    """Elementwise: is the value +inf or -inf? (a bool tensor)
-
-    Example::
-
-        >>> glassgrad.isinf(glassgrad.tensor([1.0, float("-inf")]))
-        tensor([False,  True])
-    """
-    return _as_bool_result(np.isinf(_float_view(check_tensor(input, "isinf")._data)))
-
-
-def isfinite(input: Tensor) -> Tensor:
-    """Elementwise: is the value neither NaN nor infinite? (a bool tensor)
-
-    Example::
-
-        >>> glassgrad.isfinite(glassgrad.tensor([1.0, float("inf")]))
-        tensor([ True, False])
-    """
-    return _as_bool_result(np.isfinite(_float_view(check_tensor(input, "isfinite")._data)))
-
-
-def _float_view(values: np.ndarray) -> np.ndarray:
-    # Integers and bools have no NaN or infinity: test zeros of the same shape.
-    return values if values.dtype.kind == "f" else np.zeros(values.shape)
-
-
-def _bitwise_operands(kernel: str, a: Any, b: Any) -> tuple:
-    a, b = binary_operands(a, b)
-    dtype = np.result_type(a, b) if not (is_scalar(a) or is_scalar(b)) else _array_dtype(a, b)
-    if dtype.kind not in "biu":
-        raise _not_implemented_for(kernel, dtype)
-    return a, b
-
-
-def _array_dtype(a: Any, b: Any) -> np.dtype:
-    ref = a if isinstance(a, np.ndarray) else b
-    if isinstance(ref, np.ndarray):
-        return ref.dtype
-    return np.result_type(type(a), type(b))
-
-
-def _bitwise(name: str, ufunc: Any, symbol: str) -> Any:
-    kernel = f"{name}_cpu"
-
-    def op(input: Any, other: Any) -> Tensor:
-        if not isinstance(input, Tensor):
-            _check_tensor_other(other, name)
-        elif not isinstance(other, Tensor) and not is_scalar(other):
-            _check_tensor_other(other, name)
-        a, b = _bitwise_operands(kernel, _values(input), _values(other))
-        return Tensor._from_array(_binary(name, a, b, ufunc))
-
-    op.__name__ = op.__qualname__ = name
-    op.__doc__ = (
-        f"Elementwise bitwise ``input {symbol} other`` on integer or bool tensors (logical on "
-        f"bools).\n\nExample::\n\n    >>> glassgrad.{name}(glassgrad.tensor([12]), 10)\n"
-    )
-    return op
-
-
-bitwise_and = _bitwise("bitwise_and", np.bitwise_and, "&")
-bitwise_or = _bitwise("bitwise_or", np.bitwise_or, "|")
-bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor, "^")
-
-
-def bitwise_not(input: Tensor) -> Tensor:
-    """Elementwise bitwise NOT of an integer tensor (logical NOT of a bool tensor).
-
-    Example::
-
-        >>> glassgrad.bitwise_not(glassgrad.tensor([0, 5]))
-        tensor([-1, -6])
-    """
-    values = check_tensor(input, "bitwise_not")._data
-    if values.dtype.kind not in "biu":
-        raise _not_implemented_for("bitwise_not_cpu", values.dtype)
-    return Tensor._from_array(np.invert(values))
-
-
-def _invert(self: Tensor) -> Tensor:
-    if self._data.dtype.kind not in "biu":
-        raise TypeError(
-            "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
-        )
-    return bitwise_not(self)
-
-
-def _reflected(fn: Any) -> Any:
-    def method(self: Tensor, other: Any) -> Tensor:
-        return fn(other, self)
-
-    method.__name__ = method.__qualname__ = f"__r{fn.__name__.split('_')[1]}__"
-    return method
-
-
-class _NoGradient(Op):
-    """Base of the in-place logical/bitwise writers: their results carry no gradient."""
-
-    def backward(self, F, grad):
-        return tuple(None for _ in self.next_functions)
-
-
-def _writer(name: str, compute: Any) -> Any:
-    node = type(name, (_NoGradient,), {"__slots__": (), "forward": compute})
-
-    def method(self: Tensor, *others: Any) -> Tensor:
-        return apply_inplace(node, self, *others)
-
-    method.__name__ = method.__qualname__ = f"{name}_"
-    method.__doc__ = f"In-place version of ``{name}``."
-    return method
-
-
-def _logical_compute(fn: Any) -> Any:
-    return lambda self, a, b: np.asarray(fn(Tensor._from_array(a), _tensor_of(b))._data)
-
-
-def _tensor_of(value: Any) -> Tensor:
-    return Tensor._from_array(np.asarray(value)) if not isinstance(value, Tensor) else value
-
-
-def _bitwise_compute(fn: Any) -> Any:
-    return lambda self, a, b: np.asarray(
-        fn(Tensor._from_array(a), b if is_scalar(b) else _tensor_of(b))._data
-    )
-
-
-def _binary_samples_of(make: Any) -> Any:
-    return lambda rng: [
-        Sample((make(rng, 3, 4), make(rng, 3, 4)), grad=False),
-        Sample((make(rng, 3, 1), make(rng, 1, 4)), grad=False),
-        Sample((make(rng, 0, 3), make(rng, 3)), grad=False),
-    ]
-
-
-def _bools(rng: np.random.Generator, *shape: int) -> np.ndarray:
-    return rng.random(shape) < 0.5
-
-
-def _small_ints(rng: np.random.Generator, *shape: int) -> np.ndarray:
-    return rng.integers(-3, 4, size=shape)
-
-
-def _logical_samples(rng: np.random.Generator) -> list[Sample]:
-    return [
-        *_binary_samples_of(_bools)(rng),
-        Sample((_small_ints(rng, 3, 4), _bools(rng, 4)), grad=False),
-        Sample((NoGrad(np.round(randn(rng, 3, 4))), _small_ints(rng, 3, 4)), grad=False),
-    ]
-
-
-def _bitwise_samples(rng: np.random.Generator) -> list[Sample]:
-    return [
-        *_binary_samples_of(_small_ints)(rng),
-        *_binary_samples_of(_bools)(rng),
-        Sample((_small_ints(rng, 3, 4), _bools(rng, 4)), grad=False),
-        Sample((_small_ints(rng, 5), 6), grad=False),
-        Sample((_bools(rng, 5), True), grad=False),
-    ]
-
-
-def _predicate_samples(rng: np.random.Generator) -> list[Sample]:
-    return [
-        Sample((NoGrad(_with_specials(rng)),), grad=False),
-        Sample((_small_ints(rng, 4),), grad=False),
-        Sample((_bools(rng, 4),), grad=False),
-        Sample((NoGrad(randn(rng, 0, 2)),), grad=False),
-    ]
-
-
-for _fn in (logical_and, logical_or, logical_xor):
-    register(_fn.__name__, _fn, differentiable=False, samples=_logical_samples)
-register(
-    "logical_not",
-    logical_not,
-    differentiable=False,
-    samples=lambda rng: [
-        Sample((_bools(rng, 3, 4),), grad=False),
-        Sample((_small_ints(rng, 5),), grad=False),
-        Sample((NoGrad(np.round(randn(rng, 4))),), grad=False),
-    ],
-)
-for _fn in (isnan, isinf, isfinite):
-    register(_fn.__name__, _fn, differentiable=False, samples=_predicate_samples)
-register(
-    "bitwise_and",
-    bitwise_and,
-    methods=("bitwise_and", "__and__"),
-    differentiable=False,
-    samples=_bitwise_samples,
-)
-register(
-    "bitwise_or",
-    bitwise_or,
-    methods=("bitwise_or", "__or__"),
-    differentiable=False,
-    samples=_bitwise_samples,
-)
-register(
-    "bitwise_xor",
-    bitwise_xor,
-    methods=("bitwise_xor", "__xor__"),
-    differentiable=False,
-    samples=_bitwise_samples,
-)
-register(
-    "bitwise_not",
-    bitwise_not,
-    differentiable=False,
-    samples=lambda rng: [
-        Sample((_small_ints(rng, 3, 4),), grad=False),
-        Sample((_bools(rng, 5),), grad=False),
-    ],
-)
-
-
 def _inplace_unary(node: type, name: str) -> Any:
     def method(self: Tensor) -> Tensor:
         return apply_inplace(node, self)
@@ -1891,10 +1625,6 @@ def _addcdiv_inplace(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: f
 def _nan_to_num_inplace(self: Tensor, nan: float = 0.0, posinf: Any = None, neginf: Any = None):
     return apply_inplace(NanToNumBackward0, self, nan=nan, posinf=posinf, neginf=neginf)
 
-
-_bitwise_and_inplace = _writer("bitwise_and", _bitwise_compute(bitwise_and))
-_bitwise_or_inplace = _writer("bitwise_or", _bitwise_compute(bitwise_or))
-_bitwise_xor_inplace = _writer("bitwise_xor", _bitwise_compute(bitwise_xor))
 
 TENSOR_METHODS = {
     "true_divide_": _div_inplace,
@@ -1940,23 +1670,4 @@ TENSOR_METHODS = {
     "addcmul_": _addcmul_inplace,
     "addcdiv_": _addcdiv_inplace,
     "nan_to_num_": _nan_to_num_inplace,
-    "logical_and_": _writer("logical_and", _logical_compute(logical_and)),
-    "logical_or_": _writer("logical_or", _logical_compute(logical_or)),
-    "logical_xor_": _writer("logical_xor", _logical_compute(logical_xor)),
-    "logical_not_": _writer(
-        "logical_not", lambda self, a: np.asarray(logical_not(Tensor._from_array(a))._data)
-    ),
-    "bitwise_and_": _bitwise_and_inplace,
-    "bitwise_or_": _bitwise_or_inplace,
-    "bitwise_xor_": _bitwise_xor_inplace,
-    "bitwise_not_": _writer(
-        "bitwise_not", lambda self, a: np.asarray(bitwise_not(Tensor._from_array(a))._data)
-    ),
-    "__iand__": _bitwise_and_inplace,
-    "__ior__": _bitwise_or_inplace,
-    "__ixor__": _bitwise_xor_inplace,
-    "__rand__": _reflected(bitwise_and),
-    "__ror__": _reflected(bitwise_or),
-    "__rxor__": _reflected(bitwise_xor),
-    "__invert__": _invert,
 }
