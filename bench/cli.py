@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -24,14 +23,21 @@ from typing import Any
 
 from bench import probes
 from bench.document import render_document
-from bench.libraries import CANDIDATE, FLOOR, PEERS, REFERENCE, supported_workloads
-from bench.machine import machine_facts
+from bench.libraries import (
+    CANDIDATE,
+    FLOOR,
+    PEERS,
+    REFERENCE,
+    REPO_ROOT,
+    child_env,
+    supported_workloads,
+)
+from bench.machine import load_average, machine_facts
 from bench.report import import_row, memory_row, render_text, timed_rows
 from bench.workloads import WORKLOADS
 
 PROBES = ("import", "memory")
 ALL_NAMES = (*WORKLOADS, *PROBES)
-REPO_ROOT = Path(__file__).resolve().parent.parent
 DOCS_PATH = REPO_ROOT / "docs" / "benchmarks.md"
 WORKER_TIMEOUT_S = {"full": 3600, "quick": 300}
 
@@ -97,10 +103,7 @@ def run_worker(
         "--candidate",
         candidate,
     ]
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
-    if library == "tinygrad":
-        env.setdefault("DEV", "CPU")
+    env = child_env(library)
     print(f"[{library}] running {len(workloads)} workload(s)", file=sys.stderr, flush=True)
     try:
         completed = subprocess.run(
@@ -125,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         libraries.append(FLOOR)
     libraries += args.peer_list
 
+    load_at_start = load_average()
     workers: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-") as scratch:
         for library in libraries:
@@ -154,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "duration_s": round(time.perf_counter() - started, 1),
         "candidate_module": args.candidate,
-        "machine": machine_facts(),
+        "machine": {**machine_facts(), "load_average_at_start": load_at_start},
         "libraries": {
             name: {
                 "status": report.get("status"),
@@ -168,6 +172,12 @@ def main(argv: list[str] | None = None) -> int:
     shown = [lib for lib in libraries if lib != FLOOR]
     print(render_text(rows, shown))
     print(f"\n({mode} mode, {result['duration_s']} s)")
+    busiest = max([*load_at_start[:1], *result["machine"]["load_average"][:1]], default=0.0)
+    if busiest > (result["machine"]["usable_cores"] or 1):
+        print(
+            f"warning: load average {busiest} exceeds the {result['machine']['usable_cores']} "
+            "usable cores: other work on this machine makes these times noisy",
+        )
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result, indent=1))

@@ -52,6 +52,10 @@ def _machine_table(result: dict[str, Any]) -> str:
         ("Python", machine["python"]),
         ("NumPy / its BLAS", f"{machine['numpy']} / {machine['numpy_blas']}"),
         ("thread variables", str(machine["thread_env"] or "none set")),
+        (
+            "load average (1, 5, 15 min) at start / end",
+            f"{machine.get('load_average_at_start')} / {machine.get('load_average')}",
+        ),
     ]
     lines = ["| fact | value |", "| --- | --- |"]
     lines += [f"| {name} | {value} |" for name, value in rows]

@@ -8,6 +8,9 @@ workload can be compared element by element. Weights follow PyTorch's layouts (a
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 
 SEED = 20240601
@@ -33,6 +36,24 @@ def linear_layers(rng: np.random.Generator, widths: list[int]) -> list[np.ndarra
     return arrays
 
 
+def load_digits_arrays() -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's digits as ``(data (1797, 64), target (1797,))``.
+
+    Reads the CSV that scikit-learn ships without importing scikit-learn (whose import costs a
+    second per worker process); falls back to ``sklearn.datasets.load_digits``.
+    """
+    spec = importlib.util.find_spec("sklearn")
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(location) / "datasets" / "data" / "digits.csv.gz"
+        if path.exists():
+            table = np.loadtxt(path, delimiter=",")
+            return table[:, :-1], table[:, -1].astype(np.int64)
+    from sklearn.datasets import load_digits
+
+    digits = load_digits()
+    return digits.data, digits.target
+
+
 def digits_batches(
     rng: np.random.Generator, batch: int, image: bool
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -42,13 +63,11 @@ def digits_batches(
     ``(n_batches, batch, 1, 8, 8)`` when ``image``) in float32 and ``y`` of shape
     ``(n_batches, batch)`` in int64.
     """
-    from sklearn.datasets import load_digits
-
-    digits = load_digits()
-    order = rng.permutation(len(digits.target))
+    data, target = load_digits_arrays()
+    order = rng.permutation(len(target))
     n_batches = len(order) // batch
     order = order[: n_batches * batch]
-    x = (digits.data[order] / 16.0).astype(np.float32)
-    y = digits.target[order].astype(np.int64)
+    x = (data[order] / 16.0).astype(np.float32)
+    y = target[order].astype(np.int64)
     shape = (n_batches, batch, 1, 8, 8) if image else (n_batches, batch, 64)
     return x.reshape(shape), y.reshape(n_batches, batch)

@@ -10,7 +10,9 @@
 from __future__ import annotations
 
 import importlib
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -29,6 +31,19 @@ _PEER_MODULES = {
     "tinygrad": "bench.peers.tinygrad_impl",
     FLOOR: "bench.peers.numpy_floor",
 }
+
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def child_env(library: str = "") -> dict[str, str]:
+    """Environment of a worker or probe process: this checkout's ``src`` and ``bench`` first."""
+    env = dict(os.environ)
+    paths = [str(REPO_ROOT / "src"), str(REPO_ROOT), env.get("PYTHONPATH", "")]
+    env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
+    if library == "tinygrad":
+        env.setdefault("DEV", "CPU")
+    return env
 
 
 class NotInstalled(Exception):

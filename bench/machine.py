@@ -30,6 +30,14 @@ def numpy_blas() -> str:
         return "unknown"
 
 
+def load_average() -> list[float]:
+    """The 1, 5 and 15 minute load averages: other work on the machine makes times noisy."""
+    try:
+        return [round(value, 2) for value in os.getloadavg()]
+    except OSError:
+        return []
+
+
 def machine_facts() -> dict[str, Any]:
     """Everything about the host that a reader needs to weigh the figures.
 
@@ -56,6 +64,7 @@ def machine_facts() -> dict[str, Any]:
         "python": platform.python_version(),
         "numpy": np.__version__,
         "numpy_blas": numpy_blas(),
+        "load_average": load_average(),
         "thread_env": {
             key: os.environ[key]
             for key in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")

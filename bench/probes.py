@@ -17,6 +17,8 @@ import subprocess
 import sys
 from typing import Any
 
+from bench.libraries import child_env
+
 # VmHWM, not getrusage's ru_maxrss: Linux carries ru_maxrss over from the forking parent.
 _IMPORT_SNIPPET = """
 import sys, time
@@ -36,6 +38,7 @@ def _import_sample(module: str, python: str) -> tuple[float, int]:
         capture_output=True,
         text=True,
         timeout=120,
+        env=child_env(),
     )
     if completed.returncode != 0:
         tail = completed.stderr.strip().splitlines()[-1:] or ["no output"]
@@ -136,6 +139,7 @@ def memory(module: str, mode: str, python: str = sys.executable) -> dict[str, An
         capture_output=True,
         text=True,
         timeout=600,
+        env=child_env(),
     )
     lines = completed.stdout.strip().splitlines()
     if completed.returncode != 0 or not lines:
