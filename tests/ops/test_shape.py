@@ -10,6 +10,7 @@ random shapes. PyTorch runs the same program; results are compared element by el
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -433,6 +434,34 @@ def test_inplace_variants_match_pytorch(name: str) -> None:
     (ours, _), (theirs, _) = run_both(program, np.random.randn(2, 4), np.random.randn(2, 2))
     inner = (ours.grad_fn.next_functions[0][0], theirs.grad_fn.next_functions[0][0])
     assert type(inner[0]).__name__ == type(inner[1]).__name__
+
+
+MASKING_CASES = {
+    "masked_fill": lambda lib, x: x.masked_fill(x > 0, 1.0),
+    "masked_fill tensor value": lambda lib, x: x.masked_fill(x > 0, x[0, 0]),
+    "scatter": lambda lib, x: x.scatter(1, lib.tensor([[0], [2]]), 0.0),
+    "tril": lambda lib, x: x.tril(),
+    "triu": lambda lib, x: x.triu(1),
+    "diagonal_scatter": lambda lib, x: x.diagonal_scatter(lib.zeros(2, dtype=x.dtype)),
+    "masked_scatter": lambda lib, x: x.masked_scatter(x > 0, x * 2),
+    "pad crop": lambda lib, x: lib.nn.functional.pad(x, (-1, 0)),
+}
+
+
+@pytest.mark.parametrize("name", list(MASKING_CASES))
+def test_masked_out_entries_get_exact_zero_gradient(name: str) -> None:
+    """An inf upstream gradient at a position the op masked out gives 0, not nan (PyTorch
+    zeroes with where/masked_fill, it does not multiply by a 0/1 mask)."""
+    x = np.array([[1.0, -2.0, 3.0], [-4.0, 5.0, -6.0]])
+    grads = []
+    for lib in LIBS:
+        leaf = lib.tensor(x, requires_grad=True)
+        out = MASKING_CASES[name](lib, leaf)
+        upstream = lib.full(tuple(out.shape), math.inf, dtype=lib.float64)
+        (grad,) = lib.autograd.grad(out, leaf, upstream)
+        grads.append(grad.numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])
+    assert np.any(grads[0] == 0) or name == "masked_scatter"
 
 
 def test_inplace_on_leaf_that_requires_grad_is_refused() -> None:

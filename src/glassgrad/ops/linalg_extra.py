@@ -637,9 +637,18 @@ def vector_norm(
     if math.isinf(p):
         reduced = data.shape if dims is None else [data.shape[d] for d in dims]
         if 0 in reduced:
+            name = f"{'-' if p < 0 else ''}inf"
+            where = (
+                "an empty tensor because"
+                if dims is None
+                else (
+                    f"the dimension {next(d for d in dims if data.shape[d] == 0)} because this "
+                    "dimension is empty and"
+                )
+            )
             raise RuntimeError(
-                f"linalg.vector_norm cannot compute the {'-' if p < 0 else ''}inf norm on an "
-                "empty tensor because the operation does not have an identity"
+                f"linalg.vector_norm cannot compute the {name} norm on {where} the operation "
+                "does not have an identity"
             )
     if data.ndim == 0:
         dims = None  # a 0-d tensor's only "dim" is the whole tensor
@@ -1160,6 +1169,15 @@ def _det(input: Tensor) -> Tensor:
 # --- registry ----------------------------------------------------------------------------
 
 
+def _quietly(function: Any, *args: Any) -> Any:
+    """Call ``function`` with its warnings silenced (PyTorch's deprecation of cholesky)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return function(*args)
+
+
 def _spd(rng: np.random.Generator, *shape: int) -> np.ndarray:
     """Symmetric positive-definite matrices of ``shape`` (..., n, n)."""
     m = randn(rng, *shape)
@@ -1390,6 +1408,7 @@ register(
     "cholesky",
     _cholesky_top,
     nodes=(CholeskyBackward0,),
+    torch=lambda torch, A, upper=False: _quietly(torch.cholesky, A, upper),
     samples=lambda rng: [Sample((_spd(rng, 3, 3),)), Sample((_spd(rng, 3, 3), True))],
 )
 
