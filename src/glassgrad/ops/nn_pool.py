@@ -413,7 +413,7 @@ def max_pool2d(
         op, input, kernel_size, stride, padding, dilation, ceil_mode, True
     )
     if input._data.dtype == np.bool_:
-        raise RuntimeError(f"\"{op}\" not implemented for 'Bool'")
+        raise NotImplementedError(f"\"{op}\" not implemented for 'Bool'")
     return MaxPool2DWithIndicesBackward0.apply(
         input,
         kernel_size=kernel,

@@ -1,0 +1,394 @@
+"""conv1d / conv2d / conv_transpose2d / unfold / fold: what the registry can't say.
+
+Graph structure as PyTorch records it, float32 parity on the benchmark's shapes, the adjoint
+identities the backward formulas rely on, saved-tensor versioning, second derivatives through
+``create_graph``, and the errors (type and message words). PyTorch is the oracle.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
+
+GF = gg.nn.functional
+TF = torch.nn.functional
+
+
+def graph_signature(fn: Any) -> str:
+    """The grad_fn tree as a string of class names ('-' for a None edge)."""
+    if fn is None:
+        return "-"
+    children = ",".join(graph_signature(n) for n, _ in fn.next_functions)
+    return f"{type(fn).__name__}({children})"
+
+
+def leaves(lib: Any, *arrays: np.ndarray) -> list:
+    return [lib.tensor(a.copy(), requires_grad=a.dtype.kind == "f") for a in arrays]
+
+
+def close(ours: Any, theirs: Any, rtol: float = 1e-10, atol: float = 1e-12) -> None:
+    a, b = ours.detach().numpy(), theirs.detach().numpy()
+    assert a.shape == b.shape and a.dtype == b.dtype
+    np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+
+
+def rand(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    return rng.standard_normal(shape)
+
+
+# --- graph structure -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda F, x, w, b: F.conv2d(x, w, b, padding=1),
+        lambda F, x, w, b: F.conv2d(x, w),
+        lambda F, x, w, b: F.conv2d(x[0], w, b),
+        lambda F, x, w, b: F.conv1d(x[:, :, 0], w[:, :, 0], b, stride=2),
+        lambda F, x, w, b: F.conv_transpose2d(x, w.transpose(0, 1), None, stride=2),
+        lambda F, x, w, b: F.unfold(x, 2, padding=1),
+        lambda F, x, w, b: F.fold(F.unfold(x, 2), (5, 5), 2),
+    ],
+    ids=["conv2d", "no-bias", "unbatched", "conv1d", "conv_transpose2d", "unfold", "fold"],
+)
+def test_graph_matches_pytorch(call: Any) -> None:
+    rng = np.random.default_rng(0)
+    arrays = rand(rng, 2, 3, 5, 5), rand(rng, 4, 3, 3, 3), rand(rng, 4)
+    ours = call(GF, *leaves(gg, *arrays))
+    theirs = call(TF, *leaves(torch, *arrays))
+    assert graph_signature(ours.grad_fn) == graph_signature(theirs.grad_fn)
+    close(ours, theirs)
+
+
+def test_saved_attributes_are_named_like_pytorch() -> None:
+    x, w = leaves(gg, np.ones((1, 2, 5, 5)), np.ones((4, 1, 3, 3)))
+    info = GF.conv2d(x, w, stride=2, padding=1, groups=2).grad_fn._saved_info()
+    assert info["stride"] == (2, 2) and info["dilation"] == (1, 1) and info["groups"] == 2
+    assert info["transposed"] is False
+    assert info["padding"] == ((1, 1), (1, 1))
+
+
+# --- float32 parity on the benchmark CNN's shapes --------------------------------------------
+
+
+def test_float32_cnn_shapes_forward_and_backward() -> None:
+    rng = np.random.default_rng(1)
+    x = rng.random((64, 1, 8, 8), dtype=np.float32)
+    w1, b1 = rng.standard_normal((16, 1, 3, 3)).astype(np.float32), np.zeros(16, np.float32)
+    w2 = (rng.standard_normal((32, 16, 3, 3)) / 12).astype(np.float32)
+    b2 = rng.standard_normal(32).astype(np.float32)
+    results = []
+    for lib, F in ((gg, GF), (torch, TF)):
+        ts = [lib.from_numpy(a.copy()) for a in (x, w1, b1, w2, b2)]
+        for t in ts[1:]:
+            t.requires_grad_()
+        h = F.relu(F.conv2d(ts[0], ts[1], ts[2], padding=1))
+        out = F.conv2d(h, ts[3], ts[4], padding=1)
+        (out * out).sum().backward()
+        results.append((out, [t.grad for t in ts[1:]]))
+    (out_g, grads_g), (out_t, grads_t) = results
+    assert out_g.dtype == gg.float32
+    close(out_g, out_t, rtol=1e-5, atol=1e-5)
+    for a, b in zip(grads_g, grads_t):
+        scale = float(np.abs(b.numpy()).max())
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-4, atol=1e-5 * scale)
+
+
+def test_output_is_contiguous_so_view_works() -> None:
+    x, w = leaves(gg, np.ones((2, 3, 6, 6)), np.ones((4, 3, 3, 3)))
+    out = GF.conv2d(x, w)
+    assert out.is_contiguous()
+    assert out.view(2, -1).shape == (2, 64)
+
+
+# --- identities the backward relies on -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"stride": 2, "padding": 1},
+        {"stride": (2, 3), "padding": (1, 0), "dilation": (1, 2)},
+        {"groups": 2, "stride": 2},
+    ],
+)
+def test_conv_transpose_is_the_adjoint_of_conv(params: dict) -> None:
+    """<conv(x, w), y> == <x, conv_transpose(y, w)> when the output sizes line up."""
+    rng = np.random.default_rng(2)
+    x = gg.tensor(rand(rng, 2, 4, 9, 10))
+    w = gg.tensor(rand(rng, 6, 4 // params.get("groups", 1), 3, 3))
+    y = gg.tensor(rand(rng, *GF.conv2d(x, w, **params).shape))
+    back = GF.conv_transpose2d(y, w, **params)
+    # Rows the strided forward never reached are padded back on with output_padding.
+    pad = [s - b for s, b in zip(x.shape[2:], back.shape[2:])]
+    back = GF.conv_transpose2d(y, w, output_padding=tuple(pad), **params)
+    lhs = float((GF.conv2d(x, w, **params) * y).sum())
+    rhs = float((x * back).sum())
+    assert lhs == pytest.approx(rhs, rel=1e-10)
+
+
+def test_unfold_and_fold_are_adjoint() -> None:
+    rng = np.random.default_rng(3)
+    x = gg.tensor(rand(rng, 2, 3, 7, 6))
+    params = {"kernel_size": (3, 2), "dilation": (1, 2), "padding": 1, "stride": 2}
+    cols = GF.unfold(x, **params)
+    y = gg.tensor(rand(rng, *cols.shape))
+    lhs = float((cols * y).sum())
+    rhs = float((x * GF.fold(y, (7, 6), **params)).sum())
+    assert lhs == pytest.approx(rhs, rel=1e-10)
+
+
+def test_fold_of_unfold_counts_block_coverage() -> None:
+    x = gg.ones(1, 2, 4, 4, dtype=gg.float64)
+    counts = GF.fold(GF.unfold(x, 2), (4, 4), 2)
+    expected = TF.fold(TF.unfold(torch.ones(1, 2, 4, 4, dtype=torch.float64), 2), (4, 4), 2)
+    close(counts, expected)
+
+
+def test_conv_as_unfold_matmul() -> None:
+    """conv2d equals the textbook im2col: unfold, then a matrix product with the weight."""
+    rng = np.random.default_rng(4)
+    x, w = gg.tensor(rand(rng, 2, 3, 6, 5)), gg.tensor(rand(rng, 4, 3, 2, 3))
+    cols = GF.unfold(x, (2, 3), padding=1, stride=2)
+    manual = (w.reshape(4, -1) @ cols).reshape(2, 4, 4, 3)
+    np.testing.assert_allclose(
+        GF.conv2d(x, w, padding=1, stride=2).numpy(), manual.numpy(), rtol=1e-12
+    )
+
+
+# --- autograd behaviour -------------------------------------------------------------------
+
+
+def test_input_modified_in_place_after_conv_refuses_backward() -> None:
+    base, w = leaves(gg, np.ones((1, 1, 4, 4)), np.ones((1, 1, 3, 3)))
+    x = base * 1.0
+    out = GF.conv2d(x, w)
+    x.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
+
+
+def test_backward_twice_with_retain_graph() -> None:
+    rng = np.random.default_rng(5)
+    x, w = leaves(gg, rand(rng, 2, 2, 5, 5), rand(rng, 3, 2, 3, 3))
+    out = GF.conv2d(x, w, padding=1).sum()
+    out.backward(retain_graph=True)
+    first = w.grad.numpy().copy()
+    out.backward()
+    np.testing.assert_allclose(w.grad.numpy(), 2 * first, rtol=1e-12)
+
+
+def test_hessian_vector_product_matches_pytorch() -> None:
+    """Second derivatives through create_graph: d/dw <grad_x (sum conv^2), v>."""
+    rng = np.random.default_rng(6)
+    arrays = rand(rng, 2, 2, 6, 6), rand(rng, 4, 2, 3, 3), rand(rng, 2, 2, 6, 6)
+    results = []
+    for lib, F in ((gg, GF), (torch, TF)):
+        x, w, v = leaves(lib, *arrays)
+        out = F.conv2d(x, w, stride=2, padding=1, dilation=2)
+        (gx,) = lib.autograd.grad((out * out).sum(), x, create_graph=True)
+        (hv,) = lib.autograd.grad((gx * v).sum(), w)
+        results.append(hv)
+    close(*results, rtol=1e-9)
+
+
+def test_conv_with_integer_tensors_like_pytorch() -> None:
+    x = np.arange(2 * 3 * 5 * 5).reshape(2, 3, 5, 5)
+    w = np.ones((4, 3, 3, 3), np.int64)
+    close(GF.conv2d(gg.tensor(x), gg.tensor(w)), TF.conv2d(torch.tensor(x), torch.tensor(w)))
+
+
+# --- errors ----------------------------------------------------------------------------------
+
+
+def raises_like_pytorch(call: Any, *arrays: np.ndarray, words: tuple) -> None:
+    """Both libraries raise the same exception type; ours names the op and has the words."""
+    with pytest.raises(Exception) as theirs:
+        call(TF, *[torch.tensor(a) for a in arrays])
+    with pytest.raises(type(theirs.value)) as ours:
+        call(GF, *[gg.tensor(a) for a in arrays])
+    message = str(ours.value)
+    for word in words:
+        assert word in message, (word, message)
+
+
+X4, W4 = np.ones((2, 3, 8, 8)), np.ones((4, 3, 3, 3))
+
+
+@pytest.mark.parametrize(
+    "call, arrays, words",
+    [
+        (
+            lambda F, x, w: F.conv2d(x, w),
+            (np.ones((2, 3)), W4),
+            ("conv2d", "Expected 3D (unbatched) or 4D (batched) input", "[2, 3]"),
+        ),
+        (
+            lambda F, x, w: F.conv2d(x, w),
+            (np.ones((1, 2, 3, 4, 5)), W4),
+            ("Expected 3D (unbatched) or 4D (batched) input to conv2d", "[1, 2, 3, 4, 5]"),
+        ),
+        (
+            lambda F, x, w: F.conv2d(x, w),
+            (np.ones((2, 5, 8, 8)), W4),
+            (
+                "Given groups=1, weight of size [4, 3, 3, 3], expected input[2, 5, 8, 8] to have 3 "
+                "channels, but got 5 channels instead",
+            ),
+        ),
+        (
+            lambda F, x, w: F.conv2d(x, w),
+            (np.ones((5, 8, 8)), W4),
+            ("weight of size [4, 3, 3, 3], expected input[1, 5, 8, 8] to have 3 channels",),
+        ),
+        (
+            lambda F, x, w: F.conv2d(x, w, groups=2),
+            (np.ones((2, 4, 8, 8)), np.ones((3, 2, 3, 3))),
+            ("Given groups=2, expected weight to be divisible by 2 at dimension 0", "[3, 2, 3, 3]"),
+        ),
+        (
+            lambda F, x, w: F.conv2d(x, w, groups=2),
+            (np.ones((2, 5, 8, 8)), W4),
+            ("Given groups=2", "expected input[2, 5, 8, 8] to have 6 channels"),
+        ),
+        (
+            lambda F, x, w: F.conv2d(x, w, groups=0),
+            (X4, W4),
+            ("non-positive groups is not supported",),
+        ),
+        (
+            lambda F, x, w: F.conv2d(x, w),
+            (np.ones((2, 3, 2, 2)), W4),
+            (
+                "Calculated padded input size per channel: (2 x 2)",
+                "Kernel size: (3 x 3)",
+                "Kernel size can't be greater than actual input size",
+            ),
+        ),
+        (
+            lambda F, x, w: F.conv2d(x, w, dilation=2),
+            (np.ones((2, 3, 4, 4)), W4),
+            ("Kernel size: (5 x 5)", "can't be greater than actual input size"),
+        ),
+        (
+            lambda F, x, w, b: F.conv2d(x, w, b),
+            (X4, W4, np.ones(8)),
+            ("expected bias to be 1-dimensional with 4 elements", "[8]"),
+        ),
+        (lambda F, x, w: F.conv2d(x, w, stride=0), (X4, W4), ("non-positive stride",)),
+        (lambda F, x, w: F.conv2d(x, w, padding=-1), (X4, W4), ("negative padding",)),
+        (lambda F, x, w: F.conv2d(x, w, dilation=0), (X4, W4), ("non-positive dilation",)),
+        (
+            lambda F, x, w: F.conv2d(x, w, padding="same", stride=2),
+            (X4, W4),
+            ("padding='same' is not supported for strided convolutions",),
+        ),
+        (
+            lambda F, x, w: F.conv2d(x, w, padding="full"),
+            (X4, W4),
+            ("Invalid padding string: 'full'",),
+        ),
+        (
+            lambda F, x, w: F.conv2d(x, w, stride=(1, 1, 1)),
+            (X4, W4),
+            ("expected stride to be a single integer value or a list of 2 values",),
+        ),
+        (
+            lambda F, x, w: F.conv2d(x, w),
+            (X4.astype(np.float32), W4),
+            ("Input type (torch.FloatTensor) and weight type (torch.DoubleTensor)",),
+        ),
+        (
+            lambda F, x, w: F.conv1d(x, w),
+            (np.ones((3, 8, 8, 9)), np.ones((4, 3, 3))),
+            ("Expected 2D (unbatched) or 3D (batched) input to conv1d", "[3, 8, 8, 9]"),
+        ),
+        (
+            lambda F, x, w: F.conv1d(x, w),
+            (np.ones((2, 5, 8)), np.ones((4, 3, 3))),
+            ("weight of size [4, 3, 3], expected input[2, 5, 8] to have 3 channels",),
+        ),
+        (
+            lambda F, x, w: F.conv1d(x, w),
+            (np.ones((2, 3, 2)), np.ones((4, 3, 3))),
+            ("Calculated padded input size per channel: (2). Kernel size: (3)",),
+        ),
+        (
+            lambda F, x, w: F.conv_transpose2d(x, w),
+            (np.ones((2, 5, 8, 8)), np.ones((3, 4, 3, 3))),
+            (
+                "Given transposed=1, weight of size [3, 4, 3, 3], expected input[2, 5, 8, 8] to "
+                "have 3 channels, but got 5 channels instead",
+            ),
+        ),
+        (
+            lambda F, x, w: F.conv_transpose2d(x, w, groups=2),
+            (np.ones((2, 3, 8, 8)), np.ones((3, 4, 3, 3))),
+            ("expected weight to be divisible by 2 at dimension 0",),
+        ),
+        (
+            lambda F, x, w: F.conv_transpose2d(x, w, stride=2, output_padding=2),
+            (np.ones((2, 3, 8, 8)), np.ones((3, 4, 3, 3))),
+            ("output padding must be smaller than either stride or dilation",),
+        ),
+        (
+            lambda F, x, w: F.conv_transpose2d(x, w),
+            (np.ones((2, 3)), np.ones((3, 4, 3, 3))),
+            ("Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d",),
+        ),
+    ],
+)
+def test_conv_errors(call: Any, arrays: tuple, words: tuple) -> None:
+    raises_like_pytorch(call, *arrays, words=words)
+
+
+def test_conv_transpose_rejects_padding_strings() -> None:
+    x, w = gg.ones(1, 3, 4, 4), gg.ones(3, 2, 3, 3)
+    with pytest.raises(TypeError, match="conv_transpose2d.*padding"):
+        GF.conv_transpose2d(x, w, padding="same")
+
+
+def test_conv_requires_tensors() -> None:
+    with pytest.raises(TypeError, match=r"conv2d\(\): argument 'weight' \(position 2\) must be"):
+        GF.conv2d(gg.ones(1, 1, 3, 3), np.ones((1, 1, 3, 3)))
+
+
+@pytest.mark.parametrize(
+    "call, arrays, words",
+    [
+        (
+            lambda F, x: F.unfold(x, 4),
+            (np.ones((1, 2, 3, 3)),),
+            (
+                "unfold",
+                "kernel_size=(4, 4)",
+                "calculated shape of the array of sliding blocks as "
+                "(0, 0), but its components must be at least one",
+            ),
+        ),
+        (
+            lambda F, x: F.fold(x, (4, 4), 2),
+            (np.ones((1, 10, 9)),),
+            (
+                "fold",
+                "Expected size of input's dimension 1 to be divisible by the product of "
+                "kernel_size",
+                "input.size(1)=10",
+            ),
+        ),
+        (
+            lambda F, x: F.fold(x, (4, 4), 2),
+            (np.ones((1, 12, 8)),),
+            ("to match the calculated number of sliding blocks 3 * 3 = 9", "input.size(2)=8"),
+        ),
+    ],
+)
+def test_unfold_fold_errors(call: Any, arrays: tuple, words: tuple) -> None:
+    raises_like_pytorch(call, *arrays, words=words)
