@@ -17,7 +17,7 @@ from typing import Any
 
 from ... import _factories
 from ..._tensor import Tensor
-from ...ops import pointwise, shape
+from ...ops import linalg, linalg_extra, pointwise, shape
 from .. import functional as F
 from .. import init
 from ._utils import new_parameter
@@ -29,9 +29,15 @@ _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
 # --- one time step -------------------------------------------------------------------------
-# ``gi`` is the input projection x @ W_ih.T + b_ih of this step, shape (batch, gates * H).
-def _rnn_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None, relu: bool) -> Tensor:
-    pre = gi + F.linear(h, w_hh, b_hh)
+# ``gi`` is the input projection x @ W_ih.T + b_ih of this step, shape (batch, gates * H);
+# ``w_hh_t`` is W_hh.T, transposed once per sequence rather than at every step.
+def _project(h: Tensor, w_t: Tensor, b: Tensor | None) -> Tensor:
+    """``h @ w_t + b`` as one node (2-D ``h``)."""
+    return linalg.mm(h, w_t) if b is None else linalg_extra.addmm(b, h, w_t)
+
+
+def _rnn_step(gi: Tensor, h: Tensor, w_hh_t: Tensor, b_hh: Tensor | None, relu: bool) -> Tensor:
+    pre = gi + _project(h, w_hh_t, b_hh)
     return pointwise.relu(pre) if relu else pointwise.tanh(pre)
 
 
@@ -39,16 +45,16 @@ def _lstm_step(
     gi: Tensor,
     h: Tensor,
     c: Tensor,
-    w_hh: Tensor,
+    w_hh_t: Tensor,
     b_hh: Tensor | None,
     w_hr: Tensor | None,
 ) -> tuple[Tensor, Tensor]:
-    gates = gi + F.linear(h, w_hh, b_hh)
-    n = gates.shape[-1] // 4  # gate order: input, forget, cell, output
-    input_gate = pointwise.sigmoid(gates[..., :n])
-    forget_gate = pointwise.sigmoid(gates[..., n : 2 * n])
-    cell_gate = pointwise.tanh(gates[..., 2 * n : 3 * n])
-    output_gate = pointwise.sigmoid(gates[..., 3 * n :])
+    gates = gi + _project(h, w_hh_t, b_hh)
+    i, f, g, o = gates.chunk(4, -1)  # gate order: input, forget, cell, output
+    input_gate = pointwise.sigmoid(i)
+    forget_gate = pointwise.sigmoid(f)
+    cell_gate = pointwise.tanh(g)
+    output_gate = pointwise.sigmoid(o)
     c_next = forget_gate * c + input_gate * cell_gate
     h_next = output_gate * pointwise.tanh(c_next)
     if w_hr is not None:
@@ -56,12 +62,13 @@ def _lstm_step(
     return h_next, c_next
 
 
-def _gru_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
-    gh = F.linear(h, w_hh, b_hh)
-    n = gh.shape[-1] // 3  # gate order: reset, update, new
-    reset = pointwise.sigmoid(gi[..., :n] + gh[..., :n])
-    update = pointwise.sigmoid(gi[..., n : 2 * n] + gh[..., n : 2 * n])
-    new = pointwise.tanh(gi[..., 2 * n :] + reset * gh[..., 2 * n :])
+def _gru_step(gi: Tensor, h: Tensor, w_hh_t: Tensor, b_hh: Tensor | None) -> Tensor:
+    gh = _project(h, w_hh_t, b_hh)
+    i_reset, i_update, i_new = gi.chunk(3, -1)  # gate order: reset, update, new
+    h_reset, h_update, h_new = gh.chunk(3, -1)
+    reset = pointwise.sigmoid(i_reset + h_reset)
+    update = pointwise.sigmoid(i_update + h_update)
+    new = pointwise.tanh(i_new + reset * h_new)
     return new + update * (h - new)
 
 
@@ -238,19 +245,20 @@ class RNNBase(Module):
                     name.rsplit("_", 2 if direction else 1)[0]: getattr(self, name)
                     for name in self._all_weights[index]
                 }
-                gi = F.linear(layer_input, weights["weight_ih"], weights.get("bias_ih"))
-                w_hh, b_hh = weights["weight_hh"], weights.get("bias_hh")
+                # The input projection of every time step at once, then one slice per step.
+                gi = F.linear(layer_input, weights["weight_ih"], weights.get("bias_ih")).unbind(0)
+                w_hh_t, b_hh = weights["weight_hh"].t(), weights.get("bias_hh")
                 h = h0[index]
                 c = c0[index] if c0 is not None else None
                 sequence: list = [None] * steps
                 order = range(steps - 1, -1, -1) if direction else range(steps)
                 for t in order:
                     if self.mode == "LSTM":
-                        h, c = _lstm_step(gi[t], h, c, w_hh, b_hh, weights.get("weight_hr"))
+                        h, c = _lstm_step(gi[t], h, c, w_hh_t, b_hh, weights.get("weight_hr"))
                     elif self.mode == "GRU":
-                        h = _gru_step(gi[t], h, w_hh, b_hh)
+                        h = _gru_step(gi[t], h, w_hh_t, b_hh)
                     else:
-                        h = _rnn_step(gi[t], h, w_hh, b_hh, self.mode == "RNN_RELU")
+                        h = _rnn_step(gi[t], h, w_hh_t, b_hh, self.mode == "RNN_RELU")
                     sequence[t] = h
                 outputs.append(shape.stack(sequence))
                 final_h.append(h)
@@ -527,7 +535,7 @@ class RNNCell(_CellBase):
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         gi = F.linear(input, self.weight_ih, self.bias_ih)
-        h = _rnn_step(gi, hx, self.weight_hh, self.bias_hh, self.nonlinearity == "relu")
+        h = _rnn_step(gi, hx, self.weight_hh.t(), self.bias_hh, self.nonlinearity == "relu")
         return h if batched else h.squeeze(0)
 
 
@@ -554,7 +562,7 @@ class GRUCell(_CellBase):
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         input, hx, batched = self._prepare(input, hx, "GRUCell")
         gi = F.linear(input, self.weight_ih, self.bias_ih)
-        h = _gru_step(gi, hx, self.weight_hh, self.bias_hh)
+        h = _gru_step(gi, hx, self.weight_hh.t(), self.bias_hh)
         return h if batched else h.squeeze(0)
 
 
@@ -597,5 +605,5 @@ class LSTMCell(_CellBase):
         elif not batched:
             hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
         gi = F.linear(input, self.weight_ih, self.bias_ih)
-        h, c = _lstm_step(gi, hx[0], hx[1], self.weight_hh, self.bias_hh, None)
+        h, c = _lstm_step(gi, hx[0], hx[1], self.weight_hh.t(), self.bias_hh, None)
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
