@@ -174,3 +174,37 @@ def test_containers_register_parameters_for_training(container):
     assert len(model.state_dict()) == 4
     model.eval()
     assert not layers[0].training
+
+
+def test_parameter_list_and_dict_match_torch():
+    def program(nn, events):
+        lib = torch if nn is torch.nn else gg
+        plist = nn.ParameterList([nn.Parameter(lib.ones(2)), lib.zeros(2, 3)])
+        plist.append(lib.ones(1))
+        plist.extend([lib.ones(4), "not a tensor"])
+        pdict = nn.ParameterDict({"b": lib.ones(2), "a": nn.Parameter(lib.zeros(1))})
+        pdict["c"] = lib.ones(3)
+        pdict.update([("d", lib.ones(1))])
+        model = nn.Module()
+        model.plist, model.pdict = plist, pdict
+        events.append(repr(model).replace("glassgrad.", "torch."))
+        events += [list(model.state_dict()), len(plist), len(pdict), list(pdict.keys())]
+        events += [type(plist[0]).__name__, type(plist[1]).__name__, len(plist[1:3])]
+        events += [type(pdict["c"]).__name__, "a" in pdict, pdict.get("z", 5)]
+        events += [type(pdict.pop("b")).__name__, pdict.popitem()[0], list(pdict)]
+        events.append(sorted((pdict | nn.ParameterDict({"e": lib.ones(1)})).keys()))
+        pdict.clear()
+        events.append(len(pdict))
+        for attempt in (
+            lambda: plist[9],
+            lambda: plist.extend(lib.ones(2)),
+            lambda: pdict[1],
+            lambda: plist(),
+        ):
+            try:
+                attempt()
+            except Exception as error:  # noqa: BLE001 - compared with PyTorch's
+                events.append((type(error).__name__, str(error)))
+
+    theirs, ours = run_both(program)
+    assert normalise(ours) == normalise(theirs)

@@ -22,7 +22,7 @@ from .activation import (
 )
 from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d
-from .container import ModuleDict, ModuleList, Sequential
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d
 from .dropout import Dropout
 from .flatten import Flatten, Unflatten
@@ -87,6 +87,8 @@ __all__ = [
     "MultiheadAttention",
     "NLLLoss",
     "NonDynamicallyQuantizableLinear",
+    "ParameterDict",
+    "ParameterList",
     "RNN",
     "RNNBase",
     "RNNCell",
