@@ -297,6 +297,7 @@ class Tensor:
         if node._retain_grad is None:
             node._retain_grad = {}
         node._retain_grad[self._output_nr] = weakref.ref(self)
+        node._hooked = True
         self._retains_grad = True
 
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:

@@ -118,7 +118,7 @@ def test_saved_arrays_are_released_after_backward() -> None:
     del h
     assert saved() is not None
     out.backward()
-    assert node._saved == () and node._released
+    assert node._released and node._saved is None
     gc.collect()
     assert saved() is None
 

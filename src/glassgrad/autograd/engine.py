@@ -24,7 +24,7 @@ def _collect(root_nodes: list) -> dict:
     stack = list(deps)
     while stack:
         node = stack.pop()
-        for nxt, _ in node.next_functions:
+        for nxt in node._next_nodes:
             if nxt is None:
                 continue
             if nxt in deps:
@@ -42,19 +42,19 @@ def _needed(root_nodes: list, targets: set) -> set:
     for root in root_nodes:
         if root in done:
             continue
-        stack = [(root, iter(root.next_functions))]
+        stack = [(root, iter(root._next_nodes))]
         done.add(root)
         while stack:
             node, children = stack[-1]
-            for nxt, _ in children:
+            for nxt in children:
                 if nxt is not None and nxt not in done:
                     done.add(nxt)
-                    stack.append((nxt, iter(nxt.next_functions)))
+                    stack.append((nxt, iter(nxt._next_nodes)))
                     break
             else:
                 stack.pop()
                 if node in targets or any(
-                    nxt in needed for nxt, _ in node.next_functions if nxt is not None
+                    nxt in needed for nxt in node._next_nodes if nxt is not None
                 ):
                     needed.add(node)
     return needed
@@ -145,7 +145,7 @@ def run_backward(
     for (node, nr), g in zip(root_edges, root_grads):
         buf = buffers.get(node)
         if buf is None:
-            buf = buffers[node] = [None] * len(node._output_meta)
+            buf = buffers[node] = [None] * (len(node._out_meta) >> 1)
         buf[nr] = g if buf[nr] is None else buf[nr] + g
 
     heap: list = []
@@ -158,26 +158,24 @@ def run_backward(
     previous_mode = grad_state.enabled
     grad_state.enabled = create_graph
     anomaly = graph.anomaly.enabled
+    heappush, heappop = heapq.heappush, heapq.heappop
     try:
         while heap:
-            node = heapq.heappop(heap)[2]
+            node = heappop(heap)[2]
             grads = buffers.pop(node, None)
             outputs: tuple = ()
-            if grads is not None and any(g is not None for g in grads):
-                is_leaf_sink = type(node) is AccumulateGrad
-                if node._tensor_hooks or node._retain_grad or node._pre_hooks:
+            if grads is not None and (grads[0] is not None or _any_grad(grads)):
+                if node._hooked:
                     _call_hooks(node, grads, create_graph)
-                if node in capture:
+                is_leaf_sink = type(node) is AccumulateGrad
+                if capture and node in capture:
                     if is_leaf_sink:
-                        grads[0] = node._hooked(grads[0], create_graph)
+                        grads[0] = node._hooked_grad(grads[0], create_graph)
                         if accumulate_grad:
                             node._accumulate(grads[0], create_graph)
                     for nr, index in capture[node]:
                         captured[index] = grads[nr]
-                runs = (needed is None or node in needed) and not (
-                    is_leaf_sink and inputs is not None
-                )
-                if runs:
+                if (needed is None or node in needed) and not (is_leaf_sink and capture):
                     try:
                         outputs = node._run(grads, create_graph)
                     except Exception as error:
@@ -192,19 +190,23 @@ def run_backward(
                         _check_anomaly(node, outputs)
                     if not retain_graph:
                         node._release()
-            for (nxt, nr), g in zip(node.next_functions, outputs or _nones(node)):
+            if not outputs:
+                outputs = (None,) * len(node._next_nodes)
+            for nxt, nr, g in zip(node._next_nodes, node._next_nrs, outputs):
                 if nxt is None:
                     continue
                 if g is not None:
                     buf = buffers.get(nxt)
                     if buf is None:
-                        buf = buffers[nxt] = [None] * len(nxt._output_meta)
-                    old = buf[nr]
-                    buf[nr] = g if old is None else old + g
+                        buf = buffers[nxt] = [None] * (len(nxt._out_meta) >> 1)
+                        buf[nr] = g
+                    else:
+                        old = buf[nr]
+                        buf[nr] = g if old is None else old + g
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
-                    heapq.heappush(heap, (-nxt._seq, tick, nxt))
+                    heappush(heap, (-nxt._seq, tick, nxt))
                     tick += 1
     finally:
         grad_state.enabled = previous_mode
@@ -219,5 +221,5 @@ def run_backward(
     return captured
 
 
-def _nones(node: Node) -> tuple:
-    return (None,) * len(node.next_functions)
+def _any_grad(grads: list) -> bool:
+    return any(g is not None for g in grads)

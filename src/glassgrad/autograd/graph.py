@@ -83,26 +83,50 @@ class Node:
         ('ExpBackward0', 'MulBackward0')
     """
 
-    __slots__ = (
-        "next_functions",
-        "_seq",
-        "_input_meta",
-        "_output_meta",
-        "_pre_hooks",
-        "_post_hooks",
-        "_tensor_hooks",
-        "_retain_grad",
-        "_metadata",
-        "__weakref__",
-    )
+    # Edges and metadata are stored flat (few objects per node keep Python's cyclic GC cheap on
+    # large graphs); hooks and metadata are rare and live in the instance __dict__ once set.
+    __slots__ = ("_next_nodes", "_next_nrs", "_seq", "_meta", "_out_meta", "__dict__", "__weakref__")
+    _hooked = False  # any of the hooks below, or retain_grad, is set (one check in the engine)
+    _pre_hooks = None
+    _post_hooks = None
+    _tensor_hooks = None
+    _retain_grad = None
+    _metadata = None
 
     def __init__(self) -> None:
-        self.next_functions: tuple = ()
+        self._next_nodes: tuple = ()
+        self._next_nrs: tuple = ()
         self._seq = next(sequence_counter)
-        self._input_meta: tuple = ()
-        self._output_meta: tuple = ()
-        self._pre_hooks = self._post_hooks = self._tensor_hooks = self._retain_grad = None
-        self._metadata = None
+        self._meta: tuple = ()
+        self._out_meta: tuple = ()
+
+    @property
+    def next_functions(self) -> tuple:
+        """One ``(Node or None, input_nr)`` edge per input of the op."""
+        return tuple(zip(self._next_nodes, self._next_nrs))
+
+    @next_functions.setter
+    def next_functions(self, edges: tuple) -> None:
+        self._next_nodes = tuple(e[0] for e in edges)
+        self._next_nrs = tuple(e[1] for e in edges)
+
+    @property
+    def _input_meta(self) -> tuple:
+        """``(shape, numpy dtype)`` of each input, None for non-tensor inputs."""
+        return _pairs(self._meta)
+
+    @_input_meta.setter
+    def _input_meta(self, meta: tuple) -> None:
+        self._meta = _flat(meta)
+
+    @property
+    def _output_meta(self) -> tuple:
+        """``(shape, numpy dtype)`` of each output."""
+        return _pairs(self._out_meta)
+
+    @_output_meta.setter
+    def _output_meta(self, meta: tuple) -> None:
+        self._out_meta = _flat(meta)
 
     # --- introspection ---------------------------------------------------------------------
     def name(self) -> str:
@@ -150,6 +174,7 @@ class Node:
         """
         if self._post_hooks is None:
             self._post_hooks = {}
+        self._hooked = True
         return add_hook(self._post_hooks, fn)
 
     def register_prehook(self, fn: Callable) -> RemovableHandle:
@@ -162,11 +187,13 @@ class Node:
         """
         if self._pre_hooks is None:
             self._pre_hooks = {}
+        self._hooked = True
         return add_hook(self._pre_hooks, fn)
 
     def _add_tensor_hook(self, output_nr: int, fn: Callable) -> RemovableHandle:
         if self._tensor_hooks is None:
             self._tensor_hooks = {}
+        self._hooked = True
         return add_hook(self._tensor_hooks.setdefault(output_nr, {}), fn)
 
     def _record_creation(self) -> None:
@@ -183,11 +210,24 @@ class Node:
 
     def _materialize(self, grads: list, xp: Any) -> list:
         """Zeros for outputs that received no gradient (a multi-output op used partly)."""
-        meta = self._output_meta
+        meta = self._out_meta
         return [
-            g if g is not None else xp.zeros(meta[i][0], dtype=meta[i][1])
+            g if g is not None else xp.zeros(meta[2 * i], dtype=meta[2 * i + 1])
             for i, g in enumerate(grads)
         ]
+
+
+def _pairs(flat: tuple) -> tuple:
+    return tuple(
+        None if flat[i] is None else (flat[i], flat[i + 1]) for i in range(0, len(flat), 2)
+    )
+
+
+def _flat(pairs: tuple) -> tuple:
+    flat: list = []
+    for pair in pairs:
+        flat.extend((None, None) if pair is None else pair)
+    return tuple(flat)
 
 
 def wrap_array(value: Any) -> Any:
@@ -220,16 +260,15 @@ class AccumulateGrad(Node):
         Node.__init__(self)
         self._seq = ACCUMULATE_PRIORITY
         self.variable = variable
-        self._input_meta = ()
-        self._output_meta = ((variable._data.shape, variable._data.dtype),)
+        self._out_meta = (variable._data.shape, variable._data.dtype)
 
     def _run(self, grads: list, create_graph: bool) -> tuple:
         grad = grads[0]
         if grad is not None:
-            self._accumulate(self._hooked(grad, create_graph), create_graph)
+            self._accumulate(self._hooked_grad(grad, create_graph), create_graph)
         return ()
 
-    def _hooked(self, grad: Any, create_graph: bool) -> Any:
+    def _hooked_grad(self, grad: Any, create_graph: bool) -> Any:
         """The gradient after the leaf's tensor hooks (each may replace it)."""
         var = self.variable
         if var._hooks:

@@ -32,6 +32,7 @@ from .graph import AccumulateGrad, Node, saved_tensors_freed_error
 __all__ = ["Op", "CopySlices", "edge_of", "legacy_volatile"]
 
 _seq = graph.sequence_counter
+_NO_EDGE = (None, 0)
 
 
 class _Volatile:
@@ -47,17 +48,22 @@ def _decrement_volatile() -> None:
     legacy_volatile.alive -= 1
 
 
-def edge_of(t: Any) -> tuple:
-    """The ``(Node, input_nr)`` through which gradient reaches tensor ``t``."""
-    fn = t.grad_fn
-    if fn is not None:
-        return (fn, t._output_nr)
+def accumulator_of(t: Any) -> AccumulateGrad:
+    """The AccumulateGrad node of leaf ``t`` (one per leaf while the graph holds it)."""
     ref = t._grad_acc
     acc = ref() if ref is not None else None
     if acc is None:
         acc = AccumulateGrad(t)
         t._grad_acc = weakref.ref(acc)
-    return (acc, 0)
+    return acc
+
+
+def edge_of(t: Any) -> tuple:
+    """The ``(Node, input_nr)`` through which gradient reaches tensor ``t``."""
+    fn = t.grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    return (accumulator_of(t), 0)
 
 
 def _dtype_name(np_dtype: np.dtype) -> str:
@@ -87,19 +93,22 @@ def _modified_error(t: Any, expected: int, output_of: Node | None) -> RuntimeErr
 class Op(Node):
     """Base class of every differentiable op (see the module docstring)."""
 
-    __slots__ = (
-        "_saved",
-        "_saved_versions",
-        "_saved_out",
-        "_released",
-        "needs_input_grad",
-        "saved",
-    )
+    # What backward needs: the saved tensors (None once released) and their versions.
+    __slots__ = ("_saved", "_saved_versions", "_saved_out", "saved")
     saved_inputs: tuple = ()
     saves_output: bool = False
     is_view: bool = False
     # Output indices with no gradient (e.g. the indices of max(dim)).
     nondiff_outputs: tuple = ()
+
+    @property
+    def needs_input_grad(self) -> tuple:
+        """For each input, whether a gradient is wanted (it has an edge in the graph)."""
+        return tuple(fn is not None for fn in self._next_nodes)
+
+    @property
+    def _released(self) -> bool:
+        return self._saved is None
 
     def forward(self, *arrays: Any, **params: Any) -> Any:
         raise NotImplementedError
@@ -113,14 +122,18 @@ class Op(Node):
         """Run the op on ``inputs`` (Tensors or constants) and record it if needed."""
         Tensor = graph.Tensor
         node = cls.__new__(cls)
-        arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
-        out = node.forward(*arrays, **params)
         record = False
-        if grad_state.enabled:
-            for x in inputs:
-                if isinstance(x, Tensor) and x._requires_grad:
+        arrays = []
+        for x in inputs:
+            if isinstance(x, Tensor):
+                arrays.append(x._data)
+                if x._requires_grad:
                     record = True
-                    break
+            else:
+                arrays.append(x)
+        out = node.forward(*arrays, **params)
+        if record and not grad_state.enabled:
+            record = False
         if legacy_volatile.alive and _any_volatile(inputs):
             return _wrap_volatile(out)
         if not record:
@@ -129,7 +142,7 @@ class Op(Node):
             if type(out) is tuple:
                 return tuple(Tensor._from_array(o) for o in out)
             return Tensor._from_array(out)
-        node._record(inputs, out)
+        node._record(inputs, arrays, out)
         if cls.is_view:
             return _wrap_view(cls, out, inputs, params, node)
         if type(out) is tuple:
@@ -143,41 +156,48 @@ class Op(Node):
             node._saved_out = (result._data, result._vc, 0)
         return result
 
-    def _record(self, inputs: tuple, out: Any) -> None:
+    def _record(self, inputs: tuple, arrays: list, out: Any) -> None:
         Tensor = graph.Tensor
-        Node.__init__(self)
-        edges = []
+        self._seq = next(_seq)
+        nodes = []
+        nrs = []
         meta = []
-        needs = []
-        for x in inputs:
+        for x, d in zip(inputs, arrays):
             if isinstance(x, Tensor):
-                d = x._data
-                meta.append((d.shape, d.dtype))
+                meta.append(d.shape)
+                meta.append(d.dtype)
                 if x._requires_grad:
-                    edges.append(edge_of(x))
-                    needs.append(True)
+                    fn = x.grad_fn
+                    if fn is None:
+                        fn = accumulator_of(x)
+                        nr = 0
+                    else:
+                        nr = x._output_nr
+                    nodes.append(fn)
+                    nrs.append(nr)
                     continue
             else:
                 meta.append(None)
-            edges.append((None, 0))
-            needs.append(False)
-        self.next_functions = tuple(edges)
-        self._input_meta = tuple(meta)
-        self.needs_input_grad = tuple(needs)
+                meta.append(None)
+            nodes.append(None)
+            nrs.append(0)
+        self._next_nodes = tuple(nodes)
+        self._next_nrs = tuple(nrs)
+        self._meta = tuple(meta)
         if type(out) is tuple:
-            self._output_meta = tuple((o.shape, o.dtype) for o in out)
+            self._out_meta = tuple(v for o in out for v in (o.shape, o.dtype))
         else:
-            self._output_meta = ((out.shape, out.dtype),)
-        cls = type(self)
-        if cls.saved_inputs:
-            saved = tuple(inputs[i] for i in cls.saved_inputs)
+            self._out_meta = (out.shape, out.dtype)
+        saved_inputs = type(self).saved_inputs
+        if saved_inputs:
+            saved = tuple(inputs[i] for i in saved_inputs)
             self._saved = saved
-            self._saved_versions = tuple(x._vc[0] if isinstance(x, Tensor) else None for x in saved)
+            self._saved_versions = tuple(
+                x._vc[0] if isinstance(x, Tensor) else None for x in saved
+            )
         else:
-            self._saved = ()
-            self._saved_versions = ()
+            self._saved = self._saved_versions = ()
         self._saved_out = None
-        self._released = False
         if graph.anomaly.enabled:
             self._record_creation()
 
@@ -202,7 +222,7 @@ class Op(Node):
         return tuple(values)
 
     def _run(self, grads: list, create_graph: bool) -> tuple:
-        if self._released:
+        if self._saved is None:
             raise saved_tensors_freed_error()
         F = graph.tensor_namespace if create_graph else graph.array_namespace
         if self._saved or self._saved_out is not None:
@@ -219,10 +239,9 @@ class Op(Node):
 
     def _release(self) -> None:
         if self._saved or self._saved_out is not None:
-            self._saved = ()
+            self._saved = None
             self._saved_versions = ()
             self._saved_out = None
-            self._released = True
 
     def _saved_info(self) -> dict:
         info = {}
@@ -230,7 +249,7 @@ class Op(Node):
             value = getattr(self, name, None)
             if value is not None:
                 info[name] = value
-        if not self._released:
+        if self._saved is not None:
             for i, x in zip(type(self).saved_inputs, self._saved):
                 info[f"saved_input{i}"] = x
             if self._saved_out is not None:
@@ -249,39 +268,41 @@ def _public_slots(cls: type) -> list:
 
 def fit_gradients(node: Node, grads: tuple, F: Any, create_graph: bool) -> tuple:
     """Check each gradient against its input: undo broadcasting, cast to the input's dtype."""
-    meta = node._input_meta
-    if len(grads) != len(meta):
+    meta = node._meta
+    nodes = node._next_nodes
+    if len(grads) != len(nodes):
         raise RuntimeError(
             f"function {node.name()} returned an incorrect number of gradients "
-            f"(expected {len(meta)}, got {len(grads)})"
+            f"(expected {len(nodes)}, got {len(grads)})"
         )
     fitted = list(grads)
     for i, g in enumerate(grads):
         if g is None:
             continue
-        m = meta[i]
-        if m is None or node.next_functions[i][0] is None:
+        shape = meta[2 * i]
+        if shape is None or nodes[i] is None:
             fitted[i] = None
             continue
-        shape, dtype = m
-        if create_graph:
+        dtype = meta[2 * i + 1]
+        if type(g) is np.ndarray and not create_graph:
+            if g.shape == shape and g.dtype == dtype:
+                continue  # the common case: nothing to fit
+        elif create_graph:
             if not isinstance(g, graph.Tensor):
                 g = graph.Tensor._from_array(np.asarray(g))
-            g_shape, g_dtype = g._data.shape, g._data.dtype
+        elif isinstance(g, graph.Tensor):
+            g = g._data
         else:
-            if isinstance(g, graph.Tensor):
-                g = g._data
-            elif not isinstance(g, np.ndarray):
-                g = np.asarray(g, dtype=dtype)
-            g_shape, g_dtype = g.shape, g.dtype
-        if g_shape != shape:
-            if not _expandable(shape, g_shape):
+            g = np.asarray(g, dtype=dtype)
+        data = g._data if create_graph else g
+        if data.shape != shape:
+            if not _expandable(shape, data.shape):
                 raise RuntimeError(
                     f"Function {node.name()} returned an invalid gradient at index {i} - got "
-                    f"{list(g_shape)} but expected shape compatible with {list(shape)}"
+                    f"{list(data.shape)} but expected shape compatible with {list(shape)}"
                 )
             g = F.sum_to_size(g, shape)
-        if g_dtype != dtype:
+        if data.dtype != dtype:
             g = F.cast(g, dtype)
         fitted[i] = g
     return tuple(fitted)
@@ -412,7 +433,7 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
         before.grad_fn = target.grad_fn
         before._output_nr = target._output_nr
         before._requires_grad = True
-    node._record((before, *others), out)
+    node._record((before, *others), [before._data, *arrays], out)
     np.copyto(data, out, casting="unsafe")
     target._vc[0] += 1
     if cls.saves_output:
@@ -451,10 +472,11 @@ class CopySlices(Node):
     def __init__(self, base: Any, view_steps: tuple, fn: Op) -> None:
         Node.__init__(self)
         base_edge = edge_of(base) if base._requires_grad else (None, 0)
-        self.next_functions = (base_edge, *fn.next_functions[1:])
+        self._next_nodes = (base_edge[0], *fn._next_nodes[1:])
+        self._next_nrs = (base_edge[1], *fn._next_nrs[1:])
         d = base._data
-        self._input_meta = ((d.shape, d.dtype), *fn._input_meta[1:])
-        self._output_meta = ((d.shape, d.dtype),)
+        self._meta = (d.shape, d.dtype, *fn._meta[2:])
+        self._out_meta = (d.shape, d.dtype)
         self._view_steps = view_steps
         self.fn = fn
         if graph.anomaly.enabled:
