@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
-from typing import Any
 
 from ... import ops as _ops
 from ..._tensor import Tensor
@@ -33,13 +31,6 @@ __all__ = [
 ]
 
 
-def _maybe_inplace(fn: Callable, input: Tensor, *args: Any, inplace: bool) -> Tensor:
-    # `inplace` is passed only when set, so out-of-place calls work with any op signature.
-    if inplace:
-        return fn(input, *args, inplace=True)
-    return fn(input, *args)
-
-
 def _inplace_repr(inplace: bool) -> str:
     return "inplace=True" if inplace else ""
 
@@ -58,7 +49,7 @@ class ReLU(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return _maybe_inplace(F.relu, input, inplace=self.inplace)
+        return F.relu(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
         return _inplace_repr(self.inplace)
@@ -103,7 +94,7 @@ class Hardtanh(Module):
             raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
 
     def forward(self, input: Tensor) -> Tensor:
-        return _maybe_inplace(F.hardtanh, input, self.min_val, self.max_val, inplace=self.inplace)
+        return F.hardtanh(input, self.min_val, self.max_val, inplace=self.inplace)
 
     def extra_repr(self) -> str:
         inplace = ", inplace=True" if self.inplace else ""
@@ -141,7 +132,7 @@ class LeakyReLU(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return _maybe_inplace(F.leaky_relu, input, self.negative_slope, inplace=self.inplace)
+        return F.leaky_relu(input, self.negative_slope, inplace=self.inplace)
 
     def extra_repr(self) -> str:
         inplace = ", inplace=True" if self.inplace else ""
@@ -163,7 +154,7 @@ class ELU(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return _maybe_inplace(F.elu, input, self.alpha, inplace=self.inplace)
+        return F.elu(input, self.alpha, inplace=self.inplace)
 
     def extra_repr(self) -> str:
         inplace = ", inplace=True" if self.inplace else ""
@@ -185,7 +176,7 @@ class SELU(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return _maybe_inplace(F.selu, input, inplace=self.inplace)
+        return F.selu(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
         return _inplace_repr(self.inplace)
@@ -226,7 +217,7 @@ class SiLU(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return _maybe_inplace(F.silu, input, inplace=self.inplace)
+        return F.silu(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
         return _inplace_repr(self.inplace)
@@ -246,7 +237,7 @@ class Mish(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return _maybe_inplace(F.mish, input, inplace=self.inplace)
+        return F.mish(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
         return _inplace_repr(self.inplace)
@@ -287,7 +278,7 @@ class Hardsigmoid(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return _maybe_inplace(F.hardsigmoid, input, inplace=self.inplace)
+        return F.hardsigmoid(input, inplace=self.inplace)
 
 
 class Hardswish(Module):
@@ -304,7 +295,7 @@ class Hardswish(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return _maybe_inplace(F.hardswish, input, inplace=self.inplace)
+        return F.hardswish(input, inplace=self.inplace)
 
 
 class LogSigmoid(Module):
