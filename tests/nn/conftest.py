@@ -107,6 +107,9 @@ def check_parity(
         for i, (a, b) in enumerate(zip(gg_inputs, th_inputs)):
             if isinstance(b, torch.Tensor) and b.requires_grad:
                 assert_close(a.grad, b.grad, rtol, atol, f"grad of input {i}")
+    theirs_values = dict(theirs.named_parameters())  # in-place updates (Embedding max_norm)
+    for name, param in ours.named_parameters():
+        assert_close(param, theirs_values[name], rtol, atol, f"parameter {name}")
     theirs_buffers = dict(theirs.named_buffers())
     for name, buf in ours.named_buffers():
         assert_close(buf, theirs_buffers[name], rtol, atol, f"buffer {name}")

@@ -132,6 +132,12 @@ LAYERS = [
         [np.array([[2, 3, 2, 9]])],
         {},
     ),
+    (
+        "embedding_max_norm_freq",
+        lambda nn: nn.Embedding(10, 3, max_norm=1.0, scale_grad_by_freq=True),
+        [np.array([[1, 3, 1], [9, 1, 0]])],
+        {},
+    ),
     ("flatten", lambda nn: nn.Flatten(), [randn(2, 3, 4)], {}),
     ("flatten_range", lambda nn: nn.Flatten(0, 1), [randn(2, 3, 4)], {}),
     ("unflatten", lambda nn: nn.Unflatten(1, (2, -1)), [randn(3, 6)], {}),
