@@ -106,21 +106,6 @@ def scatter_zeros(shape: tuple, dim: int, index: np.ndarray, src: Tensor) -> Ten
     return ScatterZerosBackward0.apply(src, shape=shape, dim=dim, index=index)
 
 
-class TakeAlongDimBackward0(Op):
-    __slots__ = ("shape", "dim", "index")
-
-    def forward(self, x, index, dim):
-        self.shape, self.dim, self.index = x.shape, dim, index
-        return np.take_along_axis(x, index, axis=dim)
-
-    def backward(self, F, grad):
-        if isinstance(grad, Tensor):
-            return scatter_add_zeros(self.shape, self.dim, self.index, grad), None
-        out = np.zeros(self.shape, dtype=grad.dtype)
-        _scatter_add_along(out, self.index, grad, self.dim)
-        return out, None
-
-
 class ScatterAddZerosBackward0(Op):
     __slots__ = ("dim", "index")
 
@@ -147,8 +132,10 @@ def scatter_add_zeros(shape: tuple, dim: int, index: np.ndarray, src: Tensor) ->
     return ScatterAddZerosBackward0.apply(src, shape=shape, dim=dim, index=index)
 
 
-def take_along_dim(input: Tensor, indices: Tensor, dim: int) -> Tensor:
-    """Values of ``input`` at ``indices`` along ``dim`` (``numpy.take_along_axis``).
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """Values of ``input`` at ``indices`` along ``dim``; ``input`` and ``indices`` broadcast
+    against each other in the other dims. With ``dim=None``, both are flattened. Recorded as
+    PyTorch does: an expand if ``input`` broadcasts, then ``gather``.
 
     Example::
 
@@ -156,14 +143,38 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int) -> Tensor:
         >>> glassgrad.take_along_dim(x, glassgrad.tensor([[1]]), 1)
         tensor([[30.]])
     """
+    from .shape import expand, reshape
+    from .shape_extra import gather
+
     check_tensor(input, "take_along_dim")
-    d = wrap_dim(dim, input._data.ndim, "take_along_dim")
     index = indices._data if isinstance(indices, Tensor) else np.asarray(indices)
     if index.dtype.kind not in "iu":
         raise RuntimeError(
             f"take_along_dim(): dtype of indices should be Long but got {index.dtype}"
         )
-    return TakeAlongDimBackward0.apply(input, index, dim=d)
+    if dim is None:
+        return gather(reshape(input, (-1,)), 0, index.reshape(-1))
+    shape = input._data.shape
+    d = wrap_dim(dim, len(shape), "take_along_dim")
+    if index.ndim != len(shape):
+        raise RuntimeError(
+            "take_along_dim(): input and indices should have the same number of dimensions, "
+            f"but got {len(shape)} dimensions for input, and {index.ndim} dimensions for indices"
+        )
+    try:
+        common = list(
+            np.broadcast_shapes(shape[:d] + shape[d + 1 :], index.shape[:d] + index.shape[d + 1 :])
+        )
+    except ValueError:
+        raise RuntimeError(
+            f"take_along_dim(): input {list(shape)} and indices {list(index.shape)} do not "
+            f"broadcast outside dimension {d}"
+        ) from None
+    input_shape = tuple(common[:d] + [shape[d]] + common[d:])
+    if input_shape != shape:
+        input = expand(input, input_shape)
+    index = np.broadcast_to(index, tuple(common[:d] + [index.shape[d]] + common[d:]))
+    return gather(input, d, index)
 
 
 # --- __getitem__ ---------------------------------------------------------------------------
@@ -280,6 +291,16 @@ def getitem(input: Tensor, key: Any) -> Tensor:
         >>> x[1, 1:], x[:, [0, 0]].shape
         (tensor([4., 5.]), glassgrad.Size([2, 2]))
     """
+    data = input._data
+    if type(key) is int and data.ndim:  # fast path: x[i]
+        size = data.shape[0]
+        if -size <= key < size:
+            return SelectBackward0.apply(input, dim=0, index=key % size)
+    elif type(key) is slice and data.ndim and (key.step is None or key.step > 0):  # x[a:b]
+        start, stop, step = key.indices(data.shape[0])
+        if (start, stop, step) == (0, data.shape[0], 1):
+            return ViewBackward0Alias.apply(input)
+        return SliceBackward0.apply(input, dim=0, start=start, end=max(stop, start), step=step)
     view, advanced = _split_key(input, _normalize_key(key))
     if advanced is None:
         if view is input:
@@ -408,8 +429,12 @@ register(
 register(
     "take_along_dim",
     take_along_dim,
-    nodes=(TakeAlongDimBackward0,),
-    samples=lambda rng: [Sample((randn(rng, 3, 4), np.array([[0, 3], [1, 1], [2, 0]]), 1))],
+    samples=lambda rng: [
+        Sample((randn(rng, 3, 4), np.array([[0, 3], [1, 1], [2, 0]]), 1)),
+        Sample((randn(rng, 3, 4), np.array([[0, 3]]), 1), note="index broadcasts"),
+        Sample((randn(rng, 1, 4), np.array([[0, 3], [1, 1], [2, 2]]), -1), note="input broadcasts"),
+        Sample((randn(rng, 3, 4), np.array([0, 11, 5])), note="flattened (dim=None)"),
+    ],
 )
 register(
     "index_put",
