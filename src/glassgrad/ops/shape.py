@@ -352,10 +352,12 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
 class CatBackward0(Op):
     __slots__ = ("dim", "sizes")
 
-    def forward(self, *arrays, dim):
+    def forward(self, *arrays, dim, dtype=None):
+        # Mixed dtypes are promoted here, as PyTorch does, not by cast nodes on the inputs
+        # (the machinery casts each gradient back to its input's dtype).
         self.dim = dim
         self.sizes = [a.shape[dim] if a.ndim else 0 for a in arrays]
-        return np.concatenate(arrays, axis=dim)
+        return np.concatenate(arrays, axis=dim, dtype=dtype)
 
     def backward(self, F, grad):
         grads, start = [], 0
@@ -397,11 +399,21 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
                     f"{r} but got size {s} for tensor number {i} in the list."
                 )
     from .._dtype import result_numpy_dtype
-    from .conversion import to
 
     dtype = result_numpy_dtype([x._data for x in kept])
-    kept = [x if x._data.dtype == dtype else to(x, dtype) for x in kept]
-    return CatBackward0.apply(*kept, dim=d)
+    return CatBackward0.apply(*kept, dim=d, dtype=dtype)
+
+
+class StackBackward0(Op):
+    __slots__ = ("dim", "count")
+
+    def forward(self, *arrays, dim):
+        self.dim, self.count = dim, len(arrays)
+        return np.stack(arrays, axis=dim)
+
+    def backward(self, F, grad):
+        lead = (slice(None),) * self.dim
+        return tuple(grad[lead + (i, Ellipsis)] for i in range(self.count))
 
 
 def stack(tensors: Any, dim: int = 0) -> Tensor:
@@ -423,7 +435,12 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
                 f"and {list(x._data.shape)} at entry {i}"
             )
     d = wrap_dim(dim, len(shape) + 1, "stack")
-    return cat([unsqueeze(x, d) for x in tensors], d)
+    from .._dtype import result_numpy_dtype
+    from .conversion import to
+
+    dtype = result_numpy_dtype([x._data for x in tensors])
+    tensors = [x if x._data.dtype == dtype else to(x, dtype) for x in tensors]
+    return StackBackward0.apply(*tensors, dim=d)
 
 
 def _view_samples(rng: np.random.Generator) -> list[Sample]:
@@ -511,6 +528,7 @@ register(
 register(
     "stack",
     stack,
+    nodes=(StackBackward0,),
     methods=(),
     samples=lambda rng: [
         Sample(([randn(rng, 2, 3), randn(rng, 2, 3)],)),
