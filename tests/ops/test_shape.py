@@ -487,6 +487,13 @@ GRAPH_CASES = {
     "narrow": lambda lib, x, y: x.narrow(1, 1, 1),
     "movedim": lambda lib, x, y: x.movedim(0, 1),
     "tile": lambda lib, x, y: x.tile((2,)),
+    "stack": lambda lib, x, y: lib.stack([x, x * 2], 1),
+    "stack mixed dtypes": lambda lib, x, y: lib.stack([x, lib.ones(2, 3, dtype=lib.int64)]),
+    "cat mixed dtypes": lambda lib, x, y: lib.cat([x, lib.ones(1, 3, dtype=lib.int64)]),
+    "take_along_dim broadcast": lambda lib, x, y: lib.take_along_dim(
+        x[:1], lib.tensor([[0, 2], [1, 1]]), 1
+    ),
+    "take_along_dim flat": lambda lib, x, y: lib.take_along_dim(x, lib.tensor([5, 0])),
     "pad circular": lambda lib, x, y: lib.nn.functional.pad(
         x.unsqueeze(0), (1, 1), mode="circular"
     ),
