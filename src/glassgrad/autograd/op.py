@@ -192,9 +192,7 @@ class Op(Node):
         if saved_inputs:
             saved = tuple(inputs[i] for i in saved_inputs)
             self._saved = saved
-            self._saved_versions = tuple(
-                x._vc[0] if isinstance(x, Tensor) else None for x in saved
-            )
+            self._saved_versions = tuple(x._vc[0] if isinstance(x, Tensor) else None for x in saved)
         else:
             self._saved = self._saved_versions = ()
         self._saved_out = None
@@ -262,7 +260,9 @@ def _public_slots(cls: type) -> list:
     for klass in cls.__mro__:
         if klass in (Op, Node, object):
             break
-        names.extend(n for n in getattr(klass, "__slots__", ()) if not n.startswith("_"))
+        names.extend(
+            n for n in getattr(klass, "__slots__", ()) if not n.startswith("_") and n != "saved"
+        )
     return names
 
 

@@ -474,8 +474,9 @@ class SigmoidBackward0(Op):
 
     def forward(self, x):
         x = default_float(x)
-        # 1 / (1 + e^-x) without overflow for large |x|.
-        return 0.5 * (1.0 + np.tanh(0.5 * x))
+        # 1 / (1 + e^-x), written so neither branch overflows and small values keep precision.
+        e = np.exp(-np.abs(x))
+        return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(x.dtype, copy=False)
 
     def backward(self, F, grad):
         (out,) = self.saved
@@ -491,7 +492,7 @@ class ReluBackward0(Op):
     def backward(self, F, grad):
         (out,) = self.saved
         mask = (out._data if isinstance(out, Tensor) else out) > 0
-        return grad * mask
+        return F.where(mask, grad, 0.0)  # selects, so an infinite gradient gives 0 where x <= 0
 
 
 class AbsBackward0(Op):
