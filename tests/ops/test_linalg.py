@@ -537,3 +537,13 @@ def test_einsum_matches_pytorch_on_random_equations(data: Any) -> None:
         equation = ",".join(terms)
     arrays = [np.array(np.random.randn(*[sizes[c] for c in t])) for t in terms]
     compare(lambda lib, t: lib.einsum(equation, *t), *arrays, second=True)
+
+
+def test_docstring_examples_run() -> None:
+    import doctest
+
+    from glassgrad.ops import linalg_extra
+
+    flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    result = doctest.testmod(linalg_extra, extraglobs={"glassgrad": gg}, optionflags=flags)
+    assert result.attempted > 10 and result.failed == 0

@@ -642,3 +642,13 @@ def test_split_flip_roll_repeat_match_pytorch(shape: list, data: Any) -> None:
     )
     compare(lambda lib, t: t[0].flip(dim).roll(shifts, dim), x)
     compare(lambda lib, t: t[0].repeat(*repeats), x)
+
+
+def test_docstring_examples_run() -> None:
+    import doctest
+
+    from glassgrad.ops import shape_extra
+
+    flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    result = doctest.testmod(shape_extra, extraglobs={"glassgrad": gg}, optionflags=flags)
+    assert result.attempted > 10 and result.failed == 0

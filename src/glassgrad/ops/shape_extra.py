@@ -1073,11 +1073,13 @@ def _triangle(node: type, name: str) -> Any:
         return apply_inplace(node, input, diagonal=int(diagonal))
 
     side, keep = ("lower", "on and below") if name == "tril" else ("upper", "on and above")
+    rows = ("[1., 0.]", "[1., 1.]") if name == "tril" else ("[1., 1.]", "[0., 1.]")
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (
         f"The {side} triangle of the matrices in the last two dims: entries {keep} diagonal\n"
         f"``diagonal`` (0: main, >0 above, <0 below) are kept, the others become zero.\n\n"
         f"Example::\n\n    >>> glassgrad.ones(2, 2).{name}()\n"
+        f"    tensor([{rows[0]},\n            {rows[1]}])\n"
     )
     inplace.__name__ = inplace.__qualname__ = name + "_"
     inplace.__doc__ = f"In-place ``{name}``."
