@@ -33,6 +33,7 @@ __all__ = ["Op", "CopySlices", "edge_of", "legacy_volatile"]
 
 _seq = graph.sequence_counter
 _NO_EDGE = (None, 0)
+_SAVED_NAMES = {0: "self", 1: "other"}
 
 
 class _Volatile:
@@ -248,10 +249,11 @@ class Op(Node):
             if value is not None:
                 info[name] = value
         if self._saved is not None:
+            # PyTorch's names: the first input is "self", the second "other".
             for i, x in zip(type(self).saved_inputs, self._saved):
-                info[f"saved_input{i}"] = x
+                info[_SAVED_NAMES.get(i, f"input{i}")] = x
             if self._saved_out is not None:
-                info["saved_result"] = graph.Tensor._from_array(self._saved_out[0])
+                info["result"] = graph.Tensor._from_array(self._saved_out[0])
         return info
 
 
