@@ -764,3 +764,92 @@ def test_custom_extra_repr_multiline():
 
     theirs, ours = both(program)
     assert ours == theirs
+
+
+# --- backward hooks ------------------------------------------------------------------------
+def test_full_backward_hooks_match_torch():
+    def program(lib, nn):
+        events = []
+
+        def record(tag):
+            def hook(module, *grads):
+                events.append(
+                    (
+                        tag,
+                        type(module).__name__,
+                        [[None if g is None else g.tolist() for g in gs] for gs in grads],
+                    )
+                )
+
+            return hook
+
+        model = nn.Sequential(nn.Linear(2, 3), nn.Tanh(), nn.Bilinear(3, 3, 2)).double()
+        with lib.no_grad():
+            for i, p in enumerate(model.parameters()):
+                p.copy_(
+                    lib.linspace(-1, 1, p.numel(), dtype=lib.float64).reshape(p.shape) * (i + 1)
+                )
+
+        class Pair(nn.Module):
+            def __init__(self, inner):
+                super().__init__()
+                self.inner = inner
+
+            def forward(self, x):
+                h = self.inner[1](self.inner[0](x))
+                return self.inner[2](h, h)
+
+        pair = Pair(model)
+        for m in (pair, *model):
+            m.register_full_backward_pre_hook(record("pre"))
+            m.register_full_backward_hook(record("post"))
+        # a pre-hook that scales grad_output and a hook that replaces grad_input
+        model[2].register_full_backward_pre_hook(lambda m, go: (go[0] * 3,))
+        model[0].register_full_backward_hook(lambda m, gi, go: (gi[0] + 1,), prepend=True)
+        x = lib.tensor([[0.5, -1.0], [2.0, 0.25]], dtype=lib.float64, requires_grad=True)
+        out = pair(x)
+        names = set()
+        stack = [out.grad_fn]
+        while stack:
+            node = stack.pop()
+            if node is not None and node.name() not in names:
+                names.add(node.name())
+                stack.extend(fn for fn, _ in node.next_functions)
+        events.append("BackwardHookFunctionBackward" in names)
+        (out * lib.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=lib.float64)).sum().backward()
+        events.append(x.grad.tolist())
+        events.append([p.grad.tolist() for p in model.parameters()])
+        return events
+
+    theirs, ours = both(program)
+    assert theirs[0] is True  # the identity node on the inputs and outputs is in the graph
+    assert _round(ours) == _round(theirs)
+
+
+def _round(value):
+    if isinstance(value, float):
+        return round(value, 10)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_round(v) for v in value)
+    return value
+
+
+def test_backward_hook_errors_and_removal():
+    layer = gg.nn.Linear(2, 2)
+    handle = layer.register_full_backward_hook(lambda m, gi, go: (gi[0], gi[0]))
+    with pytest.raises(
+        RuntimeError,
+        match="Backward hook returned an invalid number of grad_input, got 2, but expected 1",
+    ):
+        layer(gg.ones(1, 2, requires_grad=True)).sum().backward()
+    handle.remove()
+    pre = layer.register_full_backward_pre_hook(lambda m, go: ())
+    with pytest.raises(
+        RuntimeError,
+        match="Backward pre hook returned an invalid number of grad_output, got 0, but expected 1",
+    ):
+        layer(gg.ones(1, 2)).sum().backward()
+    pre.remove()
+    assert not layer._backward_hooks and not layer._backward_pre_hooks
+    out = layer(gg.ones(1, 2, requires_grad=True))
+    assert out.grad_fn.name() != "BackwardHookFunctionBackward"

@@ -10,6 +10,7 @@ names, the order and the printed form of a model are the same in both libraries.
 from __future__ import annotations
 
 import itertools
+import warnings
 import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
@@ -21,6 +22,7 @@ from ... import _dtype
 from ..._tensor import Tensor, device
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter
+from ._backward_hooks import BackwardHook
 
 __all__ = ["Module", "RemovableHandle"]
 
@@ -154,6 +156,8 @@ class Module:
         setattr_("_forward_hooks_always_called", _HookDict())
         setattr_("_forward_pre_hooks", _HookDict())
         setattr_("_forward_pre_hooks_with_kwargs", _HookDict())
+        setattr_("_backward_hooks", _HookDict())
+        setattr_("_backward_pre_hooks", _HookDict())
         setattr_("_state_dict_hooks", _HookDict())
         setattr_("_state_dict_pre_hooks", _HookDict())
         setattr_("_load_state_dict_pre_hooks", _HookDict())
@@ -398,7 +402,12 @@ class Module:
 
     # --- calling ---------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not (self._forward_hooks or self._forward_pre_hooks):
+        if not (
+            self._forward_hooks
+            or self._forward_pre_hooks
+            or self._backward_hooks
+            or self._backward_pre_hooks
+        ):
             return self.forward(*args, **kwargs)
         return self._call_with_hooks(args, kwargs)
 
@@ -418,6 +427,12 @@ class Module:
                 replaced = hook(self, args)
                 if replaced is not None:
                     args = replaced if isinstance(replaced, tuple) else (replaced,)
+        backward_hook = None
+        if self._backward_hooks or self._backward_pre_hooks:
+            backward_hook = BackwardHook(
+                self, list(self._backward_hooks.values()), list(self._backward_pre_hooks.values())
+            )
+            args = backward_hook.setup_input_hook(args)
         called: set = set()
         result = None
         try:
@@ -430,6 +445,15 @@ class Module:
                     replaced = hook(self, args, result)
                 if replaced is not None:
                     result = replaced
+            if backward_hook is not None:
+                if not isinstance(result, (Tensor, tuple)):
+                    warnings.warn(
+                        "For backward hooks to be called, module output should be a Tensor or a "
+                        f"tuple of Tensors but received {type(result)}",
+                        stacklevel=3,
+                    )
+                else:
+                    result = backward_hook.setup_output_hook(result)
             return result
         except Exception:
             # Hooks registered with always_call=True still run when forward raised.
@@ -497,6 +521,49 @@ class Module:
             self._forward_hooks_always_called[handle.id] = True
         if prepend:
             self._forward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """Call ``hook(module, grad_input, grad_output)`` when the gradients with respect to
+        the module's positional tensor inputs are computed (``None`` for inputs that need
+        none); a returned tuple replaces ``grad_input``. The hook must not modify its
+        arguments in place.
+
+        Example::
+
+            >>> seen = []
+            >>> layer = nn.Linear(2, 1)
+            >>> h = layer.register_full_backward_hook(
+            ...     lambda m, grad_input, grad_output: seen.append(grad_output[0].shape))
+            >>> layer(glassgrad.ones(3, 2, requires_grad=True)).sum().backward()
+            >>> seen
+            [glassgrad.Size([3, 1])]
+        """
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_pre_hook(
+        self, hook: Callable, prepend: bool = False
+    ) -> RemovableHandle:
+        """Call ``hook(module, grad_output)`` when the gradients with respect to the module's
+        outputs are known, before the module's own backward; a returned tuple replaces
+        ``grad_output``.
+
+        Example::
+
+            >>> layer = nn.Linear(2, 1)
+            >>> h = layer.register_full_backward_pre_hook(lambda m, go: (go[0] * 0,))
+            >>> layer(glassgrad.ones(3, 2)).sum().backward()
+            >>> layer.weight.grad
+            tensor([[0., 0.]])
+        """
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
 
     def register_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
