@@ -117,6 +117,22 @@ def run_worker(
     return json.loads(out.read_text())
 
 
+def merge_report(
+    workers: dict[str, dict[str, Any]], library: str, report: dict[str, Any], names: list[str]
+) -> None:
+    """Add one worker's report (for the workloads ``names``) to the library's combined report.
+
+    A worker that could not run (library not installed, crash) marks only its own workloads.
+    """
+    if report.get("status") != "ok":
+        failure = {"status": report["status"], "error": report.get("error", "")}
+        report = {**report, "results": {name: dict(failure) for name in names}}
+    merged = workers.setdefault(library, {**report, "results": {}})
+    if merged.get("status") != "ok" and report.get("status") == "ok":
+        merged.update(status="ok", facts=report["facts"], error=None)
+    merged["results"].update(report["results"])
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     mode = "quick" if args.quick else "full"
@@ -131,9 +147,16 @@ def main(argv: list[str] | None = None) -> int:
     load_at_start = load_average()
     workers: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-") as scratch:
+        # Full mode: glassgrad and PyTorch take turns, one fresh process per workload, so that a
+        # change in the machine's load between them shifts both sides of a ratio alike.
+        paired = [CANDIDATE, REFERENCE] if mode == "full" else []
+        for name in timed if paired else []:
+            for library in paired:
+                report = run_worker(library, [name], mode, args.candidate, Path(scratch))
+                merge_report(workers, library, report, [name])
         for library in libraries:
             wanted = [n for n in timed if n in supported_workloads(library)]
-            if wanted:
+            if wanted and library not in paired:
                 workers[library] = run_worker(library, wanted, mode, args.candidate, Path(scratch))
 
     rows = timed_rows(workers, timed)

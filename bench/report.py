@@ -71,10 +71,12 @@ def timed_rows(workers: dict[str, dict[str, Any]], names: list[str]) -> list[dic
         workload = WORKLOADS[name]
         results: dict[str, dict[str, Any]] = {}
         for library, report in workers.items():
-            if report.get("status") != "ok":
+            if name in report.get("results", {}):
+                results[library] = dict(report["results"][name])
+            elif report.get("status") != "ok":
                 results[library] = {"status": report["status"], "error": report.get("error", "")}
             else:
-                results[library] = dict(report["results"].get(name, {"status": "n/a"}))
+                results[library] = {"status": "n/a"}
         reference = results.get(REFERENCE, {"status": "n/a"})
         for library, result in results.items():
             if library not in (REFERENCE, FLOOR):

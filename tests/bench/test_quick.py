@@ -177,3 +177,23 @@ def test_missing_peer_is_reported_not_installed(
     workers = {REFERENCE: {"status": "ok", "results": {}}, "micrograd": report}
     (row,) = timed_rows(workers, ["chain_1"])
     assert row["results"]["micrograd"]["status"] == "not installed"
+
+
+def test_measure_counts_a_long_check_unit_as_warm_up() -> None:
+    from bench.timing import TimingPlan, measure
+
+    calls = []
+    plan = TimingPlan(
+        warmup_units=1,
+        warmup_s=0.01,
+        repetitions=7,
+        min_repetitions=3,
+        min_repetition_s=0.001,
+        budget_s=0.0,
+    )
+    result = measure(lambda: calls.append(1), plan, warm_s=1.0)
+    assert len(calls) == 3 == result["repetitions"] and result["units_per_rep"] == 1
+    calls.clear()
+    result = measure(lambda: calls.append(1), plan, warm_s=0.0)
+    assert len(calls) > result["repetitions"] * result["units_per_rep"]  # it warmed up first
+    assert result["min_s"] <= result["median_s"] <= result["max_s"]
