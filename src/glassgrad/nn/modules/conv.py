@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..._tensor import Tensor
+from ..._tensor import Size, Tensor
 from .. import functional as F
 from .. import init
 from ._utils import new_parameter, pair, single
@@ -316,7 +316,7 @@ class ConvTranspose2d(_ConvNd):
             if not min_sizes[d] <= output_size[d] <= max_sizes[d]:
                 raise ValueError(
                     f"requested an output size of {output_size}, but valid sizes range from "
-                    f"{min_sizes} to {max_sizes} (for an input of {input.size()[non_spatial:]})"
+                    f"{min_sizes} to {max_sizes} (for an input of {Size(input.shape[non_spatial:])})"
                 )
         return tuple(output_size[d] - min_sizes[d] for d in range(spatial_dims))
 
