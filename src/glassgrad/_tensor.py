@@ -101,7 +101,15 @@ class Tensor:
         tensor([4., 6.])
     """
 
-    __slots__ = ("_data", "_requires_grad", "_grad", "grad_fn", "_vc", "__weakref__", "__dict__")
+    __slots__ = (
+        "_data",
+        "_requires_grad",
+        "_grad",
+        "grad_fn",
+        "_version_counter",
+        "__weakref__",
+        "__dict__",
+    )
     # Rarely set state lives in the instance __dict__ only when used.
     _output_nr = 0
     _base = None
@@ -130,7 +138,7 @@ class Tensor:
         t._requires_grad = False
         t._grad = None
         t.grad_fn = None
-        t._vc = [0]
+        t._version_counter = None
         return t
 
     @staticmethod
@@ -141,7 +149,7 @@ class Tensor:
         t._requires_grad = True
         t._grad = None
         t.grad_fn = node
-        t._vc = [0]
+        t._version_counter = None
         if output_nr:
             t._output_nr = output_nr
         return t
@@ -245,8 +253,24 @@ class Tensor:
         return self._volatile
 
     @property
+    def _vc(self) -> list:
+        """The version counter shared with views: ``[count of in-place changes]``.
+
+        Created on first use; a tensor without one is at version 0.
+        """
+        counter = self._version_counter
+        if counter is None:
+            counter = self._version_counter = [0]
+        return counter
+
+    @_vc.setter
+    def _vc(self, counter: list) -> None:
+        self._version_counter = counter
+
+    @property
     def _version(self) -> int:
-        return self._vc[0]
+        counter = self._version_counter
+        return 0 if counter is None else counter[0]
 
     def is_inference(self) -> bool:
         """True for tensors created inside ``inference_mode()``."""
@@ -552,7 +576,7 @@ def _legacy_new(dt: _dtype.dtype, args: tuple, kwargs: dict, cls: type = Tensor)
     t._requires_grad = False
     t._grad = None
     t.grad_fn = None
-    t._vc = [0]
+    t._version_counter = None
     return t
 
 

@@ -145,7 +145,7 @@ def run_backward(
     for (node, nr), g in zip(root_edges, root_grads):
         buf = buffers.get(node)
         if buf is None:
-            buf = buffers[node] = [None] * (len(node._out_meta) >> 1)
+            buf = buffers[node] = [None] * node._n_out
         buf[nr] = g if buf[nr] is None else buf[nr] + g
 
     heap: list = []
@@ -198,7 +198,7 @@ def run_backward(
                 if g is not None:
                     buf = buffers.get(nxt)
                     if buf is None:
-                        buf = buffers[nxt] = [None] * (len(nxt._out_meta) >> 1)
+                        buf = buffers[nxt] = [None] * nxt._n_out
                         buf[nr] = g
                     else:
                         old = buf[nr]

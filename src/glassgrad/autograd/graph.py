@@ -84,8 +84,9 @@ class Node:
     """
 
     # Edges and metadata are stored flat (few objects per node keep Python's cyclic GC cheap on
-    # large graphs); hooks and metadata are rare and live in the instance __dict__ once set.
-    __slots__ = ("_next_nodes", "_next_nrs", "_seq", "_meta", "_out_meta", "__dict__", "__weakref__")
+    # large graphs): ``_meta`` holds (shape, dtype) of each input, then of each output.
+    # Hooks and metadata are rare and live in the instance __dict__ once set.
+    __slots__ = ("_next_nodes", "_next_nrs", "_seq", "_meta", "_n_out", "__dict__", "__weakref__")
     _hooked = False  # any of the hooks below, or retain_grad, is set (one check in the engine)
     _pre_hooks = None
     _post_hooks = None
@@ -98,7 +99,7 @@ class Node:
         self._next_nrs: tuple = ()
         self._seq = next(sequence_counter)
         self._meta: tuple = ()
-        self._out_meta: tuple = ()
+        self._n_out = 0
 
     @property
     def next_functions(self) -> tuple:
@@ -113,20 +114,21 @@ class Node:
     @property
     def _input_meta(self) -> tuple:
         """``(shape, numpy dtype)`` of each input, None for non-tensor inputs."""
-        return _pairs(self._meta)
+        return _pairs(self._meta[: len(self._meta) - 2 * self._n_out])
 
     @_input_meta.setter
     def _input_meta(self, meta: tuple) -> None:
-        self._meta = _flat(meta)
+        self._meta = _flat(meta) + self._meta[len(self._meta) - 2 * self._n_out :]
 
     @property
     def _output_meta(self) -> tuple:
         """``(shape, numpy dtype)`` of each output."""
-        return _pairs(self._out_meta)
+        return _pairs(self._meta[len(self._meta) - 2 * self._n_out :])
 
     @_output_meta.setter
     def _output_meta(self, meta: tuple) -> None:
-        self._out_meta = _flat(meta)
+        self._meta = self._meta[: len(self._meta) - 2 * self._n_out] + _flat(meta)
+        self._n_out = len(meta)
 
     # --- introspection ---------------------------------------------------------------------
     def name(self) -> str:
@@ -210,9 +212,10 @@ class Node:
 
     def _materialize(self, grads: list, xp: Any) -> list:
         """Zeros for outputs that received no gradient (a multi-output op used partly)."""
-        meta = self._out_meta
+        meta = self._meta
+        first = len(meta) - 2 * self._n_out
         return [
-            g if g is not None else xp.zeros(meta[2 * i], dtype=meta[2 * i + 1])
+            g if g is not None else xp.zeros(meta[first + 2 * i], dtype=meta[first + 2 * i + 1])
             for i, g in enumerate(grads)
         ]
 
@@ -260,7 +263,8 @@ class AccumulateGrad(Node):
         Node.__init__(self)
         self._seq = ACCUMULATE_PRIORITY
         self.variable = variable
-        self._out_meta = (variable._data.shape, variable._data.dtype)
+        self._meta = (variable._data.shape, variable._data.dtype)
+        self._n_out = 1
 
     def _run(self, grads: list, create_graph: bool) -> tuple:
         grad = grads[0]

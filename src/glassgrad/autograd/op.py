@@ -32,7 +32,7 @@ from .graph import AccumulateGrad, Node, saved_tensors_freed_error
 __all__ = ["Op", "CopySlices", "edge_of", "legacy_volatile"]
 
 _seq = graph.sequence_counter
-_NO_EDGE = (None, 0)
+_ZEROS = tuple((0,) * n for n in range(64))
 _SAVED_NAMES = {0: "self", 1: "other"}
 
 
@@ -84,7 +84,7 @@ def _modified_error(t: Any, expected: int, output_of: Node | None) -> RuntimeErr
     where = f", which is output 0 of {output_of.name()}," if output_of is not None else ""
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [{type_name} {shape}]{where} is at version {t._vc[0]}; expected version "
+        f"operation: [{type_name} {shape}]{where} is at version {t._version}; expected version "
         f"{expected} instead. Hint: the backtrace further above shows the operation that "
         "failed to compute its gradient. The variable in question was changed in there or "
         "anywhere later. Good luck!"
@@ -161,9 +161,9 @@ class Op(Node):
         Tensor = graph.Tensor
         self._seq = next(_seq)
         nodes = []
-        nrs = []
+        nrs = None
         meta = []
-        for x, d in zip(inputs, arrays):
+        for i, (x, d) in enumerate(zip(inputs, arrays)):
             if isinstance(x, Tensor):
                 meta.append(d.shape)
                 meta.append(d.dtype)
@@ -171,29 +171,35 @@ class Op(Node):
                     fn = x.grad_fn
                     if fn is None:
                         fn = accumulator_of(x)
-                        nr = 0
-                    else:
-                        nr = x._output_nr
+                    elif x._output_nr:
+                        if nrs is None:
+                            nrs = [0] * len(inputs)
+                        nrs[i] = x._output_nr
                     nodes.append(fn)
-                    nrs.append(nr)
                     continue
             else:
                 meta.append(None)
                 meta.append(None)
             nodes.append(None)
-            nrs.append(0)
         self._next_nodes = tuple(nodes)
-        self._next_nrs = tuple(nrs)
-        self._meta = tuple(meta)
+        self._next_nrs = _ZEROS[len(nodes)] if nrs is None else tuple(nrs)
         if type(out) is tuple:
-            self._out_meta = tuple(v for o in out for v in (o.shape, o.dtype))
+            for o in out:
+                meta.append(o.shape)
+                meta.append(o.dtype)
+            self._n_out = len(out)
         else:
-            self._out_meta = (out.shape, out.dtype)
+            meta.append(out.shape)
+            meta.append(out.dtype)
+            self._n_out = 1
+        self._meta = tuple(meta)
         saved_inputs = type(self).saved_inputs
         if saved_inputs:
             saved = tuple(inputs[i] for i in saved_inputs)
             self._saved = saved
-            self._saved_versions = tuple(x._vc[0] if isinstance(x, Tensor) else None for x in saved)
+            # Versions are kept only if some saved tensor was already modified in place.
+            versions = tuple(x._version if isinstance(x, Tensor) else 0 for x in saved)
+            self._saved_versions = versions if any(versions) else ()
         else:
             self._saved = self._saved_versions = ()
         self._saved_out = None
@@ -204,12 +210,14 @@ class Op(Node):
     def _unpack(self, as_tensors: bool) -> tuple:
         Tensor = graph.Tensor
         values = []
-        for x, version in zip(self._saved, self._saved_versions):
-            if version is None:
+        versions = self._saved_versions
+        for i, x in enumerate(self._saved):
+            if not isinstance(x, Tensor):
                 values.append(x)
                 continue
-            if x._vc[0] != version:
-                raise _modified_error(x, version, x.grad_fn)
+            expected = versions[i] if versions else 0
+            if x._version != expected:
+                raise _modified_error(x, expected, x.grad_fn)
             values.append(x if as_tensors else x._data)
         if self._saved_out is not None:
             data, counter, version = self._saved_out
@@ -219,6 +227,22 @@ class Op(Node):
                 raise _modified_error(holder, version, self)
             values.append(Tensor._result(data, self, 0) if as_tensors else data)
         return tuple(values)
+
+    def _stale_saved(self) -> list[tuple[int, Any, int, int]]:
+        """``(input index or -1 for the result, tensor or None, saved version, current
+        version)`` for every saved tensor modified in place since it was saved."""
+        Tensor = graph.Tensor
+        stale = []
+        versions = self._saved_versions
+        for i, (slot, x) in enumerate(zip(type(self).saved_inputs, self._saved or ())):
+            expected = versions[i] if versions else 0
+            if isinstance(x, Tensor) and x._version != expected:
+                stale.append((slot, x, expected, x._version))
+        if self._saved_out is not None:
+            _, counter, version = self._saved_out
+            if counter[0] != version:
+                stale.append((-1, None, version, counter[0]))
+        return stale
 
     def _run(self, grads: list, create_graph: bool) -> tuple:
         if self._saved is None:
@@ -477,8 +501,9 @@ class CopySlices(Node):
         self._next_nodes = (base_edge[0], *fn._next_nodes[1:])
         self._next_nrs = (base_edge[1], *fn._next_nrs[1:])
         d = base._data
-        self._meta = (d.shape, d.dtype, *fn._meta[2:])
-        self._out_meta = (d.shape, d.dtype)
+        fn_inputs = fn._meta[: len(fn._meta) - 2 * fn._n_out]
+        self._meta = (d.shape, d.dtype, *fn_inputs[2:], d.shape, d.dtype)
+        self._n_out = 1
         self._view_steps = view_steps
         self.fn = fn
         if graph.anomaly.enabled:

@@ -226,22 +226,8 @@ def _param_row(status: Any, exploding_norm: float) -> GradReportRow:
 def saved_version_problems(fn: Any) -> list[tuple[int, Any, int, int]]:
     """``(slot, tensor, saved version, current version)`` for each tensor that ``fn`` saved
     for backward and that was modified in place since (backward would raise on it)."""
-    problems = []
-    saved = getattr(fn, "_saved", None) or ()
-    versions = getattr(fn, "_saved_versions", None) or ()
-    slots = getattr(type(fn), "saved_inputs", range(len(saved)))
-    for slot, tensor, version in zip(slots, saved, versions, strict=False):
-        if version is None or not is_tensor(tensor):
-            continue
-        current = getattr(tensor, "_version", version)
-        if current != version:
-            problems.append((slot, tensor, version, current))
-    saved_out = getattr(fn, "_saved_out", None)
-    if saved_out is not None:
-        _, counter, version = saved_out
-        if counter[0] != version:
-            problems.append((-1, None, version, counter[0]))
-    return problems
+    check = getattr(fn, "_stale_saved", None)
+    return check() if check is not None else []
 
 
 def _inplace_hazards(graph: Graph, pairs: list[tuple[str, Any]]) -> list[GradReportRow]:
