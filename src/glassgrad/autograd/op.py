@@ -33,6 +33,8 @@ __all__ = ["Op", "CopySlices", "edge_of", "legacy_volatile"]
 
 _seq = graph.sequence_counter
 _ZEROS = tuple((0,) * n for n in range(64))
+_FIRST = tuple(tuple(range(n)) for n in range(64))  # saved_inputs naming every input
+anomaly = graph.anomaly
 _SAVED_NAMES = {0: "self", 1: "other"}
 
 
@@ -158,13 +160,16 @@ class Op(Node):
         return result
 
     def _record(self, inputs: tuple, arrays: list, out: Any) -> None:
+        # Plain loops: this runs once per recorded op and generator expressions cost more.
         Tensor = graph.Tensor
         self._seq = next(_seq)
         nodes = []
         nrs = None
         meta = []
-        for i, (x, d) in enumerate(zip(inputs, arrays)):
+        i = 0
+        for x in inputs:
             if isinstance(x, Tensor):
+                d = arrays[i]
                 meta.append(d.shape)
                 meta.append(d.dtype)
                 if x._requires_grad:
@@ -176,13 +181,15 @@ class Op(Node):
                             nrs = [0] * len(inputs)
                         nrs[i] = x._output_nr
                     nodes.append(fn)
-                    continue
+                else:
+                    nodes.append(None)
             else:
                 meta.append(None)
                 meta.append(None)
-            nodes.append(None)
+                nodes.append(None)
+            i += 1
         self._next_nodes = tuple(nodes)
-        self._next_nrs = _ZEROS[len(nodes)] if nrs is None else tuple(nrs)
+        self._next_nrs = _ZEROS[i] if nrs is None else tuple(nrs)
         if type(out) is tuple:
             for o in out:
                 meta.append(o.shape)
@@ -193,17 +200,28 @@ class Op(Node):
             meta.append(out.dtype)
             self._n_out = 1
         self._meta = tuple(meta)
-        saved_inputs = type(self).saved_inputs
+        saved_inputs = self.saved_inputs
         if saved_inputs:
-            saved = tuple(inputs[i] for i in saved_inputs)
+            saved = (
+                inputs if saved_inputs == _FIRST[i] else tuple([inputs[k] for k in saved_inputs])
+            )
             self._saved = saved
             # Versions are kept only if some saved tensor was already modified in place.
-            versions = tuple(x._version if isinstance(x, Tensor) else 0 for x in saved)
-            self._saved_versions = versions if any(versions) else ()
+            versions = None
+            k = 0
+            for x in saved:
+                if isinstance(x, Tensor):
+                    counter = x._version_counter
+                    if counter is not None and counter[0]:
+                        if versions is None:
+                            versions = [0] * len(saved)
+                        versions[k] = counter[0]
+                k += 1
+            self._saved_versions = () if versions is None else tuple(versions)
         else:
             self._saved = self._saved_versions = ()
         self._saved_out = None
-        if graph.anomaly.enabled:
+        if anomaly.enabled:
             self._record_creation()
 
     # --- backward ----------------------------------------------------------------------
