@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -69,6 +70,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=Path,
         help="write the Markdown report here (a full run of every row writes docs/benchmarks.md)",
     )
+    parser.add_argument(
+        "--src",
+        type=Path,
+        help="import glassgrad from this directory instead of this checkout's src/",
+    )
     args = parser.parse_args(argv)
     names = [n for n in args.only.split(",") if n] or list(ALL_NAMES)
     unknown = [n for n in names if n not in ALL_NAMES]
@@ -117,6 +123,26 @@ def run_worker(
     return json.loads(out.read_text())
 
 
+def source_revision() -> str:
+    """``git describe`` of this checkout, with "+dirty" when src/ has uncommitted changes."""
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--", "src"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return (head or "unknown") + ("+dirty" if dirty else "")
+
+
 def merge_report(
     workers: dict[str, dict[str, Any]], library: str, report: dict[str, Any], names: list[str]
 ) -> None:
@@ -135,6 +161,8 @@ def merge_report(
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.src is not None:
+        os.environ["BENCH_SRC"] = str(args.src.resolve())
     mode = "quick" if args.quick else "full"
     started = time.perf_counter()
     timed = [n for n in args.names if n in WORKLOADS]
@@ -181,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "duration_s": round(time.perf_counter() - started, 1),
         "candidate_module": args.candidate,
+        "candidate_src": os.environ.get("BENCH_SRC", str(REPO_ROOT / "src")),
+        "revision": source_revision(),
         "machine": {**machine_facts(), "load_average_at_start": load_at_start},
         "libraries": {
             name: {

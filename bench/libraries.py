@@ -37,9 +37,14 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def child_env(library: str = "") -> dict[str, str]:
-    """Environment of a worker or probe process: this checkout's ``src`` and ``bench`` first."""
+    """Environment of a worker or probe process: glassgrad's ``src`` and ``bench`` first.
+
+    ``src`` is this checkout's, or the directory in the environment variable ``BENCH_SRC``
+    (``python -m bench --src DIR`` sets it), e.g. a snapshot of a commit made with ``git archive``.
+    """
     env = dict(os.environ)
-    paths = [str(REPO_ROOT / "src"), str(REPO_ROOT), env.get("PYTHONPATH", "")]
+    source = env.get("BENCH_SRC") or str(REPO_ROOT / "src")
+    paths = [source, str(REPO_ROOT), env.get("PYTHONPATH", "")]
     env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
     if library == "tinygrad":
         env.setdefault("DEV", "CPU")

@@ -68,8 +68,9 @@ def measure(
     Returns
     -------
     dict
-        ``median_s``, ``min_s``, ``max_s`` over repetitions, ``repetitions``, ``units_per_rep``
-        and ``times_s`` (seconds per unit of each repetition).
+        ``median_s``, ``min_s``, ``max_s`` over repetitions (wall time), ``cpu_median_s`` (CPU
+        time of the process, all threads: a diagnostic when the machine is busy),
+        ``repetitions``, ``units_per_rep`` and ``times_s`` (seconds per unit of each repetition).
 
     Example
     -------
@@ -96,15 +97,17 @@ def measure(
     affordable = int(plan.budget_s / max(unit_s * units_per_rep, 1e-9))
     repetitions = max(plan.min_repetitions, min(plan.repetitions, affordable))
 
-    times = []
+    times, cpu_times = [], []
     for _ in range(repetitions):
         gc.collect()
-        begin = time.perf_counter()
+        begin, cpu_begin = time.perf_counter(), time.process_time()
         for _ in range(units_per_rep):
             step()
         times.append((time.perf_counter() - begin) / units_per_rep)
+        cpu_times.append((time.process_time() - cpu_begin) / units_per_rep)
     return {
         "median_s": statistics.median(times),
+        "cpu_median_s": statistics.median(cpu_times),
         "min_s": min(times),
         "max_s": max(times),
         "repetitions": repetitions,

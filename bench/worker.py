@@ -93,8 +93,10 @@ def main(argv: list[str] | None = None) -> int:
         library = load(args.library, args.candidate)
     except NotInstalled as error:
         report.update(status="not installed", error=str(error))
+        print(f"  [{args.library}] not installed: {error}", file=sys.stderr)
     except Exception as error:
         report.update(status="unavailable", error=describe_error(error))
+        print(f"  [{args.library}] unavailable: {describe_error(error)}", file=sys.stderr)
     else:
         report.update(status="ok", facts=library.facts)
         for name in args.workloads.split(","):
