@@ -392,3 +392,20 @@ def test_conv_requires_tensors() -> None:
 )
 def test_unfold_fold_errors(call: Any, arrays: tuple, words: tuple) -> None:
     raises_like_pytorch(call, *arrays, words=words)
+
+
+def test_same_shape_convolutions_share_no_state() -> None:
+    """im2col matrices live in a reused workspace: two convolutions of the same shapes in one
+    graph (forward A, forward B, then both backwards) must not see each other's data."""
+    rng = np.random.default_rng(7)
+    arrays = rand(rng, 2, 3, 6, 6), rand(rng, 3, 3, 3, 3), rand(rng, 3, 3, 3, 3)
+    results = []
+    for lib, F in ((gg, GF), (torch, TF)):
+        x, w1, w2 = leaves(lib, *arrays)
+        a = F.conv2d(x, w1, padding=1)
+        b = F.conv2d(a, w2, padding=1)
+        c = F.conv2d(x * 2, w2, padding=1)
+        (b * c).sum().backward()
+        results.append((b, x.grad, w1.grad, w2.grad))
+    for ours, theirs in zip(*results):
+        close(ours, theirs, rtol=1e-9)

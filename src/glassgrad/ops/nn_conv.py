@@ -15,11 +15,15 @@ Backward formulas are themselves differentiable ops (the gradient of a convoluti
 to its input is a transposed convolution of the gradient with the same weight, the gradient with
 respect to the weight a convolution of the input with the gradient; ``unfold`` and ``fold`` are
 each other's adjoint), so ``create_graph=True`` gives second derivatives. Without a graph, the
-weight gradient reuses the im2col matrix kept from the forward pass.
+backward recomputes the input's im2col matrix rather than keeping it from the forward pass:
+im2col matrices live in a small reused workspace, which spares memory between the passes and
+the page faults of allocating several megabytes per call.
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -76,9 +80,38 @@ def _as_2d(stride: tuple, pads: Pads, dilation: tuple, output_padding: tuple) ->
     return (1, *stride), ((0, 0), *pads), (1, *dilation), (0, *output_padding)
 
 
+class _Workspace(threading.local):
+    """Reusable memory for im2col matrices.
+
+    An im2col matrix is filled and consumed by one matrix product inside a single call, so its
+    memory can serve the next call. A fresh multi-megabyte array per call costs page faults
+    (glibc hands such blocks back to the kernel when they are freed), which for the small
+    convolutions of a CNN step cost as much as the matrix products themselves.
+    """
+
+    def __init__(self) -> None:
+        self.buffers: OrderedDict = OrderedDict()
+
+    def take(self, shape: tuple, dtype: np.dtype) -> np.ndarray:
+        key = (shape, dtype)
+        buffer = self.buffers.pop(key, None)
+        if buffer is None:
+            buffer = np.empty(shape, dtype)
+        self.buffers[key] = buffer  # most recently used last
+        while len(self.buffers) > _WORKSPACE_SHAPES:
+            self.buffers.popitem(last=False)
+        return buffer
+
+
+_WORKSPACE_SHAPES = 8
+_workspace = _Workspace()
+
+
 def _channels_last(x: np.ndarray, pads: Pads, spread: tuple = (1, 1)) -> np.ndarray:
     """``x`` (N, C, H, W) as a channels-last (N, H', W', C) array with ``spread - 1`` zeros
-    between neighbouring pixels and ``pads`` zeros around (negative pads crop)."""
+    between neighbouring pixels and ``pads`` zeros around (negative pads crop).
+
+    The array lives in the shared workspace: use it before the next call."""
     n, c, h, w = x.shape
     (top, bottom), (left, right) = pads
     sh, sw = spread
@@ -88,11 +121,9 @@ def _channels_last(x: np.ndarray, pads: Pads, spread: tuple = (1, 1)) -> np.ndar
     full_h = span_h + lo_h + max(bottom, 0)
     full_w = span_w + lo_w + max(right, 0)
     plain = lo_h == lo_w == 0 and full_h == span_h and full_w == span_w and sh == sw == 1
-    buf = (
-        np.empty((n, full_h, full_w, c), x.dtype)
-        if plain
-        else np.zeros((n, full_h, full_w, c), x.dtype)
-    )
+    buf = _workspace.take((n, full_h, full_w, c), x.dtype)
+    if not plain:
+        buf.fill(0)
     buf[:, lo_h : lo_h + span_h : sh, lo_w : lo_w + span_w : sw, :] = x.transpose(0, 2, 3, 1)
     if top < 0 or bottom < 0 or left < 0 or right < 0:
         buf = buf[
@@ -104,7 +135,10 @@ def _channels_last(x: np.ndarray, pads: Pads, spread: tuple = (1, 1)) -> np.ndar
 def _im2col_channels_last(
     xl: np.ndarray, kernel: tuple, stride: tuple, dilation: tuple, groups: int
 ) -> tuple[np.ndarray, tuple]:
-    """The windows of channels-last ``xl`` as a (groups, N*Ho*Wo, kh*kw*C/groups) matrix."""
+    """The windows of channels-last ``xl`` as a (groups, N*Ho*Wo, kh*kw*C/groups) matrix.
+
+    The matrix lives in the shared workspace: use it before the next im2col call.
+    """
     n, hp, wp, c = xl.shape
     (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
     ho = (hp - dh * (kh - 1) - 1) // sh + 1
@@ -117,7 +151,9 @@ def _im2col_channels_last(
         (bc * cg, bn, bh * sh, bw * sw, bh * dh, bw * dw, bc),
         writeable=False,
     )
-    return view.reshape(groups, n * ho * wo, kh * kw * cg), (n, ho, wo)
+    cols = _workspace.take(view.shape, xl.dtype)
+    np.copyto(cols, view)
+    return cols.reshape(groups, n * ho * wo, kh * kw * cg), (n, ho, wo)
 
 
 def _weight_matrix(w: np.ndarray, groups: int) -> np.ndarray:
@@ -134,11 +170,16 @@ def _weight_from_matrix(m: np.ndarray, weight_shape: tuple, groups: int) -> np.n
     return np.ascontiguousarray(m5.transpose(0, 4, 3, 1, 2)).reshape(weight_shape)
 
 
-def _matmul_groups(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Batched product over the leading group axis (a plain 2-d product for one group)."""
+def _matmul_groups(a: np.ndarray, b: np.ndarray, scratch: bool = False) -> np.ndarray:
+    """Batched product over the leading group axis (a plain 2-d product for one group);
+    with ``scratch`` the result is written into the workspace (use it before the next call)."""
+    out = None
+    if scratch:
+        dtype = np.result_type(a, b)
+        out = _workspace.take((a.shape[0], a.shape[1], b.shape[2]), dtype)
     if a.shape[0] == 1:
-        return (a[0] @ b[0])[None]
-    return np.matmul(a, b)
+        return np.matmul(a[0], b[0], out=None if out is None else out[0])[None]
+    return np.matmul(a, b, out=out)
 
 
 def _ungroup(out: np.ndarray, pixels: tuple) -> np.ndarray:
@@ -165,7 +206,8 @@ def _to_channels_first(out_l: np.ndarray, bias: np.ndarray | None = None) -> np.
 def _grad_channels_last(grad: np.ndarray, groups: int) -> np.ndarray:
     """An (N, O, Ho, Wo) gradient as a (g, N*Ho*Wo, O/g) matrix."""
     n, o, ho, wo = grad.shape
-    flat = np.ascontiguousarray(grad.transpose(0, 2, 3, 1)).reshape(n * ho * wo, o)
+    flat = _workspace.take((n * ho * wo, o), grad.dtype)
+    np.copyto(flat.reshape(n, ho, wo, o), grad.transpose(0, 2, 3, 1))
     if groups == 1:
         return flat[None]
     return flat.reshape(-1, groups, o // groups).transpose(1, 0, 2)
@@ -194,6 +236,16 @@ def _transposed_geometry(kernel: tuple, pads: Pads, output_padding: tuple, dilat
     )
 
 
+def _ordinary_form(x, w, stride, pads, dilation, groups, transposed, output_padding) -> tuple:
+    """The channels-last padded input, weight and stride of the ordinary convolution that
+    computes this one: a transposed convolution is an ordinary one on the input spread with
+    ``stride - 1`` zeros, with the kernel flipped and its channel axes swapped per group."""
+    if not transposed:
+        return _channels_last(x, pads), w, stride
+    pads = _transposed_geometry(w.shape[2:], pads, output_padding, dilation)
+    return _channels_last(x, pads, spread=stride), _flipped_transposed_weight(w, groups), (1, 1)
+
+
 def conv_array(
     x: np.ndarray,
     w: np.ndarray,
@@ -203,35 +255,35 @@ def conv_array(
     groups: int,
     transposed: bool = False,
     output_padding: tuple = (0, 0),
-) -> tuple[np.ndarray, np.ndarray]:
-    """A 2-d convolution of arrays: returns the channels-last result and the im2col matrix.
-
-    ``transposed`` runs the ordinary convolution of the zero-spread input with the flipped
-    weight, which is what a transposed convolution is.
-    """
-    kernel = w.shape[2:]
-    if transposed:
-        pads = _transposed_geometry(kernel, pads, output_padding, dilation)
-        xl = _channels_last(x, pads, spread=stride)
-        w, stride = _flipped_transposed_weight(w, groups), (1, 1)
-    else:
-        xl = _channels_last(x, pads)
-    cols, pixels = _im2col_channels_last(xl, kernel, stride, dilation, groups)
-    out = _matmul_groups(cols, _weight_matrix(w, groups))
-    return _ungroup(out, pixels), cols
+) -> np.ndarray:
+    """A 2-d convolution of (N, C, H, W) arrays; the result channels-last (N, Ho, Wo, O), in
+    the workspace (``_to_channels_first`` copies it out)."""
+    xl, w_eq, stride_eq = _ordinary_form(
+        x, w, stride, pads, dilation, groups, transposed, output_padding
+    )
+    cols, pixels = _im2col_channels_last(xl, w.shape[2:], stride_eq, dilation, groups)
+    return _ungroup(_matmul_groups(cols, _weight_matrix(w_eq, groups), scratch=True), pixels)
 
 
 def conv_weight_grad_array(
-    cols: np.ndarray, grad: np.ndarray, weight_shape: tuple, groups: int, transposed: bool
+    x: np.ndarray,
+    w: np.ndarray,
+    grad: np.ndarray,
+    stride: tuple,
+    pads: Pads,
+    dilation: tuple,
+    groups: int,
+    transposed: bool = False,
+    output_padding: tuple = (0, 0),
 ) -> np.ndarray:
-    """The weight gradient from the forward's im2col matrix: ``cols^T @ grad`` per group."""
-    if transposed:
-        cin, cog, kh, kw = weight_shape
-        eq_shape = (groups * cog, cin // groups, kh, kw)
-        m = _matmul_groups(cols.transpose(0, 2, 1), _grad_channels_last(grad, groups))
-        return _unflip_transposed_weight(_weight_from_matrix(m, eq_shape, groups), groups)
+    """The weight gradient of ``conv_array``: ``im2col(x)^T @ grad`` per group."""
+    xl, w_eq, stride_eq = _ordinary_form(
+        x, w, stride, pads, dilation, groups, transposed, output_padding
+    )
+    cols, _ = _im2col_channels_last(xl, w.shape[2:], stride_eq, dilation, groups)
     m = _matmul_groups(cols.transpose(0, 2, 1), _grad_channels_last(grad, groups))
-    return _weight_from_matrix(m, weight_shape, groups)
+    grad_eq = _weight_from_matrix(m, w_eq.shape, groups)
+    return _unflip_transposed_weight(grad_eq, groups) if transposed else grad_eq
 
 
 def _crop_to(x: Any, spatial: tuple) -> Any:
@@ -255,7 +307,6 @@ class ConvolutionBackward0(Op):
         "transposed",
         "output_padding",
         "groups",
-        "_cols",
     )
 
     def forward(self, x, w, b, stride, padding, dilation, transposed, output_padding, groups):
@@ -265,13 +316,9 @@ class ConvolutionBackward0(Op):
         if one_d:
             x, w = x[:, :, None, :], w[:, :, None, :]
         stride2, pads2, dil2, outpad2 = _as_2d(stride, padding, dilation, output_padding)
-        out_l, self._cols = conv_array(x, w, stride2, pads2, dil2, groups, transposed, outpad2)
+        out_l = conv_array(x, w, stride2, pads2, dil2, groups, transposed, outpad2)
         out = _to_channels_first(out_l, b)
         return out[:, :, 0, :] if one_d else out
-
-    def _release(self) -> None:
-        Op._release(self)
-        self._cols = None
 
     def backward(self, F, grad):
         x, w = self.saved
@@ -321,11 +368,15 @@ class ConvolutionBackward0(Op):
             node = ConvolutionBackward0.__new__(ConvolutionBackward0)
             grad_input = _crop_to(node.forward(grad, w, None, **params), spatial)
         if needs[1]:
-            cols = self._cols
-            g4 = grad[:, :, None, :] if grad.ndim == 3 else grad
-            w_shape = w.shape if w.ndim == 4 else (w.shape[0], w.shape[1], 1, w.shape[2])
-            grad_weight = conv_weight_grad_array(cols, g4, w_shape, self.groups, self.transposed)
-            grad_weight = grad_weight.reshape(w.shape).astype(w.dtype, copy=False)
+            geometry = _as_2d(self.stride, self.padding, self.dilation, self.output_padding)
+            stride2, pads2, dil2, outpad2 = geometry
+            w_shape = w.shape
+            if x.ndim == 3:
+                x, w, grad = x[:, :, None, :], w[:, :, None, :], grad[:, :, None, :]
+            grad_weight = conv_weight_grad_array(
+                x, w, grad, stride2, pads2, dil2, self.groups, self.transposed, outpad2
+            )
+            grad_weight = grad_weight.reshape(w_shape).astype(w.dtype, copy=False)
         return grad_input, grad_weight
 
     def _backward_tensors(self, grad, x, w, spatial, needs):
