@@ -107,7 +107,7 @@ class Op(Node):
     @property
     def needs_input_grad(self) -> tuple:
         """For each input, whether a gradient is wanted (it has an edge in the graph)."""
-        return tuple(fn is not None for fn in self._next_nodes)
+        return tuple([fn is not None for fn in self._next_nodes])
 
     @property
     def _released(self) -> bool:
@@ -229,14 +229,18 @@ class Op(Node):
         Tensor = graph.Tensor
         values = []
         versions = self._saved_versions
-        for i, x in enumerate(self._saved):
-            if not isinstance(x, Tensor):
+        k = 0
+        for x in self._saved:
+            if isinstance(x, Tensor):
+                counter = x._version_counter
+                current = 0 if counter is None else counter[0]
+                expected = versions[k] if versions else 0
+                if current != expected:
+                    raise _modified_error(x, expected, x.grad_fn)
+                values.append(x if as_tensors else x._data)
+            else:
                 values.append(x)
-                continue
-            expected = versions[i] if versions else 0
-            if x._version != expected:
-                raise _modified_error(x, expected, x.grad_fn)
-            values.append(x if as_tensors else x._data)
+            k += 1
         if self._saved_out is not None:
             data, counter, version = self._saved_out
             if counter[0] != version:
@@ -320,7 +324,9 @@ def fit_gradients(node: Node, grads: tuple, F: Any, create_graph: bool) -> tuple
             f"(expected {len(nodes)}, got {len(grads)})"
         )
     fitted = list(grads)
-    for i, g in enumerate(grads):
+    i = -1
+    for g in grads:
+        i += 1
         if g is None:
             continue
         shape = meta[2 * i]
@@ -328,17 +334,16 @@ def fit_gradients(node: Node, grads: tuple, F: Any, create_graph: bool) -> tuple
             fitted[i] = None
             continue
         dtype = meta[2 * i + 1]
-        if type(g) is np.ndarray and not create_graph:
-            if g.shape == shape and g.dtype == dtype:
-                continue  # the common case: nothing to fit
-        elif create_graph:
+        if create_graph:
             if not isinstance(g, graph.Tensor):
                 g = graph.Tensor._from_array(np.asarray(g))
-        elif isinstance(g, graph.Tensor):
-            g = g._data
+            data = g._data
+        elif type(g) is np.ndarray:
+            if g.shape == shape and g.dtype == dtype:
+                continue  # the common case: nothing to fit
+            data = g
         else:
-            g = np.asarray(g, dtype=dtype)
-        data = g._data if create_graph else g
+            g = data = g._data if isinstance(g, graph.Tensor) else np.asarray(g, dtype=dtype)
         if data.shape != shape:
             if not _expandable(shape, data.shape):
                 raise RuntimeError(
