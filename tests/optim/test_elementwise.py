@@ -37,6 +37,7 @@ def test_result_is_independent_of_chunks_and_threads(monkeypatch, chunk, threads
 
 
 def test_an_error_in_a_worker_thread_is_raised(monkeypatch) -> None:
+    monkeypatch.setattr(_elementwise, "CHUNK", 1024)
     monkeypatch.setattr(_elementwise, "PARALLEL_MIN", 10)
     monkeypatch.setattr(_elementwise, "num_threads", lambda: 2)
 

@@ -22,6 +22,7 @@ __all__ = [
     "grad_array",
     "increment_step",
     "lerp_",
+    "multiply_add",
     "new_step",
     "reject_unsupported",
     "state_tensor",
@@ -94,6 +95,22 @@ def fused_multiply_add(
     np.add(wide, c, out=wide)
     np.copyto(out, wide, casting="same_kind")
     return out
+
+
+def multiply_add(
+    out: np.ndarray,
+    a: np.ndarray,
+    b: Any,
+    c: np.ndarray,
+    wide: np.ndarray | None,
+    scratch: np.ndarray,
+) -> np.ndarray:
+    """``out = a * b + c``: rounded once (``fused_multiply_add``) when given ``wide`` float64
+    scratch, else rounded twice through ``scratch`` (which may be ``a`` but not ``c``)."""
+    if wide is not None:
+        return fused_multiply_add(out, a, b, c, wide)
+    np.multiply(a, b, out=scratch)
+    return np.add(c, scratch, out=out)
 
 
 def lerp_(

@@ -25,9 +25,11 @@ import numpy as np
 
 __all__ = ["for_each_chunk", "num_threads"]
 
-# 16384 float32 elements are 64 KiB: the five or six arrays a kernel touches at once fit in
-# a core's L2 cache.
-CHUNK = 1 << 14
+# Chunks of 65536 elements: small enough that the arrays a kernel touches stay in cache
+# between its ufunc calls, large enough that the calls' fixed cost (about 1 us each) is
+# small. Measured on Adam over 1.9M float32 parameters, one thread: 16 ms per step at 2048,
+# 6.5 ms at 16384, 5.7 ms at 65536 (the plateau runs to 262144), 7-8 ms unchunked.
+CHUNK = 1 << 16
 # Below this many elements a second thread costs more (hand-off, wake-up) than it saves.
 PARALLEL_MIN = 1 << 17
 
@@ -139,7 +141,7 @@ def _scratch(dtype: np.dtype, count: int, slot: int = 0) -> list[np.ndarray]:
     if cache is None:
         cache = _local.buffers = {}
     buffers = cache.get((dtype, slot))
-    if buffers is None or len(buffers) < count:
+    if buffers is None or len(buffers) < count or buffers[0].size < CHUNK:
         buffers = cache[dtype, slot] = [np.empty(CHUNK, dtype) for _ in range(max(count, 1))]
     return buffers[:count]
 

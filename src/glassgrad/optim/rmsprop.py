@@ -14,6 +14,7 @@ from ._common import (
     grad_array,
     increment_step,
     lerp_,
+    multiply_add,
     new_step,
     reject_unsupported,
     state_tensor,
@@ -137,7 +138,7 @@ class RMSprop(Optimizer):
                     momentum,
                     centered,
                     group["maximize"],
-                    wide_scratch=1,
+                    wide_scratch=1 if centered else 0,
                 )
                 bump_version(p)
         return loss
@@ -158,19 +159,18 @@ def _rmsprop_kernel(
     # torch/optim/rmsprop.py _single_tensor_rmsprop, operation for operation. arrays[3] and
     # arrays[4] (grad_avg, momentum_buffer) are only read when centered / momentum > 0.
     # Centered RMSprop divides by sqrt(square_avg - grad_avg**2), which can cancel almost
-    # entirely and magnify any rounding difference, so every fused multiply-add of
-    # PyTorch's kernels is reproduced with one rounding (``wide`` is float64 scratch).
+    # entirely and magnify any rounding difference, so there every fused multiply-add of
+    # PyTorch's kernels is reproduced with one rounding (``wide``: float64 scratch).
     param, grad, square_avg, grad_avg, momentum_buffer = arrays
-    work, avg, wide = scratch
+    work, avg = scratch[0], scratch[1]
+    wide = scratch[2] if centered else None
     if maximize:
         grad = np.negative(grad, out=work)
-    if weight_decay != 0:
-        grad = fused_multiply_add(
-            work, param, weight_decay, grad, wide
-        )  # grad.add(param, alpha=wd)
+    if weight_decay != 0:  # grad.add(param, alpha=weight_decay)
+        grad = multiply_add(work, param, weight_decay, grad, wide, avg)
     square_avg *= alpha  # square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
     np.multiply(grad, 1 - alpha, out=avg)
-    fused_multiply_add(square_avg, avg, grad, square_avg, wide)
+    multiply_add(square_avg, avg, grad, square_avg, wide, avg)
     if centered:
         lerp_(grad_avg, grad, lerp_weight, avg, wide)  # grad_avg.lerp_(grad, 1 - alpha)
         # avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
@@ -184,7 +184,7 @@ def _rmsprop_kernel(
         momentum_buffer *= momentum  # buf.mul_(momentum).addcdiv_(grad, avg)
         np.divide(grad, avg, out=avg)
         momentum_buffer += avg
-        fused_multiply_add(param, momentum_buffer, -lr, param, wide)  # param.add_(buf, alpha=-lr)
+        multiply_add(param, momentum_buffer, -lr, param, wide, avg)  # param.add_(buf, alpha=-lr)
     else:
         np.multiply(grad, -lr, out=work)  # param.addcdiv_(grad, avg, value=-lr)
         work /= avg
