@@ -100,8 +100,9 @@ class LRScheduler:
     Example::
 
         >>> scheduler = glassgrad.optim.lr_scheduler.ExponentialLR(opt, gamma=0.9)
+        >>> opt.step(); scheduler.step()
         >>> scheduler.get_last_lr()
-        [0.1]
+        [0.09000000000000001]
     """
 
     _get_lr_called_within_step: bool = False
@@ -141,7 +142,7 @@ class LRScheduler:
 
         Example::
 
-            >>> scheduler.state_dict()["last_epoch"]
+            >>> ExponentialLR(opt, gamma=0.9).state_dict()["last_epoch"]
             0
         """
         return {key: value for key, value in self.__dict__.items() if key != "optimizer"}

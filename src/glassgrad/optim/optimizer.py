@@ -298,6 +298,7 @@ class Optimizer:
 
         Example::
 
+            >>> (w * w).sum().backward()
             >>> opt.zero_grad()
             >>> w.grad is None
             True
@@ -366,8 +367,10 @@ class Optimizer:
 
         Example::
 
-            >>> fresh = glassgrad.optim.Adam(model.parameters())
-            >>> fresh.load_state_dict(glassgrad.load("optimizer.safetensors"))
+            >>> fresh = glassgrad.optim.SGD([glassgrad.zeros(2, requires_grad=True)], lr=1.0)
+            >>> fresh.load_state_dict(opt.state_dict())
+            >>> fresh.param_groups[0]["lr"]
+            0.1
         """
         state_dict = dict(state_dict)
         for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
