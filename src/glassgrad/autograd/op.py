@@ -159,6 +159,17 @@ class Op(Node):
             node._saved_out = (result._data, result._vc, 0)
         return result
 
+    @classmethod
+    def call(cls, *inputs: Any, **params: Any) -> Any:
+        """Run this op from inside a backward formula: recorded when an input is a Tensor
+        (``create_graph``), else just its forward on the arrays. This is how a formula uses
+        a partner op and stays differentiable."""
+        Tensor = graph.Tensor
+        for x in inputs:
+            if isinstance(x, Tensor):
+                return cls.apply(*inputs, **params)
+        return cls.__new__(cls).forward(*inputs, **params)
+
     def _record(self, inputs: tuple, arrays: list, out: Any) -> None:
         # Plain loops: this runs once per recorded op and generator expressions cost more.
         Tensor = graph.Tensor

@@ -30,7 +30,6 @@ from .reduction import max as reduce_max
 from .reduction import min as reduce_min
 from .reduction import sum as reduce_sum
 from .shape import permute, reshape
-from .shape_extra import run_op
 
 __all__ = [
     "LinAlgError",
@@ -548,6 +547,11 @@ class LinalgVectorNormBackward0(Op):
         if dtype is not None:
             x = x.astype(dtype)
         a = np.abs(x)
+        if math.isinf(ord) and x.size == 0:
+            raise RuntimeError(
+                f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because "
+                "the operation does not have an identity"
+            )
         if ord == 2:
             out = np.sqrt(np.sum(a * a, axis=dim, keepdims=keepdim))
         elif ord == 1:
@@ -949,7 +953,7 @@ class LinalgSlogdetBackward0(Op):
     def backward(self, F, grads):
         (a,) = self.saved
         grad = grads[1]
-        return _unsqueeze2(F, grad) * F.mT(run_op(LinalgInvExBackward0, a))
+        return _unsqueeze2(F, grad) * F.mT(LinalgInvExBackward0.call(a))
 
 
 def _slogdet(A: Tensor, op: str) -> tuple:
@@ -1014,7 +1018,7 @@ class LinalgSolveExBackward0(Op):
         a, x = self.saved
         needs = self.needs_input_grad
         if self.left:
-            grad_b = run_op(LinalgSolveExBackward0, F.mT(a), grad, left=True, vector=self.vector)
+            grad_b = LinalgSolveExBackward0.call(F.mT(a), grad, left=True, vector=self.vector)
             if not needs[0]:
                 return None, grad_b
             if self.vector:
@@ -1022,7 +1026,7 @@ class LinalgSolveExBackward0(Op):
             else:
                 grad_a = -F.matmul(grad_b, F.mT(x))
         else:
-            grad_b = run_op(LinalgSolveExBackward0, F.mT(a), grad, left=False)
+            grad_b = LinalgSolveExBackward0.call(F.mT(a), grad, left=False)
             if not needs[0]:
                 return None, grad_b
             grad_a = -F.matmul(F.mT(x), grad_b)
@@ -1125,8 +1129,8 @@ class LinalgCholeskyExBackward0(Op):
         n = grad.shape[-1]
         phi = F.where(np.tri(n, dtype=bool), F.matmul(F.mT(lower), grad_lower), 0.0)
         phi = (phi + F.mT(F.where(np.tri(n, k=-1, dtype=bool), phi, 0.0))) * 0.5
-        left = run_op(LinalgSolveExBackward0, F.mT(lower), phi)  # L^-T phi
-        return run_op(LinalgSolveExBackward0, lower, left, left=False)  # ... L^-1
+        left = LinalgSolveExBackward0.call(F.mT(lower), phi)  # L^-T phi
+        return LinalgSolveExBackward0.call(lower, left, left=False)  # ... L^-1
 
 
 class CholeskyBackward0(LinalgCholeskyExBackward0):

@@ -81,29 +81,35 @@ def _as_2d(stride: tuple, pads: Pads, dilation: tuple, output_padding: tuple) ->
 
 
 class _Workspace(threading.local):
-    """Reusable memory for im2col matrices.
+    """Reusable memory for the temporaries of a convolution (padded inputs, im2col matrices,
+    products), one buffer per shape and dtype, most recently used kept.
 
-    An im2col matrix is filled and consumed by one matrix product inside a single call, so its
-    memory can serve the next call. A fresh multi-megabyte array per call costs page faults
-    (glibc hands such blocks back to the kernel when they are freed), which for the small
-    convolutions of a CNN step cost as much as the matrix products themselves.
+    Each temporary is filled and consumed inside a single call, so its memory can serve the
+    next call. A fresh multi-megabyte array per call costs page faults (glibc hands such blocks
+    back to the kernel when they are freed), which for the small convolutions of a CNN step
+    cost as much as the matrix products themselves. At most ``_WORKSPACE_BYTES`` are kept.
     """
 
     def __init__(self) -> None:
         self.buffers: OrderedDict = OrderedDict()
+        self.nbytes = 0
 
     def take(self, shape: tuple, dtype: np.dtype) -> np.ndarray:
-        key = (shape, dtype)
+        key = (shape, np.dtype(dtype))
         buffer = self.buffers.pop(key, None)
         if buffer is None:
             buffer = np.empty(shape, dtype)
+            if buffer.nbytes > _WORKSPACE_BYTES:
+                return buffer  # too large to keep
+            self.nbytes += buffer.nbytes
         self.buffers[key] = buffer  # most recently used last
-        while len(self.buffers) > _WORKSPACE_SHAPES:
-            self.buffers.popitem(last=False)
+        while self.nbytes > _WORKSPACE_BYTES:
+            _, evicted = self.buffers.popitem(last=False)
+            self.nbytes -= evicted.nbytes
         return buffer
 
 
-_WORKSPACE_SHAPES = 8
+_WORKSPACE_BYTES = 64 * 2**20
 _workspace = _Workspace()
 
 

@@ -33,13 +33,6 @@ def _values(x: Any) -> Any:
     return x._data if isinstance(x, Tensor) else x
 
 
-def _apply_either(node_cls: type, *inputs: Any, **params: Any) -> Any:
-    """Run an op inside a backward formula: its forward on arrays, the recorded op on Tensors."""
-    if any(isinstance(x, Tensor) for x in inputs):
-        return node_cls.apply(*inputs, **params)
-    return node_cls.__new__(node_cls).forward(*inputs, **params)
-
-
 def _type_name(dtype: np.dtype) -> str:
     """PyTorch's scalar type name of a NumPy dtype, as its kernel errors print it."""
     return {
@@ -494,7 +487,7 @@ class SinhBackward0(Op):
 
     def backward(self, F, grad):
         (x,) = self.saved
-        return grad * _apply_either(CoshBackward0, x)
+        return grad * CoshBackward0.call(x)
 
 
 class CoshBackward0(Op):
@@ -505,7 +498,7 @@ class CoshBackward0(Op):
 
     def backward(self, F, grad):
         (x,) = self.saved
-        return grad * _apply_either(SinhBackward0, x)
+        return grad * SinhBackward0.call(x)
 
 
 class AsinhBackward0(Op):

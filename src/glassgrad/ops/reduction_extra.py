@@ -3,7 +3,7 @@ mean), norm, logsumexp, cumsum/cumprod, all/any.
 
 Each op is one Node class named as PyTorch names its grad_fn, one public function and one
 registry row. Backward formulas that need a reduction of their own call it through
-``_apply_either`` so that they stay differentiable under ``create_graph``.
+``Op.call`` so that they stay differentiable under ``create_graph``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from ..autograd.op import Op, apply_inplace
 from ._common import check_tensor, wrap_dim, wrap_dims
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
-from .pointwise_extra import _apply_either, _values, _zeros_like
+from .linalg_extra import LinalgVectorNormBackward0
+from .pointwise_extra import _values
 
 
 def _restore(F: Any, value: Any, dims: tuple | None, keepdim: bool) -> Any:
@@ -461,7 +462,7 @@ class StdMeanBackward0(Op):
         grad_std, grad_mean = grads
         dims, keepdim = self.dim, self.keepdim
         # The std is recomputed from x so that it is differentiable under create_graph.
-        std = _apply_either(StdBackward0, x, dim=dims, correction=self.correction, keepdim=keepdim)
+        std = StdBackward0.call(x, dim=dims, correction=self.correction, keepdim=keepdim)
         return _std_backward(F, grad_std, x, std, dims, self.correction, keepdim) + _mean_backward(
             F, grad_mean, x, dims, keepdim
         )
@@ -577,69 +578,6 @@ register("std_mean", std_mean, nodes=(StdMeanBackward0,), methods=(), samples=_v
 
 
 # --- norm ------------------------------------------------------------------------------------
-
-
-class LinalgVectorNormBackward0(Op):
-    """out = (sum |x|^p)^(1/p) over ``dim``; p = inf/-inf: max/min |x|; p = 0: count nonzero"""
-
-    saved_inputs = (0,)
-    saves_output = True
-    __slots__ = ("ord", "dim", "keepdim")
-
-    def forward(self, x, ord=2.0, dim=None, keepdim=False):
-        self.ord, self.dim, self.keepdim = ord, dim, keepdim
-        magnitude = np.abs(x)
-        if ord == math.inf or ord == -math.inf:
-            if x.size == 0:
-                raise RuntimeError(
-                    f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor "
-                    "because the operation does not have an identity"
-                )
-            reduce = np.max if ord > 0 else np.min
-            return np.asarray(reduce(magnitude, axis=dim, keepdims=keepdim))
-        if ord == 0:
-            count = np.sum(x != 0, axis=dim, keepdims=keepdim)
-            return np.asarray(count, dtype=x.dtype)
-        if ord == 1:
-            return np.asarray(np.sum(magnitude, axis=dim, keepdims=keepdim))
-        if ord == 2:
-            return np.sqrt(np.sum(x * x, axis=dim, keepdims=keepdim))
-        with np.errstate(divide="ignore"):
-            total = np.sum(magnitude**ord, axis=dim, keepdims=keepdim)
-            return np.asarray(total ** (1.0 / ord))
-
-    def backward(self, F, grad):
-        x, norm = self.saved
-        p = self.ord
-        dims = self.dim
-        grad = _restore(F, grad, dims, self.keepdim)
-        norm = _restore(F, norm, dims, self.keepdim)
-        xv, nv = _values(x), _values(norm)
-        if p == 0:
-            return _zeros_like(F, x)
-        sign = np.sign(xv)
-        if p == 1:
-            return grad * sign
-        if p == 2:
-            zero = nv == 0
-            return grad * F.where(zero, 0.0, x / F.where(zero, 1.0, norm))
-        if p == math.inf or p == -math.inf:
-            magnitude = np.abs(xv)
-            mask = (magnitude == nv) | np.isnan(magnitude)
-            share = (mask / mask.sum(axis=dims, keepdims=True)).astype(xv.dtype)
-            return grad * (sign * share)
-        if p < 1:
-            zero = xv == 0
-            # |x|^(p-1) is infinite at 0: take it of 1 there, then mask (no inf, no NaN later).
-            scaled = F.where(zero, 0.0, sign * F.where(zero, 1.0, F.abs(x)) ** (p - 1))
-            return scaled * grad * norm ** (1 - p)
-        if p < 2:
-            scaled = sign * F.abs(x) ** (p - 1)
-        else:
-            scaled = x * F.abs(x) ** (p - 2)
-        zero = nv == 0
-        scale = F.where(zero, 0.0, grad / F.where(zero, 1.0, norm) ** (p - 1))
-        return scaled * scale
 
 
 def norm(
@@ -788,7 +726,7 @@ class CumsumBackward0(Op):
     def backward(self, F, grad):
         if not _values(grad).ndim:
             return grad
-        return _apply_either(ReversedCumsumBackward0, grad, dim=self.dim)
+        return ReversedCumsumBackward0.call(grad, dim=self.dim)
 
 
 class ReversedCumsumBackward0(Op):
@@ -801,7 +739,7 @@ class ReversedCumsumBackward0(Op):
         return np.flip(np.cumsum(np.flip(x, axis=dim), axis=dim), axis=dim)
 
     def backward(self, F, grad):
-        return _apply_either(CumsumBackward0, grad, dim=self.dim)
+        return CumsumBackward0.call(grad, dim=self.dim)
 
 
 class CumprodBackward0(Op):
@@ -828,7 +766,7 @@ class CumprodBackward0(Op):
             return grad
         dim = self.dim
         if not (xv == 0).any():
-            return _apply_either(ReversedCumsumBackward0, grad * out, dim=dim) / x
+            return ReversedCumsumBackward0.call(grad * out, dim=dim) / x
         if not isinstance(grad, Tensor):
             return _cumprod_grad_with_zeros(grad, xv, out, dim)
         return _cumprod_grad_left_out(F, grad, x, dim)

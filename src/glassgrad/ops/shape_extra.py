@@ -7,7 +7,7 @@ Ops that move values around have a partner that moves gradients back: the gradie
 ``gather`` is a ``scatter_add`` into zeros, that of ``scatter_add`` is a ``gather``; likewise
 ``index_select`` / ``index_add``, ``masked_select`` / ``masked_scatter``, ``diagonal`` /
 ``diagonal_scatter``, ``flip`` / ``flip``, ``roll`` / ``roll`` back. A backward formula calls
-its partner through ``run_op``, which records it when the gradient is a Tensor (so second
+its partner through ``Op.call``, which records it when the gradient is a Tensor (so second
 derivatives come for free) and runs its forward directly on arrays.
 """
 
@@ -27,7 +27,6 @@ from .indexing import SelectBackward0, SliceBackward0
 from .shape import cat, permute, reshape, transpose, view
 
 __all__ = [
-    "run_op",
     "flatten",
     "unflatten",
     "movedim",
@@ -60,18 +59,6 @@ __all__ = [
 
 
 # --- helpers ------------------------------------------------------------------------------
-
-
-def run_op(cls: type, *inputs: Any, **params: Any) -> Any:
-    """Op ``cls`` on ``inputs``: recorded if any input is a Tensor, else its array forward.
-
-    Backward formulas call their partner op through this, so the same formula serves the
-    array path and the differentiable Tensor path (``create_graph=True``).
-    """
-    if any(isinstance(x, Tensor) for x in inputs):
-        return cls.apply(*inputs, **params)
-    node = cls.__new__(cls)
-    return node.forward(*inputs, **params)
 
 
 def _array(x: Any) -> np.ndarray:
@@ -313,7 +300,7 @@ class FlipBackward0(Op):
         return np.flip(x, dims).copy() if x.ndim else x.copy()
 
     def backward(self, F, grad):
-        return run_op(FlipBackward0, grad, dims=self.dims)
+        return FlipBackward0.call(grad, dims=self.dims)
 
 
 def flip(input: Tensor, *dims: Any) -> Tensor:
@@ -348,7 +335,7 @@ class RollBackward0(Op):
 
     def backward(self, F, grad):
         back = tuple(-s for s in self.shifts)
-        return run_op(RollBackward0, grad, shifts=back, dims=self.dims)
+        return RollBackward0.call(grad, shifts=back, dims=self.dims)
 
 
 def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
@@ -545,7 +532,7 @@ class IndexSelectBackward0(Op):
 
     def backward(self, F, grad):
         zeros = np.zeros(self.self_sizes, dtype=_array(grad).dtype)
-        return run_op(IndexAddBackward0, zeros, grad, dim=self.dim, index=self.index)
+        return IndexAddBackward0.call(zeros, grad, dim=self.dim, index=self.index)
 
 
 def index_select(input: Tensor, dim: int, index: Any) -> Tensor:
@@ -597,7 +584,7 @@ class IndexAddBackward0(Op):
         needs = self.needs_input_grad
         grad_source = None
         if needs[1]:
-            grad_source = run_op(IndexSelectBackward0, grad, dim=self.dim, index=self.index)
+            grad_source = IndexSelectBackward0.call(grad, dim=self.dim, index=self.index)
             if self.alpha != 1:
                 grad_source = grad_source * self.alpha
         return (grad if needs[0] else None), grad_source
@@ -685,12 +672,12 @@ class GatherBackward0(Op):
 
     def backward(self, F, grad):
         zeros = np.zeros(self.self_sizes, dtype=_array(grad).dtype)
-        return run_op(ScatterAddBackward0, zeros, grad, dim=self.dim, index=self.index)
+        return ScatterAddBackward0.call(zeros, grad, dim=self.dim, index=self.index)
 
 
 def _scatter_src_grad(F: Any, grad: Any, dim: int, index: np.ndarray, src_shape: tuple) -> Any:
     """Gradient of the ``src`` of a scatter: grad gathered at index, zero outside its box."""
-    g = run_op(GatherBackward0, grad, dim=dim, index=index)
+    g = GatherBackward0.call(grad, dim=dim, index=index)
     if tuple(src_shape) != index.shape:
         g = F.index_zeros_add(tuple(src_shape), _box(index.shape), g, True)
     return g
@@ -959,7 +946,7 @@ class MaskedSelectBackward0(Op):
 
     def backward(self, F, grad):
         zeros = np.zeros(self.mask.shape, dtype=_array(grad).dtype)
-        return run_op(MaskedScatterBackward0, zeros, grad, mask=self.mask)
+        return MaskedScatterBackward0.call(zeros, grad, mask=self.mask)
 
 
 class MaskedScatterBackward0(Op):
@@ -979,7 +966,7 @@ class MaskedScatterBackward0(Op):
         grad_self = F.where(self.mask, 0.0, grad) if needs[0] else None
         grad_source = None
         if needs[1]:
-            grad_source = run_op(MaskedSelectBackward0, grad, mask=self.mask)
+            grad_source = MaskedSelectBackward0.call(grad, mask=self.mask)
             numel, count = math.prod(self.source_sizes), int(self.mask.sum())
             if numel != count:
                 grad_source = F.index_zeros_add((numel,), (slice(0, count),), grad_source, True)
@@ -1113,8 +1100,7 @@ class DiagonalBackward0(Op):
 
     def backward(self, F, grad):
         zeros = np.zeros(self.self_sizes, dtype=_array(grad).dtype)
-        return run_op(
-            DiagonalScatterBackward0,
+        return DiagonalScatterBackward0.call(
             zeros,
             grad,
             offset=self.offset,
@@ -1153,7 +1139,7 @@ class DiagonalScatterBackward0(Op):
             _diagonal_view(keep, **params)[...] = False
             grad_self = F.where(keep, grad, 0.0)
         if needs[1]:
-            grad_src = run_op(DiagonalBackward0_copy, grad, **params)
+            grad_src = DiagonalBackward0_copy.call(grad, **params)
         return grad_self, grad_src
 
 
@@ -1170,7 +1156,7 @@ class DiagEmbedBackward0(Op):
         return out
 
     def backward(self, F, grad):
-        return run_op(DiagonalBackward0_copy, grad, offset=self.offset, dim1=0, dim2=1)
+        return DiagonalBackward0_copy.call(grad, offset=self.offset, dim1=0, dim2=1)
 
 
 def _diagonal_dims(op: str, n: int, dim1: int, dim2: int) -> tuple:
