@@ -197,3 +197,28 @@ def test_measure_counts_a_long_check_unit_as_warm_up() -> None:
     result = measure(lambda: calls.append(1), plan, warm_s=0.0)
     assert len(calls) > result["repetitions"] * result["units_per_rep"]  # it warmed up first
     assert result["min_s"] <= result["median_s"] <= result["max_s"]
+
+
+def test_document_keeps_the_hand_written_part(tmp_path: Path) -> None:
+    from bench.document import KEEP_MARKER, render_document
+    from bench.machine import machine_facts
+
+    ok = {"status": "ok", "median_s": 2.0, "min_s": 1.0, "max_s": 3.0, "check": [1.0, 2.0, 3.0]}
+    workers = {
+        REFERENCE: {"status": "ok", "results": {"chain_1": dict(ok)}, "facts": {"threads": 2}},
+        CANDIDATE: {"status": "ok", "results": {"chain_1": {**ok, "median_s": 1.0}}},
+    }
+    result = {
+        "mode": "full",
+        "created": "now",
+        "duration_s": 1.0,
+        "machine": {**machine_facts(), "load_average_at_start": [99.0]},
+        "libraries": {REFERENCE: {"status": "ok", "version": "2.13.0", "threads": 2}},
+        "rows": timed_rows(workers, ["chain_1"]),
+    }
+    page = tmp_path / "benchmarks.md"
+    page.write_text(f"old table\n{KEEP_MARKER}\n## Profiles\nhand-written notes\n")
+    text = render_document(result, [CANDIDATE, REFERENCE], existing=page)
+    assert "old table" not in text and text.endswith("## Profiles\nhand-written notes\n")
+    assert "| chain_1 | 1 s [1 s-3 s] | 2 s [1 s-3 s] | 0.50 | <= 0.7 | meets |" in text
+    assert "Caveat" in text and "2 intra-op threads" in text
