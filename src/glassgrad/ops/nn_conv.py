@@ -330,12 +330,20 @@ class ConvolutionBackward0(Op):
         x, w = self.saved
         needs = self.needs_input_grad
         spatial = tuple(x.shape[2:])
-        dims = (0,) + tuple(range(2, grad.ndim))
-        grad_bias = F.sum(grad, dims) if needs[2] else None
-        if isinstance(grad, Tensor):
-            grad_input, grad_weight = self._backward_tensors(grad, x, w, spatial, needs)
-        else:
-            grad_input, grad_weight = self._backward_arrays(grad, x, w, spatial, needs)
+        grad_input = grad_weight = grad_bias = None
+        if needs[0]:
+            # A transposed convolution of the gradient with the same weight (or, for a
+            # transposed forward, an ordinary one), run as an op when a graph is built.
+            params = self._input_grad_params(spatial, tuple(grad.shape[2:]), tuple(w.shape[2:]))
+            grad_input = _crop_to(ConvolutionBackward0.call(grad, w, None, **params), spatial)
+        if needs[1]:
+            if isinstance(grad, Tensor):
+                inputs = (grad, x) if self.transposed else (x, grad)
+                grad_weight = _weight_grad_tensors(*inputs, tuple(w.shape[2:]), self)
+            else:
+                grad_weight = self._weight_grad_arrays(grad, x, w)
+        if needs[2]:
+            grad_bias = F.sum(grad, (0, *range(2, len(grad.shape))))
         return grad_input, grad_weight, grad_bias
 
     def _input_grad_params(self, spatial: tuple, grad_spatial: tuple, kernel: tuple) -> dict:
@@ -366,37 +374,18 @@ class ConvolutionBackward0(Op):
             groups=self.groups,
         )
 
-    def _backward_arrays(self, grad, x, w, spatial, needs):
-        grad_input = grad_weight = None
-        kernel = w.shape[2:]
-        if needs[0]:
-            params = self._input_grad_params(spatial, grad.shape[2:], kernel)
-            node = ConvolutionBackward0.__new__(ConvolutionBackward0)
-            grad_input = _crop_to(node.forward(grad, w, None, **params), spatial)
-        if needs[1]:
-            geometry = _as_2d(self.stride, self.padding, self.dilation, self.output_padding)
-            stride2, pads2, dil2, outpad2 = geometry
-            w_shape = w.shape
-            if x.ndim == 3:
-                x, w, grad = x[:, :, None, :], w[:, :, None, :], grad[:, :, None, :]
-            grad_weight = conv_weight_grad_array(
-                x, w, grad, stride2, pads2, dil2, self.groups, self.transposed, outpad2
-            )
-            grad_weight = grad_weight.reshape(w_shape).astype(w.dtype, copy=False)
-        return grad_input, grad_weight
-
-    def _backward_tensors(self, grad, x, w, spatial, needs):
-        grad_input = grad_weight = None
-        kernel = tuple(w.shape[2:])
-        if needs[0]:
-            params = self._input_grad_params(spatial, tuple(grad.shape[2:]), kernel)
-            grad_input = _crop_to(ConvolutionBackward0.apply(grad, w, None, **params), spatial)
-        if needs[1]:
-            if self.transposed:
-                grad_weight = _weight_grad_tensors(grad, x, kernel, self)
-            else:
-                grad_weight = _weight_grad_tensors(x, grad, kernel, self)
-        return grad_input, grad_weight
+    def _weight_grad_arrays(self, grad, x, w):
+        """Without a graph: ``im2col(x)^T @ grad`` in one matrix product per group."""
+        stride2, pads2, dil2, outpad2 = _as_2d(
+            self.stride, self.padding, self.dilation, self.output_padding
+        )
+        w_shape = w.shape
+        if x.ndim == 3:
+            x, w, grad = x[:, :, None, :], w[:, :, None, :], grad[:, :, None, :]
+        grad_weight = conv_weight_grad_array(
+            x, w, grad, stride2, pads2, dil2, self.groups, self.transposed, outpad2
+        )
+        return grad_weight.reshape(w_shape).astype(w.dtype, copy=False)
 
 
 def _weight_grad_tensors(inp: Tensor, grad_out: Tensor, kernel: tuple, node: Any) -> Tensor:
@@ -745,9 +734,7 @@ class Im2ColBackward0(Op):
             padding=self.padding,
             stride=self.stride,
         )
-        if isinstance(grad, Tensor):
-            return Col2ImBackward0.apply(grad, **params)
-        return Col2ImBackward0.__new__(Col2ImBackward0).forward(grad, **params)
+        return Col2ImBackward0.call(grad, **params)
 
 
 class Col2ImBackward0(Op):
@@ -773,9 +760,7 @@ class Col2ImBackward0(Op):
             padding=self.padding,
             stride=self.stride,
         )
-        if isinstance(grad, Tensor):
-            return Im2ColBackward0.apply(grad, **params)
-        return Im2ColBackward0.__new__(Im2ColBackward0).forward(grad, **params)
+        return Im2ColBackward0.call(grad, **params)
 
 
 def _block_params(op: str, kernel_size, dilation, padding, stride) -> tuple:

@@ -174,11 +174,9 @@ class MaxPool2DWithIndicesBackward0(Op):
     def backward(self, F, grads):
         grad = grads[0] if type(grads) is tuple else grads
         geometry = (self.kernel_size, self.stride, self.padding, self.dilation)
-        if isinstance(grad, Tensor):
-            return MaxPool2DWithIndicesBackwardBackward0.apply(
-                grad, shape=self._shape, choice=self._choice, geometry=geometry
-            )
-        return _max_pool_backward(grad, self._choice, self._shape, *geometry)
+        return MaxPool2DWithIndicesBackwardBackward0.call(
+            grad, shape=self._shape, choice=self._choice, geometry=geometry
+        )
 
 
 class MaxPool2DWithIndicesBackwardBackward0(Op):
@@ -257,12 +255,7 @@ class AvgPool2DBackward0(Op):
         return total / self._divisor.astype(x.dtype)
 
     def backward(self, F, grad):
-        params = self._params()
-        if isinstance(grad, Tensor):
-            return AvgPool2DBackwardBackward0.apply(grad, **params)
-        return AvgPool2DBackwardBackward0.__new__(AvgPool2DBackwardBackward0).forward(
-            grad, **params
-        )
+        return AvgPool2DBackwardBackward0.call(grad, **self._params())
 
     def _params(self) -> dict:
         return dict(
