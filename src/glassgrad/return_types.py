@@ -6,3 +6,5 @@ from collections import namedtuple
 
 max = namedtuple("max", ["values", "indices"])
 min = namedtuple("min", ["values", "indices"])
+slogdet = namedtuple("slogdet", ["sign", "logabsdet"])
+linalg_slogdet = namedtuple("linalg_slogdet", ["sign", "logabsdet"])

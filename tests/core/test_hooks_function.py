@@ -231,3 +231,9 @@ def test_detect_anomaly_names_node_and_forward_line() -> None:
             match=r"(?s)Function 'LogBackward0' returned nan.*test_hooks_function.py.*gg.log\(x\)",
         ):
             y.sum().backward()
+
+
+def test_gradcheck_on_non_contiguous_input() -> None:
+    x = gg.randn(3, 2, dtype=gg.float64).t().requires_grad_()
+    assert not x.is_contiguous()
+    assert gg.autograd.gradcheck(lambda t: (t * t).sum(0), (x,))

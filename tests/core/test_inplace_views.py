@@ -218,3 +218,24 @@ def test_torch_sanity_for_view_rebase() -> None:
     y = x * 1
     y[0].mul_(2)
     assert type(y.grad_fn).__name__ == "CopySlices"
+
+
+def test_in_place_on_output_of_multi_output_view_op_raises() -> None:
+    y = gg.ones(2, 3, requires_grad=True) * 1
+    first, _ = y.unbind(0)
+    with pytest.raises(
+        RuntimeError, match="Output 0 of UnbindBackward0 is a view and is being modified inplace"
+    ):
+        first.mul_(2)
+
+
+def test_stack_promotes_inside_the_op(parity) -> None:
+    def program(lib):
+        a = lib.ones(2, requires_grad=True)
+        b = lib.ones(2, dtype=lib.float64, requires_grad=True)
+        s = lib.stack([a, b])
+        (s * 3).sum().backward()
+        names = [type(n).__name__ for n, _ in s.grad_fn.next_functions]
+        return [s.dtype == lib.float64, names, a.grad, b.grad]
+
+    parity(program)

@@ -27,16 +27,16 @@ def _outputs(func: Callable, inputs: tuple) -> tuple:
 def _numerical(func: Callable, inputs: tuple, x: Any, eps: float) -> list[np.ndarray]:
     """d(output)/d(x) by central differences, one Jacobian per output: (out.size, x.size)."""
     data = x._data
-    flat = data.reshape(-1)  # a view: perturbs the tensor in place
     columns: list[list[np.ndarray]] | None = None
-    # Grad mode stays on: gradgradcheck's function itself calls autograd.grad.
-    for k in range(flat.size):
-        original = flat[k]
-        flat[k] = original + eps
+    # Perturb element by element in place (works for non-contiguous inputs too). Grad mode
+    # stays on: gradgradcheck's function itself calls autograd.grad.
+    for index in np.ndindex(data.shape):
+        original = data[index]
+        data[index] = original + eps
         plus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
-        flat[k] = original - eps
+        data[index] = original - eps
         minus = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
-        flat[k] = original
+        data[index] = original
         if columns is None:
             columns = [[] for _ in plus]
         for j, (p, m) in enumerate(zip(plus, minus)):

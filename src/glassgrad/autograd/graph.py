@@ -8,6 +8,7 @@ gradients of its inputs. The Node keeps what its backward needs (saved tensors) 
 from __future__ import annotations
 
 import itertools
+import os
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -16,6 +17,7 @@ import numpy as np
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "saved_tensors_freed_error"]
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Creation order: the engine runs the most recently created ready Node first.
 sequence_counter = itertools.count()
 ACCUMULATE_PRIORITY = 1 << 62
@@ -200,7 +202,8 @@ class Node:
 
     def _record_creation(self) -> None:
         """Under anomaly mode, remember the user's stack that created this node."""
-        self.metadata["traceback_"] = traceback.format_stack()[:-3]
+        frames = [f for f in traceback.extract_stack() if _PACKAGE_DIR not in f.filename]
+        self.metadata["traceback_"] = traceback.format_list(frames)
 
     # --- what the engine calls -------------------------------------------------------------
     def _run(self, grads: list, create_graph: bool) -> tuple:

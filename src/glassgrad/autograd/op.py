@@ -408,6 +408,8 @@ def _wrap_view(cls: type, out: Any, inputs: tuple, params: dict, node: Node | No
             t._base = src._base if src._base is not None else src
             step = (cls, inputs[1:], params, i if type(out) is tuple else None)
             t._view_steps = (src._view_steps or ()) + (step,)
+            if type(out) is tuple and node is not None:
+                t._multi_view_of = (cls.__name__, i)
         results.append(t)
     return tuple(results) if type(out) is tuple else results[0]
 
@@ -436,6 +438,15 @@ def replay_view_tensor(steps: tuple, base: Any) -> Any:
 
 # --- in-place ops ------------------------------------------------------------------------
 def _leaf_inplace_error(target: Any) -> RuntimeError | None:
+    multi = target.__dict__.get("_multi_view_of")
+    if multi is not None:
+        name, nr = multi
+        return RuntimeError(
+            f"Output {nr} of {name} is a view and is being modified inplace. This view is the "
+            "output of a function that returns multiple views. Such functions do not allow the "
+            "output views to be modified inplace. You should replace the inplace operation by "
+            "an out-of-place one."
+        )
     if target.grad_fn is None and target._requires_grad:
         return RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation."

@@ -95,7 +95,9 @@ def public_functions(namespace: str = "") -> dict[str, Any]:
     return {
         info.name: info.function
         for info in REGISTRY.values()
-        if info.namespace == namespace and info.name not in private
+        if info.namespace == namespace
+        and info.name not in private
+        and not info.name.startswith("_")  # rows that exist only to carry test samples
     }
 
 

@@ -202,10 +202,6 @@ def _inplace_pow(self: Tensor, exponent: Any) -> Tensor:
     return apply_inplace(pointwise.PowBackward0, self, exponent=exponent)
 
 
-def _inplace_clamp(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
-    return apply_inplace(pointwise.ClampBackward1, self, min=min, max=max)
-
-
 def _inplace_add(self: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
     return apply_inplace(pointwise.AddBackward0, self, other, alpha=alpha)
 
@@ -221,8 +217,6 @@ INPLACE_METHODS = {
     "__isub__": _inplace_sub,
     "mul_": _inplace(pointwise.MulBackward0, "mul_"),
     "__imul__": _inplace(pointwise.MulBackward0, "mul_"),
-    "div_": _inplace(pointwise.DivBackward0, "div_"),
-    "__itruediv__": _inplace(pointwise.DivBackward0, "div_"),
     "pow_": _inplace_pow,
     "__ipow__": _inplace_pow,
     "neg_": _inplace(pointwise.NegBackward0, "neg_"),
@@ -236,8 +230,6 @@ INPLACE_METHODS = {
     "relu_": _inplace(pointwise.ReluBackward0, "relu_"),
     "abs_": _inplace(pointwise.AbsBackward0, "abs_"),
     "reciprocal_": _inplace(pointwise.ReciprocalBackward0, "reciprocal_"),
-    "clamp_": _inplace_clamp,
-    "clip_": _inplace_clamp,
     "copy_": copy_,
     "zero_": zero_,
     "fill_": fill_,

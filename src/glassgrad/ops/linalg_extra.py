@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import math
 import string
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
+from .. import return_types
 from .._dtype import to_numpy_dtype
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
@@ -56,8 +56,8 @@ class LinAlgError(RuntimeError):
     ``torch.linalg.LinAlgError``."""
 
 
-linalg_slogdet = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
-slogdet_result = namedtuple("slogdet", ["sign", "logabsdet"])
+linalg_slogdet = return_types.linalg_slogdet
+slogdet_result = return_types.slogdet
 
 _TYPE_NAMES = {
     "float64": "Double",

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import result_numpy_dtype
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import check_tensor, wrap_dim
@@ -409,7 +410,7 @@ class StackBackward0(Op):
 
     def forward(self, *arrays, dim):
         self.dim, self.count = dim, len(arrays)
-        return np.stack(arrays, axis=dim)
+        return np.stack(arrays, axis=dim, dtype=result_numpy_dtype(arrays))
 
     def backward(self, F, grad):
         lead = (slice(None),) * self.dim
@@ -435,11 +436,6 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
                 f"and {list(x._data.shape)} at entry {i}"
             )
     d = wrap_dim(dim, len(shape) + 1, "stack")
-    from .._dtype import result_numpy_dtype
-    from .conversion import to
-
-    dtype = result_numpy_dtype([x._data for x in tensors])
-    tensors = [x if x._data.dtype == dtype else to(x, dtype) for x in tensors]
     return StackBackward0.apply(*tensors, dim=d)
 
 
