@@ -89,3 +89,63 @@ def test_a_forked_child_can_step_large_parameters(monkeypatch) -> None:
     child.join(timeout=60)
     assert child.exitcode == 0
     assert queue.get(timeout=5) == -(1 << 17)
+
+
+def _strided_gradient_runs(gradient_view) -> tuple[np.ndarray, np.ndarray]:
+    """Adam over one parameter, once with C-contiguous gradients and once with the same
+    values through ``gradient_view`` (a strided layout); returns both results."""
+    rng = np.random.default_rng(11)
+    start = rng.standard_normal((6, 5, 4)).astype(np.float32)
+    grads = [rng.standard_normal(start.shape).astype(np.float32) for _ in range(3)]
+    results = []
+    for view in (np.ascontiguousarray, gradient_view):
+        p = gg.tensor(start.copy(), requires_grad=True)
+        opt = gg.optim.Adam([p], lr=0.1, weight_decay=0.1)
+        for g in grads:
+            array = view(g)
+            assert array.shape == g.shape and np.array_equal(array, g)
+            p.grad = gg.from_numpy(array)
+            opt.step()
+        results.append(p.detach().numpy().copy())
+    return results[0], results[1]
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        lambda g: np.asfortranarray(g),
+        lambda g: np.ascontiguousarray(g.transpose(2, 0, 1)).transpose(1, 2, 0),
+        lambda g: np.stack([g, -g], axis=-1)[..., 0],
+    ],
+    ids=["fortran", "permuted", "every-other"],
+)
+@pytest.mark.parametrize("chunk, threads", [(1 << 16, 1), (7, 2), (40, 3)])
+def test_strided_gradients_are_gathered_chunk_by_chunk(monkeypatch, layout, chunk, threads):
+    monkeypatch.setattr(_elementwise, "CHUNK", chunk)
+    monkeypatch.setattr(_elementwise, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(_elementwise, "num_threads", lambda: threads)
+    contiguous, strided = _strided_gradient_runs(layout)
+    np.testing.assert_array_equal(strided, contiguous)
+
+
+def test_a_transposed_weight_gradient_is_read_where_it_lies(monkeypatch) -> None:
+    # glassgrad's Linear gives weight gradients as transposed (Fortran-ordered) arrays.
+    calls = []
+    original = np.ascontiguousarray
+    monkeypatch.setattr(np, "ascontiguousarray", lambda a, *k, **kw: calls.append(1) or original(a))
+    layer = gg.nn.Linear(300, 500)
+    opt = gg.optim.Adam(layer.parameters())
+    layer(gg.ones(8, 300)).sum().backward()
+    before = layer.weight.detach().numpy().copy()
+    opt.step()
+    assert not np.array_equal(before, layer.weight.detach().numpy())
+    assert calls == []  # no whole-array copy of the gradient
+
+
+def test_empty_parameters() -> None:
+    for shape in [(0,), (0, 3), (3, 0)]:
+        p = gg.zeros(shape, requires_grad=True)
+        opt = gg.optim.Adam([p])
+        p.grad = gg.zeros(shape)
+        opt.step()
+        assert p.shape == shape and opt.state[p]["step"].item() == 1.0

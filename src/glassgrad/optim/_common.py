@@ -62,7 +62,8 @@ def increment_step(state: dict[str, Any]) -> float:
 
 
 def grad_array(param: Tensor) -> np.ndarray:
-    """``param.grad``'s array, made C-contiguous when the parameter is (chunks are views)."""
+    """``param.grad``'s array, checked against the parameter. It may have any strides (a
+    transposed weight gradient): ``for_each_chunk`` reads it chunk by chunk where it lies."""
     array = param._grad._data
     if array.shape != param._data.shape:
         raise RuntimeError(
@@ -74,8 +75,6 @@ def grad_array(param: Tensor) -> np.ndarray:
             f"optimizer step: gradient of dtype {array.dtype} does not match its parameter's "
             f"dtype {param._data.dtype}"
         )
-    if not array.flags.c_contiguous and param._data.flags.c_contiguous:
-        array = np.ascontiguousarray(array)
     return array
 
 

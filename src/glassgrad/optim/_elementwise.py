@@ -19,7 +19,7 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -60,6 +60,7 @@ def for_each_chunk(
     scratch_count: int,
     *args: Any,
     wide_scratch: int = 0,
+    inputs: tuple[int, ...] = (1,),
 ) -> None:
     """Apply ``kernel`` to ``arrays`` (same shape and dtype) chunk by chunk, in place.
 
@@ -76,6 +77,11 @@ def for_each_chunk(
     wide_scratch : int
         How many float64 scratch buffers the kernel needs besides (they follow the others),
         for float32 sums that must be rounded once, as a fused multiply-add rounds.
+    inputs : tuple of int
+        Positions of the arrays the kernel only reads (default: the gradient, ``arrays[1]``).
+        These may have any strides (a transposed weight gradient, say): each chunk of them
+        is copied into a contiguous buffer while it is in cache. The arrays the kernel writes
+        are cut into views when C-contiguous; otherwise the kernel runs once on whole arrays.
 
     Example
     -------
@@ -87,62 +93,96 @@ def for_each_chunk(
     [3.0, 3.0, 3.0, 3.0, 3.0]
     """
     first = arrays[0]
-    size = first.size
-    if not all(a.flags.c_contiguous for a in arrays):
-        # A strided parameter or state cannot be flattened into a view: one whole-array pass.
+    strided = tuple(i for i, a in enumerate(arrays) if not a.flags.c_contiguous)
+    if any(i not in inputs for i in strided):
+        # A strided parameter or state cannot be cut into views: one whole-array pass.
         scratch = [np.empty(first.shape, first.dtype) for _ in range(scratch_count)]
         scratch += [np.empty(first.shape, np.float64) for _ in range(wide_scratch)]
         kernel(list(arrays), scratch, *args)
         return
-    flat = [a.reshape(-1) for a in arrays]
-    workers = num_threads() if size >= PARALLEL_MIN else 1
+    # Chunks are blocks of rows (first-axis slices), which are views of every array; when
+    # all arrays are contiguous the rows are single elements of the flattened arrays.
+    if strided:
+        rows = first.shape[0]
+        row_len = first.size // rows if rows else 0
+    else:
+        rows, row_len = first.size, 1
+    rows_per_chunk = max(1, CHUNK // max(row_len, 1))
+    views = [a if i in strided else a.reshape(-1) for i, a in enumerate(arrays)]
+    layout = _Layout(strided, first.shape[1:] if strided else (), row_len, rows_per_chunk)
+    workers = num_threads() if first.size >= PARALLEL_MIN else 1
     if workers == 1:
-        _run_range(kernel, flat, 0, size, scratch_count, wide_scratch, args)
+        _run_rows(kernel, views, layout, 0, rows, scratch_count, wide_scratch, args)
         return
-    # Contiguous parts, whole chunks each; the calling thread takes the first.
-    chunks = -(-size // CHUNK)
-    bounds = [min(size, (chunks * i // workers) * CHUNK) for i in range(workers + 1)]
+    # Contiguous parts of whole chunks; the calling thread takes the first.
+    chunks = -(-rows // rows_per_chunk)
+    bounds = [min(rows, (chunks * i // workers) * rows_per_chunk) for i in range(workers + 1)]
     pool = _thread_pool(workers - 1)
     futures: list[Future] = [
         pool.submit(
-            _run_range, kernel, flat, bounds[i], bounds[i + 1], scratch_count, wide_scratch, args
+            _run_rows,
+            kernel,
+            views,
+            layout,
+            bounds[i],
+            bounds[i + 1],
+            scratch_count,
+            wide_scratch,
+            args,
         )
         for i in range(1, workers)
     ]
     try:
-        _run_range(kernel, flat, bounds[0], bounds[1], scratch_count, wide_scratch, args)
+        _run_rows(kernel, views, layout, bounds[0], bounds[1], scratch_count, wide_scratch, args)
     finally:
         for future in futures:
             future.result()
 
 
-def _run_range(
+class _Layout(NamedTuple):
+    strided: tuple[int, ...]  # positions of the arrays gathered chunk by chunk
+    row_shape: tuple[int, ...]  # shape of one row (first-axis slice) of a strided array
+    row_len: int  # elements per row
+    rows_per_chunk: int
+
+
+def _run_rows(
     kernel: Kernel,
-    flat: list[np.ndarray],
+    views: list[np.ndarray],
+    layout: _Layout,
     start: int,
     stop: int,
     scratch_count: int,
     wide_scratch: int,
     args: tuple,
 ) -> None:
-    buffers = _scratch(flat[0].dtype, scratch_count)
-    if wide_scratch:
-        buffers = buffers + _scratch(np.dtype(np.float64), wide_scratch, slot=1)
-    for begin in range(start, stop, CHUNK):
-        end = min(begin + CHUNK, stop)
+    size = layout.rows_per_chunk * layout.row_len
+    buffers = _scratch(views[0].dtype, scratch_count + len(layout.strided), 0, size)
+    wide = _scratch(np.dtype(np.float64), wide_scratch, 1, size) if wide_scratch else []
+    gather = buffers[scratch_count:]
+    for first_row in range(start, stop, layout.rows_per_chunk):
+        end_row = min(first_row + layout.rows_per_chunk, stop)
+        begin, end = first_row * layout.row_len, end_row * layout.row_len
         n = end - begin
-        kernel([a[begin:end] for a in flat], [b[:n] for b in buffers], *args)
+        chunk = [view[begin:end] for view in views]  # flat views; strided ones replaced:
+        for position, buffer in zip(layout.strided, gather):
+            block = buffer[:n]
+            rows = views[position][first_row:end_row]
+            np.copyto(block.reshape((end_row - first_row, *layout.row_shape)), rows)
+            chunk[position] = block
+        kernel(chunk, [b[:n] for b in buffers[:scratch_count]] + [w[:n] for w in wide], *args)
 
 
-def _scratch(dtype: np.dtype, count: int, slot: int = 0) -> list[np.ndarray]:
-    """This thread's ``count`` scratch buffers of ``CHUNK`` elements of ``dtype``; ``slot``
-    keeps the wide buffers of a float64 update apart from its ordinary ones."""
+def _scratch(dtype: np.dtype, count: int, slot: int, size: int) -> list[np.ndarray]:
+    """This thread's ``count`` scratch buffers of at least ``size`` elements of ``dtype``;
+    ``slot`` keeps the wide buffers of a float64 update apart from its ordinary ones."""
     cache = getattr(_local, "buffers", None)
     if cache is None:
         cache = _local.buffers = {}
     buffers = cache.get((dtype, slot))
-    if buffers is None or len(buffers) < count or buffers[0].size < CHUNK:
-        buffers = cache[dtype, slot] = [np.empty(CHUNK, dtype) for _ in range(max(count, 1))]
+    if buffers is None or len(buffers) < count or buffers[0].size < size:
+        count = max(count, len(buffers) if buffers else 0, 1)
+        buffers = cache[dtype, slot] = [np.empty(max(size, CHUNK), dtype) for _ in range(count)]
     return buffers[:count]
 
 
