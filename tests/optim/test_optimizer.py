@@ -332,3 +332,21 @@ def test_lr_scheduler_sees_the_step_order() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         scheduler2.step()
+
+
+def test_read_only_and_broadcast_gradients() -> None:
+    # A gradient the user assigned as a broadcast (zero-stride, read-only) array steps like
+    # its dense copy, and zero_grad(set_to_none=False) still resets it.
+    start = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    row = np.array([0.5, -1.0, 2.0], dtype=np.float32)
+    dense = gg.tensor(start.copy(), requires_grad=True)
+    broadcast = gg.tensor(start.copy(), requires_grad=True)
+    opts = [gg.optim.Adam([t], lr=0.1) for t in (dense, broadcast)]
+    for _ in range(3):
+        dense.grad = gg.tensor(np.broadcast_to(row, (2, 3)).copy())
+        broadcast.grad = gg.from_numpy(np.broadcast_to(row, (2, 3)))
+        for opt in opts:
+            opt.step()
+    np.testing.assert_array_equal(broadcast.detach().numpy(), dense.detach().numpy())
+    opts[1].zero_grad(set_to_none=False)
+    assert broadcast.grad.tolist() == [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]

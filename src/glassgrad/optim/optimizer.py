@@ -315,7 +315,10 @@ class Optimizer:
                     grad.detach_()
                 else:
                     grad.requires_grad_(False)
-                grad._data[...] = 0
+                if grad._data.flags.writeable:
+                    grad._data[...] = 0
+                else:  # a read-only (broadcast) array the user assigned: new zeros
+                    grad._data = np.zeros(grad._data.shape, grad._data.dtype)
                 grad._vc[0] += 1
 
     # --- state dicts -----------------------------------------------------------------
