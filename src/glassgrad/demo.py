@@ -235,17 +235,26 @@ def evaluate(model: nn.Module, images: np.ndarray, labels: np.ndarray) -> tuple[
     --------
     >>> loss, correct = evaluate(build_model(), np.zeros((4, 1, 8, 8), np.float32), np.zeros(4))
     """
+    was_training = model.training
     model.eval()
     with glassgrad.no_grad():
         logits = model(glassgrad.from_numpy(images))
         loss = F.cross_entropy(logits, glassgrad.from_numpy(labels.astype(np.int64)))
         predicted = logits.argmax(dim=1).numpy()
-    model.train()
+    model.train(was_training)
     return loss.item(), int((predicted == labels).sum())
 
 
-def _train_step(model, optimizer, scheduler, images, labels, graph_paths=None):
-    """One optimizer step; returns (loss, correct). With ``graph_paths`` also draw its graph."""
+def _train_step(
+    model: nn.Module,
+    optimizer: optim.Optimizer,
+    scheduler: optim.lr_scheduler.LRScheduler,
+    images: glassgrad.Tensor,
+    labels: glassgrad.Tensor,
+    graph_paths: tuple[Path, Path] | None = None,
+) -> tuple[float, int]:
+    """One optimizer step; returns (loss, correct). With ``graph_paths`` also draw its graph
+    (SVG, explorer HTML) between forward and backward, recording what backward does."""
     if graph_paths is None:
         logits = model(images)
         loss = F.cross_entropy(logits, labels)
