@@ -75,6 +75,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=Path,
         help="import glassgrad from this directory instead of this checkout's src/",
     )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        help="cap every library's threads (OMP/OpenBLAS/MKL); default: each library's own default."
+        " On a machine busy with other work, 1 thread gives steadier figures",
+    )
     args = parser.parse_args(argv)
     names = [n for n in args.only.split(",") if n] or list(ALL_NAMES)
     unknown = [n for n in names if n not in ALL_NAMES]
@@ -163,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.src is not None:
         os.environ["BENCH_SRC"] = str(args.src.resolve())
+    if args.threads is not None:
+        os.environ["BENCH_THREADS"] = str(args.threads)
     mode = "quick" if args.quick else "full"
     started = time.perf_counter()
     timed = [n for n in args.names if n in WORKLOADS]
@@ -211,6 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         "candidate_module": args.candidate,
         "candidate_src": os.environ.get("BENCH_SRC", str(REPO_ROOT / "src")),
         "revision": source_revision(),
+        "threads_cap": args.threads,
         "machine": {**machine_facts(), "load_average_at_start": load_at_start},
         "libraries": {
             name: {

@@ -34,6 +34,8 @@ _PEER_MODULES = {
 
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+# Set by ``python -m bench --threads N`` for every library (OpenMP: PyTorch; BLAS: NumPy).
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def child_env(library: str = "") -> dict[str, str]:
@@ -41,6 +43,7 @@ def child_env(library: str = "") -> dict[str, str]:
 
     ``src`` is this checkout's, or the directory in the environment variable ``BENCH_SRC``
     (``python -m bench --src DIR`` sets it), e.g. a snapshot of a commit made with ``git archive``.
+    ``BENCH_THREADS`` (``--threads N``) caps every library's thread pools.
     """
     env = dict(os.environ)
     source = env.get("BENCH_SRC") or str(REPO_ROOT / "src")
@@ -48,6 +51,10 @@ def child_env(library: str = "") -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
     if library == "tinygrad":
         env.setdefault("DEV", "CPU")
+    threads = env.get("BENCH_THREADS")
+    if threads:
+        for variable in THREAD_VARIABLES:
+            env[variable] = threads
     return env
 
 

@@ -15,6 +15,7 @@ message instead of stopping the run.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import signal
 import sys
@@ -22,7 +23,7 @@ import time
 import traceback
 from typing import Any
 
-from bench.libraries import CANDIDATE, NotInstalled, blas_threads, load
+from bench.libraries import CANDIDATE, REFERENCE, NotInstalled, blas_threads, load
 from bench.timing import PLANS, measure
 from bench.workloads import WORKLOADS
 
@@ -63,7 +64,11 @@ def run_workload(library: Any, name: str, mode: str, time_limit_s: int) -> dict[
             check.extend(float(value) for value in prepared.summary())
         first_units_s = time.perf_counter() - begin
         phase = "timing"
-        timing = measure(prepared.step, PLANS[mode], first_units_s / workload.check_units)
+        plan = PLANS[mode]
+        if library.name not in (CANDIDATE, REFERENCE):
+            # Peers are context, not a target: one repetition suffices for multi-minute units.
+            plan = dataclasses.replace(plan, min_repetitions=1)
+        timing = measure(prepared.step, plan, first_units_s / workload.check_units)
     except WorkloadTimeout:
         return {"status": "failed", "error": f"timed out after {time_limit_s} s ({phase})"}
     except Exception as error:
