@@ -17,6 +17,8 @@ from .op import edge_of
 
 __all__ = ["run_backward"]
 
+_QUEUED = object()  # marks that the first node made ready was already pushed on the heap
+
 
 def _collect(root_nodes: list) -> dict:
     """Count, for every Node reachable from the roots, the edges that lead into it."""
@@ -105,7 +107,10 @@ def _call_hooks(node: Node, grads: list, create_graph: bool) -> None:
 
 
 def _call_post_hooks(node: Node, outputs: tuple, grads: list, create_graph: bool) -> tuple:
-    grad_inputs = tuple(wrap_array(g) for g in outputs)
+    # Inputs without an edge get None, as PyTorch shows them (their values are never used).
+    grad_inputs = tuple(
+        None if nxt is None else wrap_array(g) for nxt, g in zip(node._next_nodes, outputs)
+    )
     grad_outputs = tuple(wrap_array(g) for g in grads)
     for hook in tuple(node._post_hooks.values()):
         result = hook(grad_inputs, grad_outputs)
@@ -159,11 +164,17 @@ def run_backward(
     grad_state.enabled = create_graph
     anomaly = graph.anomaly.enabled
     heappush, heappop = heapq.heappush, heapq.heappop
+    direct = None  # the next node when it was the only one made ready (a chain): no heap
     try:
-        while heap:
-            node = heappop(heap)[2]
+        while True:
+            if direct is not None:
+                node, direct = direct, None
+            elif heap:
+                node = heappop(heap)[2]
+            else:
+                break
             grads = buffers.pop(node, None)
-            outputs: tuple = ()
+            outputs: Any = ()
             if grads is not None and (grads[0] is not None or _any_grad(grads)):
                 if node._hooked:
                     _call_hooks(node, grads, create_graph)
@@ -192,6 +203,7 @@ def run_backward(
                         node._release()
             if not outputs:
                 outputs = (None,) * len(node._next_nodes)
+            first = None
             for nxt, nr, g in zip(node._next_nodes, node._next_nrs, outputs):
                 if nxt is None:
                     continue
@@ -206,8 +218,21 @@ def run_backward(
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
+                    if first is None:
+                        first = nxt
+                        continue
+                    if first is not _QUEUED:  # keep edge order among equal priorities
+                        heappush(heap, (-first._seq, tick, first))
+                        tick += 1
+                        first = _QUEUED
                     heappush(heap, (-nxt._seq, tick, nxt))
                     tick += 1
+            if first is not None and first is not _QUEUED:
+                if heap:
+                    heappush(heap, (-first._seq, tick, first))
+                    tick += 1
+                else:
+                    direct = first
     finally:
         grad_state.enabled = previous_mode
 

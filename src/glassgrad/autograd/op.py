@@ -325,8 +325,12 @@ def _public_slots(cls: type) -> list:
     return names
 
 
-def fit_gradients(node: Node, grads: tuple, F: Any, create_graph: bool) -> tuple:
-    """Check each gradient against its input: undo broadcasting, cast to the input's dtype."""
+def fit_gradients(node: Node, grads: Any, F: Any, create_graph: bool) -> Any:
+    """Check each gradient against its input: undo broadcasting, cast to the input's dtype.
+
+    Returns ``grads`` itself when nothing needs fitting (the common case), else a list.
+    Gradients for inputs without an edge are left as they are: the engine skips them.
+    """
     meta = node._meta
     nodes = node._next_nodes
     if len(grads) != len(nodes):
@@ -334,16 +338,12 @@ def fit_gradients(node: Node, grads: tuple, F: Any, create_graph: bool) -> tuple
             f"function {node.name()} returned an incorrect number of gradients "
             f"(expected {len(nodes)}, got {len(grads)})"
         )
-    fitted = list(grads)
-    i = -1
-    for g in grads:
-        i += 1
-        if g is None:
+    fitted = grads
+    for i in range(len(grads)):
+        g = grads[i]
+        if g is None or nodes[i] is None:
             continue
         shape = meta[2 * i]
-        if shape is None or nodes[i] is None:
-            fitted[i] = None
-            continue
         dtype = meta[2 * i + 1]
         if create_graph:
             if not isinstance(g, graph.Tensor):
@@ -351,7 +351,7 @@ def fit_gradients(node: Node, grads: tuple, F: Any, create_graph: bool) -> tuple
             data = g._data
         elif type(g) is np.ndarray:
             if g.shape == shape and g.dtype == dtype:
-                continue  # the common case: nothing to fit
+                continue
             data = g
         else:
             g = data = g._data if isinstance(g, graph.Tensor) else np.asarray(g, dtype=dtype)
@@ -364,8 +364,10 @@ def fit_gradients(node: Node, grads: tuple, F: Any, create_graph: bool) -> tuple
             g = F.sum_to_size(g, shape)
         if data.dtype != dtype:
             g = F.cast(g, dtype)
+        if fitted is grads:
+            fitted = list(grads)
         fitted[i] = g
-    return tuple(fitted)
+    return fitted
 
 
 def _expandable(shape: tuple, target: tuple) -> bool:
