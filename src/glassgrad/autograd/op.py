@@ -125,18 +125,14 @@ class Op(Node):
         """Run the op on ``inputs`` (Tensors or constants) and record it if needed."""
         Tensor = graph.Tensor
         node = cls.__new__(cls)
-        record = False
-        arrays = []
-        for x in inputs:
-            if isinstance(x, Tensor):
-                arrays.append(x._data)
-                if x._requires_grad:
-                    record = True
-            else:
-                arrays.append(x)
+        arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
         out = node.forward(*arrays, **params)
-        if record and not grad_state.enabled:
-            record = False
+        record = False
+        if grad_state.enabled:
+            for x in inputs:
+                if isinstance(x, Tensor) and x._requires_grad:
+                    record = True
+                    break
         if legacy_volatile.alive and _any_volatile(inputs):
             return _wrap_volatile(out)
         if not record:

@@ -26,6 +26,8 @@ def is_scalar(x: Any) -> bool:
 def binary_operands(a: Any, b: Any) -> tuple:
     """The two operands (arrays or Python scalars) cast to PyTorch's result dtype."""
     ta, tb = type(a), type(b)
+    if ta is tb is np.ndarray and a.dtype is b.dtype:  # the common case first
+        return a, b
     if ta is np.ndarray:
         if tb is np.ndarray:
             if a.dtype is b.dtype or a.dtype == b.dtype:
