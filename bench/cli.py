@@ -76,6 +76,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="import glassgrad from this directory instead of this checkout's src/",
     )
     parser.add_argument(
+        "--reuse-peers",
+        type=Path,
+        metavar="JSON",
+        help="take the peers' figures from an earlier run's JSON instead of running them again "
+        "(they are checked against this run's PyTorch outputs all the same)",
+    )
+    parser.add_argument(
         "--threads",
         type=int,
         help="cap every library's threads (OMP/OpenBLAS/MKL); default: each library's own default."
@@ -165,6 +172,32 @@ def merge_report(
     merged["results"].update(report["results"])
 
 
+def reused_peer_reports(path: Path, names: list[str]) -> dict[str, dict[str, Any]]:
+    """Rebuild the peers' worker reports from an earlier run's JSON (for ``--reuse-peers``).
+
+    A result marked INVALID then is reset to "ok" so that it is judged again against this run.
+    """
+    earlier = json.loads(path.read_text())
+    reports: dict[str, dict[str, Any]] = {}
+    for peer in PEERS:
+        facts = earlier["libraries"].get(peer)
+        if facts is None:
+            continue
+        results = {}
+        for row in earlier["rows"]:
+            result = row["results"].get(peer)
+            if row["name"] in names and result is not None:
+                result = dict(result)
+                if result.get("status") == "INVALID":
+                    result.update(status="ok", error=None)
+                results[row["name"]] = result
+        status, error = facts.get("status"), facts.get("error")
+        facts = {k: v for k, v in facts.items() if k not in ("status", "error")}
+        facts["reused_from"] = f"{path.name} ({earlier.get('created')})"
+        reports[peer] = {"status": status, "error": error, "facts": facts, "results": results}
+    return reports
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.src is not None:
@@ -190,9 +223,12 @@ def main(argv: list[str] | None = None) -> int:
             for library in paired:
                 report = run_worker(library, [name], mode, args.candidate, Path(scratch))
                 merge_report(workers, library, report, [name])
+        reused = reused_peer_reports(args.reuse_peers, timed) if args.reuse_peers else {}
         for library in libraries:
             wanted = [n for n in timed if n in supported_workloads(library)]
-            if wanted and library not in paired:
+            if library in reused:
+                workers[library] = reused[library]
+            elif wanted and library not in paired:
                 workers[library] = run_worker(library, wanted, mode, args.candidate, Path(scratch))
 
     rows = timed_rows(workers, timed)

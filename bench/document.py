@@ -91,6 +91,8 @@ def _library_table(result: dict[str, Any]) -> str:
             details.append(f"device {facts['device']}")
         if "note" in facts:
             details.append(facts["note"])
+        if "reused_from" in facts:
+            details.append(f"figures reused from an earlier run, {facts['reused_from']}")
         lines.append(f"| {name} | {facts.get('version')} | {'; '.join(details) or '-'} |")
     return "\n".join(lines)
 

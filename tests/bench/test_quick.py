@@ -222,3 +222,32 @@ def test_document_keeps_the_hand_written_part(tmp_path: Path) -> None:
     assert "old table" not in text and text.endswith("## Profiles\nhand-written notes\n")
     assert "| chain_1 | 1 s [1 s-3 s] | 2 s [1 s-3 s] | 0.50 | <= 0.7 | meets |" in text
     assert "Caveat" in text and "2 intra-op threads" in text
+
+
+def test_reused_peer_figures_are_judged_again(tmp_path: Path) -> None:
+    from bench.cli import reused_peer_reports
+
+    check = [1.0, 2.0, 3.0]
+    timing = {"median_s": 1.0, "min_s": 1.0, "max_s": 1.0}
+    earlier = {
+        "created": "earlier",
+        "libraries": {"mygrad": {"status": "ok", "version": "2.5.0"}},
+        "rows": [
+            {
+                "name": "chain_1",
+                "results": {"mygrad": {"status": "INVALID", "check": check, **timing}},
+            }
+        ],
+    }
+    path = tmp_path / "earlier.json"
+    path.write_text(json.dumps(earlier))
+    reports = reused_peer_reports(path, ["chain_1"])
+    assert set(reports) == {"mygrad"} and "earlier" in reports["mygrad"]["facts"]["reused_from"]
+    reference = {"status": "ok", "results": {"chain_1": {"status": "ok", "check": check, **timing}}}
+    (row,) = timed_rows({REFERENCE: reference, **reports}, ["chain_1"])
+    assert row["results"]["mygrad"]["status"] == "ok"
+    reference["results"]["chain_1"]["check"] = [1.0, 2.0, 4.0]
+    (row,) = timed_rows(
+        {REFERENCE: reference, **reused_peer_reports(path, ["chain_1"])}, ["chain_1"]
+    )
+    assert row["results"]["mygrad"]["status"] == "INVALID"
