@@ -149,3 +149,23 @@ def test_empty_parameters() -> None:
         p.grad = gg.zeros(shape)
         opt.step()
         assert p.shape == shape and opt.state[p]["step"].item() == 1.0
+
+
+@pytest.mark.parametrize("gather_rows, strip, threads", [(256, 16, 1), (8, 3, 2), (64, 50, 3)])
+def test_transposed_matrix_gradients_gathered_in_strips(monkeypatch, gather_rows, strip, threads):
+    monkeypatch.setattr(_elementwise, "GATHER_ROWS", gather_rows)
+    monkeypatch.setattr(_elementwise, "STRIP", strip)
+    monkeypatch.setattr(_elementwise, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(_elementwise, "num_threads", lambda: threads)
+    rng = np.random.default_rng(2)
+    start = rng.standard_normal((300, 37)).astype(np.float32)
+    grads = [rng.standard_normal(start.shape).astype(np.float32) for _ in range(3)]
+    results = []
+    for layout in (np.ascontiguousarray, np.asfortranarray):
+        p = gg.tensor(start.copy(), requires_grad=True)
+        opt = gg.optim.RMSprop([p], lr=0.01, centered=True, momentum=0.5)
+        for g in grads:
+            p.grad = gg.from_numpy(layout(g))
+            opt.step()
+        results.append(p.detach().numpy().copy())
+    np.testing.assert_array_equal(results[1], results[0])
