@@ -151,8 +151,14 @@ def test_empty_parameters() -> None:
         assert p.shape == shape and opt.state[p]["step"].item() == 1.0
 
 
-@pytest.mark.parametrize("gather_rows, strip, threads", [(256, 16, 1), (8, 3, 2), (64, 50, 3)])
-def test_transposed_matrix_gradients_gathered_in_strips(monkeypatch, gather_rows, strip, threads):
+@pytest.mark.parametrize(
+    "chunk, gather_rows, strip, threads",
+    [(1 << 16, 256, 16, 1), (370, 8, 3, 2), (370, 64, 5, 3), (100, 64, 50, 3)],
+)
+def test_transposed_matrix_gradients_gathered_in_strips(
+    monkeypatch, chunk, gather_rows, strip, threads
+):
+    monkeypatch.setattr(_elementwise, "CHUNK", chunk)
     monkeypatch.setattr(_elementwise, "GATHER_ROWS", gather_rows)
     monkeypatch.setattr(_elementwise, "STRIP", strip)
     monkeypatch.setattr(_elementwise, "PARALLEL_MIN", 1)
