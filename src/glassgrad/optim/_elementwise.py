@@ -10,7 +10,9 @@ depend on the chunk size or the number of threads.
 
 A *kernel* is a plain function ``kernel(arrays, scratch, *args)``: ``arrays`` are same-shape
 views of the parameter, its gradient and its state (it writes the parameter and state in
-place), ``scratch`` are buffers of the same shape it may overwrite.
+place), ``scratch`` are buffers of the same shape it may overwrite. A gradient that is not
+C-contiguous (glassgrad's ``Linear`` gives a transposed weight gradient) is copied chunk by
+chunk into a buffer, so the kernel always sees contiguous one-dimensional chunks.
 """
 
 from __future__ import annotations
