@@ -181,8 +181,8 @@ def reused_peer_reports(path: Path, names: list[str]) -> dict[str, dict[str, Any
     reports: dict[str, dict[str, Any]] = {}
     for peer in PEERS:
         facts = earlier["libraries"].get(peer)
-        if facts is None:
-            continue
+        if facts is None or facts.get("status") != "ok":
+            continue  # not run then, or its worker failed: run it again
         results = {}
         for row in earlier["rows"]:
             result = row["results"].get(peer)
@@ -218,11 +218,13 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-") as scratch:
         # Full mode: glassgrad and PyTorch take turns, one fresh process per workload, so that a
         # change in the machine's load between them shifts both sides of a ratio alike.
+        # The NumPy floor runs right after its workload, under the same conditions.
         paired = [CANDIDATE, REFERENCE] if mode == "full" else []
         for name in timed if paired else []:
-            for library in paired:
+            for library in paired + ([FLOOR] if name in supported_workloads(FLOOR) else []):
                 report = run_worker(library, [name], mode, args.candidate, Path(scratch))
                 merge_report(workers, library, report, [name])
+        paired += [FLOOR] if paired else []
         reused = reused_peer_reports(args.reuse_peers, timed) if args.reuse_peers else {}
         for library in libraries:
             wanted = [n for n in timed if n in supported_workloads(library)]
