@@ -121,3 +121,11 @@ def test_function_arguments_must_be_tensors() -> None:
         TypeError, match=r"exp\(\): argument 'input' \(position 1\) must be Tensor, not list"
     ):
         gg.exp([1.0, 2.0])
+
+
+def test_linear_weight_gradient_is_c_contiguous_like_pytorch() -> None:
+    # mat2 is the transposed weight: its gradient is computed so that weight.grad is C-ordered.
+    w = gg.randn(3, 4, requires_grad=True)
+    x = gg.randn(5, 4)
+    (x @ w.t()).sum().backward()
+    assert w.grad.is_contiguous()

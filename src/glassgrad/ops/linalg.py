@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -62,10 +64,20 @@ class _Matmul(Op):
                 grad_a = grad_a[..., 0, :]
         if needs[1]:
             a2 = F.unsqueeze(a, 0) if a_vector else a
-            grad_b = F.matmul(F.mT(a2), grad)
+            grad_b = mat2_grad(F, a2, b, grad)
             if b_vector:
                 grad_b = grad_b[..., 0]
         return grad_a, grad_b
+
+
+def mat2_grad(F: Any, mat1: Any, mat2: Any, grad: Any) -> Any:
+    """``mat1^T @ grad``, laid out like ``mat2``: when ``mat2`` is a transposed view (a Linear
+    layer's weight.t()), computed as ``(grad^T @ mat1)^T`` so that the gradient reaching the
+    weight through TBackward0 is C-contiguous (PyTorch's mm_mat2_backward does the same)."""
+    values = mat2._data if isinstance(mat2, Tensor) else mat2
+    if values.ndim == 2 and values.flags.f_contiguous and not values.flags.c_contiguous:
+        return F.mT(F.matmul(F.mT(grad), mat1))
+    return F.matmul(F.mT(mat1), grad)
 
 
 class MmBackward0(_Matmul):

@@ -24,7 +24,7 @@ from ..autograd.op import Op, apply_inplace
 from ._common import check_tensor, wrap_dim, wrap_dims
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
-from .linalg import mm
+from .linalg import mat2_grad, mm
 from .pointwise import mul, where
 from .reduction import max as reduce_max
 from .reduction import min as reduce_min
@@ -425,7 +425,7 @@ class AddmmBackward0(Op):
             grad_m1 = F.matmul(grad, F.mT(m2))
             grad_m1 = grad_m1 if self.alpha == 1 else grad_m1 * self.alpha
         if needs[2]:
-            grad_m2 = F.matmul(F.mT(m1), grad)
+            grad_m2 = mat2_grad(F, m1, m2, grad)
             grad_m2 = grad_m2 if self.alpha == 1 else grad_m2 * self.alpha
         return grad_input, grad_m1, grad_m2
 
