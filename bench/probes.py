@@ -32,13 +32,21 @@ print(seconds, peak_kib * 1024)
 """
 
 
+def _import_env() -> dict[str, str]:
+    # Measure what a user sees: bytecode is cached after the first import (a caller's
+    # PYTHONDONTWRITEBYTECODE would make every run recompile every module).
+    env = child_env()
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def _import_sample(module: str, python: str) -> tuple[float, int]:
     completed = subprocess.run(
         [python, "-c", _IMPORT_SNIPPET, module],
         capture_output=True,
         text=True,
         timeout=120,
-        env=child_env(),
+        env=_import_env(),
     )
     if completed.returncode != 0:
         tail = completed.stderr.strip().splitlines()[-1:] or ["no output"]
@@ -60,6 +68,7 @@ def import_cost(module: str, samples: int, python: str = sys.executable) -> dict
     'ok'
     """
     try:
+        _import_sample(module, python)  # warm-up: writes the bytecode caches
         runs = [_import_sample(module, python) for _ in range(samples)]
         bare = _import_sample("", python)[1]
     except (RuntimeError, subprocess.TimeoutExpired) as error:

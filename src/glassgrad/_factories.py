@@ -57,11 +57,23 @@ class Generator:
 
     def __init__(self, device: Any = "cpu") -> None:
         self._seed = 67280421310721
-        self.rng = np.random.default_rng(self._seed)
+        self._rng: np.random.Generator | None = None
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The NumPy generator behind this one (made on first use: numpy.random is imported
+        only when random numbers are needed)."""
+        if self._rng is None:
+            self._rng = np.random.default_rng(self._seed)
+        return self._rng
+
+    @rng.setter
+    def rng(self, value: np.random.Generator) -> None:
+        self._rng = value
 
     def manual_seed(self, seed: int) -> Generator:
         self._seed = int(seed)
-        self.rng = np.random.default_rng(self._seed)
+        self._rng = None
         return self
 
     def seed(self) -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import inspect
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -16,6 +15,9 @@ __all__ = [
     "inference_mode",
     "is_inference_mode_enabled",
 ]
+
+
+_CO_GENERATOR = 0x20  # code flag of generator functions (what inspect checks), without inspect
 
 
 class _GradState(threading.local):
@@ -50,9 +52,10 @@ class _ModeContext:
         return type(self)()
 
     def __call__(self, func: Callable) -> Callable:
-        if inspect.isclass(func):
+        if isinstance(func, type):
             raise TypeError(f"{type(self).__name__} cannot decorate a class")
-        if inspect.isgeneratorfunction(func):
+        code = getattr(func, "__code__", None)
+        if code is not None and code.co_flags & _CO_GENERATOR:
 
             @functools.wraps(func)
             def generator_wrapper(*args: Any, **kwargs: Any):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -202,6 +201,8 @@ class Node:
 
     def _record_creation(self) -> None:
         """Under anomaly mode, remember the user's stack that created this node."""
+        import traceback  # only in anomaly mode: keeps `import glassgrad` light
+
         frames = [f for f in traceback.extract_stack() if _PACKAGE_DIR not in f.filename]
         self.metadata["traceback_"] = traceback.format_list(frames)
 

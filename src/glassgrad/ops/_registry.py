@@ -8,7 +8,6 @@ gradients, second derivatives) and finite-difference gradchecks.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -16,44 +15,80 @@ import numpy as np
 __all__ = ["Sample", "NoGrad", "OpInfo", "REGISTRY", "register"]
 
 
-@dataclass(frozen=True)
 class NoGrad:
     """A floating tensor argument of a sample that does not require grad."""
 
-    array: np.ndarray
+    __slots__ = ("array",)
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
 
 
-@dataclass(frozen=True)
 class Sample:
-    """One call of an op: ndarray arguments become tensors (float ones require grad)."""
+    """One call of an op: ndarray arguments become tensors (float ones require grad).
 
-    args: tuple
-    kwargs: dict = field(default_factory=dict)
-    # Whether the sample's first / second derivatives are compared (kinks, discrete ops).
-    grad: bool = True
-    gradgrad: bool = True
-    # Whether finite differences apply (False at a kink, e.g. ties of max).
-    fd: bool = True
-    note: str = ""
+    ``grad`` / ``gradgrad``: whether first / second derivatives are compared (False at kinks
+    or for discrete ops); ``fd``: whether finite differences apply (False at a kink, e.g. ties
+    of max).
+    """
+
+    __slots__ = ("args", "kwargs", "grad", "gradgrad", "fd", "note")
+
+    def __init__(
+        self,
+        args: tuple,
+        kwargs: dict | None = None,
+        grad: bool = True,
+        gradgrad: bool = True,
+        fd: bool = True,
+        note: str = "",
+    ) -> None:
+        self.args = args
+        self.kwargs = {} if kwargs is None else kwargs
+        self.grad, self.gradgrad, self.fd, self.note = grad, gradgrad, fd, note
+
+    def __repr__(self) -> str:
+        return f"Sample({self.args!r}, {self.kwargs!r}{', ' + self.note if self.note else ''})"
 
 
-@dataclass
 class OpInfo:
-    """A registry row."""
+    """A registry row: the op's name, function, Node classes, Tensor methods, samples, how
+    PyTorch spells it (a dotted path under torch, or ``f(torch, *args, **kw)``), whether it is
+    differentiable (to second order), its namespace ("" is ``glassgrad.X``; also
+    "nn.functional", "linalg") and the forward tolerances."""
 
-    name: str
-    function: Callable
-    nodes: tuple = ()
-    methods: tuple = ()
-    samples: Callable[[np.random.Generator], Iterable[Sample]] | None = None
-    # How PyTorch spells the same call: a dotted path under torch, or f(torch, *args, **kw).
-    torch: str | Callable | None = None
-    differentiable: bool = True
-    second_order: bool = True
-    # Where the function is public: "" (glassgrad.X), "nn.functional", "linalg", "special".
-    namespace: str = ""
-    atol: float = 1e-10
-    rtol: float = 1e-8
+    __slots__ = (
+        "name",
+        "function",
+        "nodes",
+        "methods",
+        "samples",
+        "torch",
+        "differentiable",
+        "second_order",
+        "namespace",
+        "atol",
+        "rtol",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        function: Callable,
+        nodes: tuple = (),
+        methods: tuple = (),
+        samples: Callable[[np.random.Generator], Iterable[Sample]] | None = None,
+        torch: str | Callable | None = None,
+        differentiable: bool = True,
+        second_order: bool = True,
+        namespace: str = "",
+        atol: float = 1e-10,
+        rtol: float = 1e-8,
+    ) -> None:
+        self.name, self.function, self.nodes, self.methods = name, function, nodes, methods
+        self.samples, self.torch = samples, torch
+        self.differentiable, self.second_order = differentiable, second_order
+        self.namespace, self.atol, self.rtol = namespace, atol, rtol
 
 
 REGISTRY: dict[str, OpInfo] = {}
