@@ -76,17 +76,16 @@ def _library_table(result: dict[str, Any]) -> str:
             continue
         details = []
         if "threads" in facts:
-            details.append(f"{facts['threads']} intra-op threads")
+            details.append(f"intra-op threads: {facts['threads']}")
         if "interop_threads" in facts:
-            details.append(f"{facts['interop_threads']} inter-op")
+            details.append(f"inter-op threads: {facts['interop_threads']}")
         if "blas" in facts:
             details.append(f"BLAS {facts['blas']}")
         if "parallel_backend" in facts:
             details.append(f"backend {facts['parallel_backend']}")
         for pool in facts.get("blas_pools", []):
-            details.append(
-                f"{pool['internal_api']} {pool['version']}: {pool['num_threads']} threads"
-            )
+            pool_name = " ".join(str(p) for p in (pool["internal_api"], pool["version"]) if p)
+            details.append(f"{pool_name}: {pool['num_threads']} threads")
         if "device" in facts:
             details.append(f"device {facts['device']}")
         if "note" in facts:

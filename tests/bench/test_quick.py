@@ -221,7 +221,7 @@ def test_document_keeps_the_hand_written_part(tmp_path: Path) -> None:
     text = render_document(result, [CANDIDATE, REFERENCE], existing=page)
     assert "old table" not in text and text.endswith("## Profiles\nhand-written notes\n")
     assert "| chain_1 | 1 s [1 s-3 s] | 2 s [1 s-3 s] | 0.50 | <= 0.7 | meets |" in text
-    assert "Caveat" in text and "2 intra-op threads" in text
+    assert "Caveat" in text and "intra-op threads: 2" in text
 
 
 def test_reused_peer_figures_are_judged_again(tmp_path: Path) -> None:
