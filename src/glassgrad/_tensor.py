@@ -387,7 +387,7 @@ class Tensor:
         """The shape, or the size of dimension ``dim``."""
         if dim is None:
             return Size(self._data.shape)
-        return self._data.shape[_wrap_dim(dim, self._data.ndim, "size")]
+        return self._data.shape[wrap_dim(dim, self._data.ndim, "size")]
 
     @property
     def dtype(self) -> _dtype.dtype:
@@ -430,7 +430,7 @@ class Tensor:
 
     def stride(self, dim: int | None = None) -> tuple | int:
         strides = tuple(s // self._data.itemsize for s in self._data.strides)
-        return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim, "stride")]
+        return strides if dim is None else strides[wrap_dim(dim, self._data.ndim, "stride")]
 
     def data_ptr(self) -> int:
         return self._data.ctypes.data
@@ -544,15 +544,19 @@ class Tensor:
         return t
 
 
-def _wrap_dim(dim: int, ndim: int, op: str) -> int:
-    """A dim in ``[-ndim, ndim)`` as a non-negative index, with PyTorch's IndexError."""
+def wrap_dim(dim: int, ndim: int, op: str = "") -> int:
+    """``dim`` in ``[-ndim, ndim)`` as a non-negative index (a 0-d tensor accepts -1 and 0),
+    else PyTorch's IndexError naming ``op``."""
     bound = max(ndim, 1)
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"{op}: dim must be an int, got {type(dim).__name__}")
     if not -bound <= dim < bound:
+        prefix = f"{op}: " if op else ""
         raise IndexError(
-            f"{op}: Dimension out of range (expected to be in range of [{-bound}, {bound - 1}], "
-            f"but got {dim})"
+            f"{prefix}Dimension out of range (expected to be in range of [{-bound}, "
+            f"{bound - 1}], but got {dim})"
         )
-    return dim % bound
+    return int(dim) % bound
 
 
 def _legacy_new(dt: _dtype.dtype, args: tuple, kwargs: dict, cls: type = Tensor) -> Tensor:

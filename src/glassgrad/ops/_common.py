@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import default_numpy_float, result_numpy_dtype
-from .._tensor import Tensor
+from .._tensor import Tensor, wrap_dim  # noqa: F401 - re-exported for op modules
 
 
 def check_tensor(x: Any, op: str, arg: str = "input", position: int = 1) -> Tensor:
@@ -84,20 +84,6 @@ def broadcast_error(op: str, a: Any, b: Any) -> RuntimeError:
     return RuntimeError(message)
 
 
-def wrap_dim(dim: int, ndim: int, op: str = "") -> int:
-    """``dim`` in ``[-ndim, ndim)`` as a non-negative index (a 0-d tensor accepts -1 and 0)."""
-    bound = max(ndim, 1)
-    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
-        raise TypeError(f"{op}: dim must be an int, got {type(dim).__name__}")
-    if not -bound <= dim < bound:
-        prefix = f"{op}: " if op else ""
-        raise IndexError(
-            f"{prefix}Dimension out of range (expected to be in range of [{-bound}, "
-            f"{bound - 1}], but got {dim})"
-        )
-    return int(dim) % bound
-
-
 def wrap_dims(dim: Any, ndim: int, op: str) -> tuple | None:
     """A dim or sequence of dims (None: all) as a sorted tuple of non-negative indices."""
     if dim is None:
@@ -107,8 +93,3 @@ def wrap_dims(dim: Any, ndim: int, op: str) -> tuple | None:
     if len(set(wrapped)) != len(wrapped):
         raise RuntimeError(f"{op}: dim {wrapped} appears multiple times in the list of dims")
     return wrapped if ndim else ()
-
-
-def as_tensor_operand(x: Any) -> Any:
-    """Tensors stay; ndarrays and scalars are constants (no grad)."""
-    return x

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..._tensor import Tensor, _wrap_dim
+from ..._tensor import Tensor, wrap_dim
 from .module import Module
 
 __all__ = ["Flatten", "Unflatten"]
@@ -16,8 +16,8 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     shape = tuple(input.shape)
     if not shape:
         return input.reshape(1)
-    start = _wrap_dim(start_dim, len(shape), "flatten")
-    end = _wrap_dim(end_dim, len(shape), "flatten")
+    start = wrap_dim(start_dim, len(shape), "flatten")
+    end = wrap_dim(end_dim, len(shape), "flatten")
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if start == end:
@@ -29,7 +29,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 def unflatten(input: Tensor, dim: int, sizes: tuple) -> Tensor:
     """``input`` with dimension ``dim`` split into ``sizes`` (one entry may be -1)."""
     shape = tuple(input.shape)
-    d = _wrap_dim(dim, len(shape), "unflatten")
+    d = wrap_dim(dim, len(shape), "unflatten")
     sizes = tuple(sizes)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
