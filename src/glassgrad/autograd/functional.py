@@ -55,6 +55,15 @@ def _grad(outputs: tuple, inputs: tuple, grad_outputs: tuple, create_graph: bool
     )
 
 
+def _vector(v: Any, like: tuple, message: str) -> tuple:
+    """``v`` as a tuple; None means ones shaped like ``like`` (single elements only)."""
+    if v is not None:
+        return _tuple(v)[0]
+    if any(t.numel() != 1 for t in like):
+        raise RuntimeError(message)
+    return tuple(graph.Tensor._from_array(np.ones_like(t._data)) for t in like)
+
+
 def _finish(values: tuple, was_tuple: bool, create_graph: bool) -> Any:
     values = tuple(v if create_graph else v.detach() for v in values)
     return values if was_tuple else values[0]
@@ -76,15 +85,12 @@ def vjp(
         prepared = _prepare(inputs_t, create_graph)
         outputs = func(*prepared)
         outputs_t, outputs_tuple = _tuple(outputs)
-        if v is None:
-            if any(o.numel() != 1 for o in outputs_t):
-                raise RuntimeError(
-                    "The vector v can only be None if the user-provided function returns a "
-                    "single Tensor with a single element."
-                )
-            v_t = tuple(graph.Tensor._from_array(np.ones_like(o._data)) for o in outputs_t)
-        else:
-            v_t, _ = _tuple(v)
+        v_t = _vector(
+            v,
+            outputs_t,
+            "The vector v can only be None if the user-provided function returns a single "
+            "Tensor with a single element.",
+        )
         result = _grad(outputs_t, prepared, v_t, create_graph)
     return (
         _finish(outputs_t, outputs_tuple, create_graph),
@@ -108,15 +114,12 @@ def jvp(
         prepared = _prepare(inputs_t, create_graph)
         outputs = func(*prepared)
         outputs_t, outputs_tuple = _tuple(outputs)
-        if v is None:
-            if any(x.numel() != 1 for x in inputs_t):
-                raise RuntimeError(
-                    "The vector v can only be None if the input to the user-provided function "
-                    "is a single Tensor with a single element."
-                )
-            v_t = tuple(graph.Tensor._from_array(np.ones_like(x._data)) for x in inputs_t)
-        else:
-            v_t, _ = _tuple(v)
+        v_t = _vector(
+            v,
+            inputs_t,
+            "The vector v can only be None if the input to the user-provided function is a "
+            "single Tensor with a single element.",
+        )
         # u is a dummy cotangent; d(u^T J)/du applied to v is J v.
         dummies = tuple(
             graph.Tensor._from_array(np.zeros_like(o._data)).requires_grad_(True) for o in outputs_t
@@ -228,10 +231,11 @@ def vhp(
             raise RuntimeError(
                 "The Tensor returned by the function given to hvp should contain a single element"
             )
-        v_t, _ = (
-            _tuple(v)
-            if v is not None
-            else (tuple(graph.Tensor._from_array(np.ones_like(x._data)) for x in inputs_t), True)
+        v_t = _vector(
+            v,
+            inputs_t,
+            "The vector v can only be None if the input to the user-provided function is a "
+            "single Tensor with a single element.",
         )
         grads = _grad((out,), prepared, (None,), create_graph=True)
         result = _grad(grads, prepared, v_t, create_graph)
