@@ -239,7 +239,7 @@ def _flat(pairs: tuple) -> tuple:
 
 def wrap_array(value: Any) -> Any:
     """An ndarray gradient as a Tensor for user hooks (a Tensor stays as it is)."""
-    if isinstance(value, np.ndarray):
+    if isinstance(value, (np.ndarray, np.generic)):
         return Tensor._from_array(value)
     return value
 

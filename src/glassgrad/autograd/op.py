@@ -345,7 +345,7 @@ def fit_gradients(node: Node, grads: Any, F: Any, create_graph: bool) -> Any:
             if not isinstance(g, graph.Tensor):
                 g = graph.Tensor._from_array(np.asarray(g))
             data = g._data
-        elif type(g) is np.ndarray:
+        elif type(g) is np.ndarray or isinstance(g, np.generic):  # 0-d math gives scalars
             if g.shape == shape and g.dtype == dtype:
                 continue
             data = g
