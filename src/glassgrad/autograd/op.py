@@ -36,6 +36,21 @@ _ZEROS = tuple((0,) * n for n in range(64))
 _FIRST = tuple(tuple(range(n)) for n in range(64))  # saved_inputs naming every input
 anomaly = graph.anomaly
 _SAVED_NAMES = {0: "self", 1: "other"}
+_new = object.__new__
+
+# Nodes share equal metadata tuples: a graph of a million ops then holds a handful of them,
+# not a million (memory, and objects for Python's cyclic GC to walk).
+_meta_cache: dict = {}
+_META_CACHE_LIMIT = 4096
+
+
+def _shared_meta(meta: tuple) -> tuple:
+    shared = _meta_cache.get(meta)
+    if shared is None:
+        if len(_meta_cache) >= _META_CACHE_LIMIT:
+            _meta_cache.clear()
+        shared = _meta_cache[meta] = meta
+    return shared
 
 
 class _Volatile:
@@ -123,19 +138,22 @@ class Op(Node):
     @classmethod
     def apply(cls, *inputs: Any, **params: Any) -> Any:
         """Run the op on ``inputs`` (Tensors or constants) and record it if needed."""
+        # The hot path of every op: one pass over the inputs, the result built inline.
         Tensor = graph.Tensor
-        node = cls.__new__(cls)
-        arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
-        out = node.forward(*arrays, **params)
+        node = _new(cls)
+        arrays = []
         record = False
-        if grad_state.enabled:
-            for x in inputs:
-                if isinstance(x, Tensor) and x._requires_grad:
+        for x in inputs:
+            if isinstance(x, Tensor):
+                arrays.append(x._data)
+                if x._requires_grad:
                     record = True
-                    break
+            else:
+                arrays.append(x)
+        out = node.forward(*arrays, **params)
         if legacy_volatile.alive and _any_volatile(inputs):
             return _wrap_volatile(out)
-        if not record:
+        if not record or not grad_state.enabled:
             if cls.is_view:
                 return _wrap_view(cls, out, inputs, params, None)
             if type(out) is tuple:
@@ -150,7 +168,12 @@ class Op(Node):
                 Tensor._from_array(o) if i in nondiff else Tensor._result(o, node, i)
                 for i, o in enumerate(out)
             )
-        result = Tensor._result(out, node, 0)
+        result = _new(Tensor)  # Tensor._result(out, node, 0), inlined
+        result._data = out if type(out) is np.ndarray else np.asarray(out)
+        result._requires_grad = True
+        result._grad = None
+        result.grad_fn = node
+        result._version_counter = None
         if cls.saves_output:
             node._saved_out = (result._data, result._vc, 0)
         return result
@@ -206,7 +229,7 @@ class Op(Node):
             meta.append(out.shape)
             meta.append(out.dtype)
             self._n_out = 1
-        self._meta = tuple(meta)
+        self._meta = _shared_meta(tuple(meta))
         saved_inputs = self.saved_inputs
         if saved_inputs:
             saved = (
@@ -240,10 +263,8 @@ class Op(Node):
         for x in self._saved:
             if isinstance(x, Tensor):
                 counter = x._version_counter
-                current = 0 if counter is None else counter[0]
-                expected = versions[k] if versions else 0
-                if current != expected:
-                    raise _modified_error(x, expected, x.grad_fn)
+                if counter is not None and counter[0] != (versions[k] if versions else 0):
+                    raise _modified_error(x, versions[k] if versions else 0, x.grad_fn)
                 values.append(x if as_tensors else x._data)
             else:
                 values.append(x)
@@ -274,16 +295,15 @@ class Op(Node):
         return stale
 
     def _run(self, grads: list, create_graph: bool) -> tuple:
-        if self._saved is None:
+        saved = self._saved
+        if saved is None:
             raise saved_tensors_freed_error()
         F = graph.tensor_namespace if create_graph else graph.array_namespace
-        if self._saved or self._saved_out is not None:
+        if saved or self._saved_out is not None:
             self.saved = self._unpack(create_graph)
-        if len(grads) == 1:
-            grad = grads[0]
-        else:
-            grad = tuple(self._materialize(grads, F))
-        result = self.backward(F, grad)
+        result = self.backward(
+            F, grads[0] if len(grads) == 1 else tuple(self._materialize(grads, F))
+        )
         self.saved = None
         if type(result) is not tuple:
             result = (result,)

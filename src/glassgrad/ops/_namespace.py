@@ -41,6 +41,10 @@ def _index_zeros_add(shape: tuple, key: Any, values: np.ndarray, basic: bool) ->
 
 def _scatter_zeros(shape: tuple, dim: int, index: np.ndarray, src: np.ndarray) -> np.ndarray:
     out = np.zeros(shape, dtype=src.dtype)
+    if len(shape) == 2 and dim == 1 and index.shape[1] == 1:  # one class per row (nll_loss)
+        rows = np.arange(shape[0])
+        out[rows, index[:, 0]] = src[:, 0]
+        return out
     np.put_along_axis(out, index, src, axis=dim)
     return out
 

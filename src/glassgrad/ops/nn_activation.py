@@ -724,7 +724,7 @@ def _reduce_axis(x: np.ndarray, dim: int) -> int | None:
 
 def _shifted(x: np.ndarray, dim: int | None) -> np.ndarray:
     # x - max(x) along dim: every exp() argument <= 0. `initial` keeps empty inputs legal.
-    return x - np.max(x, axis=dim, keepdims=True, initial=-np.inf)
+    return x - x.max(axis=dim, keepdims=True, initial=-np.inf)
 
 
 class SoftmaxBackward0(Op):
@@ -737,7 +737,7 @@ class SoftmaxBackward0(Op):
         self.dim = dim = _reduce_axis(x, dim)
         with np.errstate(invalid="ignore"):
             e = np.exp(_shifted(x, dim))
-            return e / np.sum(e, axis=dim, keepdims=True)
+            return e / e.sum(axis=dim, keepdims=True)
 
     def backward(self, F, grad):
         (out,) = self.saved
@@ -754,7 +754,7 @@ class LogSoftmaxBackward0(Op):
         self.dim = dim = _reduce_axis(x, dim)
         with np.errstate(invalid="ignore", divide="ignore"):
             shifted = _shifted(x, dim)
-            return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+            return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
 
     def backward(self, F, grad):
         (out,) = self.saved

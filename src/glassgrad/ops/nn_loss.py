@@ -383,6 +383,23 @@ class NllLossBackward0(Op):
         class_dim = 0 if x.ndim == 1 else 1
         classes = x.shape[class_dim]
         target = target.astype(np.int64, copy=False)
+        self.reduction, self.shape, self.class_dim = reduction, x.shape, class_dim
+        if (
+            x.ndim == 2
+            and weight is None
+            and reduction == "mean"
+            and target.size
+            and not 0 <= ignore_index < classes
+            and target.min() >= 0
+            and target.max() < classes
+        ):
+            # The usual classifier loss (every target a valid class): a few array calls.
+            rows = target.size
+            self.index = target.reshape(rows, 1)
+            self.ignored = None
+            self.coefficient = np.full(rows, -1.0 / rows, dtype=x.dtype)
+            picked = x[np.arange(rows), target]
+            return np.asarray(-picked.sum() / rows, dtype=x.dtype)
         kept = target != ignore_index
         out_of_range = kept & ((target < 0) | (target >= classes))
         if out_of_range.any():
@@ -397,12 +414,7 @@ class NllLossBackward0(Op):
         if weight is not None:
             weights = weights * weight.astype(x.dtype, copy=False)[index.squeeze(class_dim)]
         losses = -picked * weights
-        self.reduction, self.shape, self.class_dim, self.index = (
-            reduction,
-            x.shape,
-            class_dim,
-            index,
-        )
+        self.index = index
         self.ignored = None if kept.all() else ~kept
         if reduction == "none":
             self.coefficient = -weights
