@@ -138,12 +138,12 @@ def run_backward(
     deps = _collect(root_nodes)
 
     capture: dict = {}  # node -> list of (output_nr, index into inputs)
-    needed = None
+    selective = None  # with inputs: the nodes that lead to one of them (only those run)
     if inputs is not None:
         for index, t in enumerate(inputs):
             node, nr = edge_of(t)
             capture.setdefault(node, []).append((nr, index))
-        needed = _needed(root_nodes, set(capture))
+        selective = _needed(root_nodes, set(capture))
     captured: list = [None] * (len(inputs) if inputs is not None else 0)
 
     buffers: dict = {}
@@ -174,19 +174,14 @@ def run_backward(
             else:
                 break
             grads = buffers.pop(node, None)
-            outputs: Any = ()
+            outputs: Any = None
             if grads is not None and (grads[0] is not None or _any_grad(grads)):
-                if node._hooked:
+                hooked = node._hooked
+                if hooked:
                     _call_hooks(node, grads, create_graph)
-                is_leaf_sink = type(node) is AccumulateGrad
-                if capture and node in capture:
-                    if is_leaf_sink:
-                        grads[0] = node._hooked_grad(grads[0], create_graph)
-                        if accumulate_grad:
-                            node._accumulate(grads[0], create_graph)
-                    for nr, index in capture[node]:
-                        captured[index] = grads[nr]
-                if (needed is None or node in needed) and not (is_leaf_sink and capture):
+                if selective is None or _capture(
+                    node, grads, create_graph, capture, captured, selective, accumulate_grad
+                ):
                     try:
                         outputs = node._run(grads, create_graph)
                     except Exception as error:
@@ -195,7 +190,7 @@ def run_backward(
                                 f"Error detected in {node.name()}: {error}" + _anomaly_context(node)
                             ) from error
                         raise
-                    if node._post_hooks:
+                    if hooked and node._post_hooks:
                         outputs = _call_post_hooks(node, outputs, grads, create_graph)
                     if anomaly:
                         _check_anomaly(node, outputs)
@@ -244,6 +239,29 @@ def run_backward(
                     accumulate(t, g, create_graph)
         return None
     return captured
+
+
+def _capture(
+    node: Node,
+    grads: list,
+    create_graph: bool,
+    capture: dict,
+    captured: list,
+    needed: set,
+    accumulate_grad: bool,
+) -> bool:
+    """Keep the gradients that reach an input of ``autograd.grad`` / ``backward(inputs=)``;
+    True if ``node`` must still run (it leads to another input)."""
+    is_leaf_sink = type(node) is AccumulateGrad
+    targets = capture.get(node)
+    if targets is not None:
+        if is_leaf_sink:
+            grads[0] = node._hooked_grad(grads[0], create_graph)
+            if accumulate_grad:
+                node._accumulate(grads[0], create_graph)
+        for nr, index in targets:
+            captured[index] = grads[nr]
+    return not is_leaf_sink and node in needed
 
 
 def _any_grad(grads: list) -> bool:
