@@ -78,6 +78,20 @@ class ArrayNamespace:
 
     @staticmethod
     def where(condition: np.ndarray, a: Any, b: Any) -> np.ndarray:
+        if (
+            type(b) is float
+            and b == 0.0
+            and type(a) is np.ndarray
+            and a.dtype.kind == "f"
+            and condition.dtype == np.bool_
+            and a.shape == condition.shape
+        ):
+            # Masking a gradient (relu, clamp, ...): a product is ~3x faster than np.where.
+            # It differs only where a non-finite value meets the mask (inf * 0 = nan), which
+            # the sum detects; np.where then gives the exact zeros.
+            out = a * condition
+            if not np.isnan(out.sum()):
+                return out
         out = np.where(condition, a, b)
         ref = a if isinstance(a, np.ndarray) else b
         return out.astype(ref.dtype, copy=False) if isinstance(ref, np.ndarray) else out
