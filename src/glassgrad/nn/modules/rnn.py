@@ -17,7 +17,7 @@ from typing import Any
 
 from ... import _factories
 from ..._tensor import Tensor
-from ...ops import linalg, linalg_extra, pointwise, shape
+from ...ops import linalg, linalg_extra, nn_rnn, pointwise, shape
 from .. import functional as F
 from .. import init
 from ._utils import new_parameter
@@ -245,11 +245,27 @@ class RNNBase(Module):
                     name.rsplit("_", 2 if direction else 1)[0]: getattr(self, name)
                     for name in self._all_weights[index]
                 }
+                h = h0[index]
+                c = c0[index] if c0 is not None else None
+                if self.mode == "LSTM" and self.proj_size == 0:
+                    # One fused node for the whole layer and direction, as PyTorch on CPU.
+                    output, h, c = nn_rnn.lstm_layer(
+                        layer_input,
+                        weights["weight_ih"],
+                        weights["weight_hh"],
+                        weights.get("bias_ih"),
+                        weights.get("bias_hh"),
+                        h,
+                        c,
+                        reverse=bool(direction),
+                    )
+                    outputs.append(output)
+                    final_h.append(h)
+                    final_c.append(c)
+                    continue
                 # The input projection of every time step at once, then one slice per step.
                 gi = F.linear(layer_input, weights["weight_ih"], weights.get("bias_ih")).unbind(0)
                 w_hh_t, b_hh = weights["weight_hh"].t(), weights.get("bias_hh")
-                h = h0[index]
-                c = c0[index] if c0 is not None else None
                 sequence: list = [None] * steps
                 order = range(steps - 1, -1, -1) if direction else range(steps)
                 for t in order:

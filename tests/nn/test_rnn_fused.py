@@ -1,0 +1,177 @@
+"""The fused LSTM layer node (ops/nn_rnn.py) as nn.LSTM uses it: the graph PyTorch's CPU LSTM
+records, second derivatives, in-place checks, retained and released graphs, and the reuse of
+the forward's buffers from one step to the next."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
+
+from .conftest import copy_state
+
+RNG = np.random.default_rng(7)
+
+
+def pair(make):
+    """The same module in both libraries (PyTorch's weights copied into ours)."""
+    theirs = make(torch.nn)
+    ours = make(gg.nn)
+    copy_state(ours, theirs)
+    return ours, theirs
+
+
+def edges(node) -> list:
+    """``next_functions`` as (class name or None, input_nr) pairs."""
+    return [(None if fn is None else type(fn).__name__, nr) for fn, nr in node.next_functions]
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_graph_is_pytorchs_cpu_lstm_graph(bias):
+    ours, theirs = pair(lambda nn: nn.LSTM(3, 4, num_layers=2, bias=bias))
+    x = RNG.standard_normal((5, 2, 3)).astype(np.float32)
+    graphs = []
+    for lib, module in ((gg, ours), (torch, theirs)):
+        out, (h_n, c_n) = module(lib.tensor(x, requires_grad=True))
+        top = out.grad_fn
+        bottom = top.next_functions[0][0]
+        graphs.append(
+            (
+                type(top).__name__,
+                edges(top),
+                edges(bottom),
+                [(type(fn).__name__, nr) for fn, nr in h_n.grad_fn.next_functions],
+                [(type(fn).__name__, nr) for fn, nr in c_n.grad_fn.next_functions],
+                type(h_n.grad_fn).__name__,
+            )
+        )
+    assert graphs[0] == graphs[1]
+    assert graphs[0][0] == "MkldnnRnnLayerBackward0"
+
+
+def test_bidirectional_and_batch_first_graph_heads_match():
+    ours, theirs = pair(lambda nn: nn.LSTM(3, 4, bidirectional=True, batch_first=True))
+    x = RNG.standard_normal((2, 5, 3)).astype(np.float32)
+    names = []
+    for lib, module in ((gg, ours), (torch, theirs)):
+        out, (h_n, _) = module(lib.tensor(x))
+        cat = out.grad_fn.next_functions[0][0]
+        names.append(
+            (
+                type(out.grad_fn).__name__,
+                type(cat).__name__,
+                [type(fn).__name__ for fn, _ in cat.next_functions],
+                type(h_n.grad_fn).__name__,
+            )
+        )
+    assert names[0] == names[1]
+
+
+def test_second_derivatives_match_torch():
+    ours, theirs = pair(lambda nn: nn.LSTM(3, 4, num_layers=2, bidirectional=True).double())
+    x = RNG.standard_normal((4, 2, 3))
+    h0, c0 = RNG.standard_normal((2, 4, 2, 4))
+    results = []
+    for lib, module in ((gg, ours), (torch, theirs)):
+        inputs = [lib.tensor(a, requires_grad=True) for a in (x, h0, c0)]
+        out, (h_n, c_n) = module(inputs[0], (inputs[1], inputs[2]))
+        loss = (out * out).sum() + (h_n * c_n).sum()
+        params = list(module.parameters())
+        first = lib.autograd.grad(loss, params + inputs, create_graph=True)
+        penalty = sum((g * g).sum() for g in first)
+        second = lib.autograd.grad(penalty, params + inputs)
+        results.append([t.detach().numpy() for t in (*first, *second)])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-10)
+
+
+def test_output_modified_in_place_is_an_error_as_in_torch():
+    for lib in (gg, torch):
+        lstm = lib.nn.LSTM(3, 4)
+        out, _ = lstm(lib.randn(5, 2, 3))
+        out.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            out.sum().backward()
+
+
+def test_weight_modified_in_place_is_an_error():
+    lstm = gg.nn.LSTM(3, 4)
+    out, _ = lstm(gg.randn(5, 2, 3))
+    with gg.no_grad():
+        lstm.weight_hh_l0.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
+
+
+def test_retain_graph_then_release():
+    lstm = gg.nn.LSTM(3, 4)
+    out, (h_n, c_n) = lstm(gg.randn(5, 2, 3))
+    loss = out.sum() + c_n.sum()
+    loss.backward(retain_graph=True)
+    once = lstm.weight_ih_l0.grad.numpy().copy()
+    loss.backward()
+    np.testing.assert_allclose(lstm.weight_ih_l0.grad.numpy(), 2 * once, rtol=1e-6)
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        loss.backward()
+
+
+def test_graphs_alive_together_keep_their_own_buffers():
+    # Buffers of a released node are reused by the next forward: a graph still alive must not
+    # see them change. Build two graphs, release the first, build a third, then check the second.
+    ours, theirs = pair(lambda nn: nn.LSTM(3, 4, num_layers=2))
+    xs = [RNG.standard_normal((6, 2, 3)).astype(np.float32) for _ in range(3)]
+
+    def weight_grads(module, lib, runs):
+        outs = [module(lib.tensor(x))[0] for x in xs[:2]]
+        (outs[0] * outs[0]).sum().backward()
+        module.zero_grad()
+        if runs == 3:
+            third, _ = module(lib.tensor(xs[2]))
+            (third * 3).sum().backward()
+            module.zero_grad()
+        (outs[1] * outs[1]).sum().backward()
+        return [p.grad.numpy().copy() for p in module.parameters()]
+
+    reference = weight_grads(theirs, torch, 3)
+    for a, b in zip(weight_grads(ours, gg, 3), reference):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
+
+
+def test_no_grad_forward_matches_and_records_nothing():
+    ours, theirs = pair(lambda nn: nn.LSTM(3, 4, bidirectional=True))
+    x = RNG.standard_normal((5, 2, 3)).astype(np.float32)
+    with gg.no_grad():
+        out, (h_n, c_n) = ours(gg.tensor(x))
+    assert out.grad_fn is None and h_n.grad_fn is None
+    with torch.no_grad():
+        expected = theirs(torch.tensor(x))
+    np.testing.assert_allclose(out.numpy(), expected[0].numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(c_n.numpy(), expected[1][1].numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_float32_training_steps_follow_torch():
+    ours, theirs = pair(lambda nn: nn.LSTM(4, 8))
+    opt_ours = gg.optim.SGD(ours.parameters(), lr=0.5)
+    opt_theirs = torch.optim.SGD(theirs.parameters(), lr=0.5)
+    x = RNG.standard_normal((7, 3, 4)).astype(np.float32)
+    for _ in range(4):
+        losses = []
+        for lib, module, opt in ((gg, ours, opt_ours), (torch, theirs, opt_theirs)):
+            opt.zero_grad()
+            out, _ = module(lib.tensor(x))
+            loss = (out * out).mean()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        assert losses[0] == pytest.approx(losses[1], rel=1e-5)
+    for a, b in zip(ours.parameters(), theirs.parameters()):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_projection_keeps_pytorchs_composite_graph():
+    # PyTorch runs LSTM with proj_size outside its fused kernel; so does glassgrad.
+    for lib in (gg, torch):
+        out, _ = lib.nn.LSTM(3, 4, proj_size=2)(lib.randn(5, 2, 3))
+        assert type(out.grad_fn).__name__ == "StackBackward0"
