@@ -112,6 +112,65 @@ def test_max_pool_double_backward_graph() -> None:
     assert names[1] == names[3]
 
 
+# Windows inside the input (no padding, no ceil overhang) take a gather-based path; these
+# cases pin it to PyTorch: ties among relu zeros, gaps between windows, more than 127 kernel
+# offsets (int32 choices), dilation, a transposed input, -inf windows and integers.
+INSIDE_CASES = {
+    "relu-ties": ((4, 3, 8, 8), {"kernel_size": 2}, "relu"),
+    "gaps": ((2, 3, 9, 9), {"kernel_size": 2, "stride": 3}, "normal"),
+    "many-offsets": ((2, 2, 13, 12), {"kernel_size": 12}, "normal"),
+    "dilated": ((2, 2, 7, 8), {"kernel_size": 2, "stride": 3, "dilation": 2}, "normal"),
+    "transposed": ((2, 3, 6, 8), {"kernel_size": (2, 4)}, "transposed"),
+    "minus-inf": ((1, 2, 4, 4), {"kernel_size": 2}, "minus-inf"),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "shape, params, kind", INSIDE_CASES.values(), ids=list(INSIDE_CASES.keys())
+)
+def test_max_pool_windows_inside_the_input(shape, params, kind, dtype) -> None:
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(shape)
+    if kind == "relu":
+        x = np.maximum(x, 0)  # most windows hold several equal zeros
+    elif kind == "transposed":
+        x = np.ascontiguousarray(np.swapaxes(x, -1, -2)).swapaxes(-1, -2)
+    elif kind == "minus-inf":
+        x[0, 0] = -np.inf
+    x = x.astype(dtype)
+    results = []
+    for lib, F in LIBS:
+        t = lib.from_numpy(x) if kind == "transposed" else lib.tensor(x)
+        t.requires_grad_()
+        out, indices = F.max_pool2d(t, return_indices=True, **params)
+        v = np.random.default_rng(6).standard_normal(tuple(out.shape)).astype(dtype)
+        (out * lib.tensor(v)).sum().backward()
+        results.append((out, indices, t.grad))
+    (out_g, idx_g, grad_g), (out_t, idx_t, grad_t) = results
+    np.testing.assert_array_equal(out_g.detach().numpy(), out_t.detach().numpy())
+    np.testing.assert_array_equal(idx_g.numpy(), idx_t.numpy())
+    np.testing.assert_array_equal(grad_g.numpy(), grad_t.numpy())
+
+
+def test_max_pool_integers_without_padding() -> None:
+    x = np.arange(2 * 3 * 6 * 6).reshape(2, 3, 6, 6) * 7 % 11
+    (ours, _), (theirs, _) = both(lambda F, t: F.max_pool2d(t, 2, return_indices=True), x)
+    close(ours[0], theirs[0])
+    np.testing.assert_array_equal(ours[1].numpy(), theirs[1].numpy())
+
+
+def test_max_pool_infinite_gradient_reaches_only_the_maximum() -> None:
+    x = np.random.default_rng(8).standard_normal((1, 2, 4, 4))
+    grads = []
+    for lib, F in LIBS:
+        t = lib.tensor(x, requires_grad=True)
+        F.max_pool2d(t, 2).backward(lib.full((1, 2, 2, 2), float("inf"), dtype=lib.float64))
+        grads.append(t.grad.numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])
+    assert (grads[0] == 0).sum() == 32 - 8
+
+
 AVG_POOL_CASES = {
     "plain": {"kernel_size": 2},
     "padding": {"kernel_size": 3, "stride": 2, "padding": 1},

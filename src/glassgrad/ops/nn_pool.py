@@ -13,6 +13,7 @@ so ``create_graph=True`` gives second derivatives like PyTorch.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -85,6 +86,10 @@ def _max_pool(x: np.ndarray, kernel, stride, padding, dilation, out) -> tuple:
     PyTorch's choice: the first maximum in row-major window order; a NaN wins (the last NaN
     if several); padding never wins (a window of -inf picks its first real element).
     """
+    if _inside(x.shape, kernel, stride, padding, dilation, out):
+        best, choice = _max_pool_inside(x, kernel, stride, dilation, out)
+        if x.dtype.kind != "f" or not np.isnan(best).any():
+            return best, choice
     planes = _padded_planes(x, padding, out, kernel, stride, dilation, _lowest(x.dtype))
     offsets = [(i, j) for i in range(kernel[0]) for j in range(kernel[1])]
     views = [planes[_kernel_slices(i, j, out, stride, dilation)] for i, j in offsets]
@@ -110,6 +115,80 @@ def _max_pool(x: np.ndarray, kernel, stride, padding, dilation, out) -> tuple:
     return best, choice
 
 
+# --- the usual case: unpadded windows inside the input --------------------------------------
+#
+# Small images (8x8 digits) make every strided slice of an (N, C, H, W) array a loop of a few
+# elements, and NumPy's per-loop cost then dominates (a 2x2 max of 64x32 8x8 planes: 0.7 ms).
+# When no window reaches into padding, each kernel offset's candidates are instead gathered
+# from the flat input by one ``take`` with the windows' start indices, and the rest is
+# arithmetic on contiguous arrays (0.15 ms).
+
+_STARTS: OrderedDict = OrderedDict()  # geometry -> flat start index of every window
+_STARTS_ENTRIES = 8
+_STARTS_CACHED_MAX = 1 << 20  # windows; larger index arrays are rebuilt on each call
+
+
+def _inside(shape: tuple, kernel, stride, padding, dilation, out) -> bool:
+    """Whether no window touches padding or hangs over the input's end (ceil mode)."""
+    if padding != (0, 0):
+        return False
+    return all(
+        (o - 1) * s + d * (k - 1) + 1 <= n
+        for n, o, k, s, d in zip(shape[-2:], out, kernel, stride, dilation)
+    )
+
+
+def _window_starts(shape: tuple, stride: tuple, out: tuple) -> np.ndarray:
+    """Flat index into the contiguous input of every window's top-left element, in output
+    order (planes, then rows, then columns)."""
+    key = (shape, stride, out)
+    starts = _STARTS.get(key)
+    if starts is not None:
+        _STARTS.move_to_end(key)
+        return starts
+    planes = int(np.prod(shape[:-2], dtype=np.int64))
+    h, w = shape[-2:]
+    starts = (
+        np.arange(planes, dtype=np.intp)[:, None, None] * (h * w)
+        + (np.arange(out[0], dtype=np.intp) * (stride[0] * w))[:, None]
+        + np.arange(out[1], dtype=np.intp) * stride[1]
+    ).reshape(-1)
+    if starts.size <= _STARTS_CACHED_MAX:
+        _STARTS[key] = starts
+        if len(_STARTS) > _STARTS_ENTRIES:
+            _STARTS.popitem(last=False)
+    return starts
+
+
+def _kernel_offsets(width: int, kernel, dilation) -> list[int]:
+    """Flat offset of kernel element ``q = i*kw + j`` from its window's first element."""
+    return [
+        i * dilation[0] * width + j * dilation[1]
+        for i in range(kernel[0])
+        for j in range(kernel[1])
+    ]
+
+
+def _max_pool_inside(x: np.ndarray, kernel, stride, dilation, out) -> tuple:
+    """``_max_pool`` when every window lies inside the input. The choice is the first strict
+    maximum, as PyTorch's loop makes it; a NaN is left to the caller (``best`` shows it)."""
+    flat = np.ascontiguousarray(x).reshape(-1)
+    starts = _window_starts(x.shape, stride, out)
+    offsets = _kernel_offsets(x.shape[-1], kernel, dilation)
+    best = flat.take(starts)
+    choice = np.zeros(best.shape, _offset_dtype(len(offsets)))
+    step = np.empty_like(choice)
+    for q, offset in enumerate(offsets[1:], 1):
+        values = flat[offset:].take(starts)
+        greater = np.greater(values, best)
+        np.maximum(best, values, out=best)
+        np.subtract(q, choice, out=step)  # choice = q where greater, as arithmetic
+        step *= greater
+        choice += step
+    shape = (*x.shape[:-2], *out)
+    return best.reshape(shape), choice.reshape(shape)
+
+
 def _flat_indices(choice: np.ndarray, width: int, kernel, stride, padding, dilation) -> np.ndarray:
     """Kernel offsets as flat ``h*W + w`` indices into each input plane (``return_indices``)."""
     out = choice.shape[-2:]
@@ -125,6 +204,14 @@ def _max_pool_backward(grad, choice, shape, kernel, stride, padding, dilation) -
     out = grad.shape[-2:]
     h, w = shape[-2:]
     overlap = any(s < d * (k - 1) + 1 for k, s, d in zip(kernel, stride, dilation))
+    if not overlap and _inside(shape, kernel, stride, padding, dilation, out):
+        # Every input element is chosen by at most one window: one scatter.
+        offsets = np.array(_kernel_offsets(w, kernel, dilation), np.intp)
+        targets = offsets.take(choice.reshape(-1))
+        targets += _window_starts(tuple(shape), stride, out)
+        result = np.zeros(int(np.prod(shape, dtype=np.int64)), grad.dtype)
+        result[targets] = grad.reshape(-1)
+        return result.reshape(shape)
     full = _padded_size((h, w), padding, out, kernel, stride, dilation)
     buf = np.zeros((*shape[:-2], *full), grad.dtype)
     for q in range(kernel[0] * kernel[1]):
