@@ -409,3 +409,57 @@ def test_same_shape_convolutions_share_no_state() -> None:
         results.append((b, x.grad, w1.grad, w2.grad))
     for ours, theirs in zip(*results):
         close(ours, theirs, rtol=1e-9)
+
+
+def test_backward_recomputes_windows_another_convolution_overwrote() -> None:
+    """The backward reuses the forward's im2col matrix only while the workspace still holds
+    it: a later convolution of the same shapes on other data must not leak into the gradient."""
+    rng = np.random.default_rng(9)
+    arrays = rand(rng, 2, 3, 5, 5), rand(rng, 2, 3, 5, 5), rand(rng, 4, 3, 3, 3)
+    results = []
+    for lib, F in ((gg, GF), (torch, TF)):
+        x1, x2, w = leaves(lib, *arrays)
+        a = F.conv2d(x1, w, padding=1)
+        b = F.conv2d(x2, w, padding=1)  # same im2col shape: overwrites the shared buffer
+        a.sum().backward(retain_graph=True)
+        first = w.grad.clone()
+        b.sum().backward()
+        a.sum().backward()  # b's windows may now be the buffer's; a's must be recomputed
+        results.append((first, w.grad, x1.grad))
+    for ours, theirs in zip(*results):
+        close(ours, theirs, rtol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "call, shapes",
+    [
+        (
+            lambda F, x, w, b: F.conv2d(x, w, b, padding=1, groups=2),
+            ((3, 4, 6, 5), (6, 2, 3, 3), 6),
+        ),
+        (
+            lambda F, x, w, b: F.conv_transpose2d(x, w, b, stride=2, groups=2),
+            ((3, 4, 4, 3), (4, 3, 2, 2), 6),
+        ),
+        (lambda F, x, w, b: F.conv1d(x, w, b, stride=2), ((3, 4, 9), (6, 4, 3), 6)),
+    ],
+    ids=["grouped", "transposed", "conv1d"],
+)
+def test_float32_weight_and_bias_gradients(call: Any, shapes: tuple) -> None:
+    """Without a graph the bias gradient is summed from the weight gradient's channels-last
+    copy of the output gradient: float32 parity for grouped, transposed and 1-d layouts."""
+    rng = np.random.default_rng(10)
+    x_shape, w_shape, out_channels = shapes
+    arrays = [
+        rng.standard_normal(x_shape).astype(np.float32),
+        rng.standard_normal(w_shape).astype(np.float32),
+        rng.standard_normal(out_channels).astype(np.float32),
+    ]
+    results = []
+    for lib, F in ((gg, GF), (torch, TF)):
+        x, w, b = leaves(lib, *arrays)
+        out = call(F, x, w, b)
+        (out * out).sum().backward()
+        results.append((out, x.grad, w.grad, b.grad))
+    for ours, theirs in zip(*results):
+        close(ours, theirs, rtol=1e-4, atol=1e-4)

@@ -22,6 +22,7 @@ the page faults of allocating several megabytes per call.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -88,14 +89,21 @@ class _Workspace(threading.local):
     next call. A fresh multi-megabyte array per call costs page faults (glibc hands such blocks
     back to the kernel when they are freed), which for the small convolutions of a CNN step
     cost as much as the matrix products themselves. At most ``_WORKSPACE_BYTES`` are kept.
+
+    Every ``take`` gives the buffer a new stamp (unique across threads), so a caller that
+    remembers ``last_stamp`` can later ask ``intact`` whether the buffer still holds what it
+    wrote: a convolution's backward reuses its forward's im2col matrix that way.
     """
 
     def __init__(self) -> None:
         self.buffers: OrderedDict = OrderedDict()
+        self.stamps: dict = {}
         self.nbytes = 0
+        self.last_stamp = 0
 
     def take(self, shape: tuple, dtype: np.dtype) -> np.ndarray:
         key = (shape, np.dtype(dtype))
+        self.last_stamp = stamp = next(_stamps)
         buffer = self.buffers.pop(key, None)
         if buffer is None:
             buffer = np.empty(shape, dtype)
@@ -103,12 +111,23 @@ class _Workspace(threading.local):
                 return buffer  # too large to keep
             self.nbytes += buffer.nbytes
         self.buffers[key] = buffer  # most recently used last
+        self.stamps[key] = stamp
         while self.nbytes > _WORKSPACE_BYTES:
-            _, evicted = self.buffers.popitem(last=False)
+            evicted_key, evicted = self.buffers.popitem(last=False)
+            del self.stamps[evicted_key]
             self.nbytes -= evicted.nbytes
         return buffer
 
+    def intact(self, shape: tuple, dtype: np.dtype, stamp: int) -> np.ndarray | None:
+        """The buffer of ``shape`` and ``dtype`` if no ``take`` has handed it out since the
+        one that returned ``stamp``; else None."""
+        key = (shape, np.dtype(dtype))
+        if self.stamps.get(key) != stamp:
+            return None
+        return self.buffers[key]
 
+
+_stamps = itertools.count(1)
 _WORKSPACE_BYTES = 64 * 2**20
 _workspace = _Workspace()
 
@@ -140,11 +159,38 @@ def _channels_last(x: np.ndarray, pads: Pads, spread: tuple = (1, 1)) -> np.ndar
 
 def _im2col_channels_last(
     xl: np.ndarray, kernel: tuple, stride: tuple, dilation: tuple, groups: int
-) -> tuple[np.ndarray, tuple]:
-    """The windows of channels-last ``xl`` as a (groups, N*Ho*Wo, kh*kw*C/groups) matrix.
+) -> tuple[np.ndarray, tuple, tuple]:
+    """The windows of channels-last ``xl`` as a (groups, N*Ho*Wo, kh*kw*C/groups) matrix, the
+    output's (N, Ho, Wo), and a ticket for ``_cols_if_intact``.
 
     The matrix lives in the shared workspace: use it before the next im2col call.
     """
+    view, pixels = _windows(xl, kernel, stride, dilation, groups)
+    cols = _workspace.take(view.shape, xl.dtype)
+    ticket = (view.shape, xl.dtype, _workspace.last_stamp)
+    np.copyto(cols, view)
+    return _as_matrix(cols), pixels, ticket
+
+
+def _as_matrix(cols: np.ndarray) -> np.ndarray:
+    """(groups, N, Ho, Wo, kh, kw, C/groups) windows as (groups, N*Ho*Wo, kh*kw*C/groups)."""
+    g, n, ho, wo, kh, kw, cg = cols.shape
+    return cols.reshape(g, n * ho * wo, kh * kw * cg)
+
+
+def _cols_if_intact(ticket: tuple | None) -> np.ndarray | None:
+    """The im2col matrix an earlier ``_im2col_channels_last`` call returned with ``ticket``,
+    if the workspace has not handed its buffer out since (else None)."""
+    if ticket is None:
+        return None
+    cols = _workspace.intact(*ticket)
+    return None if cols is None else _as_matrix(cols)
+
+
+def _windows(
+    xl: np.ndarray, kernel: tuple, stride: tuple, dilation: tuple, groups: int
+) -> tuple[np.ndarray, tuple]:
+    """A strided (groups, N, Ho, Wo, kh, kw, C/groups) view of the windows of ``xl``."""
     n, hp, wp, c = xl.shape
     (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
     ho = (hp - dh * (kh - 1) - 1) // sh + 1
@@ -157,9 +203,7 @@ def _im2col_channels_last(
         (bc * cg, bn, bh * sh, bw * sw, bh * dh, bw * dw, bc),
         writeable=False,
     )
-    cols = _workspace.take(view.shape, xl.dtype)
-    np.copyto(cols, view)
-    return cols.reshape(groups, n * ho * wo, kh * kw * cg), (n, ho, wo)
+    return view, (n, ho, wo)
 
 
 def _weight_matrix(w: np.ndarray, groups: int) -> np.ndarray:
@@ -209,14 +253,12 @@ def _to_channels_first(out_l: np.ndarray, bias: np.ndarray | None = None) -> np.
     return result
 
 
-def _grad_channels_last(grad: np.ndarray, groups: int) -> np.ndarray:
-    """An (N, O, Ho, Wo) gradient as a (g, N*Ho*Wo, O/g) matrix."""
+def _grad_channels_last(grad: np.ndarray) -> np.ndarray:
+    """An (N, O, Ho, Wo) gradient as an (N*Ho*Wo, O) matrix (in the workspace)."""
     n, o, ho, wo = grad.shape
     flat = _workspace.take((n * ho * wo, o), grad.dtype)
     np.copyto(flat.reshape(n, ho, wo, o), grad.transpose(0, 2, 3, 1))
-    if groups == 1:
-        return flat[None]
-    return flat.reshape(-1, groups, o // groups).transpose(1, 0, 2)
+    return flat
 
 
 def _flipped_transposed_weight(w: np.ndarray, groups: int) -> np.ndarray:
@@ -261,14 +303,16 @@ def conv_array(
     groups: int,
     transposed: bool = False,
     output_padding: tuple = (0, 0),
-) -> np.ndarray:
+) -> tuple[np.ndarray, tuple]:
     """A 2-d convolution of (N, C, H, W) arrays; the result channels-last (N, Ho, Wo, O), in
-    the workspace (``_to_channels_first`` copies it out)."""
+    the workspace (``_to_channels_first`` copies it out), and the ticket of its im2col matrix
+    (which ``conv_weight_grad_array`` can reuse while the workspace holds it)."""
     xl, w_eq, stride_eq = _ordinary_form(
         x, w, stride, pads, dilation, groups, transposed, output_padding
     )
-    cols, pixels = _im2col_channels_last(xl, w.shape[2:], stride_eq, dilation, groups)
-    return _ungroup(_matmul_groups(cols, _weight_matrix(w_eq, groups), scratch=True), pixels)
+    cols, pixels, ticket = _im2col_channels_last(xl, w.shape[2:], stride_eq, dilation, groups)
+    out = _ungroup(_matmul_groups(cols, _weight_matrix(w_eq, groups), scratch=True), pixels)
+    return out, ticket
 
 
 def conv_weight_grad_array(
@@ -281,15 +325,34 @@ def conv_weight_grad_array(
     groups: int,
     transposed: bool = False,
     output_padding: tuple = (0, 0),
-) -> np.ndarray:
-    """The weight gradient of ``conv_array``: ``im2col(x)^T @ grad`` per group."""
-    xl, w_eq, stride_eq = _ordinary_form(
-        x, w, stride, pads, dilation, groups, transposed, output_padding
-    )
-    cols, _ = _im2col_channels_last(xl, w.shape[2:], stride_eq, dilation, groups)
-    m = _matmul_groups(cols.transpose(0, 2, 1), _grad_channels_last(grad, groups))
+    cols: np.ndarray | None = None,
+    with_bias: bool = False,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The weight gradient of ``conv_array``: ``im2col(x)^T @ grad`` per group; with
+    ``with_bias`` also the bias gradient (the sum of ``grad`` over all but the channel axis).
+
+    ``cols`` is ``x``'s im2col matrix if the caller still has it (else it is recomputed).
+    """
+    if transposed:
+        w_eq = _flipped_transposed_weight(w, groups)
+    else:
+        w_eq = w
+    if cols is None:
+        xl, w_eq, stride_eq = _ordinary_form(
+            x, w, stride, pads, dilation, groups, transposed, output_padding
+        )
+        cols, _, _ = _im2col_channels_last(xl, w.shape[2:], stride_eq, dilation, groups)
+    grad_matrix = _grad_channels_last(grad)
+    grad_bias = grad_matrix.sum(0) if with_bias else None
+    if groups > 1:
+        o = grad_matrix.shape[1]
+        grad_matrix = grad_matrix.reshape(-1, groups, o // groups).transpose(1, 0, 2)
+    else:
+        grad_matrix = grad_matrix[None]
+    m = _matmul_groups(cols.transpose(0, 2, 1), grad_matrix)
     grad_eq = _weight_from_matrix(m, w_eq.shape, groups)
-    return _unflip_transposed_weight(grad_eq, groups) if transposed else grad_eq
+    grad_weight = _unflip_transposed_weight(grad_eq, groups) if transposed else grad_eq
+    return grad_weight, grad_bias
 
 
 def _crop_to(x: Any, spatial: tuple) -> Any:
@@ -313,6 +376,7 @@ class ConvolutionBackward0(Op):
         "transposed",
         "output_padding",
         "groups",
+        "_cols_ticket",
     )
 
     def forward(self, x, w, b, stride, padding, dilation, transposed, output_padding, groups):
@@ -322,7 +386,9 @@ class ConvolutionBackward0(Op):
         if one_d:
             x, w = x[:, :, None, :], w[:, :, None, :]
         stride2, pads2, dil2, outpad2 = _as_2d(stride, padding, dilation, output_padding)
-        out_l = conv_array(x, w, stride2, pads2, dil2, groups, transposed, outpad2)
+        out_l, self._cols_ticket = conv_array(
+            x, w, stride2, pads2, dil2, groups, transposed, outpad2
+        )
         out = _to_channels_first(out_l, b)
         return out[:, :, 0, :] if one_d else out
 
@@ -331,18 +397,20 @@ class ConvolutionBackward0(Op):
         needs = self.needs_input_grad
         spatial = tuple(x.shape[2:])
         grad_input = grad_weight = grad_bias = None
-        if needs[0]:
-            # A transposed convolution of the gradient with the same weight (or, for a
-            # transposed forward, an ordinary one), run as an op when a graph is built.
-            params = self._input_grad_params(spatial, tuple(grad.shape[2:]), tuple(w.shape[2:]))
-            grad_input = _crop_to(ConvolutionBackward0.call(grad, w, None, **params), spatial)
         if needs[1]:
             if isinstance(grad, Tensor):
                 inputs = (grad, x) if self.transposed else (x, grad)
                 grad_weight = _weight_grad_tensors(*inputs, tuple(w.shape[2:]), self)
             else:
-                grad_weight = self._weight_grad_arrays(grad, x, w)
-        if needs[2]:
+                # First, while the workspace may still hold the forward's im2col matrix; the
+                # bias gradient comes from the same channels-last copy of the gradient.
+                grad_weight, grad_bias = self._weight_grad_arrays(grad, x, w, needs[2])
+        if needs[0]:
+            # A transposed convolution of the gradient with the same weight (or, for a
+            # transposed forward, an ordinary one), run as an op when a graph is built.
+            params = self._input_grad_params(spatial, tuple(grad.shape[2:]), tuple(w.shape[2:]))
+            grad_input = _crop_to(ConvolutionBackward0.call(grad, w, None, **params), spatial)
+        if needs[2] and grad_bias is None:
             grad_bias = F.sum(grad, (0, *range(2, len(grad.shape))))
         return grad_input, grad_weight, grad_bias
 
@@ -374,18 +442,29 @@ class ConvolutionBackward0(Op):
             groups=self.groups,
         )
 
-    def _weight_grad_arrays(self, grad, x, w):
-        """Without a graph: ``im2col(x)^T @ grad`` in one matrix product per group."""
+    def _weight_grad_arrays(self, grad, x, w, with_bias):
+        """Without a graph: ``im2col(x)^T @ grad`` in one matrix product per group (the
+        forward's im2col matrix if the workspace still holds it), and the bias gradient."""
         stride2, pads2, dil2, outpad2 = _as_2d(
             self.stride, self.padding, self.dilation, self.output_padding
         )
         w_shape = w.shape
         if x.ndim == 3:
             x, w, grad = x[:, :, None, :], w[:, :, None, :], grad[:, :, None, :]
-        grad_weight = conv_weight_grad_array(
-            x, w, grad, stride2, pads2, dil2, self.groups, self.transposed, outpad2
+        grad_weight, grad_bias = conv_weight_grad_array(
+            x,
+            w,
+            grad,
+            stride2,
+            pads2,
+            dil2,
+            self.groups,
+            self.transposed,
+            outpad2,
+            cols=_cols_if_intact(self._cols_ticket),
+            with_bias=with_bias,
         )
-        return grad_weight.reshape(w_shape).astype(w.dtype, copy=False)
+        return grad_weight.reshape(w_shape).astype(w.dtype, copy=False), grad_bias
 
 
 def _weight_grad_tensors(inp: Tensor, grad_out: Tensor, kernel: tuple, node: Any) -> Tensor:
