@@ -101,6 +101,15 @@ def for_each_chunk(
     [3.0, 3.0, 3.0, 3.0, 3.0]
     """
     first = arrays[0]
+    size = first.size
+    if size <= CHUNK and all(a.flags.c_contiguous for a in arrays):
+        # One chunk (biases, small layers): the kernel runs on flat views at once.
+        buffers = _scratch(first.dtype, scratch_count, 0, size)
+        scratch = [b[:size] for b in buffers]
+        if wide_scratch:
+            scratch += [w[:size] for w in _scratch(np.dtype(np.float64), wide_scratch, 1, size)]
+        kernel([a.reshape(-1) for a in arrays], scratch, *args)
+        return
     strided = tuple(i for i, a in enumerate(arrays) if not a.flags.c_contiguous)
     if any(i not in inputs for i in strided):
         # A strided parameter or state cannot be cut into views: one whole-array pass.

@@ -135,6 +135,8 @@ class Adam(Optimizer):
                 bias_correction2 = 1 - beta2**step
                 step_size = lr / bias_correction1
                 bias_correction2_sqrt = bias_correction2**0.5
+                # PyTorch's update, theta -= step_size * m / (sqrt(v) / bc2_sqrt + eps), is
+                # computed multiplied through by bc2_sqrt: one pass less over the parameter.
                 arrays = [p._data, grad, state["exp_avg"]._data, state["exp_avg_sq"]._data]
                 if amsgrad:
                     arrays.append(state["max_exp_avg_sq"]._data)
@@ -145,9 +147,8 @@ class Adam(Optimizer):
                     p._data.dtype.type(1 - beta1),  # lerp's weight, in the array's dtype
                     beta2,
                     1 - beta2,
-                    bias_correction2_sqrt,
-                    group["eps"],
-                    -step_size,
+                    group["eps"] * bias_correction2_sqrt,
+                    -step_size * bias_correction2_sqrt,
                     weight_decay,
                     decoupled,
                     1 - lr * weight_decay,
@@ -164,16 +165,17 @@ def _adam_kernel(
     lerp_weight: Any,
     beta2: float,
     one_minus_beta2: float,
-    bias_correction2_sqrt: float,
-    eps: float,
-    neg_step_size: float,
+    scaled_eps: float,
+    neg_scaled_step: float,
     weight_decay: float,
     decoupled: bool,
     decay_factor: float,
     maximize: bool,
     amsgrad: bool,
 ) -> None:
-    # torch/optim/adam.py _single_tensor_adam (capturable=False), operation for operation.
+    # torch/optim/adam.py _single_tensor_adam (capturable=False), operation for operation,
+    # except that the last step is scaled by sqrt(1 - beta2^t) (``scaled_eps``, ``neg_scaled_
+    # step``): theta += (-step_size * bc2_sqrt) * m / (sqrt(v) + eps * bc2_sqrt).
     param, grad, exp_avg, exp_avg_sq = arrays[:4]
     work, tmp = scratch
     if maximize:
@@ -192,9 +194,8 @@ def _adam_kernel(
     second_moment = exp_avg_sq
     if amsgrad:
         second_moment = np.maximum(arrays[4], exp_avg_sq, out=arrays[4])
-    np.sqrt(second_moment, out=tmp)  # denom = (v.sqrt() / bias_correction2_sqrt).add_(eps)
-    tmp /= bias_correction2_sqrt
-    tmp += eps
-    np.multiply(exp_avg, neg_step_size, out=work)  # param.addcdiv_(exp_avg, denom, -step_size)
-    work /= tmp
-    param += work
+    np.sqrt(second_moment, out=tmp)  # denom (times bc2_sqrt)
+    tmp += scaled_eps
+    np.divide(exp_avg, tmp, out=tmp)  # param.addcdiv_(exp_avg, denom, value=-step_size)
+    tmp *= neg_scaled_step
+    param += tmp
