@@ -1,6 +1,6 @@
-"""The fused LSTM layer node (ops/nn_rnn.py) as nn.LSTM uses it: the graph PyTorch's CPU LSTM
-records, second derivatives, in-place checks, retained and released graphs, and the reuse of
-the forward's buffers from one step to the next."""
+"""The fused recurrent layer node (ops/nn_rnn.py) as nn.LSTM, nn.GRU and nn.RNN use it: the
+graph PyTorch's CPU LSTM records, second derivatives, in-place checks, retained and released
+graphs, and the reuse of the forward's buffers from one step to the next."""
 
 from __future__ import annotations
 
@@ -69,14 +69,42 @@ def test_bidirectional_and_batch_first_graph_heads_match():
     assert names[0] == names[1]
 
 
-def test_second_derivatives_match_torch():
-    ours, theirs = pair(lambda nn: nn.LSTM(3, 4, num_layers=2, bidirectional=True).double())
+def test_gru_and_rnn_record_the_same_node_with_pytorchs_edges():
+    # PyTorch records GRU and RNN step by step on CPU; glassgrad fuses them into the node of
+    # its LSTM layer (PyTorch's mkldnn_rnn_layer takes the mode too), with the same edges.
+    for make in (lambda nn: nn.GRU(3, 4, bias=False), lambda nn: nn.RNN(3, 4, 2, "relu")):
+        module = make(gg.nn)
+        out, h_n = module(gg.randn(5, 2, 3, requires_grad=True))
+        node = out.grad_fn
+        assert type(node).__name__ == "MkldnnRnnLayerBackward0"
+        assert len(node.next_functions) == 7 and node.next_functions[6] == (None, 0)
+        assert edges(h_n.grad_fn)[-1] == ("MkldnnRnnLayerBackward0", 1)
+        assert node._saved_info()["mode"] == module.mode
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda nn: nn.LSTM(3, 4, num_layers=2, bidirectional=True),
+        lambda nn: nn.GRU(3, 4, num_layers=2, bidirectional=True),
+        lambda nn: nn.RNN(3, 4, bias=False),
+        lambda nn: nn.RNN(3, 4, nonlinearity="relu", bidirectional=True),
+    ],
+    ids=["lstm", "gru", "rnn_tanh", "rnn_relu"],
+)
+def test_second_derivatives_match_torch(make):
+    ours, theirs = pair(lambda nn: make(nn).double())
+    layers = ours.num_layers * (2 if ours.bidirectional else 1)
     x = RNG.standard_normal((4, 2, 3))
-    h0, c0 = RNG.standard_normal((2, 4, 2, 4))
+    h0, c0 = RNG.standard_normal((2, layers, 2, 4))
     results = []
     for lib, module in ((gg, ours), (torch, theirs)):
         inputs = [lib.tensor(a, requires_grad=True) for a in (x, h0, c0)]
-        out, (h_n, c_n) = module(inputs[0], (inputs[1], inputs[2]))
+        if ours.mode == "LSTM":
+            out, (h_n, c_n) = module(inputs[0], (inputs[1], inputs[2]))
+        else:
+            inputs.pop()
+            (out, h_n), c_n = module(*inputs), 1.0
         loss = (out * out).sum() + (h_n * c_n).sum()
         params = list(module.parameters())
         first = lib.autograd.grad(loss, params + inputs, create_graph=True)
@@ -117,10 +145,11 @@ def test_retain_graph_then_release():
         loss.backward()
 
 
-def test_graphs_alive_together_keep_their_own_buffers():
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_graphs_alive_together_keep_their_own_buffers(kind):
     # Buffers of a released node are reused by the next forward: a graph still alive must not
     # see them change. Build two graphs, release the first, build a third, then check the second.
-    ours, theirs = pair(lambda nn: nn.LSTM(3, 4, num_layers=2))
+    ours, theirs = pair(lambda nn: getattr(nn, kind)(3, 4, num_layers=2))
     xs = [RNG.standard_normal((6, 2, 3)).astype(np.float32) for _ in range(3)]
 
     def weight_grads(module, lib, runs):
@@ -151,8 +180,9 @@ def test_no_grad_forward_matches_and_records_nothing():
     np.testing.assert_allclose(c_n.numpy(), expected[1][1].numpy(), rtol=1e-5, atol=1e-6)
 
 
-def test_float32_training_steps_follow_torch():
-    ours, theirs = pair(lambda nn: nn.LSTM(4, 8))
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])
+def test_float32_training_steps_follow_torch(kind):
+    ours, theirs = pair(lambda nn: getattr(nn, kind)(4, 8))
     opt_ours = gg.optim.SGD(ours.parameters(), lr=0.5)
     opt_theirs = torch.optim.SGD(theirs.parameters(), lr=0.5)
     x = RNG.standard_normal((7, 3, 4)).astype(np.float32)
@@ -175,3 +205,13 @@ def test_projection_keeps_pytorchs_composite_graph():
     for lib in (gg, torch):
         out, _ = lib.nn.LSTM(3, 4, proj_size=2)(lib.randn(5, 2, 3))
         assert type(out.grad_fn).__name__ == "StackBackward0"
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    from glassgrad.ops import nn_rnn
+
+    flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    result = doctest.testmod(nn_rnn, extraglobs={"glassgrad": gg}, optionflags=flags)
+    assert result.attempted > 0 and result.failed == 0

@@ -1,20 +1,29 @@
-"""Fused recurrent layers: one graph node runs a whole LSTM layer (one direction) over a
-sequence, as PyTorch's CPU LSTM does (its ``MkldnnRnnLayerBackward0`` node).
+"""Fused recurrent layers: one graph node runs a whole RNN, LSTM or GRU layer (one direction)
+over a sequence, as PyTorch's CPU LSTM does (its ``MkldnnRnnLayerBackward0`` node).
 
 Recorded step by step, an LSTM of 32 time steps is some 400 small nodes; fused, it is one node
 whose forward loops over time in NumPy and whose backward loops back over time:
 
-- the input projection ``x @ W_ih^T + b_ih + b_hh`` of every time step is one matrix product
-  before the loop; only ``h @ W_hh^T`` runs per step;
-- gates are kept gate-major, ``(4, time, batch, hidden)``, so each gate of each step is one
+- the input projection ``x @ W_ih^T + b`` of every time step is one matrix product before the
+  loop; only ``h @ W_hh^T`` runs per step;
+- gates are kept gate-major, ``(gates, time, batch, hidden)``, so each gate of each step is one
   contiguous block: the activations and the backward's products run on contiguous memory, and
   the weight gradients are one matrix product per gate over all time steps at once;
-- the forward keeps the activated gates, the cell states and their tanh for the backward.
+- the forward keeps what the backward reads (activated gates, cell states...); a released
+  node hands those arrays to the next forward of the same shape (``_BufferPool``).
 
-The backward is one formula written against ``F`` (see ``ops/_namespace.py``). Without a graph
-it runs on the arrays the forward kept; under ``create_graph=True`` the node recomputes those
-activations with differentiable glassgrad ops from its saved inputs, and the same formula then
-builds the graph of the backward, so second derivatives come out right.
+The backward is one formula per cell type written against ``F`` (see ``ops/_namespace.py``).
+Without a graph it runs on the arrays the forward kept; under ``create_graph=True`` the node
+recomputes those values with differentiable glassgrad ops from its saved inputs, and the same
+formula then builds the graph of the backward, so second derivatives come out right.
+
+The cell types (``mode``), PyTorch's formulations and gate orders:
+
+- ``"LSTM"``: gates (i, f, g, o); ``c' = σ(f) c + σ(i) tanh(g)``, ``h' = σ(o) tanh(c')``;
+- ``"GRU"``: gates (r, z, n); ``r, z = σ(...)``, ``n = tanh(W_in x + b_in + r (W_hn h + b_hn))``,
+  ``h' = n + z (h - n)``;
+- ``"RNN_TANH"`` / ``"RNN_RELU"``: ``h' = tanh(...)`` or ``relu(...)`` of ``W_ih x + b_ih +
+  W_hh h + b_hh``.
 """
 
 from __future__ import annotations
@@ -30,7 +39,7 @@ from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .nn_conv import _Workspace
 
-__all__ = ["lstm_layer"]
+__all__ = ["rnn_layer"]
 
 # Gradients of the gate pre-activations live here between the backward's time loop and its
 # weight products: one buffer reused from call to call (a fresh multi-megabyte array per call
@@ -76,109 +85,384 @@ def _sigmoid_(a: np.ndarray) -> None:
     np.reciprocal(a, out=a)
 
 
-class MkldnnRnnLayerBackward0(Op):
-    """One LSTM layer in one direction over a whole sequence (PyTorch's name for this node on
-    CPU)::
+def _values(x: Any) -> np.ndarray:
+    return x._data if isinstance(x, Tensor) else x
 
-        gates_t = x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh, split in four (i, f, g, o)
-        c_t = sigmoid(f) * c_{t-1} + sigmoid(i) * tanh(g)
-        h_t = sigmoid(o) * tanh(c_t)
 
-    Inputs ``(x, w_ih, w_hh, b_ih, b_hh, hx, cx)`` (biases may be None); outputs every step's
-    ``h_t`` (time, batch, hidden) and the final ``h`` and ``c``. ``reverse`` runs from the last
-    time step to the first (the backward direction of a bidirectional layer); ``output[t]``
-    stays the state after reading ``x[t]``.
-    """
+# --- what the forward keeps for the backward -------------------------------------------------
 
-    saved_inputs = (0, 1, 2, 3, 4, 5, 6)
-    __slots__ = ("reverse", "_kept", "_output_version")
 
-    def forward(self, x, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse=False):
-        self.reverse = reverse
-        self._output_version = None
-        steps, batch, features = x.shape
-        hidden = w_hh.shape[1]
-        dtype = x.dtype
-        r = int(reverse)  # state of step t: slot t + 1 - r; the state it reads: slot t + r
-        # gates[k, t] is gate k of step t: the input projection for every step in one product
-        gates = _pool.take((4, steps, batch, hidden), dtype)
-        w_ih_t = w_ih.reshape(4, hidden, features).transpose(0, 2, 1)
-        np.matmul(x.reshape(steps * batch, features), w_ih_t, out=gates.reshape(4, -1, hidden))
-        if b_ih is not None:
-            gates += (b_ih + b_hh).reshape(4, 1, 1, hidden)
+class _KeptArrays:
+    """The forward's arrays, read by the backward per time step ``t``. ``gate_values`` holds
+    the activated gates (gates, time, batch, hidden); ``states`` h_0 and every h_t, with step
+    t reading slot ``t + r`` and writing slot ``t + 1 - r`` (``r`` = 1 when reversed)."""
+
+    __slots__ = ("gate_values", "states", "r", "cells", "tanh_cells", "hidden_n")
+
+    def __init__(self, gate_values, states, r, cells=None, tanh_cells=None, hidden_n=None):
+        self.gate_values, self.states, self.r = gate_values, states, r
+        self.cells, self.tanh_cells, self.hidden_n = cells, tanh_cells, hidden_n
+
+    def gates(self, t: int) -> np.ndarray:  # (gates, batch, hidden): unpacks into the gates
+        return self.gate_values[:, t]
+
+    def state_before(self, t: int) -> np.ndarray:
+        return self.states[t + self.r]
+
+    def states_before(self) -> np.ndarray:  # (time, batch, hidden): the h each step read
+        steps = self.gate_values.shape[1]
+        return self.states[self.r : steps + self.r]
+
+    def outputs(self) -> np.ndarray:
+        steps = self.gate_values.shape[1]
+        return self.states[1 - self.r : steps + 1 - self.r]
+
+    def cell_before(self, t: int) -> np.ndarray:
+        return self.cells[t + self.r]
+
+    def tanh_cell(self, t: int) -> np.ndarray:
+        return self.tanh_cells[t]
+
+    def hidden_new(self, t: int) -> np.ndarray:  # GRU: W_hn h + b_hn
+        return self.hidden_n[t]
+
+    def internal(self) -> list:
+        """The arrays only the node refers to (``states`` backs the output)."""
+        extras = (self.cells, self.tanh_cells, self.hidden_n)
+        return [self.gate_values, *(a for a in extras if a is not None)]
+
+
+class _RecomputedTensors:
+    """The same quantities as ``_KeptArrays``, as differentiable Tensors (under create_graph),
+    one list entry per time step."""
+
+    __slots__ = ("gate_list", "state_list", "cell_list", "tanh_list", "hidden_n_list")
+
+    def __init__(self, steps: int) -> None:
+        self.gate_list: list = [None] * steps
+        self.state_list: list = [None] * steps
+        self.cell_list: list = [None] * steps
+        self.tanh_list: list = [None] * steps
+        self.hidden_n_list: list = [None] * steps
+
+    def gates(self, t: int) -> tuple:
+        return self.gate_list[t]
+
+    def state_before(self, t: int) -> Tensor:
+        return self.state_list[t]
+
+    def states_before(self) -> Tensor:
+        return shape.stack(self.state_list, 0)
+
+    def cell_before(self, t: int) -> Tensor:
+        return self.cell_list[t]
+
+    def tanh_cell(self, t: int) -> Tensor:
+        return self.tanh_list[t]
+
+    def hidden_new(self, t: int) -> Tensor:
+        return self.hidden_n_list[t]
+
+
+def _time_order(steps: int, reverse: bool) -> range:
+    return range(steps - 1, -1, -1) if reverse else range(steps)
+
+
+# --- the cell types ----------------------------------------------------------------------------
+# Each has: ``gates``; ``input_bias`` (the biases folded into the input projection);
+# ``run`` (the time loop on arrays: fills ``states``, returns the kept arrays); ``recompute``
+# (the same in differentiable ops); ``step_back`` (the backward of one step against ``F``:
+# gradients of the gate pre-activations on the input side and, when they differ, on the hidden
+# side, the gradient reaching h_{t-1} other than through W_hh, and the cell-state gradient).
+
+
+class _LSTM:
+    gates = 4
+    has_cell = True
+    two_sided = False
+
+    @staticmethod
+    def input_bias(b_ih: Any, b_hh: Any) -> Any:
+        return b_ih + b_hh
+
+    @staticmethod
+    def run(gates, states, w_hh, b_hh, cx, r) -> _KeptArrays:
+        _, steps, batch, hidden = gates.shape
+        dtype = gates.dtype
         w_hh_t = w_hh.reshape(4, hidden, hidden).transpose(0, 2, 1)
-        states = np.empty((steps + 1, batch, hidden), dtype)  # h_0 and every h_t
         cells = _pool.take((steps + 1, batch, hidden), dtype)
         tanh_cells = _pool.take((steps, batch, hidden), dtype)
-        states[steps * r] = hx
         cells[steps * r] = cx
         product = np.empty((4, batch, hidden), dtype)
         scratch = np.empty((batch, hidden), dtype)
-        with np.errstate(over="ignore"):
-            for t in range(steps - 1, -1, -1) if reverse else range(steps):
-                a = gates[:, t]
-                np.matmul(states[t + r], w_hh_t, out=product)
-                a += product
-                _sigmoid_(a[:2])
-                np.tanh(a[2], out=a[2])
-                _sigmoid_(a[3])
-                c = cells[t + 1 - r]
-                np.multiply(a[1], cells[t + r], out=c)
-                np.multiply(a[0], a[2], out=scratch)
-                c += scratch
-                np.tanh(c, out=tanh_cells[t])
-                np.multiply(a[3], tanh_cells[t], out=states[t + 1 - r])
-        self._kept = _KeptArrays(gates, cells, tanh_cells, states, r)
-        last = steps * (1 - r)
-        return states[1 - r : steps + 1 - r], states[last].copy(), cells[last].copy()
+        for t in _time_order(steps, r):
+            a = gates[:, t]
+            np.matmul(states[t + r], w_hh_t, out=product)
+            a += product
+            _sigmoid_(a[:2])
+            np.tanh(a[2], out=a[2])
+            _sigmoid_(a[3])
+            c = cells[t + 1 - r]
+            np.multiply(a[1], cells[t + r], out=c)
+            np.multiply(a[0], a[2], out=scratch)
+            c += scratch
+            np.tanh(c, out=tanh_cells[t])
+            np.multiply(a[3], tanh_cells[t], out=states[t + 1 - r])
+        return _KeptArrays(gates, states, r, cells=cells, tanh_cells=tanh_cells)
 
-    def backward(self, F, grad):
-        d_output, d_hn, d_cn = grad
-        x, w_ih, w_hh, b_ih, b_hh, hx, cx = self.saved
+    @staticmethod
+    def recompute(projected, w_hh, b_hh, hx, cx, reverse) -> _RecomputedTensors:
+        _, steps, _, hidden = projected.shape
+        w_hh_t = shape.transpose(shape.reshape(w_hh, (4, hidden, hidden)), 1, 2)
+        kept = _RecomputedTensors(steps)
+        h, c = hx, cx
+        for t in _time_order(steps, reverse):
+            pre = projected[:, t] + linalg.matmul(h, w_hh_t)
+            i, f, o = (pointwise.sigmoid(pre[k]) for k in (0, 1, 3))
+            g = pointwise.tanh(pre[2])
+            kept.gate_list[t] = (i, f, g, o)
+            kept.state_list[t], kept.cell_list[t] = h, c
+            c = f * c + i * g
+            kept.tanh_list[t] = pointwise.tanh(c)
+            h = o * kept.tanh_list[t]
+        return kept
+
+    @staticmethod
+    def step_back(F, kept, t, dh, dc) -> tuple:
+        i, f, g, o = kept.gates(t)
+        tanh_c = kept.tanh_cell(t)
+        dc = dc + dh * o * (1.0 - tanh_c * tanh_c)
+        d_gates = (
+            dc * g * i * (1.0 - i),
+            dc * kept.cell_before(t) * f * (1.0 - f),
+            dc * i * (1.0 - g * g),
+            dh * tanh_c * o * (1.0 - o),
+        )
+        return d_gates, None, None, dc * f
+
+
+class _GRU:
+    gates = 3
+    has_cell = False
+    two_sided = True  # the new gate's hidden side is scaled by r: its gradient differs
+
+    @staticmethod
+    def input_bias(b_ih: Any, b_hh: Any) -> Any:
+        # b_hr and b_hz add to the input side; b_hn stays inside r * (W_hn h + b_hn).
+        hidden = b_hh.shape[0] // 3
+        return b_ih + b_hh * np.repeat(np.array([1, 1, 0], _values(b_hh).dtype), hidden)
+
+    @staticmethod
+    def run(gates, states, w_hh, b_hh, cx, r) -> _KeptArrays:
+        _, steps, batch, hidden = gates.shape
+        dtype = gates.dtype
+        w_hh_t = w_hh.reshape(3, hidden, hidden).transpose(0, 2, 1)
+        b_hn = None if b_hh is None else b_hh[2 * hidden :]
+        hidden_n = _pool.take((steps, batch, hidden), dtype)
+        product = np.empty((3, batch, hidden), dtype)
+        for t in _time_order(steps, r):
+            a = gates[:, t]
+            np.matmul(states[t + r], w_hh_t, out=product)
+            a[:2] += product[:2]
+            _sigmoid_(a[:2])
+            hn = hidden_n[t]
+            if b_hn is None:
+                hn[...] = product[2]
+            else:
+                np.add(product[2], b_hn, out=hn)
+            np.multiply(a[0], hn, out=product[2])
+            a[2] += product[2]
+            np.tanh(a[2], out=a[2])
+            h = states[t + 1 - r]
+            np.subtract(states[t + r], a[2], out=h)
+            h *= a[1]
+            h += a[2]
+        return _KeptArrays(gates, states, r, hidden_n=hidden_n)
+
+    @staticmethod
+    def recompute(projected, w_hh, b_hh, hx, cx, reverse) -> _RecomputedTensors:
+        _, steps, _, hidden = projected.shape
+        w_hh_t = shape.transpose(shape.reshape(w_hh, (3, hidden, hidden)), 1, 2)
+        kept = _RecomputedTensors(steps)
+        h = hx
+        for t in _time_order(steps, reverse):
+            product = linalg.matmul(h, w_hh_t)
+            hn = product[2] if b_hh is None else product[2] + b_hh[2 * hidden :]
+            r = pointwise.sigmoid(projected[0, t] + product[0])
+            z = pointwise.sigmoid(projected[1, t] + product[1])
+            n = pointwise.tanh(projected[2, t] + r * hn)
+            kept.gate_list[t], kept.hidden_n_list[t], kept.state_list[t] = (r, z, n), hn, h
+            h = n + z * (h - n)
+        return kept
+
+    @staticmethod
+    def step_back(F, kept, t, dh, dc) -> tuple:
+        r, z, n = kept.gates(t)
+        d_n = dh * (1.0 - z) * (1.0 - n * n)
+        d_r = d_n * kept.hidden_new(t) * r * (1.0 - r)
+        d_z = dh * (kept.state_before(t) - n) * z * (1.0 - z)
+        return (d_r, d_z, d_n), (d_r, d_z, d_n * r), dh * z, None
+
+
+class _RNN:
+    gates = 1
+    has_cell = False
+    two_sided = False
+
+    def __init__(self, relu: bool) -> None:
+        self.relu = relu
+
+    @staticmethod
+    def input_bias(b_ih: Any, b_hh: Any) -> Any:
+        return b_ih + b_hh
+
+    def run(self, gates, states, w_hh, b_hh, cx, r) -> _KeptArrays:
+        steps = gates.shape[1]
+        w_hh_t = w_hh.T
+        for t in _time_order(steps, r):
+            a = gates[0, t]
+            a += states[t + r] @ w_hh_t
+            if self.relu:
+                np.maximum(a, 0, out=a)
+            else:
+                np.tanh(a, out=a)
+            states[t + 1 - r] = a
+        return _KeptArrays(gates, states, r)
+
+    def recompute(self, projected, w_hh, b_hh, hx, cx, reverse) -> _RecomputedTensors:
+        kept = _RecomputedTensors(projected.shape[1])
+        w_hh_t = shape.transpose(w_hh, 0, 1)
+        h = hx
+        for t in _time_order(projected.shape[1], reverse):
+            kept.state_list[t] = h
+            pre = projected[0, t] + linalg.matmul(h, w_hh_t)
+            h = pointwise.relu(pre) if self.relu else pointwise.tanh(pre)
+            kept.gate_list[t] = (h,)
+        return kept
+
+    def step_back(self, F, kept, t, dh, dc) -> tuple:
+        (h,) = kept.gates(t)
+        if self.relu:
+            d_pre = F.where(_values(h) > 0, dh, 0.0)
+        else:
+            d_pre = dh * (1.0 - h * h)
+        return (d_pre,), None, None, None
+
+
+_CELLS = {"LSTM": _LSTM, "GRU": _GRU, "RNN_TANH": _RNN(relu=False), "RNN_RELU": _RNN(relu=True)}
+
+
+class _GateGradients:
+    """Where the backward loop puts the gradient of each step's gate pre-activations: rows of
+    a reused (gates, time, batch, hidden) array, or (under create_graph) Tensors stacked at the
+    end."""
+
+    __slots__ = ("buffer", "steps")
+
+    def __init__(self, buffer: np.ndarray | None, steps: int) -> None:
+        self.buffer = buffer
+        self.steps: list = [None] * steps
+
+    def put(self, t: int, parts: tuple) -> Any:
+        """Store step ``t``'s gate gradients; returns them as one (gates, batch, hidden)."""
+        if self.buffer is None:
+            self.steps[t] = shape.stack(list(parts), 0)
+            return self.steps[t]
+        block = self.buffer[:, t]
+        for k, part in enumerate(parts):
+            block[k] = part
+        return block
+
+    def result(self) -> Any:
+        return self.buffer if self.buffer is not None else shape.stack(self.steps, 1)
+
+
+# --- the node ------------------------------------------------------------------------------------
+
+
+class MkldnnRnnLayerBackward0(Op):
+    """One recurrent layer in one direction over a whole sequence (PyTorch's name for the node
+    of its CPU LSTM layer; ``mode`` picks the cell as in PyTorch's ``mkldnn_rnn_layer``).
+
+    Inputs ``(x, w_ih, w_hh, b_ih, b_hh, hx, cx)``: biases may be None, ``cx`` is None except
+    for an LSTM. Outputs every step's ``h_t`` (time, batch, hidden), the final ``h`` and, for
+    an LSTM, the final ``c``. ``reverse`` runs from the last time step to the first (the
+    backward direction of a bidirectional layer); ``output[t]`` stays the state after ``x[t]``.
+    """
+
+    saved_inputs = (0, 1, 2, 3, 4, 5, 6)
+    __slots__ = ("mode", "reverse", "_kept", "_output_version")
+
+    def forward(self, x, w_ih, w_hh, b_ih, b_hh, hx, cx, mode="LSTM", reverse=False):
+        self.mode, self.reverse = mode, reverse
+        self._output_version = None
+        cell = _CELLS[mode]
         steps, batch, features = x.shape
         hidden = w_hh.shape[1]
-        if isinstance(d_output, Tensor):  # create_graph: activations as functions of inputs
-            kept = _recompute(x, w_ih, w_hh, b_ih, b_hh, hx, cx, self.reverse)
-            sink = _GateGradients(None, steps)
+        # gates[k, t] is gate k of step t: the input projection of every step in one product
+        gates = _pool.take((cell.gates, steps, batch, hidden), x.dtype)
+        w_ih_t = w_ih.reshape(cell.gates, hidden, features).transpose(0, 2, 1)
+        flat_gates = gates.reshape(cell.gates, steps * batch, hidden)
+        np.matmul(x.reshape(steps * batch, features), w_ih_t, out=flat_gates)
+        if b_ih is not None:
+            gates += cell.input_bias(b_ih, b_hh).reshape(cell.gates, 1, 1, hidden)
+        r = int(reverse)
+        states = np.empty((steps + 1, batch, hidden), x.dtype)
+        states[steps * r] = hx
+        with np.errstate(over="ignore"):
+            self._kept = kept = cell.run(gates, states, w_hh, b_hh, cx, r)
+        last = steps * (1 - r)
+        output = states[1 - r : steps + 1 - r]
+        if cell.has_cell:
+            return output, states[last].copy(), kept.cells[last].copy()
+        return output, states[last].copy()
+
+    def backward(self, F, grad):
+        cell = _CELLS[self.mode]
+        d_output, dh = grad[0], grad[1]
+        dc = grad[2] if cell.has_cell else None
+        x, w_ih, w_hh, b_ih, b_hh, hx, cx = self.saved
+        steps, batch, features = x.shape
+        hidden, gates = w_hh.shape[1], cell.gates
+        sides = 2 if cell.two_sided else 1
+        if isinstance(d_output, Tensor):  # create_graph: the kept values as functions of inputs
+            projected = _projection(cell, x, w_ih, b_ih, b_hh)
+            kept = cell.recompute(projected, w_hh, b_hh, hx, cx, self.reverse)
+            sinks = [_GateGradients(None, steps) for _ in range(sides)]
         else:
             kept = self._kept_arrays()
-            buffer = _workspace.take((4, steps, batch, hidden), d_output.dtype)
-            sink = _GateGradients(buffer, steps)
-        order = range(steps) if self.reverse else range(steps - 1, -1, -1)
-        w_hh_gates = F.reshape(w_hh, (4, hidden, hidden))
-        dh, dc = d_hn, d_cn
-        for t in order:
-            i, f, g, o = kept.gates(t)
-            tanh_c = kept.tanh_cell(t)
+            buffer = _workspace.take((sides, gates, steps, batch, hidden), d_output.dtype)
+            sinks = [_GateGradients(buffer[k], steps) for k in range(sides)]
+        w_hh_gates = F.reshape(w_hh, (gates, hidden, hidden))
+        for t in _time_order(steps, not self.reverse):
             dh = dh + d_output[t]
-            dc = dc + dh * o * (1.0 - tanh_c * tanh_c)
-            d_gates = sink.put(
-                t,
-                (
-                    dc * g * i * (1.0 - i),
-                    dc * kept.cell_before(t) * f * (1.0 - f),
-                    dc * i * (1.0 - g * g),
-                    dh * tanh_c * o * (1.0 - o),
-                ),
-            )
-            dc = dc * f
+            d_input_side, d_hidden_side, dh_direct, dc = cell.step_back(F, kept, t, dh, dc)
+            d_gates = sinks[0].put(t, d_input_side)
+            if d_hidden_side is not None:
+                d_gates = sinks[1].put(t, d_hidden_side)
             dh = F.sum(F.matmul(d_gates, w_hh_gates), 0)
+            if dh_direct is not None:
+                dh = dh + dh_direct
         # Per gate, one product over all time steps and batch rows.
-        d_pre = F.reshape(sink.result(), (4, steps * batch, hidden))
+        d_pre = [F.reshape(sink.result(), (gates, steps * batch, hidden)) for sink in sinks]
         needs = self.needs_input_grad
-        d_x = d_w_ih = d_w_hh = d_bias = None
+        d_x = d_w_ih = d_w_hh = d_b_ih = d_b_hh = None
         if needs[0]:
-            w_ih_gates = F.reshape(w_ih, (4, hidden, features))
-            d_x = F.reshape(F.sum(F.matmul(d_pre, w_ih_gates), 0), (steps, batch, features))
+            w_ih_gates = F.reshape(w_ih, (gates, hidden, features))
+            d_x = F.reshape(F.sum(F.matmul(d_pre[0], w_ih_gates), 0), (steps, batch, features))
         if needs[1]:
             inputs = F.reshape(x, (steps * batch, features))
-            d_w_ih = F.reshape(F.matmul(F.mT(d_pre), inputs), (4 * hidden, features))
+            d_w_ih = F.reshape(F.matmul(F.mT(d_pre[0]), inputs), (gates * hidden, features))
         if needs[2]:
             before = F.reshape(kept.states_before(), (steps * batch, hidden))
-            d_w_hh = F.reshape(F.matmul(F.mT(d_pre), before), (4 * hidden, hidden))
-        if needs[3] or needs[4]:
-            d_bias = F.reshape(F.sum(d_pre, 1), (4 * hidden,))
-        return d_x, d_w_ih, d_w_hh, d_bias, d_bias, dh, dc
+            d_w_hh = F.reshape(F.matmul(F.mT(d_pre[-1]), before), (gates * hidden, hidden))
+        if needs[3]:
+            d_b_ih = F.reshape(F.sum(d_pre[0], 1), (gates * hidden,))
+        if needs[4]:
+            d_b_hh = F.reshape(F.sum(d_pre[-1], 1), (gates * hidden,)) if sides == 2 else None
+            if d_b_hh is None:  # the same pre-activations: the same gradient
+                d_b_hh = d_b_ih if d_b_ih is not None else F.reshape(F.sum(d_pre[0], 1), (-1,))
+        return d_x, d_w_ih, d_w_hh, d_b_ih, d_b_hh, dh, dc
 
     def _kept_arrays(self) -> _KeptArrays:
         version = self._output_version
@@ -193,202 +477,113 @@ class MkldnnRnnLayerBackward0(Op):
         kept = self._kept
         if kept is not None:
             self._kept = None
-            # The output's states stay with the output; the rest only this node saw.
-            _pool.give(kept.gate_values, kept.cells, kept.tanh_cells)
+            _pool.give(*kept.internal())
 
 
-class _KeptArrays:
-    """What the forward keeps for the backward, read per time step ``t``."""
-
-    __slots__ = ("gate_values", "cells", "tanh_cells", "states", "r")
-
-    def __init__(self, gates, cells, tanh_cells, states, r) -> None:
-        self.gate_values, self.cells, self.tanh_cells, self.states, self.r = (
-            gates,
-            cells,
-            tanh_cells,
-            states,
-            r,
-        )
-
-    def gates(self, t: int) -> np.ndarray:  # (4, batch, hidden): unpacks into i, f, g, o
-        return self.gate_values[:, t]
-
-    def tanh_cell(self, t: int) -> np.ndarray:
-        return self.tanh_cells[t]
-
-    def cell_before(self, t: int) -> np.ndarray:
-        return self.cells[t + self.r]
-
-    def states_before(self) -> np.ndarray:  # (time, batch, hidden): the h each step read
-        steps = self.tanh_cells.shape[0]
-        return self.states[self.r : steps + self.r]
-
-    def outputs(self) -> np.ndarray:
-        steps = self.tanh_cells.shape[0]
-        return self.states[1 - self.r : steps + 1 - self.r]
-
-
-class _RecomputedTensors:
-    """The same quantities as ``_KeptArrays``, as differentiable Tensors (under create_graph)."""
-
-    __slots__ = ("gate_list", "cell_list", "tanh_list", "state_list")
-
-    def __init__(self, steps: int) -> None:
-        self.gate_list: list = [None] * steps
-        self.cell_list: list = [None] * steps
-        self.tanh_list: list = [None] * steps
-        self.state_list: list = [None] * steps
-
-    def gates(self, t: int) -> tuple:
-        return self.gate_list[t]
-
-    def tanh_cell(self, t: int) -> Tensor:
-        return self.tanh_list[t]
-
-    def cell_before(self, t: int) -> Tensor:
-        return self.cell_list[t]
-
-    def states_before(self) -> Tensor:
-        return shape.stack(self.state_list, 0)
-
-
-def _recompute(x, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse: bool) -> _RecomputedTensors:
-    """The forward of ``MkldnnRnnLayerBackward0`` in differentiable ops, keeping per step what
-    the backward formula reads."""
+def _projection(cell: Any, x: Tensor, w_ih: Tensor, b_ih: Any, b_hh: Any) -> Tensor:
+    """The input projection of every step, (gates, time, batch, hidden), in differentiable ops."""
     steps, batch, features = x.shape
-    hidden = w_hh.shape[1]
-    w_ih_t = shape.transpose(shape.reshape(w_ih, (4, hidden, features)), 1, 2)
+    hidden = w_ih.shape[0] // cell.gates
+    w_ih_t = shape.transpose(shape.reshape(w_ih, (cell.gates, hidden, features)), 1, 2)
     projected = linalg.matmul(shape.reshape(x, (steps * batch, features)), w_ih_t)
     if b_ih is not None:
-        projected = projected + shape.reshape(b_ih + b_hh, (4, 1, hidden))
-    projected = shape.reshape(projected, (4, steps, batch, hidden))
-    w_hh_t = shape.transpose(shape.reshape(w_hh, (4, hidden, hidden)), 1, 2)
-    kept = _RecomputedTensors(steps)
-    h, c = hx, cx
-    for t in range(steps - 1, -1, -1) if reverse else range(steps):
-        pre = projected[:, t] + linalg.matmul(h, w_hh_t)
-        i, f, o = pointwise.sigmoid(pre[0]), pointwise.sigmoid(pre[1]), pointwise.sigmoid(pre[3])
-        g = pointwise.tanh(pre[2])
-        kept.gate_list[t] = (i, f, g, o)
-        kept.cell_list[t] = c
-        kept.state_list[t] = h
-        c = f * c + i * g
-        kept.tanh_list[t] = pointwise.tanh(c)
-        h = o * kept.tanh_list[t]
-    return kept
+        projected = projected + shape.reshape(cell.input_bias(b_ih, b_hh), (cell.gates, 1, hidden))
+    return shape.reshape(projected, (cell.gates, steps, batch, hidden))
 
 
-class _GateGradients:
-    """Where the backward loop puts the gradient of each step's gate pre-activations: rows of
-    a reused (4, time, batch, hidden) array, or (under create_graph) Tensors stacked at the end.
-    """
-
-    __slots__ = ("buffer", "steps")
-
-    def __init__(self, buffer: np.ndarray | None, steps: int) -> None:
-        self.buffer = buffer
-        self.steps: list = [None] * steps
-
-    def put(self, t: int, parts: tuple) -> Any:
-        """Store step ``t``'s four gate gradients; returns them as one (4, batch, hidden)."""
-        if self.buffer is None:
-            self.steps[t] = shape.stack(list(parts), 0)
-            return self.steps[t]
-        block = self.buffer[:, t]
-        for k, part in enumerate(parts):
-            block[k] = part
-        return block
-
-    def result(self) -> Any:
-        return self.buffer if self.buffer is not None else shape.stack(self.steps, 1)
+# --- the function the recurrent modules call -----------------------------------------------------
 
 
-# --- the function the LSTM module calls ------------------------------------------------------
-
-
-def lstm_layer(
+def rnn_layer(
     input: Tensor,
     weight_ih: Tensor,
     weight_hh: Tensor,
     bias_ih: Tensor | None,
     bias_hh: Tensor | None,
     hx: Tensor,
-    cx: Tensor,
+    cx: Tensor | None = None,
+    mode: str = "LSTM",
     reverse: bool = False,
-) -> tuple[Tensor, Tensor, Tensor]:
-    """One LSTM layer in one direction over a sequence, as one graph node.
+) -> tuple:
+    """One recurrent layer in one direction over a sequence, as one graph node.
 
-    ``input`` (time, batch, features), ``weight_ih`` (4 * hidden, features), ``weight_hh``
-    (4 * hidden, hidden), biases (4 * hidden,) or None, ``hx`` and ``cx`` (batch, hidden).
-    Returns ``(output, h_n, c_n)``: every step's hidden state (time, batch, hidden) and the
-    final hidden and cell states. Shapes and dtypes are the caller's to check (``nn.LSTM``).
+    ``input`` (time, batch, features), ``weight_ih`` (gates * hidden, features), ``weight_hh``
+    (gates * hidden, hidden), biases (gates * hidden,) or None, ``hx`` (and for an LSTM ``cx``)
+    (batch, hidden); ``mode`` is ``"LSTM"`` (4 gates), ``"GRU"`` (3), ``"RNN_TANH"`` or
+    ``"RNN_RELU"`` (1). Returns ``(output, h_n)``, or ``(output, h_n, c_n)`` for an LSTM:
+    every step's hidden state (time, batch, hidden) and the final states. Shapes and dtypes
+    are the caller's to check (``nn.RNN``, ``nn.LSTM``, ``nn.GRU`` do).
 
     Example::
 
         >>> x, h = glassgrad.randn(5, 2, 3), glassgrad.zeros(2, 4)
-        >>> out, h_n, c_n = lstm_layer(x, glassgrad.randn(16, 3), glassgrad.randn(16, 4),
-        ...                            None, None, h, h)
+        >>> out, h_n = rnn_layer(x, glassgrad.randn(12, 3), glassgrad.randn(12, 4), None, None,
+        ...                      h, mode="GRU")
         >>> out.shape
         glassgrad.Size([5, 2, 4])
     """
-    output, h_n, c_n = MkldnnRnnLayerBackward0.apply(
-        input, weight_ih, weight_hh, bias_ih, bias_hh, hx, cx, reverse=bool(reverse)
+    results = MkldnnRnnLayerBackward0.apply(
+        input, weight_ih, weight_hh, bias_ih, bias_hh, hx, cx, mode=mode, reverse=bool(reverse)
     )
-    node = output.grad_fn
+    node = results[0].grad_fn
     if node is not None:
-        node._output_version = output._vc  # the backward reads the output's values
-    return output, h_n, c_n
+        node._output_version = results[0]._vc  # the backward reads the output's values
+    return results
 
 
-def _torch_lstm_layer(torch, x, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse=False):
+# --- registry row: samples against PyTorch's own layers --------------------------------------
+
+
+def _torch_rnn_layer(torch, x, w_ih, w_hh, b_ih, b_hh, hx, cx=None, mode="LSTM", reverse=False):
     weights = [w_ih, w_hh] if b_ih is None else [w_ih, w_hh, b_ih, b_hh]
     sequence = x.flip(0) if reverse else x
-    out, h, c = torch.lstm(
-        sequence, (hx[None], cx[None]), weights, b_ih is not None, 1, 0.0, False, False, False
-    )
-    return (out.flip(0) if reverse else out), h[0], c[0]
+    state = (hx[None], cx[None]) if mode == "LSTM" else hx[None]
+    layer = getattr(torch, mode.lower())
+    out, *finals = layer(sequence, state, weights, b_ih is not None, 1, 0.0, False, False, False)
+    return (out.flip(0) if reverse else out), *(f[0] for f in finals)
 
 
-def _lstm_layer_samples(rng: np.random.Generator) -> list[Sample]:
+def _rnn_layer_samples(rng: np.random.Generator) -> list[Sample]:
     steps, batch, features, hidden = 3, 2, 3, 4
-
-    def weights(bias: bool = True) -> tuple:
-        gates = 4 * hidden
-        w = (randn(rng, gates, features) * 0.7, randn(rng, gates, hidden) * 0.7)
-        b = (randn(rng, gates), randn(rng, gates)) if bias else (None, None)
-        return w + b
-
-    def states(rows: int = batch) -> tuple:
-        return randn(rng, rows, hidden), randn(rng, rows, hidden)
-
     x = randn(rng, steps, batch, features)
-    return [
-        Sample((x, *weights(), *states())),
-        Sample((x, *weights(), *states()), {"reverse": True}, note="reverse"),
-        Sample((x, *weights(bias=False), *states()), note="no bias"),
+
+    def layer(mode: str, bias: bool = True, zero_state: bool = False, rows: int = batch) -> tuple:
+        size = {"LSTM": 4, "GRU": 3}.get(mode, 1) * hidden
+        weights = (randn(rng, size, features) * 0.7, randn(rng, size, hidden) * 0.7)
+        biases = (randn(rng, size), randn(rng, size)) if bias else (None, None)
+        if zero_state:
+            states = (NoGrad(np.zeros((rows, hidden))),) * 2
+        else:
+            states = (randn(rng, rows, hidden), randn(rng, rows, hidden))
+        return (*weights, *biases, states[0], states[1] if mode == "LSTM" else None)
+
+    samples = []
+    for mode in ("LSTM", "GRU", "RNN_TANH", "RNN_RELU"):
+        samples += [
+            Sample((x, *layer(mode)), {"mode": mode}, note=mode),
+            Sample((x, *layer(mode)), {"mode": mode, "reverse": True}, note=f"{mode} reverse"),
+            Sample((x, *layer(mode, bias=False)), {"mode": mode}, note=f"{mode} no bias"),
+        ]
+    samples += [
         Sample(
-            (randn(rng, batch, steps, features).transpose(1, 0, 2), *weights(), *states()),
+            (randn(rng, batch, steps, features).transpose(1, 0, 2), *layer("LSTM")),
+            {"mode": "LSTM"},
             note="non-contiguous input",
         ),
         Sample(
-            (
-                randn(rng, 1, 1, features),
-                *weights(),
-                NoGrad(np.zeros((1, hidden))),
-                NoGrad(np.zeros((1, hidden))),
-            ),
-            {"reverse": True},
+            (randn(rng, 1, 1, features), *layer("GRU", zero_state=True, rows=1)),
+            {"mode": "GRU", "reverse": True},
             note="one step, zero state without grad",
         ),
     ]
+    return samples
 
 
 register(
-    "_lstm_layer",
-    lstm_layer,
+    "_rnn_layer",
+    rnn_layer,
     nodes=(MkldnnRnnLayerBackward0,),
     methods=(),
-    samples=_lstm_layer_samples,
-    torch=_torch_lstm_layer,
+    samples=_rnn_layer_samples,
+    torch=_torch_rnn_layer,
 )

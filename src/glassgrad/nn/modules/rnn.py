@@ -1,9 +1,12 @@
 """Recurrent layers: ``RNN``, ``LSTM``, ``GRU`` and their single-step cells.
 
-Built from differentiable ops (linear, sigmoid, tanh, stack, cat), so the graph of a
-recurrent network is visible step by step. For each layer and direction the input
-projection ``x @ W_ih.T + b_ih`` is computed for all time steps at once; only the hidden
-recurrence ``h @ W_hh.T + b_hh`` runs per step. Parameter names, shapes, gate order and
+Each layer and direction of ``RNN``, ``LSTM`` and ``GRU`` is one fused graph node
+(``MkldnnRnnLayerBackward0``, the node PyTorch's CPU LSTM records; see ``ops/nn_rnn.py``):
+its forward loops over time in NumPy, its backward loops back. Layers are joined with
+``cat`` (directions), ``dropout`` and ``stack`` (final states) as in PyTorch. An LSTM with
+``proj_size`` and the cells are built step by step from differentiable ops (linear, sigmoid,
+tanh), with the input projection ``x @ W_ih.T + b_ih`` of all time steps computed at once,
+as PyTorch also runs those outside its fused kernel. Parameter names, shapes, gate order and
 initialisation are PyTorch's (``weight_ih_l0``, ``weight_hh_l0_reverse`` ...), so state
 dicts move between the two libraries unchanged.
 """
@@ -234,7 +237,6 @@ class RNNBase(Module):
         """Run all layers on a (time, batch, feature) input; returns the last layer's
         outputs, and the final hidden (and cell) states stacked per layer and direction."""
         directions = 2 if self.bidirectional else 1
-        steps = input.shape[0]
         final_h, final_c = [], []
         layer_input = input
         for layer in range(self.num_layers):
@@ -247,36 +249,9 @@ class RNNBase(Module):
                 }
                 h = h0[index]
                 c = c0[index] if c0 is not None else None
-                if self.mode == "LSTM" and self.proj_size == 0:
-                    # One fused node for the whole layer and direction, as PyTorch on CPU.
-                    output, h, c = nn_rnn.lstm_layer(
-                        layer_input,
-                        weights["weight_ih"],
-                        weights["weight_hh"],
-                        weights.get("bias_ih"),
-                        weights.get("bias_hh"),
-                        h,
-                        c,
-                        reverse=bool(direction),
-                    )
-                    outputs.append(output)
-                    final_h.append(h)
-                    final_c.append(c)
-                    continue
-                # The input projection of every time step at once, then one slice per step.
-                gi = F.linear(layer_input, weights["weight_ih"], weights.get("bias_ih")).unbind(0)
-                w_hh_t, b_hh = weights["weight_hh"].t(), weights.get("bias_hh")
-                sequence: list = [None] * steps
-                order = range(steps - 1, -1, -1) if direction else range(steps)
-                for t in order:
-                    if self.mode == "LSTM":
-                        h, c = _lstm_step(gi[t], h, c, w_hh_t, b_hh, weights.get("weight_hr"))
-                    elif self.mode == "GRU":
-                        h = _gru_step(gi[t], h, w_hh_t, b_hh)
-                    else:
-                        h = _rnn_step(gi[t], h, w_hh_t, b_hh, self.mode == "RNN_RELU")
-                    sequence[t] = h
-                outputs.append(shape.stack(sequence))
+                run = self._projected_lstm_direction if self.proj_size else self._fused_direction
+                output, h, c = run(layer_input, weights, h, c, bool(direction))
+                outputs.append(output)
                 final_h.append(h)
                 final_c.append(c)
             layer_input = outputs[0] if directions == 1 else shape.cat(outputs, 2)
@@ -285,6 +260,38 @@ class RNNBase(Module):
         h_n = shape.stack(final_h)
         c_n = shape.stack(final_c) if c0 is not None else None
         return layer_input, h_n, c_n
+
+    def _fused_direction(
+        self, input: Tensor, weights: dict, h: Tensor, c: Tensor | None, reverse: bool
+    ) -> tuple:
+        """One layer in one direction as one graph node (as PyTorch's CPU LSTM records it)."""
+        output, h, *cell = nn_rnn.rnn_layer(
+            input,
+            weights["weight_ih"],
+            weights["weight_hh"],
+            weights.get("bias_ih"),
+            weights.get("bias_hh"),
+            h,
+            c,
+            mode=self.mode,
+            reverse=reverse,
+        )
+        return output, h, cell[0] if cell else None
+
+    def _projected_lstm_direction(
+        self, input: Tensor, weights: dict, h: Tensor, c: Tensor, reverse: bool
+    ) -> tuple:
+        """An LSTM with projections, step by step from differentiable ops (PyTorch also runs
+        these outside its fused kernel)."""
+        # The input projection of every time step at once, then one slice per step.
+        gi = F.linear(input, weights["weight_ih"], weights.get("bias_ih")).unbind(0)
+        w_hh_t, b_hh, w_hr = weights["weight_hh"].t(), weights.get("bias_hh"), weights["weight_hr"]
+        steps = input.shape[0]
+        sequence: list = [None] * steps
+        for t in range(steps - 1, -1, -1) if reverse else range(steps):
+            h, c = _lstm_step(gi[t], h, c, w_hh_t, b_hh, w_hr)
+            sequence[t] = h
+        return shape.stack(sequence), h, c
 
     def _forward_single_state(self, input: Tensor, hx: Tensor | None, name: str) -> tuple:
         # RNN and GRU: one hidden state.
