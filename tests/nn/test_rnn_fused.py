@@ -215,3 +215,28 @@ def test_docstring_examples_run():
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
     result = doctest.testmod(nn_rnn, extraglobs={"glassgrad": gg}, optionflags=flags)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_hidden_state_of_another_dtype_is_an_error():
+    def attempt(lib, kind):
+        module = getattr(lib.nn, kind)(3, 4)
+        h = lib.zeros(1, 2, 4, dtype=lib.float64)
+        state = (h, lib.zeros(1, 2, 4)) if kind == "LSTM" else h
+        with pytest.raises(RuntimeError) as error:
+            module(lib.randn(5, 2, 3), state)
+        return str(error.value)
+
+    for kind in ("GRU", "RNN"):
+        assert attempt(gg, kind) == attempt(torch, kind)
+    assert "dtype" in attempt(gg, "LSTM")  # PyTorch: an internal oneDNN message
+
+
+def test_empty_sequence_is_an_error_empty_batch_is_not():
+    for lib in (gg, torch):
+        for kind in ("LSTM", "GRU", "RNN"):
+            module = getattr(lib.nn, kind)(3, 4)
+            with pytest.raises(RuntimeError, match="Expected sequence length to be larger than 0"):
+                module(lib.randn(0, 2, 3))
+            out, _ = module(lib.randn(5, 0, 3, requires_grad=True))
+            assert tuple(out.shape) == (5, 0, 4)
+            out.sum().backward()

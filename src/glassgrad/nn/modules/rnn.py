@@ -29,6 +29,11 @@ from .module import Module
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+_DTYPE_WORDS = {
+    "glassgrad.float32": "Float",
+    "glassgrad.float64": "Double",
+    "glassgrad.float16": "Half",
+}
 
 
 # --- one time step -------------------------------------------------------------------------
@@ -220,6 +225,17 @@ class RNNBase(Module):
         if tuple(hx.shape) != expected:
             raise RuntimeError(message.format(expected, list(hx.shape)))
 
+    @staticmethod
+    def _check_hidden_dtype(input: Tensor, *states: Tensor) -> None:
+        # PyTorch's words (from the product h @ W_hh^T that meets the mismatch).
+        for state in states:
+            if state.dtype != input.dtype:
+                raise RuntimeError(
+                    "mat1 and mat2 must have the same dtype, but got "
+                    f"{_DTYPE_WORDS.get(str(state.dtype), state.dtype)} and "
+                    f"{_DTYPE_WORDS.get(str(input.dtype), input.dtype)}"
+                )
+
     def _batched(self, input: Tensor, name: str) -> bool:
         if input.dim() not in (2, 3):
             what = "D tensor" if name == "RNN" else "D"  # PyTorch's wording differs by layer
@@ -236,6 +252,8 @@ class RNNBase(Module):
     def _run(self, input: Tensor, h0: Tensor, c0: Tensor | None) -> tuple:
         """Run all layers on a (time, batch, feature) input; returns the last layer's
         outputs, and the final hidden (and cell) states stacked per layer and direction."""
+        if input.shape[0] == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         directions = 2 if self.bidirectional else 1
         final_h, final_c = [], []
         layer_input = input
@@ -317,6 +335,7 @@ class RNNBase(Module):
         self._check_hidden_size(
             hx, self._hidden_shape(batch, self.hidden_size), "Expected hidden size {}, got {}"
         )
+        self._check_hidden_dtype(input, hx)
         x = input.transpose(0, 1) if self.batch_first else input
         output, h_n, _ = self._run(x, hx, None)
         if self.batch_first:
@@ -466,6 +485,7 @@ class LSTM(RNNBase):
             self._hidden_shape(batch, self.hidden_size),
             "Expected hidden[1] size {}, got {}",
         )
+        self._check_hidden_dtype(input, *hx)
         x = input.transpose(0, 1) if self.batch_first else input
         output, h_n, c_n = self._run(x, hx[0], hx[1])
         if self.batch_first:
