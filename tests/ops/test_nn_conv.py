@@ -14,6 +14,7 @@ import pytest
 import torch
 
 import glassgrad as gg
+from glassgrad.ops import nn_conv
 
 GF = gg.nn.functional
 TF = torch.nn.functional
@@ -463,3 +464,34 @@ def test_float32_weight_and_bias_gradients(call: Any, shapes: tuple) -> None:
         results.append((out, x.grad, w.grad, b.grad))
     for ours, theirs in zip(*results):
         close(ours, theirs, rtol=1e-4, atol=1e-4)
+
+
+FEW_CHANNEL_CASES = {
+    "one-channel": ((3, 1, 9, 11), (4, 1, 3, 3), {"padding": 1}),
+    "strided-dilated": ((2, 2, 13, 17), (3, 2, 3, 2), {"stride": 2, "dilation": (2, 1)}),
+    "rect-padding": ((2, 1, 6, 12), (2, 1, 2, 3), {"padding": (1, 0)}),
+    "conv1d": ((2, 1, 20), (3, 1, 3), {"padding": 2, "stride": 3}),
+}
+
+
+@pytest.mark.parametrize(
+    "x_shape, w_shape, params", FEW_CHANNEL_CASES.values(), ids=list(FEW_CHANNEL_CASES.keys())
+)
+def test_few_channel_convolutions(x_shape: tuple, w_shape: tuple, params: dict) -> None:
+    """Inputs with few channels and wide rows take the (C*kh*kw, N*Ho*Wo) im2col layout:
+    values and all three gradients against PyTorch, twice (the second backward reuses the
+    forward's windows)."""
+    rng = np.random.default_rng(11)
+    arrays = rand(rng, *x_shape), rand(rng, *w_shape), rand(rng, w_shape[0])
+    results = []
+    for lib, F in ((gg, GF), (torch, TF)):
+        x, w, b = leaves(lib, *arrays)
+        conv = F.conv2d if len(x_shape) == 4 else F.conv1d
+        out = conv(x, w, b, **params)
+        assert nn_conv._channels_first_suits(x_shape[1], w_shape[-1], out.shape[-1], 1)
+        (out * out).sum().backward(retain_graph=True)
+        first = [t.grad.clone() for t in (x, w, b)]
+        (out * out).sum().backward()
+        results.append((out, *first, x.grad, w.grad, b.grad))
+    for ours, theirs in zip(*results):
+        close(ours, theirs, rtol=1e-9)

@@ -132,9 +132,12 @@ _WORKSPACE_BYTES = 64 * 2**20
 _workspace = _Workspace()
 
 
-def _channels_last(x: np.ndarray, pads: Pads, spread: tuple = (1, 1)) -> np.ndarray:
+def _channels_last(
+    x: np.ndarray, pads: Pads, spread: tuple = (1, 1), x_last: np.ndarray | None = None
+) -> np.ndarray:
     """``x`` (N, C, H, W) as a channels-last (N, H', W', C) array with ``spread - 1`` zeros
-    between neighbouring pixels and ``pads`` zeros around (negative pads crop).
+    between neighbouring pixels and ``pads`` zeros around (negative pads crop). ``x_last``,
+    if given, is ``x`` already laid out channels-last (N, H, W, C): a faster source to copy.
 
     The array lives in the shared workspace: use it before the next call."""
     n, c, h, w = x.shape
@@ -149,12 +152,70 @@ def _channels_last(x: np.ndarray, pads: Pads, spread: tuple = (1, 1)) -> np.ndar
     buf = _workspace.take((n, full_h, full_w, c), x.dtype)
     if not plain:
         buf.fill(0)
-    buf[:, lo_h : lo_h + span_h : sh, lo_w : lo_w + span_w : sw, :] = x.transpose(0, 2, 3, 1)
+    source = x.transpose(0, 2, 3, 1) if x_last is None else x_last
+    buf[:, lo_h : lo_h + span_h : sh, lo_w : lo_w + span_w : sw, :] = source
     if top < 0 or bottom < 0 or left < 0 or right < 0:
         buf = buf[
             :, max(-top, 0) : full_h - max(-bottom, 0), max(-left, 0) : full_w - max(-right, 0)
         ]
     return buf
+
+
+def _channels_first_suits(channels: int, kernel_w: int, out_w: int, groups: int) -> bool:
+    """Whether the (C*kh*kw, N*Ho*Wo) im2col layout copies faster than the channels-last one.
+
+    Both copies are loops over contiguous runs, and NumPy pays about as much per run as for a
+    few dozen elements: channels-last runs are ``kw*C`` long, channels-first runs ``Wo`` long.
+    A first layer with one input channel (runs of 3 against 8 on 8x8 digits) goes channels
+    first; deeper layers, with many channels, channels last.
+    """
+    return groups == 1 and channels * kernel_w < out_w
+
+
+def _im2col_channels_first(
+    x: np.ndarray, pads: Pads, kernel: tuple, stride: tuple, dilation: tuple
+) -> tuple[np.ndarray, tuple, tuple]:
+    """The windows of (N, C, H, W) ``x`` zero-padded by ``pads`` (>= 0) as a (C*kh*kw,
+    N*Ho*Wo) matrix, the output's (N, Ho, Wo), and a ticket for ``_cols_if_intact``.
+
+    The matrix lives in the shared workspace: use it before the next im2col call.
+    """
+    n, c, h, w = x.shape
+    (top, bottom), (left, right) = pads
+    xp = x
+    if top or bottom or left or right:
+        xp = _workspace.take((n, c, h + top + bottom, w + left + right), x.dtype)
+        xp.fill(0)
+        xp[:, :, top : top + h, left : left + w] = x
+    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+    ho = (xp.shape[2] - dh * (kh - 1) - 1) // sh + 1
+    wo = (xp.shape[3] - dw * (kw - 1) - 1) // sw + 1
+    bn, bc, bh, bw = xp.strides
+    view = as_strided(
+        xp, (c, kh, kw, n, ho, wo), (bc, bh * dh, bw * dw, bn, bh * sh, bw * sw), writeable=False
+    )
+    cols = _workspace.take(view.shape, x.dtype)
+    ticket = (view.shape, x.dtype, _workspace.last_stamp)
+    np.copyto(cols, view)
+    return cols.reshape(c * kh * kw, n * ho * wo), (n, ho, wo), ticket
+
+
+def _channels_first_cols_if_intact(ticket: tuple | None) -> np.ndarray | None:
+    """``_cols_if_intact`` for a ticket of ``_im2col_channels_first``."""
+    if ticket is None:
+        return None
+    cols = _workspace.intact(*ticket)
+    if cols is None:
+        return None
+    c, kh, kw, n, ho, wo = cols.shape
+    return cols.reshape(c * kh * kw, n * ho * wo)
+
+
+def _bias_grad(matrix: np.ndarray, axis: int) -> np.ndarray:
+    """Sum of a gradient matrix along ``axis`` as a matrix-vector product (NumPy's reduction
+    of the short rows of an (N*Ho*Wo, O) matrix costs 8x more)."""
+    ones = np.ones(matrix.shape[axis], matrix.dtype)
+    return ones @ matrix if axis == 0 else matrix @ ones
 
 
 def _im2col_channels_last(
@@ -284,35 +345,65 @@ def _transposed_geometry(kernel: tuple, pads: Pads, output_padding: tuple, dilat
     )
 
 
-def _ordinary_form(x, w, stride, pads, dilation, groups, transposed, output_padding) -> tuple:
+def _ordinary_form(
+    x, w, stride, pads, dilation, groups, transposed, output_padding, x_last=None
+) -> tuple:
     """The channels-last padded input, weight and stride of the ordinary convolution that
     computes this one: a transposed convolution is an ordinary one on the input spread with
-    ``stride - 1`` zeros, with the kernel flipped and its channel axes swapped per group."""
+    ``stride - 1`` zeros, with the kernel flipped and its channel axes swapped per group.
+    ``x_last`` is ``x`` laid out channels-last, if the caller has it."""
     if not transposed:
-        return _channels_last(x, pads), w, stride
+        return _channels_last(x, pads, x_last=x_last), w, stride
     pads = _transposed_geometry(w.shape[2:], pads, output_padding, dilation)
-    return _channels_last(x, pads, spread=stride), _flipped_transposed_weight(w, groups), (1, 1)
+    xl = _channels_last(x, pads, spread=stride, x_last=x_last)
+    return xl, _flipped_transposed_weight(w, groups), (1, 1)
 
 
 def conv_array(
     x: np.ndarray,
     w: np.ndarray,
+    b: np.ndarray | None,
     stride: tuple,
     pads: Pads,
     dilation: tuple,
     groups: int,
     transposed: bool = False,
     output_padding: tuple = (0, 0),
+    x_last: np.ndarray | None = None,
 ) -> tuple[np.ndarray, tuple]:
-    """A 2-d convolution of (N, C, H, W) arrays; the result channels-last (N, Ho, Wo, O), in
-    the workspace (``_to_channels_first`` copies it out), and the ticket of its im2col matrix
-    (which ``conv_weight_grad_array`` can reuse while the workspace holds it)."""
+    """A 2-d convolution of (N, C, H, W) arrays plus ``b`` (or None): the contiguous (N, O, Ho,
+    Wo) result and the ticket of its im2col matrix (which ``conv_weight_grad_array`` can reuse
+    while the workspace holds it). ``x_last``: ``x`` laid out channels-last, if at hand."""
+    if not transposed and _channels_first_suits(
+        x.shape[1],
+        w.shape[3],
+        _out_size(x.shape[3], w.shape[3], pads[1], stride[1], dilation[1]),
+        groups,
+    ):
+        cols, (n, ho, wo), ticket = _im2col_channels_first(x, pads, w.shape[2:], stride, dilation)
+        o = w.shape[0]
+        product = _workspace.take((o, n * ho * wo), np.result_type(w, cols))
+        np.matmul(w.reshape(o, -1), cols, out=product)
+        moved = product.reshape(o, n, ho * wo).transpose(1, 0, 2)
+        result = np.empty(
+            (n, o, ho, wo), np.result_type(product, b) if b is not None else product.dtype
+        )
+        if b is None:
+            np.copyto(result.reshape(n, o, ho * wo), moved)
+        else:
+            np.add(moved, b.reshape(o, 1), out=result.reshape(n, o, ho * wo))
+        return result, ticket
     xl, w_eq, stride_eq = _ordinary_form(
-        x, w, stride, pads, dilation, groups, transposed, output_padding
+        x, w, stride, pads, dilation, groups, transposed, output_padding, x_last
     )
     cols, pixels, ticket = _im2col_channels_last(xl, w.shape[2:], stride_eq, dilation, groups)
     out = _ungroup(_matmul_groups(cols, _weight_matrix(w_eq, groups), scratch=True), pixels)
-    return out, ticket
+    return _to_channels_first(out, b), ticket
+
+
+def _out_size(size: int, k: int, pad: tuple, stride: int, dilation: int) -> int:
+    """Output length of an ordinary convolution along one axis."""
+    return (size + pad[0] + pad[1] - dilation * (k - 1) - 1) // stride + 1
 
 
 def conv_weight_grad_array(
@@ -325,25 +416,36 @@ def conv_weight_grad_array(
     groups: int,
     transposed: bool = False,
     output_padding: tuple = (0, 0),
-    cols: np.ndarray | None = None,
+    ticket: tuple | None = None,
     with_bias: bool = False,
-) -> tuple[np.ndarray, np.ndarray | None]:
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
     """The weight gradient of ``conv_array``: ``im2col(x)^T @ grad`` per group; with
-    ``with_bias`` also the bias gradient (the sum of ``grad`` over all but the channel axis).
+    ``with_bias`` also the bias gradient (the sum of ``grad`` over all but the channel axis);
+    and, when it was made, ``grad`` laid out channels-last (N, Ho, Wo, O), in the workspace.
 
-    ``cols`` is ``x``'s im2col matrix if the caller still has it (else it is recomputed).
+    ``ticket`` is the one ``conv_array`` returned: its im2col matrix is reused if the
+    workspace still holds it (else recomputed).
     """
-    if transposed:
-        w_eq = _flipped_transposed_weight(w, groups)
-    else:
-        w_eq = w
+    if not transposed and _channels_first_suits(x.shape[1], w.shape[3], grad.shape[3], groups):
+        cols = _channels_first_cols_if_intact(ticket)
+        if cols is None:
+            cols, _, _ = _im2col_channels_first(x, pads, w.shape[2:], stride, dilation)
+        n, o, ho, wo = grad.shape
+        grad_matrix = _workspace.take((o, n, ho * wo), grad.dtype)
+        np.copyto(grad_matrix, grad.reshape(n, o, ho * wo).transpose(1, 0, 2))
+        grad_matrix = grad_matrix.reshape(o, n * ho * wo)
+        grad_bias = _bias_grad(grad_matrix, 1) if with_bias else None
+        return (grad_matrix @ cols.T).reshape(w.shape), grad_bias, None
+    w_eq = _flipped_transposed_weight(w, groups) if transposed else w
+    cols = _cols_if_intact(ticket)
     if cols is None:
         xl, w_eq, stride_eq = _ordinary_form(
             x, w, stride, pads, dilation, groups, transposed, output_padding
         )
         cols, _, _ = _im2col_channels_last(xl, w.shape[2:], stride_eq, dilation, groups)
     grad_matrix = _grad_channels_last(grad)
-    grad_bias = grad_matrix.sum(0) if with_bias else None
+    grad_last = grad_matrix.reshape(grad.shape[0], *grad.shape[2:], grad.shape[1])
+    grad_bias = _bias_grad(grad_matrix, 0) if with_bias else None
     if groups > 1:
         o = grad_matrix.shape[1]
         grad_matrix = grad_matrix.reshape(-1, groups, o // groups).transpose(1, 0, 2)
@@ -352,7 +454,7 @@ def conv_weight_grad_array(
     m = _matmul_groups(cols.transpose(0, 2, 1), grad_matrix)
     grad_eq = _weight_from_matrix(m, w_eq.shape, groups)
     grad_weight = _unflip_transposed_weight(grad_eq, groups) if transposed else grad_eq
-    return grad_weight, grad_bias
+    return grad_weight, grad_bias, grad_last
 
 
 def _crop_to(x: Any, spatial: tuple) -> Any:
@@ -379,36 +481,51 @@ class ConvolutionBackward0(Op):
         "_cols_ticket",
     )
 
-    def forward(self, x, w, b, stride, padding, dilation, transposed, output_padding, groups):
+    def forward(
+        self,
+        x,
+        w,
+        b,
+        stride,
+        padding,
+        dilation,
+        transposed,
+        output_padding,
+        groups,
+        x_last=None,
+    ):
+        # x_last: x laid out channels-last, (N, H, W, C) (or (N, 1, L, C)), when the caller
+        # has it (the backward passes the gradient its weight gradient already moved).
         self.stride, self.padding, self.dilation = stride, padding, dilation
         self.transposed, self.output_padding, self.groups = transposed, output_padding, groups
         one_d = x.ndim == 3
         if one_d:
             x, w = x[:, :, None, :], w[:, :, None, :]
         stride2, pads2, dil2, outpad2 = _as_2d(stride, padding, dilation, output_padding)
-        out_l, self._cols_ticket = conv_array(
-            x, w, stride2, pads2, dil2, groups, transposed, outpad2
+        out, self._cols_ticket = conv_array(
+            x, w, b, stride2, pads2, dil2, groups, transposed, outpad2, x_last
         )
-        out = _to_channels_first(out_l, b)
         return out[:, :, 0, :] if one_d else out
 
     def backward(self, F, grad):
         x, w = self.saved
         needs = self.needs_input_grad
         spatial = tuple(x.shape[2:])
-        grad_input = grad_weight = grad_bias = None
+        grad_input = grad_weight = grad_bias = grad_last = None
         if needs[1]:
             if isinstance(grad, Tensor):
                 inputs = (grad, x) if self.transposed else (x, grad)
                 grad_weight = _weight_grad_tensors(*inputs, tuple(w.shape[2:]), self)
             else:
                 # First, while the workspace may still hold the forward's im2col matrix; the
-                # bias gradient comes from the same channels-last copy of the gradient.
-                grad_weight, grad_bias = self._weight_grad_arrays(grad, x, w, needs[2])
+                # bias and input gradients reuse its channels-last copy of the gradient.
+                grad_weight, grad_bias, grad_last = self._weight_grad_arrays(grad, x, w, needs[2])
         if needs[0]:
             # A transposed convolution of the gradient with the same weight (or, for a
             # transposed forward, an ordinary one), run as an op when a graph is built.
             params = self._input_grad_params(spatial, tuple(grad.shape[2:]), tuple(w.shape[2:]))
+            if grad_last is not None:
+                params["x_last"] = grad_last
             grad_input = _crop_to(ConvolutionBackward0.call(grad, w, None, **params), spatial)
         if needs[2] and grad_bias is None:
             grad_bias = F.sum(grad, (0, *range(2, len(grad.shape))))
@@ -444,14 +561,15 @@ class ConvolutionBackward0(Op):
 
     def _weight_grad_arrays(self, grad, x, w, with_bias):
         """Without a graph: ``im2col(x)^T @ grad`` in one matrix product per group (the
-        forward's im2col matrix if the workspace still holds it), and the bias gradient."""
+        forward's im2col matrix if the workspace still holds it), the bias gradient, and
+        the gradient laid out channels-last if it was (else None)."""
         stride2, pads2, dil2, outpad2 = _as_2d(
             self.stride, self.padding, self.dilation, self.output_padding
         )
         w_shape = w.shape
         if x.ndim == 3:
             x, w, grad = x[:, :, None, :], w[:, :, None, :], grad[:, :, None, :]
-        grad_weight, grad_bias = conv_weight_grad_array(
+        grad_weight, grad_bias, grad_last = conv_weight_grad_array(
             x,
             w,
             grad,
@@ -461,10 +579,10 @@ class ConvolutionBackward0(Op):
             self.groups,
             self.transposed,
             outpad2,
-            cols=_cols_if_intact(self._cols_ticket),
+            ticket=self._cols_ticket,
             with_bias=with_bias,
         )
-        return grad_weight.reshape(w_shape).astype(w.dtype, copy=False), grad_bias
+        return grad_weight.reshape(w_shape).astype(w.dtype, copy=False), grad_bias, grad_last
 
 
 def _weight_grad_tensors(inp: Tensor, grad_out: Tensor, kernel: tuple, node: Any) -> Tensor:
