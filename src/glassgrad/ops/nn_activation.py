@@ -722,9 +722,35 @@ def _reduce_axis(x: np.ndarray, dim: int) -> int | None:
     return dim if x.ndim else None
 
 
-def _shifted(x: np.ndarray, dim: int | None) -> np.ndarray:
-    # x - max(x) along dim: every exp() argument <= 0. `initial` keeps empty inputs legal.
-    return x - x.max(axis=dim, keepdims=True, initial=-np.inf)
+# Largest spread (max - min) of the values for which one shift by the overall max is safe:
+# exp() of every shifted value stays a normal number, so no slice sums to zero.
+_ONE_SHIFT_SPREAD = {
+    np.dtype(np.float16): 4.0,
+    np.dtype(np.float32): 40.0,
+    np.dtype(np.float64): 350.0,
+}
+
+
+def _exp_and_sums(x: np.ndarray, dim: int | None) -> tuple:
+    """``(x - shift, exp(x - shift), sum of the exps along dim)`` with ``shift`` the max.
+
+    When the values are finite and close together (the usual logits) one overall max does:
+    two whole-array reductions and a matrix-vector sum cost less than per-slice reductions.
+    """
+    spread = _ONE_SHIFT_SPREAD.get(x.dtype)
+    if spread is not None and x.size:
+        top = float(x.max())
+        if top - float(x.min()) <= spread:  # False for inf and nan as well
+            shifted = x - top
+            e = np.exp(shifted)
+            if x.ndim == 2 and dim == 1:
+                return shifted, e, e @ np.ones((x.shape[1], 1), x.dtype)
+            return shifted, e, e.sum(axis=dim, keepdims=True)
+    with np.errstate(invalid="ignore", over="ignore"):
+        # `initial` keeps empty inputs legal.
+        shifted = x - x.max(axis=dim, keepdims=True, initial=-np.inf)
+        e = np.exp(shifted)
+        return shifted, e, e.sum(axis=dim, keepdims=True)
 
 
 class SoftmaxBackward0(Op):
@@ -735,9 +761,9 @@ class SoftmaxBackward0(Op):
 
     def forward(self, x, dim):
         self.dim = dim = _reduce_axis(x, dim)
-        with np.errstate(invalid="ignore"):
-            e = np.exp(_shifted(x, dim))
-            return e / e.sum(axis=dim, keepdims=True)
+        _, e, sums = _exp_and_sums(x, dim)
+        # Every slice sums to at least 1 (its max gives exp(0)), or to nan: nothing to warn.
+        return e / sums if x.size else e
 
     def backward(self, F, grad):
         (out,) = self.saved
@@ -752,9 +778,9 @@ class LogSoftmaxBackward0(Op):
 
     def forward(self, x, dim):
         self.dim = dim = _reduce_axis(x, dim)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            shifted = _shifted(x, dim)
-            return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
+        shifted, _, sums = _exp_and_sums(x, dim)
+        # Every slice sums to at least 1 (its max gives exp(0)), or to nan: nothing to warn.
+        return shifted - np.log(sums) if x.size else shifted
 
     def backward(self, F, grad):
         (out,) = self.saved
