@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, NamedTuple
 
@@ -130,29 +130,19 @@ def for_each_chunk(
     views = [a if i in strided else a.reshape(-1) for i, a in enumerate(arrays)]
     layout = _Layout(strided, first.shape[1:] if strided else (), row_len, rows_per_chunk)
     workers = num_threads() if first.size >= PARALLEL_MIN else 1
-    if workers == 1:
-        _run_rows(kernel, views, layout, 0, rows, scratch_count, wide_scratch, args)
-        return
-    # Contiguous parts of whole chunks; the calling thread takes the first.
     chunks = -(-rows // rows_per_chunk)
-    bounds = [min(rows, (chunks * i // workers) * rows_per_chunk) for i in range(workers + 1)]
+    # One iterator of chunk indices, shared: each thread takes the next chunk when it is done
+    # with one (its ``next`` is atomic under the GIL), so a thread slowed down by a busy core
+    # (another process, or BLAS threads still spinning after a product) simply takes fewer.
+    chunk_indices = iter(range(chunks))
+    work = (kernel, views, layout, chunk_indices, rows, scratch_count, wide_scratch, args)
+    if workers == 1:
+        _run_chunks(*work)
+        return
     pool = _thread_pool(workers - 1)
-    futures: list[Future] = [
-        pool.submit(
-            _run_rows,
-            kernel,
-            views,
-            layout,
-            bounds[i],
-            bounds[i + 1],
-            scratch_count,
-            wide_scratch,
-            args,
-        )
-        for i in range(1, workers)
-    ]
+    futures: list[Future] = [pool.submit(_run_chunks, *work) for _ in range(1, workers)]
     try:
-        _run_rows(kernel, views, layout, bounds[0], bounds[1], scratch_count, wide_scratch, args)
+        _run_chunks(*work)
     finally:
         for future in futures:
             future.result()
@@ -165,12 +155,12 @@ class _Layout(NamedTuple):
     rows_per_chunk: int
 
 
-def _run_rows(
+def _run_chunks(
     kernel: Kernel,
     views: list[np.ndarray],
     layout: _Layout,
-    start: int,
-    stop: int,
+    chunk_indices: Iterator[int],
+    rows: int,
     scratch_count: int,
     wide_scratch: int,
     args: tuple,
@@ -179,8 +169,9 @@ def _run_rows(
     buffers = _scratch(views[0].dtype, scratch_count + len(layout.strided), 0, size)
     wide = _scratch(np.dtype(np.float64), wide_scratch, 1, size) if wide_scratch else []
     gather = buffers[scratch_count:]
-    for first_row in range(start, stop, layout.rows_per_chunk):
-        end_row = min(first_row + layout.rows_per_chunk, stop)
+    for index in chunk_indices:
+        first_row = index * layout.rows_per_chunk
+        end_row = min(first_row + layout.rows_per_chunk, rows)
         begin, end = first_row * layout.row_len, end_row * layout.row_len
         n = end - begin
         chunk = [view[begin:end] for view in views]  # flat views; strided ones replaced:
