@@ -419,9 +419,14 @@ def _wrap_view(cls: type, out: Any, inputs: tuple, params: dict, node: Node | No
     src = inputs[0]
     outs = out if type(out) is tuple else (out,)
     results = []
+    data = src._data
     for i, o in enumerate(outs):
         t = Tensor._from_array(o) if node is None else Tensor._result(o, node, i)
-        if np.may_share_memory(o, src._data):
+        base = o.base if type(o) is np.ndarray else None
+        # NumPy points every view at the array owning the memory: the cheap test first.
+        if (base is not None and (base is data or base is data.base)) or np.may_share_memory(
+            o, data
+        ):
             t._vc = src._vc
             t._base = src._base if src._base is not None else src
             step = (cls, inputs[1:], params, i if type(out) is tuple else None)

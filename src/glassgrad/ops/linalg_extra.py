@@ -413,6 +413,9 @@ class AddmmBackward0(Op):
             product = product * alpha
         if beta == 0:
             return np.array(np.broadcast_to(product, np.broadcast_shapes(x.shape, product.shape)))
+        if beta == 1 and x.ndim <= product.ndim and product.dtype == x.dtype:
+            product += x  # a fresh array: no second allocation
+            return product
         return product + (x if beta == 1 else x * beta)
 
     def backward(self, F, grad):

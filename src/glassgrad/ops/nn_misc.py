@@ -55,11 +55,13 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if x.ndim == 1 and bias is None:
         return shape.squeeze(linalg.mm(shape.unsqueeze(input, 0), weight_t), 0)
     if x.ndim == 2:
-        return (
-            linalg.mm(input, weight_t)
-            if bias is None
-            else linalg_extra.addmm(bias, input, weight_t)
-        )
+        if bias is None:
+            return linalg.mm(input, weight_t)
+        b = bias._data
+        if b.shape == w.shape[:1] and x.dtype == w.dtype == b.dtype:
+            # Shapes and dtypes checked above: addmm's own checks would repeat them.
+            return linalg_extra.AddmmBackward0.apply(bias, input, weight_t)
+        return linalg_extra.addmm(bias, input, weight_t)
     # PyTorch flattens the leading dims into one matrix product and views the result back.
     flat = shape.reshape(input, (-1, x.shape[-1]))
     out_shape = (*x.shape[:-1], w.shape[0])
