@@ -15,7 +15,6 @@ import numpy as np
 
 from .. import _dtype
 
-
 _BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
