@@ -264,10 +264,12 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable: Any) -> None:
-        Node.__init__(self)
+        # Made once per leaf and graph (every training step): the slots are set directly.
+        self._next_nodes = self._next_nrs = ()
         self._seq = ACCUMULATE_PRIORITY
         self.variable = variable
-        self._meta = (variable._data.shape, variable._data.dtype)
+        data = variable._data
+        self._meta = (data.shape, data.dtype)
         self._n_out = 1
 
     def _run(self, grads: list, create_graph: bool) -> tuple:
