@@ -189,7 +189,7 @@ class _LSTM:
     def run(gates, states, w_hh, b_hh, cx, r) -> _KeptArrays:
         _, steps, batch, hidden = gates.shape
         dtype = gates.dtype
-        w_hh_t = w_hh.reshape(4, hidden, hidden).transpose(0, 2, 1)
+        w_hh_t = np.ascontiguousarray(w_hh.reshape(4, hidden, hidden).transpose(0, 2, 1))
         cells = _pool.take((steps + 1, batch, hidden), dtype)
         tanh_cells = _pool.take((steps, batch, hidden), dtype)
         cells[steps * r] = cx
@@ -256,7 +256,7 @@ class _GRU:
     def run(gates, states, w_hh, b_hh, cx, r) -> _KeptArrays:
         _, steps, batch, hidden = gates.shape
         dtype = gates.dtype
-        w_hh_t = w_hh.reshape(3, hidden, hidden).transpose(0, 2, 1)
+        w_hh_t = np.ascontiguousarray(w_hh.reshape(3, hidden, hidden).transpose(0, 2, 1))
         b_hn = None if b_hh is None else b_hh[2 * hidden :]
         hidden_n = _pool.take((steps, batch, hidden), dtype)
         product = np.empty((3, batch, hidden), dtype)
@@ -354,8 +354,9 @@ _CELLS = {"LSTM": _LSTM, "GRU": _GRU, "RNN_TANH": _RNN(relu=False), "RNN_RELU": 
 
 class _GateGradients:
     """Where the backward loop puts the gradient of each step's gate pre-activations: rows of
-    a reused (gates, time, batch, hidden) array, or (under create_graph) Tensors stacked at the
-    end."""
+    a reused (time, batch, gates * hidden) array, or (under create_graph) Tensors stacked at
+    the end. Row layout, so that each step's ``d_gates @ W_hh`` and the weight gradients over
+    all steps are each a single plain matrix product."""
 
     __slots__ = ("buffer", "steps")
 
@@ -364,17 +365,20 @@ class _GateGradients:
         self.steps: list = [None] * steps
 
     def put(self, t: int, parts: tuple) -> Any:
-        """Store step ``t``'s gate gradients; returns them as one (gates, batch, hidden)."""
+        """Store step ``t``'s gate gradients; returns them as one (batch, gates * hidden)."""
         if self.buffer is None:
-            self.steps[t] = shape.stack(list(parts), 0)
+            stacked = shape.stack(list(parts), 1)
+            batch, gates, hidden = stacked.shape
+            self.steps[t] = shape.reshape(stacked, (batch, gates * hidden))
             return self.steps[t]
-        block = self.buffer[:, t]
+        row = self.buffer[t]
+        gates = row.reshape(row.shape[0], len(parts), row.shape[1] // len(parts))
         for k, part in enumerate(parts):
-            block[k] = part
-        return block
+            gates[:, k] = part
+        return row
 
     def result(self) -> Any:
-        return self.buffer if self.buffer is not None else shape.stack(self.steps, 1)
+        return self.buffer if self.buffer is not None else shape.stack(self.steps, 0)
 
 
 # --- the node ------------------------------------------------------------------------------------
@@ -431,37 +435,32 @@ class MkldnnRnnLayerBackward0(Op):
             sinks = [_GateGradients(None, steps) for _ in range(sides)]
         else:
             kept = self._kept_arrays()
-            buffer = _workspace.take((sides, gates, steps, batch, hidden), d_output.dtype)
+            buffer = _workspace.take((sides, steps, batch, gates * hidden), d_output.dtype)
             sinks = [_GateGradients(buffer[k], steps) for k in range(sides)]
-        w_hh_gates = F.reshape(w_hh, (gates, hidden, hidden))
         for t in _time_order(steps, not self.reverse):
             dh = dh + d_output[t]
             d_input_side, d_hidden_side, dh_direct, dc = cell.step_back(F, kept, t, dh, dc)
             d_gates = sinks[0].put(t, d_input_side)
             if d_hidden_side is not None:
                 d_gates = sinks[1].put(t, d_hidden_side)
-            dh = F.sum(F.matmul(d_gates, w_hh_gates), 0)
+            dh = F.matmul(d_gates, w_hh)
             if dh_direct is not None:
                 dh = dh + dh_direct
-        # Per gate, one product over all time steps and batch rows.
-        d_pre = [F.reshape(sink.result(), (gates, steps * batch, hidden)) for sink in sinks]
+        # The weight gradients: one product over all time steps and batch rows.
+        d_pre = [F.reshape(sink.result(), (steps * batch, gates * hidden)) for sink in sinks]
         needs = self.needs_input_grad
         d_x = d_w_ih = d_w_hh = d_b_ih = d_b_hh = None
         if needs[0]:
-            w_ih_gates = F.reshape(w_ih, (gates, hidden, features))
-            d_x = F.reshape(F.sum(F.matmul(d_pre[0], w_ih_gates), 0), (steps, batch, features))
+            d_x = F.reshape(F.matmul(d_pre[0], w_ih), (steps, batch, features))
         if needs[1]:
-            inputs = F.reshape(x, (steps * batch, features))
-            d_w_ih = F.reshape(F.matmul(F.mT(d_pre[0]), inputs), (gates * hidden, features))
+            d_w_ih = F.matmul(F.mT(d_pre[0]), F.reshape(x, (steps * batch, features)))
         if needs[2]:
             before = F.reshape(kept.states_before(), (steps * batch, hidden))
-            d_w_hh = F.reshape(F.matmul(F.mT(d_pre[-1]), before), (gates * hidden, hidden))
+            d_w_hh = F.matmul(F.mT(d_pre[-1]), before)
         if needs[3]:
-            d_b_ih = F.reshape(F.sum(d_pre[0], 1), (gates * hidden,))
-        if needs[4]:
-            d_b_hh = F.reshape(F.sum(d_pre[-1], 1), (gates * hidden,)) if sides == 2 else None
-            if d_b_hh is None:  # the same pre-activations: the same gradient
-                d_b_hh = d_b_ih if d_b_ih is not None else F.reshape(F.sum(d_pre[0], 1), (-1,))
+            d_b_ih = F.sum(d_pre[0], 0)
+        if needs[4]:  # with one side, the same pre-activations: the same gradient
+            d_b_hh = d_b_ih if sides == 1 and needs[3] else F.sum(d_pre[-1], 0)
         return d_x, d_w_ih, d_w_hh, d_b_ih, d_b_hh, dh, dc
 
     def _kept_arrays(self) -> _KeptArrays:
