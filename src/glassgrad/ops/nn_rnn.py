@@ -6,9 +6,10 @@ whose forward loops over time in NumPy and whose backward loops back over time:
 
 - the input projection ``x @ W_ih^T + b`` of every time step is one matrix product before the
   loop; only ``h @ W_hh^T`` runs per step;
-- gates are kept gate-major, ``(gates, time, batch, hidden)``, so each gate of each step is one
-  contiguous block: the activations and the backward's products run on contiguous memory, and
-  the weight gradients are one matrix product per gate over all time steps at once;
+- the forward keeps gates gate-major, ``(gates, time, batch, hidden)``, so each gate of each
+  step is one contiguous block for the activations and the backward's elementwise products;
+  the backward keeps the gate gradients row-major, ``(time, batch, gates * hidden)``, so each
+  step's ``d_gates @ W_hh`` and the weight gradients over all steps are single products;
 - the forward keeps what the backward reads (activated gates, cell states...); a released
   node hands those arrays to the next forward of the same shape (``_BufferPool``).
 
