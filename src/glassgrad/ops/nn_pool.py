@@ -13,7 +13,6 @@ so ``create_graph=True`` gives second derivatives like PyTorch.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -123,7 +122,7 @@ def _max_pool(x: np.ndarray, kernel, stride, padding, dilation, out) -> tuple:
 # from the flat input by one ``take`` with the windows' start indices, and the rest is
 # arithmetic on contiguous arrays (0.15 ms).
 
-_STARTS: OrderedDict = OrderedDict()  # geometry -> flat start index of every window
+_STARTS: dict = {}  # geometry -> flat start index of every window (oldest first)
 _STARTS_ENTRIES = 8
 _STARTS_CACHED_MAX = 1 << 20  # windows; larger index arrays are rebuilt on each call
 
@@ -144,7 +143,6 @@ def _window_starts(shape: tuple, stride: tuple, out: tuple) -> np.ndarray:
     key = (shape, stride, out)
     starts = _STARTS.get(key)
     if starts is not None:
-        _STARTS.move_to_end(key)
         return starts
     planes = int(np.prod(shape[:-2], dtype=np.int64))
     h, w = shape[-2:]
@@ -153,10 +151,11 @@ def _window_starts(shape: tuple, stride: tuple, out: tuple) -> np.ndarray:
         + (np.arange(out[0], dtype=np.intp) * (stride[0] * w))[:, None]
         + np.arange(out[1], dtype=np.intp) * stride[1]
     ).reshape(-1)
+    starts.flags.writeable = False  # shared by every call with this geometry
     if starts.size <= _STARTS_CACHED_MAX:
         _STARTS[key] = starts
-        if len(_STARTS) > _STARTS_ENTRIES:
-            _STARTS.popitem(last=False)
+        while len(_STARTS) > _STARTS_ENTRIES:  # the oldest geometries go first
+            _STARTS.pop(next(iter(_STARTS)), None)
     return starts
 
 
