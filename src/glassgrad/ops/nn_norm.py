@@ -13,6 +13,7 @@ derivatives match PyTorch's.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -82,7 +83,7 @@ class NativeBatchNormBackward0(Op):
         x, w = self.saved
         needs = self.needs_input_grad
         dims = _channel_dims(x)
-        count = int(np.prod([x.shape[d] for d in dims], dtype=np.int64))
+        count = math.prod([x.shape[d] for d in dims])
         if self.training:
             xhat, invstd = _standardize(F, x, dims, count, self.eps)
         else:
@@ -221,7 +222,7 @@ class NativeLayerNormBackward0(Op):
         needs = self.needs_input_grad
         ndim = len(x.shape)
         dims = tuple(range(ndim - len(self.normalized_shape), ndim))
-        count = int(np.prod(self.normalized_shape, dtype=np.int64))
+        count = math.prod(self.normalized_shape)
         xhat, invstd = _standardize(F, x, dims, count, self.eps)
         grad_input = None
         if needs[0]:
@@ -298,7 +299,7 @@ class NativeGroupNormBackward0(Op):
         needs = self.needs_input_grad
         shape = tuple(x.shape)
         grouped_shape = (shape[0], self.group, -1)
-        count = int(np.prod(shape[1:], dtype=np.int64)) // self.group
+        count = math.prod(shape[1:]) // self.group
         xhat_g, invstd = _standardize(F, F.reshape(x, grouped_shape), (2,), count, self.eps)
         xhat = F.reshape(xhat_g, shape)
         grad_input = grad_weight = grad_bias = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import math
 from typing import Any
 
 import numpy as np
@@ -70,7 +71,7 @@ class MeanBackward0(Op):
         return np.asarray(np.mean(x, dtype=out_dtype), dtype=out_dtype)
 
     def backward(self, F, grad):
-        count = int(np.prod(self.shape, dtype=np.int64))
+        count = math.prod(self.shape)
         return F.expand(grad / builtins.max(count, 1), self.shape)
 
 
@@ -84,7 +85,7 @@ class MeanBackward1(Op):
         return np.asarray(np.mean(x, axis=dim, keepdims=keepdim), dtype=out_dtype)
 
     def backward(self, F, grad):
-        count = int(np.prod([self.shape[d] for d in self.dim], dtype=np.int64))
+        count = math.prod([self.shape[d] for d in self.dim])
         if not self.keepdim:
             grad = F.unsqueeze_dims(grad, self.dim)
         return F.expand(grad / builtins.max(count, 1), self.shape)

@@ -4,6 +4,7 @@ unsqueeze, expand, expand_as, unbind, cat, stack. Views share storage and versio
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,7 @@ def _infer_shape(op: str, shape: tuple, numel: int) -> tuple:
     """Resolve one -1 in ``shape``; PyTorch's error if the sizes don't fit."""
     if shape.count(-1) > 1:
         raise RuntimeError(f"{op}: only one dimension can be inferred")
-    known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+    known = math.prod([s for s in shape if s != -1])
     if -1 in shape:
         if known == 0 or numel % known:
             raise RuntimeError(f"{op}: shape '{list(shape)}' is invalid for input of size {numel}")
@@ -212,7 +213,7 @@ class UnsqueezeBackward0(Op):
 
     def forward(self, x, dim):
         self.dim = dim
-        return np.expand_dims(x, dim)
+        return x.reshape(x.shape[:dim] + (1,) + x.shape[dim:])
 
     def backward(self, F, grad):
         return F.squeeze(grad, self.dim)
