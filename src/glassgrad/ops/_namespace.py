@@ -17,6 +17,21 @@ import numpy as np
 from .. import _dtype
 
 _BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_ones_cache: dict = {}
+
+
+def ones_vector(shape: int | tuple, dtype: np.dtype) -> np.ndarray:
+    """A read-only array of ones, cached: the other factor of row and column sums done as
+    matrix-vector products (BLAS sums short rows faster than NumPy's reduction)."""
+    key = (shape, dtype)
+    ones = _ones_cache.get(key)
+    if ones is None:
+        if len(_ones_cache) >= 256:
+            _ones_cache.clear()
+        ones = np.ones(shape, dtype)
+        ones.flags.writeable = False
+        _ones_cache[key] = ones
+    return ones
 
 
 def _sum_to_size(x: np.ndarray, shape: tuple) -> np.ndarray:
@@ -26,7 +41,7 @@ def _sum_to_size(x: np.ndarray, shape: tuple) -> np.ndarray:
         # Only leading axes (a bias gradient): a vector-matrix product sums the rows
         # 2-4x faster than NumPy's reduction.
         rows = x.size // max(1, math.prod(shape))
-        return (np.ones(rows, x.dtype) @ x.reshape(rows, -1)).reshape(shape)
+        return (ones_vector(rows, x.dtype) @ x.reshape(rows, -1)).reshape(shape)
     axes = tuple(range(lead)) + tuple(
         i + lead for i, s in enumerate(shape) if s == 1 and x.shape[i + lead] != 1
     )
@@ -110,9 +125,9 @@ class ArrayNamespace:
             # Row or column sums of a matrix as a matrix-vector product: 2-3x faster than
             # NumPy's reduction over short rows (softmax backward, bias gradients).
             if dim in (1, -1):
-                return x @ np.ones((x.shape[1], 1) if keepdim else x.shape[1], x.dtype)
+                return x @ ones_vector((x.shape[1], 1) if keepdim else x.shape[1], x.dtype)
             if dim in (0, -2):
-                ones = np.ones((1, x.shape[0]) if keepdim else x.shape[0], x.dtype)
+                ones = ones_vector((1, x.shape[0]) if keepdim else x.shape[0], x.dtype)
                 return ones @ x
         return np.asarray(np.sum(x, axis=dim, keepdims=keepdim))
 
