@@ -77,6 +77,9 @@ class _BufferPool:
 
 _pool = _BufferPool(64 * 2**20)
 
+# Steps of an LSTM's kept arrays turned into backward factors at a time (``_LSTM.prepare``).
+_PREPARE_STEPS = 4
+
 
 def _sigmoid_(a: np.ndarray) -> None:
     """``a = 1 / (1 + exp(-a))`` in place; exp may overflow to inf, which gives the exact 0."""
@@ -96,16 +99,24 @@ def _values(x: Any) -> np.ndarray:
 class _KeptArrays:
     """The forward's arrays, read by the backward per time step ``t``. ``gate_values`` holds
     the activated gates (gates, time, batch, hidden); ``states`` h_0 and every h_t, with step
-    t reading slot ``t + r`` and writing slot ``t + 1 - r`` (``r`` = 1 when reversed)."""
+    t reading slot ``t + r`` and writing slot ``t + 1 - r`` (``r`` = 1 when reversed).
 
-    __slots__ = ("gate_values", "states", "r", "cells", "tanh_cells", "hidden_n")
+    An LSTM's arrays are turned in place, once, into the factors its backward multiplies by
+    (``_LSTM.prepare``); ``prepared`` says it was done."""
+
+    __slots__ = ("gate_values", "states", "r", "cells", "tanh_cells", "hidden_n", "prepared")
 
     def __init__(self, gate_values, states, r, cells=None, tanh_cells=None, hidden_n=None):
         self.gate_values, self.states, self.r = gate_values, states, r
         self.cells, self.tanh_cells, self.hidden_n = cells, tanh_cells, hidden_n
+        self.prepared = False
 
     def gates(self, t: int) -> np.ndarray:  # (gates, batch, hidden): unpacks into the gates
         return self.gate_values[:, t]
+
+    def lstm_factors(self, t: int) -> tuple:  # after _LSTM.prepare: see _LSTM.step_back
+        d_i, f, d_g, d_o = self.gate_values[:, t]
+        return self.tanh_cells[t], d_i, self.cells[t + self.r], d_g, d_o, f
 
     def state_before(self, t: int) -> np.ndarray:
         return self.states[t + self.r]
@@ -137,9 +148,17 @@ class _RecomputedTensors:
     """The same quantities as ``_KeptArrays``, as differentiable Tensors (under create_graph),
     one list entry per time step."""
 
-    __slots__ = ("gate_list", "state_list", "cell_list", "tanh_list", "hidden_n_list")
+    __slots__ = (
+        "gate_list",
+        "state_list",
+        "cell_list",
+        "tanh_list",
+        "hidden_n_list",
+        "factor_list",
+    )
 
     def __init__(self, steps: int) -> None:
+        self.factor_list: list = [None] * steps
         self.gate_list: list = [None] * steps
         self.state_list: list = [None] * steps
         self.cell_list: list = [None] * steps
@@ -148,6 +167,9 @@ class _RecomputedTensors:
 
     def gates(self, t: int) -> tuple:
         return self.gate_list[t]
+
+    def lstm_factors(self, t: int) -> tuple:
+        return self.factor_list[t]
 
     def state_before(self, t: int) -> Tensor:
         return self.state_list[t]
@@ -223,23 +245,61 @@ class _LSTM:
             g = pointwise.tanh(pre[2])
             kept.gate_list[t] = (i, f, g, o)
             kept.state_list[t], kept.cell_list[t] = h, c
-            c = f * c + i * g
-            kept.tanh_list[t] = pointwise.tanh(c)
-            h = o * kept.tanh_list[t]
+            c_before, c = c, f * c + i * g
+            tanh_c = pointwise.tanh(c)
+            h = o * tanh_c
+            kept.factor_list[t] = (
+                (1.0 - tanh_c * tanh_c) * o,
+                (i * (1.0 - i)) * g,
+                c_before * (f * (1.0 - f)),
+                (1.0 - g * g) * i,
+                (o * (1.0 - o)) * tanh_c,
+                f,
+            )
         return kept
 
     @staticmethod
+    def prepare(kept: _KeptArrays, begin: int, end: int) -> None:
+        """Turn the kept arrays of steps ``begin:end`` (as stored) into the factors of
+        ``step_back`` in place, with the same float operations as ``recompute``'s: the
+        activated i, g, o become d_i, d_g, d_o, tanh(c_t) becomes ``a`` and the cell before
+        the step d_f (f stays: no step reads a cell slot again once it has run). Works
+        ``_PREPARE_STEPS`` steps at a time, so that the arrays stay in cache between the
+        operations; the result does not depend on how the steps are cut."""
+        _, _, batch, hidden = kept.gate_values.shape
+        size = min(_PREPARE_STEPS, end - begin)
+        scratch = np.empty((2, size, batch, hidden), kept.gate_values.dtype)
+        for start in range(begin, end, size):
+            stop = min(start + size, end)
+            first, second = scratch[:, : stop - start]
+            i, f, g, o = kept.gate_values[:, start:stop]
+            tanh_c = kept.tanh_cells[start:stop]
+            c_before = kept.cells[start + kept.r : stop + kept.r]
+            np.subtract(1.0, f, out=first)
+            first *= f
+            c_before *= first  # d_f = c * (f (1 - f))
+            np.subtract(1.0, i, out=first)
+            first *= i
+            first *= g  # d_i = (i (1 - i)) g
+            np.multiply(g, g, out=second)
+            np.subtract(1.0, second, out=second)
+            np.multiply(second, i, out=g)  # d_g = (1 - g^2) i
+            i[...] = first
+            np.subtract(1.0, o, out=first)
+            first *= o
+            first *= tanh_c  # d_o = (o (1 - o)) tanh(c)
+            np.multiply(tanh_c, tanh_c, out=second)
+            np.subtract(1.0, second, out=second)
+            np.multiply(second, o, out=tanh_c)  # a = (1 - tanh(c)^2) o
+            o[...] = first
+
+    @staticmethod
     def step_back(F, kept, t, dh, dc) -> tuple:
-        i, f, g, o = kept.gates(t)
-        tanh_c = kept.tanh_cell(t)
-        dc = dc + dh * o * (1.0 - tanh_c * tanh_c)
-        d_gates = (
-            dc * g * i * (1.0 - i),
-            dc * kept.cell_before(t) * f * (1.0 - f),
-            dc * i * (1.0 - g * g),
-            dh * tanh_c * o * (1.0 - o),
-        )
-        return d_gates, None, None, dc * f
+        # a = o (1 - tanh(c)^2): dh's share of dc; the gates' factors d_i = g i (1 - i),
+        # d_f = c_{t-1} f (1 - f), d_g = i (1 - g^2), d_o = tanh(c) o (1 - o).
+        a, d_i, d_f, d_g, d_o, f = kept.lstm_factors(t)
+        dc = dc + dh * a
+        return (dc * d_i, dc * d_f, dc * d_g, dh * d_o), None, None, dc * f
 
 
 class _GRU:
@@ -436,6 +496,9 @@ class MkldnnRnnLayerBackward0(Op):
             sinks = [_GateGradients(None, steps) for _ in range(sides)]
         else:
             kept = self._kept_arrays()
+            if cell.has_cell and not kept.prepared:
+                cell.prepare(kept, 0, steps)
+                kept.prepared = True
             buffer = _workspace.take((sides, steps, batch, gates * hidden), d_output.dtype)
             sinks = [_GateGradients(buffer[k], steps) for k in range(sides)]
         for t in _time_order(steps, not self.reverse):
