@@ -139,7 +139,8 @@ def _inside(shape: tuple, kernel, stride, padding, dilation, out) -> bool:
 
 def _window_starts(shape: tuple, stride: tuple, out: tuple) -> np.ndarray:
     """Flat index into the contiguous input of every window's top-left element, in output
-    order (planes, then rows, then columns)."""
+    order (planes, then rows, then columns). Cached and shared: callers must not modify it
+    (it stays writeable because ``take`` copies a read-only index array first, 5x slower)."""
     key = (shape, stride, out)
     starts = _STARTS.get(key)
     if starts is not None:
@@ -151,7 +152,6 @@ def _window_starts(shape: tuple, stride: tuple, out: tuple) -> np.ndarray:
         + (np.arange(out[0], dtype=np.intp) * (stride[0] * w))[:, None]
         + np.arange(out[1], dtype=np.intp) * stride[1]
     ).reshape(-1)
-    starts.flags.writeable = False  # shared by every call with this geometry
     if starts.size <= _STARTS_CACHED_MAX:
         _STARTS[key] = starts
         while len(_STARTS) > _STARTS_ENTRIES:  # the oldest geometries go first
