@@ -115,7 +115,7 @@ class _KeptArrays:
         return self.gate_values[:, t]
 
     def lstm_factors(self, t: int) -> tuple:  # after _LSTM.prepare: see _LSTM.step_back
-        d_i, f, d_g, d_o = self.gate_values[:, t]
+        d_i, f, d_o, d_g = self.gate_values[:, t]  # run's gate order
         return self.tanh_cells[t], d_i, self.cells[t + self.r], d_g, d_o, f
 
     def state_before(self, t: int) -> np.ndarray:
@@ -194,7 +194,8 @@ def _time_order(steps: int, reverse: bool) -> range:
 # --- the cell types ----------------------------------------------------------------------------
 # Each has: ``gates``; ``input_bias`` (the biases folded into the input projection);
 # ``run`` (the time loop on arrays: fills ``states``, returns the kept arrays); ``recompute``
-# (the same in differentiable ops); ``step_back`` (the backward of one step against ``F``:
+# (the same in differentiable ops); ``arrange`` (the stacked weights, (gates, ...), in the order
+# and signs ``run`` wants them); ``step_back`` (the backward of one step against ``F``:
 # gradients of the gate pre-activations on the input side and, when they differ, on the hidden
 # side, the gradient reaching h_{t-1} other than through W_hh, and the cell-state gradient).
 
@@ -205,6 +206,13 @@ class _LSTM:
     two_sided = False
 
     @staticmethod
+    def arrange(stacked: np.ndarray) -> np.ndarray:
+        """PyTorch's gates (i, f, g, o) as ``run`` keeps them: (-i, -f, -o, g). Negated, the
+        pre-activations of the three sigmoid gates come out of the products as -x exactly,
+        and their sigmoid 1 / (1 + exp(-x)) is three operations on one block."""
+        return np.concatenate((-stacked[[0, 1, 3]], stacked[2:3]))
+
+    @staticmethod
     def input_bias(b_ih: Any, b_hh: Any) -> Any:
         return b_ih + b_hh
 
@@ -212,25 +220,27 @@ class _LSTM:
     def run(gates, states, w_hh, b_hh, cx, r) -> _KeptArrays:
         _, steps, batch, hidden = gates.shape
         dtype = gates.dtype
-        w_hh_t = np.ascontiguousarray(w_hh.reshape(4, hidden, hidden).transpose(0, 2, 1))
+        w_hh_t = _LSTM.arrange(w_hh.reshape(4, hidden, hidden).transpose(0, 2, 1))
         cells = _pool.take((steps + 1, batch, hidden), dtype)
         tanh_cells = _pool.take((steps, batch, hidden), dtype)
         cells[steps * r] = cx
         product = np.empty((4, batch, hidden), dtype)
         scratch = np.empty((batch, hidden), dtype)
         for t in _time_order(steps, r):
-            a = gates[:, t]
+            a = gates[:, t]  # -i, -f, -o, g (``arrange``)
             np.matmul(states[t + r], w_hh_t, out=product)
             a += product
-            _sigmoid_(a[:2])
-            np.tanh(a[2], out=a[2])
-            _sigmoid_(a[3])
+            sigmoids = a[:3]
+            np.exp(sigmoids, out=sigmoids)
+            sigmoids += 1.0
+            np.reciprocal(sigmoids, out=sigmoids)
+            np.tanh(a[3], out=a[3])
             c = cells[t + 1 - r]
             np.multiply(a[1], cells[t + r], out=c)
-            np.multiply(a[0], a[2], out=scratch)
+            np.multiply(a[0], a[3], out=scratch)
             c += scratch
             np.tanh(c, out=tanh_cells[t])
-            np.multiply(a[3], tanh_cells[t], out=states[t + 1 - r])
+            np.multiply(a[2], tanh_cells[t], out=states[t + 1 - r])
         return _KeptArrays(gates, states, r, cells=cells, tanh_cells=tanh_cells)
 
     @staticmethod
@@ -259,25 +269,24 @@ class _LSTM:
         return kept
 
     @staticmethod
-    def prepare(kept: _KeptArrays, begin: int, end: int) -> None:
-        """Turn the kept arrays of steps ``begin:end`` (as stored) into the factors of
-        ``step_back`` in place, with the same float operations as ``recompute``'s: the
-        activated i, g, o become d_i, d_g, d_o, tanh(c_t) becomes ``a`` and the cell before
-        the step d_f (f stays: no step reads a cell slot again once it has run). Works
-        ``_PREPARE_STEPS`` steps at a time, so that the arrays stay in cache between the
-        operations; the result does not depend on how the steps are cut."""
-        _, _, batch, hidden = kept.gate_values.shape
-        size = min(_PREPARE_STEPS, end - begin)
+    def prepare(kept: _KeptArrays) -> None:
+        """Turn the kept arrays into the factors of ``step_back`` in place, with the same
+        float operations as ``recompute``'s: the activated i, o, g become d_i, d_o, d_g,
+        tanh(c_t) becomes ``a`` and the cell before each step d_f (f stays: no step reads a
+        cell slot again once it has run). Works ``_PREPARE_STEPS`` steps at a time, so that
+        the arrays stay in cache between the operations."""
+        _, steps, batch, hidden = kept.gate_values.shape
+        size = max(1, min(_PREPARE_STEPS, steps))
         scratch = np.empty((2, size, batch, hidden), kept.gate_values.dtype)
-        for start in range(begin, end, size):
-            stop = min(start + size, end)
+        for start in range(0, steps, size):
+            stop = min(start + size, steps)
             first, second = scratch[:, : stop - start]
-            i, f, g, o = kept.gate_values[:, start:stop]
+            i, f, o, g = kept.gate_values[:, start:stop]  # run's gate order
             tanh_c = kept.tanh_cells[start:stop]
             c_before = kept.cells[start + kept.r : stop + kept.r]
             np.subtract(1.0, f, out=first)
             first *= f
-            c_before *= first  # d_f = c * (f (1 - f))
+            c_before *= first  # d_f = c (f (1 - f))
             np.subtract(1.0, i, out=first)
             first *= i
             first *= g  # d_i = (i (1 - i)) g
@@ -306,6 +315,7 @@ class _GRU:
     gates = 3
     has_cell = False
     two_sided = True  # the new gate's hidden side is scaled by r: its gradient differs
+    arrange = staticmethod(lambda stacked: stacked)
 
     @staticmethod
     def input_bias(b_ih: Any, b_hh: Any) -> Any:
@@ -369,6 +379,7 @@ class _RNN:
     gates = 1
     has_cell = False
     two_sided = False
+    arrange = staticmethod(lambda stacked: stacked)
 
     def __init__(self, relu: bool) -> None:
         self.relu = relu
@@ -466,11 +477,11 @@ class MkldnnRnnLayerBackward0(Op):
         hidden = w_hh.shape[1]
         # gates[k, t] is gate k of step t: the input projection of every step in one product
         gates = _pool.take((cell.gates, steps, batch, hidden), x.dtype)
-        w_ih_t = w_ih.reshape(cell.gates, hidden, features).transpose(0, 2, 1)
+        w_ih_t = cell.arrange(w_ih.reshape(cell.gates, hidden, features).transpose(0, 2, 1))
         flat_gates = gates.reshape(cell.gates, steps * batch, hidden)
         np.matmul(x.reshape(steps * batch, features), w_ih_t, out=flat_gates)
         if b_ih is not None:
-            gates += cell.input_bias(b_ih, b_hh).reshape(cell.gates, 1, 1, hidden)
+            gates += cell.arrange(cell.input_bias(b_ih, b_hh).reshape(cell.gates, 1, 1, hidden))
         r = int(reverse)
         states = np.empty((steps + 1, batch, hidden), x.dtype)
         states[steps * r] = hx
@@ -497,7 +508,7 @@ class MkldnnRnnLayerBackward0(Op):
         else:
             kept = self._kept_arrays()
             if cell.has_cell and not kept.prepared:
-                cell.prepare(kept, 0, steps)
+                cell.prepare(kept)
                 kept.prepared = True
             buffer = _workspace.take((sides, steps, batch, gates * hidden), d_output.dtype)
             sinks = [_GateGradients(buffer[k], steps) for k in range(sides)]
