@@ -145,6 +145,30 @@ def test_retain_graph_then_release():
         loss.backward()
 
 
+def test_lstm_backward_twice_through_a_retained_graph_matches_torch():
+    # The LSTM node turns its kept gates into backward factors in place, once: a second
+    # backward through the retained graph must find the same factors (both directions), and
+    # the parameters it read (rearranged and negated for the forward) stay untouched.
+    ours, theirs = pair(lambda nn: nn.LSTM(5, 4, bidirectional=True))
+    before = [p.detach().numpy().copy() for p in ours.parameters()]
+    x = RNG.standard_normal((6, 3, 5)).astype(np.float32)
+    grads = []
+    for lib, module in ((gg, ours), (torch, theirs)):
+        out, (h_n, c_n) = module(lib.tensor(x))
+        loss = (out * out).sum() + (h_n * c_n).sum()
+        loss.backward(retain_graph=True)
+        once = [p.grad.numpy().copy() for p in module.parameters()]
+        loss.backward()
+        twice = [p.grad.numpy().copy() for p in module.parameters()]
+        grads.append((once, twice))
+    for a, b in zip(grads[0][1], grads[0][0]):
+        np.testing.assert_array_equal(a, 2 * b)
+    for ours_grad, theirs_grad in zip(grads[0][1], grads[1][1]):
+        np.testing.assert_allclose(ours_grad, theirs_grad, rtol=1e-4, atol=1e-6)
+    for a, b in zip(ours.parameters(), before):
+        np.testing.assert_array_equal(a.detach().numpy(), b)
+
+
 @pytest.mark.parametrize("kind", ["LSTM", "GRU"])
 def test_graphs_alive_together_keep_their_own_buffers(kind):
     # Buffers of a released node are reused by the next forward: a graph still alive must not
