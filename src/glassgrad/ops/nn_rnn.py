@@ -115,8 +115,8 @@ class _KeptArrays:
         return self.gate_values[:, t]
 
     def lstm_factors(self, t: int) -> tuple:  # after _LSTM.prepare: see _LSTM.step_back
-        d_i, f, d_o, d_g = self.gate_values[:, t]  # run's gate order
-        return self.tanh_cells[t], d_i, self.cells[t + self.r], d_g, d_o, f
+        d_g, f, a, d_i = self.gate_values[:, t]  # where prepare wrote them
+        return a, d_i, self.cells[t + self.r], d_g, self.tanh_cells[t], f
 
     def state_before(self, t: int) -> np.ndarray:
         return self.states[t + self.r]
@@ -271,10 +271,10 @@ class _LSTM:
     @staticmethod
     def prepare(kept: _KeptArrays) -> None:
         """Turn the kept arrays into the factors of ``step_back`` in place, with the same
-        float operations as ``recompute``'s: the activated i, o, g become d_i, d_o, d_g,
-        tanh(c_t) becomes ``a`` and the cell before each step d_f (f stays: no step reads a
-        cell slot again once it has run). Works ``_PREPARE_STEPS`` steps at a time, so that
-        the arrays stay in cache between the operations."""
+        float operations as ``recompute``'s: the slots of the activated (i, f, o, g) then
+        hold (d_g, f, a, d_i), ``tanh_cells`` d_o and the cell before each step d_f (no step
+        reads a cell slot again once it has run). Works ``_PREPARE_STEPS`` steps at a time,
+        so that the arrays stay in cache between the operations."""
         _, steps, batch, hidden = kept.gate_values.shape
         size = max(1, min(_PREPARE_STEPS, steps))
         scratch = np.empty((2, size, batch, hidden), kept.gate_values.dtype)
@@ -289,18 +289,16 @@ class _LSTM:
             c_before *= first  # d_f = c (f (1 - f))
             np.subtract(1.0, i, out=first)
             first *= i
-            first *= g  # d_i = (i (1 - i)) g
             np.multiply(g, g, out=second)
             np.subtract(1.0, second, out=second)
-            np.multiply(second, i, out=g)  # d_g = (1 - g^2) i
-            i[...] = first
+            np.multiply(second, i, out=i)  # d_g = (1 - g^2) i
+            np.multiply(first, g, out=g)  # d_i = (i (1 - i)) g
             np.subtract(1.0, o, out=first)
             first *= o
-            first *= tanh_c  # d_o = (o (1 - o)) tanh(c)
             np.multiply(tanh_c, tanh_c, out=second)
             np.subtract(1.0, second, out=second)
-            np.multiply(second, o, out=tanh_c)  # a = (1 - tanh(c)^2) o
-            o[...] = first
+            np.multiply(second, o, out=o)  # a = (1 - tanh(c)^2) o
+            np.multiply(first, tanh_c, out=tanh_c)  # d_o = (o (1 - o)) tanh(c)
 
     @staticmethod
     def step_back(F, kept, t, dh, dc) -> tuple:
