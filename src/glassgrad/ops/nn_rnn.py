@@ -11,7 +11,17 @@ whose forward loops over time in NumPy and whose backward loops back over time:
   the backward keeps the gate gradients row-major, ``(time, batch, gates * hidden)``, so each
   step's ``d_gates @ W_hh`` and the weight gradients over all steps are single products;
 - the forward keeps what the backward reads (activated gates, cell states...); a released
-  node hands those arrays to the next forward of the same shape (``_BufferPool``).
+  node hands those arrays to the next forward of the same shape (``_BufferPool``);
+- an LSTM keeps its gates as (-i, -f, -o, g) (``_LSTM.arrange``): its three sigmoids are then
+  one exp, add and reciprocal; its backward first turns the kept arrays, in place, into the
+  factors each step multiplies by (``_LSTM.prepare``), so its time loop is a few products.
+
+Threads: NumPy runs each step's small operations on one core; BLAS's own threads (OpenBLAS's
+default of one per core) split each step's matrix product. Splitting the work between Python
+threads instead (two halves of the batch, the elementwise math of one step, or the input
+projection and the backward's factors ahead of the loop) measured slower on two cores: a
+hand-off between Python threads costs some 10-20 us, as much as the work of a step it would
+split, and BLAS must then be held to one thread, which costs each step's product a third.
 
 The backward is one formula per cell type written against ``F`` (see ``ops/_namespace.py``).
 Without a graph it runs on the arrays the forward kept; under ``create_graph=True`` the node
