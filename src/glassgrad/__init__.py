@@ -16,6 +16,7 @@ import importlib
 from typing import Any
 
 from . import autograd, return_types
+from ._allocator import tune_malloc as _tune_malloc
 from ._dtype import (
     bool_ as bool,  # noqa: A001 - PyTorch's name
 )
@@ -88,6 +89,7 @@ half, float, double = float16, float32, float64  # noqa: A001 - PyTorch's names
 short, int, long = int16, int32, int64  # noqa: A001
 
 globals().update(_public_functions())
+_tune_malloc()  # freed buffers stay for the next step: no page faults (see _allocator)
 
 _LAZY_SUBMODULES = ("nn", "optim", "utils", "viz", "serialization", "linalg")
 
