@@ -743,7 +743,7 @@ def _exp_and_sums(x: np.ndarray, dim: int | None) -> tuple:
         if top - float(x.min()) <= spread:  # False for inf and nan as well
             shifted = x - top
             e = np.exp(shifted)
-            if x.ndim == 2 and dim == 1:
+            if x.ndim == 2 and dim == 1 and x.dtype != np.float16:
                 return shifted, e, e @ ones_vector((x.shape[1], 1), x.dtype)
             return shifted, e, e.sum(axis=dim, keepdims=True)
     with np.errstate(invalid="ignore", over="ignore"):
