@@ -20,7 +20,7 @@ _BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _ones_cache: dict = {}
 
 
-def ones_vector(shape: int | tuple, dtype: np.dtype) -> np.ndarray:
+def _ones_vector(shape: int | tuple, dtype: np.dtype) -> np.ndarray:
     """A read-only array of ones, cached: the other factor of row and column sums done as
     matrix-vector products (BLAS sums short rows faster than NumPy's reduction)."""
     key = (shape, dtype)
@@ -37,11 +37,10 @@ def ones_vector(shape: int | tuple, dtype: np.dtype) -> np.ndarray:
 def _sum_to_size(x: np.ndarray, shape: tuple) -> np.ndarray:
     """Sum ``x`` down to ``shape`` (the inverse of broadcasting ``shape`` to ``x.shape``)."""
     lead = x.ndim - len(shape)
-    if lead and x.shape[lead:] == shape and x.dtype in _BLAS_FLOATS and x.size:
-        # Only leading axes (a bias gradient): a vector-matrix product sums the rows
-        # 2-4x faster than NumPy's reduction.
+    if lead and x.shape[lead:] == shape and x.size:
+        # Only leading axes (a bias gradient): column sums of a matrix view.
         rows = x.size // max(1, math.prod(shape))
-        return (ones_vector(rows, x.dtype) @ x.reshape(rows, -1)).reshape(shape)
+        return ArrayNamespace.sum(x.reshape(rows, -1), 0).reshape(shape)
     axes = tuple(range(lead)) + tuple(
         i + lead for i, s in enumerate(shape) if s == 1 and x.shape[i + lead] != 1
     )
@@ -125,9 +124,9 @@ class ArrayNamespace:
             # Row or column sums of a matrix as a matrix-vector product: 2-3x faster than
             # NumPy's reduction over short rows (softmax backward, bias gradients).
             if dim in (1, -1):
-                return x @ ones_vector((x.shape[1], 1) if keepdim else x.shape[1], x.dtype)
+                return x @ _ones_vector((x.shape[1], 1) if keepdim else x.shape[1], x.dtype)
             if dim in (0, -2):
-                ones = ones_vector((1, x.shape[0]) if keepdim else x.shape[0], x.dtype)
+                ones = _ones_vector((1, x.shape[0]) if keepdim else x.shape[0], x.dtype)
                 return ones @ x
         return np.asarray(np.sum(x, axis=dim, keepdims=keepdim))
 

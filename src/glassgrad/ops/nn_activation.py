@@ -26,7 +26,7 @@ from ..autograd.grad_mode import no_grad
 from ..autograd.op import Op, apply_inplace
 from . import conversion, pointwise, reduction, shape
 from ._common import binary_operands, broadcast_error, check_tensor, wrap_dim
-from ._namespace import ArrayNamespace, ones_vector
+from ._namespace import ArrayNamespace
 from ._registry import NoGrad, Sample, register
 from ._samples import randn, unary_samples
 from .linalg_extra import LinalgVectorNormBackward0, vector_norm
@@ -743,9 +743,7 @@ def _exp_and_sums(x: np.ndarray, dim: int | None) -> tuple:
         if top - float(x.min()) <= spread:  # False for inf and nan as well
             shifted = x - top
             e = np.exp(shifted)
-            if x.ndim == 2 and dim == 1 and x.dtype != np.float16:
-                return shifted, e, e @ ones_vector((x.shape[1], 1), x.dtype)
-            return shifted, e, e.sum(axis=dim, keepdims=True)
+            return shifted, e, ArrayNamespace.sum(e, dim, True)
     with np.errstate(invalid="ignore", over="ignore"):
         # `initial` keeps empty inputs legal.
         shifted = x - x.max(axis=dim, keepdims=True, initial=-np.inf)

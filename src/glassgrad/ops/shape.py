@@ -13,6 +13,7 @@ from .._dtype import result_numpy_dtype
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import check_tensor, wrap_dim
+from ._namespace import ArrayNamespace
 from ._registry import Sample, register
 from ._samples import randn
 
@@ -213,7 +214,7 @@ class UnsqueezeBackward0(Op):
 
     def forward(self, x, dim):
         self.dim = dim
-        return x.reshape(x.shape[:dim] + (1,) + x.shape[dim:])
+        return ArrayNamespace.unsqueeze(x, dim)
 
     def backward(self, F, grad):
         return F.squeeze(grad, self.dim)
