@@ -122,7 +122,10 @@ class Op(Node):
     @property
     def needs_input_grad(self) -> tuple:
         """For each input, whether a gradient is wanted (it has an edge in the graph)."""
-        return tuple([fn is not None for fn in self._next_nodes])
+        nodes = self._next_nodes
+        if len(nodes) == 2:  # binary ops ask on every backward
+            return (nodes[0] is not None, nodes[1] is not None)
+        return tuple([fn is not None for fn in nodes])
 
     @property
     def _released(self) -> bool:
@@ -138,7 +141,9 @@ class Op(Node):
     @classmethod
     def apply(cls, *inputs: Any, **params: Any) -> Any:
         """Run the op on ``inputs`` (Tensors or constants) and record it if needed."""
-        # The hot path of every op: one pass over the inputs, the result built inline.
+        if len(inputs) == 2 and not cls.is_view:
+            return cls._apply_binary(inputs, params)
+        # The hot path of every other op: one pass over the inputs, the result built inline.
         Tensor = graph.Tensor
         node = _new(cls)
         arrays = []
@@ -151,6 +156,14 @@ class Op(Node):
             else:
                 arrays.append(x)
         out = node.forward(*arrays, **params)
+        return cls._finish(node, inputs, arrays, out, record, params)
+
+    @classmethod
+    def _finish(
+        cls, node: Op, inputs: tuple, arrays: list, out: Any, record: bool, params: dict
+    ) -> Any:
+        """Wrap the forward's result ``out`` in Tensors, recording ``node`` if needed."""
+        Tensor = graph.Tensor
         if legacy_volatile.alive and _any_volatile(inputs):
             return _wrap_volatile(out)
         if not record or not grad_state.enabled:
@@ -168,14 +181,88 @@ class Op(Node):
                 Tensor._from_array(o) if i in nondiff else Tensor._result(o, node, i)
                 for i, o in enumerate(out)
             )
+        result = Tensor._result(out, node, 0)
+        if cls.saves_output:
+            node._saved_out = (result._data, result._vc, 0)
+        return result
+
+    @classmethod
+    def _apply_binary(cls, inputs: tuple, params: dict) -> Any:
+        # ``apply`` and ``_record`` unrolled for two inputs, the shape of every binary op and the
+        # hottest path in small-tensor code: no lists, no loops, every line counts.
+        Tensor = graph.Tensor
+        a, b = inputs
+        tensor_a = isinstance(a, Tensor)
+        tensor_b = isinstance(b, Tensor)
+        da = a._data if tensor_a else a
+        db = b._data if tensor_b else b
+        ra = tensor_a and a._requires_grad
+        rb = tensor_b and b._requires_grad
+        node = _new(cls)
+        out = node.forward(da, db, **params) if params else node.forward(da, db)
+        if not (ra or rb) or not grad_state.enabled or type(out) is tuple or legacy_volatile.alive:
+            # Not recorded, several outputs or legacy volatile tensors alive: the general path.
+            return cls._finish(node, inputs, [da, db], out, ra or rb, params)
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)  # 0-d NumPy math gives scalars
+        node._seq = next(_seq)
+        if ra:
+            fa = a.grad_fn
+            if fa is None:
+                ref = a._grad_acc
+                fa = ref() if ref is not None else None
+                if fa is None:
+                    fa = accumulator_of(a)
+            nr_a = a._output_nr
+        else:
+            fa = None
+            nr_a = 0
+        if rb:
+            fb = b.grad_fn
+            if fb is None:
+                ref = b._grad_acc
+                fb = ref() if ref is not None else None
+                if fb is None:
+                    fb = accumulator_of(b)
+            nr_b = b._output_nr
+        else:
+            fb = None
+            nr_b = 0
+        node._next_nodes = (fa, fb)
+        node._next_nrs = (nr_a, nr_b) if nr_a or nr_b else _ZEROS[2]
+        meta = (
+            da.shape if tensor_a else None,
+            da.dtype if tensor_a else None,
+            db.shape if tensor_b else None,
+            db.dtype if tensor_b else None,
+            out.shape,
+            out.dtype,
+        )
+        node._meta = _meta_cache.get(meta) or _shared_meta(meta)
+        node._n_out = 1
+        saved_inputs = cls.saved_inputs
+        if not saved_inputs:
+            node._saved = node._saved_versions = ()
+        else:
+            saved = (
+                inputs if saved_inputs == _FIRST[2] else tuple([inputs[k] for k in saved_inputs])
+            )
+            node._saved = saved
+            # Inputs never modified in place have no version counter yet: nothing to keep.
+            va = a._version_counter if tensor_a else None
+            vb = b._version_counter if tensor_b else None
+            node._saved_versions = () if va is None and vb is None else _saved_versions(saved)
+        node._saved_out = None
+        if anomaly.enabled:
+            node._record_creation()
         result = _new(Tensor)  # Tensor._result(out, node, 0), inlined
-        result._data = out if type(out) is np.ndarray else np.asarray(out)
+        result._data = out
         result._requires_grad = True
         result._grad = None
         result.grad_fn = node
         result._version_counter = None
         if cls.saves_output:
-            node._saved_out = (result._data, result._vc, 0)
+            node._saved_out = (out, result._vc, 0)
         return result
 
     @classmethod
@@ -236,18 +323,7 @@ class Op(Node):
                 inputs if saved_inputs == _FIRST[i] else tuple([inputs[k] for k in saved_inputs])
             )
             self._saved = saved
-            # Versions are kept only if some saved tensor was already modified in place.
-            versions = None
-            k = 0
-            for x in saved:
-                if isinstance(x, Tensor):
-                    counter = x._version_counter
-                    if counter is not None and counter[0]:
-                        if versions is None:
-                            versions = [0] * len(saved)
-                        versions[k] = counter[0]
-                k += 1
-            self._saved_versions = () if versions is None else tuple(versions)
+            self._saved_versions = _saved_versions(saved)
         else:
             self._saved = self._saved_versions = ()
         self._saved_out = None
@@ -298,9 +374,24 @@ class Op(Node):
         saved = self._saved
         if saved is None:
             raise saved_tensors_freed_error()
-        F = graph.tensor_namespace if create_graph else graph.array_namespace
-        if saved or self._saved_out is not None:
+        if create_graph or self._saved_versions or self._saved_out is not None:
+            F = graph.tensor_namespace if create_graph else graph.array_namespace
             self.saved = self._unpack(create_graph)
+        else:
+            # Array mode, nothing saved at a version above 0 (the usual case): unpacked inline.
+            F = graph.array_namespace
+            if saved:
+                Tensor = graph.Tensor
+                values = []
+                for x in saved:
+                    if isinstance(x, Tensor):
+                        counter = x._version_counter
+                        if counter is not None and counter[0]:
+                            raise _modified_error(x, 0, x.grad_fn)
+                        values.append(x._data)
+                    else:
+                        values.append(x)
+                self.saved = tuple(values)
         result = self.backward(
             F, grads[0] if len(grads) == 1 else tuple(self._materialize(grads, F))
         )
@@ -330,6 +421,23 @@ class Op(Node):
         return info
 
 
+def _saved_versions(saved: tuple) -> tuple:
+    """The versions of the saved tensors, or ``()`` when all are at version 0 (the usual case:
+    versions are kept only if some saved tensor was already modified in place)."""
+    Tensor = graph.Tensor
+    versions = None
+    k = 0
+    for x in saved:
+        if isinstance(x, Tensor):
+            counter = x._version_counter
+            if counter is not None and counter[0]:
+                if versions is None:
+                    versions = [0] * len(saved)
+                versions[k] = counter[0]
+        k += 1
+    return () if versions is None else tuple(versions)
+
+
 def _public_slots(cls: type) -> list:
     names = []
     for klass in cls.__mro__:
@@ -347,43 +455,57 @@ def fit_gradients(node: Node, grads: Any, F: Any, create_graph: bool) -> Any:
     Returns ``grads`` itself when nothing needs fitting (the common case), else a list.
     Gradients for inputs without an edge are left as they are: the engine skips them.
     """
-    meta = node._meta
     nodes = node._next_nodes
     if len(grads) != len(nodes):
         raise RuntimeError(
             f"function {node.name()} returned an incorrect number of gradients "
             f"(expected {len(nodes)}, got {len(grads)})"
         )
+    meta = node._meta
     fitted = grads
-    for i in range(len(grads)):
-        g = grads[i]
-        if g is None or nodes[i] is None:
-            continue
-        shape = meta[2 * i]
-        dtype = meta[2 * i + 1]
-        if create_graph:
-            if not isinstance(g, graph.Tensor):
-                g = graph.Tensor._from_array(np.asarray(g))
-            data = g._data
-        elif type(g) is np.ndarray or isinstance(g, np.generic):  # 0-d math gives scalars
-            if g.shape == shape and g.dtype == dtype:
-                continue
-            data = g
-        else:
-            g = data = g._data if isinstance(g, graph.Tensor) else np.asarray(g, dtype=dtype)
-        if data.shape != shape:
-            if not _expandable(shape, data.shape):
-                raise RuntimeError(
-                    f"Function {node.name()} returned an invalid gradient at index {i} - got "
-                    f"{list(data.shape)} but expected shape compatible with {list(shape)}"
-                )
-            g = F.sum_to_size(g, shape)
-        if data.dtype != dtype:
-            g = F.cast(g, dtype)
-        if fitted is grads:
-            fitted = list(grads)
-        fitted[i] = g
+    i = 0
+    for g in grads:
+        # The common case first: an array of the input's shape and dtype (0-d math gives
+        # NumPy scalars, which have both too).
+        if (
+            g is not None
+            and nodes[i] is not None
+            and (
+                create_graph
+                or (type(g) is not np.ndarray and not isinstance(g, np.generic))
+                or g.shape != meta[2 * i]
+                or g.dtype != meta[2 * i + 1]
+            )
+        ):
+            if fitted is grads:
+                fitted = list(grads)
+            fitted[i] = _fit_gradient(node, i, g, meta[2 * i], meta[2 * i + 1], F, create_graph)
+        i += 1
     return fitted
+
+
+def _fit_gradient(
+    node: Node, i: int, g: Any, shape: tuple, dtype: np.dtype, F: Any, create_graph: bool
+) -> Any:
+    """Gradient ``g`` for input ``i`` of ``node`` brought to the input's shape and dtype."""
+    if create_graph:
+        if not isinstance(g, graph.Tensor):
+            g = graph.Tensor._from_array(np.asarray(g))
+        data = g._data
+    elif type(g) is np.ndarray or isinstance(g, np.generic):
+        data = g
+    else:
+        g = data = g._data if isinstance(g, graph.Tensor) else np.asarray(g, dtype=dtype)
+    if data.shape != shape:
+        if not _expandable(shape, data.shape):
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                f"{list(data.shape)} but expected shape compatible with {list(shape)}"
+            )
+        g = F.sum_to_size(g, shape)
+    if data.dtype != dtype:
+        g = F.cast(g, dtype)
+    return g
 
 
 def _expandable(shape: tuple, target: tuple) -> bool:

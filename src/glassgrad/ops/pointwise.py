@@ -143,6 +143,8 @@ def add(input: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
         >>> glassgrad.add(glassgrad.tensor([1.0, 2.0]), 10, alpha=2)
         tensor([21., 22.])
     """
+    if alpha == 1:  # no keyword: the common case is measurably faster
+        return AddBackward0.apply(check_tensor(input, "add"), other)
     return AddBackward0.apply(check_tensor(input, "add"), other, alpha=alpha)
 
 
