@@ -34,6 +34,33 @@ def test_modified_saved_tensor_raises_with_versions() -> None:
         z.sum().backward()
 
 
+@pytest.mark.parametrize("modified", [0, 1])
+def test_binary_op_checks_each_saved_operand(modified: int) -> None:
+    # Either operand of a binary op, changed in place after it was saved, is caught.
+    w = gg.ones(2, requires_grad=True)
+    operands = [w * 2, gg.full((2,), 3.0)]
+    y = operands[0] * operands[1]
+    operands[modified].add_(1)
+    with pytest.raises(RuntimeError, match="is at version 1; expected version 0 instead"):
+        y.sum().backward()
+
+
+def test_binary_op_saved_after_an_in_place_change() -> None:
+    # Saved at version 1: backward works while it stays there and fails once it moves on.
+    results = []
+    for lib in (gg, torch):
+        w = lib.ones(2, requires_grad=True)
+        a = lib.full((2,), 2.0)
+        a.mul_(3)
+        y = w * a
+        y.sum().backward(retain_graph=True)
+        results.append(w.grad.tolist())
+        a.add_(1)
+        with pytest.raises(RuntimeError, match="is at version 2; expected version 1 instead"):
+            y.sum().backward()
+    assert results[0] == results[1] == [6.0, 6.0]
+
+
 def test_modified_saved_input_raises() -> None:
     w = gg.ones(2, requires_grad=True)
     a = gg.ones(2)

@@ -176,38 +176,35 @@ def run_backward(
             grads = buffers.pop(node, None)
             outputs: Any = None
             if grads is not None and (grads[0] is not None or _any_grad(grads)):
-                hooked = node._hooked
-                if hooked:
-                    _call_hooks(node, grads, create_graph)
-                if selective is None or _capture(
-                    node, grads, create_graph, capture, captured, selective, accumulate_grad
-                ):
-                    try:
-                        outputs = node._run(grads, create_graph)
-                    except Exception as error:
-                        if anomaly and node._metadata:
-                            raise RuntimeError(
-                                f"Error detected in {node.name()}: {error}" + _anomaly_context(node)
-                            ) from error
-                        raise
-                    if hooked and node._post_hooks:
-                        outputs = _call_post_hooks(node, outputs, grads, create_graph)
-                    if anomaly:
-                        _check_anomaly(node, outputs)
+                if node._hooked or selective is not None or anomaly:
+                    outputs = _run_node(
+                        node, grads, retain_graph, create_graph, capture, captured, selective,
+                        accumulate_grad, anomaly,
+                    )  # fmt: skip
+                else:  # the common case, kept lean: no hooks, no inputs= filter, no anomaly mode
+                    outputs = node._run(grads, create_graph)
                     if not retain_graph:
                         node._release()
             if not outputs:
                 outputs = (None,) * len(node._next_nodes)
             first = None
-            for nxt, nr, g in zip(node._next_nodes, node._next_nrs, outputs):
+            nrs = node._next_nrs
+            i = -1
+            for nxt in node._next_nodes:  # indexing beats zip() over three short tuples
+                i += 1
                 if nxt is None:
                     continue
+                g = outputs[i]
                 if g is not None:
                     buf = buffers.get(nxt)
                     if buf is None:
-                        buf = buffers[nxt] = [None] * nxt._n_out
-                        buf[nr] = g
+                        if nxt._n_out == 1:
+                            buffers[nxt] = [g]
+                        else:
+                            buf = buffers[nxt] = [None] * nxt._n_out
+                            buf[nrs[i]] = g
                     else:
+                        nr = nrs[i]
                         old = buf[nr]
                         buf[nr] = g if old is None else old + g
                 left = deps[nxt] - 1
@@ -239,6 +236,43 @@ def run_backward(
                     accumulate(t, g, create_graph)
         return None
     return captured
+
+
+def _run_node(
+    node: Node,
+    grads: list,
+    retain_graph: bool,
+    create_graph: bool,
+    capture: dict,
+    captured: list,
+    selective: set | None,
+    accumulate_grad: bool,
+    anomaly: bool,
+) -> Any:
+    """Run ``node`` with its hooks, the ``inputs=`` capture and anomaly checks; its outputs,
+    or None when it need not run."""
+    hooked = node._hooked
+    if hooked:
+        _call_hooks(node, grads, create_graph)
+    if selective is not None and not _capture(
+        node, grads, create_graph, capture, captured, selective, accumulate_grad
+    ):
+        return None
+    try:
+        outputs = node._run(grads, create_graph)
+    except Exception as error:
+        if anomaly and node._metadata:
+            raise RuntimeError(
+                f"Error detected in {node.name()}: {error}" + _anomaly_context(node)
+            ) from error
+        raise
+    if hooked and node._post_hooks:
+        outputs = _call_post_hooks(node, outputs, grads, create_graph)
+    if anomaly:
+        _check_anomaly(node, outputs)
+    if not retain_graph:
+        node._release()
+    return outputs
 
 
 def _capture(

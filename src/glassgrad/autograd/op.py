@@ -380,7 +380,21 @@ class Op(Node):
         else:
             # Array mode, nothing saved at a version above 0 (the usual case): unpacked inline.
             F = graph.array_namespace
-            if saved:
+            if len(saved) == 2:
+                # Two tensors (binary ops): neither was modified in place if neither has a
+                # version counter yet.
+                a, b = saved
+                Tensor = graph.Tensor
+                if (
+                    isinstance(a, Tensor)
+                    and isinstance(b, Tensor)
+                    and a._version_counter is None
+                    and b._version_counter is None
+                ):
+                    self.saved = (a._data, b._data)
+                else:
+                    self.saved = self._unpack(False)
+            elif saved:
                 Tensor = graph.Tensor
                 values = []
                 for x in saved:
@@ -398,6 +412,26 @@ class Op(Node):
         self.saved = None
         if type(result) is not tuple:
             result = (result,)
+        if create_graph or len(result) != 2:
+            return fit_gradients(self, result, F, create_graph)
+        # Two gradients (binary ops), each already of its input's shape and dtype: nothing
+        # to fit. Anything else goes through fit_gradients.
+        g0, g1 = result
+        meta = self._meta
+        if (
+            g0 is None
+            or meta[1] is None  # a constant input: no edge, its gradient is dropped
+            or (type(g0) is np.ndarray or isinstance(g0, np.generic))
+            and g0.shape == meta[0]
+            and g0.dtype == meta[1]
+        ) and (
+            g1 is None
+            or meta[3] is None
+            or (type(g1) is np.ndarray or isinstance(g1, np.generic))
+            and g1.shape == meta[2]
+            and g1.dtype == meta[3]
+        ):
+            return result
         return fit_gradients(self, result, F, create_graph)
 
     def _release(self) -> None:
