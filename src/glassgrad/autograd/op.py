@@ -141,55 +141,10 @@ class Op(Node):
     @classmethod
     def apply(cls, *inputs: Any, **params: Any) -> Any:
         """Run the op on ``inputs`` (Tensors or constants) and record it if needed."""
-        if len(inputs) == 2 and not cls.is_view:
-            return cls._apply_binary(inputs, params)
-        # The hot path of every other op: one pass over the inputs, the result built inline.
-        Tensor = graph.Tensor
-        node = _new(cls)
-        arrays = []
-        record = False
-        for x in inputs:
-            if isinstance(x, Tensor):
-                arrays.append(x._data)
-                if x._requires_grad:
-                    record = True
-            else:
-                arrays.append(x)
-        out = node.forward(*arrays, **params)
-        return cls._finish(node, inputs, arrays, out, record, params)
-
-    @classmethod
-    def _finish(
-        cls, node: Op, inputs: tuple, arrays: list, out: Any, record: bool, params: dict
-    ) -> Any:
-        """Wrap the forward's result ``out`` in Tensors, recording ``node`` if needed."""
-        Tensor = graph.Tensor
-        if legacy_volatile.alive and _any_volatile(inputs):
-            return _wrap_volatile(out)
-        if not record or not grad_state.enabled:
-            if cls.is_view:
-                return _wrap_view(cls, out, inputs, params, None)
-            if type(out) is tuple:
-                return tuple(Tensor._from_array(o) for o in out)
-            return Tensor._from_array(out)
-        node._record(inputs, arrays, out)
-        if cls.is_view:
-            return _wrap_view(cls, out, inputs, params, node)
-        if type(out) is tuple:
-            nondiff = cls.nondiff_outputs
-            return tuple(
-                Tensor._from_array(o) if i in nondiff else Tensor._result(o, node, i)
-                for i, o in enumerate(out)
-            )
-        result = Tensor._result(out, node, 0)
-        if cls.saves_output:
-            node._saved_out = (result._data, result._vc, 0)
-        return result
-
-    @classmethod
-    def _apply_binary(cls, inputs: tuple, params: dict) -> Any:
-        # ``apply`` and ``_record`` unrolled for two inputs, the shape of every binary op and the
-        # hottest path in small-tensor code: no lists, no loops, every line counts.
+        if len(inputs) != 2 or cls.is_view:
+            return cls._apply_general(inputs, params)
+        # Two inputs, the shape of every binary op and the hottest path in small-tensor code:
+        # recorded here with no lists, no loops, no further calls. Every line counts.
         Tensor = graph.Tensor
         a, b = inputs
         tensor_a = isinstance(a, Tensor)
@@ -230,14 +185,17 @@ class Op(Node):
             nr_b = 0
         node._next_nodes = (fa, fb)
         node._next_nrs = (nr_a, nr_b) if nr_a or nr_b else _ZEROS[2]
-        meta = (
-            da.shape if tensor_a else None,
-            da.dtype if tensor_a else None,
-            db.shape if tensor_b else None,
-            db.dtype if tensor_b else None,
-            out.shape,
-            out.dtype,
-        )
+        if tensor_a and tensor_b:
+            meta = (da.shape, da.dtype, db.shape, db.dtype, out.shape, out.dtype)
+        else:
+            meta = (
+                da.shape if tensor_a else None,
+                da.dtype if tensor_a else None,
+                db.shape if tensor_b else None,
+                db.dtype if tensor_b else None,
+                out.shape,
+                out.dtype,
+            )
         node._meta = _meta_cache.get(meta) or _shared_meta(meta)
         node._n_out = 1
         saved_inputs = cls.saved_inputs
@@ -263,6 +221,51 @@ class Op(Node):
         result._version_counter = None
         if cls.saves_output:
             node._saved_out = (out, result._vc, 0)
+        return result
+
+    @classmethod
+    def _apply_general(cls, inputs: tuple, params: dict) -> Any:
+        # Any number of inputs: one pass over them.
+        Tensor = graph.Tensor
+        node = _new(cls)
+        arrays = []
+        record = False
+        for x in inputs:
+            if isinstance(x, Tensor):
+                arrays.append(x._data)
+                if x._requires_grad:
+                    record = True
+            else:
+                arrays.append(x)
+        out = node.forward(*arrays, **params)
+        return cls._finish(node, inputs, arrays, out, record, params)
+
+    @classmethod
+    def _finish(
+        cls, node: Op, inputs: tuple, arrays: list, out: Any, record: bool, params: dict
+    ) -> Any:
+        """Wrap the forward's result ``out`` in Tensors, recording ``node`` if needed."""
+        Tensor = graph.Tensor
+        if legacy_volatile.alive and _any_volatile(inputs):
+            return _wrap_volatile(out)
+        if not record or not grad_state.enabled:
+            if cls.is_view:
+                return _wrap_view(cls, out, inputs, params, None)
+            if type(out) is tuple:
+                return tuple(Tensor._from_array(o) for o in out)
+            return Tensor._from_array(out)
+        node._record(inputs, arrays, out)
+        if cls.is_view:
+            return _wrap_view(cls, out, inputs, params, node)
+        if type(out) is tuple:
+            nondiff = cls.nondiff_outputs
+            return tuple(
+                Tensor._from_array(o) if i in nondiff else Tensor._result(o, node, i)
+                for i, o in enumerate(out)
+            )
+        result = Tensor._result(out, node, 0)
+        if cls.saves_output:
+            node._saved_out = (result._data, result._vc, 0)
         return result
 
     @classmethod
