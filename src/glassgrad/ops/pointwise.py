@@ -26,7 +26,8 @@ class AddBackward0(Op):
     __slots__ = ("alpha",)
 
     def forward(self, a, b, alpha=1):
-        a, b = binary_operands(a, b)
+        if type(a) is not np.ndarray or type(b) is not np.ndarray or a.dtype is not b.dtype:
+            a, b = binary_operands(a, b)  # promotion; the test above skips a call when equal
         self.alpha = alpha
         try:
             return a + b if alpha == 1 else a + alpha * b
@@ -43,7 +44,8 @@ class SubBackward0(Op):
     __slots__ = ("alpha",)
 
     def forward(self, a, b, alpha=1):
-        a, b = binary_operands(a, b)
+        if type(a) is not np.ndarray or type(b) is not np.ndarray or a.dtype is not b.dtype:
+            a, b = binary_operands(a, b)  # promotion; the test above skips a call when equal
         if a.dtype == np.bool_ if isinstance(a, np.ndarray) else False:
             raise RuntimeError(
                 "Subtraction, the `-` operator, with two bool tensors is not supported. Use "
@@ -79,7 +81,8 @@ class MulBackward0(Op):
     saved_inputs = (0, 1)
 
     def forward(self, a, b):
-        a, b = binary_operands(a, b)
+        if type(a) is not np.ndarray or type(b) is not np.ndarray or a.dtype is not b.dtype:
+            a, b = binary_operands(a, b)  # promotion; the test above skips a call when equal
         try:
             return a * b
         except ValueError:
