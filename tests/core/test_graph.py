@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 
 import glassgrad as gg
+from glassgrad.autograd.op import _UniformMeta, fit_gradients
+from glassgrad.ops import REGISTRY
+from glassgrad.ops._namespace import ArrayNamespace
 
 from .conftest import structure
 
@@ -129,3 +133,38 @@ def test_linear_weight_gradient_is_c_contiguous_like_pytorch() -> None:
     x = gg.randn(5, 4)
     (x @ w.t()).sum().backward()
     assert w.grad.is_contiguous()
+
+
+ELEMENTWISE_NODES = sorted(
+    {node for info in REGISTRY.values() for node in info.nodes if node.elementwise_grads},
+    key=lambda node: node.__name__,
+)
+
+
+@pytest.mark.parametrize("node_class", ELEMENTWISE_NODES, ids=lambda node: node.__name__)
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+def test_elementwise_grads_need_no_fitting(node_class, dtype, shape) -> None:
+    # The promise behind skipping fit_gradients: with every input shaped and typed like the
+    # output, the pointwise backward already returns gradients of that shape and dtype.
+    rng = np.random.default_rng(0)
+    inputs = [
+        gg.tensor(rng.uniform(0.5, 1.5, size=shape).astype(dtype), requires_grad=True)
+        for _ in range(2)
+    ]
+    node = node_class.apply(*inputs).grad_fn
+    assert type(node._meta) is _UniformMeta
+    node.saved = node._unpack(False)
+    raw = node.backward(ArrayNamespace, np.ones(shape, dtype))
+    assert fit_gradients(node, raw, ArrayNamespace, False) is raw
+
+
+def test_mixed_shapes_or_dtypes_are_still_fitted() -> None:
+    x = gg.ones(2, 3, requires_grad=True)
+    b = gg.ones(3, requires_grad=True)
+    h = gg.ones(2, 3, dtype=gg.float64, requires_grad=True)
+    assert type((x * b).grad_fn._meta) is not _UniformMeta
+    assert type((x * h).grad_fn._meta) is not _UniformMeta
+    ((x * b).sum() + (x * h).sum()).backward()
+    assert b.grad.shape == (3,) and b.grad.tolist() == [2.0, 2.0, 2.0]
+    assert x.grad.dtype == gg.float32 and h.grad.dtype == gg.float64

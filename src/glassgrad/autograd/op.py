@@ -44,12 +44,20 @@ _meta_cache: dict = {}
 _META_CACHE_LIMIT = 4096
 
 
+class _UniformMeta(tuple):
+    """Metadata of a one-output node whose inputs all have the output's shape and dtype."""
+
+    __slots__ = ()
+
+
 def _shared_meta(meta: tuple) -> tuple:
     shared = _meta_cache.get(meta)
     if shared is None:
         if len(_meta_cache) >= _META_CACHE_LIMIT:
             _meta_cache.clear()
-        shared = _meta_cache[meta] = meta
+        shape, dtype = meta[-2], meta[-1]
+        uniform = all(meta[i] == shape and meta[i + 1] == dtype for i in range(0, len(meta), 2))
+        shared = _meta_cache[meta] = _UniformMeta(meta) if uniform else meta
     return shared
 
 
@@ -118,6 +126,9 @@ class Op(Node):
     is_view: bool = False
     # Output indices with no gradient (e.g. the indices of max(dim)).
     nondiff_outputs: tuple = ()
+    # The backward is pointwise arithmetic: when every input has the output's shape and dtype,
+    # so has every gradient it returns, and fitting them (fit_gradients) can be skipped.
+    elementwise_grads: bool = False
 
     @property
     def needs_input_grad(self) -> tuple:
@@ -415,27 +426,11 @@ class Op(Node):
         self.saved = None
         if type(result) is not tuple:
             result = (result,)
-        if create_graph or len(result) != 2:
+        if create_graph or not self.elementwise_grads or type(self._meta) is not _UniformMeta:
             return fit_gradients(self, result, F, create_graph)
-        # Two gradients (binary ops), each already of its input's shape and dtype: nothing
-        # to fit. Anything else goes through fit_gradients.
-        g0, g1 = result
-        meta = self._meta
-        if (
-            g0 is None
-            or meta[1] is None  # a constant input: no edge, its gradient is dropped
-            or (type(g0) is np.ndarray or isinstance(g0, np.generic))
-            and g0.shape == meta[0]
-            and g0.dtype == meta[1]
-        ) and (
-            g1 is None
-            or meta[3] is None
-            or (type(g1) is np.ndarray or isinstance(g1, np.generic))
-            and g1.shape == meta[2]
-            and g1.dtype == meta[3]
-        ):
-            return result
-        return fit_gradients(self, result, F, create_graph)
+        if len(result) != len(self._next_nodes):
+            raise _gradient_count_error(self, result)
+        return result  # pointwise formula, inputs shaped like the output: nothing to fit
 
     def _release(self) -> None:
         if self._saved or self._saved_out is not None:
@@ -494,10 +489,7 @@ def fit_gradients(node: Node, grads: Any, F: Any, create_graph: bool) -> Any:
     """
     nodes = node._next_nodes
     if len(grads) != len(nodes):
-        raise RuntimeError(
-            f"function {node.name()} returned an incorrect number of gradients "
-            f"(expected {len(nodes)}, got {len(grads)})"
-        )
+        raise _gradient_count_error(node, grads)
     meta = node._meta
     fitted = grads
     i = 0
@@ -519,6 +511,13 @@ def fit_gradients(node: Node, grads: Any, F: Any, create_graph: bool) -> Any:
             fitted[i] = _fit_gradient(node, i, g, meta[2 * i], meta[2 * i + 1], F, create_graph)
         i += 1
     return fitted
+
+
+def _gradient_count_error(node: Node, grads: tuple) -> RuntimeError:
+    return RuntimeError(
+        f"function {node.name()} returned an incorrect number of gradients "
+        f"(expected {len(node._next_nodes)}, got {len(grads)})"
+    )
 
 
 def _fit_gradient(

@@ -24,6 +24,7 @@ class AddBackward0(Op):
     """out = a + alpha * b"""
 
     __slots__ = ("alpha",)
+    elementwise_grads = True
 
     def forward(self, a, b, alpha=1):
         if type(a) is not np.ndarray or type(b) is not np.ndarray or a.dtype is not b.dtype:
@@ -42,6 +43,7 @@ class SubBackward0(Op):
     """out = a - alpha * b"""
 
     __slots__ = ("alpha",)
+    elementwise_grads = True
 
     def forward(self, a, b, alpha=1):
         if type(a) is not np.ndarray or type(b) is not np.ndarray or a.dtype is not b.dtype:
@@ -79,6 +81,7 @@ class MulBackward0(Op):
     """out = a * b"""
 
     saved_inputs = (0, 1)
+    elementwise_grads = True
 
     def forward(self, a, b):
         if type(a) is not np.ndarray or type(b) is not np.ndarray or a.dtype is not b.dtype:
@@ -98,6 +101,7 @@ class DivBackward0(Op):
     """out = a / b (true division; integers divide as floats)"""
 
     saved_inputs = (0, 1)
+    elementwise_grads = True
 
     def forward(self, a, b):
         a, b = floating_operands(a, b)
