@@ -386,14 +386,18 @@ class Op(Node):
 
     def _run(self, grads: list, create_graph: bool) -> tuple:
         saved = self._saved
-        if saved is None:
-            raise saved_tensors_freed_error()
-        if create_graph or self._saved_versions or self._saved_out is not None:
-            F = graph.tensor_namespace if create_graph else graph.array_namespace
-            self.saved = self._unpack(create_graph)
+        if (
+            create_graph
+            or saved is None
+            or self._saved_versions
+            or self._saved_out is not None
+            or len(grads) != 1
+        ):
+            return self._run_general(grads, create_graph)
+        # The hot path: arrays, one output, nothing saved above version 0. Kept lean.
+        if not saved:
+            result = self.backward(graph.array_namespace, grads[0])
         else:
-            # Array mode, nothing saved at a version above 0 (the usual case): unpacked inline.
-            F = graph.array_namespace
             if len(saved) == 2:
                 # Two tensors (binary ops): neither was modified in place if neither has a
                 # version counter yet.
@@ -408,29 +412,36 @@ class Op(Node):
                     self.saved = (a._data, b._data)
                 else:
                     self.saved = self._unpack(False)
-            elif saved:
-                Tensor = graph.Tensor
-                values = []
-                for x in saved:
-                    if isinstance(x, Tensor):
-                        counter = x._version_counter
-                        if counter is not None and counter[0]:
-                            raise _modified_error(x, 0, x.grad_fn)
-                        values.append(x._data)
-                    else:
-                        values.append(x)
-                self.saved = tuple(values)
+            else:
+                self.saved = self._unpack(False)
+            result = self.backward(graph.array_namespace, grads[0])
+            self.saved = None
+        if type(result) is not tuple:
+            result = (result,)
+        elif (
+            self.elementwise_grads
+            and type(self._meta) is _UniformMeta
+            and len(result) == len(self._next_nodes)
+        ):
+            return result  # pointwise formula, inputs shaped like the output: nothing to fit
+        return fit_gradients(self, result, graph.array_namespace, False)
+
+    def _run_general(self, grads: list, create_graph: bool) -> tuple:
+        """``_run`` for the rest: a graph of the backward, saved tensors with versions or a
+        saved result, several outputs, or saved tensors already released (an error)."""
+        saved = self._saved
+        if saved is None:
+            raise saved_tensors_freed_error()
+        F = graph.tensor_namespace if create_graph else graph.array_namespace
+        if saved or self._saved_out is not None:
+            self.saved = self._unpack(create_graph)
         result = self.backward(
             F, grads[0] if len(grads) == 1 else tuple(self._materialize(grads, F))
         )
         self.saved = None
         if type(result) is not tuple:
             result = (result,)
-        if create_graph or not self.elementwise_grads or type(self._meta) is not _UniformMeta:
-            return fit_gradients(self, result, F, create_graph)
-        if len(result) != len(self._next_nodes):
-            raise _gradient_count_error(self, result)
-        return result  # pointwise formula, inputs shaped like the output: nothing to fit
+        return fit_gradients(self, result, F, create_graph)
 
     def _release(self) -> None:
         if self._saved or self._saved_out is not None:
