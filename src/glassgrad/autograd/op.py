@@ -236,9 +236,19 @@ class Op(Node):
 
     @classmethod
     def _apply_general(cls, inputs: tuple, params: dict) -> Any:
-        # Any number of inputs: one pass over them.
+        # Any number of inputs: one pass over them (one input, the most common, unrolled).
         Tensor = graph.Tensor
         node = _new(cls)
+        if len(inputs) == 1:
+            x = inputs[0]
+            if isinstance(x, Tensor):
+                data = x._data
+                record = x._requires_grad
+            else:
+                data = x
+                record = False
+            out = node.forward(data, **params)
+            return cls._finish(node, inputs, [data], out, record, params)
         arrays = []
         record = False
         for x in inputs:
@@ -294,6 +304,29 @@ class Op(Node):
         # Plain loops: this runs once per recorded op and generator expressions cost more.
         Tensor = graph.Tensor
         self._seq = next(_seq)
+        if len(inputs) == 1 and type(out) is not tuple:
+            # One input, one output (unary ops, reductions, views), unrolled. The input is a
+            # Tensor that requires grad: nothing is recorded otherwise.
+            x = inputs[0]
+            fn = x.grad_fn
+            if fn is None:
+                fn = accumulator_of(x)
+            self._next_nodes = (fn,)
+            nr = x._output_nr
+            self._next_nrs = (nr,) if nr else _ZEROS[1]
+            d = arrays[0]
+            meta = (d.shape, d.dtype, out.shape, out.dtype)
+            self._meta = _meta_cache.get(meta) or _shared_meta(meta)
+            self._n_out = 1
+            if self.saved_inputs:
+                self._saved = inputs
+                self._saved_versions = () if x._version_counter is None else _saved_versions(inputs)
+            else:
+                self._saved = self._saved_versions = ()
+            self._saved_out = None
+            if anomaly.enabled:
+                self._record_creation()
+            return
         nodes = []
         nrs = None
         meta = []

@@ -17,21 +17,36 @@ import numpy as np
 from .. import _dtype
 
 _BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-_ones_cache: dict = {}
+# Small read-only arrays that hot paths would otherwise build on every call.
+_constants: dict = {}
+
+
+def _remember(key: tuple, array: np.ndarray) -> np.ndarray:
+    if len(_constants) >= 256:
+        _constants.clear()
+    array.flags.writeable = False
+    _constants[key] = array
+    return array
+
+
+def cached_constant(kind: str, size: int | tuple, dtype: Any, value: float = 0.0) -> np.ndarray:
+    """A read-only array, cached: ``"ones"``, ``"arange"`` (dtype int64 whatever is passed)
+    or ``"full"`` of ``value``."""
+    key = (kind, size, dtype, value)
+    array = _constants.get(key)
+    if array is not None:
+        return array
+    if kind == "ones":
+        return _remember(key, np.ones(size, dtype))
+    if kind == "arange":
+        return _remember(key, np.arange(size))
+    return _remember(key, np.full(size, value, dtype))
 
 
 def _ones_vector(shape: int | tuple, dtype: np.dtype) -> np.ndarray:
-    """A read-only array of ones, cached: the other factor of row and column sums done as
-    matrix-vector products (BLAS sums short rows faster than NumPy's reduction)."""
-    key = (shape, dtype)
-    ones = _ones_cache.get(key)
-    if ones is None:
-        if len(_ones_cache) >= 256:
-            _ones_cache.clear()
-        ones = np.ones(shape, dtype)
-        ones.flags.writeable = False
-        _ones_cache[key] = ones
-    return ones
+    """Ones: the other factor of row and column sums done as matrix-vector products (BLAS
+    sums short rows faster than NumPy's reduction)."""
+    return cached_constant("ones", shape, dtype)
 
 
 def _sum_to_size(x: np.ndarray, shape: tuple) -> np.ndarray:
@@ -64,8 +79,7 @@ def _index_zeros_add(shape: tuple, key: Any, values: np.ndarray, basic: bool) ->
 def _scatter_zeros(shape: tuple, dim: int, index: np.ndarray, src: np.ndarray) -> np.ndarray:
     out = np.zeros(shape, dtype=src.dtype)
     if len(shape) == 2 and dim == 1 and index.shape[1] == 1:  # one class per row (nll_loss)
-        rows = np.arange(shape[0])
-        out[rows, index[:, 0]] = src[:, 0]
+        out[cached_constant("arange", shape[0], None), index[:, 0]] = src[:, 0]
         return out
     np.put_along_axis(out, index, src, axis=dim)
     return out

@@ -22,6 +22,7 @@ from ..autograd.op import Op
 from . import conversion, pointwise, shape
 from . import reduction as reduce_ops
 from ._common import binary_operands, broadcast_error, check_tensor
+from ._namespace import cached_constant
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
 from .nn_activation import (
@@ -390,16 +391,15 @@ class NllLossBackward0(Op):
             and reduction == "mean"
             and target.size
             and not 0 <= ignore_index < classes
-            and target.min() >= 0
-            and target.max() < classes
+            and target.view(np.uint64).max() < classes  # negative targets wrap to huge
         ):
             # The usual classifier loss (every target a valid class): a few array calls.
             rows = target.size
             self.index = target.reshape(rows, 1)
             self.ignored = None
-            self.coefficient = np.full(rows, -1.0 / rows, dtype=x.dtype)
-            picked = x[np.arange(rows), target]
-            return np.asarray(-picked.sum() / rows, dtype=x.dtype)
+            self.coefficient = cached_constant("full", rows, x.dtype, -1.0 / rows)
+            picked = x[cached_constant("arange", rows, None), target]
+            return np.asarray(-np.add.reduce(picked) / rows, dtype=x.dtype)
         kept = target != ignore_index
         out_of_range = kept & ((target < 0) | (target >= classes))
         if out_of_range.any():
