@@ -6,7 +6,8 @@ Usage
     .venv/bin/python -m bench --quick         # tiny sizes, seconds; asserts nothing about time
     .venv/bin/python -m bench --only lstm,import --json out/bench.json
 
-Each library runs in its own fresh worker process (:mod:`bench.worker`), one after another.
+Each library runs in its own fresh worker process (:mod:`bench.worker`), one after another;
+in full mode glassgrad and PyTorch take turns per workload, for several rounds (``--rounds``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import argparse
 import datetime
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -83,12 +85,22 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "(they are checked against this run's PyTorch outputs all the same)",
     )
     parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="full mode: times glassgrad and PyTorch take turns on each workload; every "
+        "repetition of every round counts (default 3: a slow minute on a shared machine then "
+        "moves both sides of a ratio)",
+    )
+    parser.add_argument(
         "--threads",
         type=int,
         help="cap every library's threads (OMP/OpenBLAS/MKL); default: each library's own default."
         " On a machine busy with other work, 1 thread gives steadier figures",
     )
     args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error("--rounds: at least 1")
     names = [n for n in args.only.split(",") if n] or list(ALL_NAMES)
     unknown = [n for n in names if n not in ALL_NAMES]
     if unknown:
@@ -169,7 +181,37 @@ def merge_report(
     merged = workers.setdefault(library, {**report, "results": {}})
     if merged.get("status") != "ok" and report.get("status") == "ok":
         merged.update(status="ok", facts=report["facts"], error=None)
-    merged["results"].update(report["results"])
+    for name, result in report["results"].items():
+        earlier = merged["results"].get(name)
+        merged["results"][name] = result if earlier is None else pool_rounds(earlier, result)
+
+
+def pool_rounds(earlier: dict[str, Any], later: dict[str, Any]) -> dict[str, Any]:
+    """One result from two rounds of a workload: every repetition counts; a round that failed
+    (or gave other outputs) makes the result fail."""
+    if earlier.get("status") != "ok":
+        return earlier
+    if later.get("status") != "ok":
+        return later
+    if later.get("check") != earlier.get("check"):
+        return {
+            "status": "failed",
+            "error": f"outputs differ between rounds: {earlier.get('check')} then "
+            f"{later.get('check')}",
+        }
+    times = earlier["times_s"] + later["times_s"]
+    cpu_times = earlier["cpu_times_s"] + later["cpu_times_s"]
+    return {
+        **earlier,
+        "median_s": statistics.median(times),
+        "cpu_median_s": statistics.median(cpu_times),
+        "min_s": min(times),
+        "max_s": max(times),
+        "repetitions": len(times),
+        "times_s": times,
+        "cpu_times_s": cpu_times,
+        "rounds": earlier.get("rounds", 1) + 1,
+    }
 
 
 def reused_peer_reports(path: Path, names: list[str]) -> dict[str, dict[str, Any]]:
@@ -216,14 +258,16 @@ def main(argv: list[str] | None = None) -> int:
     load_at_start = load_average()
     workers: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-") as scratch:
-        # Full mode: glassgrad and PyTorch take turns, one fresh process per workload, so that a
-        # change in the machine's load between them shifts both sides of a ratio alike.
-        # The NumPy floor runs right after its workload, under the same conditions.
+        # Full mode: glassgrad and PyTorch take turns, one fresh process per workload, for
+        # several rounds, so that a change in the machine's load between them shifts both sides
+        # of a ratio alike. The NumPy floor runs right after its workload, under the same
+        # conditions.
         paired = [CANDIDATE, REFERENCE] if mode == "full" else []
-        for name in timed if paired else []:
-            for library in paired + ([FLOOR] if name in supported_workloads(FLOOR) else []):
-                report = run_worker(library, [name], mode, args.candidate, Path(scratch))
-                merge_report(workers, library, report, [name])
+        for _ in range(args.rounds if paired else 0):
+            for name in timed:
+                for library in paired + ([FLOOR] if name in supported_workloads(FLOOR) else []):
+                    report = run_worker(library, [name], mode, args.candidate, Path(scratch))
+                    merge_report(workers, library, report, [name])
         paired += [FLOOR] if paired else []
         reused = reused_peer_reports(args.reuse_peers, timed) if args.reuse_peers else {}
         for library in libraries:

@@ -33,7 +33,9 @@ _METHOD = """\
   workload's tolerance the row is INVALID and no ratio is given. Peers are checked the same way.
 - Timing: after the check and a warm-up (at least one unit and 0.5 s), each repetition runs enough
   units back to back to last at least 0.2 s; up to 7 repetitions (at least 3; at least 1 for the
-  peers) within a 20 s budget.
+  peers) within a 20 s budget. glassgrad and PyTorch take turns on each workload for three rounds
+  (`--rounds`), a fresh process each time, and the repetitions of all rounds are pooled: a slow
+  minute on a shared machine then moves both sides of a ratio.
   A cell reads `median [min-max]` of the time per unit. The ratio is glassgrad / PyTorch of the
   medians.
 - `numpy-floor`: the eight matrix products of one step of the 784-1024-1024-10 MLP (3 forward,

@@ -70,7 +70,8 @@ def measure(
     dict
         ``median_s``, ``min_s``, ``max_s`` over repetitions (wall time), ``cpu_median_s`` (CPU
         time of the process, all threads: a diagnostic when the machine is busy),
-        ``repetitions``, ``units_per_rep`` and ``times_s`` (seconds per unit of each repetition).
+        ``repetitions``, ``units_per_rep``, ``times_s`` and ``cpu_times_s`` (seconds per unit
+        of each repetition).
 
     Example
     -------
@@ -113,4 +114,5 @@ def measure(
         "repetitions": repetitions,
         "units_per_rep": units_per_rep,
         "times_s": times,
+        "cpu_times_s": cpu_times,
     }

@@ -17,7 +17,7 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 from bench import worker  # noqa: E402
-from bench.cli import ALL_NAMES  # noqa: E402
+from bench.cli import ALL_NAMES, pool_rounds  # noqa: E402
 from bench.libraries import CANDIDATE, REFERENCE  # noqa: E402
 from bench.report import compare_outputs, render_markdown, timed_rows  # noqa: E402
 from bench.workloads import WORKLOADS  # noqa: E402
@@ -251,3 +251,30 @@ def test_reused_peer_figures_are_judged_again(tmp_path: Path) -> None:
         {REFERENCE: reference, **reused_peer_reports(path, ["chain_1"])}, ["chain_1"]
     )
     assert row["results"]["mygrad"]["status"] == "INVALID"
+
+
+def _round(times: list[float], check: list[float]) -> dict:
+    return {
+        "status": "ok",
+        "check": check,
+        "median_s": sorted(times)[len(times) // 2],
+        "cpu_median_s": 0.0,
+        "min_s": min(times),
+        "max_s": max(times),
+        "repetitions": len(times),
+        "times_s": times,
+        "cpu_times_s": [0.0] * len(times),
+    }
+
+
+def test_rounds_pool_every_repetition_and_fail_on_a_failed_round() -> None:
+    first, second = _round([3.0, 1.0, 2.0], [1.5]), _round([10.0, 4.0, 5.0], [1.5])
+    pooled = pool_rounds(first, second)
+    assert pooled["times_s"] == [3.0, 1.0, 2.0, 10.0, 4.0, 5.0]
+    assert (pooled["median_s"], pooled["min_s"], pooled["max_s"]) == (3.5, 1.0, 10.0)
+    assert pooled["repetitions"] == 6 and pooled["rounds"] == 2
+    assert pool_rounds(pooled, _round([1.0], [1.5]))["rounds"] == 3
+    failed = {"status": "failed", "error": "timed out"}
+    assert pool_rounds(first, failed) is failed and pool_rounds(failed, second) is failed
+    differ = pool_rounds(first, _round([1.0], [2.5]))
+    assert differ["status"] == "failed" and "differ between rounds" in differ["error"]
