@@ -419,32 +419,25 @@ class Op(Node):
 
     def _run(self, grads: list, create_graph: bool) -> tuple:
         saved = self._saved
-        if (
-            create_graph
-            or saved is None
-            or self._saved_versions
-            or self._saved_out is not None
-            or len(grads) != 1
-        ):
+        if create_graph or saved is None or len(grads) != 1:
             return self._run_general(grads, create_graph)
-        # The hot path: arrays, one output, nothing saved above version 0. Kept lean.
-        if not saved:
+        # The hot path: arrays and one output. Kept lean.
+        if not saved and self._saved_out is None:
             result = self.backward(graph.array_namespace, grads[0])
         else:
-            if len(saved) == 2:
-                # Two tensors (binary ops): neither was modified in place if neither has a
-                # version counter yet.
+            a = b = None
+            if len(saved) == 2 and not self._saved_versions and self._saved_out is None:
                 a, b = saved
-                Tensor = graph.Tensor
-                if (
-                    isinstance(a, Tensor)
-                    and isinstance(b, Tensor)
-                    and a._version_counter is None
-                    and b._version_counter is None
-                ):
-                    self.saved = (a._data, b._data)
-                else:
-                    self.saved = self._unpack(False)
+            Tensor = graph.Tensor
+            if (
+                isinstance(a, Tensor)
+                and isinstance(b, Tensor)
+                and a._version_counter is None
+                and b._version_counter is None
+            ):
+                # Two tensors (binary ops) that were never modified in place: neither has a
+                # version counter yet.
+                self.saved = (a._data, b._data)
             else:
                 self.saved = self._unpack(False)
             result = self.backward(graph.array_namespace, grads[0])
@@ -460,8 +453,8 @@ class Op(Node):
         return fit_gradients(self, result, graph.array_namespace, False)
 
     def _run_general(self, grads: list, create_graph: bool) -> tuple:
-        """``_run`` for the rest: a graph of the backward, saved tensors with versions or a
-        saved result, several outputs, or saved tensors already released (an error)."""
+        """``_run`` for the rest: a graph of the backward, several outputs, or saved tensors
+        already released (an error)."""
         saved = self._saved
         if saved is None:
             raise saved_tensors_freed_error()
