@@ -45,7 +45,8 @@ _META_CACHE_LIMIT = 4096
 
 
 class _UniformMeta(tuple):
-    """Metadata of a one-output node whose inputs all have the output's shape and dtype."""
+    """Metadata whose inputs all have the (last) output's shape and dtype; ``Op._run`` reads
+    it for one-output nodes only."""
 
     __slots__ = ()
 
