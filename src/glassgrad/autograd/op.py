@@ -173,28 +173,18 @@ class Op(Node):
         if type(out) is not np.ndarray:
             out = np.asarray(out)  # 0-d NumPy math gives scalars
         node._seq = next(_seq)
+        fa = fb = None
+        nr_a = nr_b = 0
         if ra:
             fa = a.grad_fn
             if fa is None:
-                ref = a._grad_acc
-                fa = ref() if ref is not None else None
-                if fa is None:
-                    fa = accumulator_of(a)
+                fa = accumulator_of(a)
             nr_a = a._output_nr
-        else:
-            fa = None
-            nr_a = 0
         if rb:
             fb = b.grad_fn
             if fb is None:
-                ref = b._grad_acc
-                fb = ref() if ref is not None else None
-                if fb is None:
-                    fb = accumulator_of(b)
+                fb = accumulator_of(b)
             nr_b = b._output_nr
-        else:
-            fb = None
-            nr_b = 0
         node._next_nodes = (fa, fb)
         node._next_nrs = (nr_a, nr_b) if nr_a or nr_b else _ZEROS[2]
         if tensor_a and tensor_b:
