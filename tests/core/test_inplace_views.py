@@ -61,6 +61,43 @@ def test_binary_op_saved_after_an_in_place_change() -> None:
     assert results[0] == results[1] == [6.0, 6.0]
 
 
+@pytest.mark.parametrize("changed", [0, 1])
+@pytest.mark.parametrize("versioned", [0, 1])
+def test_binary_op_with_one_versioned_operand_checks_both(versioned: int, changed: int) -> None:
+    # One operand is saved at version 1, the other has no version counter yet: backward
+    # works, and a later change to either of them is caught.
+    w = gg.ones(2, requires_grad=True)
+    operands = [w * 2, gg.full((2,), 3.0)]
+    operands[versioned].add_(1)
+    y = operands[0] * operands[1]
+    y.sum().backward(retain_graph=True)
+    operands[changed].add_(1)
+    expected = 1 if changed == versioned else 0
+    with pytest.raises(
+        RuntimeError, match=f"is at version {expected + 1}; expected version {expected} instead"
+    ):
+        y.sum().backward()
+
+
+def test_linear_weight_changed_after_the_forward_is_caught() -> None:
+    # After an optimizer step the weight carries a version; changing it again between forward
+    # and backward is still caught (the addmm node checks its saved operands). The input
+    # requires grad, so PyTorch saves the weight too.
+    for lib in (gg, torch):
+        lib.manual_seed(0)
+        layer = lib.nn.Linear(3, 2)
+        optimizer = lib.optim.SGD(layer.parameters(), lr=0.1)
+        x = lib.ones(4, 3, requires_grad=True)
+        layer(x).sum().backward()
+        optimizer.step()
+        out = layer(x)
+        out.sum().backward(retain_graph=True)  # unchanged since the forward: fine
+        with lib.no_grad():
+            layer.weight.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            out.sum().backward()
+
+
 def test_modified_saved_input_raises() -> None:
     w = gg.ones(2, requires_grad=True)
     a = gg.ones(2)

@@ -137,6 +137,8 @@ class Op(Node):
         nodes = self._next_nodes
         if len(nodes) == 2:  # binary ops ask on every backward
             return (nodes[0] is not None, nodes[1] is not None)
+        if len(nodes) == 3:  # addmm (every Linear layer) and the like
+            return (nodes[0] is not None, nodes[1] is not None, nodes[2] is not None)
         return tuple([fn is not None for fn in nodes])
 
     @property
@@ -417,18 +419,24 @@ class Op(Node):
             result = self.backward(graph.array_namespace, grads[0])
         else:
             a = b = None
-            if len(saved) == 2 and not self._saved_versions and self._saved_out is None:
+            if len(saved) == 2 and self._saved_out is None:
                 a, b = saved
             Tensor = graph.Tensor
-            if (
-                isinstance(a, Tensor)
-                and isinstance(b, Tensor)
-                and a._version_counter is None
-                and b._version_counter is None
-            ):
-                # Two tensors (binary ops) that were never modified in place: neither has a
-                # version counter yet.
-                self.saved = (a._data, b._data)
+            if isinstance(a, Tensor) and isinstance(b, Tensor):
+                # Two saved tensors (binary ops, a Linear layer's input and weight), checked
+                # inline as _unpack would: each unchanged since it was saved.
+                ca = a._version_counter
+                cb = b._version_counter
+                if ca is None and cb is None:  # never modified in place: no counter yet
+                    self.saved = (a._data, b._data)
+                else:
+                    versions = self._saved_versions or _ZEROS[2]
+                    if (ca is None or ca[0] == versions[0]) and (
+                        cb is None or cb[0] == versions[1]
+                    ):
+                        self.saved = (a._data, b._data)
+                    else:
+                        self.saved = self._unpack(False)  # raises: modified since saved
             else:
                 self.saved = self._unpack(False)
             result = self.backward(graph.array_namespace, grads[0])
@@ -576,6 +584,8 @@ def _expandable(shape: tuple, target: tuple) -> bool:
     """True if ``shape`` broadcasts to ``target``."""
     if len(shape) > len(target):
         return False
+    if target[len(target) - len(shape) :] == shape:  # only leading axes added (a bias)
+        return True
     for s, t in zip(reversed(shape), reversed(target)):
         if s != 1 and s != t:
             return False

@@ -54,6 +54,8 @@ def _sum_to_size(x: np.ndarray, shape: tuple) -> np.ndarray:
     lead = x.ndim - len(shape)
     if lead and x.shape[lead:] == shape and x.size:
         # Only leading axes (a bias gradient): column sums of a matrix view.
+        if lead == 1 and x.ndim == 2:  # (rows, n) to (n,): no reshape needed
+            return ArrayNamespace.sum(x, 0)
         rows = x.size // max(1, math.prod(shape))
         return ArrayNamespace.sum(x.reshape(rows, -1), 0).reshape(shape)
     axes = tuple(range(lead)) + tuple(
