@@ -235,7 +235,8 @@ def reused_peer_reports(path: Path, names: list[str]) -> dict[str, dict[str, Any
                 results[row["name"]] = result
         status, error = facts.get("status"), facts.get("error")
         facts = {k: v for k, v in facts.items() if k not in ("status", "error")}
-        facts["reused_from"] = f"{path.name} ({earlier.get('created')})"
+        # Figures reused again keep naming the run that measured them.
+        facts.setdefault("reused_from", f"{path.name} ({earlier.get('created')})")
         reports[peer] = {"status": status, "error": error, "facts": facts, "results": results}
     return reports
 

@@ -253,6 +253,26 @@ def test_reused_peer_figures_are_judged_again(tmp_path: Path) -> None:
     assert row["results"]["mygrad"]["status"] == "INVALID"
 
 
+def test_figures_reused_twice_name_the_run_that_measured_them(tmp_path: Path) -> None:
+    from bench.cli import reused_peer_reports
+
+    first = {
+        "created": "first",
+        "libraries": {"mygrad": {"status": "ok", "version": "2.5.0"}},
+        "rows": [{"name": "chain_1", "results": {"mygrad": {"status": "ok", "check": [1.0]}}}],
+    }
+    path = tmp_path / "first.json"
+    path.write_text(json.dumps(first))
+    second = dict(first, created="second")
+    second["libraries"] = {
+        "mygrad": {"status": "ok", **reused_peer_reports(path, ["chain_1"])["mygrad"]["facts"]}
+    }
+    again = tmp_path / "second.json"
+    again.write_text(json.dumps(second))
+    facts = reused_peer_reports(again, ["chain_1"])["mygrad"]["facts"]
+    assert facts["reused_from"] == "first.json (first)"
+
+
 def _round(times: list[float], check: list[float]) -> dict:
     return {
         "status": "ok",
