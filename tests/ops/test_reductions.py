@@ -238,6 +238,43 @@ def test_reductions_of_integers_and_bools_match_torch() -> None:
         assert_same(program(gg), program(torch))
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(), (7,), (3, 5), (2, 3, 4), (0, 3)])
+def test_sum_and_mean_give_numpys_exact_values(dtype: type, shape: tuple) -> None:
+    # The ops call np.add.reduce directly (np.sum/np.mean are slow wrappers of it): bit for
+    # bit NumPy's results, float16 means accumulating in float32 as np.mean does.
+    x = np.asarray(np.random.default_rng(5).standard_normal(shape) * 10).astype(dtype)
+    t = gg.from_numpy(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the mean of nothing is nan
+        expected = [(t.sum(), np.sum(x)), (t.mean(), np.mean(x, dtype=dtype))]
+        expected.append((t.mean(dtype=gg.float64), np.mean(x, dtype=np.float64)))
+        for dim in range(len(shape)):
+            for keepdim in (False, True):
+                expected.append((t.sum(dim, keepdim), np.sum(x, dim, keepdims=keepdim)))
+                mean = np.mean(x, dim, keepdims=keepdim).astype(dtype)
+                expected.append((t.mean(dim, keepdim), mean))
+    for ours, theirs in expected:
+        ours, theirs = ours.numpy(), np.asarray(theirs)
+        assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
+        assert np.array_equal(ours, theirs, equal_nan=True)
+
+
+def test_full_reduction_gradient_is_the_leafs_own_array() -> None:
+    # The backward of sum/mean expands the incoming gradient as a read-only zero-strides view;
+    # the leaf's .grad is still an array of its own that in-place ops and hooks may change.
+    x = gg.ones(2, 3, requires_grad=True)
+    seen = []
+    x.register_hook(lambda g: seen.append(g.numpy().copy()))
+    x.mean().backward()
+    x.grad.add_(1.0)
+    x.sum().backward()
+    sixth = np.float32(1) / np.float32(6)
+    assert np.array_equal(x.grad.numpy(), np.full((2, 3), sixth + np.float32(1) + np.float32(1)))
+    assert [g.tolist() for g in seen] == [[[float(sixth)] * 3] * 2, [[1.0] * 3] * 2]
+    assert x.grad.numpy().flags.writeable and x.grad.numpy().strides == (12, 4)
+
+
 # --- var and std --------------------------------------------------------------------------------
 
 
