@@ -24,6 +24,7 @@ from ..autograd.op import Op
 from ._common import check_tensor
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
+from .reduction import biased_var_array, mean_array
 
 
 def _standardize(F: Any, x: Any, dims: tuple, count: int, eps: float) -> tuple:
@@ -41,19 +42,21 @@ def _standardize_grad(F: Any, grad_xhat: Any, xhat: Any, invstd: Any, dims: tupl
     return invstd * (grad_xhat - mean_grad - xhat * mean_proj)
 
 
-def _forward_stats(x: np.ndarray, dims: tuple, eps: float) -> tuple:
-    """Mean, biased variance and 1/sqrt(var + eps) over ``dims`` (kept as size-1 dims)."""
-    mean = x.mean(axis=dims, keepdims=True)
-    centered = x - mean
-    var = np.mean(centered * centered, axis=dims, keepdims=True)
-    return mean, var, 1.0 / np.sqrt(var + eps)
+def _standardized(x: np.ndarray, dims: tuple, eps: float) -> np.ndarray:
+    """``(x - mean) / sqrt(var + eps)`` over ``dims`` (biased variance): a fresh array."""
+    centered = x - mean_array(x, dims, True)
+    centered *= 1.0 / np.sqrt(mean_array(centered * centered, dims, True) + eps)
+    return centered
 
 
 def _affine(normed: np.ndarray, w: np.ndarray | None, b: np.ndarray | None, shape: tuple):
+    # ``normed`` is a fresh array: scaled and shifted in place where the dtypes agree.
     if w is not None:
-        normed = normed * w.reshape(shape)
+        w = w.reshape(shape)
+        normed = np.multiply(normed, w, out=normed) if w.dtype == normed.dtype else normed * w
     if b is not None:
-        normed = normed + b.reshape(shape)
+        b = b.reshape(shape)
+        normed = np.add(normed, b, out=normed) if b.dtype == normed.dtype else normed + b
     return normed
 
 
@@ -72,12 +75,13 @@ class NativeBatchNormBackward0(Op):
         dims = _channel_dims(x)
         shape = _channel_shape(x)
         if training:
-            mean, _, invstd = _forward_stats(x, dims, eps)
+            normed = _standardized(x, dims, eps)
         else:
             mean = running_mean.reshape(shape).astype(x.dtype, copy=False)
             invstd = (1.0 / np.sqrt(running_var + eps)).reshape(shape).astype(x.dtype, copy=False)
             self._running_mean, self._running_invstd = mean, invstd
-        return _affine((x - mean) * invstd, w, b, shape).astype(x.dtype, copy=False)
+            normed = (x - mean) * invstd
+        return _affine(normed, w, b, shape).astype(x.dtype, copy=False)
 
     def backward(self, F, grad):
         x, w = self.saved
@@ -188,14 +192,13 @@ def _update_running_stats(
 ) -> None:
     """In-place exponential averages, as PyTorch's kernel does (version counters bump)."""
     dims = _channel_dims(x)
-    mean = x.mean(axis=dims)
     count = x.size // x.shape[1]
     if running_mean is not None:
         stats = running_mean._data
-        stats[...] = (1 - momentum) * stats + momentum * mean
+        stats[...] = (1 - momentum) * stats + momentum * mean_array(x, dims, False)
         running_mean._vc[0] += 1
     if running_var is not None:
-        unbiased = x.var(axis=dims) * (count / max(count - 1, 1))
+        unbiased = biased_var_array(x, dims) * (count / max(count - 1, 1))
         stats = running_var._data
         stats[...] = (1 - momentum) * stats + momentum * unbiased
         running_var._vc[0] += 1
@@ -214,8 +217,8 @@ class NativeLayerNormBackward0(Op):
     def forward(self, x, w, b, normalized_shape, eps):
         self.normalized_shape, self.eps = normalized_shape, eps
         dims = tuple(range(x.ndim - len(normalized_shape), x.ndim))
-        mean, _, invstd = _forward_stats(x, dims, eps)
-        return _affine((x - mean) * invstd, w, b, normalized_shape).astype(x.dtype, copy=False)
+        normed = _standardized(x, dims, eps)
+        return _affine(normed, w, b, normalized_shape).astype(x.dtype, copy=False)
 
     def backward(self, F, grad):
         x, w = self.saved
@@ -290,8 +293,7 @@ class NativeGroupNormBackward0(Op):
     def forward(self, x, w, b, group, eps):
         self.group, self.eps = group, eps
         grouped = x.reshape(x.shape[0], group, -1)
-        mean, _, invstd = _forward_stats(grouped, (2,), eps)
-        normed = ((grouped - mean) * invstd).reshape(x.shape)
+        normed = _standardized(grouped, (2,), eps).reshape(x.shape)
         return _affine(normed, w, b, _channel_shape(x)[1:]).astype(x.dtype, copy=False)
 
     def backward(self, F, grad):

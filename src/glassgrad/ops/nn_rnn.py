@@ -91,14 +91,6 @@ _pool = _BufferPool(64 * 2**20)
 _PREPARE_STEPS = 4
 
 
-def _sigmoid_(a: np.ndarray) -> None:
-    """``a = 1 / (1 + exp(-a))`` in place; exp may overflow to inf, which gives the exact 0."""
-    np.negative(a, out=a)
-    np.exp(a, out=a)
-    a += 1.0
-    np.reciprocal(a, out=a)
-
-
 def _values(x: Any) -> np.ndarray:
     return x._data if isinstance(x, Tensor) else x
 
@@ -343,7 +335,7 @@ class _GRU:
             a = gates[:, t]
             np.matmul(states[t + r], w_hh_t, out=product)
             a[:2] += product[:2]
-            _sigmoid_(a[:2])
+            pointwise.sigmoid_into(a[:2], a[:2])
             hn = hidden_n[t]
             if b_hn is None:
                 hn[...] = product[2]

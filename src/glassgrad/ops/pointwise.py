@@ -506,14 +506,26 @@ class TanhBackward0(Op):
         return grad * (1.0 - out * out)
 
 
+def sigmoid_into(x: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``out = 1 / (1 + exp(-x))`` in four passes (``out`` may be ``x``), as PyTorch computes
+    it: below about -88 (float32) exp overflows to inf and the result is PyTorch's exact 0.
+    The caller ignores the overflow warning (``np.errstate(over="ignore")``)."""
+    np.negative(x, out=out)
+    np.exp(out, out=out)
+    out += 1.0
+    return np.reciprocal(out, out=out)
+
+
 class SigmoidBackward0(Op):
     saves_output = True
 
     def forward(self, x):
         x = default_float(x)
-        # 1 / (1 + e^-x), written so neither branch overflows and small values keep precision.
-        e = np.exp(-np.abs(x))
-        return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(x.dtype, copy=False)
+        # Half precision computes in float32, as PyTorch does on the CPU.
+        work = x.astype(np.float32) if x.dtype == np.float16 else x
+        with np.errstate(over="ignore"):
+            out = sigmoid_into(work, np.empty(work.shape, work.dtype))
+        return out.astype(x.dtype, copy=False)
 
     def backward(self, F, grad):
         (out,) = self.saved

@@ -24,6 +24,24 @@ _add_reduce = np.add.reduce
 _DIRECT_MEAN_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
+def mean_array(x: np.ndarray, dims: tuple, keepdims: bool) -> np.ndarray:
+    """``np.mean(x, axis=dims, keepdims=keepdims)``, the same values; float32 and float64
+    without np.mean's Python layers."""
+    if x.dtype in _DIRECT_MEAN_DTYPES and x.size:
+        count = math.prod([x.shape[d] for d in dims])
+        return _add_reduce(x, dims, keepdims=keepdims) / count
+    return np.mean(x, axis=dims, keepdims=keepdims)
+
+
+def biased_var_array(x: np.ndarray, dims: tuple) -> np.ndarray:
+    """``np.var(x, axis=dims)``, the same values (np.var's own steps); float32 and float64
+    without its Python layers."""
+    if x.dtype in _DIRECT_MEAN_DTYPES and x.size:
+        centered = x - mean_array(x, dims, True)
+        return mean_array(np.multiply(centered, centered, out=centered), dims, False)
+    return np.var(x, axis=dims)
+
+
 def _sum_dtype(x: np.ndarray, dtype: Any) -> np.dtype | None:
     # PyTorch sums integers and bools as int64.
     if dtype is not None:
@@ -91,10 +109,7 @@ class MeanBackward1(Op):
         _check_mean_dtype(x, dtype)
         self.shape, self.dim, self.keepdim = x.shape, dim, keepdim
         out_dtype = to_numpy_dtype(dtype) or x.dtype
-        if x.dtype in _DIRECT_MEAN_DTYPES and x.size:
-            count = math.prod([x.shape[d] for d in dim])
-            return np.asarray(_add_reduce(x, dim, keepdims=keepdim) / count, dtype=out_dtype)
-        return np.asarray(np.mean(x, axis=dim, keepdims=keepdim), dtype=out_dtype)
+        return np.asarray(mean_array(x, dim, keepdim), dtype=out_dtype)
 
     def backward(self, F, grad):
         count = math.prod([self.shape[d] for d in self.dim])
