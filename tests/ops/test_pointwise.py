@@ -9,6 +9,7 @@ program runs in both libraries and the results are compared element by element.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -655,3 +656,20 @@ def test_true_divide_and_its_method_are_div() -> None:
     assert x.true_divide(2).tolist() == [0.5, 1.5]
     y = gg.tensor([1.0, 3.0], requires_grad=True)
     assert type(gg.true_divide(y, 2.0).grad_fn).__name__ == "DivBackward0"
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_sigmoid_at_the_extremes_matches_torch(dtype: str) -> None:
+    # 1 / (1 + exp(-x)) as PyTorch computes it: exactly 0 where exp(-x) overflows (below about
+    # -88 in float32), no overflow warning, float16 computed in float32, gradients finite.
+    values = [-1000.0, -100.0, -90.0, -88.0, -20.0, -12.0, -1.0, 0.0, 0.5, 20.0, 100.0]
+    x = gg.tensor(values, dtype=getattr(gg, dtype), requires_grad=True)
+    expected = torch.sigmoid(torch.tensor(values, dtype=getattr(torch, dtype)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = gg.sigmoid(x)
+        out.sum().backward()
+    assert out.dtype == x.dtype
+    np.testing.assert_allclose(out.detach().numpy(), expected.numpy(), rtol=1e-6, atol=0)
+    assert np.all((out.detach().numpy() == 0) == (expected.numpy() == 0))
+    assert np.all(np.isfinite(x.grad.numpy()))
