@@ -85,7 +85,7 @@ def attach_methods() -> None:
     Tensor.__setitem__ = indexing.setitem
     Tensor.type = conversion.type_
     Tensor.index_put_ = indexing.index_put_
-    Tensor.T = property(lambda self: shape.permute(self, tuple(reversed(range(self.ndim)))))
+    Tensor.T = property(shape.reversed_dims)
     Tensor.mT = property(lambda self: shape.transpose(self, -2, -1))
 
 

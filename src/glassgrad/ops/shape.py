@@ -189,6 +189,12 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
     return PermuteBackward0.apply(input, dims=dims)
 
 
+def reversed_dims(input: Tensor) -> Tensor:
+    """``input.T``: the dimensions in reverse order (a view, recorded as PermuteBackward0 as in
+    PyTorch); the order needs none of ``permute``'s checks."""
+    return PermuteBackward0.apply(input, dims=tuple(range(input._data.ndim - 1, -1, -1)))
+
+
 class SqueezeBackward0(Op):
     __slots__ = ("shape",)
     is_view = True
