@@ -652,3 +652,21 @@ def test_docstring_examples_run() -> None:
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
     result = doctest.testmod(shape_extra, extraglobs={"glassgrad": gg}, optionflags=flags)
     assert result.attempted > 10 and result.failed == 0
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (2, 3, 4)])
+def test_T_reverses_the_dims_as_a_permute_view(shape: tuple) -> None:
+    values = np.arange(math.prod(shape), dtype=np.float64).reshape(shape)
+    results = []
+    for lib in (gg, torch):
+        x = lib.tensor(values, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # PyTorch deprecates .T beyond 2-D
+            y = x.T
+        weights = lib.tensor(np.arange(y.numel(), dtype=np.float64).reshape(tuple(y.shape)))
+        (y * weights).sum().backward()
+        results.append(
+            (tuple(y.shape), y.detach().numpy().tolist(), x.grad.numpy().tolist(), y.grad_fn.name())
+        )
+    assert results[0] == results[1]
+    assert results[0][3] == "PermuteBackward0"
