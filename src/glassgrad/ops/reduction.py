@@ -24,13 +24,15 @@ _add_reduce = np.add.reduce
 _DIRECT_MEAN_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def mean_array(x: np.ndarray, dims: tuple, keepdims: bool) -> np.ndarray:
-    """``np.mean(x, axis=dims, keepdims=keepdims)``, the same values; float32 and float64
-    without np.mean's Python layers."""
-    if x.dtype in _DIRECT_MEAN_DTYPES and x.size:
-        count = math.prod([x.shape[d] for d in dims])
-        return _add_reduce(x, dims, keepdims=keepdims) / count
-    return np.mean(x, axis=dims, keepdims=keepdims)
+def mean_array(
+    x: np.ndarray, dims: tuple | None, keepdims: bool, dtype: np.dtype | None = None
+) -> np.ndarray:
+    """``np.mean(x, axis=dims, dtype=dtype, keepdims=keepdims)`` (``dims`` None: all), the
+    same values; float32 and float64 results without np.mean's Python layers."""
+    if (dtype or x.dtype) in _DIRECT_MEAN_DTYPES and x.size:
+        count = x.size if dims is None else math.prod([x.shape[d] for d in dims])
+        return _add_reduce(x, dims, dtype, keepdims=keepdims) / count
+    return np.mean(x, axis=dims, dtype=dtype, keepdims=keepdims)
 
 
 def biased_var_array(x: np.ndarray, dims: tuple) -> np.ndarray:
@@ -93,9 +95,7 @@ class MeanBackward0(Op):
         _check_mean_dtype(x, dtype)
         self.shape = x.shape
         out_dtype = to_numpy_dtype(dtype) or x.dtype
-        if out_dtype in _DIRECT_MEAN_DTYPES and x.size:
-            return np.asarray(_add_reduce(x, None, out_dtype) / x.size, dtype=out_dtype)
-        return np.asarray(np.mean(x, dtype=out_dtype), dtype=out_dtype)
+        return np.asarray(mean_array(x, None, False, out_dtype), dtype=out_dtype)
 
     def backward(self, F, grad):
         count = math.prod(self.shape)
