@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
 import pytest
 import torch
 
@@ -36,13 +39,52 @@ def test_modified_saved_tensor_raises_with_versions() -> None:
 
 @pytest.mark.parametrize("modified", [0, 1])
 def test_binary_op_checks_each_saved_operand(modified: int) -> None:
-    # Either operand of a binary op, changed in place after it was saved, is caught.
-    w = gg.ones(2, requires_grad=True)
-    operands = [w * 2, gg.full((2,), 3.0)]
+    # Either operand of a binary op whose operands both require grad (so both are saved),
+    # changed in place after it was saved, is caught.
+    w, v = gg.ones(2, requires_grad=True), gg.ones(2, requires_grad=True)
+    operands = [w * 2, v * 3]
     y = operands[0] * operands[1]
     operands[modified].add_(1)
     with pytest.raises(RuntimeError, match="is at version 1; expected version 0 instead"):
         y.sum().backward()
+
+
+PARTIAL_GRAD_PROGRAMS = {
+    "mul": lambda L, x, w: x * w,
+    "mul, weight first": lambda L, x, w: w * x,
+    "div, weight over input": lambda L, x, w: w / (x + 1),
+    "matmul": lambda L, x, w: x @ w,
+    "mm": lambda L, x, w: L.mm(x, w),
+    "bmm": lambda L, x, w: L.bmm(x[None], w[None]),
+    "addmm": lambda L, x, w: L.addmm(L.zeros(3), x, w),
+    "linear": lambda L, x, w: L.nn.functional.linear(x, w.t()),
+    "div, input over weight": lambda L, x, w: (x + 1) / w,
+    "conv": lambda L, x, w: L.nn.functional.conv2d(x[None, None], w[None, None]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PARTIAL_GRAD_PROGRAMS))
+@pytest.mark.parametrize("changed", ["input", "weight"])
+def test_operand_saved_only_when_a_gradient_reads_it(name: str, changed: str) -> None:
+    # Only the weight requires grad. As in PyTorch, an operand no needed gradient reads is
+    # not saved, so changing it in place before the backward is no error (the weight, for
+    # mul, div's numerator and the matrix products); the ones that are read are checked.
+    program = PARTIAL_GRAD_PROGRAMS[name]
+    outcomes = []
+    for lib in (gg, torch):
+        x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])
+        w = lib.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5], [2.0, 1.0, 3.0]], requires_grad=True)
+        y = program(lib, x, w)
+        with lib.no_grad():
+            (x if changed == "input" else w).mul_(2)
+        try:
+            y.sum().backward()
+        except RuntimeError as error:
+            assert "modified by an inplace operation" in str(error)
+            outcomes.append("error")
+        else:
+            outcomes.append(w.grad.numpy().round(5).tolist())
+    assert outcomes[0] == outcomes[1]
 
 
 def test_binary_op_saved_after_an_in_place_change() -> None:
@@ -66,8 +108,8 @@ def test_binary_op_saved_after_an_in_place_change() -> None:
 def test_binary_op_with_one_versioned_operand_checks_both(versioned: int, changed: int) -> None:
     # One operand is saved at version 1, the other has no version counter yet: backward
     # works, and a later change to either of them is caught.
-    w = gg.ones(2, requires_grad=True)
-    operands = [w * 2, gg.full((2,), 3.0)]
+    w, v = gg.ones(2, requires_grad=True), gg.ones(2, requires_grad=True)
+    operands = [w * 2, v * 3]
     operands[versioned].add_(1)
     y = operands[0] * operands[1]
     y.sum().backward(retain_graph=True)
@@ -303,3 +345,27 @@ def test_stack_promotes_inside_the_op(parity) -> None:
         return [s.dtype == lib.float64, names, a.grad, b.grad]
 
     parity(program)
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda L, x, w: ((x @ w) ** 2).sum(),
+        lambda L, x, w: (L.tanh(x @ w) * (x[:, :2] + 1)).sum(),
+        lambda L, x, w: ((x[:2, :2] * w[:2]) ** 3 / (x[:2, :2] + 3)).sum(),
+        lambda L, x, w: (L.nn.functional.linear(x, w.t()) ** 2).sum(),
+    ],
+)
+def test_second_derivatives_with_an_operand_left_out(program: Any) -> None:
+    # Only the weight requires grad, so mul/div/matmul keep just the operand its gradient
+    # reads; a graph of the backward (Hessian-vector product) still matches PyTorch.
+    rng = np.random.default_rng(0)
+    values = rng.standard_normal((4, 3)), rng.standard_normal((3, 2)), rng.standard_normal((3, 2))
+    results = []
+    for lib in (gg, torch):
+        x, v = lib.tensor(values[0]), lib.tensor(values[2])
+        w = lib.tensor(values[1], requires_grad=True)
+        (g,) = lib.autograd.grad(program(lib, x, w), w, create_graph=True)
+        (h,) = lib.autograd.grad((g * v).sum(), w)
+        results.append(h.detach().numpy())
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-12, atol=1e-12)

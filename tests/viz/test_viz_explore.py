@@ -92,12 +92,18 @@ def test_trace_adds_gradients_order_and_saved_values_freed_by_backward():
 @pytest.mark.filterwarnings("ignore:Anomaly Detection has been enabled:UserWarning")
 def test_nan_origins_and_code_lines_under_anomaly_mode():
     x = gg.tensor([0.0, 2.0], requires_grad=True)
+    scale = gg.zeros(2, requires_grad=True)  # its gradient reads y: Mul saves y
     with detect_anomaly(check_nan=False):
         y = gg.log(x)  # the line the page must show
-        loss = (y * 0).sum()
+        loss = (y * scale).sum()
     trace = trace_backward(loss)
     data = explorer_data(loss, {"x": x}, trace=trace)
-    (origin,) = [o for o in data["nanOrigins"] if o["where"] == "backward"]
+    # Backward: log's 0/0 at x = 0, and Mul's -inf gradient for scale (grad * y).
+    backward = {
+        data["nodes"][o["key"]]["label"]: o for o in data["nanOrigins"] if o["where"] == "backward"
+    }
+    assert set(backward) == {"LogBackward0", "MulBackward0"}
+    origin = backward["LogBackward0"]
     node = data["nodes"][origin["key"]]
     assert node["label"] == "LogBackward0" and node["nanOrigin"] == "backward"
     assert node["code"]["file"].endswith("test_viz_explore.py")

@@ -123,6 +123,10 @@ class Op(Node):
     # What backward needs: the saved tensors (None once released) and their versions.
     __slots__ = ("_saved", "_saved_versions", "_saved_out", "saved")
     saved_inputs: tuple = ()
+    # For each entry of saved_inputs, the inputs whose gradients read it (empty: every entry is
+    # always kept). An entry no input needing a gradient reads is not saved, as in PyTorch:
+    # for x * w with only w requiring grad, w may then change in place before the backward.
+    saved_for: tuple = ()
     saves_output: bool = False
     is_view: bool = False
     # Output indices with no gradient (e.g. the indices of max(dim)).
@@ -209,6 +213,8 @@ class Op(Node):
             saved = (
                 inputs if saved_inputs == _FIRST[2] else tuple([inputs[k] for k in saved_inputs])
             )
+            if not (ra and rb) and cls.saved_for:
+                saved = _read_by_needed(cls.saved_for, saved, (fa, fb))
             node._saved = saved
             # Inputs never modified in place have no version counter yet: nothing to keep.
             va = a._version_counter if tensor_a else None
@@ -362,6 +368,8 @@ class Op(Node):
             saved = (
                 inputs if saved_inputs == _FIRST[i] else tuple([inputs[k] for k in saved_inputs])
             )
+            if self.saved_for and None in nodes:
+                saved = _read_by_needed(self.saved_for, saved, nodes)
             self._saved = saved
             self._saved_versions = _saved_versions(saved)
         else:
@@ -418,27 +426,7 @@ class Op(Node):
         if not saved and self._saved_out is None:
             result = self.backward(graph.array_namespace, grads[0])
         else:
-            a = b = None
-            if len(saved) == 2 and self._saved_out is None:
-                a, b = saved
-            Tensor = graph.Tensor
-            if isinstance(a, Tensor) and isinstance(b, Tensor):
-                # Two saved tensors (binary ops, a Linear layer's input and weight), checked
-                # inline as _unpack would: each unchanged since it was saved.
-                ca = a._version_counter
-                cb = b._version_counter
-                if ca is None and cb is None:  # never modified in place: no counter yet
-                    self.saved = (a._data, b._data)
-                else:
-                    versions = self._saved_versions or _ZEROS[2]
-                    if (ca is None or ca[0] == versions[0]) and (
-                        cb is None or cb[0] == versions[1]
-                    ):
-                        self.saved = (a._data, b._data)
-                    else:
-                        self.saved = self._unpack(False)  # raises: modified since saved
-            else:
-                self.saved = self._unpack(False)
+            self.saved = self._two_saved_arrays() if len(saved) == 2 else self._unpack(False)
             result = self.backward(graph.array_namespace, grads[0])
             self.saved = None
         if type(result) is not tuple:
@@ -450,6 +438,30 @@ class Op(Node):
         ):
             return result  # pointwise formula, inputs shaped like the output: nothing to fit
         return fit_gradients(self, result, graph.array_namespace, False)
+
+    def _two_saved_arrays(self) -> tuple:
+        """The arrays of two saved inputs (binary ops, matrix products), checked inline as
+        ``_unpack`` would check them: each unchanged since it was saved."""
+        a, b = self._saved
+        Tensor = graph.Tensor
+        if self._saved_out is not None:
+            return self._unpack(False)
+        if isinstance(a, Tensor) and isinstance(b, Tensor):
+            ca = a._version_counter
+            cb = b._version_counter
+            if ca is None and cb is None:  # never modified in place: no counter yet
+                return (a._data, b._data)
+            # A Linear layer's weight after optimizer steps carries a version.
+            versions = self._saved_versions or _ZEROS[2]
+            if (ca is None or ca[0] == versions[0]) and (cb is None or cb[0] == versions[1]):
+                return (a._data, b._data)
+        elif (a is None or isinstance(a, Tensor) and a._version_counter is None) and (
+            b is None or isinstance(b, Tensor) and b._version_counter is None
+        ):
+            # One operand left out (no needed gradient reads it, see saved_for), the other
+            # never modified: a Linear layer's input with its weight left out.
+            return (None if a is None else a._data, None if b is None else b._data)
+        return self._unpack(False)  # constants, or raises: modified since saved
 
     def _run_general(self, grads: list, create_graph: bool) -> tuple:
         """``_run`` for the rest: a graph of the backward, several outputs, or saved tensors
@@ -483,10 +495,24 @@ class Op(Node):
         if self._saved is not None:
             # PyTorch's names: the first input is "self", the second "other".
             for i, x in zip(type(self).saved_inputs, self._saved):
-                info[_SAVED_NAMES.get(i, f"input{i}")] = x
+                if x is not None:  # None: not saved, no gradient reads it
+                    info[_SAVED_NAMES.get(i, f"input{i}")] = x
             if self._saved_out is not None:
                 info["result"] = graph.Tensor._from_array(self._saved_out[0])
         return info
+
+
+def _read_by_needed(saved_for: tuple, saved: tuple, nodes: Any) -> tuple:
+    """``saved`` with None for each entry that no input with an edge (``nodes``) reads."""
+    kept = []
+    for x, readers in zip(saved, saved_for):
+        for i in readers:
+            if nodes[i] is not None:
+                kept.append(x)
+                break
+        else:
+            kept.append(None)
+    return tuple(kept)
 
 
 def _saved_versions(saved: tuple) -> tuple:

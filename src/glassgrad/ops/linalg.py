@@ -35,9 +35,14 @@ class _Matmul(Op):
     """out = a @ b with NumPy's matmul rules (1-D operands are promoted and squeezed)."""
 
     saved_inputs = (0, 1)
+    saved_for = ((1,), (0,))
+    __slots__ = ("_ranks", "_b_transposed")
     op_name = "matmul"
 
     def forward(self, a, b):
+        # Kept apart from the operands, which are saved only for the other's gradient.
+        self._ranks = (a.ndim, b.ndim)
+        self._b_transposed = is_transposed_matrix(b)
         try:
             return np.matmul(a, b)
         except ValueError as error:
@@ -48,7 +53,7 @@ class _Matmul(Op):
 
     def backward(self, F, grad):
         a, b = self.saved
-        a_vector, b_vector = a.ndim == 1, b.ndim == 1
+        a_vector, b_vector = self._ranks[0] == 1, self._ranks[1] == 1
         needs = self.needs_input_grad
         if a_vector and b_vector:
             return (grad * b if needs[0] else None, grad * a if needs[1] else None)
@@ -64,18 +69,23 @@ class _Matmul(Op):
                 grad_a = grad_a[..., 0, :]
         if needs[1]:
             a2 = F.unsqueeze(a, 0) if a_vector else a
-            grad_b = mat2_grad(F, a2, b, grad)
+            grad_b = mat2_grad(F, a2, grad, self._b_transposed)
             if b_vector:
                 grad_b = grad_b[..., 0]
         return grad_a, grad_b
 
 
-def mat2_grad(F: Any, mat1: Any, mat2: Any, grad: Any) -> Any:
-    """``mat1^T @ grad``, laid out like ``mat2``: when ``mat2`` is a transposed view (a Linear
-    layer's weight.t()), computed as ``(grad^T @ mat1)^T`` so that the gradient reaching the
-    weight through TBackward0 is C-contiguous (PyTorch's mm_mat2_backward does the same)."""
-    values = mat2._data if isinstance(mat2, Tensor) else mat2
-    if values.ndim == 2 and values.flags.f_contiguous and not values.flags.c_contiguous:
+def is_transposed_matrix(x: np.ndarray) -> bool:
+    """A matrix laid out column-major only: a transposed view such as a Linear layer's
+    ``weight.t()``."""
+    return x.ndim == 2 and x.flags.f_contiguous and not x.flags.c_contiguous
+
+
+def mat2_grad(F: Any, mat1: Any, grad: Any, mat2_transposed: bool) -> Any:
+    """``mat1^T @ grad``, laid out like ``mat2``: when ``mat2`` was a transposed view
+    (``is_transposed_matrix``), computed as ``(grad^T @ mat1)^T`` so that the gradient reaching
+    the weight through TBackward0 is C-contiguous (PyTorch's mm_mat2_backward does the same)."""
+    if mat2_transposed:
         return F.mT(F.matmul(F.mT(grad), mat1))
     return F.matmul(F.mT(mat1), grad)
 

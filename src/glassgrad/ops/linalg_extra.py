@@ -24,7 +24,7 @@ from ..autograd.op import Op, apply_inplace
 from ._common import check_tensor, wrap_dim, wrap_dims
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
-from .linalg import mat2_grad, mm
+from .linalg import is_transposed_matrix, mat2_grad, mm
 from .pointwise import mul, where
 from .reduction import max as reduce_max
 from .reduction import min as reduce_min
@@ -404,10 +404,12 @@ class AddmmBackward0(Op):
     """out = beta * input + alpha * (mat1 @ mat2); with beta == 0 input is ignored"""
 
     saved_inputs = (1, 2)
-    __slots__ = ("beta", "alpha")
+    saved_for = ((2,), (1,))
+    __slots__ = ("beta", "alpha", "_m2_transposed")
 
     def forward(self, x, m1, m2, beta=1, alpha=1):
         self.beta, self.alpha = beta, alpha
+        self._m2_transposed = is_transposed_matrix(m2)  # m2 itself is saved only for m1's gradient
         product = np.matmul(m1, m2)
         if alpha != 1:
             product = product * alpha
@@ -428,7 +430,7 @@ class AddmmBackward0(Op):
             grad_m1 = F.matmul(grad, F.mT(m2))
             grad_m1 = grad_m1 if self.alpha == 1 else grad_m1 * self.alpha
         if needs[2]:
-            grad_m2 = mat2_grad(F, m1, m2, grad)
+            grad_m2 = mat2_grad(F, m1, grad, self._m2_transposed)
             grad_m2 = grad_m2 if self.alpha == 1 else grad_m2 * self.alpha
         return grad_input, grad_m1, grad_m2
 

@@ -81,6 +81,7 @@ class MulBackward0(Op):
     """out = a * b"""
 
     saved_inputs = (0, 1)
+    saved_for = ((1,), (0,))
     elementwise_grads = True
 
     def forward(self, a, b):
@@ -101,6 +102,7 @@ class DivBackward0(Op):
     """out = a / b (true division; integers divide as floats)"""
 
     saved_inputs = (0, 1)
+    saved_for = ((1,), (0, 1))
     elementwise_grads = True
 
     def forward(self, a, b):
