@@ -60,6 +60,18 @@ PARTIAL_GRAD_PROGRAMS = {
     "linear": lambda L, x, w: L.nn.functional.linear(x, w.t()),
     "div, input over weight": lambda L, x, w: (x + 1) / w,
     "conv": lambda L, x, w: L.nn.functional.conv2d(x[None, None], w[None, None]),
+    "addcmul": lambda L, x, w: L.addcmul(L.zeros(3, 3), x, w, value=0.5),
+    "addcmul, weight first": lambda L, x, w: L.addcmul(L.zeros(3, 3), w, x),
+    "addcdiv, weight over input": lambda L, x, w: L.addcdiv(L.zeros(3, 3), w, x + 1),
+    "addcdiv, input over weight": lambda L, x, w: L.addcdiv(L.zeros(3, 3), x, w),
+    "lerp, weight as start": lambda L, x, w: L.lerp(w, x, x / 20),
+    "lerp, weight as weight": lambda L, x, w: L.lerp(x, x * 2, w),
+    "maximum": lambda L, x, w: L.maximum(x, w),
+    "atan2, weight first": lambda L, x, w: L.atan2(w, x),
+    "atan2, input first": lambda L, x, w: L.atan2(x, w),
+    "pow, weight as exponent": lambda L, x, w: L.pow(x, w),
+    "clamp by the input": lambda L, x, w: L.clamp(w, min=x - 5),
+    "mse_loss": lambda L, x, w: L.nn.functional.mse_loss(w, x),
 }
 
 
@@ -68,7 +80,8 @@ PARTIAL_GRAD_PROGRAMS = {
 def test_operand_saved_only_when_a_gradient_reads_it(name: str, changed: str) -> None:
     # Only the weight requires grad. As in PyTorch, an operand no needed gradient reads is
     # not saved, so changing it in place before the backward is no error (the weight, for
-    # mul, div's numerator and the matrix products); the ones that are read are checked.
+    # mul, div's numerator, the matrix products, addcmul/addcdiv, lerp's ends); the ones that
+    # are read are checked, and ops PyTorch saves whole (conv, pow, atan2, ...) raise in both.
     program = PARTIAL_GRAD_PROGRAMS[name]
     outcomes = []
     for lib in (gg, torch):

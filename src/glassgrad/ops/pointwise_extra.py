@@ -1358,6 +1358,7 @@ class LerpBackward1(Op):
     """out = start + weight * (end - start), ``weight`` a tensor"""
 
     saved_inputs = (0, 1, 2)
+    saved_for = ((2,), (2,), (0, 1, 2))  # PyTorch keeps the weight whatever needs a gradient
 
     def forward(self, start, end, weight):
         _check_lerp(start, end, weight)
@@ -1406,6 +1407,7 @@ class AddcmulBackward0(Op):
     """out = input + value * tensor1 * tensor2"""
 
     saved_inputs = (1, 2)
+    saved_for = ((2,), (1,))
     __slots__ = ("value",)
 
     def forward(self, x, t1, t2, value=1):
@@ -1430,6 +1432,7 @@ class AddcdivBackward0(Op):
     """out = input + value * tensor1 / tensor2"""
 
     saved_inputs = (1, 2)
+    saved_for = ((2,), (1, 2))
     __slots__ = ("value",)
 
     def forward(self, x, t1, t2, value=1):
