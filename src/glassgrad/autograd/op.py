@@ -4,7 +4,8 @@ backward formula that runs on NumPy arrays, or on Tensors when a graph of the ba
 An op declares what its backward needs, Chainer-style::
 
     class MulBackward0(Op):
-        saved_inputs = (0, 1)             # keep both inputs for backward
+        saved_inputs = (0, 1)             # keep both inputs for backward,
+        saved_for = ((1,), (0,))          # each while the other's gradient is needed
 
         def forward(self, a, b):          # NumPy arrays in, array out
             return a * b
