@@ -72,6 +72,17 @@ PARTIAL_GRAD_PROGRAMS = {
     "pow, weight as exponent": lambda L, x, w: L.pow(x, w),
     "clamp by the input": lambda L, x, w: L.clamp(w, min=x - 5),
     "mse_loss": lambda L, x, w: L.nn.functional.mse_loss(w, x),
+    "remainder, weight first": lambda L, x, w: L.remainder(w, x),
+    "remainder, input first": lambda L, x, w: L.remainder(x, w + 5),
+    "clamp, input bounds the weight": lambda L, x, w: L.clamp(w, min=x - 5, max=x + 5),
+    "clamp, weight bounds the input": lambda L, x, w: L.clamp(x, min=w - 5, max=w + 5),
+    "smooth_l1_loss": lambda L, x, w: L.nn.functional.smooth_l1_loss(w, x),
+    "huber_loss": lambda L, x, w: L.nn.functional.huber_loss(x, w),
+    "bce_with_logits": lambda L, x, w: L.nn.functional.binary_cross_entropy_with_logits(w, x / 10),
+    "bce_with_logits, weight as target": lambda L, x, w: (
+        L.nn.functional.binary_cross_entropy_with_logits(x, L.sigmoid(w))
+    ),
+    "bilinear": lambda L, x, w: L.nn.functional.bilinear(x, x, w[None]),
 }
 
 

@@ -77,10 +77,13 @@ class TrilinearBackward0(Op):
     """out[n, o] = sum_{i,j} x1[n, i] * weight[o, i, j] * x2[n, j]"""
 
     saved_inputs = (0, 1, 2)
+    saved_for = ((1, 2), (0, 2), (0, 1))
+    __slots__ = ("_sizes",)
 
     def forward(self, x1, w, x2):
         n, i = x1.shape
         o, _, j = w.shape
+        self._sizes = (n, i, o, j)  # the operands are saved only for the others' gradients
         # sum over i as one matrix product, then over j elementwise.
         partial = (x1 @ w.transpose(1, 0, 2).reshape(i, o * j)).reshape(n, o, j)
         return np.einsum("noj,nj->no", partial, x2)
@@ -88,8 +91,7 @@ class TrilinearBackward0(Op):
     def backward(self, F, grad):
         x1, w, x2 = self.saved
         needs = self.needs_input_grad
-        n, i = x1.shape
-        o, _, j = w.shape
+        n, i, o, j = self._sizes
         grad_x1 = grad_w = grad_x2 = None
         if needs[0] or needs[2]:
             # along[n, i, j] = sum_o grad[n, o] * w[o, i, j]

@@ -188,6 +188,7 @@ class RemainderBackward1(Op):
     """out = a - b * floor(a / b); d/da = 1, d/db = -floor(a / b) (a constant)"""
 
     saved_inputs = (0, 1)
+    saved_for = ((1,), (1,))  # only b's gradient reads them
 
     def forward(self, a, b):
         return _remainder_arrays(a, b)
