@@ -83,6 +83,15 @@ PARTIAL_GRAD_PROGRAMS = {
         L.nn.functional.binary_cross_entropy_with_logits(x, L.sigmoid(w))
     ),
     "bilinear": lambda L, x, w: L.nn.functional.bilinear(x, x, w[None]),
+    "clamp_min by the input": lambda L, x, w: L.clamp_min(w, x - 5),
+    "clamp_max by the weight": lambda L, x, w: L.clamp_max(x, w + 5),
+    "bce, weight as target": lambda L, x, w: L.nn.functional.binary_cross_entropy(
+        L.sigmoid(x), L.sigmoid(w)
+    ),
+    "layer_norm weight": lambda L, x, w: L.nn.functional.layer_norm(x[None], (3, 3), w),
+    "batch_norm weight": lambda L, x, w: L.nn.functional.batch_norm(
+        x, None, None, w[0], training=True
+    ),
 }
 
 
