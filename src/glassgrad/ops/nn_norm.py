@@ -24,7 +24,7 @@ from ..autograd.op import Op
 from ._common import check_tensor
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
-from .reduction import biased_var_array, mean_array
+from .reduction import mean_and_biased_var, mean_array
 
 
 def _standardize(F: Any, x: Any, dims: tuple, count: int, eps: float) -> tuple:
@@ -193,12 +193,13 @@ def _update_running_stats(
     """In-place exponential averages, as PyTorch's kernel does (version counters bump)."""
     dims = _channel_dims(x)
     count = x.size // x.shape[1]
+    mean, biased_var = mean_and_biased_var(x, dims)
     if running_mean is not None:
         stats = running_mean._data
-        stats[...] = (1 - momentum) * stats + momentum * mean_array(x, dims, False)
+        stats[...] = (1 - momentum) * stats + momentum * mean
         running_mean._vc[0] += 1
     if running_var is not None:
-        unbiased = biased_var_array(x, dims) * (count / max(count - 1, 1))
+        unbiased = biased_var * (count / max(count - 1, 1))
         stats = running_var._data
         stats[...] = (1 - momentum) * stats + momentum * unbiased
         running_var._vc[0] += 1

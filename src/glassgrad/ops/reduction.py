@@ -35,13 +35,15 @@ def mean_array(
     return np.mean(x, axis=dims, dtype=dtype, keepdims=keepdims)
 
 
-def biased_var_array(x: np.ndarray, dims: tuple) -> np.ndarray:
-    """``np.var(x, axis=dims)``, the same values (np.var's own steps); float32 and float64
-    without its Python layers."""
+def mean_and_biased_var(x: np.ndarray, dims: tuple) -> tuple:
+    """``(np.mean(x, axis=dims), np.var(x, axis=dims))``, the same values (np.var's own steps,
+    reusing the mean); float32 and float64 without their Python layers."""
     if x.dtype in _DIRECT_MEAN_DTYPES and x.size:
-        centered = x - mean_array(x, dims, True)
-        return mean_array(np.multiply(centered, centered, out=centered), dims, False)
-    return np.var(x, axis=dims)
+        mean = mean_array(x, dims, True)
+        centered = x - mean
+        var = mean_array(np.multiply(centered, centered, out=centered), dims, False)
+        return mean.reshape(var.shape), var
+    return np.mean(x, axis=dims), np.var(x, axis=dims)
 
 
 def _sum_dtype(x: np.ndarray, dtype: Any) -> np.dtype | None:
