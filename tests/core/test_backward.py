@@ -296,6 +296,50 @@ def test_zero_size_and_zero_dim_backward(parity) -> None:
     parity(program)
 
 
+# Every op that saves two operands, run on 0-d tensors: their backward gets the operands as
+# NumPy scalars (Op._two_saved_arrays), and mixed with a 1-d tensor as a scalar and an array.
+ZERO_D_BINARY = {
+    "mul": lambda lib, a, b: a * b,
+    "div": lambda lib, a, b: a / b,
+    "pow": lambda lib, a, b: a.exp() ** b,
+    "atan2": lambda lib, a, b: lib.atan2(a, b),
+    "maximum": lambda lib, a, b: lib.maximum(a, b),
+    "minimum": lambda lib, a, b: lib.minimum(a, b),
+    "remainder": lambda lib, a, b: lib.remainder(a, b),
+    "kl_div": lambda lib, a, b: lib.nn.functional.kl_div(
+        a, b.expand_as(a).sigmoid(), reduction="sum"
+    ),
+    "clamp_min": lambda lib, a, b: lib.clamp(a, min=b),
+    "clamp_max": lambda lib, a, b: lib.clamp(a, max=b),
+    "addcmul": lambda lib, a, b: lib.addcmul(a * 2, a, b, value=0.5),
+    "addcdiv": lambda lib, a, b: lib.addcdiv(a * 2, a, b, value=0.5),
+    "mse_loss": lambda lib, a, b: lib.nn.functional.mse_loss(a, b.expand_as(a)),
+    "huber_loss": lambda lib, a, b: lib.nn.functional.huber_loss(a, b.expand_as(a), delta=0.5),
+    "smooth_l1_loss": lambda lib, a, b: lib.nn.functional.smooth_l1_loss(a, b.expand_as(a)),
+    "bce": lambda lib, a, b: lib.nn.functional.binary_cross_entropy(
+        a.sigmoid(), b.expand_as(a).sigmoid()
+    ),
+    "bce_with_logits": lambda lib, a, b: lib.nn.functional.binary_cross_entropy_with_logits(
+        a, b.expand_as(a).sigmoid()
+    ),
+}
+
+
+@pytest.mark.parametrize("a_shape", [(), (3,)], ids=["0d", "1d"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(ZERO_D_BINARY))
+def test_ops_saving_two_operands_on_0d_tensors(parity, name: str, dtype: str, a_shape) -> None:
+    def program(lib):
+        kind = getattr(lib, dtype)
+        a = lib.tensor(np.full(a_shape, 1.25), dtype=kind, requires_grad=True)
+        b = lib.tensor(-0.75, dtype=kind, requires_grad=True)
+        out = ZERO_D_BINARY[name](lib, a, b)
+        (out * 1.5).sum().backward()
+        return [out, a.grad, b.grad]
+
+    parity(program, rtol=1e-6)
+
+
 def test_warnings_free_simple_backward() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
