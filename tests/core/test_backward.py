@@ -340,6 +340,91 @@ def test_ops_saving_two_operands_on_0d_tensors(parity, name: str, dtype: str, a_
     parity(program, rtol=1e-6)
 
 
+# A first gradient that nothing else holds becomes .grad without a copy (as PyTorch steals
+# it); each program then changes one .grad in place: no other gradient, hook argument or
+# caller's tensor may change with it.
+def _shared_sum(lib):
+    a = lib.tensor([1.0, 2.0], requires_grad=True)
+    b = lib.tensor([3.0, 4.0], requires_grad=True)
+    (a + b).sum().backward()  # AddBackward0 hands one array to both leaves
+    a.grad.add_(10.0)
+    return [a.grad, b.grad]
+
+
+def _hook_keeps_gradient(lib):
+    a = lib.tensor([1.0, 2.0], requires_grad=True)
+    seen = []
+    a.register_hook(seen.append)
+    (a * 3.0).sum().backward()
+    a.grad.add_(10.0)
+    return [a.grad, seen[0]]
+
+
+def _retained_non_leaf(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = x.clone()
+    y.retain_grad()
+    (y * 2.0).sum().backward()  # CloneBackward0 passes y's gradient on to x
+    x.grad.add_(10.0)
+    return [x.grad, y.grad]
+
+
+def _caller_gradient(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    gradient = lib.tensor([5.0, 6.0])
+    x.clone().backward(gradient)
+    x.grad.add_(10.0)
+    return [x.grad, gradient]
+
+
+def _slices_of_one_gradient(lib):
+    a = lib.tensor([1.0, 2.0], requires_grad=True)
+    b = lib.tensor([3.0, 4.0, 5.0], requires_grad=True)
+    (lib.cat([a, b]) * lib.arange(5.0)).sum().backward()  # a's and b's are views of one array
+    a.grad.add_(10.0)
+    b.grad.add_(20.0)
+    return [a.grad, b.grad]
+
+
+def _linear_then_second_backward(lib):
+    layer = lib.nn.Linear(3, 2)
+    with lib.no_grad():
+        layer.weight.copy_(lib.arange(6.0).reshape(2, 3))
+        layer.bias.zero_()
+    x = lib.tensor([[1.0, 2.0, 3.0]])
+    layer(x).sum().backward()  # the weight's gradient: a transposed view of a fresh product
+    first = layer.weight.grad.clone()
+    layer(x * 2.0).sum().backward()  # accumulates into it in place
+    return [first, layer.weight.grad, layer.bias.grad]
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        _shared_sum,
+        _hook_keeps_gradient,
+        _retained_non_leaf,
+        _caller_gradient,
+        _slices_of_one_gradient,
+        _linear_then_second_backward,
+    ],
+)
+def test_gradients_taken_without_copy_alias_nothing(parity, program) -> None:
+    parity(program)
+
+
+def test_views_of_one_gradient_become_gradients_of_their_own() -> None:
+    # Each leaf's gradient is a view of all of one array. PyTorch takes both views over, and
+    # there a.grad and b.grad share memory; glassgrad copies the first (its base is still
+    # held by the other view), so changing one leaves the other alone.
+    a = gg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    b = gg.tensor([[5.0], [6.0], [7.0], [8.0]], requires_grad=True)
+    (a.view(4) + b.view(4)).backward(gg.arange(4.0) + 1.0)
+    a.grad.add_(10.0)
+    np.testing.assert_array_equal(a.grad.numpy(), [[11.0, 12.0], [13.0, 14.0]])
+    np.testing.assert_array_equal(b.grad.numpy(), [[1.0], [2.0], [3.0], [4.0]])
+
+
 def test_warnings_free_simple_backward() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -220,6 +220,7 @@ def run_backward(
                         first = _QUEUED
                     heappush(heap, (-nxt._seq, tick, nxt))
                     tick += 1
+            g = None  # else it would hold a gradient that an AccumulateGrad could take over
             if first is not None and first is not _QUEUED:
                 if heap:
                     heappush(heap, (-first._seq, tick, first))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -273,9 +274,12 @@ class AccumulateGrad(Node):
         self._n_out = 1
 
     def _run(self, grads: list, create_graph: bool) -> tuple:
-        grad = grads[0]
-        if grad is not None:
-            self._accumulate(self._hooked_grad(grad, create_graph), create_graph)
+        if grads[0] is not None:
+            if self.variable._hooks:
+                self._accumulate(self._hooked_grad(grads[0], create_graph), create_graph)
+            else:
+                owned = not create_graph and _held_by_list_only(grads)
+                self._accumulate(grads[0], create_graph, owned)
         return ()
 
     def _hooked_grad(self, grad: Any, create_graph: bool) -> Any:
@@ -288,16 +292,39 @@ class AccumulateGrad(Node):
                     grad = unwrap_tensor(result, create_graph)
         return grad
 
-    def _accumulate(self, grad: Any, create_graph: bool) -> None:
+    def _accumulate(self, grad: Any, create_graph: bool, owned: bool = False) -> None:
         var = self.variable
-        accumulate(var, grad, create_graph)
+        accumulate(var, grad, create_graph, owned)
         if var._post_accumulate_hooks:
             for hook in tuple(var._post_accumulate_hooks.values()):
                 hook(var)
 
 
-def accumulate(var: Any, grad: Any, create_graph: bool) -> None:
-    """``var.grad += grad``, in place when no graph is being built, as PyTorch does."""
+def _held_by_list_only(grads: list) -> bool:
+    """Whether the array ``grads[0]`` is referenced by that list alone (and, for a view,
+    its base by that view alone) and is laid out as a gradient of its own: C-contiguous,
+    writeable and all of its memory. Such a gradient can become ``.grad`` without a copy, as
+    PyTorch's AccumulateGrad steals a gradient that nothing else holds."""
+    grad = grads[0]
+    # References: the list, ``grad`` and getrefcount's argument (counted before grad.flags,
+    # which refers to the array while it lives).
+    if type(grad) is not np.ndarray or sys.getrefcount(grad) != 3:
+        return False
+    if not (grad.flags.c_contiguous and grad.flags.writeable):
+        return False
+    base = grad.base
+    # A weight's gradient through TBackward0 is a transposed view of a fresh product.
+    # References to the base: the view, ``base`` and getrefcount's argument.
+    return base is None or (
+        type(base) is np.ndarray and base.nbytes == grad.nbytes and sys.getrefcount(base) == 3
+    )
+
+
+def accumulate(var: Any, grad: Any, create_graph: bool, owned: bool = False) -> None:
+    """``var.grad += grad``, in place when no graph is being built, as PyTorch does.
+
+    ``owned``: nothing else refers to the array ``grad`` (see ``_held_by_list_only``), so a
+    first gradient of the variable's dtype becomes ``.grad`` as it is."""
     current = var._grad
     if create_graph:
         grad_tensor = grad if isinstance(grad, Tensor) else Tensor._from_array(grad)
@@ -306,8 +333,11 @@ def accumulate(var: Any, grad: Any, create_graph: bool) -> None:
     if isinstance(grad, Tensor):
         grad = grad._data
     if current is None:
-        # Backward formulas may hand the same array to several inputs: own a copy.
-        var._grad = Tensor._from_array(np.array(grad, dtype=var._data.dtype, copy=True))
+        if owned and grad.dtype == var._data.dtype:
+            var._grad = Tensor._from_array(grad)
+        else:
+            # Backward formulas may hand the same array to several inputs: own a copy.
+            var._grad = Tensor._from_array(np.array(grad, dtype=var._data.dtype, copy=True))
     elif current.grad_fn is None and not current._requires_grad:
         data = current._data
         if data.shape == grad.shape and data.flags.writeable:
