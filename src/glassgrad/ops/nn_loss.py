@@ -656,7 +656,7 @@ def cross_entropy(
         x, t = input._data, target._data
         if x.ndim == 2 and x.dtype.kind == "f" and t.dtype is _INT64 and t.shape == x.shape[:1]:
             # A classifier's loss, logits (N, C) against class indices (N,), no options: every
-            # check below passes. The same two nodes as below, without the checks (~9 us).
+            # check below passes. The same two nodes as below, without the checks (~5 us).
             log_probs = LogSoftmaxBackward0.apply(input, dim=1)
             return NllLossBackward0.apply(log_probs, target=t, ignore_index=ignore_index)
     check_tensor(input, "cross_entropy")
