@@ -346,7 +346,7 @@ def test_ops_saving_two_operands_on_0d_tensors(parity, name: str, dtype: str, a_
 def _shared_sum(lib):
     a = lib.tensor([1.0, 2.0], requires_grad=True)
     b = lib.tensor([3.0, 4.0], requires_grad=True)
-    (a + b).sum().backward()  # AddBackward0 hands one array to both leaves
+    ((a + b) * 2.0).sum().backward()  # AddBackward0 hands one fresh array to both leaves
     a.grad.add_(10.0)
     return [a.grad, b.grad]
 

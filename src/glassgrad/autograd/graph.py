@@ -300,23 +300,40 @@ class AccumulateGrad(Node):
                 hook(var)
 
 
+def _references_to_first(items: list) -> int:
+    first = items[0]
+    return sys.getrefcount(first)
+
+
+def _references_to_base(view: np.ndarray) -> int:
+    base = view.base
+    return sys.getrefcount(base)
+
+
+# What the two counts read for an array held by a list alone, and for the base of a view held
+# by that view alone, measured once on fresh arrays: the interpreter's own references (the
+# local, the call's argument) then need no assumption that a Python version could break.
+_SOLE_IN_LIST = _references_to_first([np.empty(1)])
+_SOLE_BASE = _references_to_base(np.empty(2)[:1])
+
+
 def _held_by_list_only(grads: list) -> bool:
     """Whether the array ``grads[0]`` is referenced by that list alone (and, for a view,
     its base by that view alone) and is laid out as a gradient of its own: C-contiguous,
     writeable and all of its memory. Such a gradient can become ``.grad`` without a copy, as
     PyTorch's AccumulateGrad steals a gradient that nothing else holds."""
-    grad = grads[0]
-    # References: the list, ``grad`` and getrefcount's argument (counted before grad.flags,
-    # which refers to the array while it lives).
-    if type(grad) is not np.ndarray or sys.getrefcount(grad) != 3:
+    if type(grads[0]) is not np.ndarray or _references_to_first(grads) != _SOLE_IN_LIST:
         return False
+    grad = grads[0]  # taken after the count (so are its flags, which refer to it)
     if not (grad.flags.c_contiguous and grad.flags.writeable):
         return False
-    base = grad.base
+    if grad.base is None:
+        return True
     # A weight's gradient through TBackward0 is a transposed view of a fresh product.
-    # References to the base: the view, ``base`` and getrefcount's argument.
-    return base is None or (
-        type(base) is np.ndarray and base.nbytes == grad.nbytes and sys.getrefcount(base) == 3
+    return (
+        type(grad.base) is np.ndarray
+        and grad.base.nbytes == grad.nbytes
+        and _references_to_base(grad) == _SOLE_BASE
     )
 
 
