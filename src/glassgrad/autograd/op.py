@@ -643,26 +643,34 @@ def _wrap_volatile(out: Any) -> Any:
 
 def _wrap_view(cls: type, out: Any, inputs: tuple, params: dict, node: Node | None) -> Any:
     """A view's result shares its base's storage and version counter, as in PyTorch."""
-    Tensor = graph.Tensor
-    src = inputs[0]
-    outs = out if type(out) is tuple else (out,)
-    results = []
-    data = src._data
-    for i, o in enumerate(outs):
-        t = Tensor._from_array(o) if node is None else Tensor._result(o, node, i)
-        base = o.base if type(o) is np.ndarray else None
-        # NumPy points every view at the array owning the memory: the cheap test first.
-        if (base is not None and (base is data or base is data.base)) or np.may_share_memory(
-            o, data
-        ):
-            t._vc = src._vc
-            t._base = src._base if src._base is not None else src
-            step = (cls, inputs[1:], params, i if type(out) is tuple else None)
-            t._view_steps = (src._view_steps or ()) + (step,)
-            if type(out) is tuple and node is not None:
+    if type(out) is not tuple:  # every view op but split/unbind/chunk
+        return _view_result(cls, out, inputs, params, node, None)
+    results = tuple(_view_result(cls, o, inputs, params, node, i) for i, o in enumerate(out))
+    if node is not None:
+        for i, t in enumerate(results):
+            if t._base is not None:
                 t._multi_view_of = (cls.__name__, i)
-        results.append(t)
-    return tuple(results) if type(out) is tuple else results[0]
+    return results
+
+
+def _view_result(
+    cls: type, o: Any, inputs: tuple, params: dict, node: Node | None, index: int | None
+) -> Any:
+    """The tensor of one output ``o`` (output ``index`` of several, or None) of a view op."""
+    Tensor = graph.Tensor
+    t = Tensor._from_array(o) if node is None else Tensor._result(o, node, index or 0)
+    src = inputs[0]
+    data = src._data
+    base = o.base if type(o) is np.ndarray else None
+    # NumPy points every view at the array owning the memory: the cheap test first.
+    if (base is not None and (base is data or base is data.base)) or np.may_share_memory(o, data):
+        counter = src._version_counter
+        if counter is None:  # created here, to be shared (Tensor._vc, without its property)
+            counter = src._version_counter = [0]
+        t._version_counter = counter
+        t._base = src._base if src._base is not None else src
+        t._view_steps = (src._view_steps or ()) + ((cls, inputs[1:], params, index),)
+    return t
 
 
 def replay_view_array(steps: tuple, base: np.ndarray) -> np.ndarray:

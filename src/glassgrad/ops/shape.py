@@ -22,21 +22,21 @@ def _shape_arg(shape: tuple) -> tuple:
     """``view(2, 3)`` and ``view((2, 3))`` alike."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    return tuple(int(s) for s in shape)
+    return tuple(map(int, shape))
 
 
 def _infer_shape(op: str, shape: tuple, numel: int) -> tuple:
     """Resolve one -1 in ``shape``; PyTorch's error if the sizes don't fit."""
+    if -1 not in shape:  # nothing to infer: one product (every view and reshape pays this)
+        if math.prod(shape) != numel:
+            raise RuntimeError(f"{op}: shape '{list(shape)}' is invalid for input of size {numel}")
+        return shape
     if shape.count(-1) > 1:
         raise RuntimeError(f"{op}: only one dimension can be inferred")
     known = math.prod([s for s in shape if s != -1])
-    if -1 in shape:
-        if known == 0 or numel % known:
-            raise RuntimeError(f"{op}: shape '{list(shape)}' is invalid for input of size {numel}")
-        shape = tuple(numel // known if s == -1 else s for s in shape)
-    elif known != numel:
+    if known == 0 or numel % known:
         raise RuntimeError(f"{op}: shape '{list(shape)}' is invalid for input of size {numel}")
-    return shape
+    return tuple(numel // known if s == -1 else s for s in shape)
 
 
 class ViewBackward0(Op):
