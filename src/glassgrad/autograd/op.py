@@ -664,10 +664,7 @@ def _view_result(
     base = o.base if type(o) is np.ndarray else None
     # NumPy points every view at the array owning the memory: the cheap test first.
     if (base is not None and (base is data or base is data.base)) or np.may_share_memory(o, data):
-        counter = src._version_counter
-        if counter is None:  # created here, to be shared (Tensor._vc, without its property)
-            counter = src._version_counter = [0]
-        t._version_counter = counter
+        t._version_counter = src._vc  # created on first use, then shared
         t._base = src._base if src._base is not None else src
         t._view_steps = (src._view_steps or ()) + ((cls, inputs[1:], params, index),)
     return t
