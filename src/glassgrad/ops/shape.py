@@ -27,16 +27,15 @@ def _shape_arg(shape: tuple) -> tuple:
 
 def _infer_shape(op: str, shape: tuple, numel: int) -> tuple:
     """Resolve one -1 in ``shape``; PyTorch's error if the sizes don't fit."""
-    if -1 not in shape:  # nothing to infer: one product (every view and reshape pays this)
-        if math.prod(shape) != numel:
-            raise RuntimeError(f"{op}: shape '{list(shape)}' is invalid for input of size {numel}")
+    if -1 in shape:
+        if shape.count(-1) > 1:
+            raise RuntimeError(f"{op}: only one dimension can be inferred")
+        known = math.prod([s for s in shape if s != -1])
+        if known and not numel % known:
+            return tuple(numel // known if s == -1 else s for s in shape)
+    elif math.prod(shape) == numel:  # nothing to infer: one product (every view pays this)
         return shape
-    if shape.count(-1) > 1:
-        raise RuntimeError(f"{op}: only one dimension can be inferred")
-    known = math.prod([s for s in shape if s != -1])
-    if known == 0 or numel % known:
-        raise RuntimeError(f"{op}: shape '{list(shape)}' is invalid for input of size {numel}")
-    return tuple(numel // known if s == -1 else s for s in shape)
+    raise RuntimeError(f"{op}: shape '{list(shape)}' is invalid for input of size {numel}")
 
 
 class ViewBackward0(Op):
