@@ -17,6 +17,7 @@ from . import _dtype
 from ._tensor_str import tensor_repr
 from .autograd import graph
 from .autograd.graph import RemovableHandle, add_hook
+from .autograd.views import CreationMeta, refresh_view
 
 __all__ = ["Tensor", "Size", "device"]
 
@@ -105,15 +106,19 @@ class Tensor:
         "_data",
         "_requires_grad",
         "_grad",
-        "grad_fn",
+        "_grad_fn",
         "_version_counter",
         "__weakref__",
         "__dict__",
     )
     # Rarely set state lives in the instance __dict__ only when used.
     _output_nr = 0
+    # View state (see autograd/views.py): the root base, the view ops from it, the version
+    # at which grad_fn was set and how the view was made.
     _base = None
     _view_steps = None
+    _attr_version = None
+    _creation_meta = 0
     _grad_acc = None
     _hooks = None
     _post_accumulate_hooks = None
@@ -137,7 +142,7 @@ class Tensor:
         t._data = data if type(data) is np.ndarray else np.asarray(data)
         t._requires_grad = False
         t._grad = None
-        t.grad_fn = None
+        t._grad_fn = None
         t._version_counter = None
         return t
 
@@ -148,7 +153,7 @@ class Tensor:
         t._data = data if type(data) is np.ndarray else np.asarray(data)
         t._requires_grad = True
         t._grad = None
-        t.grad_fn = node
+        t._grad_fn = node
         t._version_counter = None
         if output_nr:
             t._output_nr = output_nr
@@ -156,8 +161,32 @@ class Tensor:
 
     # --- autograd state ----------------------------------------------------------------
     @property
+    def grad_fn(self) -> Any:
+        """The Node that computes this tensor's gradient from its consumers' (None for leaves).
+
+        A view whose base, or another view of the base, was changed in place since gets a
+        new one derived from the base (``AsStridedBackward0``), as in PyTorch.
+        """
+        if self._version_counter is not None and self._base is not None:
+            refresh_view(self)
+        return self._grad_fn
+
+    @property
+    def output_nr(self) -> int:
+        """Which output of its ``grad_fn`` this tensor is (0 for leaves)."""
+        if self._version_counter is not None and self._base is not None:
+            refresh_view(self)
+        return self._output_nr
+
+    def _is_view(self) -> bool:
+        """True if this tensor is a view of another (``_base``)."""
+        return self._base is not None
+
+    @property
     def requires_grad(self) -> bool:
         """True if gradients are computed for this tensor."""
+        if self._version_counter is not None and self._base is not None:
+            refresh_view(self)
         return self._requires_grad
 
     @requires_grad.setter
@@ -291,7 +320,12 @@ class Tensor:
 
     def detach_(self) -> Tensor:
         """Cut this tensor from the graph in place."""
-        if self._base is not None and self._base._requires_grad:
+        if self._base is not None:
+            if self._creation_meta == CreationMeta.MULTI_OUTPUT_NODE:
+                raise RuntimeError(
+                    "This view is the output of a function that returns multiple views. "
+                    "Detaching such views inplace is not allowed."
+                )
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using "
                 "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is "
@@ -299,8 +333,10 @@ class Tensor:
                 "be called on these gradients. To fix this error, please refer to the "
                 "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
             )
-        self.grad_fn = None
+        self._grad_fn = None
         self._requires_grad = False
+        if self._output_nr:
+            self._output_nr = 0
         return self
 
     def retain_grad(self) -> None:
@@ -579,7 +615,7 @@ def _legacy_new(dt: _dtype.dtype, args: tuple, kwargs: dict, cls: type = Tensor)
     t._data = data
     t._requires_grad = False
     t._grad = None
-    t.grad_fn = None
+    t._grad_fn = None
     t._version_counter = None
     return t
 

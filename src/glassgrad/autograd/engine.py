@@ -13,7 +13,7 @@ import numpy as np
 from . import graph
 from .grad_mode import state as grad_state
 from .graph import AccumulateGrad, Node, accumulate, unwrap_tensor, wrap_array
-from .op import edge_of
+from .views import edge_of
 
 __all__ = ["run_backward"]
 

@@ -29,7 +29,8 @@ from . import graph
 from .grad_mode import no_grad
 from .grad_mode import state as grad_state
 from .graph import Node, saved_tensors_freed_error
-from .op import _modified_error, edge_of, fit_gradients
+from .op import _modified_error, fit_gradients
+from .views import edge_of
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
@@ -241,7 +242,7 @@ class Function(metaclass=_FunctionMeta):
             if id(out) in non_diff:
                 wrapped.append(target)
                 continue
-            target.grad_fn = node
+            target._grad_fn = node
             target._requires_grad = True
             if nr:
                 target._output_nr = nr

@@ -10,12 +10,19 @@ from __future__ import annotations
 import itertools
 import os
 import sys
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "saved_tensors_freed_error"]
+__all__ = [
+    "Node",
+    "AccumulateGrad",
+    "RemovableHandle",
+    "accumulator_of",
+    "saved_tensors_freed_error",
+]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Creation order: the engine runs the most recently created ready Node first.
@@ -300,6 +307,16 @@ class AccumulateGrad(Node):
                 hook(var)
 
 
+def accumulator_of(t: Any) -> AccumulateGrad:
+    """The AccumulateGrad node of leaf ``t`` (one per leaf while the graph holds it)."""
+    ref = t._grad_acc
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        t._grad_acc = weakref.ref(acc)
+    return acc
+
+
 def _references_to_first(items: list) -> int:
     first = items[0]
     return sys.getrefcount(first)
@@ -355,7 +372,7 @@ def accumulate(var: Any, grad: Any, create_graph: bool, owned: bool = False) -> 
         else:
             # Backward formulas may hand the same array to several inputs: own a copy.
             var._grad = Tensor._from_array(np.array(grad, dtype=var._data.dtype, copy=True))
-    elif current.grad_fn is None and not current._requires_grad:
+    elif current._grad_fn is None and not current._requires_grad:
         data = current._data
         if data.shape == grad.shape and data.flags.writeable:
             np.add(data, grad, out=data, casting="unsafe")

@@ -28,11 +28,13 @@ import numpy as np
 
 from . import graph
 from .grad_mode import state as grad_state
-from .graph import AccumulateGrad, Node, saved_tensors_freed_error
+from .graph import Node, accumulator_of, saved_tensors_freed_error
+from .views import check_inplace, rebase_history, refresh_view, view_requires_grad, wrap_view
 
-__all__ = ["Op", "CopySlices", "edge_of", "legacy_volatile"]
+__all__ = ["Op", "apply_inplace", "fit_gradients", "legacy_volatile"]
 
 _seq = graph.sequence_counter
+# Edge tuples of common lengths, shared (ops with 64 or more inputs build their own).
 _ZEROS = tuple((0,) * n for n in range(64))
 _FIRST = tuple(tuple(range(n)) for n in range(64))  # saved_inputs naming every input
 anomaly = graph.anomaly
@@ -74,24 +76,6 @@ legacy_volatile = _Volatile()
 
 def _decrement_volatile() -> None:
     legacy_volatile.alive -= 1
-
-
-def accumulator_of(t: Any) -> AccumulateGrad:
-    """The AccumulateGrad node of leaf ``t`` (one per leaf while the graph holds it)."""
-    ref = t._grad_acc
-    acc = ref() if ref is not None else None
-    if acc is None:
-        acc = AccumulateGrad(t)
-        t._grad_acc = weakref.ref(acc)
-    return acc
-
-
-def edge_of(t: Any) -> tuple:
-    """The ``(Node, input_nr)`` through which gradient reaches tensor ``t``."""
-    fn = t.grad_fn
-    if fn is not None:
-        return (fn, t._output_nr)
-    return (accumulator_of(t), 0)
 
 
 def _dtype_name(np_dtype: np.dtype) -> str:
@@ -170,6 +154,12 @@ class Op(Node):
         tensor_b = isinstance(b, Tensor)
         da = a._data if tensor_a else a
         db = b._data if tensor_b else b
+        # A view whose base changed in place since its grad_fn was set derives it again first
+        # (views.refresh_view); the test costs one slot read for any other tensor.
+        if tensor_a and a._version_counter is not None and a._base is not None:
+            refresh_view(a)
+        if tensor_b and b._version_counter is not None and b._base is not None:
+            refresh_view(b)
         ra = tensor_a and a._requires_grad
         rb = tensor_b and b._requires_grad
         node = _new(cls)
@@ -183,12 +173,12 @@ class Op(Node):
         fa = fb = None
         nr_a = nr_b = 0
         if ra:
-            fa = a.grad_fn
+            fa = a._grad_fn
             if fa is None:
                 fa = accumulator_of(a)
             nr_a = a._output_nr
         if rb:
-            fb = b.grad_fn
+            fb = b._grad_fn
             if fb is None:
                 fb = accumulator_of(b)
             nr_b = b._output_nr
@@ -228,7 +218,7 @@ class Op(Node):
         result._data = out
         result._requires_grad = True
         result._grad = None
-        result.grad_fn = node
+        result._grad_fn = node
         result._version_counter = None
         if cls.saves_output:
             node._saved_out = (out, result._vc, 0)
@@ -243,6 +233,8 @@ class Op(Node):
             x = inputs[0]
             if isinstance(x, Tensor):
                 data = x._data
+                if x._version_counter is not None and x._base is not None:
+                    refresh_view(x)
                 record = x._requires_grad
             else:
                 data = x
@@ -254,6 +246,8 @@ class Op(Node):
         for x in inputs:
             if isinstance(x, Tensor):
                 arrays.append(x._data)
+                if x._version_counter is not None and x._base is not None:
+                    refresh_view(x)
                 if x._requires_grad:
                     record = True
             else:
@@ -271,13 +265,13 @@ class Op(Node):
             return _wrap_volatile(out)
         if not record or not grad_state.enabled:
             if cls.is_view:
-                return _wrap_view(cls, out, inputs, params, None)
+                return wrap_view(cls, out, inputs, params, None)
             if type(out) is tuple:
                 return tuple(Tensor._from_array(o) for o in out)
             return Tensor._from_array(out)
         node._record(inputs, arrays, out)
         if cls.is_view:
-            return _wrap_view(cls, out, inputs, params, node)
+            return wrap_view(cls, out, inputs, params, node)
         if type(out) is tuple:
             nondiff = cls.nondiff_outputs
             return tuple(
@@ -308,7 +302,7 @@ class Op(Node):
             # One input, one output (unary ops, reductions, views), unrolled. The input is a
             # Tensor that requires grad: nothing is recorded otherwise.
             x = inputs[0]
-            fn = x.grad_fn
+            fn = x._grad_fn
             if fn is None:
                 fn = accumulator_of(x)
             self._next_nodes = (fn,)
@@ -337,7 +331,7 @@ class Op(Node):
                 meta.append(d.shape)
                 meta.append(d.dtype)
                 if x._requires_grad:
-                    fn = x.grad_fn
+                    fn = x._grad_fn
                     if fn is None:
                         fn = accumulator_of(x)
                     elif x._output_nr:
@@ -353,7 +347,7 @@ class Op(Node):
                 nodes.append(None)
             i += 1
         self._next_nodes = tuple(nodes)
-        self._next_nrs = _ZEROS[i] if nrs is None else tuple(nrs)
+        self._next_nrs = (_ZEROS[i] if i < 64 else (0,) * i) if nrs is None else tuple(nrs)
         if type(out) is tuple:
             for o in out:
                 meta.append(o.shape)
@@ -367,7 +361,9 @@ class Op(Node):
         saved_inputs = self.saved_inputs
         if saved_inputs:
             saved = (
-                inputs if saved_inputs == _FIRST[i] else tuple([inputs[k] for k in saved_inputs])
+                inputs
+                if saved_inputs == (_FIRST[i] if i < 64 else tuple(range(i)))
+                else tuple([inputs[k] for k in saved_inputs])
             )
             if self.saved_for and None in nodes:
                 saved = _read_by_needed(self.saved_for, saved, nodes)
@@ -641,94 +637,21 @@ def _wrap_volatile(out: Any) -> Any:
     return tuple(wrapped) if type(out) is tuple else wrapped[0]
 
 
-def _wrap_view(cls: type, out: Any, inputs: tuple, params: dict, node: Node | None) -> Any:
-    """A view's result shares its base's storage and version counter, as in PyTorch."""
-    if type(out) is not tuple:  # every view op but split/unbind/chunk
-        return _view_result(cls, out, inputs, params, node, None)
-    results = tuple(_view_result(cls, o, inputs, params, node, i) for i, o in enumerate(out))
-    if node is not None:
-        for i, t in enumerate(results):
-            if t._base is not None:
-                t._multi_view_of = (cls.__name__, i)
-    return results
-
-
-def _view_result(
-    cls: type, o: Any, inputs: tuple, params: dict, node: Node | None, index: int | None
-) -> Any:
-    """The tensor of one output ``o`` (output ``index`` of several, or None) of a view op."""
-    Tensor = graph.Tensor
-    t = Tensor._from_array(o) if node is None else Tensor._result(o, node, index or 0)
-    src = inputs[0]
-    data = src._data
-    base = o.base if type(o) is np.ndarray else None
-    # NumPy points every view at the array owning the memory: the cheap test first.
-    if (base is not None and (base is data or base is data.base)) or np.may_share_memory(o, data):
-        t._version_counter = src._vc  # created on first use, then shared
-        t._base = src._base if src._base is not None else src
-        t._view_steps = (src._view_steps or ()) + ((cls, inputs[1:], params, index),)
-    return t
-
-
-def replay_view_array(steps: tuple, base: np.ndarray) -> np.ndarray:
-    """Apply a view chain to an array (the same views the tensor was made with)."""
-    Tensor = graph.Tensor
-    a = base
-    for cls, extra, params, index in steps:
-        node = cls.__new__(cls)
-        a = node.forward(a, *[x._data if isinstance(x, Tensor) else x for x in extra], **params)
-        if index is not None:
-            a = a[index]
-    return a
-
-
-def replay_view_tensor(steps: tuple, base: Any) -> Any:
-    """Apply a view chain to a Tensor, recording the view ops."""
-    t = base
-    for cls, extra, params, index in steps:
-        t = cls.apply(t, *extra, **params)
-        if index is not None:
-            t = t[index]
-    return t
-
-
 # --- in-place ops ------------------------------------------------------------------------
-def _leaf_inplace_error(target: Any) -> RuntimeError | None:
-    multi = target.__dict__.get("_multi_view_of")
-    if multi is not None:
-        name, nr = multi
-        return RuntimeError(
-            f"Output {nr} of {name} is a view and is being modified inplace. This view is the "
-            "output of a function that returns multiple views. Such functions do not allow the "
-            "output views to be modified inplace. You should replace the inplace operation by "
-            "an out-of-place one."
-        )
-    if target.grad_fn is None and target._requires_grad:
-        return RuntimeError(
-            "a leaf Variable that requires grad is being used in an in-place operation."
-        )
-    base = target._base
-    if base is not None and base.grad_fn is None and base._requires_grad:
-        return RuntimeError(
-            "a view of a leaf Variable that requires grad is being used in an in-place operation."
-        )
-    return None
-
-
 def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     """Run op ``cls`` with ``target`` as first input and write the result into ``target``.
 
-    Records the op as ``target``'s new grad_fn; if ``target`` is a view, its base gets a
-    ``CopySlices`` node, so gradients reach the base's earlier history and the new values.
+    When recorded, the op's node takes ``target``'s old history as its first input and
+    becomes ``target``'s new history (``views.rebase_history``: through ``CopySlices`` on
+    the base when ``target`` is a view).
     """
     Tensor = graph.Tensor
     recording = grad_state.enabled and (
-        target._requires_grad or any(isinstance(x, Tensor) and x._requires_grad for x in others)
+        view_requires_grad(target)
+        or any(isinstance(x, Tensor) and view_requires_grad(x) for x in others)
     )
     if recording:
-        error = _leaf_inplace_error(target)
-        if error is not None:
-            raise error
+        check_inplace(target)
     data = target._data
     if not data.flags.writeable:
         raise RuntimeError(
@@ -756,8 +679,8 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
         return target
     # The target's old value, as it stands in the graph, is the op's first input.
     before = Tensor._from_array(data.copy() if 0 in cls.saved_inputs else data)
-    if target.grad_fn is not None:
-        before.grad_fn = target.grad_fn
+    if target._grad_fn is not None:
+        before._grad_fn = target._grad_fn
         before._output_nr = target._output_nr
         before._requires_grad = True
     node._record((before, *others), [before._data, *arrays], out)
@@ -765,70 +688,5 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     target._vc[0] += 1
     if cls.saves_output:
         node._saved_out = (data, target._vc, target._vc[0])
-    base = target._base
-    if base is None:
-        target.grad_fn = node
-        target._output_nr = 0
-        target._requires_grad = True
-        return target
-    _rebase_view(target, base, node)
+    rebase_history(target, node)
     return target
-
-
-def _rebase_view(view: Any, base: Any, fn: Op) -> None:
-    """Give ``base`` a CopySlices node for op ``fn`` applied to ``view``; re-derive the view."""
-    copy = CopySlices(base, view._view_steps, fn)
-    base.grad_fn = copy
-    base._output_nr = 0
-    base._requires_grad = True
-    fresh = replay_view_tensor(view._view_steps, base)
-    view.grad_fn = fresh.grad_fn
-    view._output_nr = fresh._output_nr
-    view._requires_grad = True
-
-
-class CopySlices(Node):
-    """Gradient of an in-place op on a view, seen from the view's base.
-
-    The base's gradient passes through unchanged outside the view; inside it, it goes through
-    the in-place op's backward (to the view's old values and to the op's other inputs).
-    """
-
-    __slots__ = ("fn", "_view_steps")
-
-    def __init__(self, base: Any, view_steps: tuple, fn: Op) -> None:
-        Node.__init__(self)
-        base_edge = edge_of(base) if base._requires_grad else (None, 0)
-        self._next_nodes = (base_edge[0], *fn._next_nodes[1:])
-        self._next_nrs = (base_edge[1], *fn._next_nrs[1:])
-        d = base._data
-        fn_inputs = fn._meta[: len(fn._meta) - 2 * fn._n_out]
-        self._meta = (d.shape, d.dtype, *fn_inputs[2:], d.shape, d.dtype)
-        self._n_out = 1
-        self._view_steps = view_steps
-        self.fn = fn
-        if graph.anomaly.enabled:
-            self._record_creation()
-
-    def _run(self, grads: list, create_graph: bool) -> tuple:
-        grad = grads[0]
-        if create_graph:
-            result = grad.clone()
-            grad_slice = replay_view_tensor(self._view_steps, result)
-            res = self.fn._run([grad_slice.clone()], True)
-            if res[0] is not None:
-                grad_slice.copy_(res[0])
-            else:
-                grad_slice.zero_()
-        else:
-            result = np.array(grad, copy=True)
-            grad_slice = replay_view_array(self._view_steps, result)
-            res = self.fn._run([grad_slice.copy()], False)
-            grad_slice[...] = 0 if res[0] is None else res[0]
-        return (result, *res[1:])
-
-    def _release(self) -> None:
-        self.fn._release()
-
-    def _saved_info(self) -> dict:
-        return {"fn": self.fn.name()}

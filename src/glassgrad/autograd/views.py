@@ -1,0 +1,355 @@
+"""Views and the history of tensors changed in place, as PyTorch models them.
+
+A view (the result of ``view``, ``x[i]``, ``transpose`` ...) shares its base's storage and
+its base's version counter, a one-element list bumped by every in-place op on any tensor
+of that storage. The view remembers its root base (``_base``, never a view itself), the view
+ops that lead from the base to it (``_view_steps``, replayable on arrays and on Tensors)
+and the version at which its ``grad_fn`` was set (``_attr_version``).
+
+An in-place op on a tensor rebases its history:
+
+- on a tensor that is not a view, its ``grad_fn`` becomes the op's node;
+- on a view, its base's ``grad_fn`` becomes a ``CopySlices`` node (the base's gradient
+  passes outside the view and goes through the op's backward inside it), and the view's
+  ``grad_fn`` is derived again from the base.
+
+Any other view of that base notices on its next use that the counter moved past its
+``_attr_version``, and derives its ``grad_fn`` from the base's current history: one
+``AsStridedBackward0`` node (``refresh_view``). ``retain_grad`` follows the tensor to its
+new ``grad_fn``; hooks registered before stay with the node they were registered on.
+
+Views made in no-grad or inference mode, or as one of several outputs (``unbind``,
+``split``), may not be changed in place while grad mode records; ``check_inplace`` and
+``refresh_view`` raise PyTorch's errors for them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import graph
+from .grad_mode import state as grad_state
+from .graph import Node, accumulator_of
+
+__all__ = [
+    "AsStridedBackward0",
+    "CopySlices",
+    "CreationMeta",
+    "check_inplace",
+    "edge_of",
+    "rebase_history",
+    "refresh_view",
+    "replay_view_array",
+    "replay_view_tensor",
+    "wrap_view",
+]
+
+
+class CreationMeta:
+    """How a view was made: the in-place ops it allows (PyTorch's ``CreationMeta``)."""
+
+    DEFAULT = 0
+    NO_GRAD_MODE = 1
+    INFERENCE_MODE = 2
+    MULTI_OUTPUT_NODE = 3
+    IN_CUSTOM_FUNCTION = 4
+
+
+def _creation_meta(multi_output: bool) -> int:
+    if grad_state.inference:
+        return CreationMeta.INFERENCE_MODE
+    if not grad_state.enabled:
+        return CreationMeta.NO_GRAD_MODE
+    return CreationMeta.MULTI_OUTPUT_NODE if multi_output else CreationMeta.DEFAULT
+
+
+def _propagate(previous: int, new: int) -> int:
+    """The creation meta of a view of a view: the stricter of the two, inference first."""
+    if new == CreationMeta.DEFAULT or previous == CreationMeta.INFERENCE_MODE:
+        return previous
+    return new
+
+
+def edge_of(t: Any) -> tuple:
+    """The ``(Node, input_nr)`` through which gradient reaches tensor ``t``."""
+    if t._version_counter is not None and t._base is not None:
+        refresh_view(t)
+    fn = t._grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    return (accumulator_of(t), 0)
+
+
+# --- making views --------------------------------------------------------------------------
+def wrap_view(cls: type, out: Any, inputs: tuple, params: dict, node: Node | None) -> Any:
+    """The Tensor(s) of view op ``cls``'s result ``out``, recorded at ``node`` (or not)."""
+    if type(out) is not tuple:  # every view op but split/unbind/chunk
+        return _view_result(cls, out, inputs, params, node, None)
+    return tuple(_view_result(cls, o, inputs, params, node, i) for i, o in enumerate(out))
+
+
+def _view_result(
+    cls: type, o: Any, inputs: tuple, params: dict, node: Node | None, index: int | None
+) -> Any:
+    """The tensor of one output ``o`` (output ``index`` of several, or None) of a view op."""
+    Tensor = graph.Tensor
+    t = Tensor._from_array(o) if node is None else Tensor._result(o, node, index or 0)
+    src = inputs[0]
+    data = src._data
+    base = o.base if type(o) is np.ndarray else None
+    # NumPy points every view at the array owning the memory: the cheap test first.
+    if (base is not None and (base is data or base is data.base)) or np.may_share_memory(o, data):
+        counter = t._version_counter = src._vc  # created on first use, then shared
+        root = src._base
+        if root is None:
+            t._base = src
+            t._view_steps = ((cls, inputs[1:], params, index),)
+            meta = _creation_meta(index is not None)
+        else:
+            t._base = root
+            t._view_steps = src._view_steps + ((cls, inputs[1:], params, index),)
+            meta = _propagate(src._creation_meta, _creation_meta(index is not None))
+        t._attr_version = counter[0]
+        if meta:
+            t._creation_meta = meta
+    return t
+
+
+def replay_view_array(steps: tuple, base: np.ndarray) -> np.ndarray:
+    """Apply a view chain to an array (the same views the tensor was made with)."""
+    Tensor = graph.Tensor
+    a = base
+    for cls, extra, params, index in steps:
+        node = cls.__new__(cls)
+        a = node.forward(a, *[x._data if isinstance(x, Tensor) else x for x in extra], **params)
+        if index is not None:
+            a = a[index]
+    return a
+
+
+def replay_view_tensor(steps: tuple, base: Any) -> Any:
+    """Apply a view chain to a Tensor, recording the view ops."""
+    t = base
+    for cls, extra, params, index in steps:
+        t = cls.apply(t, *extra, **params)
+        if index is not None:
+            t = t[index]
+    return t
+
+
+# --- keeping a view's history current ------------------------------------------------------
+def refresh_view(t: Any) -> None:
+    """Derive view ``t``'s ``grad_fn`` from its base again if the shared version counter
+    moved since it was set: the base (or another view of it) was changed in place.
+
+    As PyTorch's ``VariableHooks::grad_fn``: the new node is one ``AsStridedBackward0``
+    from the base's current history; a view made in no-grad mode, inference mode or as one
+    of several outputs raises instead. A view without history of a base that requires no
+    gradient stays as it is.
+    """
+    version = t._version_counter[0]
+    if version == t._attr_version:
+        return
+    base = t._base
+    old = t._grad_fn
+    if old is None and not base._requires_grad:
+        return
+    if t._creation_meta:
+        raise view_rebase_error(t, indirect=True)
+    fn = AsStridedBackward0(base, t)
+    _move_retained_grad(t, old, fn)
+    t._grad_fn = fn
+    if t._output_nr:
+        t._output_nr = 0
+    t._requires_grad = True
+    t._attr_version = version
+
+
+def _move_retained_grad(t: Any, old: Node | None, new: Node) -> None:
+    """``retain_grad`` follows ``t`` from its previous ``grad_fn`` to ``new``."""
+    if not t._retains_grad or old is None or not old._retain_grad:
+        return
+    ref = old._retain_grad.pop(t._output_nr, None)
+    if ref is None:
+        return
+    if new._retain_grad is None:
+        new._retain_grad = {}
+    new._retain_grad[0] = ref
+    new._hooked = True
+
+
+def view_rebase_error(t: Any, indirect: bool) -> RuntimeError:
+    """PyTorch's error for changing in place a view its creation forbids to change."""
+    meta = t._creation_meta
+    fn = t._grad_fn
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    if meta in (CreationMeta.INFERENCE_MODE, CreationMeta.NO_GRAD_MODE) or fn is None:
+        prefix = (
+            f"Output {t._output_nr} of {fn.name()} is a view of a view which was created in"
+            if fn is not None
+            else "A view was created in"
+        )
+        if meta == CreationMeta.INFERENCE_MODE:
+            message = f"{prefix} inference mode and {modified} modified inplace in normal mode."
+        else:
+            message = (
+                f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
+            )
+    else:
+        message = f"Output {t._output_nr} of {fn.name()} is a view and {modified} modified inplace."
+    if meta == CreationMeta.MULTI_OUTPUT_NODE:
+        message += (
+            " This view is the output of a function that returns multiple views. Such functions "
+            "do not allow the output views to be modified inplace. You should replace the "
+            "inplace operation by an out-of-place one."
+        )
+    elif meta in (CreationMeta.NO_GRAD_MODE, CreationMeta.INFERENCE_MODE):
+        block = "no_grad" if meta == CreationMeta.NO_GRAD_MODE else "inference_mode"
+        message += (
+            " Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+            "clarify your code by moving both the view and the inplace either both inside the "
+            f"{block} block (if you don't want the inplace to be tracked) or both outside (if "
+            "you want the inplace to be tracked)."
+        )
+    elif meta == CreationMeta.IN_CUSTOM_FUNCTION:
+        message += (
+            " This view was created inside a custom Function (or because an input was returned "
+            "as-is) and the autograd logic to handle view+inplace would override the custom "
+            "backward associated with the custom Function, leading to incorrect gradients. This "
+            "behavior is forbidden. You can fix this by cloning the output of the custom "
+            "Function."
+        )
+    return RuntimeError(message)
+
+
+def view_requires_grad(t: Any) -> bool:
+    """Whether ``t`` requires grad, counting a view's base (PyTorch's rule for views)."""
+    if t._version_counter is not None and t._base is not None:
+        refresh_view(t)
+        return t._requires_grad or t._base._requires_grad
+    return t._requires_grad
+
+
+def check_inplace(target: Any) -> None:
+    """Raise PyTorch's error if ``target`` may not be changed in place by a recorded op."""
+    base = target._base
+    if base is not None:
+        if target._creation_meta:
+            raise view_rebase_error(target, indirect=False)
+        if base._grad_fn is None and base._requires_grad:
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place "
+                "operation."
+            )
+    if target._grad_fn is None and target._requires_grad:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
+
+
+def rebase_history(target: Any, fn: Node) -> None:
+    """Make ``fn`` (an in-place op recorded with ``target``'s old history as its first input)
+    the new history of ``target``: directly, or through ``CopySlices`` on a view's base."""
+    base = target._base
+    if base is None:
+        old = target._grad_fn
+        _move_retained_grad(target, old, fn)
+        target._grad_fn = fn
+        if target._output_nr:
+            target._output_nr = 0
+        target._requires_grad = True
+        return
+    copy = CopySlices(base, target._view_steps, fn)
+    _move_retained_grad(base, base._grad_fn, copy)
+    base._grad_fn = copy
+    if base._output_nr:
+        base._output_nr = 0
+    base._requires_grad = True
+    refresh_view(target)  # the version moved: the view's grad_fn now comes from CopySlices
+
+
+# --- the nodes ----------------------------------------------------------------------------
+class AsStridedBackward0(Node):
+    """A view's history derived again from its base after an in-place change: the view's
+    gradient is scattered (summed where elements repeat) into the base's shape."""
+
+    __slots__ = ("_view_steps",)
+
+    def __init__(self, base: Any, view: Any) -> None:
+        Node.__init__(self)
+        edge = edge_of(base) if base._requires_grad else (None, 0)
+        self._next_nodes = (edge[0],)
+        self._next_nrs = (edge[1],)
+        b, v = base._data, view._data
+        self._meta = (b.shape, b.dtype, v.shape, v.dtype)
+        self._n_out = 1
+        self._view_steps = view._view_steps
+        if graph.anomaly.enabled:
+            self._record_creation()
+
+    def _run(self, grads: list, create_graph: bool) -> tuple:
+        shape, dtype = self._meta[0], self._meta[1]
+        size = int(np.prod(shape))
+        # Which element of the base each element of the view is.
+        where = replay_view_array(self._view_steps, np.arange(size).reshape(shape))
+        F = graph.tensor_namespace if create_graph else graph.array_namespace
+        grad = grads[0]
+        if grad is None:
+            return (None,)
+        flat = F.index_zeros_add((size,), (where,), grad, False)
+        result = F.reshape(flat, shape)
+        if result.dtype != dtype:
+            result = F.cast(result, dtype)
+        return (result,)
+
+    def _saved_info(self) -> dict:
+        return {"size": self._meta[2], "self_geometry": self._meta[0]}
+
+
+class CopySlices(Node):
+    """Gradient of an in-place op on a view, seen from the view's base.
+
+    The base's gradient passes through unchanged outside the view; inside it, it goes through
+    the in-place op's backward (to the view's old values and to the op's other inputs).
+    """
+
+    __slots__ = ("fn", "_view_steps")
+
+    def __init__(self, base: Any, view_steps: tuple, fn: Node) -> None:
+        Node.__init__(self)
+        base_edge = edge_of(base) if base._requires_grad else (None, 0)
+        self._next_nodes = (base_edge[0], *fn._next_nodes[1:])
+        self._next_nrs = (base_edge[1], *fn._next_nrs[1:])
+        d = base._data
+        fn_inputs = fn._meta[: len(fn._meta) - 2 * fn._n_out]
+        self._meta = (d.shape, d.dtype, *fn_inputs[2:], d.shape, d.dtype)
+        self._n_out = 1
+        self._view_steps = view_steps
+        self.fn = fn
+        if graph.anomaly.enabled:
+            self._record_creation()
+
+    def _run(self, grads: list, create_graph: bool) -> tuple:
+        grad = grads[0]
+        if create_graph:
+            result = grad.clone()
+            grad_slice = replay_view_tensor(self._view_steps, result)
+            res = self.fn._run([grad_slice.clone()], True)
+            if res[0] is not None:
+                grad_slice.copy_(res[0])
+            else:
+                grad_slice.zero_()
+        else:
+            result = np.array(grad, copy=True)
+            grad_slice = replay_view_array(self._view_steps, result)
+            res = self.fn._run([grad_slice.copy()], False)
+            grad_slice[...] = 0 if res[0] is None else res[0]
+        return (result, *res[1:])
+
+    def _release(self) -> None:
+        self.fn._release()
+
+    def _saved_info(self) -> dict:
+        return {"fn": self.fn.name()}
