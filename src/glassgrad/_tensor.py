@@ -119,6 +119,7 @@ class Tensor:
     _view_steps = None
     _attr_version = None
     _creation_meta = 0
+    _requires_grad_from_base = False  # a view made in no-grad mode of a tensor requiring grad
     _grad_acc = None
     _hooks = None
     _post_accumulate_hooks = None
@@ -184,9 +185,11 @@ class Tensor:
 
     @property
     def requires_grad(self) -> bool:
-        """True if gradients are computed for this tensor."""
-        if self._version_counter is not None and self._base is not None:
-            refresh_view(self)
+        """True if gradients are computed for this tensor (for a view: also when its base
+        requires grad, as in PyTorch)."""
+        base = self._base
+        if base is not None:
+            return self._requires_grad or self._grad_fn is not None or base._requires_grad
         return self._requires_grad
 
     @requires_grad.setter
@@ -204,6 +207,8 @@ class Tensor:
                 "only Tensors of floating point and complex dtype can require gradients"
             )
         self._requires_grad = bool(value)
+        if self._requires_grad_from_base:
+            self._requires_grad_from_base = False  # now a leaf of its own
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` in place and return the tensor.

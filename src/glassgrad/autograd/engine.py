@@ -134,7 +134,9 @@ def run_backward(
     for ``inputs`` when given). Without it (``autograd.grad``), the gradients reaching
     ``inputs`` are returned instead, in order, None where nothing arrived.
     """
-    root_edges = [edge_of(r) for r in roots]
+    # A root without an edge (a view made in no-grad mode) sends its gradient nowhere.
+    root_edges = [edge for edge in map(edge_of, roots) if edge[0] is not None]
+    root_grads = [g for r, g in zip(roots, root_grads) if edge_of(r)[0] is not None]
     root_nodes = [n for n, _ in root_edges]
     deps = _collect(root_nodes)
 

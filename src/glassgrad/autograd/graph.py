@@ -281,7 +281,8 @@ class AccumulateGrad(Node):
         self._n_out = 1
 
     def _run(self, grads: list, create_graph: bool) -> tuple:
-        if grads[0] is not None:
+        # A leaf detached in place (detach_) after the graph was recorded gets nothing.
+        if grads[0] is not None and self.variable._requires_grad:
             if self.variable._hooks:
                 self._accumulate(self._hooked_grad(grads[0], create_graph), create_graph)
             else:
@@ -307,8 +308,12 @@ class AccumulateGrad(Node):
                 hook(var)
 
 
-def accumulator_of(t: Any) -> AccumulateGrad:
-    """The AccumulateGrad node of leaf ``t`` (one per leaf while the graph holds it)."""
+def accumulator_of(t: Any) -> AccumulateGrad | None:
+    """The AccumulateGrad node of leaf ``t`` (one per leaf while the graph holds it); None
+    for a view made in no-grad mode of a tensor that requires grad: it requires grad too,
+    but its gradient goes nowhere, as in PyTorch."""
+    if t._requires_grad_from_base:
+        return None
     ref = t._grad_acc
     acc = ref() if ref is not None else None
     if acc is None:

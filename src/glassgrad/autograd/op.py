@@ -116,6 +116,13 @@ class Op(Node):
     is_view: bool = False
     # Output indices with no gradient (e.g. the indices of max(dim)).
     nondiff_outputs: tuple = ()
+    # The gradient is, in PyTorch, an op of its own taking the saved tensors as inputs
+    # (threshold_backward, max_pool2d_with_indices_backward ...): under create_graph it then
+    # depends on them even where its value does not (see _depend_on_saved).
+    grad_reads_saved: bool = False
+    # False for ops without a derivative (logical, bitwise): in place, they change the values
+    # and the version but leave the tensor's history as it is, as in PyTorch.
+    differentiable: bool = True
     # The backward is pointwise arithmetic: when every input has the output's shape and dtype,
     # so has every gradient it returns, and fitting them (fit_gradients) can be skipped.
     elementwise_grads: bool = False
@@ -480,7 +487,41 @@ class Op(Node):
         self.saved = None
         if type(result) is not tuple:
             result = (result,)
-        return fit_gradients(self, result, F, create_graph)
+        fitted = fit_gradients(self, result, F, create_graph)
+        if create_graph and self.grad_reads_saved:
+            return self._depend_on_saved(fitted)
+        return fitted
+
+    def _depend_on_saved(self, grads: Any) -> Any:
+        """Under ``create_graph``, a gradient computed from saved tensors depends on them in
+        the graph even where its formula reads them through a mask or an index only (relu,
+        max_pool ...): PyTorch's backward nodes take those tensors as inputs, so the gradient
+        requires grad and differentiating it gives zeros, not an error."""
+        saved = [x for x in (self._saved or ()) if isinstance(x, graph.Tensor)]
+        if self._saved_out is not None:
+            saved.append(None)  # the output: read by every gradient, see _readers_of below
+        if not saved:
+            return grads
+        fitted = list(grads)
+        for i, g in enumerate(grads):
+            if g is None or g._requires_grad or self._next_nodes[i] is None:
+                continue
+            reads = [x for x in self._inputs_read_by(i) if x._requires_grad]
+            if reads:
+                fitted[i] = SavedDependencyBackward0.apply(g, *reads)
+        return fitted
+
+    def _inputs_read_by(self, i: int) -> list:
+        """The saved tensors (and the output) the gradient of input ``i`` reads."""
+        saved_for = type(self).saved_for
+        read = []
+        for k, x in enumerate(self._saved or ()):
+            if isinstance(x, graph.Tensor) and (not saved_for or i in saved_for[k]):
+                read.append(x)
+        if self._saved_out is not None:
+            data, counter, _ = self._saved_out
+            read.append(graph.Tensor._result(data, self, 0))
+        return read
 
     def _release(self) -> None:
         if self._saved or self._saved_out is not None:
@@ -646,9 +687,15 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     the base when ``target`` is a view).
     """
     Tensor = graph.Tensor
-    recording = grad_state.enabled and (
-        view_requires_grad(target)
-        or any(isinstance(x, Tensor) and view_requires_grad(x) for x in others)
+    # Integer and bool tensors carry no gradient: writing into one records nothing.
+    recording = (
+        cls.differentiable
+        and grad_state.enabled
+        and target._data.dtype.kind == "f"
+        and (
+            view_requires_grad(target)
+            or any(isinstance(x, Tensor) and view_requires_grad(x) for x in others)
+        )
     )
     if recording:
         check_inplace(target)
@@ -690,3 +737,18 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
         node._saved_out = (data, target._vc, target._vc[0])
     rebase_history(target, node)
     return target
+
+
+class SavedDependencyBackward0(Op):
+    """``grad`` itself, tied in the graph to saved tensors it was computed from without a
+    differentiable path (see ``Op._depend_on_saved``); their gradients are zeros."""
+
+    def forward(self, grad, *saved):
+        return grad
+
+    def backward(self, F, grad):
+        meta = self._meta
+        zeros = tuple(
+            F.zeros(meta[2 * k], meta[2 * k + 1]) for k in range(1, len(self._next_nodes))
+        )
+        return (grad, *zeros)

@@ -114,6 +114,10 @@ def _view_result(
         t._attr_version = counter[0]
         if meta:
             t._creation_meta = meta
+            if node is None and src._requires_grad:
+                # As PyTorch's views, it requires grad through its base, with no
+                # AccumulateGrad of its own: gradient reaching it goes nowhere.
+                t._requires_grad = t._requires_grad_from_base = True
     return t
 
 

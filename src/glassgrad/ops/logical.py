@@ -168,6 +168,8 @@ def _reflected(fn: Any) -> Any:
 class _NoGradient(Op):
     """Base of the in-place logical/bitwise writers: their results carry no gradient."""
 
+    differentiable = False
+
     def backward(self, F, grad):
         return tuple(None for _ in self.next_functions)
 

@@ -1,0 +1,69 @@
+"""``python -m tests.fuzz --seed S --budget-s T``: a long differential fuzz run.
+
+Writes nothing unless ``--save``: then every difference found is shrunk and saved as a
+regression file under tests/fuzz/regressions/ (the test suite runs them all).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import time
+
+from .isolate import fuzz_seed
+from .program import save_regression
+from .skips import PYTORCH_LACKS, SKIPPED_OPS
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__)
+    parser.add_argument("--seed", type=int, default=0, help="first program's seed")
+    parser.add_argument("--budget-s", type=float, default=60.0, help="stop after this long")
+    parser.add_argument("--programs", type=int, default=None, help="stop after this many")
+    parser.add_argument("--max-statements", type=int, default=12)
+    parser.add_argument("--save", action="store_true", help="save shrunk differences")
+    parser.add_argument("--quiet", action="store_true", help="print the summary only")
+    args = parser.parse_args()
+    print("left out on purpose:")
+    for name, reason in {**SKIPPED_OPS, **PYTORCH_LACKS}.items():
+        print(f"  {name}: {reason}")
+    start = time.monotonic()
+    runs = 0
+    failures: dict = collections.defaultdict(list)
+    oracle: list = []
+    while time.monotonic() - start < args.budget_s and (
+        args.programs is None or runs < args.programs
+    ):
+        outcome = fuzz_seed(args.seed + runs, args.max_statements)
+        runs += 1
+        if outcome.status == "oracle":
+            oracle.append(outcome)
+            if not args.quiet:
+                print(f"\nseed {outcome.seed}: PyTorch failed, no verdict: {outcome.detail}")
+        elif outcome.status == "differ":
+            found = outcome.difference
+            failures[found.category].append(outcome)
+            if not args.quiet:
+                print(f"\nseed {outcome.seed}: {found}\n  " + "\n  ".join(outcome.statements))
+            if args.save:
+                path = save_regression(
+                    outcome.statements, outcome.seed, found, f"seed {outcome.seed}"
+                )
+                print("  saved", path)
+    failed = sum(len(v) for v in failures.values())
+    judged = runs - len(oracle)
+    elapsed = time.monotonic() - start
+    print(
+        f"\n{runs} programs in {elapsed:.0f} s (seeds {args.seed}..{args.seed + runs - 1}); "
+        f"{len(oracle)} with no verdict (PyTorch itself failed); of the {judged} judged, "
+        f"{judged - failed} agree ({100 * (judged - failed) / max(judged, 1):.2f}%), "
+        f"{failed} differ"
+    )
+    for category, items in sorted(failures.items(), key=lambda kv: -len(kv[1])):
+        print(f"  {len(items):5d}  {category}  e.g. seed {items[0].seed}: {items[0].difference}")
+    if failed:
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()

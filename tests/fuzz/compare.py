@@ -1,0 +1,196 @@
+"""Where two traces of one program (glassgrad's and PyTorch's) differ."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .execute import Error, Trace
+from .skips import PYTORCH_LACKS
+
+# Relative tolerances by dtype; the absolute one is the same times the reference's largest
+# magnitude (at least 1), so cancellation in a sum of large terms is not a difference.
+_TOLERANCE = {"float64": 1e-6, "float32": 2e-3, "float16": 2e-2}
+
+
+@dataclass(frozen=True)
+class Difference:
+    """The first place two traces part: where (a statement, a hook, a derivative phase),
+    the aspect that differs (``error``, ``value``, ``dtype`` ...) and a description."""
+
+    where: str
+    aspect: str
+    detail: str
+    oracle_failure: bool = False  # PyTorch failed its own internal check: no verdict
+
+    @property
+    def category(self) -> tuple:
+        """What shrinking must keep: the kind of place and the aspect, not the place."""
+        return (self.where.split(" ")[0], self.aspect)
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.aspect}: {self.detail}"
+
+
+def first_difference(ours: Trace, theirs: Trace, statements: list[str]) -> Difference | None:
+    """The first difference between glassgrad's trace ``ours`` and PyTorch's ``theirs``."""
+    for i, ((our_error, our_vars), (their_error, their_vars)) in enumerate(
+        zip(ours.steps, theirs.steps)
+    ):
+        where = f"statement {i} `{statements[i]}`"
+        found = _errors(where, our_error, their_error)
+        if found is None:
+            found = _observations(where, our_vars, their_vars)
+        if found is not None:
+            return found
+    for name in sorted(set(ours.hooks) | set(theirs.hooks)):
+        found = _gradients(f"hook {name}", ours.hooks.get(name), theirs.hooks.get(name))
+        if found is not None:
+            return found
+    for phase in ("loss", "backward", "grad", "grad requires_grad", "gradgrad"):
+        mine, reference = ours.phases.get(phase), theirs.phases.get(phase)
+        where = f"phase {phase}"
+        if isinstance(mine, Error) or isinstance(reference, Error):
+            found = _errors(where, mine if isinstance(mine, Error) else None, reference)
+            if found is None and not isinstance(reference, Error):
+                found = Difference(where, "error", f"glassgrad raised {mine}")
+        elif isinstance(reference, dict) or isinstance(mine, dict):
+            found = _named_gradients(where, mine or {}, reference or {})
+        elif phase == "grad requires_grad":
+            found = (
+                None
+                if mine == reference
+                else Difference(where, "flags", f"glassgrad {mine}, PyTorch {reference}")
+            )
+        else:
+            found = _gradients(where, mine, reference)
+        if found is not None:
+            return found
+    return None
+
+
+def _errors(where: str, ours: Error | None, theirs: Any) -> Difference | None:
+    theirs = theirs if isinstance(theirs, Error) else None
+    if ours is None and theirs is None:
+        return None
+    if theirs is not None and "INTERNAL ASSERT FAILED" in theirs.message:
+        return Difference(where, "oracle", theirs.message, oracle_failure=True)
+    if ours is None and _pytorch_lacks(theirs):
+        return None
+    if ours is None:
+        return Difference(where, "error", f"PyTorch raised {theirs.kind}: {theirs.message}")
+    if theirs is None:
+        return Difference(where, "error", f"glassgrad raised {ours.kind}: {ours.message}")
+    if ours.kind != theirs.kind:
+        return Difference(
+            where,
+            "error type",
+            f"glassgrad {ours.kind}: {ours.message} / PyTorch {theirs.kind}: {theirs.message}",
+        )
+    return None
+
+
+def _pytorch_lacks(error: Error) -> bool:
+    """PyTorch raised for a derivative it does not implement and glassgrad has (listed)."""
+    found = re.search(r"derivative for (?:aten::)?(\w+) is not implemented", error.message)
+    return found is not None and found.group(1) in PYTORCH_LACKS
+
+
+def _observations(where: str, ours: dict, theirs: dict) -> Difference | None:
+    if set(ours) != set(theirs):
+        extra = sorted(set(ours) ^ set(theirs))
+        return Difference(where, "variables", f"defined in one library only: {extra}")
+    for name in theirs:
+        found = _observation(f"{where} {name}", ours[name], theirs[name])
+        if found is not None:
+            return found
+    return None
+
+
+def _observation(where: str, ours: tuple, theirs: tuple) -> Difference | None:
+    if len(ours) == 2 or len(theirs) == 2:  # not tensors: ("value", value)
+        if ours != theirs:
+            return Difference(where, "value", f"glassgrad {ours[1]!r}, PyTorch {theirs[1]!r}")
+        return None
+    _, our_dtype, our_shape, our_grad, our_leaf = ours
+    _, their_dtype, their_shape, their_grad, their_leaf = theirs
+    if our_shape != their_shape:
+        return Difference(where, "shape", f"glassgrad {our_shape}, PyTorch {their_shape}")
+    if our_dtype != their_dtype:
+        return Difference(where, "dtype", f"glassgrad {our_dtype}, PyTorch {their_dtype}")
+    for aspect, mine, reference in (
+        ("requires_grad", our_grad, their_grad),
+        ("is_leaf", our_leaf, their_leaf),
+    ):
+        if isinstance(mine, Error) or isinstance(reference, Error):
+            found = _errors(
+                f"{where}.{aspect}", mine if isinstance(mine, Error) else None, reference
+            )
+            if found is not None:
+                return found
+        elif mine != reference:
+            return Difference(where, aspect, f"glassgrad {mine}, PyTorch {reference}")
+    return _arrays(where, ours[0], theirs[0])
+
+
+def _arrays(where: str, ours: np.ndarray, theirs: np.ndarray) -> Difference | None:
+    if ours.shape != theirs.shape:
+        return Difference(where, "shape", f"glassgrad {ours.shape}, PyTorch {theirs.shape}")
+    if ours.dtype != theirs.dtype:
+        return Difference(where, "dtype", f"glassgrad {ours.dtype}, PyTorch {theirs.dtype}")
+    if ours.dtype.kind not in "fc":
+        if not np.array_equal(ours, theirs):
+            return Difference(where, "value", f"glassgrad {ours}, PyTorch {theirs}")
+        return None
+    if not np.array_equal(np.isnan(ours), np.isnan(theirs)):
+        return Difference(where, "value", f"NaN where the other has none: {ours} / {theirs}")
+    infinite = np.isinf(theirs)
+    if not np.array_equal(np.isinf(ours), infinite) or not np.array_equal(
+        ours[infinite], theirs[infinite]
+    ):
+        return Difference(where, "value", f"infinities differ: {ours} / {theirs}")
+    finite = np.isfinite(theirs)
+    if not finite.any():
+        return None
+    rtol = _TOLERANCE.get(str(theirs.dtype), 1e-6)
+    scale = max(1.0, float(np.abs(theirs[finite]).max()))
+    error = np.abs(ours[finite].astype(np.float64) - theirs[finite])
+    if (error > rtol * scale + rtol * np.abs(theirs[finite])).any():
+        return Difference(
+            where, "value", f"max error {error.max():.3g}: glassgrad {ours}, PyTorch {theirs}"
+        )
+    return None
+
+
+def _gradients(where: str, ours: Any, theirs: Any) -> Difference | None:
+    if (ours is None) != (theirs is None):
+        return Difference(
+            where, "presence", f"glassgrad {ours is not None}, PyTorch {theirs is not None}"
+        )
+    if ours is None:
+        return None
+    if len(ours) != len(theirs):
+        return Difference(where, "count", f"glassgrad {len(ours)}, PyTorch {len(theirs)}")
+    for i, (a, b) in enumerate(zip(ours, theirs)):
+        if (a is None) != (b is None):
+            return Difference(f"{where}[{i}]", "presence", f"glassgrad {a}, PyTorch {b}")
+        if a is not None:
+            found = _arrays(f"{where}[{i}]", a, b)
+            if found is not None:
+                return found
+    return None
+
+
+def _named_gradients(where: str, ours: dict, theirs: dict) -> Difference | None:
+    for name in sorted(set(ours) | set(theirs), key=lambda n: int(n[1:])):
+        a, b = ours.get(name), theirs.get(name)
+        if (a is None) != (b is None):
+            return Difference(f"{where} {name}.grad", "presence", f"glassgrad {a}, PyTorch {b}")
+        if a is not None:
+            found = _arrays(f"{where} {name}.grad", a, b)
+            if found is not None:
+                return found
+    return None

@@ -1,0 +1,109 @@
+"""Fuzz one seed in a forked child process, so that a crash of the oracle (PyTorch has a few
+segmentation faults on odd programs) ends that seed only, not the run."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .compare import Difference
+from .generate import ProgramGenerator
+from .program import check
+from .shrink import shrink
+
+
+@dataclass
+class Outcome:
+    """What one seed gave: ``agree``, ``differ`` (with the shrunk program and difference),
+    ``oracle`` (PyTorch failed on its own: a crash or an internal assert; no verdict)."""
+
+    seed: int
+    status: str
+    statements: list = field(default_factory=list)
+    difference: Difference | None = None
+    detail: str = ""
+
+
+def _send(fd: int, message: object) -> None:
+    payload = pickle.dumps(message)
+    os.write(fd, struct.pack("<I", len(payload)) + payload)
+
+
+def _receive_all(fd: int) -> list:
+    data = b""
+    while chunk := os.read(fd, 1 << 16):
+        data += chunk
+    messages = []
+    while len(data) >= 4:
+        (size,) = struct.unpack("<I", data[:4])
+        messages.append(pickle.loads(data[4 : 4 + size]))
+        data = data[4 + size :]
+    return messages
+
+
+def _fuzz_seed(seed: int, max_statements: int, send: Callable) -> None:
+    statements = ProgramGenerator(seed, max_statements).generate()
+    send(("program", statements))
+    found = check(statements, seed)
+    if found is None:
+        send(("agree",))
+        return
+    if found.oracle_failure:
+        send(("oracle", str(found)))
+        return
+    send(("differ", statements, found))
+
+    def still(candidate: list[str]) -> Difference | None:
+        return check(candidate, seed)
+
+    def progress(small: list[str], difference: Difference) -> None:
+        send(("differ", small, difference))
+
+    shrink(statements, still, progress)
+
+
+def fuzz_seed(seed: int, max_statements: int = 12) -> Outcome:
+    """Generate, check and (if it differs) shrink the program of ``seed`` in a child."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report through the pipe, never return into the caller
+        os.close(read_fd)
+        status = 0
+        try:
+            _fuzz_seed(seed, max_statements, lambda message: _send(write_fd, message))
+        except BaseException as exc:  # noqa: BLE001 - reported to the parent as it is
+            _send(write_fd, ("harness", f"{type(exc).__name__}: {exc}"))
+            status = 1
+        os.close(write_fd)
+        os._exit(status)
+    os.close(write_fd)
+    messages = _receive_all(read_fd)
+    os.close(read_fd)
+    _, wait_status = os.waitpid(pid, 0)
+    return _outcome(seed, messages, wait_status)
+
+
+def _outcome(seed: int, messages: list, wait_status: int) -> Outcome:
+    statements: list = []
+    last = None
+    for message in messages:
+        if message[0] == "program":
+            statements = message[1]
+        else:
+            last = message
+    if last is None:
+        signalled = os.WIFSIGNALED(wait_status)
+        name = signal.Signals(os.WTERMSIG(wait_status)).name if signalled else "no report"
+        return Outcome(seed, "oracle", statements, detail=f"the child died ({name})")
+    kind = last[0]
+    if kind == "agree":
+        return Outcome(seed, "agree", statements)
+    if kind == "differ":
+        return Outcome(seed, "differ", last[1], last[2])
+    if kind == "oracle":
+        return Outcome(seed, "oracle", statements, detail=last[1])
+    raise RuntimeError(f"fuzzing seed {seed} failed: {last[1]}")
