@@ -363,7 +363,7 @@ def test_in_place_on_output_of_multi_output_view_op_raises() -> None:
     y = gg.ones(2, 3, requires_grad=True) * 1
     first, _ = y.unbind(0)
     with pytest.raises(
-        RuntimeError, match="Output 0 of UnbindBackward0 is a view and is being modified inplace"
+        RuntimeError, match="Output 0 of Unbind is a view and is being modified inplace"
     ):
         first.mul_(2)
 

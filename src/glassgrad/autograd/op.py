@@ -113,6 +113,7 @@ class Op(Node):
     # for x * w with only w requiring grad, w may then change in place before the backward.
     saved_for: tuple = ()
     saves_output: bool = False
+    saved_outputs: tuple = ()  # for ops with several outputs: the indices of those saved
     is_view: bool = False
     # Output indices with no gradient (e.g. the indices of max(dim)).
     nondiff_outputs: tuple = ()
@@ -120,6 +121,8 @@ class Op(Node):
     # (threshold_backward, max_pool2d_with_indices_backward ...): under create_graph it then
     # depends on them even where its value does not (see _depend_on_saved).
     grad_reads_saved: bool = False
+    # copy_: a source that is the written tensor itself, once broadcast, is not an overlap.
+    copies_source: bool = False
     # False for ops without a derivative (logical, bitwise): in place, they change the values
     # and the version but leave the tensor's history as it is, as in PyTorch.
     differentiable: bool = True
@@ -281,10 +284,15 @@ class Op(Node):
             return wrap_view(cls, out, inputs, params, node)
         if type(out) is tuple:
             nondiff = cls.nondiff_outputs
-            return tuple(
+            results = tuple(
                 Tensor._from_array(o) if i in nondiff else Tensor._result(o, node, i)
                 for i, o in enumerate(out)
             )
+            if cls.saved_outputs:
+                node._saved_out = [
+                    (results[k]._data, results[k]._vc, 0, k) for k in cls.saved_outputs
+                ]
+            return results
         result = Tensor._result(out, node, 0)
         if cls.saves_output:
             node._saved_out = (result._data, result._vc, 0)
@@ -398,13 +406,20 @@ class Op(Node):
                 values.append(x)
             k += 1
         if self._saved_out is not None:
-            data, counter, version = self._saved_out
-            if counter[0] != version:
-                holder = Tensor._from_array(data)
-                holder._vc = counter
-                raise _modified_error(holder, version, self)
-            values.append(Tensor._result(data, self, 0) if as_tensors else data)
+            for data, counter, version, nr in self._saved_output_entries():
+                if counter[0] != version:
+                    holder = Tensor._from_array(data)
+                    holder._vc = counter
+                    raise _modified_error(holder, version, self)
+                values.append(Tensor._result(data, self, nr) if as_tensors else data)
         return tuple(values)
+
+    def _saved_output_entries(self) -> list:
+        """``(data, version counter, version, output_nr)`` of each saved output."""
+        saved = self._saved_out
+        if type(saved) is list:  # several outputs saved (saved_outputs)
+            return saved
+        return [(*saved, 0)]
 
     def _stale_saved(self) -> list[tuple[int, Any, int, int]]:
         """``(input index or -1 for the result, tensor or None, saved version, current
@@ -417,9 +432,9 @@ class Op(Node):
             if isinstance(x, Tensor) and x._version != expected:
                 stale.append((slot, x, expected, x._version))
         if self._saved_out is not None:
-            _, counter, version = self._saved_out
-            if counter[0] != version:
-                stale.append((-1, None, version, counter[0]))
+            for _, counter, version, _ in self._saved_output_entries():
+                if counter[0] != version:
+                    stale.append((-1, None, version, counter[0]))
         return stale
 
     def _run(self, grads: list, create_graph: bool) -> tuple:
@@ -497,10 +512,7 @@ class Op(Node):
         the graph even where its formula reads them through a mask or an index only (relu,
         max_pool ...): PyTorch's backward nodes take those tensors as inputs, so the gradient
         requires grad and differentiating it gives zeros, not an error."""
-        saved = [x for x in (self._saved or ()) if isinstance(x, graph.Tensor)]
-        if self._saved_out is not None:
-            saved.append(None)  # the output: read by every gradient, see _readers_of below
-        if not saved:
+        if not self._saved_out and not any(isinstance(x, graph.Tensor) for x in self._saved or ()):
             return grads
         fitted = list(grads)
         for i, g in enumerate(grads):
@@ -519,8 +531,8 @@ class Op(Node):
             if isinstance(x, graph.Tensor) and (not saved_for or i in saved_for[k]):
                 read.append(x)
         if self._saved_out is not None:
-            data, counter, _ = self._saved_out
-            read.append(graph.Tensor._result(data, self, 0))
+            for data, _, _, nr in self._saved_output_entries():
+                read.append(graph.Tensor._result(data, self, nr))
         return read
 
     def _release(self) -> None:
@@ -541,7 +553,10 @@ class Op(Node):
                 if x is not None:  # None: not saved, no gradient reads it
                     info[_SAVED_NAMES.get(i, f"input{i}")] = x
             if self._saved_out is not None:
-                info["result"] = graph.Tensor._from_array(self._saved_out[0])
+                for data, _, _, nr in self._saved_output_entries():
+                    info[f"result{nr}" if type(self._saved_out) is list else "result"] = (
+                        graph.Tensor._from_array(data)
+                    )
         return info
 
 
@@ -679,6 +694,70 @@ def _wrap_volatile(out: Any) -> Any:
 
 
 # --- in-place ops ------------------------------------------------------------------------
+def _check_overlap(cls: type, data: np.ndarray, others: tuple) -> None:
+    """PyTorch's memory-overlap checks of an in-place write into ``data``."""
+    if data.size > 1 and any(st == 0 and n > 1 for n, st in zip(data.shape, data.strides)):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation."
+        )
+    for x in others:
+        if not isinstance(x, graph.Tensor):
+            continue
+        src = x._data
+        if cls.copies_source and _same_elements(data, src):
+            continue  # copy_ of a tensor onto itself (x[None] = x): nothing to do
+        if _overlap(data, src) == "partial":
+            raise RuntimeError(
+                "unsupported operation: some elements of the input tensor and the written-to "
+                "tensor refer to a single memory location. Please clone() the tensor before "
+                "performing the operation."
+            )
+    if not data.flags.writeable:
+        raise RuntimeError("in-place write: this tensor's memory is read-only")
+
+
+def _extent(a: np.ndarray) -> tuple:
+    """The lowest and one-past-the-highest byte address of ``a``'s elements."""
+    start = a.__array_interface__["data"][0]
+    low = sum((n - 1) * s for n, s in zip(a.shape, a.strides) if s < 0)
+    high = sum((n - 1) * s for n, s in zip(a.shape, a.strides) if s > 0)
+    return start + low, start + high + a.itemsize
+
+
+def _dense(a: np.ndarray) -> bool:
+    """No gaps and no overlap: the elements fill ``a.nbytes`` bytes in some order."""
+    expected = a.itemsize
+    for stride, size in sorted((abs(st), n) for n, st in zip(a.shape, a.strides) if n != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def _overlap(out: np.ndarray, src: np.ndarray) -> str:
+    """PyTorch's ``get_overlap_status`` for dense tensors: ``"full"`` (the same memory, the
+    same strides), ``"partial"`` or ``"none"``; tensors with gaps count as ``"none"`` (too
+    hard to tell, so PyTorch does not check them either)."""
+    if out.size == 0 or src.size == 0 or not (_dense(out) and _dense(src)):
+        return "none"
+    (a_begin, a_end), (b_begin, b_end) = _extent(out), _extent(src)
+    if a_begin == b_begin and a_end == b_end:
+        return "full" if out.strides == src.strides else "partial"
+    return "partial" if a_begin < b_end and b_begin < a_end else "none"
+
+
+def _same_elements(out: np.ndarray, src: np.ndarray) -> bool:
+    """``src``, broadcast to ``out``'s shape, is ``out`` itself (element for element)."""
+    try:
+        src = np.broadcast_to(src, out.shape)
+    except ValueError:
+        return False
+    if out.__array_interface__["data"][0] != src.__array_interface__["data"][0]:
+        return False
+    return all(n == 1 or a == b for n, a, b in zip(out.shape, out.strides, src.strides))
+
+
 def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     """Run op ``cls`` with ``target`` as first input and write the result into ``target``.
 
@@ -700,12 +779,7 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     if recording:
         check_inplace(target)
     data = target._data
-    if not data.flags.writeable:
-        raise RuntimeError(
-            f"{cls.__name__[:-9].lower() or cls.__name__}_: unsupported operation: more than one "
-            "element of the written-to tensor refers to a single memory location. Please clone() "
-            "the tensor before performing the operation."
-        )
+    _check_overlap(cls, data, others)
     node = cls.__new__(cls)
     arrays = [x._data if isinstance(x, Tensor) else x for x in others]
     out = node.forward(data, *arrays, **params)

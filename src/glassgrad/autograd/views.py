@@ -25,6 +25,7 @@ Views made in no-grad or inference mode, or as one of several outputs (``unbind`
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -189,9 +190,11 @@ def view_rebase_error(t: Any, indirect: bool) -> RuntimeError:
     meta = t._creation_meta
     fn = t._grad_fn
     modified = "its base or another view of its base has been" if indirect else "is being"
+    # PyTorch names the forward op: "Output 0 of Unbind", not UnbindBackward0.
+    op = re.sub(r"Backward\d*$", "", fn.name()) if fn is not None else ""
     if meta in (CreationMeta.INFERENCE_MODE, CreationMeta.NO_GRAD_MODE) or fn is None:
         prefix = (
-            f"Output {t._output_nr} of {fn.name()} is a view of a view which was created in"
+            f"Output {t._output_nr} of {op} is a view of a view which was created in"
             if fn is not None
             else "A view was created in"
         )
@@ -202,7 +205,7 @@ def view_rebase_error(t: Any, indirect: bool) -> RuntimeError:
                 f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
             )
     else:
-        message = f"Output {t._output_nr} of {fn.name()} is a view and {modified} modified inplace."
+        message = f"Output {t._output_nr} of {op} is a view and {modified} modified inplace."
     if meta == CreationMeta.MULTI_OUTPUT_NODE:
         message += (
             " This view is the output of a function that returns multiple views. Such functions "

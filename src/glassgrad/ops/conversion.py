@@ -134,6 +134,8 @@ def input_dtype_name(t: Tensor) -> str:
 class CopyBackwards(Op):
     """self.copy_(src): the old values get no gradient; src gets it (summed, cast back)."""
 
+    copies_source = True
+
     def forward(self, x, src):
         try:
             return np.broadcast_to(src, x.shape).astype(x.dtype, copy=False)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.op import Op
+from . import shape
 from ._common import check_tensor
 from ._registry import Sample, register
 from ._samples import randn
+from .conversion import contiguous
 
 
 def _check_operands(op: str, a: np.ndarray, b: np.ndarray) -> None:
@@ -106,18 +109,13 @@ class BmmBackward0(_Matmul):
     op_name = "bmm"
 
 
-def _node_for(a: np.ndarray, b: np.ndarray) -> type:
-    if a.ndim == 2 and b.ndim == 2:
-        return MmBackward0
-    if a.ndim == 1 and b.ndim == 1:
-        return DotBackward0
-    if a.ndim == 2 and b.ndim == 1:
-        return MvBackward0
-    return BmmBackward0
-
-
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """Matrix product with broadcasting of batch dims; 1-D operands act as vectors.
+
+    Composed as PyTorch composes it (``_matmul_impl``): ``dot``, ``mv`` or ``mm`` for 1-D and
+    2-D operands; a batch folded into the rows of one ``mm``/``mv`` when the other operand is
+    a matrix or vector; else both expanded to the broadcast batch and multiplied by ``bmm``.
+    So the gradient graph, and which operands are saved (or copies of them), are PyTorch's.
 
     Example::
 
@@ -128,7 +126,80 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     check_tensor(input, "matmul")
     check_tensor(other, "matmul", "other", 2)
     _check_operands("matmul", input._data, other._data)
-    return _node_for(input._data, other._data).apply(input, other)
+    d1, d2 = input._data.ndim, other._data.ndim
+    if d1 == 1 and d2 == 1:
+        return DotBackward0.apply(input, other)
+    if d1 == 2 and d2 == 1:
+        return MvBackward0.apply(input, other)
+    if d1 == 1 and d2 == 2:
+        return shape.squeeze(MmBackward0.apply(shape.unsqueeze(input, 0), other), 0)
+    if d1 == 2 and d2 == 2:
+        return MmBackward0.apply(input, other)
+    if _should_fold(input, other):
+        return _folded_matmul(input, other)
+    return _batched_matmul(input, other)
+
+
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """PyTorch's ``should_fold``: the larger operand's batch folds into the rows of one mm."""
+    larger = a._data.ndim >= b._data.ndim
+    t1 = a._data if larger else np.swapaxes(b._data, -1, -2)
+    t2_ndim = b._data.ndim if larger else a._data.ndim
+    if not (t1.ndim >= 3 and t2_ndim <= 2):
+        return False
+    if (b if larger else a).requires_grad:
+        return True
+    if a._data.ndim == 2:
+        return False
+    if t1.size == 0:
+        return True
+    strides, sizes = t1.strides, t1.shape
+    return all(strides[i] == strides[i + 1] * sizes[i + 1] for i in range(t1.ndim - 2))
+
+
+def _folded_matmul(a: Tensor, b: Tensor) -> Tensor:
+    transpose = b._data.ndim > a._data.ndim
+    t1 = shape.transpose(b, -1, -2) if transpose else a
+    t2 = b if not transpose else (shape.t(a) if a._data.ndim == 2 else a)
+    sizes = t1._data.shape
+    output_shape = sizes[:-1]
+    folded = shape.reshape(t1, (math.prod(output_shape), sizes[-1]))
+    if t2._data.ndim == 2:
+        output_shape += (t2._data.shape[1],)
+        output = shape.unsafe_view(MmBackward0.apply(folded, t2), output_shape)
+        return contiguous(shape.transpose(output, -1, -2)) if transpose else output
+    return shape.unsafe_view(MvBackward0.apply(folded, t2), output_shape)
+
+
+def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
+    d1, d2 = a._data.ndim, b._data.ndim
+    size1, size2 = a._data.shape, b._data.shape
+    if d1 == 3 and d2 == 3 and size1[0] != size2[0]:
+        # A batch of one that requires grad is squeezed rather than expanded (PyTorch).
+        if size1[0] == 1 and a.requires_grad:
+            return matmul(shape.squeeze(a, 0), b)
+        if size2[0] == 1 and b.requires_grad:
+            return matmul(a, shape.squeeze(b, 0))
+    n = size1[-2] if d1 > 1 else 1
+    m1, m2 = size1[-1], (size2[-2] if d2 > 1 else size2[0])
+    p = size2[-1] if d2 > 1 else 1
+    try:
+        batch = np.broadcast_shapes(size1[: max(d1 - 2, 0)], size2[: max(d2 - 2, 0)])
+    except ValueError:
+        raise RuntimeError(
+            f"matmul: the batch dimensions of {list(size1)} and {list(size2)} do not broadcast"
+        ) from None
+    count = math.prod(batch)
+    left = shape.reshape(shape.expand(a, (*batch, n, m1)), (count, n, m1))
+    if d2 == 1:
+        right = shape.unsqueeze(shape.reshape(shape.expand(b, (*batch, m2)), (count, m2)), 2)
+    else:
+        right = shape.reshape(shape.expand(b, (*batch, m2, p)), (count, m2, p))
+    output_shape = batch + ((n,) if d1 > 1 else ()) + ((p,) if d2 > 1 else ())
+    product = BmmBackward0.apply(left, right)
+    if d2 == 1:
+        product = shape.squeeze(product, -1)
+    return shape.unsafe_view(product, output_shape)
 
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:

@@ -1,4 +1,4 @@
-"""Linear algebra beyond the matrix products of the core set: outer, einsum, tensordot,
+"""Linear algebra beyond the matrix products of the core set: outer, tensordot,
 addmm, baddbmm, and in ``glassgrad.linalg``: vector_norm, matrix_norm, norm, svdvals, inv,
 det, slogdet, solve, cholesky (with the top-level aliases inverse, det, slogdet, logdet,
 cholesky).
@@ -12,7 +12,6 @@ record differentiable ops and second derivatives come for free.
 from __future__ import annotations
 
 import math
-import string
 from typing import Any
 
 import numpy as np
@@ -34,7 +33,6 @@ from .shape import permute, reshape
 __all__ = [
     "LinAlgError",
     "outer",
-    "einsum",
     "tensordot",
     "addmm",
     "baddbmm",
@@ -206,195 +204,6 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
     right = reshape(permute(b, (*dims_b, *free_b)), (contracted, cols))
     shape = tuple(x.shape[d] for d in free_a) + tuple(y.shape[d] for d in free_b)
     return reshape(mm(left, right), shape)
-
-
-# --- einsum -----------------------------------------------------------------------------------
-
-
-class _Einsum:
-    """An einsum equation with every ellipsis written out as letters, and the letters' sizes."""
-
-    __slots__ = ("terms", "output", "sizes")
-
-    def __init__(self, equation: str, shapes: list) -> None:
-        eq = equation.replace(" ", "")
-        lhs, arrow, rhs = eq.partition("->")
-        terms = lhs.split(",")
-        if len(terms) > len(shapes):
-            raise RuntimeError(
-                "einsum(): fewer operands were provided than specified in the equation"
-            )
-        if len(terms) < len(shapes):
-            raise RuntimeError(
-                "einsum(): more operands were provided than specified in the equation"
-            )
-        for position, char in enumerate(eq):
-            if char not in string.ascii_letters and char not in ".,->":
-                raise RuntimeError(
-                    f"einsum(): invalid subscript given at index {position} in the equation "
-                    "string, subscripts must be in [a-zA-Z]"
-                )
-        free = [c for c in string.ascii_letters if c not in eq]
-        spans = []
-        for i, (term, shape) in enumerate(zip(terms, shapes)):
-            named = term.replace("...", "")
-            if "." in named or term.count("...") > 1:
-                raise RuntimeError(f"einsum(): found invalid ellipsis in operand {i}")
-            if "..." in term:
-                if len(named) > len(shape):
-                    raise RuntimeError(
-                        f"einsum(): the number of subscripts in the equation ({len(named)}) is "
-                        f"more than the number of dimensions ({len(shape)}) for operand {i}"
-                    )
-                spans.append(len(shape) - len(named))
-            else:
-                if len(named) != len(shape):
-                    raise RuntimeError(
-                        f"einsum(): the number of subscripts in the equation ({len(named)}) does "
-                        f"not match the number of dimensions ({len(shape)}) for operand {i} and "
-                        "no ellipsis was given"
-                    )
-                spans.append(None)
-        width = max((s for s in spans if s is not None), default=0)
-        ellipsis = "".join(free[:width])
-        self.terms = [
-            t if span is None else t.replace("...", ellipsis[width - span :])
-            for t, span in zip(terms, spans)
-        ]
-        self.sizes: dict = {}
-        for i, (term, shape) in enumerate(zip(self.terms, shapes)):
-            seen: dict = {}
-            for c, size in zip(term, shape):
-                if c in seen and seen[c] != size:
-                    raise RuntimeError(
-                        f"einsum(): subscript {c} is repeated for operand {i} but the sizes "
-                        f"don't match, {size} != {seen[c]}"
-                    )
-                seen[c] = size
-                known = self.sizes.get(c)
-                if known is not None and size != known and 1 not in (size, known):
-                    raise RuntimeError(
-                        f"einsum(): subscript {c} has size {size} for operand {i} which does not "
-                        f"broadcast with previously seen size {known}"
-                    )
-                self.sizes[c] = size if known in (None, 1) else known
-        if arrow:
-            if rhs.count("...") > 1 or "." in rhs.replace("...", ""):
-                raise RuntimeError("einsum(): found invalid ellipsis in the output")
-            output = rhs.replace("...", ellipsis)
-            for c in output:
-                if c not in self.sizes:
-                    raise RuntimeError(
-                        f"einsum(): output subscript {c} does not appear in the equation for any "
-                        "input operand"
-                    )
-                if output.count(c) > 1:
-                    raise RuntimeError(
-                        f"einsum(): output subscript {c} appears more than once in the output"
-                    )
-        else:
-            letters = "".join(t.replace("...", "") for t in terms)
-            once = sorted(c for c in set(letters) if letters.count(c) == 1)
-            output = ellipsis + "".join(once)
-        self.output = output
-
-    def equation(self) -> str:
-        return ",".join(self.terms) + "->" + self.output
-
-
-def _einsum_arrays(parsed: _Einsum, arrays: list) -> np.ndarray:
-    sizes = parsed.sizes
-    arrays = [np.broadcast_to(a, tuple(sizes[c] for c in t)) for a, t in zip(arrays, parsed.terms)]
-    return np.asarray(np.einsum(parsed.equation(), *arrays, optimize=len(arrays) > 1))
-
-
-class EinsumBackward0(Op):
-    """out = np.einsum of the operands (one node for the whole contraction)"""
-
-    __slots__ = ("equation", "terms", "output", "sizes")
-
-    def forward(self, *arrays, parsed):
-        self.equation = parsed.equation()
-        self.terms, self.output, self.sizes = parsed.terms, parsed.output, parsed.sizes
-        return _einsum_arrays(parsed, list(arrays))
-
-    def backward(self, F, grad):
-        operands = self.saved
-        return tuple(
-            self._operand_grad(F, grad, operands, i) if needed else None
-            for i, needed in enumerate(self.needs_input_grad)
-        )
-
-    def _operand_grad(self, F: Any, grad: Any, operands: tuple, i: int) -> Any:
-        """einsum of the output gradient with the other operands, back to operand i's
-        subscripts: letters only operand i has are broadcast, repeated letters (a diagonal)
-        are placed back on the diagonal."""
-        term = self.terms[i]
-        others = [(self.output, grad)] + [
-            (t, x) for j, (t, x) in enumerate(zip(self.terms, operands)) if j != i
-        ]
-        available = set("".join(t for t, _ in others))
-        unique = "".join(dict.fromkeys(term))
-        reached = "".join(c for c in unique if c in available)
-        equation = ",".join(t for t, _ in others) + "->" + reached
-        values = [x for _, x in others]
-        if any(isinstance(x, Tensor) for x in values):
-            g = einsum(equation, *values)
-        else:
-            shapes = [np.shape(x) for x in values]
-            g = _einsum_arrays(_Einsum(equation, shapes), values)
-        missing = tuple(k for k, c in enumerate(unique) if c not in available)
-        if missing:
-            g = F.expand(F.unsqueeze_dims(g, missing), tuple(self.sizes[c] for c in unique))
-        if len(unique) != len(term):
-            grids = {
-                c: np.arange(self.sizes[c]).reshape(
-                    [-1 if m == k else 1 for m in range(len(unique))]
-                )
-                for k, c in enumerate(unique)
-            }
-            key = tuple(grids[c] for c in term)
-            g = F.index_zeros_add(tuple(self.sizes[c] for c in term), key, g, False)
-        return g
-
-
-_EINSUM_NODES: dict = {}
-
-
-def _einsum_node(count: int) -> type:
-    """EinsumBackward0 keeping all of its ``count`` operands for backward."""
-    node = _EINSUM_NODES.get(count)
-    if node is None:
-        attributes = {"__slots__": (), "saved_inputs": tuple(range(count)), "__module__": __name__}
-        node = _EINSUM_NODES[count] = type("EinsumBackward0", (EinsumBackward0,), attributes)
-    return node
-
-
-def einsum(equation: str, *operands: Any) -> Tensor:
-    """Einstein summation: ``einsum("ij,jk->ik", a, b)`` is ``a @ b``. Letters name dims,
-    letters missing from the output are summed, ``...`` stands for broadcast dims, and
-    without ``->`` the output is the letters seen once, in alphabetical order.
-
-    Example::
-
-        >>> a, b = glassgrad.ones(2, 3), glassgrad.ones(3, 4)
-        >>> glassgrad.einsum("ij,jk->ik", a, b).shape
-        glassgrad.Size([2, 4])
-    """
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
-    for x in operands:
-        check_tensor(x, "einsum", "operands", 2)
-    arrays = [x._data for x in operands]
-    dtypes = {a.dtype for a in arrays}
-    if len(dtypes) > 1:
-        names = ", ".join(str(d) for d in sorted(dtypes, key=str))
-        raise RuntimeError(
-            f"einsum(): expected all operands to have the same dtype, but got {names} "
-            "(expected scalar type to match)"
-        )
-    parsed = _Einsum(equation, [a.shape for a in arrays])
-    return _einsum_node(len(operands)).apply(*operands, parsed=parsed)
 
 
 # --- addmm, baddbmm -------------------------------------------------------------------------
@@ -772,23 +581,17 @@ def norm(
 class LinalgSvdBackward0(Op):
     """(U, S, Vh) = reduced SVD of input; the gradient follows PyTorch's ``svd_backward``"""
 
-    saved_inputs = (0,)
-    __slots__ = ("_factors",)
+    # The factors are saved, not the input, as PyTorch saves them: under create_graph they
+    # are this node's own outputs, so the gradient's graph reaches the input through them.
+    saved_outputs = (0, 1, 2)
 
     def forward(self, a):
-        self._factors = np.linalg.svd(a, full_matrices=False)
-        return tuple(self._factors)
+        return tuple(np.linalg.svd(a, full_matrices=False))
 
     def backward(self, F, grads):
-        (a,) = self.saved
-        if isinstance(a, Tensor):
-            # Under create_graph the factors are recomputed as a recorded SVD of the saved
-            # input, so the gradient's own graph reaches them.
-            u, s, vh = LinalgSvdBackward0.apply(a)
-        else:
-            u, s, vh = self._factors
+        u, s, vh = self.saved
         grad_u, grad_s, grad_vh = grads
-        return _svd_backward(F, a, u, s, vh, grad_u, grad_s, grad_vh)
+        return _svd_backward(F, u, s, vh, grad_u, grad_s, grad_vh)
 
 
 def _diag_embed(F: Any, v: Any) -> Any:
@@ -797,14 +600,14 @@ def _diag_embed(F: Any, v: Any) -> Any:
     return F.unsqueeze(v, -1) * np.eye(k, dtype=bool)
 
 
-def _svd_backward(F: Any, a: Any, u: Any, s: Any, vh: Any, gu: Any, gs: Any, gvh: Any) -> Any:
+def _svd_backward(F: Any, u: Any, s: Any, vh: Any, gu: Any, gs: Any, gvh: Any) -> Any:
     """Gradient of A from those of U, S, Vh of A = U diag(S) Vh (real, reduced SVD).
 
     With E[j, k] = S[k]^2 - S[j]^2 (1 on the diagonal), skew(X) = X - X^T:
     gA = U [(skew(U^T gU) S_row + S_col skew(V^T gV)) / E + diag(gS)] Vh, plus the parts
     of gU, gV outside the spans of U, V when the matrix is not square.
     """
-    m, n = a.shape[-2], a.shape[-1]
+    m, n = u.shape[-2], vh.shape[-1]
     k = min(m, n)
     sv = s._data if isinstance(s, Tensor) else s
     s_row, s_col = F.unsqueeze(s, -2), F.unsqueeze(s, -1)
@@ -918,6 +721,12 @@ class LinalgDetBackward0(Op):
 
     def backward(self, F, grad):
         a, det_a = self.saved
+        if a.shape[-1] <= 1:
+            # det of a 1x1 matrix is its entry (a 0x0 one is 1): the gradient is grad itself,
+            # as PyTorch's shortcut gives it (not tied to A under create_graph).
+            if a.shape[-1]:
+                return F.reshape(grad, (*grad.shape, 1, 1))
+            return F.zeros(tuple(a.shape), _values(a).dtype)
         if isinstance(a, Tensor):
             try:
                 inverse = LinalgInvExBackward0.apply(a)
@@ -950,13 +759,14 @@ class LinalgSlogdetBackward0(Op):
     """(sign, log|det A|); the gradient of log|det A| is A^-T (sign has none)"""
 
     saved_inputs = (0,)
+    saved_outputs = (0,)  # the sign, as PyTorch saves it
 
     def forward(self, a):
         sign, logabsdet = np.linalg.slogdet(a)
         return np.asarray(sign, dtype=a.dtype), np.asarray(logabsdet, dtype=a.dtype)
 
     def backward(self, F, grads):
-        (a,) = self.saved
+        a, _ = self.saved
         grad = grads[1]
         return _unsqueeze2(F, grad) * F.mT(LinalgInvExBackward0.call(a))
 
@@ -1212,30 +1022,6 @@ register(
     "ger",
     outer,
     samples=lambda rng: [Sample((randn(rng, 3), randn(rng, 2)))],
-)
-register(
-    "einsum",
-    einsum,
-    methods=(),
-    samples=lambda rng: [
-        Sample(("ij,jk->ik", randn(rng, 2, 3), randn(rng, 3, 4))),
-        Sample(("bij,bjk->bik", randn(rng, 2, 2, 3), randn(rng, 2, 3, 4))),
-        Sample(("ii->i", randn(rng, 3, 3)), note="diagonal"),
-        Sample(("ii", randn(rng, 3, 3)), note="trace, implicit output"),
-        Sample(("ij->", randn(rng, 2, 3))),
-        Sample(("i,j->ij", randn(rng, 3), randn(rng, 2))),
-        Sample(("ij,ij->i", randn(rng, 3, 4), randn(rng, 1, 4)), note="broadcast letter"),
-        Sample(("...ij,...jk", randn(rng, 2, 1, 2, 3), randn(rng, 3, 3, 2)), note="ellipsis"),
-        Sample(("i...->...", randn(rng, 3, 2, 2))),
-        Sample(("ba,Ab,ac", randn(rng, 2, 3), randn(rng, 4, 2), randn(rng, 3, 2))),
-        Sample(("iij,jk->ik", randn(rng, 2, 2, 3), randn(rng, 3, 4))),
-        Sample(("ij,jk", randn(rng, 3, 2).T, randn(rng, 4, 3).T), note="non-contiguous"),
-        Sample(("ij,j->", randn(rng, 2, 3), NoGrad(randn(rng, 3)))),
-        Sample(("i,i", randn(rng, 0), randn(rng, 0))),
-        Sample(("ik,jk->ij", randn(rng, 2, 3), randn(rng, 4, 3))),
-        Sample(("ab,b->a", randn(rng, 2, 3), randn(rng, 3)), note="unused letter c"),
-        Sample(("ijk->kj", randn(rng, 2, 3, 4)), note="sum and transpose"),
-    ],
 )
 register(
     "tensordot",

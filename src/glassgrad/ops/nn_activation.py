@@ -174,10 +174,12 @@ class DivBackward1(Op):
 class HardtanhBackward0(Op):
     """out = min(max(x, min_val), max_val); the gradient passes strictly inside the bounds.
 
-    Masks come from the result, so the same node serves the in-place variant, as in PyTorch.
+    The input is saved, as PyTorch saves it (for the in-place variant, the values before the
+    write: see apply_inplace).
     """
 
-    saves_output = True
+    saved_inputs = (0,)
+    grad_reads_saved = True
     __slots__ = ("min_val", "max_val")
 
     def forward(self, x, min_val=-1.0, max_val=1.0):
@@ -187,16 +189,18 @@ class HardtanhBackward0(Op):
         return np.clip(x, min_val, max_val).astype(x.dtype, copy=False)
 
     def backward(self, F, grad):
-        (out,) = self.saved
-        v = _values(out)
-        # where, not a product with a mask: an inf gradient outside the bounds gives 0.
-        return F.where((v <= self.min_val) | (v >= self.max_val), 0.0, grad)
+        (x,) = self.saved
+        v = _values(x)
+        # where, not a product with a mask: an inf gradient outside the bounds gives 0 (and so
+        # does a NaN input, as in PyTorch).
+        return F.where((v > self.min_val) & (v < self.max_val), grad, 0.0)
 
 
 class LeakyReluBackward0(Op):
     """out = x if x > 0 else negative_slope * x"""
 
     saved_inputs = (0,)
+    grad_reads_saved = True
     __slots__ = ("negative_slope",)
 
     def forward(self, x, negative_slope=0.01):
@@ -551,6 +555,7 @@ class HardsigmoidBackward0(Op):
     """out = min(max(x + 3, 0), 6) / 6; the gradient is 1/6 strictly inside (-3, 3)."""
 
     saved_inputs = (0,)
+    grad_reads_saved = True
 
     def forward(self, x):
         _check_floating(x, "hardsigmoid")

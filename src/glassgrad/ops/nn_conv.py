@@ -33,7 +33,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .._tensor import Tensor
 from ..autograd.op import Op
-from . import shape
+from . import shape, shape_extra
 from ._common import check_tensor
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -471,6 +471,7 @@ class ConvolutionBackward0(Op):
     """out = conv(input, weight) + bias, ordinary or transposed, 1-d or 2-d."""
 
     saved_inputs = (0, 1)
+    grad_reads_saved = True
     __slots__ = (
         "stride",
         "padding",
@@ -734,6 +735,12 @@ def _convolution(
         )
     unbatched = input._data.ndim == n + 1
     x = shape.unsqueeze(input, 0) if unbatched else input
+    if any(lo != hi for lo, hi in pads):
+        # 'same' with an even span: as PyTorch, pad the extra zero on the right first (its
+        # own ConstantPadNdBackward0 node), then convolve with symmetric padding.
+        extra = [p for lo, hi in reversed(pads) for p in (0, hi - lo)]
+        x = shape_extra.pad(x, tuple(extra))
+        pads = tuple((lo, lo) for lo, _ in pads)
     out = ConvolutionBackward0.apply(
         x,
         weight,

@@ -380,6 +380,10 @@ class NllLossBackward0(Op):
     is 1 (0 for 1-D input).
     """
 
+    # Saved as PyTorch saves it (its backward node takes the input): in-place changes to the
+    # input are caught, and under create_graph the gradient depends on it.
+    saved_inputs = (0,)
+    grad_reads_saved = True
     __slots__ = ("reduction", "shape", "class_dim", "index", "coefficient", "ignored")
 
     def forward(self, x, *, target, weight=None, reduction="mean", ignore_index=-100):

@@ -68,6 +68,7 @@ class NativeBatchNormBackward0(Op):
     all other dims when training, the running ones otherwise."""
 
     saved_inputs = (0, 1)
+    grad_reads_saved = True
     __slots__ = ("training", "eps", "_running_mean", "_running_invstd")
 
     def forward(self, x, w, b, training, eps, running_mean=None, running_var=None):
@@ -212,7 +213,8 @@ class NativeLayerNormBackward0(Op):
     """out = (x - mean) * invstd * weight + bias, statistics over the trailing
     ``normalized_shape`` dims."""
 
-    saved_inputs = (0, 1)
+    saved_inputs = (0, 1, 2)  # the bias too, as PyTorch's native_layer_norm saves it
+    grad_reads_saved = True
     __slots__ = ("normalized_shape", "eps")
 
     def forward(self, x, w, b, normalized_shape, eps):
@@ -222,7 +224,7 @@ class NativeLayerNormBackward0(Op):
         return _affine(normed, w, b, normalized_shape).astype(x.dtype, copy=False)
 
     def backward(self, F, grad):
-        x, w = self.saved
+        x, w, _ = self.saved
         needs = self.needs_input_grad
         ndim = len(x.shape)
         dims = tuple(range(ndim - len(self.normalized_shape), ndim))

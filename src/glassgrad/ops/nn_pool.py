@@ -226,6 +226,10 @@ class MaxPool2DWithIndicesBackward0(Op):
     """out = max of each window (and its flat indices, with ``return_indices``); the gradient
     goes to each window's chosen element."""
 
+    # Saved as PyTorch saves it (its backward node takes the input): in-place changes to the
+    # input are caught, and under create_graph the gradient depends on it.
+    saved_inputs = (0,)
+    grad_reads_saved = True
     __slots__ = (
         "kernel_size",
         "stride",
@@ -302,6 +306,10 @@ def _avg_divisor(size, out, kernel, stride, padding, count_include_pad, override
 class AvgPool2DBackward0(Op):
     """out = mean of each window (zero padding counted or not, or a fixed divisor)."""
 
+    # Saved as PyTorch saves it (its backward node takes the input): in-place changes to the
+    # input are caught, and under create_graph the gradient depends on it.
+    saved_inputs = (0,)
+    grad_reads_saved = True
     __slots__ = (
         "kernel_size",
         "stride",
@@ -557,6 +565,10 @@ def _adaptive_matrix(size: int, out: int, dtype: np.dtype) -> np.ndarray:
 class AdaptiveAvgPool2DBackward0(Op):
     """out = A_h @ input @ A_w^T, A the averaging matrices of the adaptive windows."""
 
+    # Saved as PyTorch saves it (its backward node takes the input): in-place changes to the
+    # input are caught, and under create_graph the gradient depends on it.
+    saved_inputs = (0,)
+    grad_reads_saved = True
     __slots__ = ("_rows", "_cols")
 
     def forward(self, x, output_size):

@@ -379,6 +379,7 @@ class PowBackward1(Op):
 class PowBackward2(Op):
     """out = base ** exponent, base a Python number"""
 
+    saved_inputs = (0,)  # unread, but saved as PyTorch saves it (in-place checks)
     saves_output = True
     __slots__ = ("base",)
 
@@ -388,7 +389,7 @@ class PowBackward2(Op):
         return np.power(base, exponent)
 
     def backward(self, F, grad):
-        (out,) = self.saved
+        _, out = self.saved
         if self.base == 0:
             return grad * 0.0
         return grad * out * float(np.log(self.base))
@@ -536,6 +537,7 @@ class SigmoidBackward0(Op):
 
 class ReluBackward0(Op):
     saves_output = True
+    grad_reads_saved = True
 
     def forward(self, x):
         return np.maximum(x, 0, dtype=x.dtype) if x.dtype != np.bool_ else x.copy()
@@ -548,6 +550,7 @@ class ReluBackward0(Op):
 
 class AbsBackward0(Op):
     saved_inputs = (0,)
+    grad_reads_saved = True
 
     def forward(self, x):
         return np.abs(x)

@@ -156,6 +156,9 @@ def _remainder_arrays(a: Any, b: Any) -> np.ndarray:
 class DivBackward2(Op):
     """out = round(a / b) with rounding_mode 'trunc' or 'floor'; zero gradient."""
 
+    # Unread (the gradient is zero) but saved as PyTorch saves them: in-place checks.
+    saved_inputs = (0, 1)
+    saved_for = ((1,), (0, 1))
     __slots__ = ("rounding_mode",)
 
     def forward(self, a, b, rounding_mode="floor"):
@@ -189,6 +192,7 @@ class RemainderBackward1(Op):
 
     saved_inputs = (0, 1)
     saved_for = ((1,), (1,))  # only b's gradient reads them
+    grad_reads_saved = True
 
     def forward(self, a, b):
         return _remainder_arrays(a, b)
@@ -551,13 +555,14 @@ class ErfBackward0(Op):
 class ErfinvBackward0(Op):
     """d erfinv(x)/dx = sqrt(pi)/2 * exp(erfinv(x)^2)"""
 
-    saves_output = True
+    saved_inputs = (0,)  # PyTorch saves the input and recomputes erfinv in backward
 
     def forward(self, x):
         return _erf.erfinv(default_float(x))
 
     def backward(self, F, grad):
-        (out,) = self.saved
+        (x,) = self.saved
+        out = ErfinvBackward0.call(x)
         return grad * _HALF_SQRT_PI * F.exp(out * out)
 
 

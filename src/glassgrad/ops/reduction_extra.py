@@ -450,7 +450,8 @@ class StdMeanBackward0(Op):
     """(std, mean) in one node; both outputs are differentiable"""
 
     saved_inputs = (0,)
-    __slots__ = ("dim", "correction", "keepdim", "std")
+    saved_outputs = (0,)  # the std, as PyTorch saves it
+    __slots__ = ("dim", "correction", "keepdim")
 
     def forward(self, x, dim=None, correction=1, keepdim=False):
         self.dim, self.correction, self.keepdim = dim, correction, keepdim
@@ -458,11 +459,9 @@ class StdMeanBackward0(Op):
         return np.sqrt(variance), mean
 
     def backward(self, F, grads):
-        (x,) = self.saved
+        x, std = self.saved
         grad_std, grad_mean = grads
         dims, keepdim = self.dim, self.keepdim
-        # The std is recomputed from x so that it is differentiable under create_graph.
-        std = StdBackward0.call(x, dim=dims, correction=self.correction, keepdim=keepdim)
         return _std_backward(F, grad_std, x, std, dims, self.correction, keepdim) + _mean_backward(
             F, grad_mean, x, dims, keepdim
         )
@@ -762,7 +761,7 @@ class CumprodBackward0(Op):
     def backward(self, F, grad):
         x, out = self.saved
         xv = _values(x)
-        if xv.ndim == 0 or xv.shape[self.dim] <= 1:
+        if xv.size <= 1 or xv.shape[self.dim] <= 1:  # PyTorch's shortcut, empty included
             return grad
         dim = self.dim
         if not (xv == 0).any():

@@ -8,6 +8,7 @@ import math
 from typing import Any
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from .._dtype import result_numpy_dtype
 from .._tensor import Tensor
@@ -70,6 +71,12 @@ class UnsafeViewBackward0(Op):
 
     def backward(self, F, grad):
         return F.reshape(grad, self.shape)
+
+
+def unsafe_view(input: Tensor, shape: tuple) -> Tensor:
+    """The reshape of a result that nothing else sees (PyTorch's ``_unsafe_view``): not a
+    view in the graph, so nothing is shared with the temporary it reshapes."""
+    return UnsafeViewBackward0.apply(input, shape=tuple(shape))
 
 
 def view(input: Tensor, *shape: Any) -> Tensor:
@@ -258,7 +265,12 @@ class ExpandBackward0(Op):
 
     def forward(self, x, shape):
         self.shape = x.shape
-        return np.broadcast_to(x, shape)
+        out = np.broadcast_to(x, shape)
+        if x.flags.writeable:
+            # Writable as PyTorch's expand is, where a write reaches one element per place
+            # (x.expand(3)[0] = 1); in-place ops refuse overlapping ones (apply_inplace).
+            out = as_strided(x, out.shape, out.strides)
+        return out
 
     def backward(self, F, grad):
         return F.sum_to_size(grad, self.shape)

@@ -568,6 +568,9 @@ def index_select(input: Tensor, dim: int, index: Any) -> Tensor:
 class IndexAddBackward0(Op):
     """out = input with ``alpha * source`` added at positions ``index`` along ``dim``"""
 
+    # The source is saved when its gradient is wanted, as PyTorch saves it (for its shape).
+    saved_inputs = (1,)
+    saved_for = ((1,),)
     __slots__ = ("dim", "index", "alpha")
 
     def forward(self, x, source, dim, index, alpha=1):
@@ -664,6 +667,7 @@ def _scatter_array(
 class GatherBackward0(Op):
     """out[p] = input[p with coordinate ``dim`` replaced by index[p]]"""
 
+    saved_inputs = (0,)  # unread, but saved as PyTorch saves it (in-place checks)
     __slots__ = ("self_sizes", "dim", "index")
 
     def forward(self, x, dim, index):
@@ -937,6 +941,7 @@ def masked_fill_(input: Tensor, mask: Any, value: Any) -> Tensor:
 class MaskedSelectBackward0(Op):
     """out = 1-D tensor of the entries of input (broadcast with mask) where mask is true"""
 
+    saved_inputs = (0,)  # unread, but saved as PyTorch saves it (in-place checks)
     __slots__ = ("mask",)
 
     def forward(self, x, mask):
@@ -1261,6 +1266,10 @@ def _constant_pad_keys(shape: tuple, pad: tuple) -> tuple:
 class _IndexPad(Op):
     """out = input gathered at padded positions on the last dims (reflect / replicate)"""
 
+    # Saved as PyTorch saves it (its backward node takes the input): in-place changes to the
+    # input are caught, and under create_graph the gradient depends on it.
+    saved_inputs = (0,)
+    grad_reads_saved = True
     __slots__ = ("self_sizes", "key")
 
     def forward(self, x, key):
