@@ -13,6 +13,7 @@ Example::
 from __future__ import annotations
 
 import importlib
+import warnings as _warnings
 from typing import Any
 
 from . import autograd, return_types
@@ -90,6 +91,14 @@ short, int, long = int16, int32, int64  # noqa: A001
 
 globals().update(_public_functions())
 _tune_malloc()  # freed buffers stay for the next step: no page faults (see _allocator)
+# NumPy's floating-point warnings raised in glassgrad's own code (log(0), 0/0, overflow):
+# PyTorch returns inf and nan silently. The user's own NumPy code keeps its warnings.
+_warnings.filterwarnings(
+    "ignore",
+    message=r"(divide by zero|invalid value|overflow|underflow) encountered",
+    category=RuntimeWarning,
+    module=r"glassgrad\.",
+)
 
 _LAZY_SUBMODULES = ("nn", "optim", "utils", "viz", "serialization", "linalg")
 

@@ -183,3 +183,48 @@ def result_numpy_dtype(operands) -> np.dtype:
 
 _np_bool = np.dtype(np.bool_)
 _np_int64 = np.dtype(np.int64)
+
+
+# PyTorch's scalar type names, as its error messages print them.
+_SCALAR_TYPE_NAMES = {
+    "float16": "Half",
+    "float32": "Float",
+    "float64": "Double",
+    "int8": "Char",
+    "int16": "Short",
+    "int32": "Int",
+    "int64": "Long",
+    "uint8": "Byte",
+    "bool": "Bool",
+}
+
+
+def scalar_type_name(np_dtype: np.dtype) -> str:
+    """PyTorch's name of a dtype in messages: ``Double``, ``Long``, ``Bool`` ..."""
+    name = np.dtype(np_dtype).name
+    return _SCALAR_TYPE_NAMES.get(name, name)
+
+
+def tensor_type_name(np_dtype: np.dtype) -> str:
+    """PyTorch's legacy tensor type name of a dtype: ``torch.DoubleTensor`` ..."""
+    return f"torch.{scalar_type_name(np_dtype)}Tensor"
+
+
+# The C++ type names some PyTorch kernels print (``float``, ``double`` ...).
+_C_TYPE_NAMES = {
+    "float16": "c10::Half",
+    "float32": "float",
+    "float64": "double",
+    "int8": "signed char",
+    "int16": "short int",
+    "int32": "int",
+    "int64": "long int",
+    "uint8": "unsigned char",
+    "bool": "bool",
+}
+
+
+def c_type_name(np_dtype: np.dtype) -> str:
+    """The C++ name PyTorch's kernels print for a dtype: ``float``, ``double``, ``long int``."""
+    name = np.dtype(np_dtype).name
+    return _C_TYPE_NAMES.get(name, name)

@@ -219,6 +219,8 @@ class Tensor:
             >>> w.requires_grad
             True
         """
+        if requires_grad and self.grad_fn is not None:
+            return self  # a non-leaf already requires grad: nothing to change (PyTorch)
         self.requires_grad = requires_grad
         return self
 

@@ -40,6 +40,9 @@ def main() -> None:
             oracle.append(outcome)
             if not args.quiet:
                 print(f"\nseed {outcome.seed}: PyTorch failed, no verdict: {outcome.detail}")
+        elif outcome.status == "harness":
+            failures[("harness", "error")].append(outcome)
+            print(f"\nseed {outcome.seed}: the fuzzer failed: {outcome.detail}")
         elif outcome.status == "differ":
             found = outcome.difference
             failures[found.category].append(outcome)
@@ -60,7 +63,8 @@ def main() -> None:
         f"{failed} differ"
     )
     for category, items in sorted(failures.items(), key=lambda kv: -len(kv[1])):
-        print(f"  {len(items):5d}  {category}  e.g. seed {items[0].seed}: {items[0].difference}")
+        example = items[0].difference or items[0].detail
+        print(f"  {len(items):5d}  {category}  e.g. seed {items[0].seed}: {example}")
     if failed:
         raise SystemExit(1)
 

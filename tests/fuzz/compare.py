@@ -95,7 +95,9 @@ def _errors(where: str, ours: Error | None, theirs: Any) -> Difference | None:
 
 def _pytorch_lacks(error: Error) -> bool:
     """PyTorch raised for a derivative it does not implement and glassgrad has (listed)."""
-    found = re.search(r"derivative for (?:aten::)?(\w+) is not implemented", error.message)
+    found = re.search(
+        r"derivative for (?:aten::|'inplace version of )?(\w+)'? is not implemented", error.message
+    )
     return found is not None and found.group(1) in PYTORCH_LACKS
 
 

@@ -8,6 +8,7 @@ a statement that raises is kept now and then, to compare errors too.
 
 from __future__ import annotations
 
+import re
 import warnings
 from typing import Any
 
@@ -327,7 +328,11 @@ class ProgramGenerator:
         a = self._pick()
         if a is None:
             return None
-        options = _views(a, tuple(self.namespace[a].shape), self.rng)
+        options = [
+            code
+            for code in _views(a, tuple(self.namespace[a].shape), self.rng)
+            if all(hasattr(glassgrad.Tensor, m) for m in re.findall(r"\.(\w+)\(", code))
+        ]
         code = options[int(self.rng.integers(len(options)))]
         if self.rng.random() < 0.15:
             code += ".view(-1)" if self.rng.random() < 0.5 else ".reshape(-1)"
@@ -373,15 +378,19 @@ class ProgramGenerator:
         if a is None:
             return None
         t = self.namespace[a]
+        try:
+            requires_grad, is_leaf = t.requires_grad, t.is_leaf
+        except RuntimeError:  # a stale view PyTorch refuses to read (made in no_grad mode)
+            return None
         hook = f"h{self.next_var}"
         options = [f"{a}.retain_grad()", f"{a}.detach_()", f"{a}.requires_grad_()"]
         expressions = [f"{a}.detach()", f"{a}.clone()", f"{a}.data"]
-        if t.requires_grad:
+        if requires_grad:
             options += [
                 f"_ = {a}.register_hook(hook('{hook}'))",
                 f"_ = {a}.register_hook(lambda g: g * 2)",
             ]
-            if t.is_leaf:
+            if is_leaf:
                 options.append(f"_ = {a}.register_post_accumulate_grad_hook(grad_hook('{hook}'))")
         choice = int(self.rng.integers(len(options) + len(expressions)))
         if choice < len(options):

@@ -19,7 +19,8 @@ from .shrink import shrink
 @dataclass
 class Outcome:
     """What one seed gave: ``agree``, ``differ`` (with the shrunk program and difference),
-    ``oracle`` (PyTorch failed on its own: a crash or an internal assert; no verdict)."""
+    ``oracle`` (PyTorch failed on its own: a crash or an internal assert; no verdict) or
+    ``harness`` (the fuzzer itself failed: a bug to fix here, counted as a failure)."""
 
     seed: int
     status: str
@@ -106,4 +107,4 @@ def _outcome(seed: int, messages: list, wait_status: int) -> Outcome:
         return Outcome(seed, "differ", last[1], last[2])
     if kind == "oracle":
         return Outcome(seed, "oracle", statements, detail=last[1])
-    raise RuntimeError(f"fuzzing seed {seed} failed: {last[1]}")
+    return Outcome(seed, "harness", statements, detail=last[1])

@@ -304,7 +304,7 @@ X4, W4 = np.ones((2, 3, 8, 8)), np.ones((4, 3, 3, 3))
         (
             lambda F, x, w: F.conv2d(x, w),
             (X4.astype(np.float32), W4),
-            ("Input type (torch.FloatTensor) and weight type (torch.DoubleTensor)",),
+            ("expected scalar type Float but found Double",),
         ),
         (
             lambda F, x, w: F.conv1d(x, w),

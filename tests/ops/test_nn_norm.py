@@ -55,7 +55,7 @@ def test_running_stats_are_updated_in_place_and_bump_the_version() -> None:
     mean, var = gg.zeros(2, dtype=gg.float64), gg.ones(2, dtype=gg.float64)
     alias = mean[:]  # a view sees the update
     before = mean._version
-    GF.batch_norm(gg.tensor([[1.0, 2.0], [3.0, 6.0]]), mean, var, training=True)
+    GF.batch_norm(gg.tensor([[1.0, 2.0], [3.0, 6.0]], dtype=gg.float64), mean, var, training=True)
     assert mean._version == before + 1
     np.testing.assert_allclose(alias.numpy(), [0.2, 0.4])
     # Unbiased batch variance (2 and 8) folded in with momentum 0.1.

@@ -49,7 +49,7 @@ def test_first_derivatives_are_differentiable_where_pytorchs_are(
 ) -> None:
     if not _gradable(key, sample):
         return
-    flags = []
+    flags, reached = [], []
     for lib in (gg, torch):
         outputs, leaves = _differentiated(key, sample, lib)
         if not outputs or not leaves:
@@ -58,9 +58,17 @@ def test_first_derivatives_are_differentiable_where_pytorchs_are(
             outputs, leaves, _cotangents(lib, outputs), create_graph=True, allow_unused=True
         )
         flags.append([g is not None and g.requires_grad for g in grads])
+        differentiable = [g for g in grads if g is not None and g.requires_grad]
+        if differentiable and REGISTRY[key].second_order and sample.gradgrad:
+            # Which leaves the second derivative reaches (None where the graph has no path).
+            second = lib.autograd.grad(
+                differentiable, leaves, _cotangents(lib, differentiable), allow_unused=True
+            )
+            reached.append([s is not None for s in second])
     assert flags[0] == flags[1], (
         f"{key}: first derivatives require grad {flags[0]}, torch {flags[1]}"
     )
+    assert reached[:1] == reached[1:], f"{key}: second derivatives reach {reached}"
 
 
 def _raises_after_inplace(key: str, sample: Any, lib: Any, which: str, k: int) -> Any:

@@ -101,7 +101,7 @@ def _check_roots(outputs: list) -> None:
             raise TypeError(
                 f"backward: expected a Tensor as element {i} of tensors, got {type(out).__name__}"
             )
-        if not out._requires_grad:
+        if not out.requires_grad:  # the property: a view requires grad through its base too
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
             )
@@ -178,7 +178,7 @@ def grad(
     for t in input_list:
         if not isinstance(t, Tensor):
             raise TypeError(f"grad: inputs must be Tensors, got {type(t).__name__}")
-        if not t._requires_grad:
+        if not t.requires_grad:  # the property: a view requires grad through its base too
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     _check_roots(output_list)
     grads = _make_grads(output_list, _as_list(grad_outputs), create_graph)

@@ -312,8 +312,8 @@ def accumulator_of(t: Any) -> AccumulateGrad | None:
     """The AccumulateGrad node of leaf ``t`` (one per leaf while the graph holds it); None
     for a view made in no-grad mode of a tensor that requires grad: it requires grad too,
     but its gradient goes nowhere, as in PyTorch."""
-    if t._requires_grad_from_base:
-        return None
+    if t._requires_grad_from_base or not t._requires_grad:
+        return None  # no AccumulateGrad: it requires grad only through its base (a view)
     ref = t._grad_acc
     acc = ref() if ref is not None else None
     if acc is None:

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import scalar_type_name, tensor_type_name
 from . import graph
 from .grad_mode import state as grad_state
 from .graph import Node, accumulator_of, saved_tensors_freed_error
@@ -78,20 +79,9 @@ def _decrement_volatile() -> None:
     legacy_volatile.alive -= 1
 
 
-def _dtype_name(np_dtype: np.dtype) -> str:
-    return {"f": "Float", "i": "Long", "b": "Bool", "u": "Byte"}.get(np_dtype.kind, "")
-
-
 def _modified_error(t: Any, expected: int, output_of: Node | None) -> RuntimeError:
     shape = list(t._data.shape) if t is not None else []
-    kind = t._data.dtype if t is not None else ""
-    type_name = {
-        "float32": "torch.FloatTensor",
-        "float64": "torch.DoubleTensor",
-        "float16": "torch.HalfTensor",
-        "int64": "torch.LongTensor",
-        "int32": "torch.IntTensor",
-    }.get(str(kind), f"{kind} tensor")
+    type_name = tensor_type_name(t._data.dtype) if t is not None else "tensor"
     where = f", which is output 0 of {output_of.name()}," if output_of is not None else ""
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
@@ -121,11 +111,19 @@ class Op(Node):
     # (threshold_backward, max_pool2d_with_indices_backward ...): under create_graph it then
     # depends on them even where its value does not (see _depend_on_saved).
     grad_reads_saved: bool = False
+    # Which saved inputs that node takes as differentiable inputs (None: every saved one read
+    # by the gradient, see saved_for, and the saved outputs), and whether differentiating
+    # through them gives zeros (threshold_backward) or nothing (convolution_backward).
+    double_backward_inputs: tuple | None = None
+    double_backward_zeros: bool = True
     # copy_: a source that is the written tensor itself, once broadcast, is not an overlap.
     copies_source: bool = False
     # False for ops without a derivative (logical, bitwise): in place, they change the values
     # and the version but leave the tensor's history as it is, as in PyTorch.
     differentiable: bool = True
+    # In place, refuse leaves that require grad and forbidden views (False: logical ops,
+    # which PyTorch keeps outside autograd altogether).
+    checks_inplace: bool = True
     # The backward is pointwise arithmetic: when every input has the output's shape and dtype,
     # so has every gradient it returns, and fitting them (fit_gradients) can be skipped.
     elementwise_grads: bool = False
@@ -520,17 +518,24 @@ class Op(Node):
                 continue
             reads = [x for x in self._inputs_read_by(i) if x._requires_grad]
             if reads:
-                fitted[i] = SavedDependencyBackward0.apply(g, *reads)
+                fitted[i] = SavedDependencyBackward0.apply(
+                    g, *reads, zeros=self.double_backward_zeros
+                )
         return fitted
 
     def _inputs_read_by(self, i: int) -> list:
         """The saved tensors (and the output) the gradient of input ``i`` reads."""
-        saved_for = type(self).saved_for
+        cls = type(self)
+        saved_for, only = cls.saved_for, cls.double_backward_inputs
         read = []
         for k, x in enumerate(self._saved or ()):
-            if isinstance(x, graph.Tensor) and (not saved_for or i in saved_for[k]):
+            if (
+                isinstance(x, graph.Tensor)
+                and (not saved_for or i in saved_for[k])
+                and (only is None or cls.saved_inputs[k] in only)
+            ):
                 read.append(x)
-        if self._saved_out is not None:
+        if self._saved_out is not None and only is None:
             for data, _, _, nr in self._saved_output_entries():
                 read.append(graph.Tensor._result(data, self, nr))
         return read
@@ -767,17 +772,13 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     """
     Tensor = graph.Tensor
     # Integer and bool tensors carry no gradient: writing into one records nothing.
-    recording = (
-        cls.differentiable
-        and grad_state.enabled
-        and target._data.dtype.kind == "f"
-        and (
-            view_requires_grad(target)
-            or any(isinstance(x, Tensor) and view_requires_grad(x) for x in others)
-        )
+    requires_grad = grad_state.enabled and (
+        view_requires_grad(target)
+        or any(isinstance(x, Tensor) and view_requires_grad(x) for x in others)
     )
-    if recording:
+    if requires_grad and cls.checks_inplace:
         check_inplace(target)
+    recording = requires_grad and cls.differentiable and target._data.dtype.kind == "f"
     data = target._data
     _check_overlap(cls, data, others)
     node = cls.__new__(cls)
@@ -786,8 +787,8 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     out = np.asarray(out)
     if out.dtype != data.dtype and not np.can_cast(out.dtype, data.dtype, "same_kind"):
         raise RuntimeError(
-            f"result type {_dtype_name(out.dtype)} can't be cast to the desired output type "
-            f"{_dtype_name(data.dtype)}"
+            f"result type {scalar_type_name(out.dtype)} can't be cast to the desired output type "
+            f"{scalar_type_name(data.dtype)}"
         )
     if out.shape != data.shape:
         raise RuntimeError(
@@ -815,14 +816,17 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
 
 class SavedDependencyBackward0(Op):
     """``grad`` itself, tied in the graph to saved tensors it was computed from without a
-    differentiable path (see ``Op._depend_on_saved``); their gradients are zeros."""
+    differentiable path (see ``Op._depend_on_saved``); their gradients are zeros (or none)."""
 
-    def forward(self, grad, *saved):
+    __slots__ = ("zeros",)
+
+    def forward(self, grad, *saved, zeros):
+        self.zeros = zeros
         return grad
 
     def backward(self, F, grad):
         meta = self._meta
-        zeros = tuple(
-            F.zeros(meta[2 * k], meta[2 * k + 1]) for k in range(1, len(self._next_nodes))
-        )
-        return (grad, *zeros)
+        count = len(self._next_nodes) - 1
+        if not self.zeros:
+            return (grad, *(None,) * count)
+        return (grad, *(F.zeros(meta[2 * k], meta[2 * k + 1]) for k in range(1, count + 1)))

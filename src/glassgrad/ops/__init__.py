@@ -91,7 +91,7 @@ def attach_methods() -> None:
 
 def public_functions(namespace: str = "") -> dict[str, Any]:
     """Registry functions public in ``namespace`` ("" is ``glassgrad.<name>``)."""
-    private = ("getitem", "rsub", "rtruediv", "rpow", "rmatmul")
+    private = ("getitem", "rtruediv", "rpow", "rmatmul")  # operators PyTorch has no name for
     return {
         info.name: info.function
         for info in REGISTRY.values()

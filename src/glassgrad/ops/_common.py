@@ -93,3 +93,16 @@ def wrap_dims(dim: Any, ndim: int, op: str) -> tuple | None:
     if len(set(wrapped)) != len(wrapped):
         raise RuntimeError(f"{op}: dim {wrapped} appears multiple times in the list of dims")
     return wrapped if ndim else ()
+
+
+def array_of(x: Any) -> Any:
+    """The NumPy values behind a Tensor (for masks and shapes in backward formulas, which
+    get arrays or Tensors); arrays and numbers as they are."""
+    return x._data if isinstance(x, Tensor) else x
+
+
+def zeros_like_grad(F: Any, grad: Any) -> Any:
+    """A zero gradient that is constant (no graph, no NaN from an infinite ``grad``), as
+    PyTorch's ``zeros_like(grad)`` in a derivative formula."""
+    data = array_of(grad)
+    return F.zeros(np.shape(data), np.asarray(data).dtype)

@@ -12,7 +12,7 @@ from .. import _dtype
 from .._tensor import Tensor, device
 from ..autograd.op import Op, apply_inplace
 from . import pointwise
-from ._common import check_tensor
+from ._common import check_tensor, zeros_like_grad
 from ._registry import Sample, register
 from ._samples import randn
 
@@ -147,7 +147,7 @@ class CopyBackwards(Op):
             ) from None
 
     def backward(self, F, grad):
-        return grad * 0.0 if self.needs_input_grad[0] else None, grad
+        return zeros_like_grad(F, grad) if self.needs_input_grad[0] else None, grad
 
 
 class ZeroBackward0(Op):
@@ -155,7 +155,7 @@ class ZeroBackward0(Op):
         return np.zeros_like(x)
 
     def backward(self, F, grad):
-        return grad * 0.0
+        return zeros_like_grad(F, grad)
 
 
 class FillBackward2(Op):
@@ -163,7 +163,7 @@ class FillBackward2(Op):
         return np.full_like(x, value)
 
     def backward(self, F, grad):
-        return grad * 0.0
+        return zeros_like_grad(F, grad)
 
 
 def copy_(input: Tensor, src: Any, non_blocking: bool = False) -> Tensor:

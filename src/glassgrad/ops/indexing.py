@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import check_tensor, wrap_dim
@@ -52,7 +53,9 @@ class IndexBackward0(Op):
     def forward(self, x, key):
         self.shape, self.key = x.shape, key
         try:
-            return x[key]
+            # A fresh tensor, laid out row-major as PyTorch's index kernel gives it for all but
+            # permuted inputs (NumPy may return it in another order, which view() would refuse).
+            return np.ascontiguousarray(x[key])
         except IndexError as error:
             raise IndexError(f"index: {error}".replace("axis", "dimension")) from None
 
@@ -351,6 +354,12 @@ class IndexPutBackward0(Op):
 
     def forward(self, x, values, key, accumulate=False):
         self.key, self.accumulate = key, accumulate
+        if isinstance(values, np.ndarray) and values.dtype != x.dtype:
+            raise RuntimeError(
+                "Index put requires the source and destination dtypes match, got "
+                f"{scalar_type_name(x.dtype)} for the destination and "
+                f"{scalar_type_name(values.dtype)} for the source."
+            )
         out = x.copy()
         values = np.asarray(values, dtype=x.dtype) if not isinstance(values, np.ndarray) else values
         try:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import c_type_name, scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
 from . import shape
@@ -16,14 +17,31 @@ from ._samples import randn
 from .conversion import contiguous
 
 
+def _check_dtypes(op: str, a: np.ndarray, b: np.ndarray) -> None:
+    """PyTorch's dtype check of each matrix product kernel, with its own message."""
+    if a.dtype == b.dtype:
+        return
+    first, second = scalar_type_name(a.dtype), scalar_type_name(b.dtype)
+    if op == "dot":
+        message = f"dot : expected both vectors to have same dtype, but found {first} and {second}"
+    elif op == "mv":
+        message = (
+            f"addmv input tensors must have the same dtype, but got {second}, {first}, and {second}"
+        )
+    elif op == "mm":
+        message = (
+            "expected m1 and m2 to have the same dtype, but got: "
+            f"{c_type_name(a.dtype)} != {c_type_name(b.dtype)}"
+        )
+    else:
+        message = f"expected scalar type {first} but found {second}"
+    raise RuntimeError(message)
+
+
 def _check_operands(op: str, a: np.ndarray, b: np.ndarray) -> None:
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(
             f"{op}: both arguments need to be at least 1D, but they are {a.ndim}D and {b.ndim}D"
-        )
-    if a.dtype != b.dtype:
-        raise RuntimeError(
-            f"{op}: expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}"
         )
     k_a = a.shape[-1]
     k_b = b.shape[-2] if b.ndim > 1 else b.shape[0]
@@ -126,14 +144,18 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     check_tensor(input, "matmul")
     check_tensor(other, "matmul", "other", 2)
     _check_operands("matmul", input._data, other._data)
-    d1, d2 = input._data.ndim, other._data.ndim
+    a, b = input._data, other._data
+    d1, d2 = a.ndim, b.ndim
     if d1 == 1 and d2 == 1:
+        _check_dtypes("dot", a, b)
         return DotBackward0.apply(input, other)
     if d1 == 2 and d2 == 1:
+        _check_dtypes("mv", a, b)
         return MvBackward0.apply(input, other)
-    if d1 == 1 and d2 == 2:
-        return shape.squeeze(MmBackward0.apply(shape.unsqueeze(input, 0), other), 0)
-    if d1 == 2 and d2 == 2:
+    if d1 <= 2 and d2 <= 2:
+        _check_dtypes("mm", a, b)
+        if d1 == 1:
+            return shape.squeeze(MmBackward0.apply(shape.unsqueeze(input, 0), other), 0)
         return MmBackward0.apply(input, other)
     if _should_fold(input, other):
         return _folded_matmul(input, other)
@@ -163,6 +185,7 @@ def _folded_matmul(a: Tensor, b: Tensor) -> Tensor:
     t2 = b if not transpose else (shape.t(a) if a._data.ndim == 2 else a)
     sizes = t1._data.shape
     output_shape = sizes[:-1]
+    _check_dtypes("mm" if t2._data.ndim == 2 else "mv", t1._data, t2._data)
     folded = shape.reshape(t1, (math.prod(output_shape), sizes[-1]))
     if t2._data.ndim == 2:
         output_shape += (t2._data.shape[1],)
@@ -180,6 +203,7 @@ def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
             return matmul(shape.squeeze(a, 0), b)
         if size2[0] == 1 and b.requires_grad:
             return matmul(a, shape.squeeze(b, 0))
+    _check_dtypes("bmm", a._data, b._data)
     n = size1[-2] if d1 > 1 else 1
     m1, m2 = size1[-1], (size2[-2] if d2 > 1 else size2[0])
     p = size2[-1] if d2 > 1 else 1
@@ -214,6 +238,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
         if t._data.ndim != 2:
             raise RuntimeError(f"mm: {name} must be a matrix, got {t._data.ndim}-D tensor")
     _check_operands("mm", input._data, mat2._data)
+    _check_dtypes("mm", input._data, mat2._data)
     return MmBackward0.apply(input, mat2)
 
 
@@ -234,6 +259,7 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
             f"{list(input._data.shape)} and {list(mat2._data.shape)}"
         )
     _check_operands("bmm", input._data, mat2._data)
+    _check_dtypes("bmm", input._data, mat2._data)
     return BmmBackward0.apply(input, mat2)
 
 
@@ -250,6 +276,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
             f"mv: vector + matrix @ vector expected, got {input._data.ndim}, {vec._data.ndim}"
         )
     _check_operands("mv", input._data, vec._data)
+    _check_dtypes("mv", input._data, vec._data)
     return MvBackward0.apply(input, vec)
 
 
@@ -270,6 +297,7 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
             f"to have the same number of elements, but got {a.shape[0]} and {b.shape[0]} "
             "elements respectively"
         )
+    _check_dtypes("dot", a, b)
     return DotBackward0.apply(input, tensor)
 
 

@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 
 from .. import return_types
-from .._dtype import to_numpy_dtype
+from .._dtype import scalar_type_name, to_numpy_dtype
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
-from ._common import check_tensor, wrap_dim, wrap_dims
+from ._common import array_of, check_tensor, wrap_dim, wrap_dims
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .linalg import is_transposed_matrix, mat2_grad, mm
@@ -57,26 +57,11 @@ class LinAlgError(RuntimeError):
 linalg_slogdet = return_types.linalg_slogdet
 slogdet_result = return_types.slogdet
 
-_TYPE_NAMES = {
-    "float64": "Double",
-    "float32": "Float",
-    "float16": "Half",
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-}
-
-
-def _type_name(dtype: np.dtype) -> str:
-    return "Bool" if dtype == np.bool_ else _TYPE_NAMES.get(str(dtype), str(dtype))
-
 
 def _check_floating(op: str, a: np.ndarray) -> None:
     if a.dtype.kind != "f":
         raise RuntimeError(
-            f"{op}: Expected a floating point or complex tensor as input. Got {_type_name(a.dtype)}"
+            f"{op}: Expected a floating point or complex tensor as input. Got {scalar_type_name(a.dtype)}"
         )
 
 
@@ -261,7 +246,7 @@ def _check_add_product(op: str, x: Tensor, m1: Tensor, m2: Tensor, rank: int) ->
         if array.dtype != c.dtype:
             raise RuntimeError(
                 f"{op}: {name} and {names[1]} must have the same dtype, but got "
-                f"{_type_name(array.dtype)} and {_type_name(c.dtype)}"
+                f"{scalar_type_name(array.dtype)} and {scalar_type_name(c.dtype)}"
             )
     if rank == 2 and b.shape[1] != c.shape[0]:
         raise RuntimeError(
@@ -399,21 +384,19 @@ class LinalgVectorNormBackward0(Op):
             hits = np.abs(xv) == nv
             share = hits / np.maximum(np.sum(hits, axis=self.dim, keepdims=True), 1)
             return F.sign(x) * grad * share.astype(xv.dtype)
+        # PyTorch's norm_backward, operation for operation: its masks come after the
+        # division, so a zero norm gives a zero gradient but a NaN second derivative.
         zero = nv == 0
-        # A zero norm gives a zero gradient: divide by (norm + 1) there, then mask.
-        safe_norm = norm + zero.astype(nv.dtype)
-        if p == 2:
-            return F.where(zero, 0.0, x * (grad / safe_norm))
-        if p < 1:
-            x_zero = xv == 0
-            scaled = F.where(
-                x_zero, 0.0, F.sign(x) * (F.abs(x) + x_zero.astype(xv.dtype)) ** (p - 1)
-            )
-            return scaled * grad * norm ** (1 - p)
-        scale = F.where(zero, 0.0, grad / safe_norm ** (p - 1))
-        if p < 2:
-            return F.sign(x) * F.abs(x) ** (p - 1) * scale
-        return x * F.abs(x) ** (p - 2) * scale
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if p == 2:
+                return grad * F.where(zero, 0.0, x / norm)
+            if p < 1:
+                scaled = F.sign(x) * F.where(xv == 0, 0.0, F.abs(x) ** (p - 1))
+                return scaled * grad * norm ** (1 - p)
+            scale = F.where(zero, 0.0, grad / norm ** (p - 1))
+            if p < 2:
+                return F.sign(x) * F.abs(x) ** (p - 1) * scale
+            return x * F.abs(x) ** (p - 2) * scale
 
 
 def _norm_dtype(op: str, x: np.ndarray, dtype: Any) -> np.dtype | None:
@@ -611,8 +594,8 @@ def _svd_backward(F: Any, u: Any, s: Any, vh: Any, gu: Any, gs: Any, gvh: Any) -
     k = min(m, n)
     sv = s._data if isinstance(s, Tensor) else s
     s_row, s_col = F.unsqueeze(s, -2), F.unsqueeze(s, -1)
-    has_u = gu is not None and np.any(_values(gu))
-    has_v = gvh is not None and np.any(_values(gvh))
+    has_u = gu is not None and np.any(array_of(gu))
+    has_v = gvh is not None and np.any(array_of(gvh))
     core = _diag_embed(F, gs)
     if has_u or has_v:
         s2 = sv * sv
@@ -638,10 +621,6 @@ def _svd_backward(F: Any, u: Any, s: Any, vh: Any, gu: Any, gs: Any, gvh: Any) -
         grad = grad + F.mT(gv_sinv) - F.matmul(F.matmul(F.mT(gv_sinv), F.mT(vh)), vh)
         return F.matmul(u, grad)
     return F.matmul(u, F.matmul(core, vh))
-
-
-def _values(x: Any) -> np.ndarray:
-    return x._data if isinstance(x, Tensor) else x
 
 
 def svdvals(A: Tensor) -> Tensor:
@@ -726,7 +705,7 @@ class LinalgDetBackward0(Op):
             # as PyTorch's shortcut gives it (not tied to A under create_graph).
             if a.shape[-1]:
                 return F.reshape(grad, (*grad.shape, 1, 1))
-            return F.zeros(tuple(a.shape), _values(a).dtype)
+            return F.zeros(tuple(a.shape), array_of(a).dtype)
         if isinstance(a, Tensor):
             try:
                 inverse = LinalgInvExBackward0.apply(a)
@@ -865,7 +844,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     if a.dtype != b.dtype:
         raise RuntimeError(
             f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
-            f"{_type_name(a.dtype)} and B of type {_type_name(b.dtype)} instead"
+            f"{scalar_type_name(a.dtype)} and B of type {scalar_type_name(b.dtype)} instead"
         )
     n = a.shape[-1]
     vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])

@@ -11,14 +11,13 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
-from ._common import binary_operands, check_tensor, is_scalar
+from ._common import array_of, binary_operands, check_tensor, is_scalar
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .pointwise_extra import (
     _binary,
     _check_tensor_other,
     _not_implemented_for,
-    _values,
     _with_specials,
 )
 
@@ -119,7 +118,7 @@ def _bitwise(name: str, ufunc: Any, symbol: str) -> Any:
             _check_tensor_other(other, name)
         elif not isinstance(other, Tensor) and not is_scalar(other):
             _check_tensor_other(other, name)
-        a, b = _bitwise_operands(kernel, _values(input), _values(other))
+        a, b = _bitwise_operands(kernel, array_of(input), array_of(other))
         return Tensor._from_array(_binary(name, a, b, ufunc))
 
     op.__name__ = op.__qualname__ = name
@@ -166,7 +165,9 @@ def _reflected(fn: Any) -> Any:
 
 
 class _NoGradient(Op):
-    """Base of the in-place logical/bitwise writers: their results carry no gradient."""
+    """Base of the in-place logical/bitwise writers: their results carry no gradient. The
+    logical ones are outside autograd altogether (PyTorch's DONT_REQUIRE_DERIVATIVE); the
+    bitwise ones still refuse to write into a leaf that requires grad."""
 
     differentiable = False
 
@@ -174,11 +175,19 @@ class _NoGradient(Op):
         return tuple(None for _ in self.next_functions)
 
 
-def _writer(name: str, compute: Any) -> Any:
-    node = type(name, (_NoGradient,), {"__slots__": (), "forward": compute})
+def _writer(name: str, compute: Any, binary: bool = True, checks_inplace: bool = False) -> Any:
+    """The in-place method ``<name>_(self[, other])`` writing ``compute``'s result."""
+    attributes = {"__slots__": (), "forward": compute, "checks_inplace": checks_inplace}
+    node = type(name, (_NoGradient,), attributes)
+    if binary:
 
-    def method(self: Tensor, *others: Any) -> Tensor:
-        return apply_inplace(node, self, *others)
+        def method(self: Tensor, other: Any) -> Tensor:
+            return apply_inplace(node, self, other)
+
+    else:
+
+        def method(self: Tensor) -> Tensor:
+            return apply_inplace(node, self)
 
     method.__name__ = method.__qualname__ = f"{name}_"
     method.__doc__ = f"In-place version of ``{name}``."
@@ -288,26 +297,38 @@ register(
 )
 
 
-_bitwise_and_inplace = _writer("bitwise_and", _bitwise_compute(bitwise_and))
-_bitwise_or_inplace = _writer("bitwise_or", _bitwise_compute(bitwise_or))
-_bitwise_xor_inplace = _writer("bitwise_xor", _bitwise_compute(bitwise_xor))
+def _bitwise_writers(name: str, fn: Any) -> tuple:
+    """``bitwise_<op>_`` (which refuses a leaf that requires grad, as PyTorch checks it) and
+    ``__i<op>__`` (outside autograd in PyTorch: no check)."""
+    compute = _bitwise_compute(fn)
+    return _writer(name, compute, checks_inplace=True), _writer(name, compute)
+
+
+_bitwise_and_inplace, _iand = _bitwise_writers("bitwise_and", bitwise_and)
+_bitwise_or_inplace, _ior = _bitwise_writers("bitwise_or", bitwise_or)
+_bitwise_xor_inplace, _ixor = _bitwise_writers("bitwise_xor", bitwise_xor)
 
 TENSOR_METHODS = {
     "logical_and_": _writer("logical_and", _logical_compute(logical_and)),
     "logical_or_": _writer("logical_or", _logical_compute(logical_or)),
     "logical_xor_": _writer("logical_xor", _logical_compute(logical_xor)),
     "logical_not_": _writer(
-        "logical_not", lambda self, a: np.asarray(logical_not(Tensor._from_array(a))._data)
+        "logical_not",
+        lambda self, a: np.asarray(logical_not(Tensor._from_array(a))._data),
+        binary=False,
     ),
     "bitwise_and_": _bitwise_and_inplace,
     "bitwise_or_": _bitwise_or_inplace,
     "bitwise_xor_": _bitwise_xor_inplace,
     "bitwise_not_": _writer(
-        "bitwise_not", lambda self, a: np.asarray(bitwise_not(Tensor._from_array(a))._data)
+        "bitwise_not",
+        lambda self, a: np.asarray(bitwise_not(Tensor._from_array(a))._data),
+        binary=False,
+        checks_inplace=True,
     ),
-    "__iand__": _bitwise_and_inplace,
-    "__ior__": _bitwise_or_inplace,
-    "__ixor__": _bitwise_xor_inplace,
+    "__iand__": _iand,
+    "__ior__": _ior,
+    "__ixor__": _ixor,
     "__rand__": _reflected(bitwise_and),
     "__ror__": _reflected(bitwise_or),
     "__rxor__": _reflected(bitwise_xor),

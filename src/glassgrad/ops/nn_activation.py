@@ -21,11 +21,12 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
+from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.op import Op, apply_inplace
 from . import conversion, pointwise, reduction, shape
-from ._common import binary_operands, broadcast_error, check_tensor, wrap_dim
+from ._common import array_of, binary_operands, broadcast_error, check_tensor, wrap_dim
 from ._namespace import ArrayNamespace
 from ._registry import NoGrad, Sample, register
 from ._samples import randn, unary_samples
@@ -80,34 +81,11 @@ def call_op(F: Any, node_cls: type, *inputs: Any, **params: Any) -> Any:
     return node_cls.apply(*inputs, **params)
 
 
-def _values(x: Any) -> Any:
-    """The NumPy values of a saved input (an array already, or a Tensor's data)."""
-    return x._data if isinstance(x, Tensor) else x
-
-
-_TYPE_NAMES = {
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-    "float32": "Float",
-    "float64": "Double",
-    "float16": "Half",
-}
-
-
-def type_name(np_dtype: np.dtype) -> str:
-    """PyTorch's short name of a dtype in messages (``Long``, ``Float`` ...)."""
-    return _TYPE_NAMES.get(np.dtype(np_dtype).name, str(np_dtype))
-
-
 def _check_floating(x: np.ndarray, op: str) -> None:
     # PyTorch's kernels for these ops exist for floating types only.
     if x.dtype.kind != "f":
         raise NotImplementedError(
-            f"{op}: not implemented for '{type_name(x.dtype)}' (expected a floating point "
+            f"{op}: not implemented for '{scalar_type_name(x.dtype)}' (expected a floating point "
             f"input, got dtype {x.dtype})"
         )
 
@@ -190,7 +168,7 @@ class HardtanhBackward0(Op):
 
     def backward(self, F, grad):
         (x,) = self.saved
-        v = _values(x)
+        v = array_of(x)
         # where, not a product with a mask: an inf gradient outside the bounds gives 0 (and so
         # does a NaN input, as in PyTorch).
         return F.where((v > self.min_val) & (v < self.max_val), grad, 0.0)
@@ -210,7 +188,7 @@ class LeakyReluBackward0(Op):
 
     def backward(self, F, grad):
         (x,) = self.saved
-        return F.where(_values(x) > 0, grad, grad * self.negative_slope)
+        return F.where(array_of(x) > 0, grad, grad * self.negative_slope)
 
 
 class LeakyReluBackward1(LeakyReluBackward0):
@@ -227,7 +205,7 @@ class LeakyReluBackward1(LeakyReluBackward0):
                 "with a negative slope, please call out-of-place version instead."
             )
         (out,) = self.saved
-        return F.where(_values(out) > 0, grad, grad * self.negative_slope)
+        return F.where(array_of(out) > 0, grad, grad * self.negative_slope)
 
 
 class EluBackward0(Op):
@@ -248,7 +226,7 @@ class EluBackward0(Op):
 
     def backward(self, F, grad):
         (x,) = self.saved
-        positive = _values(x) > 0
+        positive = array_of(x) > 0
         # exp is taken of min(x, 0) only, so large positive inputs never overflow.
         negative_part = F.where(positive, 0.0, x)
         slope = (self.input_scale * self.alpha * self.scale) * F.exp(
@@ -271,7 +249,7 @@ class EluBackward1(EluBackward0):
                 "function with a negative slope, please call out-of-place version instead."
             )
         (out,) = self.saved
-        positive = _values(out) > 0
+        positive = array_of(out) > 0
         slope = self.input_scale * (out + self.alpha * self.scale)
         return grad * F.where(positive, self.scale, slope)
 
@@ -529,7 +507,7 @@ class SoftplusBackward0(Op):
 
     def backward(self, F, grad):
         (x,) = self.saved
-        linear = _values(x) * self.beta > self.threshold
+        linear = array_of(x) * self.beta > self.threshold
         s = call_op(F, pointwise.SigmoidBackward0, x * self.beta)
         return F.where(linear, grad, grad * s)
 
@@ -563,7 +541,7 @@ class HardsigmoidBackward0(Op):
 
     def backward(self, F, grad):
         (x,) = self.saved
-        v = _values(x)
+        v = array_of(x)
         return F.where((v > -3.0) & (v < 3.0), grad / 6.0, 0.0)
 
 
@@ -578,7 +556,7 @@ class HardswishBackward0(Op):
 
     def backward(self, F, grad):
         (x,) = self.saved
-        v = _values(x)
+        v = array_of(x)
         # 0 for x <= -3, x/3 + 1/2 inside, 1 for x >= 3 (PyTorch's choices at the kinks).
         return F.where(v <= -3.0, 0.0, grad * F.where(v < 3.0, x / 3.0 + 0.5, 1.0))
 
@@ -807,7 +785,7 @@ def _softmax_input(input: Tensor, name: str, dtype: Any) -> Tensor:
     kind = input._data.dtype
     if kind.kind != "f":
         raise NotImplementedError(
-            f"{name}: \"{name}_lastdim_kernel_impl\" not implemented for '{type_name(kind)}' "
+            f"{name}: \"{name}_lastdim_kernel_impl\" not implemented for '{scalar_type_name(kind)}' "
             f"(expected a floating point input; pass dtype=glassgrad.float32 to convert)"
         )
     return input
@@ -900,7 +878,7 @@ class NormBackward1(LinalgVectorNormBackward0):
 def _check_float_input(x: Tensor, op: str) -> None:
     if x._data.dtype.kind != "f":
         raise RuntimeError(
-            f"{op}: Expected a floating point tensor as input. Got {type_name(x._data.dtype)}"
+            f"{op}: Expected a floating point tensor as input. Got {scalar_type_name(x._data.dtype)}"
         )
 
 
@@ -961,7 +939,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     if common.kind != "f":
         raise RuntimeError(
             "cosine_similarity: expected common dtype to be floating point, yet common dtype "
-            f"is {type_name(common)}"
+            f"is {scalar_type_name(common)}"
         )
     x1, x2 = _broadcast_pair(x1, x2, "cosine_similarity")
     d = wrap_dim(dim, x1._data.ndim, "cosine_similarity")

@@ -31,10 +31,11 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from .._dtype import c_type_name, scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
 from . import shape, shape_extra
-from ._common import check_tensor
+from ._common import array_of, check_tensor
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 
@@ -60,11 +61,6 @@ def _tuple_arg(value: Any, n: int, name: str, op: str) -> tuple:
             f"match the convolution dimensions, but got {name}={list(items)}"
         )
     raise TypeError(f"{op}(): argument '{name}' must be tuple of ints, not {type(value).__name__}")
-
-
-def _dtype_label(dtype: np.dtype) -> str:
-    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long"}
-    return f"torch.{names.get(str(dtype), str(dtype))}Tensor"
 
 
 def _size_text(sizes: Sequence) -> str:
@@ -472,6 +468,7 @@ class ConvolutionBackward0(Op):
 
     saved_inputs = (0, 1)
     grad_reads_saved = True
+    double_backward_zeros = False
     __slots__ = (
         "stride",
         "padding",
@@ -511,6 +508,12 @@ class ConvolutionBackward0(Op):
     def backward(self, F, grad):
         x, w = self.saved
         needs = self.needs_input_grad
+        if not array_of(x).size:
+            # An empty batch: zero gradients, constant as PyTorch's (nothing to differentiate).
+            dtype = array_of(w).dtype
+            channels = w.shape[1] * self.groups if self.transposed else w.shape[0]
+            shapes = (tuple(x.shape), tuple(w.shape), (channels,))
+            return tuple(F.zeros(s, dtype) if n else None for s, n in zip(shapes, needs))
         spatial = tuple(x.shape[2:])
         grad_input = grad_weight = grad_bias = grad_last = None
         if needs[1]:
@@ -665,11 +668,15 @@ def _check_conv(
         )
     if not isinstance(groups, (int, np.integer)) or groups <= 0:
         raise RuntimeError(f"{op}(): non-positive groups is not supported, got groups={groups}")
-    if x.dtype != w.dtype or (bias is not None and bias._data.dtype != w.dtype):
-        other = f" and bias type ({_dtype_label(bias._data.dtype)})" if bias is not None else ""
+    if x.dtype != w.dtype:
         raise RuntimeError(
-            f"{op}(): Input type ({_dtype_label(x.dtype)}) and weight type "
-            f"({_dtype_label(w.dtype)}){other} should be the same"
+            f"expected scalar type {scalar_type_name(x.dtype)} but found "
+            f"{scalar_type_name(w.dtype)}"
+        )
+    if bias is not None and bias._data.dtype != x.dtype:
+        raise RuntimeError(
+            f"Input type ({c_type_name(x.dtype)}) and bias type ({c_type_name(bias._data.dtype)}) "
+            "should be the same"
         )
     batched = list(x.shape) if x.ndim == n + 2 else [1, *x.shape]
     if w.shape[0] == 0:

@@ -16,12 +16,13 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from . import conversion, pointwise, shape
 from . import reduction as reduce_ops
-from ._common import binary_operands, broadcast_error, check_tensor
+from ._common import array_of, binary_operands, broadcast_error, check_tensor
 from ._namespace import cached_constant
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
@@ -33,7 +34,6 @@ from .nn_activation import (
     _broadcast_pair,
     call_op,
     log_softmax,
-    type_name,
 )
 
 __all__ = [
@@ -131,7 +131,7 @@ def _check_floating_loss(op: str, kernel: str, *arrays: np.ndarray) -> None:
     for a in arrays:
         if a.dtype.kind != "f":
             raise NotImplementedError(
-                f"{op}: \"{kernel}\" not implemented for '{type_name(a.dtype)}' (expected "
+                f"{op}: \"{kernel}\" not implemented for '{scalar_type_name(a.dtype)}' (expected "
                 f"floating point inputs, got dtype {a.dtype})"
             )
 
@@ -191,7 +191,7 @@ class MseLossBackward0(Op):
 
     def backward(self, F, grad):
         x, t = self.saved
-        scale = 2.0 * _grad_scale(self.reduction, _values(x).size)
+        scale = 2.0 * _grad_scale(self.reduction, array_of(x).size)
         g = grad * scale * (x - t)
         needs = self.needs_input_grad
         return g if needs[0] else None, -g if needs[1] else None
@@ -213,9 +213,9 @@ class SmoothL1LossBackward0(Op):
     def backward(self, F, grad):
         x, t = self.saved
         d = x - t
-        inside = np.abs(_values(x) - _values(t)) < self.beta
+        inside = np.abs(array_of(x) - array_of(t)) < self.beta
         slope = F.where(inside, d / self.beta, F.sign(d))
-        g = grad * _grad_scale(self.reduction, _values(x).size) * slope
+        g = grad * _grad_scale(self.reduction, array_of(x).size) * slope
         needs = self.needs_input_grad
         return g if needs[0] else None, -g if needs[1] else None
 
@@ -227,26 +227,23 @@ class HuberLossBackward0(Op):
     __slots__ = ("reduction", "delta")
 
     def forward(self, x, t, reduction="mean", delta=1.0):
+        dtype = x.dtype  # PyTorch's kernel writes into a tensor like the input
         x, t = binary_operands(x, t)
         _check_floating_loss("huber_loss", "huber_cpu", x)
         self.reduction, self.delta = reduction, delta
         d = np.abs(x - t)
         loss = np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
-        return _reduce_array(loss, reduction)
+        return _reduce_array(loss.astype(dtype, copy=False), reduction)
 
     def backward(self, F, grad):
         x, t = self.saved
         d = x - t
-        dv = _values(x) - _values(t)
+        dv = array_of(x) - array_of(t)
         # d itself inside [-delta, delta], the bound outside (PyTorch's kernel).
         slope = F.where(dv < -self.delta, -self.delta, F.where(dv > self.delta, self.delta, d))
-        g = grad * _grad_scale(self.reduction, _values(x).size) * slope
+        g = grad * _grad_scale(self.reduction, array_of(x).size) * slope
         needs = self.needs_input_grad
         return g if needs[0] else None, -g if needs[1] else None
-
-
-def _values(x: Any) -> Any:
-    return x._data if isinstance(x, Tensor) else x
 
 
 def mse_loss(
@@ -465,7 +462,7 @@ def _check_class_target(op: str, input: Tensor, target: Tensor) -> None:
                 f"equals the input's: input {list(x.shape)}, target {list(t.shape)})"
             )
         raise RuntimeError(
-            f"{op}: expected target dtype to be Long or Byte, but got {type_name(t.dtype)}{hint}"
+            f"{op}: expected target dtype to be Long or Byte, but got {scalar_type_name(t.dtype)}{hint}"
         )
     if x.ndim == 1:
         if t.ndim != 0:
@@ -505,8 +502,8 @@ def _class_weight(op: str, input: Tensor, weight: Tensor | None) -> Any:
         )
     if w.dtype != input._data.dtype:
         raise RuntimeError(
-            f"{op}: expected scalar type {type_name(input._data.dtype)} but found "
-            f"{type_name(w.dtype)} (weight dtype must match input dtype)"
+            f"{op}: expected scalar type {scalar_type_name(input._data.dtype)} but found "
+            f"{scalar_type_name(w.dtype)} (weight dtype must match input dtype)"
         )
     return w
 
@@ -679,7 +676,7 @@ def cross_entropy(
         if t.dtype.kind != "f":
             raise RuntimeError(
                 f"cross_entropy: Expected floating point type for target with class "
-                f"probabilities, got {type_name(t.dtype)} (a target of the input's shape "
+                f"probabilities, got {scalar_type_name(t.dtype)} (a target of the input's shape "
                 f"{list(x.shape)} holds probabilities)"
             )
         w = _constant_weight("cross_entropy", "cross_entropy", "weight", weight)
@@ -723,7 +720,7 @@ class BinaryCrossEntropyBackward0(Op):
 
     def backward(self, F, grad):
         x, t = self.saved
-        xv = _values(x)
+        xv = array_of(x)
         scale = grad * _grad_scale(self.reduction, xv.size)
         if self.weight is not None:
             scale = scale * self.weight
@@ -769,7 +766,7 @@ def binary_cross_entropy(
     _check_floating_loss(op, "binary_cross_entropy", x)
     if t.dtype != x.dtype:
         raise RuntimeError(
-            f"{op}: Found dtype {type_name(t.dtype)} but expected {type_name(x.dtype)} "
+            f"{op}: Found dtype {scalar_type_name(t.dtype)} but expected {scalar_type_name(x.dtype)} "
             "(target dtype must match input dtype)"
         )
     for name, values in (("input", x), ("target", t)):
@@ -789,26 +786,30 @@ def binary_cross_entropy(
 
 
 class BinaryCrossEntropyWithLogitsBackward0(Op):
-    """out = reduce(w ((1 - t) x + (1 + (pw - 1) t) softplus(-x))): finite at any |x|"""
+    """out = reduce(w ((1 - t) x - (1 + (pw - 1) t) log_sigmoid(x))): finite at any |x|
+
+    Computed step by step as PyTorch computes it, in place into ``1 - t``: the result has the
+    target's dtype (and ``log_sigmoid(x)`` the input's), whatever the other operands' dtypes.
+    """
 
     saved_inputs = (0, 1)
     __slots__ = ("reduction", "weight", "pos_weight")
 
     def forward(self, x, t, weight=None, pos_weight=None, reduction="mean"):
-        x, t = binary_operands(x, t)
         self.reduction, self.weight, self.pos_weight = reduction, weight, pos_weight
-        softplus_neg = np.logaddexp(0.0, -x)
+        log_sigmoid = np.negative(np.logaddexp(0.0, -x)).astype(x.dtype, copy=False)
         if pos_weight is not None:
-            loss = (1.0 - t) * x + (1.0 + (pos_weight - 1.0) * t) * softplus_neg
-        else:
-            loss = (1.0 - t) * x + softplus_neg
+            log_sigmoid = (log_sigmoid * ((pos_weight - 1) * t + 1)).astype(x.dtype, copy=False)
+        loss = np.subtract(1, t, dtype=t.dtype)
+        loss = (loss * x).astype(t.dtype, copy=False)
+        loss = (loss - log_sigmoid).astype(t.dtype, copy=False)
         if weight is not None:
-            loss = loss * weight
-        return _reduce_array(np.asarray(loss, dtype=x.dtype), reduction)
+            loss = (loss * weight).astype(t.dtype, copy=False)
+        return _reduce_array(loss, reduction)
 
     def backward(self, F, grad):
         x, t = self.saved
-        scale = grad * _grad_scale(self.reduction, _values(x).size)
+        scale = grad * _grad_scale(self.reduction, array_of(x).size)
         if self.weight is not None:
             scale = scale * self.weight
         pw = self.pos_weight
@@ -863,11 +864,10 @@ def binary_cross_entropy_with_logits(
     _check_floating_loss(op, op, x)
     if t.dtype.kind != "f":
         raise RuntimeError(
-            f"{op}: expected a floating point target, got {type_name(t.dtype)} (result type "
-            f"{type_name(x.dtype)} can't be cast to the desired output type "
-            f"{type_name(t.dtype)})"
+            f"{op}: expected a floating point target, got {scalar_type_name(t.dtype)} (result type "
+            f"{scalar_type_name(x.dtype)} can't be cast to the desired output type "
+            f"{scalar_type_name(t.dtype)})"
         )
-    dtype = binary_operands(x, t)[0].dtype
     arrays = {}
     for name, value in (("weight", weight), ("pos_weight", pos_weight)):
         a = _constant_weight(op, op, name, value)
@@ -876,7 +876,6 @@ def binary_cross_entropy_with_logits(
                 np.broadcast_shapes(a.shape, x.shape)
             except ValueError:
                 raise broadcast_error(op, a, x) from None
-            a = a.astype(dtype, copy=False)
         arrays[name] = a
     return BinaryCrossEntropyWithLogitsBackward0.apply(input, target, **arrays, reduction=how)
 
@@ -900,7 +899,7 @@ class XlogyBackward0(Op):
         grad_x = grad_y = None
         if needs[0]:
             # grad * xlogy(x != 0, y): log(y) where x != 0, else 0 (y may be 0 there).
-            skip = _values(x) == 0
+            skip = array_of(x) == 0
             grad_x = F.where(skip, 0.0, grad * F.log(F.where(skip, 1.0, y)))
         if needs[1]:
             grad_y = grad * x / y

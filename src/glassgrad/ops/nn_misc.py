@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _factories
+from .._dtype import c_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
 from . import linalg, linalg_extra, pointwise, shape
@@ -143,6 +144,12 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
             f"{op}(): bias size does not match weight size: got {bias._data.shape[-1]} but "
             f"expected {w.shape[0]}"
         )
+    operands = [("input1", a), ("input2", b), ("weight", w)]
+    if bias is not None:
+        operands.append(("bias", bias._data))
+    if len({x.dtype for _, x in operands}) > 1:
+        listed = ", ".join(f"{name}: {c_type_name(x.dtype)}" for name, x in operands)
+        raise RuntimeError(f"All tensors must have the same dtype, got {listed}")
     # As PyTorch: both inputs viewed as matrices, the product viewed back.
     flat1 = shape.reshape(input1, (-1, a.shape[-1]))
     flat2 = shape.reshape(input2, (-1, b.shape[-1]))

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import check_tensor
@@ -69,6 +70,7 @@ class NativeBatchNormBackward0(Op):
 
     saved_inputs = (0, 1)
     grad_reads_saved = True
+    double_backward_zeros = False
     __slots__ = ("training", "eps", "_running_mean", "_running_invstd")
 
     def forward(self, x, w, b, training, eps, running_mean=None, running_var=None):
@@ -114,6 +116,26 @@ def _channel_dims(x: Any) -> tuple:
 
 def _channel_shape(x: Any) -> tuple:
     return (1, x.shape[1]) + (1,) * (len(x.shape) - 2)
+
+
+def _check_parameter_dtypes(x: np.ndarray, *parameters: Tensor | None) -> None:
+    """PyTorch's CPU normalisation kernels' dtype checks (``check_mixed_data_type``): the
+    parameters must have the input's dtype, except float32 parameters of a float16 input.
+    The first parameter given decides which check (and message) applies."""
+    given = [p._data.dtype for p in parameters if p is not None]
+    if not given:
+        return
+    if given[0] != x.dtype:  # a mixed-precision call
+        if any(d != np.float32 for d in given):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if x.dtype != np.float16:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        return
+    for d in given:
+        if d != x.dtype:
+            raise RuntimeError(
+                f"expected scalar type {scalar_type_name(x.dtype)} but found {scalar_type_name(d)}"
+            )
 
 
 def _check_vector(op: str, name: str, t: Tensor | None, size: int) -> None:
@@ -173,6 +195,7 @@ def batch_norm(
     elif running_mean is None or running_var is None:
         missing = "running_mean" if running_mean is None else "running_var"
         raise RuntimeError(f"{op}(): {missing} must be defined in evaluation mode")
+    _check_parameter_dtypes(x, weight, bias, running_mean, running_var)
     if training and (running_mean is not None or running_var is not None):
         _update_running_stats(x, running_mean, running_var, float(momentum))
     if training:
@@ -215,6 +238,7 @@ class NativeLayerNormBackward0(Op):
 
     saved_inputs = (0, 1, 2)  # the bias too, as PyTorch's native_layer_norm saves it
     grad_reads_saved = True
+    double_backward_inputs = (0, 1)
     __slots__ = ("normalized_shape", "eps")
 
     def forward(self, x, w, b, normalized_shape, eps):
@@ -278,6 +302,7 @@ def layer_norm(
                 f"{op}(): Expected {name} to be of same shape as normalized_shape, but got {name} "
                 f"of shape {list(t._data.shape)} and normalized_shape = {list(normalized_shape)}"
             )
+    _check_parameter_dtypes(x, weight, bias)
     return NativeLayerNormBackward0.apply(
         input, weight, bias, normalized_shape=normalized_shape, eps=eps
     )
@@ -361,6 +386,7 @@ def group_norm(
                 f"in input, but got {name} of shape {list(t._data.shape)} and input of shape "
                 f"{list(x.shape)}"
             )
+    _check_parameter_dtypes(x, weight, bias)
     return NativeGroupNormBackward0.apply(input, weight, bias, group=int(num_groups), eps=eps)
 
 

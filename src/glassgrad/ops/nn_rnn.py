@@ -46,6 +46,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.op import Op, _modified_error
 from . import linalg, pointwise, shape
+from ._common import array_of
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .nn_conv import _Workspace
@@ -89,10 +90,6 @@ _pool = _BufferPool(64 * 2**20)
 
 # Steps of an LSTM's kept arrays turned into backward factors at a time (``_LSTM.prepare``).
 _PREPARE_STEPS = 4
-
-
-def _values(x: Any) -> np.ndarray:
-    return x._data if isinstance(x, Tensor) else x
 
 
 # --- what the forward keeps for the backward -------------------------------------------------
@@ -321,7 +318,7 @@ class _GRU:
     def input_bias(b_ih: Any, b_hh: Any) -> Any:
         # b_hr and b_hz add to the input side; b_hn stays inside r * (W_hn h + b_hn).
         hidden = b_hh.shape[0] // 3
-        return b_ih + b_hh * np.repeat(np.array([1, 1, 0], _values(b_hh).dtype), hidden)
+        return b_ih + b_hh * np.repeat(np.array([1, 1, 0], array_of(b_hh).dtype), hidden)
 
     @staticmethod
     def run(gates, states, w_hh, b_hh, cx, r) -> _KeptArrays:
@@ -415,7 +412,7 @@ class _RNN:
     def step_back(self, F, kept, t, dh, dc) -> tuple:
         (h,) = kept.gates(t)
         if self.relu:
-            d_pre = F.where(_values(h) > 0, dh, 0.0)
+            d_pre = F.where(array_of(h) > 0, dh, 0.0)
         else:
             d_pre = dh * (1.0 - h * h)
         return (d_pre,), None, None, None

@@ -12,7 +12,14 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.op import Op
-from ._common import binary_operands, broadcast_error, check_tensor, floating_operands
+from ._common import (
+    array_of,
+    binary_operands,
+    broadcast_error,
+    check_tensor,
+    floating_operands,
+    zeros_like_grad,
+)
 from ._namespace import default_float
 from ._registry import NoGrad, Sample, register
 from ._samples import binary_samples, positive, randn, unary_samples
@@ -169,7 +176,13 @@ def sub(input: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
 
 
 def rsub(input: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
-    """``other - alpha * input``."""
+    """``other - alpha * input`` (``sub`` with the operands swapped).
+
+    Example::
+
+        >>> glassgrad.rsub(glassgrad.tensor([1.0, 2.0]), 5)
+        tensor([4., 3.])
+    """
     if isinstance(other, Tensor):
         return SubBackward0.apply(other, input, alpha=alpha)
     return RsubBackward1.apply(check_tensor(input, "rsub"), other=other, alpha=alpha)
@@ -341,7 +354,7 @@ class PowBackward0(Op):
         (x,) = self.saved
         e = self.exponent
         if e == 0:
-            return grad * 0.0
+            return zeros_like_grad(F, grad)
         if e == 2:
             return grad * 2.0 * x
         return grad * e * x ** (e - 1)
@@ -389,10 +402,13 @@ class PowBackward2(Op):
         return np.power(base, exponent)
 
     def backward(self, F, grad):
-        _, out = self.saved
+        exponent, out = self.saved
         if self.base == 0:
-            return grad * 0.0
-        return grad * out * float(np.log(self.base))
+            # PyTorch's pow_backward_exponent: 0 where the exponent is >= 0, else
+            # result * log(0) (-inf at 0 ** -1: the true slope).
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return grad * F.where(array_of(exponent) >= 0, 0.0, out * -np.inf)
+        return grad * (out * float(np.log(self.base)))
 
 
 def pow(input: Any, exponent: Any) -> Tensor:
@@ -553,6 +569,8 @@ class AbsBackward0(Op):
     grad_reads_saved = True
 
     def forward(self, x):
+        if x.dtype == np.bool_:
+            raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
         return np.abs(x)
 
     def backward(self, F, grad):
@@ -805,7 +823,7 @@ class SignBackward0(Op):
         return np.sign(x)
 
     def backward(self, F, grad):
-        return grad * 0.0
+        return zeros_like_grad(F, grad)
 
 
 def sign(input: Tensor) -> Tensor:

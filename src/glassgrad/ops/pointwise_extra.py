@@ -13,10 +13,20 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import scalar_type_name
 from .._tensor import Tensor
+from ..autograd.graph import ACCUMULATE_PRIORITY
 from ..autograd.op import Op, apply_inplace
 from . import _erf
-from ._common import binary_operands, broadcast_error, check_tensor, floating_operands, is_scalar
+from ._common import (
+    array_of,
+    binary_operands,
+    broadcast_error,
+    check_tensor,
+    floating_operands,
+    is_scalar,
+    zeros_like_grad,
+)
 from ._namespace import default_float
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn, unary_samples
@@ -28,34 +38,8 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _HALF_SQRT_PI = 0.5 * math.sqrt(math.pi)
 
 
-def _values(x: Any) -> Any:
-    """The NumPy values behind a Tensor (constants for masks); arrays and numbers as they are."""
-    return x._data if isinstance(x, Tensor) else x
-
-
-def _type_name(dtype: np.dtype) -> str:
-    """PyTorch's scalar type name of a NumPy dtype, as its kernel errors print it."""
-    return {
-        "float16": "Half",
-        "float32": "Float",
-        "float64": "Double",
-        "int8": "Char",
-        "int16": "Short",
-        "int32": "Int",
-        "int64": "Long",
-        "uint8": "Byte",
-        "bool": "Bool",
-    }.get(str(dtype), str(dtype))
-
-
 def _not_implemented_for(kernel: str, dtype: np.dtype) -> NotImplementedError:
-    return NotImplementedError(f"\"{kernel}\" not implemented for '{_type_name(dtype)}'")
-
-
-def _zeros_like(F: Any, grad: Any) -> Any:
-    """A zero gradient that is constant (no graph), as PyTorch's ``zeros_like(grad)``."""
-    values = _values(grad)
-    return F.zeros(values.shape, values.dtype)
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(dtype)}'")
 
 
 def _check_tensor_other(other: Any, op: str) -> Tensor:
@@ -86,6 +70,14 @@ def _not_implemented_node(op: str, compute: Any) -> type:
     def backward(self: Op, F: Any, grad: Any) -> Any:
         raise RuntimeError(f"derivative for aten::{op} is not implemented")
 
+    def apply(cls: type, *inputs: Any, **params: Any) -> Any:
+        result = Op.apply.__func__(cls, *inputs, **params)
+        if type(result._grad_fn) is cls:
+            # PyTorch gives NotImplemented nodes the largest sequence number: the backward
+            # reaches them, and raises, before the nodes recorded after them.
+            result._grad_fn._seq = ACCUMULATE_PRIORITY
+        return result
+
     return type(
         "NotImplemented",
         (Op,),
@@ -93,6 +85,7 @@ def _not_implemented_node(op: str, compute: Any) -> type:
             "__slots__": (),
             "forward": forward,
             "backward": backward,
+            "apply": classmethod(apply),
             "__doc__": f"{op}: no gradient",
         },
     )
@@ -169,7 +162,7 @@ class DivBackward2(Op):
 
     def backward(self, F, grad):
         needs = self.needs_input_grad
-        zero = _zeros_like(F, grad)
+        zero = zeros_like_grad(F, grad)
         return zero if needs[0] else None, zero if needs[1] else None
 
 
@@ -203,7 +196,7 @@ class RemainderBackward1(Op):
         grad_b = None
         if needs[1]:
             with np.errstate(divide="ignore", invalid="ignore"):
-                quotient = np.floor_divide(_values(a), _values(b))
+                quotient = np.floor_divide(array_of(a), array_of(b))
             grad_b = -grad * quotient
         return grad if needs[0] else None, grad_b
 
@@ -583,7 +576,7 @@ class _Rounding(Op):
         return self.ufunc(x)
 
     def backward(self, F, grad):
-        return _zeros_like(F, grad)
+        return zeros_like_grad(F, grad)
 
 
 class FloorBackward0(_Rounding):
@@ -623,7 +616,7 @@ class RoundBackward1(Op):
         return np.rint(x / scale) * scale
 
     def backward(self, F, grad):
-        return _zeros_like(F, grad)
+        return zeros_like_grad(F, grad)
 
 
 class FracBackward0(Op):
@@ -951,7 +944,7 @@ class ClampMinBackward0(Op):
 
     def backward(self, F, grad):
         (x,) = self.saved
-        return F.where(_values(x) >= self.min, grad, 0.0)
+        return F.where(array_of(x) >= self.min, grad, 0.0)
 
 
 class ClampMaxBackward0(Op):
@@ -966,7 +959,7 @@ class ClampMaxBackward0(Op):
 
     def backward(self, F, grad):
         (x,) = self.saved
-        return F.where(_values(x) <= self.max, grad, 0.0)
+        return F.where(array_of(x) <= self.max, grad, 0.0)
 
 
 def _first_mismatch(arrays: list) -> tuple:
@@ -1007,7 +1000,7 @@ class ClampMinBackward1(Op):
     def backward(self, F, grad):
         x, low = self.saved
         needs = self.needs_input_grad
-        xv, lv = _values(x), _values(low)
+        xv, lv = array_of(x), array_of(low)
         return (
             F.where(xv >= lv, grad, 0.0) if needs[0] else None,
             F.where(xv < lv, grad, 0.0) if needs[1] else None,
@@ -1026,7 +1019,7 @@ class ClampMaxBackward1(Op):
     def backward(self, F, grad):
         x, high = self.saved
         needs = self.needs_input_grad
-        xv, hv = _values(x), _values(high)
+        xv, hv = array_of(x), array_of(high)
         return (
             F.where(xv <= hv, grad, 0.0) if needs[0] else None,
             F.where(xv > hv, grad, 0.0) if needs[1] else None,
@@ -1054,7 +1047,7 @@ class ClampBackward0(Op):
     def backward(self, F, grad):
         x, low, high = self.saved
         needs = self.needs_input_grad
-        xv, lv, hv = _values(x), _values(low), _values(high)
+        xv, lv, hv = array_of(x), array_of(low), array_of(high)
         grad_x = grad_min = grad_max = None
         if lv is not None and hv is not None:
             if needs[0]:
@@ -1171,7 +1164,7 @@ class _Extremum(Op):
     def backward(self, F, grad):
         a, b = self.saved
         needs = self.needs_input_grad
-        av, bv = _values(a), _values(b)
+        av, bv = array_of(a), array_of(b)
         wins_a, wins_b = self.winners(av, bv)
         tie = av == bv
         half = grad * 0.5
@@ -1400,6 +1393,7 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
 
 
 def _lerp_inplace(self: Tensor, end: Tensor, weight: Any) -> Tensor:
+    check_tensor(end, "lerp_", "end", 2)
     if isinstance(weight, Tensor):
         return apply_inplace(LerpBackward1, self, end, weight)
     return apply_inplace(LerpBackward0, self, end, weight=weight)
@@ -1513,7 +1507,7 @@ class NanToNumBackward0(Op):
 
     def backward(self, F, grad):
         (x,) = self.saved
-        return F.where(np.isfinite(_values(x)), grad, 0.0)
+        return F.where(np.isfinite(array_of(x)), grad, 0.0)
 
 
 def nan_to_num(

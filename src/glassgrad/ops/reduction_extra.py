@@ -18,11 +18,10 @@ import numpy as np
 from .._dtype import default_numpy_float, to_numpy_dtype
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
-from ._common import check_tensor, wrap_dim, wrap_dims
+from ._common import array_of, check_tensor, wrap_dim, wrap_dims
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .linalg_extra import LinalgVectorNormBackward0
-from .pointwise_extra import _values
 
 
 def _restore(F: Any, value: Any, dims: tuple | None, keepdim: bool) -> Any:
@@ -86,7 +85,7 @@ def _prod_backward(F: Any, grad: Any, x: Any, out: Any, dims: tuple) -> Any:
     gradient at z1 is ``p * x_z2`` (written ``p * (sum of the zeros - x_z1)`` so that it stays
     differentiable); with more, all are zero to second order.
     """
-    values = _values(x)
+    values = array_of(x)
     zero = values == 0
     if not zero.any():
         return grad * out / x
@@ -113,9 +112,9 @@ class ProdBackward0(Op):
 
     def backward(self, F, grad):
         x, out = self.saved
-        if not _values(x).ndim:
+        if not array_of(x).ndim:
             return grad
-        dims = tuple(range(_values(x).ndim))
+        dims = tuple(range(array_of(x).ndim))
         return _prod_backward(F, grad, x, out, dims)
 
 
@@ -133,7 +132,7 @@ class ProdBackward1(Op):
 
     def backward(self, F, grad):
         x, out = self.saved
-        if not _values(x).ndim:
+        if not array_of(x).ndim:
             return grad
         dims = (self.dim,)
         grad = _restore(F, grad, dims, self.keepdim)
@@ -215,9 +214,9 @@ class _AExtremum(Op):
 
     def backward(self, F, grad):
         x, out = self.saved
-        xv = _values(x)
+        xv = array_of(x)
         dims = self.dim
-        out_values = _values(out)
+        out_values = array_of(out)
         if not self.keepdim and dims is not None:
             out_values = np.expand_dims(out_values, dims)
         mask = xv == out_values
@@ -372,7 +371,7 @@ def _variance_forward(x: np.ndarray, dims: tuple | None, correction: float, keep
 
 def _var_backward(F, grad, x, dims, correction, keepdim) -> Any:
     """d var / dx = 2 / (N - correction) * (x - mean(x)), broadcast back over ``dims``."""
-    xv = _values(x)
+    xv = array_of(x)
     count = _reduced_count(xv.shape, dims)
     grad = _restore(F, grad, dims, keepdim)
     axes = tuple(range(xv.ndim)) if dims is None else dims
@@ -388,14 +387,14 @@ def _var_backward(F, grad, x, dims, correction, keepdim) -> Any:
 def _std_backward(F, grad, x, std, dims, correction, keepdim) -> Any:
     """d std = d var / (2 std), zero where std is zero (as PyTorch)."""
     std = _restore(F, std, dims, keepdim)
-    zero = _values(std) == 0
+    zero = array_of(std) == 0
     std_safe = F.where(zero, 1.0, std)
     grad = F.where(zero, 0.0, _restore(F, grad, dims, keepdim) / (2.0 * std_safe))
     return _var_backward(F, grad, x, dims, correction, True)
 
 
 def _mean_backward(F, grad, x, dims, keepdim) -> Any:
-    xv = _values(x)
+    xv = array_of(x)
     count = _reduced_count(xv.shape, dims)
     return F.expand(_restore(F, grad, dims, keepdim) / builtins.max(count, 1), xv.shape)
 
@@ -723,7 +722,7 @@ class CumsumBackward0(Op):
         return np.cumsum(x, axis=dim) if x.ndim else x.copy()
 
     def backward(self, F, grad):
-        if not _values(grad).ndim:
+        if not array_of(grad).ndim:
             return grad
         return ReversedCumsumBackward0.call(grad, dim=self.dim)
 
@@ -760,7 +759,7 @@ class CumprodBackward0(Op):
 
     def backward(self, F, grad):
         x, out = self.saved
-        xv = _values(x)
+        xv = array_of(x)
         if xv.size <= 1 or xv.shape[self.dim] <= 1:  # PyTorch's shortcut, empty included
             return grad
         dim = self.dim
@@ -787,7 +786,7 @@ def _cumprod_grad_with_zeros(grad: np.ndarray, x: np.ndarray, out: np.ndarray, d
 
 def _cumprod_grad_left_out(F: Any, grad: Any, x: Any, dim: int) -> Any:
     """grad_i = sum_{k >= i} grad_k * prod_{j <= k, j != i} x_j, built from an n x n tensor."""
-    n = _values(x).shape[dim]
+    n = array_of(x).shape[dim]
     moved = F.transpose(x, dim, -1)
     moved_grad = F.transpose(grad, dim, -1)
     eye = np.eye(n, dtype=bool)

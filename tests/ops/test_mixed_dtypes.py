@@ -1,0 +1,128 @@
+"""Ops given operands of different float dtypes: the result dtype, or the error, is PyTorch's.
+
+PyTorch does not promote uniformly: elementwise losses promote, ``binary_cross_entropy_with
+_logits`` keeps the target's dtype, ``huber_loss`` the input's, normalisation layers refuse
+parameters of another dtype than the input (with messages that depend on which one), matrix
+products refuse any mix.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import torch
+
+import glassgrad as gg
+
+
+def _t(lib: Any, dtype: str, *shape: int) -> Any:
+    return lib.ones(*(shape or (2, 3)), dtype=getattr(lib, dtype))
+
+
+def _p(lib: Any, dtype: str) -> Any:
+    return lib.ones(3, dtype=getattr(lib, dtype))
+
+
+CASES = {
+    "layer_norm, weight and bias float64 on float32": lambda L, F: F.layer_norm(
+        _t(L, "float32"), (3,), _p(L, "float64"), _p(L, "float64")
+    ),
+    "layer_norm, bias float32 on float64": lambda L, F: F.layer_norm(
+        _t(L, "float64"), (3,), _p(L, "float64"), _p(L, "float32")
+    ),
+    "layer_norm, weight float32 on float64": lambda L, F: F.layer_norm(
+        _t(L, "float64"), (3,), _p(L, "float32"), None
+    ),
+    "layer_norm, bias only float64 on float32": lambda L, F: F.layer_norm(
+        _t(L, "float32"), (3,), None, _p(L, "float64")
+    ),
+    "layer_norm, bias only float32 on float64": lambda L, F: F.layer_norm(
+        _t(L, "float64"), (3,), None, _p(L, "float32")
+    ),
+    "group_norm, float64 parameters": lambda L, F: F.group_norm(
+        _t(L, "float32", 2, 4), 2, L.ones(4, dtype=L.float64), L.ones(4, dtype=L.float64)
+    ),
+    "batch_norm, float64 running stats": lambda L, F: F.batch_norm(
+        _t(L, "float32"), _p(L, "float64"), _p(L, "float64")
+    ),
+    "batch_norm, float64 weight": lambda L, F: F.batch_norm(
+        _t(L, "float32"), _p(L, "float32"), _p(L, "float32"), _p(L, "float64"), _p(L, "float64")
+    ),
+    "batch_norm, float64 input": lambda L, F: F.batch_norm(
+        _t(L, "float64"), _p(L, "float32"), _p(L, "float32"), _p(L, "float32"), _p(L, "float32")
+    ),
+    "bilinear, float64 weight": lambda L, F: F.bilinear(
+        _t(L, "float32", 2, 3), _t(L, "float32", 2, 2), _t(L, "float64", 4, 3, 2), L.ones(4)
+    ),
+    "binary_cross_entropy_with_logits, float32 target": lambda L, F: (
+        F.binary_cross_entropy_with_logits(_t(L, "float64"), _t(L, "float32"))
+    ),
+    "binary_cross_entropy_with_logits, float64 target": lambda L, F: (
+        F.binary_cross_entropy_with_logits(_t(L, "float32"), _t(L, "float64"))
+    ),
+    "binary_cross_entropy_with_logits, float64 weight": lambda L, F: (
+        F.binary_cross_entropy_with_logits(
+            _t(L, "float32"), _t(L, "float32"), weight=_p(L, "float64")
+        )
+    ),
+    "binary_cross_entropy_with_logits, float64 pos_weight": lambda L, F: (
+        F.binary_cross_entropy_with_logits(
+            _t(L, "float32"), _t(L, "float32"), pos_weight=_p(L, "float64")
+        )
+    ),
+    "binary_cross_entropy, float64 target": lambda L, F: F.binary_cross_entropy(
+        _t(L, "float32") * 0.5, _t(L, "float64") * 0.5
+    ),
+    "huber_loss, float32 target": lambda L, F: F.huber_loss(_t(L, "float64"), _t(L, "float32")),
+    "huber_loss, float64 target": lambda L, F: F.huber_loss(_t(L, "float32"), _t(L, "float64")),
+    "smooth_l1_loss": lambda L, F: F.smooth_l1_loss(_t(L, "float32"), _t(L, "float64")),
+    "mse_loss": lambda L, F: F.mse_loss(_t(L, "float32"), _t(L, "float64")),
+    "l1_loss": lambda L, F: F.l1_loss(_t(L, "float32"), _t(L, "float64")),
+    "kl_div": lambda L, F: F.kl_div(_t(L, "float32"), _t(L, "float64"), reduction="sum"),
+    "cosine_similarity": lambda L, F: F.cosine_similarity(_t(L, "float32"), _t(L, "float64")),
+    "pairwise_distance": lambda L, F: F.pairwise_distance(_t(L, "float32"), _t(L, "float64")),
+    "conv1d, float64 weight": lambda L, F: F.conv1d(
+        _t(L, "float32", 1, 2, 3), _t(L, "float64", 1, 2, 2)
+    ),
+    "linear, float64 weight": lambda L, F: F.linear(_t(L, "float32"), _t(L, "float64", 2, 3)),
+    "linear, float64 bias": lambda L, F: F.linear(
+        _t(L, "float32"), _t(L, "float32", 2, 3), L.ones(2, dtype=L.float64)
+    ),
+    "nll_loss, float64 weight": lambda L, F: F.nll_loss(
+        _t(L, "float32"), L.zeros(2, dtype=L.int64), weight=_p(L, "float64")
+    ),
+    "cross_entropy, float64 probabilities": lambda L, F: F.cross_entropy(
+        _t(L, "float32"), L.zeros(2, 3, dtype=L.float64)
+    ),
+    "cross_entropy, float32 probabilities": lambda L, F: F.cross_entropy(
+        _t(L, "float64"), L.zeros(2, 3, dtype=L.float32)
+    ),
+    "embedding, float64 weight": lambda L, F: F.embedding(
+        L.zeros(2, dtype=L.int64), _t(L, "float64")
+    ),
+    "einsum without contraction": lambda L, F: L.einsum(
+        "i,i->i", _p(L, "float32"), _p(L, "float64")
+    ),
+    "einsum with contraction": lambda L, F: L.einsum("i,i->", _p(L, "float32"), _p(L, "float64")),
+    "dot": lambda L, F: L.dot(_p(L, "float64"), _p(L, "float32")),
+    "matmul of matrix and vector": lambda L, F: L.matmul(
+        _t(L, "float32", 3, 2, 3), _p(L, "float64")
+    ),
+}
+
+
+def _outcome(program: Any, lib: Any) -> tuple:
+    try:
+        return ("dtype", str(program(lib, lib.nn.functional).dtype).split(".")[-1])
+    except Exception as exc:  # compared with PyTorch's: type and message
+        return (type(exc).__name__, str(exc))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_mixed_dtypes_as_pytorch(name: str) -> None:
+    """The same dtype, or the same error whose message contains PyTorch's."""
+    program = CASES[name]
+    (kind, ours), (expected_kind, theirs) = _outcome(program, gg), _outcome(program, torch)
+    assert kind == expected_kind, (ours, theirs)
+    assert ours == theirs if kind == "dtype" else theirs in ours, (ours, theirs)
