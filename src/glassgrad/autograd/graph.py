@@ -281,13 +281,18 @@ class AccumulateGrad(Node):
         self._n_out = 1
 
     def _run(self, grads: list, create_graph: bool) -> tuple:
-        # A leaf detached in place (detach_) after the graph was recorded gets nothing.
-        if grads[0] is not None and self.variable._requires_grad:
-            if self.variable._hooks:
-                self._accumulate(self._hooked_grad(grads[0], create_graph), create_graph)
-            else:
-                owned = not create_graph and _held_by_list_only(grads)
-                self._accumulate(grads[0], create_graph, owned)
+        var = self.variable
+        if grads[0] is None:
+            return ()
+        if not var._requires_grad:
+            # A leaf detached in place (detach_) after the graph was recorded gets nothing;
+            # its post-accumulate hooks still run, as PyTorch's engine calls them.
+            self._post_accumulate(var)
+        elif var._hooks:
+            self._accumulate(self._hooked_grad(grads[0], create_graph), create_graph)
+        else:
+            owned = not create_graph and _held_by_list_only(grads)
+            self._accumulate(grads[0], create_graph, owned)
         return ()
 
     def _hooked_grad(self, grad: Any, create_graph: bool) -> Any:
@@ -303,6 +308,10 @@ class AccumulateGrad(Node):
     def _accumulate(self, grad: Any, create_graph: bool, owned: bool = False) -> None:
         var = self.variable
         accumulate(var, grad, create_graph, owned)
+        self._post_accumulate(var)
+
+    @staticmethod
+    def _post_accumulate(var: Any) -> None:
         if var._post_accumulate_hooks:
             for hook in tuple(var._post_accumulate_hooks.values()):
                 hook(var)

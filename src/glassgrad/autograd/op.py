@@ -21,6 +21,7 @@ This module knows no specific op.
 
 from __future__ import annotations
 
+import warnings
 import weakref
 from typing import Any
 
@@ -118,6 +119,9 @@ class Op(Node):
     double_backward_zeros: bool = True
     # copy_: a source that is the written tensor itself, once broadcast, is not an overlap.
     copies_source: bool = False
+    # Written into a tensor whose elements share memory (an expand), PyTorch only warns with
+    # this message (index_put_, masked_fill_), and ``write_overlapping`` writes the elements.
+    overlap_warning: str = ""
     # False for ops without a derivative (logical, bitwise): in place, they change the values
     # and the version but leave the tensor's history as it is, as in PyTorch.
     differentiable: bool = True
@@ -699,13 +703,22 @@ def _wrap_volatile(out: Any) -> Any:
 
 
 # --- in-place ops ------------------------------------------------------------------------
+def _internal_overlap(data: np.ndarray) -> bool:
+    """Several elements of ``data`` share one memory location (a zero stride: an expand)."""
+    return data.size > 1 and any(st == 0 and n > 1 for n, st in zip(data.shape, data.strides))
+
+
 def _check_overlap(cls: type, data: np.ndarray, others: tuple) -> None:
     """PyTorch's memory-overlap checks of an in-place write into ``data``."""
-    if data.size > 1 and any(st == 0 and n > 1 for n, st in zip(data.shape, data.strides)):
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a "
-            "single memory location. Please clone() the tensor before performing the operation."
-        )
+    if _internal_overlap(data):
+        if cls.overlap_warning:
+            warnings.warn(cls.overlap_warning, UserWarning, stacklevel=4)
+        else:
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                "operation."
+            )
     for x in others:
         if not isinstance(x, graph.Tensor):
             continue
@@ -763,6 +776,14 @@ def _same_elements(out: np.ndarray, src: np.ndarray) -> bool:
     return all(n == 1 or a == b for n, a, b in zip(out.shape, out.strides, src.strides))
 
 
+def _write(node: Op, data: np.ndarray, out: np.ndarray, arrays: list, params: dict) -> None:
+    """Write an in-place op's result into the target's memory."""
+    if node.overlap_warning and _internal_overlap(data):
+        node.write_overlapping(data, *arrays, **params)  # only the written elements
+    else:
+        np.copyto(data, out, casting="unsafe")
+
+
 def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     """Run op ``cls`` with ``target`` as first input and write the result into ``target``.
 
@@ -776,14 +797,24 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
         view_requires_grad(target)
         or any(isinstance(x, Tensor) and view_requires_grad(x) for x in others)
     )
-    if requires_grad and cls.checks_inplace:
-        check_inplace(target)
+    checking = requires_grad and cls.checks_inplace
     recording = requires_grad and cls.differentiable and target._data.dtype.kind == "f"
     data = target._data
-    _check_overlap(cls, data, others)
     node = cls.__new__(cls)
     arrays = [x._data if isinstance(x, Tensor) else x for x in others]
-    out = node.forward(data, *arrays, **params)
+    # PyTorch's order: argument errors (its parser's TypeError), then the autograd checks,
+    # then the kernel's errors. The forward writes nothing, so it may run first.
+    try:
+        out = node.forward(data, *arrays, **params)
+    except TypeError:
+        raise
+    except Exception:
+        if checking:
+            check_inplace(target)
+        raise
+    if checking:
+        check_inplace(target)
+    _check_overlap(cls, data, others)
     out = np.asarray(out)
     if out.dtype != data.dtype and not np.can_cast(out.dtype, data.dtype, "same_kind"):
         raise RuntimeError(
@@ -796,7 +827,7 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
             f"{list(out.shape)}"
         )
     if not recording:
-        np.copyto(data, out, casting="unsafe")
+        _write(node, data, out, arrays, params)
         target._vc[0] += 1
         return target
     # The target's old value, as it stands in the graph, is the op's first input.
@@ -806,7 +837,7 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
         before._output_nr = target._output_nr
         before._requires_grad = True
     node._record((before, *others), [before._data, *arrays], out)
-    np.copyto(data, out, casting="unsafe")
+    _write(node, data, out, arrays, params)
     target._vc[0] += 1
     if cls.saves_output:
         node._saved_out = (data, target._vc, target._vc[0])

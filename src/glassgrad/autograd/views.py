@@ -100,8 +100,13 @@ def _view_result(
     src = inputs[0]
     data = src._data
     base = o.base if type(o) is np.ndarray else None
-    # NumPy points every view at the array owning the memory: the cheap test first.
-    if (base is not None and (base is data or base is data.base)) or np.may_share_memory(o, data):
+    # NumPy points every view at the array owning the memory: the cheap test first. An empty
+    # result shares no memory but is a view all the same (as in PyTorch).
+    if (
+        (base is not None and (base is data or base is data.base))
+        or np.may_share_memory(o, data)
+        or (o.size == 0 and type(o) is np.ndarray)
+    ):
         counter = t._version_counter = src._vc  # created on first use, then shared
         root = src._base
         if root is None:

@@ -348,12 +348,20 @@ ViewBackward0Alias.__name__ = ViewBackward0Alias.__qualname__ = "AliasBackward0"
 
 
 class IndexPutBackward0(Op):
-    """x[key] = values (or += with accumulate), written into x."""
+    """x[key] = values (or += with accumulate), written into x. ``cast``: a single-element
+    value set through one boolean mask is cast, as PyTorch's masked_fill_ path casts it."""
 
     __slots__ = ("key", "accumulate")
+    overlap_warning = (
+        "Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
+        "performing this operation. This also applies to advanced indexing e.g. "
+        "tensor[indices] = tensor"
+    )
 
-    def forward(self, x, values, key, accumulate=False):
+    def forward(self, x, values, key, accumulate=False, cast=False):
         self.key, self.accumulate = key, accumulate
+        if cast:
+            values = np.asarray(values).astype(x.dtype)
         if isinstance(values, np.ndarray) and values.dtype != x.dtype:
             raise RuntimeError(
                 "Index put requires the source and destination dtypes match, got "
@@ -370,6 +378,14 @@ class IndexPutBackward0(Op):
         except ValueError as error:
             raise RuntimeError(f"index_put_: {error}") from None
         return out
+
+    @staticmethod
+    def write_overlapping(data, values, key, accumulate=False, cast=False):
+        values = np.asarray(values).astype(data.dtype)
+        if accumulate:
+            np.add.at(data, key, values)
+        else:
+            data[key] = values
 
     def backward(self, F, grad):
         grad_values = grad[self.key] if self.needs_input_grad[1] else None
@@ -401,11 +417,21 @@ def index_put(input: Tensor, indices: tuple, values: Any, accumulate: bool = Fal
 
 def setitem(input: Tensor, key: Any, value: Any) -> None:
     """``input[key] = value``: records CopySlices (or IndexPutBackward0) on ``input``."""
-    view, advanced = _split_key(input, _normalize_key(key))
+    normalized = _normalize_key(key)
+    view, advanced = _split_key(input, normalized)
     if not isinstance(value, Tensor):
         value = np.asarray(value, dtype=input._data.dtype)
     if advanced is not None:
-        apply_inplace(IndexPutBackward0, view, value, key=advanced, accumulate=False)
+        # One boolean mask and one value: PyTorch's masked_fill_ path, which casts the value.
+        mask_fill = (
+            len(normalized) == 1
+            and isinstance(normalized[0], np.ndarray)
+            and normalized[0].dtype == np.bool_
+            and np.size(value._data if isinstance(value, Tensor) else value) == 1
+        )
+        apply_inplace(
+            IndexPutBackward0, view, value, key=advanced, accumulate=False, cast=mask_fill
+        )
         return
     from .conversion import copy_
 

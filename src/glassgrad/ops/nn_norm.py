@@ -239,6 +239,7 @@ class NativeLayerNormBackward0(Op):
     saved_inputs = (0, 1, 2)  # the bias too, as PyTorch's native_layer_norm saves it
     grad_reads_saved = True
     double_backward_inputs = (0, 1)
+    double_backward_zeros = False
     __slots__ = ("normalized_shape", "eps")
 
     def forward(self, x, w, b, normalized_shape, eps):

@@ -46,6 +46,24 @@ class AddBackward0(Op):
         return grad, grad if self.alpha == 1 else grad * self.alpha
 
 
+def _is_bool(x: Any) -> bool:
+    return x.dtype == np.bool_ if isinstance(x, np.ndarray) else isinstance(x, (bool, np.bool_))
+
+
+def _refuse_bool_subtraction(a: Any, b: Any) -> None:
+    """PyTorch's ``sub_check``: no subtraction with a bool operand (a Python bool counts)."""
+    if _is_bool(a) and _is_bool(b):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
+            "or `logical_xor()` operator instead."
+        )
+    if _is_bool(a) or _is_bool(b):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+
+
 class SubBackward0(Op):
     """out = a - alpha * b"""
 
@@ -54,12 +72,10 @@ class SubBackward0(Op):
 
     def forward(self, a, b, alpha=1):
         if type(a) is not np.ndarray or type(b) is not np.ndarray or a.dtype is not b.dtype:
+            _refuse_bool_subtraction(a, b)
             a, b = binary_operands(a, b)  # promotion; the test above skips a call when equal
-        if a.dtype == np.bool_ if isinstance(a, np.ndarray) else False:
-            raise RuntimeError(
-                "Subtraction, the `-` operator, with two bool tensors is not supported. Use "
-                "the `^` or `logical_xor()` operator instead."
-            )
+        elif a.dtype == np.bool_:
+            _refuse_bool_subtraction(a, b)
         self.alpha = alpha
         try:
             return a - b if alpha == 1 else a - alpha * b
@@ -76,6 +92,7 @@ class RsubBackward1(Op):
     __slots__ = ("alpha",)
 
     def forward(self, a, other, alpha=1):
+        _refuse_bool_subtraction(a, other)
         self.alpha = alpha
         a, other = binary_operands(a, other)
         return other - a if alpha == 1 else other - alpha * a
@@ -336,6 +353,23 @@ register(
 # --- powers ------------------------------------------------------------------------------
 
 
+def _power(base: Any, exponent: Any) -> np.ndarray:
+    """``base ** exponent`` with PyTorch's result dtype and integer semantics: bool ** bool is
+    logical, and a negative integer exponent gives 1, +-1 or 0 (PyTorch's integer pow) where
+    NumPy refuses it."""
+    base, exponent = binary_operands(base, exponent)
+    dtype = np.result_type(base, exponent)
+    if dtype == np.bool_:
+        return np.asarray(np.logical_or(base, np.logical_not(exponent)))
+    if dtype.kind in "iu" and np.any(np.asarray(exponent) < 0):
+        e = np.asarray(exponent)
+        positive = np.power(base, np.where(e < 0, 0, e))
+        odd = np.where(e % 2 == 0, 1, -1)
+        negative = np.where(base == 1, 1, np.where(base == -1, odd, 0))
+        return np.asarray(np.where(e < 0, negative, positive), dtype=dtype)
+    return np.asarray(np.power(base, exponent))
+
+
 class PowBackward0(Op):
     """out = x ** exponent, exponent a Python number"""
 
@@ -346,9 +380,11 @@ class PowBackward0(Op):
         self.exponent = exponent
         if isinstance(exponent, float) and x.dtype.kind != "f":
             x = default_float(x)
-        if x.dtype.kind in "iu" and exponent < 0:
+        if x.dtype.kind in "iub" and not isinstance(exponent, bool) and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        return x**exponent
+        if x.dtype.kind == "f":
+            return x**exponent
+        return _power(x, exponent)
 
     def backward(self, F, grad):
         (x,) = self.saved
@@ -367,11 +403,11 @@ class PowBackward1(Op):
     saves_output = True
 
     def forward(self, x, exponent):
-        x, exponent = binary_operands(x, exponent)
         try:
-            return x**exponent
+            np.broadcast_shapes(np.shape(x), np.shape(exponent))
         except ValueError:
             raise broadcast_error("pow", x, exponent) from None
+        return _power(x, exponent)
 
     def backward(self, F, grad):
         x, e, out = self.saved
@@ -399,7 +435,7 @@ class PowBackward2(Op):
     def forward(self, exponent, base):
         self.base = base
         exponent = default_float(exponent) if isinstance(base, float) else exponent
-        return np.power(base, exponent)
+        return _power(base, exponent)
 
     def backward(self, F, grad):
         exponent, out = self.saved

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import scalar_type_name
+from .._dtype import c_type_name, scalar_type_name
 from .._tensor import Tensor
 from ..autograd.graph import ACCUMULATE_PRIORITY
 from ..autograd.op import Op, apply_inplace
@@ -1315,22 +1315,19 @@ def _lerp_arrays(start: np.ndarray, end: np.ndarray, weight: Any) -> np.ndarray:
 
 
 def _check_lerp(start: np.ndarray, end: np.ndarray, weight: Any) -> None:
-    if start.dtype.kind != "f":
-        raise _not_implemented_for("lerp_kernel_scalar", start.dtype)
+    # PyTorch's order: the operands' dtypes first, then the kernel's.
     if end.dtype != start.dtype:
         raise RuntimeError(
-            f"expected dtype {_dtype_word(start.dtype)} for `end` but got dtype "
-            f"{_dtype_word(end.dtype)}"
+            f"expected dtype {c_type_name(start.dtype)} for `end` but got dtype "
+            f"{c_type_name(end.dtype)}"
         )
     if isinstance(weight, np.ndarray) and weight.ndim and weight.dtype != start.dtype:
         raise RuntimeError(
-            f"expected dtype {_dtype_word(start.dtype)} for `weight` but got dtype "
-            f"{_dtype_word(weight.dtype)}"
+            f"expected dtype {c_type_name(start.dtype)} for `weight` but got dtype "
+            f"{c_type_name(weight.dtype)}"
         )
-
-
-def _dtype_word(dtype: np.dtype) -> str:
-    return {"float32": "float", "float64": "double", "float16": "half"}.get(str(dtype), str(dtype))
+    if start.dtype.kind != "f":
+        raise _not_implemented_for("lerp_kernel_scalar", start.dtype)
 
 
 class LerpBackward0(Op):

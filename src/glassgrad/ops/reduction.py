@@ -176,8 +176,9 @@ class _FullExtremum(Op):
         xv = x._data if isinstance(x, Tensor) else x
         ov = out._data if isinstance(out, Tensor) else out
         mask = (xv == ov) | (np.isnan(xv) & np.isnan(ov))
-        share = mask / mask.sum()
-        return F.expand(grad, xv.shape) * share.astype(xv.dtype)
+        # PyTorch's evenly_distribute_backward: zeros, filled with grad / count at the ties
+        # (so an infinite gradient does not put NaN elsewhere).
+        return F.where(mask, F.expand(grad / float(mask.sum()), xv.shape), 0.0)
 
 
 class MaxBackward1(_FullExtremum):

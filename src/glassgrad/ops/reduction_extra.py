@@ -220,8 +220,9 @@ class _AExtremum(Op):
         if not self.keepdim and dims is not None:
             out_values = np.expand_dims(out_values, dims)
         mask = xv == out_values
-        share = (mask / mask.sum(axis=dims, keepdims=True)).astype(xv.dtype)
-        return _restore(F, grad, dims, self.keepdim) * share
+        count = mask.sum(axis=dims, keepdims=True).astype(xv.dtype)
+        # PyTorch's scale_grad_by_count: (grad / count) * mask.
+        return _restore(F, grad, dims, self.keepdim) / count * mask.astype(xv.dtype)
 
 
 class AmaxBackward0(_AExtremum):

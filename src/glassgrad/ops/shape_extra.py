@@ -876,10 +876,21 @@ def _broadcast_shape(op: str, a: np.ndarray, b: np.ndarray) -> tuple:
         raise broadcast_error(op, a, b) from None
 
 
+_MASKED_FILL_OVERLAP = (
+    "Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
+    "performing this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar"
+)
+
+
 class MaskedFillBackward0(Op):
     """out = input with ``value`` (a number) where ``mask`` is true"""
 
     __slots__ = ("mask",)
+    overlap_warning = _MASKED_FILL_OVERLAP
+
+    @staticmethod
+    def write_overlapping(data, mask, value):
+        data[np.broadcast_to(mask, data.shape)] = value
 
     def forward(self, x, mask, value):
         self.mask = mask
@@ -893,6 +904,11 @@ class MaskedFillBackward1(Op):
     """out = input with the 0-d tensor ``value`` where ``mask`` is true"""
 
     __slots__ = ("mask",)
+    overlap_warning = _MASKED_FILL_OVERLAP
+
+    @staticmethod
+    def write_overlapping(data, value, mask):
+        data[np.broadcast_to(mask, data.shape)] = value
 
     def forward(self, x, value, mask):
         self.mask = mask
@@ -1274,7 +1290,7 @@ class _IndexPad(Op):
 
     def forward(self, x, key):
         self.self_sizes, self.key = x.shape, key
-        return x[key]
+        return np.ascontiguousarray(x[key])  # a fresh row-major tensor, as PyTorch's
 
     def backward(self, F, grad):
         return F.index_zeros_add(self.self_sizes, self.key, grad, False)
