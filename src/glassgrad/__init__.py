@@ -13,6 +13,7 @@ Example::
 from __future__ import annotations
 
 import importlib
+import math
 import warnings as _warnings
 from typing import Any
 
@@ -74,6 +75,7 @@ from ._legacy import (
     LongTensor,
 )
 from ._tensor import Size, Tensor, device
+from ._type_info import finfo, iinfo
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -85,6 +87,9 @@ from .autograd.grad_mode import (
 from .ops import public_functions as _public_functions
 
 __version__ = "0.1.0"
+
+e, pi, inf, nan = math.e, math.pi, math.inf, math.nan
+newaxis = None
 
 half, float, double = float16, float32, float64  # noqa: A001 - PyTorch's names
 short, int, long = int16, int32, int64  # noqa: A001

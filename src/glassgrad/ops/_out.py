@@ -1,0 +1,93 @@
+"""PyTorch's ``out=`` rules, in one place: a function computes its result as usual, then
+``out_result`` writes it into the caller's tensor(s).
+
+- Under grad mode, an input or an ``out`` tensor that requires grad is refused (PyTorch:
+  out= functions do not support automatic differentiation).
+- The result must cast to ``out``'s dtype in the same kind (float into double, not float
+  into long); it is cast.
+- An ``out`` of another shape is resized (with PyTorch's deprecation warning when it held
+  elements); its history and ``requires_grad`` stay as they were.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .._dtype import c_type_name, scalar_type_name
+from .._tensor import Tensor
+from ..autograd.grad_mode import state as grad_state
+
+__all__ = ["out_result", "write_into"]
+
+
+def _autograd_error(op: str) -> RuntimeError:
+    return RuntimeError(
+        f"{op}(): functions with out=... arguments don't support automatic differentiation, "
+        "but one of the arguments requires grad."
+    )
+
+
+def write_into(op: str, out: Any, values: np.ndarray, exact: bool = False) -> Tensor:
+    """Write ``values`` into the Tensor ``out`` with PyTorch's dtype and resize rules
+    (``exact``: ``out`` must have the result's dtype, as sort's or max's)."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    values = np.asarray(values)
+    target = out._data
+    if exact and target.dtype != values.dtype:
+        raise RuntimeError(
+            f"Expected out tensor to have dtype {c_type_name(values.dtype)}, but got "
+            f"{c_type_name(target.dtype)} instead"
+        )
+    if target.dtype != values.dtype and not np.can_cast(values.dtype, target.dtype, "same_kind"):
+        raise RuntimeError(
+            f"result type {scalar_type_name(values.dtype)} can't be cast to the desired output "
+            f"type {scalar_type_name(target.dtype)}"
+        )
+    if target.shape != values.shape:
+        if target.size:
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape "
+                f"{list(target.shape)}, which does not match the required output shape "
+                f"{list(values.shape)}. This behavior is deprecated, and in a future PyTorch "
+                "release outputs will not be resized unless they have zero elements. You can "
+                "explicitly reuse an out tensor t by resizing it, inplace, to zero elements "
+                "with t.resize_(0).",
+                UserWarning,
+                stacklevel=4,
+            )
+        out._data = np.empty(values.shape, target.dtype)
+    elif not target.flags.writeable:
+        raise RuntimeError(f"{op}(): the 'out' tensor's memory is read-only")
+    np.copyto(out._data, values, casting="unsafe")
+    out._vc[0] += 1
+    return out
+
+
+def out_result(op: str, out: Any, result: Any, inputs: tuple = (), exact: bool = False) -> Any:
+    """``result`` itself when ``out`` is None; else ``result`` written into ``out`` (a Tensor,
+    or a tuple of Tensors for an op with several results), which is returned. ``exact``:
+    the dtypes must match (no casting), as for PyTorch's sort and max."""
+    if out is None:
+        return result
+    several = isinstance(result, tuple)
+    outs = tuple(out) if several and isinstance(out, (tuple, list)) else (out,)
+    results = result if several else (result,)
+    if len(outs) != len(results):
+        raise TypeError(
+            f"{op}(): argument 'out' must be a tuple of {len(results)} Tensors, not "
+            f"{type(out).__name__}"
+        )
+    if grad_state.enabled and (
+        any(isinstance(x, Tensor) and x.requires_grad for x in inputs)
+        or any(isinstance(o, Tensor) and o.requires_grad for o in outs)
+        or any(r.requires_grad for r in results)
+    ):
+        raise _autograd_error(op)
+    written = tuple(write_into(op, o, r._data, exact) for o, r in zip(outs, results))
+    if not several:
+        return written[0]
+    return type(result)(*written) if hasattr(result, "_fields") else written

@@ -1,0 +1,392 @@
+"""Ops that order or rank values along a dim: sort, argsort, msort, topk, kthvalue, median,
+nanmedian, mode.
+
+Each picks elements of its input; the gradient goes back to the picked positions only
+(PyTorch's ``value_selecting_reduction_backward``: zeros with the incoming gradient scattered
+at the indices), except the full ``median``/``nanmedian``, which share it evenly among the
+elements equal to the result, as ``max()`` does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import return_types
+from .._tensor import Tensor
+from ._common import check_tensor, wrap_dim
+from ._out import out_result
+from ._registry import Sample, register
+from ._samples import randn
+from .reduction import _DimExtremum, _FullExtremum
+
+
+def stable_argsort(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    """Indices that sort ``x`` along ``axis``, ties in their original order and NaN as the
+    largest value (first when descending), as PyTorch's stable sort."""
+    if not descending:
+        return np.argsort(x, axis=axis, kind="stable")
+    # Sorting the reversed array ascending and reading the result backwards keeps equal
+    # elements in their original order and puts NaN first.
+    n = x.shape[axis]
+    flipped = np.flip(x, axis)
+    return np.flip(n - 1 - np.argsort(flipped, axis=axis, kind="stable"), axis)
+
+
+def _check_integer(value: Any, op: str, arg: str, position: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(
+            f"{op}(): argument '{arg}' (position {position}) must be int, not "
+            f"{type(value).__name__}"
+        )
+    return int(value)
+
+
+class _Selecting(_DimExtremum):
+    """(values, indices) picked along ``dim``; ``pick`` gives the indices with the dim kept."""
+
+    def forward(self, x, dim, keepdim=False, **params):
+        self.shape, self.dim, self.keepdim = x.shape, dim, keepdim
+        if x.ndim == 0:
+            self.pick(x.reshape(1), 0, **params)  # argument checks only
+            self.indices = np.zeros((), dtype=np.int64)
+            return x.copy(), self.indices
+        index = self.pick(x, dim, **params).astype(np.int64)
+        values = np.take_along_axis(x, index, axis=dim)
+        self.indices = index
+        if not keepdim:
+            values, index = values.squeeze(dim), index.squeeze(dim)
+        return values, index
+
+    def pick(self, x: np.ndarray, dim: int, **params: Any) -> np.ndarray:
+        raise NotImplementedError
+
+
+class SortBackward0(_Selecting):
+    def pick(self, x, dim, descending=False):
+        return stable_argsort(x, dim, descending)
+
+
+class TopkBackward0(_Selecting):
+    def pick(self, x, dim, k, largest=True):
+        size = x.shape[dim]
+        if not 0 <= k <= size:
+            raise RuntimeError("selected index k out of range")
+        return np.take(stable_argsort(x, dim, largest), np.arange(k), axis=dim)
+
+
+class KthvalueBackward0(_Selecting):
+    def pick(self, x, dim, k):
+        size = x.shape[dim]
+        if not size:
+            raise IndexError(f"kthvalue(): Expected reduction dim {dim} to have non-zero size.")
+        if not 1 <= k <= size:
+            raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
+        return np.take(stable_argsort(x, dim, False), [k - 1], axis=dim)
+
+
+def _median_index(x: np.ndarray, dim: int, ignore_nan: bool) -> np.ndarray:
+    """The index of the lower median along ``dim`` (kept as size 1). With NaN present, the
+    first NaN (``median``) or the median of the other values (``nanmedian``)."""
+    order = stable_argsort(x, dim, False)
+    nan = np.isnan(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool)
+    if ignore_nan:
+        count = x.shape[dim] - nan.sum(axis=dim, keepdims=True)
+        position = np.maximum(count - 1, 0) // 2
+    else:
+        position = np.full_like(nan.sum(axis=dim, keepdims=True), (x.shape[dim] - 1) // 2)
+        first_nan = np.argmax(nan, axis=dim, keepdims=True)
+        has_nan = nan.any(axis=dim, keepdims=True)
+        index = np.take_along_axis(order, position, axis=dim)
+        return np.where(has_nan, first_nan, index)
+    return np.take_along_axis(order, position, axis=dim)
+
+
+class MedianBackward1(_Selecting):
+    def pick(self, x, dim):
+        if x.shape[dim] == 0:
+            raise IndexError(f"median(): Expected reduction dim {dim} to have non-zero size.")
+        return _median_index(x, dim, False)
+
+
+class NanmedianBackward1(_Selecting):
+    def pick(self, x, dim):
+        if x.shape[dim] == 0:
+            raise IndexError(f"nanmedian(): Expected reduction dim {dim} to have non-zero size.")
+        return _median_index(x, dim, True)
+
+
+class ModeBackward0(_Selecting):
+    def pick(self, x, dim):
+        if x.shape[dim] == 0:
+            raise IndexError(f"mode(): Expected reduction dim {dim} to have non-zero size.")
+        moved = np.moveaxis(x, dim, -1)
+        flat = moved.reshape(-1, moved.shape[-1])
+        index = np.empty(flat.shape[0], dtype=np.int64)
+        for row, values in enumerate(flat):
+            # The most frequent value, the smallest among equally frequent ones; its index is
+            # that of its last occurrence, as PyTorch's CPU kernel.
+            uniques, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+            chosen = int(np.argmax(counts))
+            index[row] = np.flatnonzero(inverse.reshape(-1) == chosen)[-1]
+        return np.expand_dims(index.reshape(moved.shape[:-1]), dim)
+
+
+class _FullMedian(_FullExtremum):
+    """out = the lower median of all elements; ties share the gradient evenly."""
+
+    ignore_nan = False
+
+    def forward(self, x):
+        if x.size == 0:  # NaN, or the lowest value of an integer type, as PyTorch
+            return np.asarray(np.nan if x.dtype.kind == "f" else np.iinfo(x.dtype).min, x.dtype)
+        flat = x.reshape(-1)
+        return flat[_median_index(flat, 0, self.ignore_nan)].reshape(())
+
+
+class MedianBackward0(_FullMedian):
+    pass
+
+
+class NanmedianBackward0(_FullMedian):
+    ignore_nan = True
+
+
+def sort(
+    input: Tensor,
+    dim: int = -1,
+    descending: bool = False,
+    *,
+    stable: bool | None = False,
+    out: Any = None,
+) -> Any:
+    """Sort along ``dim``: ``(values, indices)``; equal values keep their order, NaN counts as
+    the largest value.
+
+    Example::
+
+        >>> glassgrad.sort(glassgrad.tensor([3.0, 1.0, 2.0])).values
+        tensor([1., 2., 3.])
+    """
+    check_tensor(input, "sort")
+    d = wrap_dim(dim, input._data.ndim, "sort")
+    values, indices = SortBackward0.apply(input, dim=d, keepdim=True, descending=descending)
+    return out_result("sort", out, return_types.sort(values, indices), (input,), exact=True)
+
+
+def argsort(
+    input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False
+) -> Tensor:
+    """The indices that sort ``input`` along ``dim`` (``sort(...).indices``).
+
+    Example::
+
+        >>> glassgrad.argsort(glassgrad.tensor([3.0, 1.0, 2.0]))
+        tensor([1, 2, 0])
+    """
+    check_tensor(input, "argsort")
+    d = wrap_dim(dim, input._data.ndim, "argsort")
+    if input._data.ndim == 0:
+        return Tensor._from_array(np.zeros((), np.int64))
+    return Tensor._from_array(stable_argsort(input._data, d, descending).astype(np.int64))
+
+
+def msort(input: Tensor, *, out: Any = None) -> Tensor:
+    """``input`` sorted along its first dim.
+
+    Example::
+
+        >>> glassgrad.msort(glassgrad.tensor([[2.0], [1.0]]))
+        tensor([[1.],
+                [2.]])
+    """
+    check_tensor(input, "msort")
+    return out_result("sort", out, sort(input, 0).values, (input,), exact=True)
+
+
+def topk(
+    input: Tensor,
+    k: int,
+    dim: int = -1,
+    largest: bool = True,
+    sorted: bool = True,
+    *,
+    out: Any = None,
+) -> Any:
+    """The ``k`` largest (or smallest) elements along ``dim``: ``(values, indices)``, in order.
+
+    Example::
+
+        >>> glassgrad.topk(glassgrad.tensor([1.0, 5.0, 3.0]), 2).values
+        tensor([5., 3.])
+    """
+    check_tensor(input, "topk")
+    k = _check_integer(k, "topk", "k", 2)
+    d = wrap_dim(dim, input._data.ndim, "topk")
+    values, indices = TopkBackward0.apply(input, dim=d, keepdim=True, k=k, largest=largest)
+    return out_result("topk", out, return_types.topk(values, indices), (input,), exact=True)
+
+
+def kthvalue(
+    input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out: Any = None
+) -> Any:
+    """The ``k``-th smallest element along ``dim`` (``k`` from 1): ``(values, indices)``.
+
+    Example::
+
+        >>> glassgrad.kthvalue(glassgrad.tensor([4.0, 1.0, 3.0]), 2).values
+        tensor(3.)
+    """
+    check_tensor(input, "kthvalue")
+    k = _check_integer(k, "kthvalue", "k", 2)
+    d = wrap_dim(dim, input._data.ndim, "kthvalue")
+    values, indices = KthvalueBackward0.apply(input, dim=d, keepdim=keepdim, k=k)
+    return out_result("kthvalue", out, return_types.kthvalue(values, indices), (input,), exact=True)
+
+
+def _median(name: str, full: type, by_dim: type, result: type) -> Any:
+    def op(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:
+        check_tensor(input, name)
+        if dim is None:
+            if out is not None:  # PyTorch has no out= for the full reduction
+                raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+            return full.apply(input)
+        d = wrap_dim(dim, input._data.ndim, name)
+        values, indices = by_dim.apply(input, dim=d, keepdim=keepdim)
+        return out_result(name, out, result(values, indices), (input,), exact=True)
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+median = _median("median", MedianBackward0, MedianBackward1, return_types.median)
+median.__doc__ = """The lower median of all elements, or ``(values, indices)`` along ``dim``; NaN
+if any element is NaN.
+
+Example::
+
+    >>> glassgrad.median(glassgrad.tensor([1.0, 4.0, 2.0, 3.0]))
+    tensor(2.)
+"""
+nanmedian = _median("nanmedian", NanmedianBackward0, NanmedianBackward1, return_types.nanmedian)
+nanmedian.__doc__ = """``median`` ignoring NaN elements (NaN only where all are NaN).
+
+Example::
+
+    >>> glassgrad.nanmedian(glassgrad.tensor([1.0, float("nan"), 3.0]))
+    tensor(1.)
+"""
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None) -> Any:
+    """The most frequent value along ``dim`` (the smallest if several): ``(values, indices)``.
+
+    Example::
+
+        >>> glassgrad.mode(glassgrad.tensor([2.0, 1.0, 2.0])).values
+        tensor(2.)
+    """
+    check_tensor(input, "mode")
+    d = wrap_dim(dim, input._data.ndim, "mode")
+    values, indices = ModeBackward0.apply(input, dim=d, keepdim=keepdim)
+    return out_result("mode", out, return_types.mode(values, indices), (input,), exact=True)
+
+
+# --- samples: distinct values where an order decides the index (ties are checked apart) ----
+
+
+def _distinct(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    count = int(np.prod(shape))
+    return (rng.permutation(count) + rng.random(count) * 0.5).reshape(shape) - count / 2
+
+
+def _sort_samples(rng):
+    return [
+        Sample((_distinct(rng, 3, 4),)),
+        Sample((_distinct(rng, 3, 4), 0, True)),
+        Sample((_distinct(rng, 4, 3).T,), {"dim": 1, "stable": True}),
+        Sample((_distinct(rng, 2, 3, 4), -2), {"descending": True}),
+        Sample((randn(rng),)),
+        Sample((randn(rng, 0, 3),)),
+        Sample((np.array([3.0, 1.0, 3.0, np.nan, 1.0]),), {"stable": True}, fd=False),
+        Sample(
+            (np.array([3.0, 1.0, 3.0, np.nan, 1.0]),),
+            {"dim": 0, "descending": True, "stable": True},
+            fd=False,
+        ),
+        Sample((np.array([[3, 1, 2], [0, 5, 5]]),), {"stable": True}, grad=False),
+    ]
+
+
+def _argsort_samples(rng):
+    return [
+        Sample((_distinct(rng, 3, 4),)),
+        Sample((_distinct(rng, 3, 4), 0, True)),
+        Sample((np.array([2.0, 1.0, 2.0, np.nan, 1.0]),), {"stable": True}),
+        Sample((np.array([2.0, 1.0, 2.0, np.nan, 1.0]),), {"descending": True, "stable": True}),
+        Sample((np.array(1.5),)),
+    ]
+
+
+def _topk_samples(rng):
+    return [
+        Sample((_distinct(rng, 3, 5), 2)),
+        Sample((_distinct(rng, 3, 5), 3, 0, False)),
+        Sample((_distinct(rng, 3, 5), 0)),
+        Sample((_distinct(rng, 2, 3, 4), 4), {"dim": -1, "largest": False}),
+        Sample((randn(rng), 1)),
+    ]
+
+
+def _kth_samples(rng):
+    return [
+        Sample((_distinct(rng, 3, 5), 2)),
+        Sample((_distinct(rng, 3, 5), 3, 0, True)),
+        Sample((_distinct(rng, 2, 3, 4), 4), {"dim": -1}),
+        Sample((randn(rng), 1)),
+    ]
+
+
+def _median_samples(rng):
+    return [
+        Sample((_distinct(rng, 3, 5),)),
+        Sample((_distinct(rng, 3, 4),)),
+        Sample((_distinct(rng, 3, 5), 1)),
+        Sample((_distinct(rng, 4, 3), 0, True)),
+        Sample((randn(rng),)),
+        Sample((randn(rng), 0)),
+        Sample((np.array([1.0, 2.0, 2.0, 3.0]),), fd=False, note="ties share the gradient"),
+        Sample((np.array([[1.0, np.nan, 2.0], [4.0, 3.0, 2.0]]), 1), fd=False),
+        Sample((np.array([[1.0, np.nan, 2.0, 5.0], [4.0, 3.0, 2.0, 0.0]]),), fd=False),
+        Sample((np.array([[4, 1, 2], [0, 5, 3]]), 1), grad=False),
+    ]
+
+
+def _mode_samples(rng):
+    return [
+        Sample(
+            (np.array([[3.0, 1.0, 3.0, 2.0, 1.0, 3.0], [5.0, 5.0, 2.0, 2.0, 7.0, 7.0]]),), fd=False
+        ),
+        Sample((np.array([[3.0, 1.0], [1.0, 3.0], [3.0, 2.0]]), 0, True), fd=False),
+        Sample((_distinct(rng, 3, 4), 1)),
+        Sample((randn(rng),)),
+        Sample((np.array([4, 1, 4, 1, 0]),), grad=False),
+    ]
+
+
+register("sort", sort, nodes=(SortBackward0,), samples=_sort_samples)
+register("argsort", argsort, differentiable=False, samples=_argsort_samples)
+register(
+    "msort",
+    msort,
+    nodes=(SortBackward0,),
+    samples=lambda rng: [Sample((_distinct(rng, 4, 3),)), Sample((_distinct(rng, 5),))],
+)
+register("topk", topk, nodes=(TopkBackward0,), samples=_topk_samples)
+register("kthvalue", kthvalue, nodes=(KthvalueBackward0,), samples=_kth_samples)
+register("median", median, nodes=(MedianBackward0, MedianBackward1), samples=_median_samples)
+register(
+    "nanmedian", nanmedian, nodes=(NanmedianBackward0, NanmedianBackward1), samples=_median_samples
+)
+register("mode", mode, nodes=(ModeBackward0,), samples=_mode_samples)
