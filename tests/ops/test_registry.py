@@ -76,7 +76,8 @@ def _run(info: OpInfo, sample: Sample, lib: Any, dtype: np.dtype = np.float64) -
     leaves: list = []
     args = tuple(_convert(a, lib, dtype, leaves) for a in sample.args)
     kwargs = {k: _convert(v, lib, dtype, leaves) for k, v in sample.kwargs.items()}
-    return _outputs(_call(info, lib, args, kwargs)), leaves
+    result = _call(info, lib, args, kwargs)
+    return _outputs(info.gauge(result) if info.gauge else result), leaves
 
 
 def _assert_close(ours: Any, theirs: Any, info: OpInfo, what: str, rtol: float, atol: float):
@@ -212,4 +213,5 @@ def _outputs_nograd(info: OpInfo, sample: Sample, leaves: list) -> list:
     args = tuple(rebuild(a) for a in sample.args)
     kwargs = {k: rebuild(v) for k, v in sample.kwargs.items()}
     with gg.enable_grad():
-        return _outputs(info.function(*args, **kwargs))
+        result = info.function(*args, **kwargs)
+        return _outputs(info.gauge(result) if info.gauge else result)

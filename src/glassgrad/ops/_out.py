@@ -67,26 +67,37 @@ def write_into(op: str, out: Any, values: np.ndarray, exact: bool = False) -> Te
     return out
 
 
-def out_result(op: str, out: Any, result: Any, inputs: tuple = (), exact: bool = False) -> Any:
+def out_result(
+    op: str,
+    out: Any,
+    result: Any,
+    inputs: tuple = (),
+    exact: bool = False,
+    autograd_op: str | None = None,
+) -> Any:
     """``result`` itself when ``out`` is None; else ``result`` written into ``out`` (a Tensor,
     or a tuple of Tensors for an op with several results), which is returned. ``exact``:
-    the dtypes must match (no casting), as for PyTorch's sort and max."""
+    the dtypes must match (no casting), as for PyTorch's sort and max. ``autograd_op``: the
+    ATen op PyTorch's autograd error names, where it is not ``op`` (``_linalg_svd`` for
+    ``linalg_svdvals``)."""
     if out is None:
         return result
     several = isinstance(result, tuple)
-    outs = tuple(out) if several and isinstance(out, (tuple, list)) else (out,)
     results = result if several else (result,)
-    if len(outs) != len(results):
-        raise TypeError(
-            f"{op}(): argument 'out' must be a tuple of {len(results)} Tensors, not "
-            f"{type(out).__name__}"
-        )
+    if several:
+        if not isinstance(out, (tuple, list)) or not all(isinstance(o, Tensor) for o in out):
+            raise TypeError(
+                f"{op}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}"
+            )
+        if len(out) != len(results):
+            raise TypeError(f"expected tuple of {len(results)} elements but got {len(out)}")
+    outs = tuple(out) if several else (out,)
     if grad_state.enabled and (
         any(isinstance(x, Tensor) and x.requires_grad for x in inputs)
         or any(isinstance(o, Tensor) and o.requires_grad for o in outs)
         or any(r.requires_grad for r in results)
     ):
-        raise _autograd_error(op)
+        raise _autograd_error(autograd_op or op)
     written = tuple(write_into(op, o, r._data, exact) for o, r in zip(outs, results))
     if not several:
         return written[0]

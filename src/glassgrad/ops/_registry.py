@@ -55,7 +55,9 @@ class OpInfo:
     """A registry row: the op's name, function, Node classes, Tensor methods, samples, how
     PyTorch spells it (a dotted path under torch, or ``f(torch, *args, **kw)``), whether it is
     differentiable (to second order), its namespace ("" is ``glassgrad.X``; also
-    "nn.functional", "linalg") and the forward tolerances."""
+    "nn.functional", "linalg"), the forward tolerances, and ``gauge``: for ops whose results
+    are unique only up to sign (singular and eigen vectors), a function of the results,
+    written with Tensor methods both libraries have, giving the quantities tests compare."""
 
     __slots__ = (
         "name",
@@ -69,6 +71,7 @@ class OpInfo:
         "namespace",
         "atol",
         "rtol",
+        "gauge",
     )
 
     def __init__(
@@ -84,11 +87,13 @@ class OpInfo:
         namespace: str = "",
         atol: float = 1e-10,
         rtol: float = 1e-8,
+        gauge: Callable | None = None,
     ) -> None:
         self.name, self.function, self.nodes, self.methods = name, function, nodes, methods
         self.samples, self.torch = samples, torch
         self.differentiable, self.second_order = differentiable, second_order
         self.namespace, self.atol, self.rtol = namespace, atol, rtol
+        self.gauge = gauge
 
 
 REGISTRY: dict[str, OpInfo] = {}
@@ -105,6 +110,7 @@ def register(
     differentiable: bool = True,
     second_order: bool = True,
     namespace: str = "",
+    gauge: Callable | None = None,
     **tolerances: Any,
 ) -> Callable:
     """Add a row for ``name``; ``methods`` defaults to ``(name,)`` (Tensor method names) for
@@ -126,6 +132,7 @@ def register(
         differentiable=differentiable,
         second_order=second_order,
         namespace=namespace,
+        gauge=gauge,
         **tolerances,
     )
     return function

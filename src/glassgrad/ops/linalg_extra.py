@@ -1,5 +1,5 @@
 """Linear algebra beyond the matrix products of the core set: outer, tensordot,
-addmm, baddbmm, and in ``glassgrad.linalg``: vector_norm, matrix_norm, norm, svdvals, inv,
+addmm, baddbmm, and in ``glassgrad.linalg``: vector_norm, matrix_norm, norm, inv,
 det, slogdet, solve, cholesky (with the top-level aliases inverse, det, slogdet, logdet,
 cholesky).
 
@@ -21,8 +21,20 @@ from .._dtype import scalar_type_name, to_numpy_dtype
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import array_of, check_tensor, wrap_dim, wrap_dims
+from ._linalg_common import (
+    LinAlgError,
+    batch_prefix,
+    check_floating,
+    check_square,
+    invertible,
+    is_singular,
+    singular_error,
+    spd,
+    swap,
+)
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
+from .decompositions import svdvals
 from .linalg import is_transposed_matrix, mat2_grad, mm
 from .pointwise import mul, where
 from .reduction import max as reduce_max
@@ -39,7 +51,6 @@ __all__ = [
     "vector_norm",
     "matrix_norm",
     "norm",
-    "svdvals",
     "inv",
     "det",
     "slogdet",
@@ -49,75 +60,8 @@ __all__ = [
 ]
 
 
-class LinAlgError(RuntimeError):
-    """A matrix the operation cannot handle (singular, not positive-definite), as
-    ``torch.linalg.LinAlgError``."""
-
-
 linalg_slogdet = return_types.linalg_slogdet
 slogdet_result = return_types.slogdet
-
-
-def _check_floating(op: str, a: np.ndarray) -> None:
-    if a.dtype.kind != "f":
-        raise RuntimeError(
-            f"{op}: Expected a floating point or complex tensor as input. Got {scalar_type_name(a.dtype)}"
-        )
-
-
-def _check_square(op: str, a: np.ndarray, name: str = "A") -> None:
-    """PyTorch's checks of a (batch of) square floating matrices."""
-    _check_floating(op, a)
-    if a.ndim < 2:
-        raise RuntimeError(f"{op}: The input tensor {name} must have at least 2 dimensions.")
-    if a.shape[-1] != a.shape[-2]:
-        raise RuntimeError(
-            f"{op}: {name} must be batches of square matrices, but they are {a.shape[-2]} by "
-            f"{a.shape[-1]} matrices"
-        )
-
-
-def _swap(a: np.ndarray) -> np.ndarray:
-    return np.swapaxes(a, -1, -2)
-
-
-def _batch_prefix(a: np.ndarray, failing: Any) -> tuple:
-    """The first matrix of the batch for which ``failing(matrix)`` is true, and PyTorch's
-    "(Batch element k): " prefix for it (empty for a single matrix)."""
-    matrices = a.reshape((-1,) + a.shape[-2:])
-    for k, m in enumerate(matrices):
-        if failing(m):
-            return m, (f"(Batch element {k}): " if a.ndim > 2 else "")
-    return matrices[0], ""
-
-
-def _is_singular(m: np.ndarray) -> bool:
-    try:
-        np.linalg.inv(m)
-    except np.linalg.LinAlgError:
-        return True
-    return False
-
-
-def _first_zero_pivot(m: np.ndarray) -> int:
-    """1-based position of the first exactly zero pivot of LU with partial pivoting."""
-    u = np.array(m, dtype=np.float64)
-    n = u.shape[0]
-    for j in range(n):
-        p = j + int(np.argmax(np.abs(u[j:, j])))
-        if u[p, j] == 0:
-            return j + 1
-        u[[j, p]] = u[[p, j]]
-        u[j + 1 :, j:] -= np.outer(u[j + 1 :, j] / u[j, j], u[j, j:])
-    return n
-
-
-def _singular_error(op: str, a: np.ndarray) -> LinAlgError:
-    matrix, prefix = _batch_prefix(a, _is_singular)
-    return LinAlgError(
-        f"{op}: {prefix}The diagonal element {_first_zero_pivot(matrix)} is zero, the inversion "
-        "could not be completed because the input matrix is singular."
-    )
 
 
 # --- outer, tensordot ---------------------------------------------------------------------
@@ -400,7 +344,7 @@ class LinalgVectorNormBackward0(Op):
 
 
 def _norm_dtype(op: str, x: np.ndarray, dtype: Any) -> np.dtype | None:
-    _check_floating(op, x)
+    check_floating(op, x)
     if dtype is None:
         return None
     target = to_numpy_dtype(dtype)
@@ -558,86 +502,6 @@ def norm(
     return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
 
 
-# --- singular values ------------------------------------------------------------------------
-
-
-class LinalgSvdBackward0(Op):
-    """(U, S, Vh) = reduced SVD of input; the gradient follows PyTorch's ``svd_backward``"""
-
-    # The factors are saved, not the input, as PyTorch saves them: under create_graph they
-    # are this node's own outputs, so the gradient's graph reaches the input through them.
-    saved_outputs = (0, 1, 2)
-
-    def forward(self, a):
-        return tuple(np.linalg.svd(a, full_matrices=False))
-
-    def backward(self, F, grads):
-        u, s, vh = self.saved
-        grad_u, grad_s, grad_vh = grads
-        return _svd_backward(F, u, s, vh, grad_u, grad_s, grad_vh)
-
-
-def _diag_embed(F: Any, v: Any) -> Any:
-    """Batched diagonal matrices with ``v`` (..., k) on the diagonal."""
-    k = v.shape[-1]
-    return F.unsqueeze(v, -1) * np.eye(k, dtype=bool)
-
-
-def _svd_backward(F: Any, u: Any, s: Any, vh: Any, gu: Any, gs: Any, gvh: Any) -> Any:
-    """Gradient of A from those of U, S, Vh of A = U diag(S) Vh (real, reduced SVD).
-
-    With E[j, k] = S[k]^2 - S[j]^2 (1 on the diagonal), skew(X) = X - X^T:
-    gA = U [(skew(U^T gU) S_row + S_col skew(V^T gV)) / E + diag(gS)] Vh, plus the parts
-    of gU, gV outside the spans of U, V when the matrix is not square.
-    """
-    m, n = u.shape[-2], vh.shape[-1]
-    k = min(m, n)
-    sv = s._data if isinstance(s, Tensor) else s
-    s_row, s_col = F.unsqueeze(s, -2), F.unsqueeze(s, -1)
-    has_u = gu is not None and np.any(array_of(gu))
-    has_v = gvh is not None and np.any(array_of(gvh))
-    core = _diag_embed(F, gs)
-    if has_u or has_v:
-        s2 = sv * sv
-        gap = np.expand_dims(s2, -2) - np.expand_dims(s2, -1)
-        gap[..., np.arange(k), np.arange(k)] = 1
-        inner = 0.0
-        if has_u:
-            uhgu = F.matmul(F.mT(u), gu)
-            inner = inner + (uhgu - F.mT(uhgu)) * s_row
-        if has_v:
-            gv = F.mT(gvh)
-            vhgv = F.matmul(vh, gv)
-            inner = inner + s_col * (vhgv - F.mT(vhgv))
-        core = core + inner / gap
-    if m > k and has_u:
-        grad = F.matmul(u, core)
-        gu_sinv = gu / s_row
-        grad = grad + gu_sinv - F.matmul(u, F.matmul(F.mT(u), gu_sinv))
-        return F.matmul(grad, vh)
-    if n > k and has_v:
-        grad = F.matmul(core, vh)
-        gv_sinv = F.mT(gvh) / s_row
-        grad = grad + F.mT(gv_sinv) - F.matmul(F.matmul(F.mT(gv_sinv), F.mT(vh)), vh)
-        return F.matmul(u, grad)
-    return F.matmul(u, F.matmul(core, vh))
-
-
-def svdvals(A: Tensor) -> Tensor:
-    """The singular values of ``A`` (batched over leading dims), in descending order.
-
-    Example::
-
-        >>> glassgrad.linalg.svdvals(glassgrad.tensor([[3.0, 0.0], [0.0, -4.0]]))
-        tensor([4., 3.])
-    """
-    data = check_tensor(A, "linalg.svdvals", "A")._data
-    _check_floating("linalg.svdvals", data)
-    if data.ndim < 2:
-        raise RuntimeError("linalg.svdvals: The input tensor A must have at least 2 dimensions.")
-    return LinalgSvdBackward0.apply(A)[1]
-
-
 # --- inv, det, slogdet, logdet ------------------------------------------------------------
 
 
@@ -650,7 +514,7 @@ class LinalgInvExBackward0(Op):
         try:
             return np.linalg.inv(a)
         except np.linalg.LinAlgError:
-            raise _singular_error("linalg.inv", a) from None
+            raise singular_error("linalg.inv", a) from None
 
     def backward(self, F, grad):
         (inverse,) = self.saved
@@ -667,7 +531,7 @@ def inv(A: Tensor) -> Tensor:
         tensor([[0.5000, 0.0000],
                 [0.0000, 0.2500]])
     """
-    _check_square("linalg.inv", check_tensor(A, "linalg.inv", "A")._data)
+    check_square("linalg.inv", check_tensor(A, "linalg.inv", "A")._data)
     return LinalgInvExBackward0.apply(A)
 
 
@@ -719,7 +583,7 @@ class LinalgDetBackward0(Op):
             inverse = np.linalg.inv(a)
         except np.linalg.LinAlgError:
             return _unsqueeze_arr(grad) * _cofactor(a)
-        return _unsqueeze_arr(grad * det_a) * _swap(inverse)
+        return _unsqueeze_arr(grad * det_a) * swap(inverse)
 
 
 def det(A: Tensor) -> Tensor:
@@ -730,7 +594,7 @@ def det(A: Tensor) -> Tensor:
         >>> glassgrad.linalg.det(glassgrad.tensor([[2.0, 1.0], [1.0, 3.0]]))
         tensor(5.)
     """
-    _check_square("linalg.det", check_tensor(A, "linalg.det", "A")._data)
+    check_square("linalg.det", check_tensor(A, "linalg.det", "A")._data)
     return LinalgDetBackward0.apply(A)
 
 
@@ -751,7 +615,7 @@ class LinalgSlogdetBackward0(Op):
 
 
 def _slogdet(A: Tensor, op: str) -> tuple:
-    _check_square(op, check_tensor(A, op, "A")._data)
+    check_square(op, check_tensor(A, op, "A")._data)
     return LinalgSlogdetBackward0.apply(A)
 
 
@@ -798,12 +662,12 @@ class LinalgSolveExBackward0(Op):
         self.left, self.vector = left, vector
         try:
             if not left:
-                return _swap(np.linalg.solve(_swap(a), _swap(b)))
+                return swap(np.linalg.solve(swap(a), swap(b)))
             if vector:
                 return np.linalg.solve(a, b[..., None])[..., 0]
             return np.linalg.solve(a, b)
         except np.linalg.LinAlgError:
-            _, prefix = _batch_prefix(a, _is_singular)
+            _, prefix = batch_prefix(a, is_singular)
             raise LinAlgError(
                 f"linalg.solve: {prefix}The solver failed because the input matrix is singular."
             ) from None
@@ -839,8 +703,8 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     """
     a = check_tensor(A, "linalg.solve", "A")._data
     b = check_tensor(B, "linalg.solve", "B", 2)._data
-    _check_square("linalg.solve", a)
-    _check_floating("linalg.solve", b)
+    check_square("linalg.solve", a)
+    check_floating("linalg.solve", b)
     if a.dtype != b.dtype:
         raise RuntimeError(
             f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
@@ -905,17 +769,17 @@ class LinalgCholeskyExBackward0(Op):
         self.upper = upper
         # A is symmetric by contract; reading its symmetric part makes the symmetric
         # gradient below the exact one (finite differences over single entries agree).
-        symmetric = (a + _swap(a)) * 0.5
+        symmetric = (a + swap(a)) * 0.5
         try:
             lower = np.linalg.cholesky(symmetric)
         except np.linalg.LinAlgError:
-            matrix, prefix = _batch_prefix(symmetric, _not_positive_definite)
+            matrix, prefix = batch_prefix(symmetric, _not_positive_definite)
             raise LinAlgError(
                 f"{self.op_name}: {prefix}The factorization could not be completed because the "
                 f"input is not positive-definite (the leading minor of order "
                 f"{_first_bad_minor(matrix)} is not positive-definite)."
             ) from None
-        return np.ascontiguousarray(_swap(lower)) if upper else lower
+        return np.ascontiguousarray(swap(lower)) if upper else lower
 
     def backward(self, F, grad):
         (factor,) = self.saved
@@ -944,13 +808,13 @@ def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
         tensor([[2., 0.],
                 [1., 2.]])
     """
-    _check_square("linalg.cholesky", check_tensor(A, "linalg.cholesky", "A")._data)
+    check_square("linalg.cholesky", check_tensor(A, "linalg.cholesky", "A")._data)
     return LinalgCholeskyExBackward0.apply(A, upper=upper)
 
 
 def _cholesky_top(input: Tensor, upper: bool = False) -> Tensor:
     """``torch.cholesky`` (deprecated in PyTorch for ``linalg.cholesky``)."""
-    _check_square("cholesky", check_tensor(input, "cholesky")._data)
+    check_square("cholesky", check_tensor(input, "cholesky")._data)
     return CholeskyBackward0.apply(input, upper=upper)
 
 
@@ -974,18 +838,6 @@ def _quietly(function: Any, *args: Any) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return function(*args)
-
-
-def _spd(rng: np.random.Generator, *shape: int) -> np.ndarray:
-    """Symmetric positive-definite matrices of ``shape`` (..., n, n)."""
-    m = randn(rng, *shape)
-    n = shape[-1]
-    return m @ _swap(m) + n * np.eye(n)
-
-
-def _invertible(rng: np.random.Generator, *shape: int) -> np.ndarray:
-    """Well-conditioned random matrices (a random matrix plus a multiple of I)."""
-    return randn(rng, *shape) + 3 * np.eye(shape[-1])
 
 
 register(
@@ -1090,23 +942,13 @@ register(
     ],
 )
 register(
-    "svdvals",
-    svdvals,
-    namespace="linalg",
-    samples=lambda rng: [
-        Sample((randn(rng, 3, 3),)),
-        Sample((randn(rng, 4, 2),)),
-        Sample((randn(rng, 2, 2, 3),)),
-    ],
-)
-register(
     "inv",
     inv,
     namespace="linalg",
     samples=lambda rng: [
-        Sample((_invertible(rng, 3, 3),)),
-        Sample((_invertible(rng, 2, 3, 3),), note="batched"),
-        Sample((_invertible(rng, 3, 3).T,), note="non-contiguous"),
+        Sample((invertible(rng, 3, 3),)),
+        Sample((invertible(rng, 2, 3, 3),), note="batched"),
+        Sample((invertible(rng, 3, 3).T,), note="non-contiguous"),
         Sample((np.zeros((0, 0)),)),
         Sample((np.zeros((2, 0, 0)),)),
     ],
@@ -1115,10 +957,10 @@ register(
     "inverse",
     inverse,
     nodes=(LinalgInvExBackward0,),
-    samples=lambda rng: [Sample((_invertible(rng, 3, 3),))],
+    samples=lambda rng: [Sample((invertible(rng, 3, 3),))],
 )
 _det_samples = lambda rng: [  # noqa: E731
-    Sample((_invertible(rng, 3, 3),)),
+    Sample((invertible(rng, 3, 3),)),
     Sample((randn(rng, 2, 3, 3),), note="batched"),
     Sample((randn(rng, 4, 4).T,), note="non-contiguous"),
     Sample((randn(rng, 1, 1),)),
@@ -1127,7 +969,7 @@ _det_samples = lambda rng: [  # noqa: E731
 register("det", det, nodes=(LinalgDetBackward0,), namespace="linalg", samples=_det_samples)
 register("det", _det, nodes=(LinalgDetBackward0,), samples=_det_samples)
 _slogdet_samples = lambda rng: [  # noqa: E731
-    Sample((_invertible(rng, 3, 3),)),
+    Sample((invertible(rng, 3, 3),)),
     Sample((randn(rng, 2, 3, 3),), note="batched, signs"),
     Sample((randn(rng, 4, 4).T,), note="non-contiguous"),
 ]
@@ -1143,8 +985,8 @@ register(
     "logdet",
     logdet,
     samples=lambda rng: [
-        Sample((_spd(rng, 3, 3),)),
-        Sample((_spd(rng, 2, 3, 3),)),
+        Sample((spd(rng, 3, 3),)),
+        Sample((spd(rng, 2, 3, 3),)),
         Sample((np.diag([-1.0, 2.0, 3.0]),), grad=False, note="negative det: nan"),
     ],
 )
@@ -1154,15 +996,15 @@ register(
     nodes=(LinalgSolveExBackward0,),
     namespace="linalg",
     samples=lambda rng: [
-        Sample((_invertible(rng, 3, 3), randn(rng, 3, 2))),
-        Sample((_invertible(rng, 3, 3), randn(rng, 3)), note="vector"),
-        Sample((_invertible(rng, 2, 3, 3), randn(rng, 2, 3)), note="batch of vectors"),
-        Sample((_invertible(rng, 3, 3), randn(rng, 2, 3, 4)), note="broadcast A"),
-        Sample((_invertible(rng, 2, 1, 3, 3), randn(rng, 3, 3, 1)), note="broadcast both"),
-        Sample((_invertible(rng, 3, 3), randn(rng, 2, 3)), {"left": False}),
-        Sample((_invertible(rng, 3, 3).T, randn(rng, 2, 3).T), note="non-contiguous"),
-        Sample((_invertible(rng, 3, 3), NoGrad(randn(rng, 3, 2)))),
-        Sample((NoGrad(_invertible(rng, 3, 3)), randn(rng, 3, 2))),
+        Sample((invertible(rng, 3, 3), randn(rng, 3, 2))),
+        Sample((invertible(rng, 3, 3), randn(rng, 3)), note="vector"),
+        Sample((invertible(rng, 2, 3, 3), randn(rng, 2, 3)), note="batch of vectors"),
+        Sample((invertible(rng, 3, 3), randn(rng, 2, 3, 4)), note="broadcast A"),
+        Sample((invertible(rng, 2, 1, 3, 3), randn(rng, 3, 3, 1)), note="broadcast both"),
+        Sample((invertible(rng, 3, 3), randn(rng, 2, 3)), {"left": False}),
+        Sample((invertible(rng, 3, 3).T, randn(rng, 2, 3).T), note="non-contiguous"),
+        Sample((invertible(rng, 3, 3), NoGrad(randn(rng, 3, 2)))),
+        Sample((NoGrad(invertible(rng, 3, 3)), randn(rng, 3, 2))),
         Sample((np.zeros((0, 0)), np.zeros((0, 2)))),
     ],
 )
@@ -1172,9 +1014,9 @@ register(
     nodes=(LinalgCholeskyExBackward0,),
     namespace="linalg",
     samples=lambda rng: [
-        Sample((_spd(rng, 3, 3),)),
-        Sample((_spd(rng, 2, 4, 4),), note="batched"),
-        Sample((_spd(rng, 3, 3),), {"upper": True}),
+        Sample((spd(rng, 3, 3),)),
+        Sample((spd(rng, 2, 4, 4),), note="batched"),
+        Sample((spd(rng, 3, 3),), {"upper": True}),
         Sample((np.zeros((0, 0)),)),
     ],
 )
@@ -1183,7 +1025,7 @@ register(
     _cholesky_top,
     nodes=(CholeskyBackward0,),
     torch=lambda torch, A, upper=False: _quietly(torch.cholesky, A, upper),
-    samples=lambda rng: [Sample((_spd(rng, 3, 3),)), Sample((_spd(rng, 3, 3), True))],
+    samples=lambda rng: [Sample((spd(rng, 3, 3),)), Sample((spd(rng, 3, 3), True))],
 )
 
 for _alias, _public in ((_det, "det"), (_slogdet_top, "slogdet"), (_cholesky_top, "cholesky")):

@@ -1,0 +1,114 @@
+"""What the linear-algebra op modules share: LinAlgError, PyTorch's input checks and error
+messages for (batches of) matrices, and the matrices their test samples are made of."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._dtype import scalar_type_name
+from ._samples import randn
+
+__all__ = [
+    "LinAlgError",
+    "check_floating",
+    "check_square",
+    "check_kernel_dtype",
+    "swap",
+    "batch_prefix",
+    "is_singular",
+    "first_zero_pivot",
+    "singular_error",
+    "spd",
+    "invertible",
+]
+
+
+class LinAlgError(RuntimeError):
+    """A matrix the operation cannot handle (singular, not positive-definite), as
+    ``torch.linalg.LinAlgError``."""
+
+
+def check_floating(op: str, a: np.ndarray) -> None:
+    if a.dtype.kind != "f":
+        raise RuntimeError(
+            f"{op}: Expected a floating point or complex tensor as input. Got {scalar_type_name(a.dtype)}"
+        )
+
+
+def check_square(op: str, a: np.ndarray, name: str = "A", kernel: str | None = None) -> None:
+    """PyTorch's checks of a (batch of) square floating matrices. With ``kernel``, the dtype
+    is checked last, with PyTorch's NotImplementedError naming that LAPACK kernel."""
+    if kernel is None:
+        check_floating(op, a)
+    if a.ndim < 2:
+        raise RuntimeError(f"{op}: The input tensor {name} must have at least 2 dimensions.")
+    if a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(
+            f"{op}: {name} must be batches of square matrices, but they are {a.shape[-2]} by "
+            f"{a.shape[-1]} matrices"
+        )
+    if kernel is not None:
+        check_kernel_dtype(kernel, a)
+
+
+def check_kernel_dtype(kernel: str, a: np.ndarray) -> None:
+    """LAPACK kernels run on float32 and float64 only: PyTorch's NotImplementedError."""
+    if a.dtype not in (np.float32, np.float64):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(a.dtype)}'")
+
+
+def swap(a: np.ndarray) -> np.ndarray:
+    return np.swapaxes(a, -1, -2)
+
+
+def batch_prefix(a: np.ndarray, failing: Any) -> tuple:
+    """The first matrix of the batch for which ``failing(matrix)`` is true, and PyTorch's
+    "(Batch element k): " prefix for it (empty for a single matrix)."""
+    matrices = a.reshape((-1,) + a.shape[-2:])
+    for k, m in enumerate(matrices):
+        if failing(m):
+            return m, (f"(Batch element {k}): " if a.ndim > 2 else "")
+    return matrices[0], ""
+
+
+def is_singular(m: np.ndarray) -> bool:
+    try:
+        np.linalg.inv(m)
+    except np.linalg.LinAlgError:
+        return True
+    return False
+
+
+def first_zero_pivot(m: np.ndarray) -> int:
+    """1-based position of the first exactly zero pivot of LU with partial pivoting."""
+    u = np.array(m, dtype=np.float64)
+    n = u.shape[0]
+    for j in range(n):
+        p = j + int(np.argmax(np.abs(u[j:, j])))
+        if u[p, j] == 0:
+            return j + 1
+        u[[j, p]] = u[[p, j]]
+        u[j + 1 :, j:] -= np.outer(u[j + 1 :, j] / u[j, j], u[j, j:])
+    return n
+
+
+def singular_error(op: str, a: np.ndarray) -> LinAlgError:
+    matrix, prefix = batch_prefix(a, is_singular)
+    return LinAlgError(
+        f"{op}: {prefix}The diagonal element {first_zero_pivot(matrix)} is zero, the inversion "
+        "could not be completed because the input matrix is singular."
+    )
+
+
+def spd(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    """Symmetric positive-definite matrices of ``shape`` (..., n, n)."""
+    m = randn(rng, *shape)
+    n = shape[-1]
+    return m @ swap(m) + n * np.eye(n)
+
+
+def invertible(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    """Well-conditioned random matrices (a random matrix plus a multiple of I)."""
+    return randn(rng, *shape) + 3 * np.eye(shape[-1])

@@ -1,0 +1,281 @@
+"""Decompositions and triangular solvers: what the registry's parity tests can't say.
+
+PyTorch's errors for bad input, ``out=`` (written, resized with PyTorch's warning, refused
+under autograd), gradients of eigh on symmetric inputs by finite differences (the registry's
+finite-difference check moves both triangles while eigh reads one), reconstructions, and the
+behaviour at singular triangular systems.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
+
+from .test_linalg import assert_same, assert_same_error
+
+
+def f64(lib: Any, *shape: int) -> Any:
+    return lib.ones(*shape, dtype=lib.float64)
+
+
+def _square(lib: Any) -> Any:
+    return lib.tensor([[2.0, 1.0, 0.5], [0.3, 3.0, 1.0], [0.1, 0.2, 4.0]], dtype=lib.float64)
+
+
+ERROR_CASES = {
+    "svd integer": (
+        lambda lib: lib.linalg.svd(lib.ones(2, 2, dtype=lib.int64)),
+        ["linalg.svd: Expected a floating point or complex tensor as input. Got Long"],
+    ),
+    "svd 1-d": (
+        lambda lib: lib.linalg.svd(f64(lib, 3)),
+        ["linalg.svd: The input tensor A must have at least 2 dimensions."],
+    ),
+    "svd driver": (
+        lambda lib: lib.linalg.svd(f64(lib, 3, 3), driver="gesvd"),
+        ["keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER backend."],
+    ),
+    "svdvals 1-d": (
+        lambda lib: lib.linalg.svdvals(f64(lib, 3)),
+        ["linalg.svd: The input tensor A must have at least 2 dimensions."],
+    ),
+    "torch.svd 1-d": (
+        lambda lib: lib.svd(f64(lib, 3)),
+        ["linalg.svd: input should have at least 2 dimensions, but has 1 dimensions instead"],
+    ),
+    "qr mode": (
+        lambda lib: lib.linalg.qr(f64(lib, 3, 3), mode="full"),
+        [
+            "qr received unrecognized mode 'full' but expected one of 'reduced' (default), "
+            "'r', or 'complete'"
+        ],
+    ),
+    "qr integer": (
+        lambda lib: lib.linalg.qr(lib.ones(2, 2, dtype=lib.int64)),
+        ["linalg.qr: Expected a floating point or complex tensor as input. Got Long"],
+    ),
+    "qr backward of mode r": (
+        lambda lib: lib.linalg.qr(f64(lib, 3, 3).requires_grad_(), mode="r")[1].sum().backward(),
+        ["The derivative of linalg.qr depends on Q, which is not computed when mode='r'"],
+    ),
+    "qr backward complete tall": (
+        lambda lib: (
+            lib.linalg.qr(lib.eye(3, 2, dtype=lib.float64).requires_grad_(), "complete")[0]
+            .sum()
+            .backward()
+        ),
+        ["The QR decomposition is not differentiable when mode='complete' and nrows > ncols."],
+    ),
+    "eigh non-square": (
+        lambda lib: lib.linalg.eigh(f64(lib, 2, 3, 4)),
+        ["linalg.eigh: A must be batches of square matrices, but they are 3 by 4 matrices"],
+    ),
+    "eigh UPLO": (
+        lambda lib: lib.linalg.eigh(f64(lib, 3, 3), UPLO="X"),
+        ["Expected UPLO argument to be 'L' or 'U', but got X"],
+    ),
+    "eigvalsh integer": (
+        lambda lib: lib.linalg.eigvalsh(lib.ones(2, 2, dtype=lib.int64)),
+        ["\"linalg_eigh_cpu\" not implemented for 'Long'"],
+    ),
+    "solve_triangular integer": (
+        lambda lib: lib.linalg.solve_triangular(
+            lib.ones(2, 2, dtype=lib.int64), lib.ones(2, 2, dtype=lib.int64), upper=True
+        ),
+        ["\"triangular_solve_cpu\" not implemented for 'Long'"],
+    ),
+    "triangular_solve dtypes": (
+        lambda lib: lib.triangular_solve(lib.ones(3, 2), f64(lib, 3, 3)),
+        [
+            "Expected b and A to have the same dtype, but found b of type Float and A of type "
+            "Double instead."
+        ],
+    ),
+    "solve_triangular shapes": (
+        lambda lib: lib.linalg.solve_triangular(f64(lib, 3, 3), f64(lib, 4, 2), upper=True),
+        ["linalg.solve_triangular: Incompatible shapes of A and B for the equation AX = B"],
+    ),
+    "solve_triangular left=False shapes": (
+        lambda lib: lib.linalg.solve_triangular(
+            f64(lib, 3, 3), f64(lib, 3, 2), upper=True, left=False
+        ),
+        ["Incompatible shapes of A and B for the equation XA = B"],
+    ),
+    "solve_triangular non-square": (
+        lambda lib: lib.linalg.solve_triangular(f64(lib, 3, 4), f64(lib, 3, 2), upper=True),
+        ["A must be batches of square matrices, but they are 3 by 4 matrices"],
+    ),
+    "solve_triangular vector B": (
+        lambda lib: lib.linalg.solve_triangular(f64(lib, 3, 3), f64(lib, 3), upper=True),
+        ["linalg.solve_triangular: The input tensor B must have at least 2 dimensions."],
+    ),
+    "solve_triangular upper is required": (
+        lambda lib: lib.linalg.solve_triangular(f64(lib, 3, 3), f64(lib, 3, 2)),
+        ["upper"],
+    ),
+    "triangular_solve 1-d b": (
+        lambda lib: lib.triangular_solve(f64(lib, 3), f64(lib, 3, 3)),
+        ["torch.triangular_solve: Expected b to have at least 2 dimensions, but it has 1"],
+    ),
+    "triangular_solve sizes": (
+        lambda lib: lib.triangular_solve(f64(lib, 2, 2), f64(lib, 3, 3)),
+        ["Incompatible matrix sizes for triangular_solve: each A matrix is 3 by 3 but each b"],
+    ),
+    "out requires grad": (
+        lambda lib: lib.linalg.svdvals(
+            f64(lib, 3, 3).requires_grad_(), out=lib.empty(0, dtype=lib.float64)
+        ),
+        [
+            "_linalg_svd(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad."
+        ],
+    ),
+    "out of another dtype": (
+        lambda lib: lib.linalg.eigvalsh(f64(lib, 3, 3), out=lib.empty(3)),
+        ["Expected out tensor to have dtype double, but got float instead"],
+    ),
+    "out not a tensor": (
+        lambda lib: lib.linalg.svdvals(f64(lib, 3, 3), out=[1]),
+        ["linalg_svdvals(): argument 'out' must be Tensor, not list"],
+    ),
+    "out not a tuple": (
+        lambda lib: lib.svd(f64(lib, 3, 3), out=lib.empty(0)),
+        ["svd(): argument 'out' must be tuple of Tensors, not Tensor"],
+    ),
+    "out tuple length": (
+        lambda lib: lib.linalg.qr(f64(lib, 3, 3), out=(lib.empty(0),)),
+        ["expected tuple of 2 elements but got 1"],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(ERROR_CASES))
+def test_errors_match_pytorch(name: str) -> None:
+    program, words = ERROR_CASES[name]
+    assert_same_error(program, *words)
+
+
+OUT_CASES = {
+    "linalg.svd": lambda lib, a, out: lib.linalg.svd(a, False, out=out),
+    "svd": lambda lib, a, out: lib.svd(a, out=out),
+    "linalg.qr": lambda lib, a, out: lib.linalg.qr(a, out=out),
+    "qr": lambda lib, a, out: lib.qr(a, False, out=out),
+    "eigh": lambda lib, a, out: lib.linalg.eigh(a + a.mT, out=out),
+    "triangular_solve": lambda lib, a, out: lib.triangular_solve(a, a, out=out),
+}
+
+
+@pytest.mark.parametrize("name", list(OUT_CASES))
+def test_out_writes_into_the_given_tensors(name: str) -> None:
+    results = []
+    for lib in (gg, torch):
+        a = _square(lib)
+        reference = OUT_CASES[name](lib, a, None)
+        outs = tuple(lib.empty(0, dtype=lib.float64) for _ in reference)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            returned = OUT_CASES[name](lib, a, outs)
+        assert type(returned).__name__.removesuffix("_out") == type(reference).__name__
+        assert all(r is o for r, o in zip(returned, outs))
+        results.append(outs)
+    for ours, theirs in zip(*results):
+        assert_same(ours, theirs)
+
+
+def test_out_of_another_shape_is_resized_with_pytorchs_warning() -> None:
+    messages = []
+    for lib in (gg, torch):
+        out = lib.zeros(2, dtype=lib.float64)
+        view_before = out
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            lib.linalg.solve_triangular(_square(lib), _square(lib), upper=True, out=out)
+        assert out is view_before and tuple(out.shape) == (3, 3)
+        messages.append([str(w.message) for w in caught])
+    assert len(messages[0]) == len(messages[1]) == 1
+    assert messages[1][0].startswith(messages[0][0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an out of the right shape is written silently
+        out = gg.zeros(3, dtype=gg.float64)
+        gg.linalg.svdvals(_square(gg), out=out)
+    assert out._version == 1
+
+
+def test_out_is_allowed_without_grad_mode() -> None:
+    a = _square(gg).requires_grad_()
+    out = gg.empty(0, dtype=gg.float64)
+    with gg.no_grad():
+        gg.linalg.eigvalsh(a, out=out)
+    assert not out.requires_grad
+    np.testing.assert_allclose(out.numpy(), np.linalg.eigvalsh(a.detach().numpy()))
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_eigh_gradients_of_symmetric_inputs_by_finite_differences(uplo: str) -> None:
+    """Through A + A^T every entry counts once per triangle, so finite differences apply."""
+    rng = np.random.default_rng(0)
+    a = gg.tensor(rng.standard_normal((2, 4, 4)), requires_grad=True)
+
+    def values_and_abs_vectors(x: Any) -> tuple:
+        values, vectors = gg.linalg.eigh(x + x.mT, UPLO=uplo)
+        return values, vectors.abs()
+
+    assert gg.autograd.gradcheck(values_and_abs_vectors, (a,))
+    assert gg.autograd.gradgradcheck(values_and_abs_vectors, (a,))
+    assert gg.autograd.gradcheck(lambda x: gg.linalg.eigvalsh(x + x.mT, uplo), (a,))
+
+
+def test_eigh_reads_only_the_named_triangle() -> None:
+    rng = np.random.default_rng(1)
+    m = rng.standard_normal((3, 3))
+    for uplo, triangle in (("L", np.tril), ("U", np.triu)):
+        full = triangle(m) + triangle(m, -1 if uplo == "L" else 1).T
+        ours = gg.linalg.eigvalsh(gg.tensor(m), UPLO=uplo).numpy()
+        np.testing.assert_allclose(ours, np.linalg.eigvalsh(full), atol=1e-12)
+
+
+def test_decompositions_reconstruct_their_input() -> None:
+    rng = np.random.default_rng(2)
+    a = gg.tensor(rng.standard_normal((2, 5, 3)))
+    u, s, vh = gg.linalg.svd(a)
+    np.testing.assert_allclose((u[..., :3] * s.unsqueeze(-2) @ vh).numpy(), a.numpy(), atol=1e-12)
+    u, s, v = gg.svd(a, some=False)
+    assert tuple(u.shape) == (2, 5, 5) and tuple(v.shape) == (2, 3, 3)
+    q, r = gg.linalg.qr(a, "complete")
+    np.testing.assert_allclose((q @ r).numpy(), a.numpy(), atol=1e-12)
+    np.testing.assert_allclose(r.numpy(), np.triu(r.numpy()))
+
+
+def test_svd_without_uv_returns_zero_filled_factors_as_pytorch() -> None:
+    for lib in (gg, torch):
+        a = lib.ones(4, 2, dtype=lib.float64, requires_grad=True)
+        u, s, v = lib.svd(a, compute_uv=False)
+        assert tuple(u.shape) == (4, 4) and tuple(v.shape) == (2, 2)
+        assert not u.requires_grad and not v.requires_grad and s.requires_grad
+        assert not u.detach().numpy().any()
+
+
+def test_triangular_solve_with_a_zero_on_the_diagonal_gives_inf_not_an_error() -> None:
+    rows = [[1.0, 2.0], [0.0, 0.0]]
+    results = [
+        lib.linalg.solve_triangular(
+            lib.tensor(rows, dtype=lib.float64), lib.ones(2, 1, dtype=lib.float64), upper=True
+        )
+        for lib in (gg, torch)
+    ]
+    for ours, theirs in zip(results[0].numpy().ravel(), results[1].numpy().ravel()):
+        assert (np.isinf(ours) and np.isinf(theirs)) or (np.isnan(ours) and np.isnan(theirs))
+
+
+def test_empty_matrices_match_pytorch() -> None:
+    for shape in ((0, 3), (3, 0), (2, 0, 0)):
+        for name in ("svd", "qr"):
+            ours = getattr(gg.linalg, name)(gg.zeros(*shape, dtype=gg.float64))
+            theirs = getattr(torch.linalg, name)(torch.zeros(*shape, dtype=torch.float64))
+            assert [tuple(t.shape) for t in ours] == [tuple(t.shape) for t in theirs], (shape, name)
