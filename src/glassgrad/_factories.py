@@ -476,6 +476,8 @@ def randint(
     """
     if high is None:
         low, high = 0, low
+    elif not isinstance(high, int) and isinstance(high, Sequence):
+        low, high, size = 0, low, high  # randint(high, size), PyTorch's second overload
     if low >= high:
         raise RuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"

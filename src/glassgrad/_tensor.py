@@ -384,6 +384,9 @@ class Tensor:
             return self.grad_fn._add_tensor_hook(self._output_nr, hook)
         if self._hooks is None:
             self._hooks = {}
+        acc = self._grad_acc() if self._grad_acc is not None else None
+        if acc is not None:
+            acc._hooked = True  # the engine then runs the hook before the node's pre-hooks
         return add_hook(self._hooks, hook)
 
     def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> Any:

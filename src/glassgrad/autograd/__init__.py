@@ -145,7 +145,10 @@ def backward(
     if inputs is not None:
         input_list = _as_list(inputs)
         if not input_list:
-            raise RuntimeError("backward: 'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        for t in input_list:
+            if isinstance(t, graph.Tensor) and t.grad_fn is not None:
+                t.retain_grad()  # as PyTorch: a non-leaf input gets its .grad that way
     run_backward(outputs, grads, retain_graph, create_graph, input_list, accumulate_grad=True)
 
 
@@ -172,7 +175,12 @@ def grad(
     output_list = _as_list(outputs)
     input_list = _as_list(inputs)
     if not input_list:
-        raise RuntimeError("grad requires non-empty inputs.")
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, "
+            "but got: allow_unused=False."
+        )
     if allow_unused is None:
         allow_unused = materialize_grads
     for t in input_list:
@@ -196,7 +204,12 @@ def grad(
                     "graph. Set allow_unused=True if this is the desired behavior."
                 )
             if materialize_grads:
-                g = np.zeros_like(t._data)
+                # Zeros that require grad under create_graph, as PyTorch's zeros_like(input,
+                # requires_grad=create_graph): a later derivative of them is zeros too.
+                results.append(
+                    Tensor._from_array(np.zeros_like(t._data)).requires_grad_(create_graph)
+                )
+                continue
         if g is not None and not isinstance(g, Tensor):
             g = Tensor._from_array(g if g.flags.writeable else np.array(g))
         results.append(g)

@@ -83,32 +83,43 @@ def _check_anomaly(node: Node, outputs: tuple) -> None:
             )
 
 
-def _call_hooks(node: Node, grads: list, create_graph: bool) -> None:
-    """Tensor hooks, then retain_grad, then the node's pre-hooks (PyTorch's order)."""
+def _call_tensor_hooks(node: Node, grads: list, create_graph: bool) -> None:
+    """The hooks of the tensors this node produced, then retain_grad (PyTorch's tensor
+    pre-hooks, which run before the node's own pre-hooks). An output that got no gradient
+    is shown to its hooks as None, as PyTorch does."""
+    if type(node) is AccumulateGrad:
+        if node.variable._hooks:
+            grads[0] = node._hooked_grad(grads[0], create_graph)
+        return
     if node._tensor_hooks:
         for nr, hooks in node._tensor_hooks.items():
             g = grads[nr]
-            if g is None:
-                continue
             for hook in tuple(hooks.values()):
                 result = hook(wrap_array(g))
                 if result is not None:
                     g = unwrap_tensor(result, create_graph)
+                result = None  # a Tensor left here would keep the gradient referenced
             grads[nr] = g
+            g = None
     if node._retain_grad:
         for nr, ref in node._retain_grad.items():
             t = ref()
             if t is not None and grads[nr] is not None:
-                accumulate(t, grads[nr], create_graph)
-    if node._pre_hooks:
-        for hook in tuple(node._pre_hooks.values()):
-            result = hook(tuple(wrap_array(g) for g in grads))
-            if result is not None:
-                grads[:] = [unwrap_tensor(r, create_graph) for r in result]
+                accumulate(t, grads[nr], create_graph, retained=True)
 
 
-def _call_post_hooks(node: Node, outputs: tuple, grads: list, create_graph: bool) -> tuple:
+def _call_pre_hooks(node: Node, grads: list, create_graph: bool) -> None:
+    for hook in tuple(node._pre_hooks.values()):
+        result = hook(tuple(wrap_array(g) for g in grads))
+        if result is not None:
+            grads[:] = [unwrap_tensor(r, create_graph) for r in result]
+        result = None
+
+
+def _call_post_hooks(node: Node, outputs: Any, grads: list, create_graph: bool) -> tuple:
     # Inputs without an edge get None, as PyTorch shows them (their values are never used).
+    if outputs is None:
+        outputs = (None,) * len(node._next_nodes)
     grad_inputs = tuple(
         None if nxt is None else wrap_array(g) for nxt, g in zip(node._next_nodes, outputs)
     )
@@ -148,6 +159,8 @@ def run_backward(
             capture.setdefault(node, []).append((nr, index))
         selective = _needed(root_nodes, set(capture))
     captured: list = [None] * (len(inputs) if inputs is not None else 0)
+    if accumulate_grad:
+        capture = {}  # backward(inputs=): the inputs' own nodes run (see _run_node)
 
     buffers: dict = {}
     for (node, nr), g in zip(root_edges, root_grads):
@@ -188,6 +201,13 @@ def run_backward(
                     outputs = node._run(grads, create_graph)
                     if not retain_graph:
                         node._release()
+            elif node._hooked or node._runs_undefined or selective is not None:
+                # No gradient arrived, yet PyTorch runs the node: its hooks see None and a
+                # custom Function's backward gets zeros (materialize_grads) or None.
+                outputs = _run_node(
+                    node, grads or [None] * node._n_out, retain_graph, create_graph, capture,
+                    captured, selective, accumulate_grad, anomaly,
+                )  # fmt: skip
             if not outputs:
                 outputs = (None,) * len(node._next_nodes)
             first = None
@@ -232,14 +252,7 @@ def run_backward(
     finally:
         grad_state.enabled = previous_mode
 
-    if accumulate_grad:
-        if inputs is not None:
-            # backward(inputs=...): a non-leaf input keeps its gradient in .grad as well.
-            for t, g in zip(inputs, captured):
-                if g is not None and t.grad_fn is not None:
-                    accumulate(t, g, create_graph)
-        return None
-    return captured
+    return None if accumulate_grad else captured
 
 
 def _run_node(
@@ -253,53 +266,52 @@ def _run_node(
     accumulate_grad: bool,
     anomaly: bool,
 ) -> Any:
-    """Run ``node`` with its hooks, the ``inputs=`` capture and anomaly checks; its outputs,
-    or None when it need not run."""
+    """Run ``node`` with its hooks, the ``inputs=`` filter and anomaly checks, in PyTorch's
+    order: tensor hooks and retain_grad, the capture of ``autograd.grad``, the node's
+    pre-hooks, the node, its post-hooks. Returns its outputs, or None when it need not run.
+    """
     hooked = node._hooked
-    if hooked:
-        _call_hooks(node, grads, create_graph)
-    if selective is not None and not _capture(
-        node, grads, create_graph, capture, captured, selective, accumulate_grad
-    ):
-        return None
-    try:
-        outputs = node._run(grads, create_graph)
-    except Exception as error:
-        if anomaly and node._metadata:
-            raise RuntimeError(
-                f"Error detected in {node.name()}: {error}" + _anomaly_context(node)
-            ) from error
-        raise
+    if selective is not None:
+        # autograd.grad runs a node only on the way to another input; backward(inputs=)
+        # also runs the inputs' own nodes (their AccumulateGrad, or a non-leaf's node, whose
+        # .grad comes from retain_grad). A node that neither runs nor is an input of
+        # autograd.grad is skipped, hooks and all.
+        runs = node in selective if accumulate_grad else _leads_on(node, selective)
+        targets = capture.get(node)
+        if not runs and targets is None:
+            return None
+        _call_tensor_hooks(node, grads, create_graph)
+        if targets is not None:  # autograd.grad takes the gradient here, after tensor hooks
+            for nr, index in targets:
+                captured[index] = grads[nr]
+        if not runs:
+            return None
+    elif hooked:
+        _call_tensor_hooks(node, grads, create_graph)
+    if hooked and node._pre_hooks:
+        _call_pre_hooks(node, grads, create_graph)
+    if not node._runs_undefined and not _any_grad(grads):
+        outputs = None  # an op's backward of undefined gradients is undefined
+    else:
+        try:
+            outputs = node._run(grads, create_graph)
+        except Exception as error:
+            if anomaly and node._metadata:
+                raise RuntimeError(
+                    f"Error detected in {node.name()}: {error}" + _anomaly_context(node)
+                ) from error
+            raise
     if hooked and node._post_hooks:
         outputs = _call_post_hooks(node, outputs, grads, create_graph)
-    if anomaly:
+    if anomaly and outputs:
         _check_anomaly(node, outputs)
     if not retain_graph:
         node._release()
     return outputs
 
 
-def _capture(
-    node: Node,
-    grads: list,
-    create_graph: bool,
-    capture: dict,
-    captured: list,
-    needed: set,
-    accumulate_grad: bool,
-) -> bool:
-    """Keep the gradients that reach an input of ``autograd.grad`` / ``backward(inputs=)``;
-    True if ``node`` must still run (it leads to another input)."""
-    is_leaf_sink = type(node) is AccumulateGrad
-    targets = capture.get(node)
-    if targets is not None:
-        if is_leaf_sink:
-            grads[0] = node._hooked_grad(grads[0], create_graph)
-            if accumulate_grad:
-                node._accumulate(grads[0], create_graph)
-        for nr, index in targets:
-            captured[index] = grads[nr]
-    return not is_leaf_sink and node in needed
+def _leads_on(node: Node, needed: set) -> bool:
+    return any(nxt in needed for nxt in node._next_nodes if nxt is not None)
 
 
 def _any_grad(grads: list) -> bool:

@@ -69,9 +69,12 @@ class BackwardCFunction(FunctionCtx, Node):
 
     _forward_cls: type
     materialize_grads = True
+    _runs_undefined = True
     _to_save: tuple = ()
     _dirty: tuple = ()
     _non_differentiable: tuple = ()
+    _materialize_non_diff_grads = True
+    _materialized: tuple = ()  # per output: whether a missing gradient becomes zeros
 
     def __init__(self) -> None:
         Node.__init__(self)
@@ -112,7 +115,10 @@ class BackwardCFunction(FunctionCtx, Node):
             raise saved_tensors_freed_error()
         Tensor = graph.Tensor
         if self.materialize_grads:
-            grads = self._materialize(grads, np)
+            # Zeros for the tensor outputs that got no gradient; non-tensor outputs (and, if
+            # so set, non-differentiable ones) give None, as in PyTorch.
+            zeros = self._materialize(grads, np)
+            grads = [z if m else g for g, z, m in zip(grads, zeros, self._materialized)]
         grad_tensors = [
             None if g is None else g if isinstance(g, Tensor) else Tensor._from_array(g)
             for g in grads
@@ -251,6 +257,10 @@ class Function(metaclass=_FunctionMeta):
             (o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float32)
             for o in outs
         )
+        node._materialized = tuple(
+            isinstance(o, Tensor) and (node._materialize_non_diff_grads or id(o) not in non_diff)
+            for o in outs
+        )
         node._saved = _freeze_saved(node._to_save, outs, wrapped)
         if graph.anomaly.enabled:
             node._record_creation()
@@ -276,6 +286,8 @@ def _freeze_saved(tensors: tuple, outs: tuple, wrapped: list) -> list:
 class _DelayedErrorNode(Node):
     """Stands where a once-differentiable backward was differentiated; raises if run."""
 
+    __slots__ = ("_message",)
+
     def __init__(self, message: str, inputs: tuple) -> None:
         Node.__init__(self)
         self.next_functions = tuple(
@@ -286,18 +298,32 @@ class _DelayedErrorNode(Node):
         )
         self._message = message
 
-    __slots__ = ("_message",)
-
     def _run(self, grads: list, create_graph: bool) -> tuple:
         raise RuntimeError(self._message)
 
 
-_DelayedErrorNode.__name__ = "DelayedError"
+_DelayedErrorNode.__name__ = "Error"  # PyTorch's name for the node DelayedError records
 
 
 def once_differentiable(fn: Callable) -> Callable:
     """Decorate a ``backward`` that is not itself differentiable: it runs without recording,
     and differentiating its result raises an error (instead of a silently wrong gradient).
+
+    As in PyTorch, each result becomes an output of an ``Error`` node whose inputs are
+    detached copies of the results made to require grad.
+
+    Example::
+
+        >>> class Square(glassgrad.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         ctx.save_for_backward(x)
+        ...         return x * x
+        ...     @staticmethod
+        ...     @once_differentiable
+        ...     def backward(ctx, g):
+        ...         (x,) = ctx.saved_tensors
+        ...         return 2 * x * g
     """
 
     @functools.wraps(fn)
@@ -307,19 +333,21 @@ def once_differentiable(fn: Callable) -> Callable:
             outputs = fn(ctx, *args)
         if not grad_state.enabled:
             return outputs
-        needs = [a for a in args if isinstance(a, Tensor) and a._requires_grad]
-        if not needs:
+        if not any(isinstance(a, Tensor) and a._requires_grad for a in args):
             return outputs
+        outs = outputs if isinstance(outputs, tuple) else (outputs,)
+        leaves = tuple(
+            Tensor._from_array(o._data).requires_grad_(True) if isinstance(o, Tensor) else None
+            for o in outs
+        )
         node = _DelayedErrorNode(
             "trying to differentiate twice a function that was marked with @once_differentiable",
-            tuple(needs),
+            leaves,
         )
-        outs = outputs if isinstance(outputs, tuple) else (outputs,)
-        marked = []
-        for o in outs:
-            if isinstance(o, Tensor):
-                o = Tensor._result(o._data, node, 0)
-            marked.append(o)
+        marked = [
+            Tensor._result(o._data, node, nr) if isinstance(o, Tensor) else o
+            for nr, o in enumerate(outs)
+        ]
         node._output_meta = tuple(
             (o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float32)
             for o in marked

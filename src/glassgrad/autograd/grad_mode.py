@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -53,29 +54,22 @@ class _ModeContext:
 
     def __call__(self, func: Callable) -> Callable:
         if isinstance(func, type):
-            raise TypeError(f"{type(self).__name__} cannot decorate a class")
+            warnings.warn(
+                "Decorating classes is deprecated and will be disabled in future versions. You "
+                "should only decorate functions or methods. To preserve the current behavior of "
+                "class decoration, you can directly decorate the `__init__` method and nothing "
+                "else.",
+                FutureWarning,
+                stacklevel=2,
+            )
+            cls = func
+
+            def func(*args: Any, **kwargs: Any) -> Any:  # as PyTorch: the class is constructed
+                return cls(*args, **kwargs)
+
         code = getattr(func, "__code__", None)
         if code is not None and code.co_flags & _CO_GENERATOR:
-
-            @functools.wraps(func)
-            def generator_wrapper(*args: Any, **kwargs: Any):
-                gen = func(*args, **kwargs)
-                with self.clone():
-                    response = gen.send(None)
-                while True:
-                    try:
-                        request = yield response
-                    except BaseException as exc:
-                        with self.clone():
-                            response = gen.throw(exc)
-                    else:
-                        with self.clone():
-                            try:
-                                response = gen.send(request)
-                            except StopIteration as stop:
-                                return stop.value
-
-            return generator_wrapper
+            return self._wrap_generator(func)
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any):
@@ -83,6 +77,43 @@ class _ModeContext:
                 return func(*args, **kwargs)
 
         return wrapper
+
+    def _wrap_generator(self, func: Callable) -> Callable:
+        """The generator runs in this mode at each step; the caller's mode between steps."""
+
+        @functools.wraps(func)
+        def generator_wrapper(*args: Any, **kwargs: Any):
+            gen = func(*args, **kwargs)
+            try:
+                with self.clone():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    except BaseException as exc:
+                        with self.clone():
+                            response = gen.throw(exc)
+                    else:
+                        with self.clone():
+                            response = gen.send(request)
+            except StopIteration as stop:
+                return stop.value
+
+        return generator_wrapper
+
+
+class _NoParamDecorator(_ModeContext):
+    """``mode(fn)`` and ``@mode`` without parentheses decorate ``fn`` directly, as
+    PyTorch's ``no_grad`` and ``enable_grad`` allow."""
+
+    def __new__(cls, orig_func: Callable | None = None) -> Any:
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
 
 
 class set_grad_enabled(_ModeContext):
@@ -107,6 +138,12 @@ class set_grad_enabled(_ModeContext):
         copy.mode = self.mode
         return copy
 
+    def __call__(self, func: Callable) -> Callable:
+        # Used as a decorator, the call that made this object changes nothing: the mode
+        # applies inside the decorated function only.
+        state.enabled = self.prev
+        return super().__call__(func)
+
     def __enter__(self) -> None:
         if not hasattr(self, "prev"):  # a clone made for a decorated call
             self.prev = state.enabled
@@ -116,7 +153,7 @@ class set_grad_enabled(_ModeContext):
         state.enabled = self.prev
 
 
-class no_grad(_ModeContext):
+class no_grad(_NoParamDecorator):
     """Context manager and decorator that turns graph recording off.
 
     Results computed inside have ``requires_grad=False`` even when inputs require grad.
@@ -138,7 +175,7 @@ class no_grad(_ModeContext):
         state.enabled = self.prev
 
 
-class enable_grad(_ModeContext):
+class enable_grad(_NoParamDecorator):
     """Context manager and decorator that turns graph recording on (inside ``no_grad``).
 
     Example::
@@ -167,6 +204,11 @@ class inference_mode(_ModeContext):
         >>> y.requires_grad
         False
     """
+
+    def __new__(cls, mode: Any = True) -> Any:
+        if mode is None or isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)  # @inference_mode without parentheses
 
     def __init__(self, mode: bool = True) -> None:
         self.mode = mode

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from .grad_mode import state as grad_state
+
 __all__ = [
     "Node",
     "AccumulateGrad",
@@ -102,6 +104,8 @@ class Node:
     _tensor_hooks = None
     _retain_grad = None
     _metadata = None
+    # Runs even when none of its outputs got a gradient (custom Functions, as in PyTorch).
+    _runs_undefined = False
 
     def __init__(self) -> None:
         self._next_nodes: tuple = ()
@@ -214,6 +218,23 @@ class Node:
         frames = [f for f in traceback.extract_stack() if _PACKAGE_DIR not in f.filename]
         self.metadata["traceback_"] = traceback.format_list(frames)
 
+    def __call__(self, *grads: Any) -> Any:
+        """Apply this backward function to the gradients of its outputs (PyTorch's
+        ``node(*grad_outputs)``): the gradients of its inputs, recorded if grad mode is on.
+
+        Example::
+
+            >>> x = glassgrad.ones(1, requires_grad=True)
+            >>> (x ** 2).grad_fn(glassgrad.ones(1))
+            tensor([2.], grad_fn=<MulBackward0>)
+        """
+        if len(grads) != self._n_out:
+            raise TypeError(f"expected {self._n_out} arguments, got {len(grads)} instead")
+        record = grad_state.enabled
+        values = [g if g is None or record else g._data for g in grads]
+        results = [wrap_array(g) for g in self._run(values, record)]
+        return results[0] if len(results) == 1 else tuple(results)
+
     # --- what the engine calls -------------------------------------------------------------
     def _run(self, grads: list, create_graph: bool) -> tuple:
         """Gradients for each edge of ``next_functions`` from the gradients of the outputs."""
@@ -281,6 +302,8 @@ class AccumulateGrad(Node):
         self._n_out = 1
 
     def _run(self, grads: list, create_graph: bool) -> tuple:
+        # The leaf's tensor hooks ran before (the engine's tensor pre-hooks): a leaf with
+        # hooks has ``_hooked`` set on its AccumulateGrad, which sends it through them.
         var = self.variable
         if grads[0] is None:
             return ()
@@ -288,8 +311,6 @@ class AccumulateGrad(Node):
             # A leaf detached in place (detach_) after the graph was recorded gets nothing;
             # its post-accumulate hooks still run, as PyTorch's engine calls them.
             self._post_accumulate(var)
-        elif var._hooks:
-            self._accumulate(self._hooked_grad(grads[0], create_graph), create_graph)
         else:
             owned = not create_graph and _held_by_list_only(grads)
             self._accumulate(grads[0], create_graph, owned)
@@ -298,11 +319,11 @@ class AccumulateGrad(Node):
     def _hooked_grad(self, grad: Any, create_graph: bool) -> Any:
         """The gradient after the leaf's tensor hooks (each may replace it)."""
         var = self.variable
-        if var._hooks:
-            for hook in tuple(var._hooks.values()):
-                result = hook(wrap_array(grad))
-                if result is not None:
-                    grad = unwrap_tensor(result, create_graph)
+        for hook in tuple(var._hooks.values()):
+            result = hook(wrap_array(grad))
+            if result is not None:
+                grad = unwrap_tensor(result, create_graph)
+            result = None  # a Tensor left here would keep the gradient referenced
         return grad
 
     def _accumulate(self, grad: Any, create_graph: bool, owned: bool = False) -> None:
@@ -314,7 +335,8 @@ class AccumulateGrad(Node):
     def _post_accumulate(var: Any) -> None:
         if var._post_accumulate_hooks:
             for hook in tuple(var._post_accumulate_hooks.values()):
-                hook(var)
+                if hook(var) is not None:
+                    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
 def accumulator_of(t: Any) -> AccumulateGrad | None:
@@ -327,6 +349,8 @@ def accumulator_of(t: Any) -> AccumulateGrad | None:
     acc = ref() if ref is not None else None
     if acc is None:
         acc = AccumulateGrad(t)
+        if t._hooks:
+            acc._hooked = True
         t._grad_acc = weakref.ref(acc)
     return acc
 
@@ -368,15 +392,27 @@ def _held_by_list_only(grads: list) -> bool:
     )
 
 
-def accumulate(var: Any, grad: Any, create_graph: bool, owned: bool = False) -> None:
+def accumulate(
+    var: Any, grad: Any, create_graph: bool, owned: bool = False, retained: bool = False
+) -> None:
     """``var.grad += grad``, in place when no graph is being built, as PyTorch does.
 
     ``owned``: nothing else refers to the array ``grad`` (see ``_held_by_list_only``), so a
-    first gradient of the variable's dtype becomes ``.grad`` as it is."""
+    first gradient of the variable's dtype becomes ``.grad`` as it is. ``retained``: ``var``
+    is a non-leaf that retains its gradient (``retain_grad``)."""
     current = var._grad
     if create_graph:
         grad_tensor = grad if isinstance(grad, Tensor) else Tensor._from_array(grad)
-        var._grad = grad_tensor if current is None else current + grad_tensor
+        if current is not None:
+            var._grad = current + grad_tensor
+        elif retained:
+            var._grad = grad_tensor.clone()  # PyTorch's retain_grad hook clones
+        else:
+            # As PyTorch's AccumulateGrad under create_graph: a copy into a fresh tensor laid
+            # out like the leaf (its grad_fn is CopyBackwards when the gradient has a graph).
+            data = var._data
+            var._grad = Tensor._from_array(np.empty(data.shape, dtype=data.dtype))
+            var._grad.copy_(grad_tensor)
         return
     if isinstance(grad, Tensor):
         grad = grad._data

@@ -1,4 +1,4 @@
-"""Logical and bitwise ops, the predicates isnan/isinf/isfinite, and the operators
+"""Logical and bitwise ops, the predicates isnan/isinf/isfinite/isclose/allclose, and the operators
 ``& | ^ ~`` (with their reflected and in-place forms). None has a gradient: results are bool
 (logical, predicates) or the operands' integer/bool type (bitwise), as in PyTorch.
 """
@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import array_of, binary_operands, check_tensor, is_scalar
@@ -88,6 +89,55 @@ def isfinite(input: Tensor) -> Tensor:
         tensor([ True, False])
     """
     return _as_bool_result(np.isfinite(_float_view(check_tensor(input, "isfinite")._data)))
+
+
+def isclose(
+    input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> Tensor:
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` (a bool tensor); infinities
+    are close only to themselves, NaNs to each other only with ``equal_nan``.
+
+    Example::
+
+        >>> glassgrad.isclose(glassgrad.tensor([1.0, 2.0]), glassgrad.tensor([1.0, 2.1]))
+        tensor([ True, False])
+    """
+    a = check_tensor(input, "isclose")._data
+    b = check_tensor(other, "isclose")._data
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{scalar_type_name(a.dtype)} did not match {scalar_type_name(b.dtype)}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    shape = _broadcast_shape(a.shape, b.shape)
+    if a.dtype.kind == "b":
+        return _as_bool_result(np.broadcast_to(a == b, shape))
+    return _as_bool_result(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def allclose(
+    input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> bool:
+    """True if every element of ``input`` is close to ``other`` (see ``isclose``).
+
+    Example::
+
+        >>> glassgrad.allclose(glassgrad.tensor([1.0]), glassgrad.tensor([1.0 + 1e-9]))
+        True
+    """
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+def _broadcast_shape(a: tuple, b: tuple) -> tuple:
+    for i, (m, n) in enumerate(zip(reversed(a), reversed(b))):
+        if m != n and m != 1 and n != 1:
+            dim = max(len(a), len(b)) - 1 - i
+            raise RuntimeError(
+                f"The size of tensor a ({m}) must match the size of tensor b ({n}) at "
+                f"non-singleton dimension {dim}"
+            )
+    return np.broadcast_shapes(a, b)
 
 
 def _float_view(values: np.ndarray) -> np.ndarray:
@@ -265,6 +315,24 @@ register(
 )
 for _fn in (isnan, isinf, isfinite):
     register(_fn.__name__, _fn, differentiable=False, samples=_predicate_samples)
+
+
+def _isclose_samples(rng: np.random.Generator) -> list[Sample]:
+    a = _with_specials(rng)
+    near = a + 1e-6 * randn(rng, *a.shape)
+    return [
+        Sample((NoGrad(a), NoGrad(near)), grad=False),
+        Sample((NoGrad(a), NoGrad(near)), {"rtol": 0.0, "atol": 1e-7}, grad=False),
+        Sample((NoGrad(a), NoGrad(a)), {"equal_nan": True}, grad=False),
+        Sample((NoGrad(randn(rng, 3, 1)), NoGrad(randn(rng, 4))), grad=False),
+        Sample((_small_ints(rng, 5), _small_ints(rng, 5)), grad=False),
+        Sample((_bools(rng, 4), _bools(rng, 4)), grad=False),
+    ]
+
+
+register("isclose", isclose, differentiable=False, samples=_isclose_samples)
+# A Python bool, not a tensor: tests/ops/test_comparison.py compares it with PyTorch's.
+register("allclose", allclose, differentiable=False)
 register(
     "bitwise_and",
     bitwise_and,
