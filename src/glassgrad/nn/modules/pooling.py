@@ -1,4 +1,5 @@
-"""Pooling layers: ``MaxPool2d``, ``AvgPool2d``, ``AdaptiveAvgPool2d``."""
+"""Pooling layers: ``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``, ``AdaptiveAvgPool1d/2d/3d``,
+``AdaptiveMaxPool1d/2d/3d``."""
 
 from __future__ import annotations
 
@@ -8,10 +9,76 @@ from ..._tensor import Tensor
 from .. import functional as F
 from .module import Module
 
-__all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"]
+__all__ = [
+    "MaxPool1d",
+    "MaxPool2d",
+    "MaxPool3d",
+    "AvgPool1d",
+    "AvgPool2d",
+    "AvgPool3d",
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
+]
 
 
-class MaxPool2d(Module):
+class _MaxPoolNd(Module):
+    """Shared arguments and printed form of ``MaxPool1d/2d/3d``."""
+
+    _pool: Any = None
+
+    def __init__(
+        self,
+        kernel_size: int | tuple,
+        stride: int | tuple | None = None,
+        padding: int | tuple = 0,
+        dilation: int | tuple = 1,
+        return_indices: bool = False,
+        ceil_mode: bool = False,
+    ) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.dilation = dilation
+        self.return_indices = return_indices
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input: Tensor) -> Any:
+        return type(self)._pool(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.dilation,
+            ceil_mode=self.ceil_mode,
+            return_indices=self.return_indices,
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+            f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
+        )
+
+
+class MaxPool1d(_MaxPoolNd):
+    """The maximum over each ``kernel_size`` window of an (N, C, L) or (C, L) input (arguments
+    as ``MaxPool2d``).
+
+    Example::
+
+        >>> nn.MaxPool1d(2)(glassgrad.randn(1, 3, 8)).shape
+        glassgrad.Size([1, 3, 4])
+    """
+
+    _pool = staticmethod(F.max_pool1d)
+
+
+class MaxPool2d(_MaxPoolNd):
     """The maximum over each ``kernel_size`` window of an (N, C, H, W) or (C, H, W) input.
 
     Parameters
@@ -35,58 +102,69 @@ class MaxPool2d(Module):
         glassgrad.Size([1, 3, 4, 4])
     """
 
+    _pool = staticmethod(F.max_pool2d)
+
+
+class MaxPool3d(_MaxPoolNd):
+    """The maximum over each ``kernel_size`` window of an (N, C, T, H, W) or (C, T, H, W) input
+    (arguments as ``MaxPool2d``).
+
+    Example::
+
+        >>> nn.MaxPool3d(2)(glassgrad.randn(1, 3, 4, 8, 8)).shape
+        glassgrad.Size([1, 3, 2, 4, 4])
+    """
+
+    _pool = staticmethod(F.max_pool3d)
+
+
+class AvgPool1d(Module):
+    """The mean over each ``kernel_size`` window of an (N, C, L) or (C, L) input (arguments as
+    ``AvgPool2d``, without ``divisor_override``).
+
+    Example::
+
+        >>> nn.AvgPool1d(3, stride=2)(glassgrad.randn(1, 3, 9)).shape
+        glassgrad.Size([1, 3, 4])
+    """
+
     def __init__(
         self,
         kernel_size: int | tuple,
         stride: int | tuple | None = None,
         padding: int | tuple = 0,
-        dilation: int | tuple = 1,
-        return_indices: bool = False,
         ceil_mode: bool = False,
+        count_include_pad: bool = True,
     ) -> None:
         super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.dilation = dilation
-        self.return_indices = return_indices
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding = _single(padding)
         self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
 
-    def forward(self, input: Tensor) -> Any:
-        return F.max_pool2d(
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool1d(
             input,
             self.kernel_size,
             self.stride,
             self.padding,
-            self.dilation,
-            ceil_mode=self.ceil_mode,
-            return_indices=self.return_indices,
+            self.ceil_mode,
+            self.count_include_pad,
         )
 
     def extra_repr(self) -> str:
-        return (
-            f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-            f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
-        )
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class AvgPool2d(Module):
-    """The mean over each ``kernel_size`` window of an (N, C, H, W) or (C, H, W) input.
+def _single(value: Any) -> tuple:
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
-    Parameters
-    ----------
-    kernel_size, stride, padding, ceil_mode
-        As for ``MaxPool2d`` (zero padding).
-    count_include_pad : bool
-        Whether padded zeros count in the divisor (default True).
-    divisor_override : int, optional
-        Divide by this instead of the window size.
 
-    Example::
+class _AvgPoolNd(Module):
+    """Shared arguments and printed form of ``AvgPool2d/3d``."""
 
-        >>> nn.AvgPool2d(3, stride=2)(glassgrad.randn(1, 3, 9, 9)).shape
-        glassgrad.Size([1, 3, 4, 4])
-    """
+    _pool: Any = None
 
     def __init__(
         self,
@@ -106,7 +184,7 @@ class AvgPool2d(Module):
         self.divisor_override = divisor_override
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.avg_pool2d(
+        return type(self)._pool(
             input,
             self.kernel_size,
             self.stride,
@@ -120,7 +198,69 @@ class AvgPool2d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class AdaptiveAvgPool2d(Module):
+class AvgPool2d(_AvgPoolNd):
+    """The mean over each ``kernel_size`` window of an (N, C, H, W) or (C, H, W) input.
+
+    Parameters
+    ----------
+    kernel_size, stride, padding, ceil_mode
+        As for ``MaxPool2d`` (zero padding).
+    count_include_pad : bool
+        Whether padded zeros count in the divisor (default True).
+    divisor_override : int, optional
+        Divide by this instead of the window size.
+
+    Example::
+
+        >>> nn.AvgPool2d(3, stride=2)(glassgrad.randn(1, 3, 9, 9)).shape
+        glassgrad.Size([1, 3, 4, 4])
+    """
+
+    _pool = staticmethod(F.avg_pool2d)
+
+
+class AvgPool3d(_AvgPoolNd):
+    """The mean over each ``kernel_size`` window of an (N, C, T, H, W) or (C, T, H, W) input
+    (arguments as ``AvgPool2d``).
+
+    Example::
+
+        >>> nn.AvgPool3d(2)(glassgrad.randn(1, 3, 4, 8, 8)).shape
+        glassgrad.Size([1, 3, 2, 4, 4])
+    """
+
+    _pool = staticmethod(F.avg_pool3d)
+
+
+class _AdaptiveAvgPoolNd(Module):
+    """Shared arguments and printed form of ``AdaptiveAvgPool1d/2d/3d``."""
+
+    _pool: Any = None
+
+    def __init__(self, output_size: int | tuple | None) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._pool(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
+    """Average pooling of (N, C, L) or (C, L) to ``output_size`` positions, whatever L.
+
+    Example::
+
+        >>> nn.AdaptiveAvgPool1d(5)(glassgrad.randn(1, 64, 8)).shape
+        glassgrad.Size([1, 64, 5])
+    """
+
+    _pool = staticmethod(F.adaptive_avg_pool1d)
+
+
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     """Average pooling to a fixed output size (H_out, W_out), whatever the input size.
 
     Parameters
@@ -134,12 +274,71 @@ class AdaptiveAvgPool2d(Module):
         glassgrad.Size([1, 64, 5, 7])
     """
 
-    def __init__(self, output_size: int | tuple) -> None:
+    _pool = staticmethod(F.adaptive_avg_pool2d)
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """Average pooling of (N, C, T, H, W) or (C, T, H, W) to a fixed output size.
+
+    Example::
+
+        >>> nn.AdaptiveAvgPool3d((2, 5, 7))(glassgrad.randn(1, 4, 3, 8, 9)).shape
+        glassgrad.Size([1, 4, 2, 5, 7])
+    """
+
+    _pool = staticmethod(F.adaptive_avg_pool3d)
+
+
+class _AdaptiveMaxPoolNd(Module):
+    """Shared arguments and printed form of ``AdaptiveMaxPool1d/2d/3d``."""
+
+    _pool: Any = None
+
+    def __init__(self, output_size: int | tuple | None, return_indices: bool = False) -> None:
         super().__init__()
         self.output_size = output_size
+        self.return_indices = return_indices
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.adaptive_avg_pool2d(input, self.output_size)
+    def forward(self, input: Tensor) -> Any:
+        return type(self)._pool(input, self.output_size, self.return_indices)
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """Max pooling of (N, C, L) or (C, L) to ``output_size`` positions, whatever L; with
+    ``return_indices`` also the positions of the maxima.
+
+    Example::
+
+        >>> nn.AdaptiveMaxPool1d(5)(glassgrad.randn(1, 64, 8)).shape
+        glassgrad.Size([1, 64, 5])
+    """
+
+    _pool = staticmethod(F.adaptive_max_pool1d)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """Max pooling of (N, C, H, W) or (C, H, W) to a fixed output size (``None`` entries keep
+    the input's size).
+
+    Example::
+
+        >>> nn.AdaptiveMaxPool2d((5, 7))(glassgrad.randn(1, 64, 8, 9)).shape
+        glassgrad.Size([1, 64, 5, 7])
+    """
+
+    _pool = staticmethod(F.adaptive_max_pool2d)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max pooling of (N, C, T, H, W) or (C, T, H, W) to a fixed output size.
+
+    Example::
+
+        >>> nn.AdaptiveMaxPool3d((2, 5, 7))(glassgrad.randn(1, 4, 3, 8, 9)).shape
+        glassgrad.Size([1, 4, 2, 5, 7])
+    """
+
+    _pool = staticmethod(F.adaptive_max_pool3d)
