@@ -139,3 +139,17 @@ def test_record_forward_wants_a_module():
     with pytest.raises(TypeError, match="record_forward: expected an nn.Module, got Tensor"):
         with record_forward(gg.ones(2)):
             pass
+
+
+def test_parameter_names_and_the_modules_running_when_a_forward_raises():
+    model, _, log = run()
+    assert log.param_names[id(model.head.weight)] == "head.weight"
+    assert log.param_names[id(model.scale)] == "scale"
+    assert log.running == []  # every call finished
+    inner = gg.nn.Sequential(gg.nn.Linear(3, 2), gg.nn.Linear(5, 1))
+    outer = gg.nn.Sequential(gg.nn.ReLU(), inner)
+    with record_forward(outer) as log:
+        with pytest.raises(RuntimeError):
+            outer(gg.ones(4, 3))  # the second Linear gets 2 features, not 5
+    assert log.running == ["", "1", "1.1"]  # outermost first
+    assert log.describe(log.running[-1]) == "module '1.1' (Linear)"

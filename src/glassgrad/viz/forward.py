@@ -42,12 +42,15 @@ class ModuleCall:
 @dataclass
 class ForwardLog:
     """What :func:`record_forward` saw: module calls in completion order, the module owning each
-    parameter, and the innermost module that created each graph node."""
+    parameter and its name, the innermost module that created each graph node, and the modules
+    still running (``running``, outermost first: after a forward raised, where it raised)."""
 
     calls: list[ModuleCall] = field(default_factory=list)
     module_types: dict[str, str] = field(default_factory=dict)
     owner_of_param: dict[int, str] = field(default_factory=dict)  # id(param) -> module name
+    param_names: dict[int, str] = field(default_factory=dict)  # id(param) -> "fc.weight"
     module_of_node: dict[int, str] = field(default_factory=dict)  # id(node) -> module name
+    running: list[str] = field(default_factory=list)
     keepalive: list[Any] = field(default_factory=list, repr=False)
 
     def calls_of(self, module_name: str) -> list[ModuleCall]:
@@ -93,8 +96,9 @@ def record_forward(model: Any) -> Iterator[ForwardLog]:
     handles = []
     for name, module in model.named_modules():
         log.module_types[name] = type(module).__name__
-        for _, param in module.named_parameters(recurse=False):
+        for param_name, param in module.named_parameters(recurse=False):
             log.owner_of_param.setdefault(id(param), name)
+            log.param_names.setdefault(id(param), f"{name}.{param_name}" if name else param_name)
         watcher = _ModuleWatcher(log, name)
         handles.append(module.register_forward_pre_hook(watcher.before))
         handles.append(module.register_forward_hook(watcher.after))
@@ -116,8 +120,12 @@ class _ModuleWatcher:
     def before(self, module: Any, args: Any) -> None:
         inputs = [value for value in _flatten(args) if is_tensor(value)]
         self.pending.append((is_grad_enabled(), inputs))
+        self.log.running.append(self.name)
 
     def after(self, module: Any, args: Any, output: Any) -> None:
+        running = self.log.running
+        if self.name in running:  # inner calls that raised and were caught end here too
+            del running[len(running) - 1 - running[::-1].index(self.name) :]
         grad_enabled, inputs = self.pending.pop() if self.pending else (is_grad_enabled(), [])
         outputs = [value for value in _flatten(output) if is_tensor(value)]
         call = ModuleCall(self.name, type(module).__name__, grad_enabled, outputs)

@@ -472,3 +472,80 @@ class SummaryWriter:
         """Log a mono clip of samples in [-1, 1]."""
         writer = self._get_file_writer("add_audio")
         writer.add_summary(summaries.audio(tag, snd_tensor, sample_rate), global_step, walltime)
+
+    # ------------------------------------------------------------------------- graphs
+
+    def add_graph(
+        self,
+        model: Any,
+        input_to_model: Any = None,
+        verbose: bool = False,
+        use_strict_trace: bool = True,
+    ) -> None:
+        """Log the forward graph of ``model`` run once on ``input_to_model`` (a tensor, or a
+        tuple of the forward's positional arguments) for TensorBoard's Graphs tab.
+
+        One node per recorded op, wired input to output, with its output shapes and dtypes;
+        node names are scoped by module path as PyTorch's are
+        (``Net/Sequential[features]/Conv2d[0]/Convolution``), so TensorBoard folds each module
+        into a group; parameters are input nodes inside their module. The model runs in eval
+        mode with gradients enabled and nothing kept; its training mode and its parameters'
+        ``requires_grad`` are restored. ``verbose`` prints the nodes; ``use_strict_trace``
+        refuses lists and dicts among the outputs, as PyTorch's strict trace does.
+
+        Examples
+        --------
+        >>> writer.add_graph(model, images[:1])  # doctest: +SKIP
+        """
+        from ._model_graph import model_graph
+
+        writer = self._get_file_writer("add_graph")
+        writer.add_graph(model_graph(model, input_to_model, verbose, use_strict_trace))
+
+    def add_backward_graph(
+        self,
+        loss: Any,
+        params: Any = None,
+        *,
+        forward_log: Any = None,
+        trace: Any = None,
+        run: str | None = "backward",
+        walltime: float | None = None,
+    ) -> None:
+        """Log the autograd graph of ``loss`` (not in PyTorch): the ``grad_fn`` nodes backward
+        runs, wired the way gradients flow, ``AccumulateGrad`` leaves named by parameter.
+
+        Parameters
+        ----------
+        loss : Tensor
+            The tensor whose backward graph to write.
+        params : dict or iterable of (name, Tensor), optional
+            Names of the leaves, e.g. ``model.named_parameters()``.
+        forward_log : glassgrad.viz.ForwardLog, optional
+            The record of the forward pass (``with viz.record_forward(model) as log``): nodes
+            are then scoped by the module that created them (``Net/Linear[fc]/AddmmBackward0``)
+            and parameters are named without ``params``.
+        trace : glassgrad.viz.BackwardTrace, optional
+            The record of a backward over this graph (``viz.trace_backward(loss)``): each node
+            then carries the norms of the gradients it received and sent and its step in the
+            backward order. Without it, once a backward ran, each leaf carries the norm of its
+            ``.grad``.
+        run : str or None
+            The run (a sub-directory of ``log_dir``) to write into, so the forward graph of
+            :meth:`add_graph` stays beside it; None writes into this writer's own run, where
+            TensorBoard shows only the last graph written.
+
+        Examples
+        --------
+        >>> with viz.record_forward(model) as log:  # doctest: +SKIP
+        ...     loss = F.cross_entropy(model(images), labels)
+        >>> trace = viz.trace_backward(loss)  # runs backward  # doctest: +SKIP
+        >>> writer.add_backward_graph(loss, forward_log=log, trace=trace)  # doctest: +SKIP
+        """
+        from ._backward_graph import backward_graph
+
+        writer = self._get_file_writer("add_backward_graph")
+        profile = backward_graph(loss, params, forward_log, trace)
+        if run is not None:
+            writer = self._sub_writer(os.path.join(writer.get_logdir(), run))
+        writer.add_graph(profile, walltime)
