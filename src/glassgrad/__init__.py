@@ -105,7 +105,7 @@ _warnings.filterwarnings(
     module=r"glassgrad\.",
 )
 
-_LAZY_SUBMODULES = ("nn", "optim", "utils", "viz", "serialization", "linalg")
+_LAZY_SUBMODULES = ("nn", "optim", "utils", "viz", "serialization", "linalg", "special")
 
 
 def __getattr__(name: str) -> Any:

@@ -106,3 +106,11 @@ def zeros_like_grad(F: Any, grad: Any) -> Any:
     PyTorch's ``zeros_like(grad)`` in a derivative formula."""
     data = array_of(grad)
     return F.zeros(np.shape(data), np.asarray(data).dtype)
+
+
+def float_kernel(x: np.ndarray, fn: Any) -> np.ndarray:
+    """``fn`` of ``x``'s values in x's float dtype (integers and bools in the default float):
+    the forward of a floating pointwise op computed by a NumPy or SciPy kernel."""
+    if x.dtype.kind != "f":
+        x = x.astype(default_numpy_float())
+    return np.asarray(fn(x)).astype(x.dtype, copy=False)

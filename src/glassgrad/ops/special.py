@@ -1,0 +1,569 @@
+"""Special functions of the error-function family and their neighbours, without SciPy:
+erfc, erfcx, the normal distribution (ndtr, ndtri, log_ndtr), logit, xlogy, xlog1py, sinc and
+entr. The gamma and Bessel families are in ``special_gamma.py`` and ``special_bessel.py``.
+
+Each op is one Node class named as PyTorch names its grad_fn, with the backward formula of
+PyTorch's ``derivatives.yaml`` (so first and second derivatives match), one public function,
+and one registry row with its samples.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.op import Op, apply_inplace
+from . import _erf, nn_activation
+from ._common import (
+    array_of,
+    broadcast_error,
+    check_tensor,
+    float_kernel,
+    floating_operands,
+    is_scalar,
+)
+from ._namespace import default_float
+from ._registry import NoGrad, Sample, register
+from ._samples import positive, randn, unary_samples
+from .nn_activation import AddBackward1, MulBackward1
+from .pointwise_extra import erf
+
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_SQRT_TWO_PI = math.sqrt(2.0 * math.pi)
+_SQRT_HALF = math.sqrt(0.5)
+SPECIAL = "special"
+
+
+# --- the error function family -------------------------------------------------------------
+
+
+class ErfcBackward0(Op):
+    """d erfc(x)/dx = -2/sqrt(pi) * exp(-x^2)"""
+
+    saved_inputs = (0,)
+
+    def forward(self, x):
+        return float_kernel(x, _erf.erfc)
+
+    def backward(self, F, grad):
+        (x,) = self.saved
+        return -_TWO_OVER_SQRT_PI * F.exp(-(x * x)) * grad
+
+
+class SpecialErfcxBackward0(Op):
+    """d erfcx(x)/dx = 2 x erfcx(x) - 2/sqrt(pi)"""
+
+    saved_inputs = (0,)
+    saves_output = True
+
+    def forward(self, x):
+        return float_kernel(x, _erf.erfcx)
+
+    def backward(self, F, grad):
+        x, out = self.saved
+        return (2.0 * x * out - _TWO_OVER_SQRT_PI) * grad
+
+
+class SpecialNdtriBackward0(Op):
+    """d ndtri(p)/dp = sqrt(2 pi) * exp(ndtri(p)^2 / 2)"""
+
+    saves_output = True
+
+    def forward(self, p):
+        return float_kernel(p, _erf.ndtri)
+
+    def backward(self, F, grad):
+        (out,) = self.saved
+        return grad * _SQRT_TWO_PI * F.exp(out * out / 2.0)
+
+
+class SpecialLogNdtrBackward0(Op):
+    """d log_ndtr(x)/dx = exp(-x^2/2 - log_ndtr(x)) / sqrt(2 pi)"""
+
+    saved_inputs = (0,)
+    saves_output = True
+
+    def forward(self, x):
+        return float_kernel(x, _erf.log_ndtr)
+
+    def backward(self, F, grad):
+        x, out = self.saved
+        return grad / _SQRT_TWO_PI * F.exp(-(out + x * x / 2.0))
+
+
+def erfc(input: Tensor) -> Tensor:
+    """The complementary error function ``1 - erf(input)``, accurate where it is tiny.
+
+    Example::
+
+        >>> glassgrad.erfc(glassgrad.tensor([0.0, 3.0]))
+        tensor([1.0000e+00, 2.2090e-05])
+    """
+    return ErfcBackward0.apply(check_tensor(input, "erfc"))
+
+
+def erfcx(input: Tensor) -> Tensor:
+    """The scaled complementary error function ``exp(input^2) * erfc(input)``.
+
+    Example::
+
+        >>> glassgrad.special.erfcx(glassgrad.tensor([0.0, 30.0]))
+        tensor([1.0000, 0.0188])
+    """
+    return SpecialErfcxBackward0.apply(check_tensor(input, "special_erfcx"))
+
+
+def ndtr(input: Tensor) -> Tensor:
+    """The standard normal distribution function ``(1 + erf(input / sqrt(2))) / 2``, built from
+    erf as PyTorch builds it (so its graph is PyTorch's).
+
+    Example::
+
+        >>> glassgrad.special.ndtr(glassgrad.tensor([0.0]))
+        tensor([0.5000])
+    """
+    scaled = MulBackward1.apply(check_tensor(input, "special_ndtr"), other=_SQRT_HALF)
+    return MulBackward1.apply(AddBackward1.apply(erf(scaled), other=1), other=0.5)
+
+
+def ndtri(input: Tensor) -> Tensor:
+    """The inverse of ``ndtr``: the normal quantile of probabilities in [0, 1].
+
+    Example::
+
+        >>> glassgrad.special.ndtri(glassgrad.tensor([0.5, 0.975]))
+        tensor([0.0000, 1.9600])
+    """
+    return SpecialNdtriBackward0.apply(check_tensor(input, "special_ndtri"))
+
+
+def log_ndtr(input: Tensor) -> Tensor:
+    """``log(ndtr(input))``, accurate far into the left tail.
+
+    Example::
+
+        >>> glassgrad.special.log_ndtr(glassgrad.tensor([-40.0]))
+        tensor([-804.6084])
+    """
+    return SpecialLogNdtrBackward0.apply(check_tensor(input, "special_log_ndtr"))
+
+
+# --- logit, sinc, entr -------------------------------------------------------------------------
+
+
+class LogitBackward0(Op):
+    """out = log(z / (1 - z)), z = input clamped to [eps, 1 - eps] when eps is given;
+    d/dx = 1 / (x (1 - x)) inside the bounds, 0 outside them (NaN outside [0, 1] without eps)"""
+
+    __slots__ = ("eps",)
+    saved_inputs = (0,)
+
+    def forward(self, x, eps=None):
+        self.eps = eps
+        z = default_float(x)
+        if eps is not None:
+            z = np.clip(z, eps, 1.0 - eps).astype(z.dtype, copy=False)
+        return np.log(z / (1 - z))
+
+    def backward(self, F, grad):
+        (x,) = self.saved
+        values = array_of(x)
+        low = 0.0 if self.eps is None else self.eps
+        inside = (values >= low) & (values <= 1.0 - low)
+        return F.where(inside, grad / (x * (1.0 - x)), math.nan if self.eps is None else 0.0)
+
+
+class SincBackward0(Op):
+    """d sinc(x)/dx = (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 at x = 0"""
+
+    saved_inputs = (0,)
+
+    def forward(self, x):
+        x = default_float(x)
+        product = x * np.pi
+        return np.where(x == 0, x.dtype.type(1.0), np.sin(product) / product).astype(x.dtype)
+
+    def backward(self, F, grad):
+        (x,) = self.saved
+        x_pi = x * math.pi
+        x_squared_pi = x * x * math.pi
+        out = grad * ((x_pi * F.cos(x_pi) - F.sin(x_pi)) / x_squared_pi)
+        return F.where(array_of(x_squared_pi) == 0, 0.0, out)
+
+
+class SpecialEntrBackward0(Op):
+    """out = -x log(x) (0 at 0, -inf below); d/dx = -(1 + log(x))"""
+
+    saved_inputs = (0,)
+
+    def forward(self, x):
+        x = default_float(x)
+        out = np.where(x > 0, -x * np.log(np.where(x > 0, x, 1)), np.where(x == 0, 0.0, -np.inf))
+        return np.where(np.isnan(x), x, out).astype(x.dtype, copy=False)
+
+    def backward(self, F, grad):
+        (x,) = self.saved
+        return grad * (-(1.0 + F.log(x)))
+
+
+def logit(input: Tensor, eps: float | None = None) -> Tensor:
+    """``log(p / (1 - p))`` of ``input`` clamped to ``[eps, 1 - eps]`` (unclamped when ``eps``
+    is None).
+
+    Example::
+
+        >>> glassgrad.logit(glassgrad.tensor([0.5, 0.0]), eps=1e-6)
+        tensor([  0.0000, -13.8155])
+    """
+    return LogitBackward0.apply(check_tensor(input, "logit"), eps=eps)
+
+
+def sinc(input: Tensor) -> Tensor:
+    """The normalized sinc function ``sin(pi x) / (pi x)``, 1 at 0.
+
+    Example::
+
+        >>> glassgrad.sinc(glassgrad.tensor([0.0, 0.5]))
+        tensor([1.0000, 0.6366])
+    """
+    return SincBackward0.apply(check_tensor(input, "sinc"))
+
+
+def entr(input: Tensor) -> Tensor:
+    """Elementwise entropy ``-x log(x)``: 0 at 0, -inf for negative values.
+
+    Example::
+
+        >>> glassgrad.special.entr(glassgrad.tensor([0.0, 0.5]))
+        tensor([0.0000, 0.3466])
+    """
+    return SpecialEntrBackward0.apply(check_tensor(input, "special_entr"))
+
+
+# --- xlogy and xlog1py -------------------------------------------------------------------------
+
+
+def _x_times(op: str, log: Any, x: Any, y: Any) -> np.ndarray:
+    """x * log(y) (log: np.log or np.log1p), 0 where x is 0 unless y is NaN."""
+    x, y = floating_operands(x, y)
+    dtype = (x if isinstance(x, np.ndarray) else y).dtype
+    try:
+        product = x * log(y)
+    except ValueError:
+        raise broadcast_error(op, x, y) from None
+    out = np.where(np.isnan(y), y, np.where(x == 0, 0.0, product))
+    return out.astype(dtype, copy=False)
+
+
+def _xlogy(x: Any, y: Any) -> np.ndarray:
+    return _x_times("xlogy", np.log, x, y)
+
+
+def _xlog1py(x: Any, y: Any) -> np.ndarray:
+    return _x_times("special_xlog1py", np.log1p, x, y)
+
+
+class _XLogFamily(Op):
+    """x * log(y + shift) for two tensors: d/dx = log(y + shift) (0 where x = 0 and y + shift
+    <= 0, PyTorch's choice off the domain), d/dy = x / (y + shift)."""
+
+    shift = 0.0
+    saved_inputs = (0, 1)
+
+    def backward(self, F, grad):
+        x, y = self.saved
+        needs = self.needs_input_grad
+        grad_x = grad_y = None
+        if needs[0]:
+            off_domain = (array_of(x) == 0) & (array_of(y) <= -self.shift)
+            grad_x = F.where(off_domain, 0.0, type(self).call(grad, y))
+        if needs[1]:
+            grad_y = grad * x / (y + self.shift) if self.shift else grad * x / y
+        return grad_x, grad_y
+
+
+class _XLogScalarX(Op):
+    """x * log(y + shift) for a Python number x: d/dy = x / (y + shift)."""
+
+    __slots__ = ("x",)
+    shift = 0.0
+    saved_inputs = (0,)
+
+    def backward(self, F, grad):
+        (y,) = self.saved
+        return grad * self.x / (y + self.shift) if self.shift else grad * self.x / y
+
+
+class _XLogScalarY(Op):
+    """x * log(y + shift) for a Python number y: d/dx = log(y + shift), 0 where x = 0 if
+    y + shift <= 0."""
+
+    __slots__ = ("y",)
+    shift = 0.0
+    saved_inputs = (0,)
+
+    def backward(self, F, grad):
+        (x,) = self.saved
+        value = type(self).call(grad, y=self.y)
+        if self.y > -self.shift:
+            return value
+        return F.where(array_of(x) == 0, 0.0, value)
+
+
+class XlogyBackward0(_XLogFamily):
+    def forward(self, x, y):
+        return _xlogy(x, y)
+
+
+class XlogyBackward1(_XLogScalarX):
+    def forward(self, y, x):
+        self.x = x
+        return _xlogy(x, y)
+
+
+class XlogyBackward2(_XLogScalarY):
+    def forward(self, x, y):
+        self.y = y
+        return _xlogy(x, y)
+
+
+class SpecialXlog1PyBackward0(_XLogFamily):
+    shift = 1.0
+
+    def forward(self, x, y):
+        return _xlog1py(x, y)
+
+
+class SpecialXlog1PyBackward1(_XLogScalarX):
+    shift = 1.0
+
+    def forward(self, y, x):
+        self.x = x
+        return _xlog1py(x, y)
+
+
+class SpecialXlog1PyBackward2(_XLogScalarY):
+    shift = 1.0
+
+    def forward(self, x, y):
+        self.y = y
+        return _xlog1py(x, y)
+
+
+def binary_special(op: str, nodes: tuple, input: Any, other: Any) -> Tensor:
+    """Dispatch a binary op over (Tensor | number, Tensor | number) to its Tensor-Tensor,
+    number-Tensor and Tensor-number nodes, as PyTorch's overloads; two numbers are refused."""
+    both, number_first, number_second = nodes
+    if isinstance(input, Tensor):
+        if isinstance(other, Tensor):
+            return both.apply(input, other)
+        if is_scalar(other):
+            return number_second.apply(input, y=other)
+    elif is_scalar(input) and isinstance(other, Tensor):
+        return number_first.apply(other, x=input)
+    raise TypeError(
+        f"{op}() received an invalid combination of arguments - got "
+        f"({type(input).__name__}, {type(other).__name__}), but expected one of: "
+        "(Tensor input, Tensor other), (Number self, Tensor other), (Tensor input, Number other)"
+    )
+
+
+def xlogy(input: Tensor | float, other: Tensor | float) -> Tensor:
+    """``input * log(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN).
+
+    Example::
+
+        >>> glassgrad.xlogy(glassgrad.tensor([0.0, 2.0]), glassgrad.tensor([0.0, 3.0]))
+        tensor([0.0000, 2.1972])
+    """
+    return binary_special("xlogy", _XLOGY_NODES, input, other)
+
+
+def xlog1py(input: Tensor | float, other: Tensor | float) -> Tensor:
+    """``input * log1p(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN).
+
+    Example::
+
+        >>> glassgrad.special.xlog1py(glassgrad.tensor([0.0, 2.0]), glassgrad.tensor([-1.0, 1.0]))
+        tensor([0.0000, 1.3863])
+    """
+    return binary_special("special_xlog1py", _XLOG1PY_NODES, input, other)
+
+
+_XLOGY_NODES = (XlogyBackward0, XlogyBackward1, XlogyBackward2)
+_XLOG1PY_NODES = (SpecialXlog1PyBackward0, SpecialXlog1PyBackward1, SpecialXlog1PyBackward2)
+
+
+def _xlogy_inplace(self: Tensor, other: Tensor | float) -> Tensor:
+    if isinstance(other, Tensor):
+        return apply_inplace(XlogyBackward0, self, other)
+    binary_special("xlogy_", _XLOGY_NODES, self, other)  # refuses what is not a number
+    return apply_inplace(XlogyBackward2, self, y=other)
+
+
+def _logit_inplace(self: Tensor, eps: float | None = None) -> Tensor:
+    return apply_inplace(LogitBackward0, self, eps=eps)
+
+
+def _unary_inplace(node: type) -> Any:
+    def method(self: Tensor) -> Tensor:
+        return apply_inplace(node, self)
+
+    return method
+
+
+TENSOR_METHODS = {
+    "erfc_": _unary_inplace(ErfcBackward0),
+    "sinc_": _unary_inplace(SincBackward0),
+    "logit_": _logit_inplace,
+    "xlogy_": _xlogy_inplace,
+}
+
+
+# --- registry rows -----------------------------------------------------------------------------
+
+
+def _probabilities(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    return 0.02 + 0.96 * rng.random(shape)
+
+
+def _probability_samples(rng: np.random.Generator) -> list[Sample]:
+    return [
+        Sample((_probabilities(rng, 3, 4),)),
+        Sample((_probabilities(rng, 4, 3).T,)),
+        Sample((np.asarray(_probabilities(rng)),)),
+        Sample((_probabilities(rng, 0, 2),)),
+        Sample((np.array([0.0, 1.0, 1e-300, 1 - 1e-16, 0.5]),), grad=False, note="ends"),
+    ]
+
+
+def _wide_samples(rng: np.random.Generator) -> list[Sample]:
+    """Standard samples plus both tails (-40 .. 30) without derivatives there."""
+    return [
+        *unary_samples(rng),
+        Sample((3 * randn(rng, 5),)),
+        Sample((np.array([-40.0, -10.0, -1.0, 0.0, 1.5, 2.0, 5.0, 30.0]),), grad=False),
+    ]
+
+
+register("erfc", erfc, nodes=(ErfcBackward0,), samples=_wide_samples)
+register(
+    "erfcx",
+    erfcx,
+    nodes=(SpecialErfcxBackward0,),
+    namespace=SPECIAL,
+    samples=lambda rng: [
+        *_wide_samples(rng),
+        Sample((np.array([-np.inf, np.inf, np.nan]),), grad=False),
+    ],
+)
+register("ndtr", ndtr, namespace=SPECIAL, samples=_wide_samples)
+register(
+    "ndtri", ndtri, nodes=(SpecialNdtriBackward0,), namespace=SPECIAL, samples=_probability_samples
+)
+register(
+    "log_ndtr",
+    log_ndtr,
+    nodes=(SpecialLogNdtrBackward0,),
+    namespace=SPECIAL,
+    samples=lambda rng: [*_wide_samples(rng), Sample((-30.0 - 10 * positive(rng, 4),))],
+)
+register(
+    "logit",
+    logit,
+    nodes=(LogitBackward0,),
+    samples=lambda rng: [
+        *_probability_samples(rng),
+        Sample((_probabilities(rng, 3, 4),), {"eps": 0.1}, note="clamped: zero gradient there"),
+        Sample((np.array([-0.5, 0.3, 1.5]),), {"eps": 0.2}),
+        Sample((np.array([-0.5, 0.3, 1.5]),), fd=False, note="NaN gradient outside [0, 1]"),
+    ],
+)
+register(
+    "sinc",
+    sinc,
+    nodes=(SincBackward0,),
+    samples=lambda rng: [
+        *unary_samples(rng),
+        Sample((np.array([0.0, 1.0, -2.0, 0.5]),), note="0 and integers"),
+        Sample((np.array([0, 1, 2]),), grad=False),
+    ],
+)
+register(
+    "entr",
+    entr,
+    nodes=(SpecialEntrBackward0,),
+    namespace=SPECIAL,
+    samples=lambda rng: [
+        Sample((positive(rng, 3, 4),)),
+        Sample((positive(rng, 4, 3).T,)),
+        Sample((np.array([0.0, -1.0, np.nan, np.inf, 2.0]),), grad=False),
+    ],
+)
+
+
+def _xlog_samples(shift: float) -> Any:
+    def samples(rng: np.random.Generator) -> list[Sample]:
+        def domain(*shape: int) -> np.ndarray:
+            return positive(rng, *shape) + 0.1 - shift
+
+        zeros = np.array([0.0, 0.0, 1.5, 0.0])
+        return [
+            Sample((randn(rng, 3, 4), domain(3, 4))),
+            Sample((randn(rng, 3, 1), domain(1, 4))),
+            Sample((randn(rng, 4, 3).T, NoGrad(domain(3, 4)))),
+            Sample((NoGrad(randn(rng, 3)), domain(2, 3))),
+            Sample((zeros, np.array([-2.0, 0.5, 2.0, np.nan]) - shift), fd=False, note="x = 0"),
+            Sample((randn(rng, 3, 4), 2.5)),
+            Sample((zeros, -1.0 - shift), fd=False),
+            Sample((1.5, domain(3, 4))),
+            Sample((np.array([0, 2, 3]), np.array([1, 2, 0])), grad=False),
+            Sample((np.array([1, 2]), 3), grad=False),
+        ]
+
+    return samples
+
+
+register("xlogy", xlogy, nodes=_XLOGY_NODES, samples=_xlog_samples(0.0))
+register("xlog1py", xlog1py, nodes=_XLOG1PY_NODES, namespace=SPECIAL, samples=_xlog_samples(1.0))
+
+
+# --- torch.special's spellings of softmax and log_softmax ------------------------------------
+
+
+def softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``dim`` (``torch.special``'s spelling: ``dim`` required,
+    ``dtype`` by keyword).
+
+    Example::
+
+        >>> glassgrad.special.softmax(glassgrad.tensor([0.0, 0.0]), 0)
+        tensor([0.5000, 0.5000])
+    """
+    return nn_activation.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """``x - log(sum(exp(x)))`` along ``dim`` (``torch.special``'s spelling).
+
+    Example::
+
+        >>> glassgrad.special.log_softmax(glassgrad.tensor([0.0, 0.0]), 0)
+        tensor([-0.6931, -0.6931])
+    """
+    return nn_activation.log_softmax(input, dim, dtype=dtype)
+
+
+def _softmax_samples(rng: np.random.Generator) -> list[Sample]:
+    return [
+        Sample((randn(rng, 3, 4), 1)),
+        Sample((randn(rng, 4, 3).T, 0)),
+        Sample((randn(rng, 2, 3), -1), {"dtype": None}),
+    ]
+
+
+register("softmax", softmax, nodes=(), namespace=SPECIAL, samples=_softmax_samples)
+register("log_softmax", log_softmax, nodes=(), namespace=SPECIAL, samples=_softmax_samples)

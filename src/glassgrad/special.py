@@ -1,0 +1,98 @@
+"""``glassgrad.special``: PyTorch's ``torch.special`` (special functions, with PyTorch's
+derivatives where it has them).
+
+The error-function family needs nothing beyond NumPy; the gamma and Bessel families use
+SciPy (``pip install 'glassgrad[special]'``), imported on first use only.
+
+Example::
+
+    >>> import glassgrad
+    >>> glassgrad.special.ndtr(glassgrad.tensor([0.0]))
+    tensor([0.5000])
+"""
+
+from .ops.pointwise import sigmoid as expit
+from .ops.pointwise_extra import erf, erfinv, exp2, expm1, log1p, round
+from .ops.reduction_extra import logsumexp
+from .ops.special import (
+    entr,
+    erfc,
+    erfcx,
+    log_ndtr,
+    log_softmax,
+    logit,
+    ndtr,
+    ndtri,
+    sinc,
+    softmax,
+    xlog1py,
+    xlogy,
+)
+from .ops.special_bessel import (
+    airy_ai,
+    bessel_j0,
+    bessel_j1,
+    bessel_y0,
+    bessel_y1,
+    i0,
+    i0e,
+    i1,
+    i1e,
+    modified_bessel_i0,
+    modified_bessel_i1,
+    modified_bessel_k0,
+    modified_bessel_k1,
+    scaled_modified_bessel_k0,
+    scaled_modified_bessel_k1,
+    spherical_bessel_j0,
+)
+from .ops.special_gamma import digamma, gammainc, gammaincc, multigammaln, polygamma, zeta
+from .ops.special_gamma import digamma as psi
+from .ops.special_gamma import lgamma as gammaln
+
+__all__ = [
+    "airy_ai",
+    "bessel_j0",
+    "bessel_j1",
+    "bessel_y0",
+    "bessel_y1",
+    "digamma",
+    "entr",
+    "erf",
+    "erfc",
+    "erfcx",
+    "erfinv",
+    "exp2",
+    "expit",
+    "expm1",
+    "gammainc",
+    "gammaincc",
+    "gammaln",
+    "i0",
+    "i0e",
+    "i1",
+    "i1e",
+    "log1p",
+    "log_ndtr",
+    "log_softmax",
+    "logit",
+    "logsumexp",
+    "modified_bessel_i0",
+    "modified_bessel_i1",
+    "modified_bessel_k0",
+    "modified_bessel_k1",
+    "multigammaln",
+    "ndtr",
+    "ndtri",
+    "polygamma",
+    "psi",
+    "round",
+    "scaled_modified_bessel_k0",
+    "scaled_modified_bessel_k1",
+    "sinc",
+    "softmax",
+    "spherical_bessel_j0",
+    "xlog1py",
+    "xlogy",
+    "zeta",
+]
