@@ -105,7 +105,16 @@ _warnings.filterwarnings(
     module=r"glassgrad\.",
 )
 
-_LAZY_SUBMODULES = ("nn", "optim", "utils", "viz", "serialization", "linalg", "special")
+_LAZY_SUBMODULES = (
+    "nn",
+    "optim",
+    "utils",
+    "viz",
+    "serialization",
+    "linalg",
+    "special",
+    "distributed",
+)
 
 
 def __getattr__(name: str) -> Any:
