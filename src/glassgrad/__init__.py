@@ -85,6 +85,8 @@ from .autograd.grad_mode import (
     set_grad_enabled,
 )
 from .ops import public_functions as _public_functions
+from .ops.combining import broadcast_shapes
+from .ops.comparison import allclose, equal
 
 __version__ = "0.1.0"
 

@@ -4,45 +4,11 @@ argument forms PyTorch accepts, ``out=``, and the errors (type and message)."""
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-import torch
 
-import glassgrad as gg
-
-LIBS = (gg, torch)
-
-
-def _result(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return tuple(_result(v) for v in value)
-    if hasattr(value, "detach"):
-        return (repr(value.detach().numpy().tolist()), str(value.dtype).split(".")[-1])
-    return value
-
-
-def same(program: Callable[[Any], Any]) -> Any:
-    """``program`` gives the same values (and dtypes) in glassgrad and PyTorch."""
-    ours, theirs = _result(program(gg)), _result(program(torch))
-    assert ours == theirs
-    return ours
-
-
-def same_error(program: Callable[[Any], Any]) -> str:
-    """``program`` raises the same exception type in both, with PyTorch's message (which
-    glassgrad may prefix with the op's name)."""
-    caught = []
-    for lib in LIBS:
-        with pytest.raises(Exception) as info:
-            program(lib)
-        caught.append(info.value)
-    ours, theirs = caught
-    assert type(ours) is type(theirs), (ours, theirs)
-    assert str(ours).endswith(str(theirs).split("\n")[0]), (ours, theirs)
-    return str(ours)
-
+from ._parity import LIBS, same, same_error
 
 TIES = [[3.0, 1.0, 3.0, float("nan"), 1.0, 2.0], [5.0, 5.0, 2.0, 2.0, 7.0, 7.0]]
 

@@ -1,0 +1,175 @@
+"""Whole-tensor and tolerance comparisons: isclose, allclose, equal, isin. None is
+differentiable; ``allclose`` and ``equal`` answer with a Python bool, as in PyTorch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._dtype import result_numpy_dtype, scalar_type_name
+from .._tensor import Tensor
+from ..autograd.op import Op, apply_inplace
+from ._common import binary_operands, check_tensor
+from ._registry import NoGrad, Sample, register
+from ._samples import randn
+
+
+def _close(input: Tensor, other: Tensor, rtol: float, atol: float, equal_nan: bool) -> Any:
+    check_tensor(input, "isclose")
+    check_tensor(other, "isclose", "other", 2)
+    a, b = input._data, other._data
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{scalar_type_name(a.dtype)} did not match {scalar_type_name(b.dtype)}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
+    if a.dtype.kind == "b":
+        return np.asarray(a == b)
+    if a.dtype.kind != "f":
+        a, b = a.astype(np.float64), b.astype(np.float64)
+    return np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def isclose(
+    input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> Tensor:
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` (infinities equal only to
+    themselves, NaN to NaN only with ``equal_nan``); both tensors of one dtype.
+
+    Example::
+
+        >>> glassgrad.isclose(glassgrad.tensor([1.0, 2.0]), glassgrad.tensor([1.0, 2.1]))
+        tensor([ True, False])
+    """
+    return Tensor._from_array(np.asarray(_close(input, other, rtol, atol, equal_nan)))
+
+
+def allclose(
+    input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> bool:
+    """True if ``isclose`` holds everywhere (after broadcasting).
+
+    Example::
+
+        >>> glassgrad.allclose(glassgrad.tensor([1.0]), glassgrad.tensor([1.0 + 1e-9]))
+        True
+    """
+    return bool(np.all(_close(input, other, rtol, atol, equal_nan)))
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    """True if both tensors have the same shape and the same values (compared after type
+    promotion; NaN never equals NaN).
+
+    Example::
+
+        >>> glassgrad.equal(glassgrad.tensor([1, 2]), glassgrad.tensor([1.0, 2.0]))
+        True
+    """
+    check_tensor(input, "equal")
+    check_tensor(other, "equal", "other", 2)
+    a, b = input._data, other._data
+    if a.shape != b.shape:
+        return False
+    dtype = result_numpy_dtype((a, b))
+    return bool(np.array_equal(a.astype(dtype, copy=False), b.astype(dtype, copy=False)))
+
+
+def isin(
+    elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False
+) -> Tensor:
+    """Elementwise: is the element among ``test_elements``? (either may be a number)
+
+    Example::
+
+        >>> glassgrad.isin(glassgrad.tensor([1, 2, 3]), glassgrad.tensor([2, 5]))
+        tensor([False,  True, False])
+    """
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        raise TypeError("isin() received an invalid combination of arguments: no Tensor given")
+    a = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
+    b = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    return Tensor._from_array(np.asarray(np.isin(a, b, invert=invert)))
+
+
+class _CompareInplace(Op):
+    """x.gt_(other) and friends: the comparison written into ``x`` as 0/1 of its dtype; the
+    gradient is zero (PyTorch records the op with ``zeros_like`` derivatives)."""
+
+    ufunc: Any = None
+
+    def forward(self, x, other):
+        a, b = binary_operands(x, other)
+        return np.asarray(type(self).ufunc(a, b)).astype(x.dtype)
+
+    def backward(self, F, grad):
+        meta = self._meta
+        zeros = [
+            F.zeros(meta[2 * k], meta[2 * k + 1]) if meta[2 * k] is not None else None
+            for k in range(len(self._next_nodes))
+        ]
+        return tuple(zeros)
+
+
+def _compare_inplace(name: str, ufunc: Any) -> Any:
+    # PyTorch's nodes: ...Backward0 with a number, ...Backward1 with a tensor.
+    nodes = [
+        type(f"{name.capitalize()}Backward{k}", (_CompareInplace,), {"ufunc": staticmethod(ufunc)})
+        for k in (0, 1)
+    ]
+
+    def method(self: Tensor, other: Any) -> Tensor:
+        return apply_inplace(nodes[isinstance(other, Tensor)], self, other)
+
+    method.__name__ = method.__qualname__ = f"{name}_"
+    method.__doc__ = f"In-place ``{name}``: ``self`` becomes 1 where it holds, else 0."
+    return method
+
+
+TENSOR_METHODS: dict[str, Any] = {"allclose": allclose, "equal": equal}
+TENSOR_METHODS |= {
+    f"{name}_": _compare_inplace(name, ufunc)
+    for name, ufunc in (
+        ("eq", np.equal),
+        ("ne", np.not_equal),
+        ("lt", np.less),
+        ("le", np.less_equal),
+        ("gt", np.greater),
+        ("ge", np.greater_equal),
+    )
+}
+
+
+def _close_samples(rng):
+    a = randn(rng, 3, 4)
+    b = a + rng.choice([0.0, 1e-9, 1e-3], size=a.shape)
+    specials = np.array([1.0, np.nan, np.inf, -np.inf, 2.0, np.nan])
+    others = np.array([1.0, np.nan, np.inf, np.inf, 2.0 + 1e-6, 0.0])
+    return [
+        Sample((NoGrad(a), NoGrad(b))),
+        Sample((NoGrad(a), NoGrad(b)), {"rtol": 0.0, "atol": 1e-6}),
+        Sample((NoGrad(specials), NoGrad(others))),
+        Sample((NoGrad(specials), NoGrad(others)), {"equal_nan": True}),
+        Sample((NoGrad(a[:1]), NoGrad(b)), note="broadcasting"),
+        Sample((np.array([1, 2, 3]), np.array([1, 3, 3])), {"atol": 1}),
+        Sample((np.array([True, False]), np.array([True, True]))),
+    ]
+
+
+register("isclose", isclose, differentiable=False, samples=_close_samples)
+register(
+    "isin",
+    isin,
+    differentiable=False,
+    methods=(),
+    samples=lambda rng: [
+        Sample((np.array([[1, 2, 3], [4, 5, 2]]), np.array([2, 5]))),
+        Sample((np.array([1, 2, 3]), np.array([2, 5])), {"invert": True}),
+        Sample((np.array([1, 2, 3]), 2)),
+        Sample((2, np.array([2, 5]))),
+        Sample((NoGrad(np.array([1.0, 2.5, np.nan])), NoGrad(np.array([2.5, np.nan])))),
+        Sample((NoGrad(np.array([1.0, 2.0, 3.0])), np.array([2, 5]))),
+    ],
+)
