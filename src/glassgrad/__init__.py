@@ -50,7 +50,6 @@ from ._factories import (
     initial_seed,
     linspace,
     manual_seed,
-    normal,
     ones,
     ones_like,
     rand,

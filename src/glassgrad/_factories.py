@@ -38,7 +38,6 @@ __all__ = [
     "rand_like",
     "randn_like",
     "randint_like",
-    "normal",
 ]
 
 
@@ -435,26 +434,6 @@ def randn(
     dt = _np_dtype(dtype)
     values = _rng(generator).standard_normal(_size(size)).astype(dt)
     return _finish(values, requires_grad, device)
-
-
-def normal(
-    mean: float,
-    std: float,
-    size: Sequence[int],
-    *,
-    generator: Generator | None = None,
-    dtype: Any = None,
-    requires_grad: bool = False,
-) -> Tensor:
-    """Normal random values with the given mean and standard deviation.
-
-    Example::
-
-        >>> glassgrad.normal(0.0, 2.0, (3,)).shape
-        glassgrad.Size([3])
-    """
-    values = _rng(generator).normal(mean, std, _size(tuple(size))).astype(_np_dtype(dtype))
-    return _finish(values, requires_grad)
 
 
 def randint(

@@ -25,7 +25,7 @@ def result_of(value: Any) -> Any:
 def same(program: Callable[[Any], Any]) -> Any:
     """``program(lib)`` gives the same values (and dtypes) with glassgrad and PyTorch."""
     ours, theirs = result_of(program(gg)), result_of(program(torch))
-    assert ours == theirs
+    assert ours == theirs, f"glassgrad {ours!r}\n   torch {theirs!r}"
     return ours
 
 
