@@ -85,7 +85,7 @@ from .autograd.grad_mode import (
 )
 from .ops import public_functions as _public_functions
 from .ops.combining import broadcast_shapes
-from .ops.comparison import allclose, equal
+from .ops.comparison import equal
 
 __version__ = "0.1.0"
 

@@ -1,5 +1,5 @@
-"""Whole-tensor and tolerance comparisons: isclose, allclose, equal, isin. None is
-differentiable; ``allclose`` and ``equal`` answer with a Python bool, as in PyTorch."""
+"""Comparisons beyond the elementwise ones: equal (a Python bool, as in PyTorch), isin, and
+the in-place comparisons ``eq_``, ``lt_`` ... (isclose and allclose are in ``logical``)."""
 
 from __future__ import annotations
 
@@ -7,56 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import result_numpy_dtype, scalar_type_name
+from .._dtype import result_numpy_dtype
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import binary_operands, check_tensor
 from ._registry import NoGrad, Sample, register
-from ._samples import randn
-
-
-def _close(input: Tensor, other: Tensor, rtol: float, atol: float, equal_nan: bool) -> Any:
-    check_tensor(input, "isclose")
-    check_tensor(other, "isclose", "other", 2)
-    a, b = input._data, other._data
-    if a.dtype != b.dtype:
-        raise RuntimeError(f"{scalar_type_name(a.dtype)} did not match {scalar_type_name(b.dtype)}")
-    if rtol < 0:
-        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
-    if atol < 0:
-        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
-    if a.dtype.kind == "b":
-        return np.asarray(a == b)
-    if a.dtype.kind != "f":
-        a, b = a.astype(np.float64), b.astype(np.float64)
-    return np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
-
-
-def isclose(
-    input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
-) -> Tensor:
-    """Elementwise ``|input - other| <= atol + rtol * |other|`` (infinities equal only to
-    themselves, NaN to NaN only with ``equal_nan``); both tensors of one dtype.
-
-    Example::
-
-        >>> glassgrad.isclose(glassgrad.tensor([1.0, 2.0]), glassgrad.tensor([1.0, 2.1]))
-        tensor([ True, False])
-    """
-    return Tensor._from_array(np.asarray(_close(input, other, rtol, atol, equal_nan)))
-
-
-def allclose(
-    input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
-) -> bool:
-    """True if ``isclose`` holds everywhere (after broadcasting).
-
-    Example::
-
-        >>> glassgrad.allclose(glassgrad.tensor([1.0]), glassgrad.tensor([1.0 + 1e-9]))
-        True
-    """
-    return bool(np.all(_close(input, other, rtol, atol, equal_nan)))
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
@@ -128,7 +83,7 @@ def _compare_inplace(name: str, ufunc: Any) -> Any:
     return method
 
 
-TENSOR_METHODS: dict[str, Any] = {"allclose": allclose, "equal": equal}
+TENSOR_METHODS: dict[str, Any] = {"equal": equal}
 TENSOR_METHODS |= {
     f"{name}_": _compare_inplace(name, ufunc)
     for name, ufunc in (
@@ -142,23 +97,6 @@ TENSOR_METHODS |= {
 }
 
 
-def _close_samples(rng):
-    a = randn(rng, 3, 4)
-    b = a + rng.choice([0.0, 1e-9, 1e-3], size=a.shape)
-    specials = np.array([1.0, np.nan, np.inf, -np.inf, 2.0, np.nan])
-    others = np.array([1.0, np.nan, np.inf, np.inf, 2.0 + 1e-6, 0.0])
-    return [
-        Sample((NoGrad(a), NoGrad(b))),
-        Sample((NoGrad(a), NoGrad(b)), {"rtol": 0.0, "atol": 1e-6}),
-        Sample((NoGrad(specials), NoGrad(others))),
-        Sample((NoGrad(specials), NoGrad(others)), {"equal_nan": True}),
-        Sample((NoGrad(a[:1]), NoGrad(b)), note="broadcasting"),
-        Sample((np.array([1, 2, 3]), np.array([1, 3, 3])), {"atol": 1}),
-        Sample((np.array([True, False]), np.array([True, True]))),
-    ]
-
-
-register("isclose", isclose, differentiable=False, samples=_close_samples)
 register(
     "isin",
     isin,

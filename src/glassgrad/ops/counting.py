@@ -1,0 +1,295 @@
+"""Ops that count values: bincount, histc, histogram, unique, unique_consecutive.
+
+None has a gradient in PyTorch: ``histc`` and ``histogram`` results do not require grad,
+``unique`` records a node whose backward raises, as PyTorch's ``Unique2Backward0`` does.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from .._dtype import scalar_type_name
+from .._tensor import Tensor
+from ._common import check_tensor, wrap_dim
+from ._out import out_result
+from ._registry import NoGrad, Sample, register
+from ._samples import randn
+from .pointwise_extra import _not_implemented_node
+
+histogram_result = namedtuple("histogram", ["hist", "bin_edges"])
+
+
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    """How often each value 0, 1, ... occurs in the 1-d non-negative integer ``input`` (the
+    sum of ``weights`` at its places, if given); at least ``minlength`` bins.
+
+    Example::
+
+        >>> glassgrad.bincount(glassgrad.tensor([1, 1, 3]))
+        tensor([0, 2, 0, 1])
+    """
+    check_tensor(input, "bincount")
+    data = input._data
+    if data.ndim != 1 or data.dtype.kind not in "iub":
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if data.size and data.min() < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is None:
+        return Tensor._from_array(np.bincount(data, minlength=minlength).astype(np.int64))
+    w = check_tensor(weights, "bincount", "weights", 2)._data
+    if w.shape != data.shape:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    # float32 weights keep their dtype; other weights count in float64, as in PyTorch.
+    dtype = np.float32 if w.dtype == np.float32 else np.float64
+    counts = np.bincount(data, weights=w.astype(np.float64), minlength=minlength)
+    return Tensor._from_array(counts.astype(dtype))
+
+
+def _check_histogram_input(data: np.ndarray, op: str) -> None:
+    if data.dtype.kind != "f":
+        raise RuntimeError(f"\"{op}\" not implemented for '{scalar_type_name(data.dtype)}'")
+
+
+def _range(data: np.ndarray, low: float, high: float) -> tuple:
+    """PyTorch's range of a histogram: ``[min, max]`` of the data when both bounds are equal
+    (then widened by 1 on each side if the data are constant)."""
+    if low == high and data.size:
+        low, high = float(data.min()), float(data.max())
+    if low == high:
+        low, high = low - 1, high + 1
+    return low, high
+
+
+def histc(
+    input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out: Any = None
+) -> Tensor:
+    """A histogram of ``bins`` equal bins over ``[min, max]`` (the data's range when
+    ``min == max``); elements outside are ignored.
+
+    Example::
+
+        >>> glassgrad.histc(glassgrad.tensor([1.0, 2.0, 1.0]), bins=4, min=0, max=3)
+        tensor([0., 2., 1., 0.])
+    """
+    check_tensor(input, "histc")
+    data = input._data
+    _check_histogram_input(data, "histogram_cpu")
+    if bins <= 0:
+        raise RuntimeError("torch.histc(): bins must be > 0, but got " + str(bins) + " for bins")
+    if min > max:
+        raise RuntimeError(
+            f"torch.histc(): max must be larger than min, but got min {min:g} max {max:g}"
+        )
+    low, high = _range(data, float(min), float(max))
+    counts, _ = np.histogram(data, bins=bins, range=(low, high))
+    return out_result("histc", out, Tensor._from_array(counts.astype(data.dtype)), (input,))
+
+
+def histogram(
+    input: Tensor,
+    bins: Any = 100,
+    *,
+    range: tuple | None = None,
+    weight: Tensor | None = None,
+    density: bool = False,
+    out: Any = None,
+) -> Any:
+    """``(hist, bin_edges)``: ``bins`` equal bins over ``range`` (the data's by default), or
+    the given bin edges (a 1-d tensor); ``weight`` per element, ``density`` normalises.
+
+    Example::
+
+        >>> glassgrad.histogram(glassgrad.tensor([1.0, 2.0, 1.0]), bins=2).hist
+        tensor([2., 1.])
+    """
+    check_tensor(input, "histogram")
+    data = input._data
+    _check_histogram_input(data, "histogram_cpu")
+    w = None if weight is None else check_tensor(weight, "histogram", "weight")._data
+    if isinstance(bins, Tensor):
+        edges = bins._data
+    else:
+        low, high = _range(data, *(range if range is not None else (0.0, 0.0)))
+        edges = np.linspace(low, high, int(bins) + 1)
+    counts, edges = np.histogram(data, bins=edges.astype(np.float64), weights=w, density=density)
+    result = histogram_result(
+        Tensor._from_array(counts.astype(data.dtype)), Tensor._from_array(edges.astype(data.dtype))
+    )
+    return out_result("histogram", out, result, (input,))
+
+
+def _unique(
+    x: np.ndarray, sorted: bool, return_inverse: bool, return_counts: bool, dim: Any
+) -> tuple:
+    if dim is None:
+        values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)
+        inverse = inverse.reshape(x.shape)
+    else:
+        values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True, axis=dim)
+        inverse = inverse.reshape(-1)
+    return values, inverse.astype(np.int64), counts.astype(np.int64)
+
+
+def _unique_consecutive(x: np.ndarray, dim: Any) -> tuple:
+    if dim is None:
+        flat = x.reshape(-1)
+        if flat.size == 0:
+            return flat, np.zeros(x.shape, np.int64), np.zeros(0, np.int64)
+        starts = np.concatenate([[True], flat[1:] != flat[:-1]])
+        values = flat[starts]
+        inverse = (np.cumsum(starts) - 1).reshape(x.shape)
+    else:
+        moved = np.moveaxis(x, dim, 0)
+        if moved.shape[0] == 0:
+            return x, np.zeros(0, np.int64), np.zeros(0, np.int64)
+        differs = (moved[1:] != moved[:-1]).reshape(moved.shape[0] - 1, -1).any(axis=1)
+        starts = np.concatenate([[True], differs])
+        values = np.moveaxis(moved[starts], 0, dim)
+        inverse = np.cumsum(starts) - 1
+    counts = np.diff(np.append(np.flatnonzero(starts), starts.size))
+    return values, inverse.astype(np.int64), counts.astype(np.int64)
+
+
+def _unique_forward(x: np.ndarray, params: tuple) -> Any:
+    kind, sorted_, dim = params
+    if kind == "consecutive":
+        return _unique_consecutive(x, dim)[0]
+    return _unique(x, sorted_, False, False, dim)[0]
+
+
+# PyTorch records unique with nodes whose backward raises; these stand for them.
+Unique2Backward0 = _not_implemented_node("_unique2", _unique_forward)
+Unique2Backward0.__name__ = "Unique2Backward0"
+UniqueDimBackward0 = _not_implemented_node("unique_dim", _unique_forward)
+UniqueDimBackward0.__name__ = "UniqueDimBackward0"
+UniqueConsecutiveBackward0 = _not_implemented_node("unique_consecutive", _unique_forward)
+UniqueConsecutiveBackward0.__name__ = "UniqueConsecutiveBackward0"
+
+
+def _unique_result(
+    input: Tensor, node: type, params: tuple, extra: tuple, inverse: bool, counts: bool
+) -> Any:
+    values = node.apply(input, after=params)
+    results = [values]
+    if inverse:
+        results.append(Tensor._from_array(extra[0]))
+    if counts:
+        results.append(Tensor._from_array(extra[1]))
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+def unique(
+    input: Tensor,
+    sorted: bool = True,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    dim: int | None = None,
+) -> Any:
+    """The distinct values (sorted), or distinct slices along ``dim``; with
+    ``return_inverse`` each element's index among them, with ``return_counts`` how often
+    each occurs.
+
+    Example::
+
+        >>> glassgrad.unique(glassgrad.tensor([3, 1, 3, 2]))
+        tensor([1, 2, 3])
+    """
+    check_tensor(input, "unique")
+    d = None if dim is None else wrap_dim(dim, input._data.ndim, "unique")
+    _, inverse, counts = _unique(input._data, sorted, True, True, d)
+    node = Unique2Backward0 if d is None else UniqueDimBackward0
+    return _unique_result(
+        input, node, ("unique", sorted, d), (inverse, counts), return_inverse, return_counts
+    )
+
+
+def unique_consecutive(
+    input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None
+) -> Any:
+    """Like ``unique``, but only runs of equal consecutive values (or slices) collapse; the
+    order is kept.
+
+    Example::
+
+        >>> glassgrad.unique_consecutive(glassgrad.tensor([1, 1, 2, 2, 1]))
+        tensor([1, 2, 1])
+    """
+    check_tensor(input, "unique_consecutive")
+    d = None if dim is None else wrap_dim(dim, input._data.ndim, "unique_consecutive")
+    _, inverse, counts = _unique_consecutive(input._data, d)
+    return _unique_result(
+        input,
+        UniqueConsecutiveBackward0,
+        ("consecutive", True, d),
+        (inverse, counts),
+        return_inverse,
+        return_counts,
+    )
+
+
+register(
+    "bincount",
+    bincount,
+    differentiable=False,
+    samples=lambda rng: [
+        Sample((np.array([1, 1, 3, 0, 5]),)),
+        Sample((np.array([1, 1, 3]),), {"minlength": 6}),
+        Sample((np.array([1, 1, 3]), NoGrad(np.array([0.5, 1.0, 2.0])))),
+        Sample((np.array([1, 1, 3]), np.array([2, 1, 7]))),
+        Sample((np.zeros(0, np.int64),)),
+    ],
+)
+register(
+    "histc",
+    histc,
+    differentiable=False,
+    samples=lambda rng: [
+        Sample((NoGrad(randn(rng, 20)),)),
+        Sample((NoGrad(randn(rng, 4, 5)), 5, -1.0, 1.0)),
+        Sample((NoGrad(np.array([2.0, 2.0, 2.0])), 4)),
+        Sample((NoGrad(np.array([0.0, 1.0, 2.0, 3.0])),), {"bins": 3, "min": 0, "max": 3}),
+    ],
+)
+register(
+    "histogram",
+    histogram,
+    differentiable=False,
+    samples=lambda rng: [
+        Sample((NoGrad(randn(rng, 20)), 4)),
+        Sample((NoGrad(randn(rng, 20)),), {"bins": 3, "range": (-1.0, 1.0)}),
+        Sample((NoGrad(randn(rng, 6)), NoGrad(np.array([-2.0, 0.0, 0.5, 2.0])))),
+        Sample(
+            (NoGrad(randn(rng, 6)), 3),
+            {"weight": NoGrad(1.0 - rng.random(6)), "density": True},
+        ),
+    ],
+)
+register(
+    "unique",
+    unique,
+    differentiable=False,
+    samples=lambda rng: [
+        Sample((np.array([[3, 1, 3], [2, 1, 0]]),)),
+        Sample((np.array([3, 1, 3, 2]),), {"return_inverse": True, "return_counts": True}),
+        Sample((np.array([[1, 2], [1, 2], [0, 5]]),), {"dim": 0, "return_inverse": True}),
+        Sample((np.array([[1, 2, 1], [3, 0, 3]]),), {"dim": 1, "return_counts": True}),
+        Sample((NoGrad(np.array([2.5, -1.0, 2.5, 0.0])),), {"return_counts": True}),
+        Sample((np.array([True, False, True]),)),
+    ],
+)
+register(
+    "unique_consecutive",
+    unique_consecutive,
+    differentiable=False,
+    samples=lambda rng: [
+        Sample((np.array([1, 1, 2, 2, 3, 1, 1]),)),
+        Sample((np.array([[1, 1], [2, 2]]),), {"return_inverse": True, "return_counts": True}),
+        Sample((np.array([[1, 2], [1, 2], [0, 5], [1, 2]]),), {"dim": 0, "return_inverse": True}),
+        Sample((NoGrad(np.array([2.5, 2.5, 0.0])),), {"return_counts": True}),
+    ],
+)
