@@ -33,7 +33,11 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     """
     check_tensor(input, "bincount")
     data = input._data
-    if data.ndim != 1 or data.dtype.kind not in "iub":
+    if data.dtype.kind not in "iub":
+        raise NotImplementedError(
+            f"\"bincount_cpu\" not implemented for '{scalar_type_name(data.dtype)}'"
+        )
+    if data.ndim != 1:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
@@ -52,7 +56,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
 
 def _check_histogram_input(data: np.ndarray, op: str) -> None:
     if data.dtype.kind != "f":
-        raise RuntimeError(f"\"{op}\" not implemented for '{scalar_type_name(data.dtype)}'")
+        raise NotImplementedError(f"\"{op}\" not implemented for '{scalar_type_name(data.dtype)}'")
 
 
 def _range(data: np.ndarray, low: float, high: float) -> tuple:
@@ -82,9 +86,7 @@ def histc(
     if bins <= 0:
         raise RuntimeError("torch.histc(): bins must be > 0, but got " + str(bins) + " for bins")
     if min > max:
-        raise RuntimeError(
-            f"torch.histc(): max must be larger than min, but got min {min:g} max {max:g}"
-        )
+        raise RuntimeError("torch.histc: max must be larger than min")
     low, high = _range(data, float(min), float(max))
     counts, _ = np.histogram(data, bins=bins, range=(low, high))
     return out_result("histc", out, Tensor._from_array(counts.astype(data.dtype)), (input,))

@@ -1,0 +1,239 @@
+"""Running (scan) ops along a dim beyond cumsum/cumprod: cummax, cummin, logcumsumexp, and
+the finite differences ``diff``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import return_types
+from .._dtype import scalar_type_name
+from .._tensor import Tensor
+from ..autograd.op import Op
+from ._common import array_of, check_tensor, wrap_dim
+from ._out import out_result
+from ._registry import Sample, register
+from ._samples import randn
+from .indexing import ScatterAddZerosBackward0
+from .shape import cat
+from .shape_extra import narrow
+
+
+def _running_extremum(x: np.ndarray, axis: int, better: Any) -> tuple:
+    """Running max/min and the index where it was reached (the latest among equal values;
+    NaN wins and stays, as in PyTorch)."""
+    moved = np.moveaxis(x, axis, 0)
+    values = np.empty_like(moved)
+    indices = np.empty(moved.shape, np.int64)
+    best = moved[0].copy()
+    at = np.zeros(best.shape, np.int64)
+    for k in range(moved.shape[0]):
+        current = moved[k]
+        nan = np.isnan(current) if x.dtype.kind == "f" else False
+        best_nan = np.isnan(best) if x.dtype.kind == "f" else False
+        take = nan | (~best_nan & (better(current, best) | (current == best)))
+        best = np.where(take, current, best)
+        at = np.where(take, k, at)
+        values[k], indices[k] = best, at
+    return np.moveaxis(values, 0, axis), np.moveaxis(indices, 0, axis)
+
+
+class _CumExtremum(Op):
+    """(values, indices) of a running max or min; each element's gradient goes to the element
+    that was the extremum there (summed where one element stays it)."""
+
+    __slots__ = ("dim", "indices", "shape")
+    saved_inputs = (0,)  # PyTorch's node keeps self (for its shape; an empty self is returned)
+    nondiff_outputs = (1,)
+    better: Any = None
+
+    def forward(self, x, dim):
+        self.dim, self.shape = dim, x.shape
+        if x.ndim == 0 or x.size == 0:
+            self.indices = np.zeros(x.shape, np.int64)
+            return x.copy(), self.indices
+        values, self.indices = _running_extremum(x, dim, type(self).better)
+        return values, self.indices
+
+    def backward(self, F, grads):
+        grad = grads[0]
+        (x,) = self.saved
+        if not array_of(grad).size:
+            return x
+        if not self.shape:
+            return grad
+        return ScatterAddZerosBackward0.call(
+            grad, shape=self.shape, dim=self.dim, index=self.indices
+        )
+
+
+class CummaxBackward0(_CumExtremum):
+    better = staticmethod(np.greater)
+
+
+class CumminBackward0(_CumExtremum):
+    better = staticmethod(np.less)
+
+
+def _cum_extremum(name: str, node: type, result: type) -> Any:
+    def op(input: Tensor, dim: int, *, out: Any = None) -> Any:
+        check_tensor(input, name)
+        d = wrap_dim(dim, input._data.ndim, name)
+        values, indices = node.apply(input, dim=d)
+        return out_result(name, out, result(values, indices), (input,), exact=True)
+
+    op.__name__ = op.__qualname__ = name
+    word = "maximum" if name == "cummax" else "minimum"
+    op.__doc__ = f"""The running {word} along ``dim`` and where it was reached:
+``(values, indices)``; NaN, once met, stays.
+
+Example::
+
+    >>> glassgrad.{name}(glassgrad.tensor([1.0, 3.0, 2.0]), 0).indices
+    tensor([0, 1, {1 if name == "cummax" else 0}])
+"""
+    return op
+
+
+cummax = _cum_extremum("cummax", CummaxBackward0, return_types.cummax)
+cummin = _cum_extremum("cummin", CumminBackward0, return_types.cummin)
+
+
+def _reversed_logcumsumexp(F: Any, v: Any, dim: int) -> Any:
+    if isinstance(v, Tensor):
+        return v.flip(dim).logcumsumexp(dim).flip(dim)
+    return np.flip(np.logaddexp.accumulate(np.flip(v, dim), axis=dim), dim)
+
+
+class LogcumsumexpBackward0(Op):
+    """out_k = log(sum_{j <= k} exp(x_j)) along ``dim``
+
+    The gradient, sum_{k >= i} grad_k exp(x_i - out_k), is taken as PyTorch (after
+    TensorFlow) takes it: the positive and negative parts of ``grad`` apart, in log space,
+    so that nothing overflows.
+    """
+
+    saved_inputs = (0,)
+    saves_output = True
+    __slots__ = ("dim",)
+
+    def forward(self, x, dim):
+        self.dim = dim
+        if x.ndim == 0 or x.size == 0:
+            return x.copy()
+        return np.logaddexp.accumulate(x, axis=dim)
+
+    def backward(self, F, grad):
+        x, out = self.saved
+        values = array_of(grad)
+        if values.ndim == 0 or values.size == 0:
+            return grad
+        lowest = float(np.finfo(values.dtype).min)
+        log_abs = F.log(F.abs(grad))
+        positive = F.where(values > 0, log_abs, lowest)
+        negative = F.where(values < 0, log_abs, lowest)
+        dim = self.dim
+        return F.exp(_reversed_logcumsumexp(F, positive - out, dim) + x) - F.exp(
+            _reversed_logcumsumexp(F, negative - out, dim) + x
+        )
+
+
+def logcumsumexp(input: Tensor, dim: int, *, out: Any = None) -> Tensor:
+    """``log(cumsum(exp(input)))`` along ``dim``, computed without overflow.
+
+    Example::
+
+        >>> glassgrad.logcumsumexp(glassgrad.tensor([0.0, 0.0]), 0)
+        tensor([0.0000, 0.6931])
+    """
+    check_tensor(input, "logcumsumexp")
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(
+            f"\"logcumsumexp_out_cpu\" not implemented for '{scalar_type_name(input._data.dtype)}'"
+        )
+    d = wrap_dim(dim, input._data.ndim, "logcumsumexp")
+    return out_result("logcumsumexp", out, LogcumsumexpBackward0.apply(input, dim=d), (input,))
+
+
+def diff(
+    input: Tensor,
+    n: int = 1,
+    dim: int = -1,
+    prepend: Tensor | None = None,
+    append: Tensor | None = None,
+    *,
+    out: Any = None,
+) -> Tensor:
+    """The ``n``-th forward difference along ``dim`` (``out[i] = x[i + 1] - x[i]``, applied
+    ``n`` times), after joining ``prepend`` and ``append`` on that dim. Bools give ``!=``.
+
+    Example::
+
+        >>> glassgrad.diff(glassgrad.tensor([1, 4, 9, 16]))
+        tensor([3, 5, 7])
+    """
+    check_tensor(input, "diff")
+    if input._data.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = wrap_dim(dim, input._data.ndim, "diff")
+    x = input
+    if prepend is not None or append is not None:
+        parts = [t for t in (prepend, input, append) if t is not None]
+        x = cat(parts, d)
+    for _ in range(n):
+        size = x._data.shape[d]
+        if size == 0:
+            break
+        later, earlier = narrow(x, d, 1, size - 1), narrow(x, d, 0, size - 1)
+        x = later != earlier if x._data.dtype.kind == "b" else later - earlier
+    return out_result("diff", out, x, (input, prepend, append))
+
+
+register("cummax", cummax, nodes=(CummaxBackward0,), samples=lambda rng: _cum_samples(rng))
+register("cummin", cummin, nodes=(CumminBackward0,), samples=lambda rng: _cum_samples(rng))
+
+
+def _cum_samples(rng: np.random.Generator) -> list:
+    ties = np.array([[1.0, 1.0, 0.0, 2.0, 2.0], [3.0, -1.0, 3.0, 0.0, 4.0]])
+    return [
+        Sample((randn(rng, 3, 4), 1)),
+        Sample((randn(rng, 3, 4), 0)),
+        Sample((randn(rng, 2, 3, 4), -2)),
+        Sample((ties, 1), fd=False, note="ties: the latest index"),
+        Sample((np.array([1.0, np.nan, 3.0, np.nan]), 0), fd=False),
+        Sample((randn(rng), 0)),
+        Sample((randn(rng, 0, 3), 1)),
+        Sample((np.array([[3, 1, 4], [1, 5, 9]]), 1), grad=False),
+    ]
+
+
+register(
+    "logcumsumexp",
+    logcumsumexp,
+    nodes=(LogcumsumexpBackward0,),
+    samples=lambda rng: [
+        Sample((randn(rng, 3, 4), 1)),
+        Sample((randn(rng, 3, 4), 0)),
+        Sample((randn(rng, 2, 3, 4), -1)),
+        Sample((100 * randn(rng, 5), 0), note="large values stay finite"),
+        Sample((randn(rng), 0)),
+        Sample((randn(rng, 0, 3), 0)),
+    ],
+)
+register(
+    "diff",
+    diff,
+    samples=lambda rng: [
+        Sample((randn(rng, 3, 5),)),
+        Sample((randn(rng, 3, 5), 2, 0)),
+        Sample((randn(rng, 3, 5), 1, -1, randn(rng, 3, 1), randn(rng, 3, 2))),
+        Sample((randn(rng, 4),), {"n": 3, "append": randn(rng, 2)}),
+        Sample((randn(rng, 3),), {"n": 5}),
+        Sample((randn(rng, 3),), {"n": 0}),
+        Sample((np.array([1, 4, 9, 16]),)),
+        Sample((np.array([True, False, False, True]),)),
+    ],
+)

@@ -1,0 +1,50 @@
+"""Scans (cummax, logcumsumexp, diff), searches and counts beyond the registry's samples:
+argument forms, out=, and the errors (type and message)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._parity import same, same_error
+
+
+def test_argument_forms_and_out() -> None:
+    same(lambda lib: lib.tensor([[1.0, 3.0, 2.0]]).cummax(dim=1))
+    same(lambda lib: lib.tensor([1.0, 3.0, 2.0]).cummin(0).indices)
+    same(lambda lib: lib.tensor([0.0, 1.0], dtype=lib.float64).logcumsumexp(dim=0))
+    same(lambda lib: lib.tensor([[1, 4], [9, 16]]).diff(dim=0, prepend=lib.tensor([[0, 0]])))
+    same(lambda lib: lib.searchsorted(lib.tensor([1, 3]), lib.tensor([3]), side="left"))
+    same(lambda lib: lib.tensor([0, 2, 0]).nonzero(as_tuple=True))
+    same(lambda lib: lib.tensor([3, 1, 3]).unique(return_counts=True))
+    same(lambda lib: lib.tensor([1, 1, 3]).bincount(minlength=5))
+    same(lambda lib: lib.tensor([1.0, 2.0, 1.0]).histc(bins=3))
+    same(lambda lib: lib.tensor([[0, 1], [2, 0]]).count_nonzero(dim=1))
+
+    def into(lib: Any) -> Any:
+        values, indices = lib.empty(0), lib.empty(0, dtype=lib.int64)
+        lib.cummax(lib.tensor([1.0, 0.0, 2.0]), 0, out=(values, indices))
+        found = lib.empty(0, dtype=lib.int64)
+        lib.searchsorted(lib.tensor([1, 3]), lib.tensor([0, 2, 4]), out=found)
+        where = lib.empty(0, dtype=lib.int64)
+        lib.nonzero(lib.tensor([1, 0, 1]), out=where)
+        return values, indices, found, where
+
+    same(into)
+
+
+def test_errors() -> None:
+    same_error(lambda lib: lib.diff(lib.tensor(1.0)))
+    same_error(lambda lib: lib.diff(lib.ones(3), n=-1))
+    same_error(lambda lib: lib.logcumsumexp(lib.tensor([1, 2]), 0))
+    same_error(lambda lib: lib.searchsorted(lib.tensor([1, 2]), lib.tensor([1]), side="middle"))
+    same_error(lambda lib: lib.bucketize(lib.tensor([1]), lib.ones(2, 2)))
+    same_error(lambda lib: lib.bincount(lib.tensor([-1, 2])))
+    same_error(lambda lib: lib.bincount(lib.tensor([1.0, 2.0])))
+    same_error(lambda lib: lib.bincount(lib.tensor([1, 2]), minlength=-1))
+    same_error(lambda lib: lib.histc(lib.tensor([1, 2])))
+    same_error(lambda lib: lib.histc(lib.tensor([1.0, 2.0]), min=3, max=1))
+    same_error(lambda lib: lib.unique(lib.ones(2), dim=3))
+    same_error(lambda lib: lib.cummax(lib.ones(2), 1))
+    same_error(
+        lambda lib: lib.cummax(lib.ones(2, requires_grad=True), 0, out=(lib.empty(2), lib.empty(2)))
+    )
