@@ -124,6 +124,9 @@ class Tensor:
     _hooks = None
     _post_accumulate_hooks = None
     _retains_grad = False
+    # When detach_() cut this tensor from its grad_fn (a graph sequence number): nodes
+    # created before that which saved it may no longer use it (PyTorch's SavedVariable).
+    _detached_at = None
     _volatile = False
     _inference = False
     __array_ufunc__ = None  # NumPy defers `array * tensor` to Tensor.__rmul__
@@ -340,6 +343,9 @@ class Tensor:
                 "be called on these gradients. To fix this error, please refer to the "
                 "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
             )
+        if self._grad_fn is not None:
+            self._detached_at = next(graph.sequence_counter)
+            self._vc  # noqa: B018 - a version counter sends saved-tensor reads the careful way
         self._grad_fn = None
         self._requires_grad = False
         if self._output_nr:

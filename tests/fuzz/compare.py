@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .execute import Error, Trace
-from .skips import PYTORCH_LACKS
+from .skips import PYTORCH_BUGS, PYTORCH_LACKS
 
 # Relative tolerances by dtype; the absolute one is the same times the reference's largest
 # magnitude (at least 1), so cancellation in a sum of large terms is not a difference.
@@ -37,30 +37,45 @@ class Difference:
 
 def first_difference(ours: Trace, theirs: Trace, statements: list[str]) -> Difference | None:
     """The first difference between glassgrad's trace ``ours`` and PyTorch's ``theirs``."""
+    floor = _program_tolerance(theirs)
     for i, ((our_error, our_vars), (their_error, their_vars)) in enumerate(
         zip(ours.steps, theirs.steps)
     ):
         where = f"statement {i} `{statements[i]}`"
         found = _errors(where, our_error, their_error)
         if found is None:
-            found = _observations(where, our_vars, their_vars)
+            found = _observations(where, our_vars, their_vars, floor)
         if found is not None:
             return found
+    # Hook calls of a phase PyTorch cannot run (skips.PYTORCH_LACKS, PYTORCH_BUGS) or later
+    # are not compared: glassgrad goes on where PyTorch stops.
+    compared = []
+    for phase in _PHASES:
+        reference = theirs.phases.get(phase)
+        if isinstance(reference, Error) and _pytorch_cannot(reference):
+            break
+        compared.append(phase)
+    hook_phases = {"program", *compared}
     for name in sorted(set(ours.hooks) | set(theirs.hooks)):
-        found = _gradients(f"hook {name}", ours.hooks.get(name), theirs.hooks.get(name))
+        found = _gradients(
+            f"hook {name}",
+            _hook_calls(ours.hooks.get(name), hook_phases),
+            _hook_calls(theirs.hooks.get(name), hook_phases),
+            floor,
+        )
         if found is not None:
             return found
-    for phase in ("loss", "backward", "grad", "grad requires_grad", "gradgrad"):
+    for phase in _PHASES:
         mine, reference = ours.phases.get(phase), theirs.phases.get(phase)
         where = f"phase {phase}"
-        if isinstance(reference, Error) and _pytorch_lacks(reference):
-            return None  # PyTorch cannot go on (skips.PYTORCH_LACKS); glassgrad may
+        if isinstance(reference, Error) and _pytorch_cannot(reference):
+            return None  # PyTorch cannot go on (skips.PYTORCH_LACKS, PYTORCH_BUGS)
         if isinstance(mine, Error) or isinstance(reference, Error):
             found = _errors(where, mine if isinstance(mine, Error) else None, reference)
             if found is None and not isinstance(reference, Error):
                 found = Difference(where, "error", f"glassgrad raised {mine}")
         elif isinstance(reference, dict) or isinstance(mine, dict):
-            found = _named_gradients(where, mine or {}, reference or {})
+            found = _named_gradients(where, mine or {}, reference or {}, floor)
         elif phase == "grad requires_grad":
             found = (
                 None
@@ -68,10 +83,30 @@ def first_difference(ours: Trace, theirs: Trace, statements: list[str]) -> Diffe
                 else Difference(where, "flags", f"glassgrad {mine}, PyTorch {reference}")
             )
         else:
-            found = _gradients(where, mine, reference)
+            found = _gradients(where, mine, reference, floor)
         if found is not None:
             return found
     return None
+
+
+def _program_tolerance(trace: Trace) -> float:
+    """The tolerance of the least precise floating dtype the program used: a float64 value
+    computed from float32 ones carries their rounding (x % y of a float32 x, say)."""
+    loosest = 0.0
+    for _, observed in trace.steps:
+        for observation in observed.values():
+            if len(observation) == 5:
+                loosest = max(loosest, _TOLERANCE.get(observation[1], 0.0))
+    return loosest
+
+
+_PHASES = ("loss", "backward", "grad", "grad requires_grad", "gradgrad")
+
+
+def _hook_calls(calls: list | None, phases: set) -> list | None:
+    """The gradients a hook saw in ``phases`` (None if it never ran in them)."""
+    seen = [value for phase, value in calls or () if phase in phases]
+    return seen or None
 
 
 def _errors(where: str, ours: Error | None, theirs: Any) -> Difference | None:
@@ -80,7 +115,7 @@ def _errors(where: str, ours: Error | None, theirs: Any) -> Difference | None:
         return None
     if theirs is not None and "INTERNAL ASSERT FAILED" in theirs.message:
         return Difference(where, "oracle", theirs.message, oracle_failure=True)
-    if ours is None and _pytorch_lacks(theirs):
+    if ours is None and _pytorch_cannot(theirs):
         return None
     if ours is None:
         return Difference(where, "error", f"PyTorch raised {theirs.kind}: {theirs.message}")
@@ -95,26 +130,29 @@ def _errors(where: str, ours: Error | None, theirs: Any) -> Difference | None:
     return None
 
 
-def _pytorch_lacks(error: Error) -> bool:
-    """PyTorch raised for a derivative it does not implement and glassgrad has (listed)."""
+def _pytorch_cannot(error: Error) -> bool:
+    """PyTorch raised for a derivative it does not implement and glassgrad has, or failed on
+    a known bug of its own (both listed in skips.py)."""
+    if any(message in error.message for message in PYTORCH_BUGS.values()):
+        return True
     found = re.search(
         r"derivative for (?:aten::|'inplace version of )?(\w+)'? is not implemented", error.message
     )
     return found is not None and found.group(1) in PYTORCH_LACKS
 
 
-def _observations(where: str, ours: dict, theirs: dict) -> Difference | None:
+def _observations(where: str, ours: dict, theirs: dict, floor: float) -> Difference | None:
     if set(ours) != set(theirs):
         extra = sorted(set(ours) ^ set(theirs))
         return Difference(where, "variables", f"defined in one library only: {extra}")
     for name in theirs:
-        found = _observation(f"{where} {name}", ours[name], theirs[name])
+        found = _observation(f"{where} {name}", ours[name], theirs[name], floor)
         if found is not None:
             return found
     return None
 
 
-def _observation(where: str, ours: tuple, theirs: tuple) -> Difference | None:
+def _observation(where: str, ours: tuple, theirs: tuple, floor: float) -> Difference | None:
     if len(ours) == 2 or len(theirs) == 2:  # not tensors: ("value", value)
         if ours != theirs:
             return Difference(where, "value", f"glassgrad {ours[1]!r}, PyTorch {theirs[1]!r}")
@@ -137,10 +175,10 @@ def _observation(where: str, ours: tuple, theirs: tuple) -> Difference | None:
                 return found
         elif mine != reference:
             return Difference(where, aspect, f"glassgrad {mine}, PyTorch {reference}")
-    return _arrays(where, ours[0], theirs[0])
+    return _arrays(where, ours[0], theirs[0], floor)
 
 
-def _arrays(where: str, ours: np.ndarray, theirs: np.ndarray) -> Difference | None:
+def _arrays(where: str, ours: np.ndarray, theirs: np.ndarray, floor: float) -> Difference | None:
     if ours.shape != theirs.shape:
         return Difference(where, "shape", f"glassgrad {ours.shape}, PyTorch {theirs.shape}")
     if ours.dtype != theirs.dtype:
@@ -159,7 +197,7 @@ def _arrays(where: str, ours: np.ndarray, theirs: np.ndarray) -> Difference | No
     finite = np.isfinite(theirs)
     if not finite.any():
         return None
-    rtol = _TOLERANCE.get(str(theirs.dtype), 1e-6)
+    rtol = max(_TOLERANCE.get(str(theirs.dtype), 1e-6), floor)
     scale = max(1.0, float(np.abs(theirs[finite]).max()))
     error = np.abs(ours[finite].astype(np.float64) - theirs[finite])
     if (error > rtol * scale + rtol * np.abs(theirs[finite])).any():
@@ -169,7 +207,7 @@ def _arrays(where: str, ours: np.ndarray, theirs: np.ndarray) -> Difference | No
     return None
 
 
-def _gradients(where: str, ours: Any, theirs: Any) -> Difference | None:
+def _gradients(where: str, ours: Any, theirs: Any, floor: float) -> Difference | None:
     if (ours is None) != (theirs is None):
         return Difference(
             where, "presence", f"glassgrad {ours is not None}, PyTorch {theirs is not None}"
@@ -182,19 +220,19 @@ def _gradients(where: str, ours: Any, theirs: Any) -> Difference | None:
         if (a is None) != (b is None):
             return Difference(f"{where}[{i}]", "presence", f"glassgrad {a}, PyTorch {b}")
         if a is not None:
-            found = _arrays(f"{where}[{i}]", a, b)
+            found = _arrays(f"{where}[{i}]", a, b, floor)
             if found is not None:
                 return found
     return None
 
 
-def _named_gradients(where: str, ours: dict, theirs: dict) -> Difference | None:
+def _named_gradients(where: str, ours: dict, theirs: dict, floor: float) -> Difference | None:
     for name in sorted(set(ours) | set(theirs), key=lambda n: int(n[1:])):
         a, b = ours.get(name), theirs.get(name)
         if (a is None) != (b is None):
             return Difference(f"{where} {name}.grad", "presence", f"glassgrad {a}, PyTorch {b}")
         if a is not None:
-            found = _arrays(f"{where} {name}.grad", a, b)
+            found = _arrays(f"{where} {name}.grad", a, b, floor)
             if found is not None:
                 return found
     return None

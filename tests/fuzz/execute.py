@@ -34,7 +34,7 @@ class Trace:
     """Everything a program did under one library."""
 
     steps: list = field(default_factory=list)  # per statement: (Error | None, {name: obs})
-    hooks: dict = field(default_factory=dict)  # hook name -> list of gradients seen
+    hooks: dict = field(default_factory=dict)  # hook name -> [(phase, gradient seen)]
     phases: dict = field(default_factory=dict)  # "backward"/"grad"/"gradgrad" -> outcome
 
 
@@ -43,16 +43,17 @@ class _HookLog:
 
     def __init__(self, log: dict) -> None:
         self.log = log
+        self.phase = "program"  # which part of the run a call belongs to
 
     def hook(self, name: str) -> Any:
         def record(grad: Any) -> None:
-            self.log.setdefault(name, []).append(_value(grad))
+            self.log.setdefault(name, []).append((self.phase, _value(grad)))
 
         return record
 
     def grad_hook(self, name: str) -> Any:
         def record(tensor: Any) -> None:
-            self.log.setdefault(name, []).append(_value(tensor.grad))
+            self.log.setdefault(name, []).append((self.phase, _value(tensor.grad)))
 
         return record
 
@@ -111,7 +112,7 @@ def run(statements: list[str], lib: Any, seed: int) -> Trace:
                 error = Error.of(exc)
             tensors = _tensors(lib, namespace)
             trace.steps.append((error, {n: observe(lib, t) for n, t in tensors.items()}))
-        _differentiate(lib, _tensors(lib, namespace), seed, trace)
+        _differentiate(lib, _tensors(lib, namespace), seed, trace, log)
     return trace
 
 
@@ -122,7 +123,7 @@ def _differentiable(lib: Any, t: Any) -> bool:
         return False
 
 
-def _differentiate(lib: Any, tensors: dict, seed: int, trace: Trace) -> None:
+def _differentiate(lib: Any, tensors: dict, seed: int, trace: Trace, log: _HookLog) -> None:
     names = [n for n, t in tensors.items() if _differentiable(lib, t)]
     if not names:
         return
@@ -138,6 +139,7 @@ def _differentiate(lib: Any, tensors: dict, seed: int, trace: Trace) -> None:
         trace.phases["loss"] = Error.of(exc)
         return
     leaves = [n for n in names if _flag(tensors[n], "is_leaf") is True]
+    log.phase = "backward"
     try:
         loss.backward(retain_graph=True)
         trace.phases["backward"] = {n: _value(t.grad) for n, t in tensors.items()}
@@ -146,6 +148,7 @@ def _differentiate(lib: Any, tensors: dict, seed: int, trace: Trace) -> None:
     if not leaves:
         return
     inputs = [tensors[n] for n in leaves]
+    log.phase = "grad"
     try:
         first = lib.autograd.grad(loss, inputs, create_graph=True, allow_unused=True)
         trace.phases["grad"] = [_value(g) for g in first]
@@ -164,6 +167,7 @@ def _differentiate(lib: Any, tensors: dict, seed: int, trace: Trace) -> None:
                 total = term if total is None else total + term
         if total is None:
             return
+        log.phase = "gradgrad"
         second = lib.autograd.grad(total, inputs, allow_unused=True)
         trace.phases["gradgrad"] = [_value(g) for g in second]
     except Exception as exc:

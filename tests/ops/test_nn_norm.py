@@ -51,15 +51,36 @@ def test_running_stats_follow_pytorch_over_several_batches(momentum: float) -> N
         close(ours, theirs)
 
 
-def test_running_stats_are_updated_in_place_and_bump_the_version() -> None:
+def test_running_stats_are_updated_in_place_without_a_version_bump() -> None:
+    # PyTorch's kernel writes them without bumping the version (torch: _version stays 0).
     mean, var = gg.zeros(2, dtype=gg.float64), gg.ones(2, dtype=gg.float64)
     alias = mean[:]  # a view sees the update
     before = mean._version
     GF.batch_norm(gg.tensor([[1.0, 2.0], [3.0, 6.0]], dtype=gg.float64), mean, var, training=True)
-    assert mean._version == before + 1
+    assert mean._version == before
     np.testing.assert_allclose(alias.numpy(), [0.2, 0.4])
     # Unbiased batch variance (2 and 8) folded in with momentum 0.1.
     np.testing.assert_allclose(var.numpy(), [0.9 + 0.2, 0.9 + 0.8])
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("changed", ["running_mean", "running_var"])
+def test_running_stats_changed_before_backward_raise_as_in_pytorch(
+    training: bool, changed: str
+) -> None:
+    messages = {}
+    for lib, F in LIBS:
+        x = lib.tensor(np.arange(6.0).reshape(3, 2), requires_grad=True)
+        stats = {
+            "running_mean": lib.zeros(2, dtype=x.dtype),
+            "running_var": lib.ones(2, dtype=x.dtype),
+        }
+        y = F.batch_norm(x, stats["running_mean"], stats["running_var"], training=training)
+        stats[changed].add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation") as caught:
+            y.sum().backward()
+        messages[lib.__name__] = str(caught.value).split(" is at version")[0]
+    assert messages["glassgrad"].replace("glassgrad", "torch") == messages["torch"]
 
 
 def test_eval_mode_uses_running_stats_and_leaves_them_alone() -> None:

@@ -34,6 +34,13 @@ def _differentiated(key: str, sample: Any, lib: Any) -> tuple:
     return _differentiable(outputs, lib), leaves
 
 
+def _integer_outputs(key: str, sample: Any, lib: Any) -> tuple:
+    """The differentiable outputs, the integer ones (indices) and the leaves."""
+    outputs, leaves = _run(REGISTRY[key], sample, lib)
+    integers = [o for o in outputs if not (o.dtype.is_floating_point or o.dtype.is_complex)]
+    return _differentiable(outputs, lib), integers, leaves
+
+
 def _cotangents(lib: Any, outputs: list) -> list:
     rng = np.random.default_rng(0)
     return [lib.tensor(rng.standard_normal(tuple(o.shape)), dtype=o.dtype) for o in outputs]
@@ -72,10 +79,11 @@ def test_first_derivatives_are_differentiable_where_pytorchs_are(
 
 
 def _raises_after_inplace(key: str, sample: Any, lib: Any, which: str, k: int) -> Any:
-    """Run the op, change its ``k``-th leaf (``which="input"``) or differentiable output in
-    place, then differentiate: the error's kind, or None."""
-    outputs, leaves = _differentiated(key, sample, lib)
-    targets = leaves if which == "input" else outputs
+    """Run the op, change its ``k``-th leaf (``which="input"``), differentiable output
+    (``"output"``) or integer output (``"index"``: PyTorch saves some) in place, then
+    differentiate: the error's kind, or None."""
+    outputs, integers, leaves = _integer_outputs(key, sample, lib)
+    targets = {"input": leaves, "output": outputs, "index": integers}[which]
     if k >= len(targets) or not outputs or not leaves:
         return "absent"
     try:
@@ -98,7 +106,7 @@ def test_saved_tensors_are_pytorchs(key: str, index: int, sample: Any) -> None:
     PyTorch's: the op saves what PyTorch saves."""
     if not _gradable(key, sample):
         return
-    for which in ("input", "output"):
+    for which in ("input", "output", "index"):
         for k in range(4):
             ours = _raises_after_inplace(key, sample, gg, which, k)
             theirs = _raises_after_inplace(key, sample, torch, which, k)

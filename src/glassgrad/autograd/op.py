@@ -31,7 +31,15 @@ from .._dtype import scalar_type_name, tensor_type_name
 from . import graph
 from .grad_mode import state as grad_state
 from .graph import Node, accumulator_of, saved_tensors_freed_error
-from .views import check_inplace, rebase_history, refresh_view, view_requires_grad, wrap_view
+from .views import (
+    OVERLAP_WRITE_ERROR,
+    check_inplace,
+    internal_overlap,
+    rebase_history,
+    refresh_view,
+    view_requires_grad,
+    wrap_view,
+)
 
 __all__ = ["Op", "apply_inplace", "fit_gradients", "legacy_volatile"]
 
@@ -67,6 +75,23 @@ def _shared_meta(meta: tuple) -> tuple:
     return shared
 
 
+def _one_output_meta(meta: tuple) -> tuple:
+    """``_shared_meta`` for a recorded op with one output, which must be differentiable.
+
+    Called only when the cache misses; metadata naming an integer or bool output is never
+    cached, so the check costs the hot path nothing.
+    """
+    _check_differentiable_dtype(meta[-1])
+    return _shared_meta(meta)
+
+
+def _check_differentiable_dtype(dtype: np.dtype) -> None:
+    """PyTorch's ``set_history`` check: a recorded op's output must be floating or complex
+    (an integer tensor requires grad only after an in-place write of a value that does)."""
+    if dtype.kind not in "fc":
+        raise RuntimeError(f"Autograd not support dtype: {scalar_type_name(dtype)}")
+
+
 class _Volatile:
     """Live count of legacy ``volatile=True`` tensors: zero keeps the check off the hot path."""
 
@@ -93,6 +118,41 @@ def _modified_error(t: Any, expected: int, output_of: Node | None) -> RuntimeErr
     )
 
 
+_ONE_TUPLE_VARIANTS: dict = {}
+
+
+def _one_tuple_variant(cls: type) -> type:
+    """``cls`` for a node whose forward returned a tuple of one (unbind over a dimension of
+    size 1, a split into one piece): the engine hands a node with one output its gradient
+    bare, so this variant's backward wraps it back into the tuple ``cls.backward`` expects."""
+    variant = _ONE_TUPLE_VARIANTS.get(cls)
+    if variant is None:
+
+        def backward(self: Op, F: Any, grad: Any) -> Any:
+            return cls.backward(self, F, (grad,))
+
+        namespace = {"__slots__": (), "backward": backward, "__qualname__": cls.__qualname__}
+        variant = _ONE_TUPLE_VARIANTS[cls] = type(cls.__name__, (cls,), namespace)
+        variant.__module__ = cls.__module__
+    return variant
+
+
+def save_argument(t: Any) -> tuple | None:
+    """A non-differentiable tensor argument kept for the backward as PyTorch's node saves it
+    (batch norm's running statistics): the tensor and its version now. None stays None."""
+    return None if t is None else (t, t._version)
+
+
+def unpack_argument(saved: tuple | None) -> np.ndarray | None:
+    """The array of a ``save_argument`` entry, or PyTorch's error if it changed in place."""
+    if saved is None:
+        return None
+    t, version = saved
+    if t._version != version:
+        raise _modified_error(t, version, t.grad_fn)
+    return t._data
+
+
 class Op(Node):
     """Base class of every differentiable op (see the module docstring)."""
 
@@ -112,6 +172,9 @@ class Op(Node):
     # (threshold_backward, max_pool2d_with_indices_backward ...): under create_graph it then
     # depends on them even where its value does not (see _depend_on_saved).
     grad_reads_saved: bool = False
+    # Inputs whose gradient PyTorch's double-backward graph computes without the saved tensors
+    # (group norm's bias: its gradient is a sum of the incoming one): never tied to them.
+    grads_free_of_saved: tuple = ()
     # Which saved inputs that node takes as differentiable inputs (None: every saved one read
     # by the gradient, see saved_for, and the saved outputs), and whether differentiating
     # through them gives zeros (threshold_backward) or nothing (convolution_backward).
@@ -119,6 +182,9 @@ class Op(Node):
     double_backward_zeros: bool = True
     # copy_: a source that is the written tensor itself, once broadcast, is not an overlap.
     copies_source: bool = False
+    # PyTorch's assert_no_overlap (index_put_, index_add_, scatter_): a source in the written
+    # memory is refused even when it is the target itself, not only when it overlaps in part.
+    refuses_full_overlap: bool = False
     # Written into a tensor whose elements share memory (an expand), PyTorch only warns with
     # this message (index_put_, masked_fill_), and ``write_overlapping`` writes the elements.
     overlap_warning: str = ""
@@ -207,7 +273,7 @@ class Op(Node):
                 out.shape,
                 out.dtype,
             )
-        node._meta = _meta_cache.get(meta) or _shared_meta(meta)
+        node._meta = _meta_cache.get(meta) or _one_output_meta(meta)
         node._n_out = 1
         saved_inputs = cls.saved_inputs
         if not saved_inputs:
@@ -282,10 +348,16 @@ class Op(Node):
                 return tuple(Tensor._from_array(o) for o in out)
             return Tensor._from_array(out)
         node._record(inputs, arrays, out)
+        if type(out) is tuple:
+            nondiff = cls.nondiff_outputs
+            for i, o in enumerate(out):
+                if i not in nondiff:
+                    _check_differentiable_dtype(o.dtype)
+        else:
+            _check_differentiable_dtype(out.dtype)
         if cls.is_view:
             return wrap_view(cls, out, inputs, params, node)
         if type(out) is tuple:
-            nondiff = cls.nondiff_outputs
             results = tuple(
                 Tensor._from_array(o) if i in nondiff else Tensor._result(o, node, i)
                 for i, o in enumerate(out)
@@ -370,6 +442,8 @@ class Op(Node):
                 meta.append(o.shape)
                 meta.append(o.dtype)
             self._n_out = len(out)
+            if len(out) == 1:
+                self.__class__ = _one_tuple_variant(type(self))
         else:
             meta.append(out.shape)
             meta.append(out.dtype)
@@ -401,6 +475,12 @@ class Op(Node):
         for x in self._saved:
             if isinstance(x, Tensor):
                 counter = x._version_counter
+                if x._detached_at is not None and x._grad_fn is None and x._detached_at > self._seq:
+                    raise RuntimeError(
+                        "Trying to use a saved tensor that has been detached in-place, i.e. with "
+                        ".detach_().This is not supported, please use out-of-place `.detach()` "
+                        "instead"
+                    )
                 if counter is not None and counter[0] != (versions[k] if versions else 0):
                     raise _modified_error(x, versions[k] if versions else 0, x.grad_fn)
                 values.append(x if as_tensors else x._data)
@@ -479,7 +559,12 @@ class Op(Node):
                 return (da if da.ndim else da[()], db if db.ndim else db[()])
             # A Linear layer's weight after optimizer steps carries a version.
             versions = self._saved_versions or _ZEROS[2]
-            if (ca is None or ca[0] == versions[0]) and (cb is None or cb[0] == versions[1]):
+            if (
+                (ca is None or ca[0] == versions[0])
+                and (cb is None or cb[0] == versions[1])
+                and a._detached_at is None
+                and b._detached_at is None
+            ):
                 return (a._data, b._data)
         elif (a is None or isinstance(a, Tensor) and a._version_counter is None) and (
             b is None or isinstance(b, Tensor) and b._version_counter is None
@@ -517,8 +602,9 @@ class Op(Node):
         if not self._saved_out and not any(isinstance(x, graph.Tensor) for x in self._saved or ()):
             return grads
         fitted = list(grads)
+        free = self.grads_free_of_saved
         for i, g in enumerate(grads):
-            if g is None or g._requires_grad or self._next_nodes[i] is None:
+            if g is None or g._requires_grad or self._next_nodes[i] is None or i in free:
                 continue
             reads = [x for x in self._inputs_read_by(i) if x._requires_grad]
             if reads:
@@ -703,29 +789,23 @@ def _wrap_volatile(out: Any) -> Any:
 
 
 # --- in-place ops ------------------------------------------------------------------------
-def _internal_overlap(data: np.ndarray) -> bool:
-    """Several elements of ``data`` share one memory location (a zero stride: an expand)."""
-    return data.size > 1 and any(st == 0 and n > 1 for n, st in zip(data.shape, data.strides))
-
-
 def _check_overlap(cls: type, data: np.ndarray, others: tuple) -> None:
     """PyTorch's memory-overlap checks of an in-place write into ``data``."""
-    if _internal_overlap(data):
+    if cls.copies_source and _same_data(data, others[0]):
+        return  # copy_ of a tensor onto the very same memory: PyTorch returns before checking
+    if internal_overlap(data):
         if cls.overlap_warning:
             warnings.warn(cls.overlap_warning, UserWarning, stacklevel=4)
         else:
-            raise RuntimeError(
-                "unsupported operation: more than one element of the written-to tensor refers "
-                "to a single memory location. Please clone() the tensor before performing the "
-                "operation."
-            )
+            raise RuntimeError(OVERLAP_WRITE_ERROR)
     for x in others:
         if not isinstance(x, graph.Tensor):
             continue
         src = x._data
         if cls.copies_source and _same_elements(data, src):
             continue  # copy_ of a tensor onto itself (x[None] = x): nothing to do
-        if _overlap(data, src) == "partial":
+        status = _overlap(data, src)
+        if status == "partial" or (status == "full" and cls.refuses_full_overlap):
             raise RuntimeError(
                 "unsupported operation: some elements of the input tensor and the written-to "
                 "tensor refer to a single memory location. Please clone() the tensor before "
@@ -733,6 +813,19 @@ def _check_overlap(cls: type, data: np.ndarray, others: tuple) -> None:
             )
     if not data.flags.writeable:
         raise RuntimeError("in-place write: this tensor's memory is read-only")
+
+
+def _same_data(data: np.ndarray, src: Any) -> bool:
+    """``src`` is a tensor viewing exactly ``data``: same address, shape, strides, dtype."""
+    if not isinstance(src, graph.Tensor):
+        return False
+    other = src._data
+    return (
+        other.__array_interface__["data"][0] == data.__array_interface__["data"][0]
+        and other.shape == data.shape
+        and other.strides == data.strides
+        and other.dtype == data.dtype
+    )
 
 
 def _extent(a: np.ndarray) -> tuple:
@@ -778,7 +871,7 @@ def _same_elements(out: np.ndarray, src: np.ndarray) -> bool:
 
 def _write(node: Op, data: np.ndarray, out: np.ndarray, arrays: list, params: dict) -> None:
     """Write an in-place op's result into the target's memory."""
-    if node.overlap_warning and _internal_overlap(data):
+    if node.overlap_warning and internal_overlap(data):
         node.write_overlapping(data, *arrays, **params)  # only the written elements
     else:
         np.copyto(data, out, casting="unsafe")
@@ -792,13 +885,18 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     the base when ``target`` is a view).
     """
     Tensor = graph.Tensor
-    # Integer and bool tensors carry no gradient: writing into one records nothing.
     requires_grad = grad_state.enabled and (
         view_requires_grad(target)
         or any(isinstance(x, Tensor) and view_requires_grad(x) for x in others)
     )
     checking = requires_grad and cls.checks_inplace
-    recording = requires_grad and cls.differentiable and target._data.dtype.kind == "f"
+    # As PyTorch's generated in-place ops, a write records on an integer or bool target too
+    # (it then requires grad); copy_ is PyTorch's hand-written exception.
+    recording = (
+        requires_grad
+        and cls.differentiable
+        and (target._data.dtype.kind in "fc" or not cls.copies_source)
+    )
     data = target._data
     node = cls.__new__(cls)
     arrays = [x._data if isinstance(x, Tensor) else x for x in others]

@@ -35,9 +35,11 @@ from .grad_mode import state as grad_state
 from .graph import Node, accumulator_of
 
 __all__ = [
+    "OVERLAP_WRITE_ERROR",
     "AsStridedBackward0",
     "CopySlices",
     "CreationMeta",
+    "internal_overlap",
     "check_inplace",
     "edge_of",
     "rebase_history",
@@ -320,6 +322,17 @@ class AsStridedBackward0(Node):
         return {"size": self._meta[2], "self_geometry": self._meta[0]}
 
 
+OVERLAP_WRITE_ERROR = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+
+
+def internal_overlap(data: np.ndarray) -> bool:
+    """Several elements of ``data`` share one memory location (a zero stride: an expand)."""
+    return data.size > 1 and any(st == 0 and n > 1 for n, st in zip(data.shape, data.strides))
+
+
 class CopySlices(Node):
     """Gradient of an in-place op on a view, seen from the view's base.
 
@@ -350,15 +363,19 @@ class CopySlices(Node):
             grad_slice = replay_view_tensor(self._view_steps, result)
             res = self.fn._run([grad_slice.clone()], True)
             if res[0] is not None:
-                grad_slice.copy_(res[0])
-            else:
-                grad_slice.zero_()
+                grad_slice.copy_(res[0])  # refuses a view with internal overlap, as below
         else:
             result = np.array(grad, copy=True)
             grad_slice = replay_view_array(self._view_steps, result)
             res = self.fn._run([grad_slice.copy()], False)
-            grad_slice[...] = 0 if res[0] is None else res[0]
-        return (result, *res[1:])
+            if res[0] is not None:
+                if internal_overlap(grad_slice):
+                    # PyTorch writes the slice's gradient with copy_, which refuses this.
+                    raise RuntimeError(OVERLAP_WRITE_ERROR)
+                grad_slice[...] = res[0]
+        # No gradient for the view's old values (a custom Function's None): PyTorch then
+        # gives the base no gradient at all, not one with a zero slice.
+        return (None if res[0] is None else result, *res[1:])
 
     def _release(self) -> None:
         self.fn._release()

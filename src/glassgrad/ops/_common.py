@@ -19,6 +19,21 @@ def check_tensor(x: Any, op: str, arg: str = "input", position: int = 1) -> Tens
     return x
 
 
+def number_or_tensor(input: Any, other: Any, op: str) -> Any:
+    """``input`` of add, sub, mul, div, true_divide or floor_divide, where PyTorch also takes
+    a Python number (its ``should_allow_numbers_as_tensors``): beside a tensor ``other`` the
+    number stays a scalar operand (promoted as one); with two numbers it becomes a 0-d
+    tensor of PyTorch's dtype for it (bool, int64 or the default float)."""
+    if isinstance(input, Tensor) or not isinstance(input, (int, float)):
+        return check_tensor(input, op)
+    if isinstance(other, Tensor):
+        return input
+    if isinstance(input, bool):
+        return Tensor._from_array(np.asarray(input))
+    dtype = np.int64 if isinstance(input, int) else default_numpy_float()
+    return Tensor._from_array(np.asarray(input, dtype=dtype))
+
+
 def is_scalar(x: Any) -> bool:
     return isinstance(x, (int, float, bool, np.number, np.bool_))
 

@@ -85,6 +85,10 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     np_dtype = target.numpy if isinstance(target, _dtype.dtype) else target
     if np_dtype is None or np_dtype == input._data.dtype:
         return clone(input) if copy else input
+    if np.dtype(np_dtype).kind not in "fc":
+        # PyTorch's _to_copy output is differentiable only for a floating dtype: an integer
+        # or bool copy is outside the graph (it would otherwise pass gradients back).
+        return Tensor._from_array(input._data.astype(np_dtype))
     return ToCopyBackward0.apply(input, dtype=np_dtype)
 
 
@@ -166,6 +170,17 @@ class FillBackward2(Op):
         return zeros_like_grad(F, grad)
 
 
+class FillBackward3(Op):
+    """``self.fill_(value)`` with a 0-d tensor ``value``: it gets the gradient's sum."""
+
+    def forward(self, x, value):
+        return np.full_like(x, value)
+
+    def backward(self, F, grad):
+        value_grad = F.sum(grad) if self.needs_input_grad[1] else None
+        return zeros_like_grad(F, grad) if self.needs_input_grad[0] else None, value_grad
+
+
 def copy_(input: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     """Write ``src`` (broadcast, cast) into ``input`` in place.
 
@@ -183,9 +198,20 @@ def zero_(input: Tensor) -> Tensor:
 
 
 def fill_(input: Tensor, value: Any) -> Tensor:
-    """Fill with ``value`` in place."""
+    """Fill with ``value`` (a number or a 0-d tensor, which then gets a gradient) in place.
+
+    Example::
+
+        >>> x = glassgrad.zeros(2); x.fill_(glassgrad.tensor(3.0))
+        tensor([3., 3.])
+    """
     if isinstance(value, Tensor):
-        value = value.item()
+        if value.dim():
+            raise RuntimeError(
+                "fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value.dim()} dimensions."
+            )
+        return apply_inplace(FillBackward3, input, value)
     return apply_inplace(FillBackward2, input, value=value)
 
 

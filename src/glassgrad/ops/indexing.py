@@ -351,6 +351,8 @@ class IndexPutBackward0(Op):
     """x[key] = values (or += with accumulate), written into x. ``cast``: a single-element
     value set through one boolean mask is cast, as PyTorch's masked_fill_ path casts it."""
 
+    refuses_full_overlap = True
+
     __slots__ = ("key", "accumulate")
     overlap_warning = (
         "Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
@@ -433,9 +435,14 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
             IndexPutBackward0, view, value, key=advanced, accumulate=False, cast=mask_fill
         )
         return
-    from .conversion import copy_
+    from .conversion import copy_, fill_
 
-    copy_(view, value)
+    # PyTorch's copy_to: a 0-d tensor of another shape fills (FillBackward3, which also
+    # records on an integer target), anything else is copied.
+    if isinstance(value, Tensor) and value.dim() == 0 and view.dim() != 0:
+        fill_(view, value)
+    else:
+        copy_(view, value)
 
 
 def _getitem_samples(rng: np.random.Generator) -> list[Sample]:

@@ -503,6 +503,10 @@ class ConvolutionBackward0(Op):
         out, self._cols_ticket = conv_array(
             x, w, b, stride2, pads2, dil2, groups, transposed, outpad2, x_last
         )
+        # The input's dtype (a transposed conv's bias may have another); PyTorch's Empty
+        # backend multiplies an input without channels by the whole weight, promoting.
+        dtype = np.result_type(x, w) if x.shape[1] == 0 else x.dtype
+        out = out.astype(dtype, copy=False)
         return out[:, :, 0, :] if one_d else out
 
     def backward(self, F, grad):
@@ -668,15 +672,17 @@ def _check_conv(
         )
     if not isinstance(groups, (int, np.integer)) or groups <= 0:
         raise RuntimeError(f"{op}(): non-positive groups is not supported, got groups={groups}")
-    if x.dtype != w.dtype:
-        raise RuntimeError(
-            f"expected scalar type {scalar_type_name(x.dtype)} but found "
-            f"{scalar_type_name(w.dtype)}"
-        )
-    if bias is not None and bias._data.dtype != x.dtype:
+    # PyTorch's order: the bias (not checked for transposed convolutions, whose kernel casts
+    # it to the input's dtype), then the weight.
+    if not transposed and bias is not None and bias._data.dtype != x.dtype:
         raise RuntimeError(
             f"Input type ({c_type_name(x.dtype)}) and bias type ({c_type_name(bias._data.dtype)}) "
             "should be the same"
+        )
+    if x.dtype != w.dtype and x.size:  # an empty input takes PyTorch's Empty backend
+        raise RuntimeError(
+            f"expected scalar type {scalar_type_name(x.dtype)} but found "
+            f"{scalar_type_name(w.dtype)}"
         )
     batched = list(x.shape) if x.ndim == n + 2 else [1, *x.shape]
     if w.shape[0] == 0:

@@ -19,7 +19,7 @@ import numpy as np
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.op import Op
+from ..autograd.op import Op, save_argument, unpack_argument
 from . import conversion, pointwise, shape
 from . import reduction as reduce_ops
 from ._common import array_of, binary_operands, broadcast_error, check_tensor
@@ -237,6 +237,13 @@ class HuberLossBackward0(Op):
 
     def backward(self, F, grad):
         x, t = self.saved
+        x_dtype, t_dtype = array_of(x).dtype, array_of(t).dtype
+        if x_dtype != t_dtype:
+            # PyTorch's backward kernel writes into a gradient like the input and refuses a
+            # target of another dtype (its forward allows it).
+            raise RuntimeError(
+                f"Found dtype {scalar_type_name(t_dtype)} but expected {scalar_type_name(x_dtype)}"
+            )
         d = x - t
         dv = array_of(x) - array_of(t)
         # d itself inside [-delta, delta], the bound outside (PyTorch's kernel).
@@ -381,13 +388,16 @@ class NllLossBackward0(Op):
     # input are caught, and under create_graph the gradient depends on it.
     saved_inputs = (0,)
     grad_reads_saved = True
-    __slots__ = ("reduction", "shape", "class_dim", "index", "coefficient", "ignored")
+    __slots__ = ("reduction", "shape", "class_dim", "index", "coefficient", "ignored", "_kept")
 
     def forward(self, x, *, target, weight=None, reduction="mean", ignore_index=-100):
-        # The target is a keyword (an array): like PyTorch, the node's only edge is the input.
+        # The target and the class weights are keywords (tensors without an edge, as in
+        # PyTorch, whose node saves them: changing one in place before the backward raises).
+        self._kept = (save_argument(target), save_argument(weight))
+        weight = None if weight is None else weight._data
         class_dim = 0 if x.ndim == 1 else 1
         classes = x.shape[class_dim]
-        target = target.astype(np.int64, copy=False)
+        target = target._data.astype(np.int64, copy=False)
         self.reduction, self.shape, self.class_dim = reduction, x.shape, class_dim
         if (
             x.ndim == 2
@@ -433,6 +443,8 @@ class NllLossBackward0(Op):
             return np.asarray(np.sum(losses) / total_weight, dtype=x.dtype)
 
     def backward(self, F, grad):
+        for kept in self._kept:
+            unpack_argument(kept)
         # Linear in grad: the gradient puts -weight[t] (/ total weight) at each target class.
         values = grad * self.coefficient
         if self.ignored is not None:  # exact zeros there, even for an inf incoming gradient
@@ -489,8 +501,8 @@ def _check_class_target(op: str, input: Tensor, target: Tensor) -> None:
         )
 
 
-def _class_weight(op: str, input: Tensor, weight: Tensor | None) -> Any:
-    """The per-class weight as an array (checked: 1-D, one per class, input's dtype)."""
+def _class_weight(op: str, input: Tensor, weight: Tensor | None) -> Tensor | None:
+    """The per-class weight, checked: 1-D, one per class, the input's dtype."""
     w = _constant_weight(op, "nll_loss_forward", "weight", weight)
     if w is None:
         return None
@@ -505,7 +517,7 @@ def _class_weight(op: str, input: Tensor, weight: Tensor | None) -> Any:
             f"{op}: expected scalar type {scalar_type_name(input._data.dtype)} but found "
             f"{scalar_type_name(w.dtype)} (weight dtype must match input dtype)"
         )
-    return w
+    return weight
 
 
 def _nll_nd(input: Tensor, target: Tensor, weight: Any, how: str, ignore_index: int) -> Tensor:
@@ -514,16 +526,16 @@ def _nll_nd(input: Tensor, target: Tensor, weight: Any, how: str, ignore_index: 
     params = {"weight": weight, "reduction": how, "ignore_index": ignore_index}
     ndim = input._data.ndim
     if ndim <= 2:
-        return NllLossBackward0.apply(input, target=target._data, **params)
+        return NllLossBackward0.apply(input, target=target, **params)
     if ndim == 4:
-        return NllLoss2DBackward0.apply(input, target=target._data, **params)
+        return NllLoss2DBackward0.apply(input, target=target, **params)
     n, c = input._data.shape[:2]
     out_size = (n, *input._data.shape[2:])
     x = conversion.contiguous(input)
     t = conversion.contiguous(target)
     x = shape.view(x, (n, c, 1, -1) if x._data.size else (n, c, 0, 0))
     t = shape.view(t, (n, 1, -1) if t._data.size else (n, 0, 0))
-    out = NllLoss2DBackward0.apply(x, target=t._data, **params)
+    out = NllLoss2DBackward0.apply(x, target=t, **params)
     return shape.view(out, out_size) if how == "none" else out
 
 
@@ -576,7 +588,7 @@ def _cross_entropy_smoothed(
     nll = _nll_nd(log_probs, target, weight, how, ignore_index)
     ignored = target._data == ignore_index
     if weight is not None:
-        weighted = pointwise.mul(log_probs, _class_view(weight, log_probs._data.ndim))
+        weighted = pointwise.mul(log_probs, _class_view(weight._data, log_probs._data.ndim))
         smooth = pointwise.neg(reduce_ops.sum(weighted, class_dim))
     else:
         smooth = pointwise.neg(reduce_ops.sum(log_probs, class_dim))
@@ -584,7 +596,7 @@ def _cross_entropy_smoothed(
     if how == "mean":
         kept = target._data[~ignored].astype(np.int64)
         if weight is not None:
-            denominator = Tensor._from_array(np.asarray(np.sum(weight[kept])))
+            denominator = Tensor._from_array(np.asarray(np.sum(weight._data[kept])))
         else:
             denominator = Tensor._from_array(np.asarray(np.sum(~ignored), dtype=np.int64))
         smooth = pointwise.div(reduce_ops.sum(smooth), denominator)
@@ -659,7 +671,7 @@ def cross_entropy(
             # A classifier's loss, logits (N, C) against class indices (N,), no options: every
             # check below passes. The same two nodes as below, without the checks (~5 us).
             log_probs = LogSoftmaxBackward0.apply(input, dim=1)
-            return NllLossBackward0.apply(log_probs, target=t, ignore_index=ignore_index)
+            return NllLossBackward0.apply(log_probs, target=target, ignore_index=ignore_index)
     check_tensor(input, "cross_entropy")
     check_tensor(target, "cross_entropy", "target", 2)
     how = _reduction(reduction, size_average, reduce)
@@ -706,9 +718,13 @@ class BinaryCrossEntropyBackward0(Op):
     """out = reduce(-w (t log x + (1 - t) log(1 - x))), each log clamped at -100"""
 
     saved_inputs = (0, 1)
-    __slots__ = ("reduction", "weight")
+    __slots__ = ("reduction", "weight", "_kept")
 
     def forward(self, x, t, weight=None, reduction="mean"):
+        # The weight (a tensor without an edge) is saved as PyTorch saves it.
+        self._kept = save_argument(weight)
+        if weight is not None:
+            weight = np.broadcast_to(weight._data, x.shape).astype(x.dtype, copy=False)
         self.reduction, self.weight = reduction, weight
         with np.errstate(divide="ignore"):
             log_x = np.maximum(np.log(x), _LOG_FLOOR)
@@ -720,6 +736,7 @@ class BinaryCrossEntropyBackward0(Op):
 
     def backward(self, F, grad):
         x, t = self.saved
+        unpack_argument(self._kept)
         xv = array_of(x)
         scale = grad * _grad_scale(self.reduction, xv.size)
         if self.weight is not None:
@@ -779,10 +796,10 @@ def binary_cross_entropy(
     w = _constant_weight(op, op, "weight", weight)
     if w is not None:
         try:
-            w = np.broadcast_to(w, x.shape).astype(x.dtype, copy=False)
+            np.broadcast_shapes(w.shape, x.shape)
         except ValueError:
             raise broadcast_error(op, w, x) from None
-    return BinaryCrossEntropyBackward0.apply(input, target, weight=w, reduction=how)
+    return BinaryCrossEntropyBackward0.apply(input, target, weight=weight, reduction=how)
 
 
 class BinaryCrossEntropyWithLogitsBackward0(Op):
@@ -793,9 +810,13 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
     """
 
     saved_inputs = (0, 1)
-    __slots__ = ("reduction", "weight", "pos_weight")
+    __slots__ = ("reduction", "weight", "pos_weight", "_kept")
 
     def forward(self, x, t, weight=None, pos_weight=None, reduction="mean"):
+        # The weights (tensors without an edge) are saved as PyTorch saves them.
+        self._kept = (save_argument(weight), save_argument(pos_weight))
+        weight = None if weight is None else weight._data
+        pos_weight = None if pos_weight is None else pos_weight._data
         self.reduction, self.weight, self.pos_weight = reduction, weight, pos_weight
         log_sigmoid = np.negative(np.logaddexp(0.0, -x)).astype(x.dtype, copy=False)
         if pos_weight is not None:
@@ -809,6 +830,8 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
 
     def backward(self, F, grad):
         x, t = self.saved
+        for kept in self._kept:
+            unpack_argument(kept)
         scale = grad * _grad_scale(self.reduction, array_of(x).size)
         if self.weight is not None:
             scale = scale * self.weight
@@ -868,7 +891,6 @@ def binary_cross_entropy_with_logits(
             f"{scalar_type_name(x.dtype)} can't be cast to the desired output type "
             f"{scalar_type_name(t.dtype)})"
         )
-    arrays = {}
     for name, value in (("weight", weight), ("pos_weight", pos_weight)):
         a = _constant_weight(op, op, name, value)
         if a is not None:
@@ -876,8 +898,9 @@ def binary_cross_entropy_with_logits(
                 np.broadcast_shapes(a.shape, x.shape)
             except ValueError:
                 raise broadcast_error(op, a, x) from None
-        arrays[name] = a
-    return BinaryCrossEntropyWithLogitsBackward0.apply(input, target, **arrays, reduction=how)
+    return BinaryCrossEntropyWithLogitsBackward0.apply(
+        input, target, weight=weight, pos_weight=pos_weight, reduction=how
+    )
 
 
 # --- Kullback-Leibler divergence ---------------------------------------------------------------

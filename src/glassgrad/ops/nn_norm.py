@@ -21,8 +21,10 @@ import numpy as np
 
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
-from ..autograd.op import Op
+from ..autograd.op import Op, save_argument, unpack_argument
+from . import conversion, pointwise
 from ._common import check_tensor
+from ._namespace import ArrayNamespace
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
 from .reduction import mean_and_biased_var, mean_array
@@ -71,9 +73,14 @@ class NativeBatchNormBackward0(Op):
     saved_inputs = (0, 1)
     grad_reads_saved = True
     double_backward_zeros = False
-    __slots__ = ("training", "eps", "_running_mean", "_running_invstd")
+    __slots__ = ("training", "eps", "_running_mean", "_running_invstd", "_running_stats")
 
     def forward(self, x, w, b, training, eps, running_mean=None, running_var=None):
+        # The running statistics (tensors, no gradient) are saved as PyTorch saves them, in
+        # training mode too: changing one in place before the backward is an error.
+        self._running_stats = (save_argument(running_mean), save_argument(running_var))
+        running_mean = None if running_mean is None else running_mean._data
+        running_var = None if running_var is None else running_var._data
         self.training, self.eps = training, eps
         dims = _channel_dims(x)
         shape = _channel_shape(x)
@@ -88,6 +95,14 @@ class NativeBatchNormBackward0(Op):
 
     def backward(self, F, grad):
         x, w = self.saved
+        for name, saved in zip(("running_mean", "running_var"), self._running_stats):
+            unpack_argument(saved)
+            if F is not ArrayNamespace and saved is not None and saved[0].requires_grad:
+                # Under create_graph PyTorch's backward is an op of its own, which refuses them.
+                raise RuntimeError(
+                    "The function 'native_batch_norm_backward' is not differentiable with "
+                    f"respect to argument '{name}'. This input cannot have requires_grad True."
+                )
         needs = self.needs_input_grad
         dims = _channel_dims(x)
         count = math.prod([x.shape[d] for d in dims])
@@ -196,37 +211,43 @@ def batch_norm(
         missing = "running_mean" if running_mean is None else "running_var"
         raise RuntimeError(f"{op}(): {missing} must be defined in evaluation mode")
     _check_parameter_dtypes(x, weight, bias, running_mean, running_var)
+    if x.size == 0:
+        # PyTorch's _batch_norm_impl_index for an empty input: a clone scaled by the first
+        # weight and shifted by the first bias (the gradient chain stays), statistics alone.
+        out = conversion.clone(input)
+        if weight is not None:
+            out = pointwise.mul(out, weight[0])
+        if bias is not None:
+            out = pointwise.add(out, bias[0])
+        return out
     if training and (running_mean is not None or running_var is not None):
         _update_running_stats(x, running_mean, running_var, float(momentum))
-    if training:
-        return NativeBatchNormBackward0.apply(input, weight, bias, training=True, eps=eps)
     return NativeBatchNormBackward0.apply(
         input,
         weight,
         bias,
-        training=False,
+        training=bool(training),
         eps=eps,
-        running_mean=running_mean._data.copy(),
-        running_var=running_var._data.copy(),
+        running_mean=running_mean,
+        running_var=running_var,
     )
 
 
 def _update_running_stats(
     x: np.ndarray, running_mean: Tensor | None, running_var: Tensor | None, momentum: float
 ) -> None:
-    """In-place exponential averages, as PyTorch's kernel does (version counters bump)."""
+    """In-place exponential averages, as PyTorch's kernel writes them: without bumping the
+    version counters (the op saves them afterwards)."""
     dims = _channel_dims(x)
     count = x.size // x.shape[1]
     mean, biased_var = mean_and_biased_var(x, dims)
     if running_mean is not None:
         stats = running_mean._data
         stats[...] = (1 - momentum) * stats + momentum * mean
-        running_mean._vc[0] += 1
     if running_var is not None:
         unbiased = biased_var * (count / max(count - 1, 1))
         stats = running_var._data
         stats[...] = (1 - momentum) * stats + momentum * unbiased
-        running_var._vc[0] += 1
 
 
 # --- layer norm ------------------------------------------------------------------------------
@@ -317,11 +338,14 @@ class NativeGroupNormBackward0(Op):
     ``C / num_groups`` channels and all spatial dims; weight and bias per channel."""
 
     saved_inputs = (0, 1)
+    grad_reads_saved = True
+    grads_free_of_saved = (2,)
     __slots__ = ("group", "eps")
 
     def forward(self, x, w, b, group, eps):
         self.group, self.eps = group, eps
-        grouped = x.reshape(x.shape[0], group, -1)
+        # The group size spelled out: -1 is ambiguous for an empty batch.
+        grouped = x.reshape(x.shape[0], group, math.prod(x.shape[1:]) // group)
         normed = _standardized(grouped, (2,), eps).reshape(x.shape)
         return _affine(normed, w, b, _channel_shape(x)[1:]).astype(x.dtype, copy=False)
 
@@ -329,8 +353,8 @@ class NativeGroupNormBackward0(Op):
         x, w = self.saved
         needs = self.needs_input_grad
         shape = tuple(x.shape)
-        grouped_shape = (shape[0], self.group, -1)
         count = math.prod(shape[1:]) // self.group
+        grouped_shape = (shape[0], self.group, count)
         xhat_g, invstd = _standardize(F, F.reshape(x, grouped_shape), (2,), count, self.eps)
         xhat = F.reshape(xhat_g, shape)
         grad_input = grad_weight = grad_bias = None

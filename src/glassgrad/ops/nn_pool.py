@@ -161,6 +161,7 @@ class MaxPool2DWithIndicesBackward0(Op):
         "_shape",
     )
     nondiff_outputs = (1,)
+    saved_outputs = (1,)  # the indices, when returned: PyTorch saves them
 
     def forward(self, x, kernel_size, stride, padding, dilation, ceil_mode, out_size, indices):
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding

@@ -149,6 +149,7 @@ class AdaptiveMaxPool2DBackward0(Op):
     saved_inputs = (0,)
     grad_reads_saved = True
     nondiff_outputs = (1,)
+    saved_outputs = (1,)  # the indices, when returned: PyTorch saves them
     __slots__ = ("result1", "_shape")
 
     def forward(self, x, output_size, indices):

@@ -18,6 +18,7 @@ from ._common import (
     broadcast_error,
     check_tensor,
     floating_operands,
+    number_or_tensor,
     zeros_like_grad,
 )
 from ._namespace import default_float
@@ -177,8 +178,8 @@ def add(input: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
         tensor([21., 22.])
     """
     if alpha == 1:  # no keyword: the common case is measurably faster
-        return AddBackward0.apply(check_tensor(input, "add"), other)
-    return AddBackward0.apply(check_tensor(input, "add"), other, alpha=alpha)
+        return AddBackward0.apply(number_or_tensor(input, other, "add"), other)
+    return AddBackward0.apply(number_or_tensor(input, other, "add"), other, alpha=alpha)
 
 
 def sub(input: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
@@ -189,7 +190,7 @@ def sub(input: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
         >>> glassgrad.sub(glassgrad.tensor([1.0, 2.0]), 1)
         tensor([0., 1.])
     """
-    return SubBackward0.apply(check_tensor(input, "sub"), other, alpha=alpha)
+    return SubBackward0.apply(number_or_tensor(input, other, "sub"), other, alpha=alpha)
 
 
 def rsub(input: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
@@ -213,7 +214,7 @@ def mul(input: Tensor, other: Any) -> Tensor:
         >>> glassgrad.mul(glassgrad.tensor([1.0, 2.0]), 3)
         tensor([3., 6.])
     """
-    return MulBackward0.apply(check_tensor(input, "mul"), other)
+    return MulBackward0.apply(number_or_tensor(input, other, "mul"), other)
 
 
 def div(input: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
@@ -224,7 +225,7 @@ def div(input: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tenso
         >>> glassgrad.div(glassgrad.tensor([1, 2]), 4)
         tensor([0.2500, 0.5000])
     """
-    check_tensor(input, "div")
+    input = number_or_tensor(input, other, "div")
     if rounding_mode is not None:
         from .pointwise_extra import div_rounded  # defined with floor/trunc
 
@@ -415,13 +416,18 @@ class PowBackward1(Op):
         grad_x = grad_e = None
         if needs[0]:
             e_const = e._data if isinstance(e, Tensor) else e
+            # PyTorch's pow_backward_self computes exponent - 1: a bool exponent refuses it.
+            _refuse_bool_subtraction(np.asarray(e_const), 1)
             grad_x = F.where(np.asarray(e_const) == 0, 0.0, grad * e * x ** (e - 1))
         if needs[1]:
             x_const = x._data if isinstance(x, Tensor) else x
             e_const = e._data if isinstance(e, Tensor) else e
             zero_base = (np.asarray(x_const) == 0) & (np.asarray(e_const) >= 0)
-            safe_x = F.where(zero_base, 1.0, x)
-            grad_e = F.where(zero_base, 0.0, grad * out * F.log(safe_x))
+            out_dtype = array_of(out).dtype
+            base = x if np.asarray(x_const).dtype == out_dtype else F.cast(x, out_dtype)
+            # PyTorch's pow_backward_exponent: log(0) stays in the unselected branch, so a
+            # second derivative there is NaN as in PyTorch.
+            grad_e = grad * F.where(zero_base, 0.0, out * F.log(base))
         return grad_x, grad_e
 
 

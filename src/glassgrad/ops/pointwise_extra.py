@@ -25,6 +25,7 @@ from ._common import (
     check_tensor,
     floating_operands,
     is_scalar,
+    number_or_tensor,
     zeros_like_grad,
 )
 from ._namespace import default_float
@@ -214,7 +215,7 @@ def div_rounded(input: Tensor, other: Any, rounding_mode: str | None) -> Tensor:
         >>> glassgrad.div(glassgrad.tensor([7.0, -7.0]), 2, rounding_mode="trunc")
         tensor([ 3., -3.])
     """
-    check_tensor(input, "div")
+    input = number_or_tensor(input, other, "div")
     if rounding_mode not in _ROUNDING_MODES:
         raise RuntimeError(
             "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
@@ -233,7 +234,7 @@ def true_divide(input: Tensor, other: Any) -> Tensor:
         >>> glassgrad.true_divide(glassgrad.tensor([1, 3]), 2)
         tensor([0.5000, 1.5000])
     """
-    return DivBackward0.apply(check_tensor(input, "true_divide"), other)
+    return DivBackward0.apply(number_or_tensor(input, other, "true_divide"), other)
 
 
 def floor_divide(input: Any, other: Any) -> Tensor:

@@ -194,6 +194,7 @@ class _DimExtremum(Op):
 
     __slots__ = ("shape", "dim", "keepdim", "indices")
     nondiff_outputs = (1,)
+    saved_outputs = (1,)  # the indices, as PyTorch saves them: changing them is an error
     arg: Any = None
 
     def forward(self, x, dim, keepdim=False):

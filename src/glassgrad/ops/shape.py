@@ -183,6 +183,8 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
         glassgrad.Size([4, 2, 3])
     """
     n = check_tensor(input, "permute")._data.ndim
+    if not dims:  # PyTorch's argument parser: dims is required, even for a 0-d tensor
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     dims = tuple(wrap_dim(d, n, "permute") for d in _shape_arg(dims))
     if sorted(dims) != list(range(n)):
         raise RuntimeError(

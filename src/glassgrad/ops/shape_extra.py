@@ -380,8 +380,6 @@ class SplitBackward0(Op):
         return tuple(x[lead + (slice(a, a + s),)] for a, s in zip(starts, sizes))
 
     def backward(self, F, grads):
-        if type(grads) is not tuple:  # a split into one piece gets its gradient bare
-            grads = (grads,)
         if isinstance(grads[0], Tensor):
             return cat(list(grads), self.dim)
         return np.concatenate(grads, axis=self.dim)
@@ -568,6 +566,8 @@ def index_select(input: Tensor, dim: int, index: Any) -> Tensor:
 class IndexAddBackward0(Op):
     """out = input with ``alpha * source`` added at positions ``index`` along ``dim``"""
 
+    refuses_full_overlap = True
+
     # The source is saved when its gradient is wanted, as PyTorch saves it (for its shape).
     saved_inputs = (1,)
     saved_for = ((1,),)
@@ -690,6 +690,8 @@ def _scatter_src_grad(F: Any, grad: Any, dim: int, index: np.ndarray, src_shape:
 class ScatterBackward0(Op):
     """out = input with ``src`` written at gather addressing (edges: input, src)"""
 
+    refuses_full_overlap = True
+
     __slots__ = ("dim", "index", "src_sizes")
 
     def forward(self, x, src, dim, index):
@@ -725,6 +727,8 @@ class ScatterBackward1(Op):
 
 class ScatterAddBackward0(Op):
     """out = input with ``src`` added at gather addressing (repeated indices accumulate)"""
+
+    refuses_full_overlap = True
 
     __slots__ = ("dim", "index", "src_sizes")
 
