@@ -37,9 +37,40 @@ def tiny_run(tmp_path_factory):
 def test_tiny_run_writes_every_file_into_the_output_folder(tiny_run):
     result, out = tiny_run
     names = {"curves.png", "training_step.svg", "training_step.html", "model.safetensors"}
-    assert {path.name for path in out.iterdir()} == names
-    assert {path.name for path in result.paths.values()} == names
-    assert all(path.parent == out and path.stat().st_size > 0 for path in result.paths.values())
+    assert {path.name for path in out.iterdir()} == names | {"tensorboard"}
+    assert {path.name for path in result.paths.values()} == names | {"tensorboard"}
+    assert all(path.parent == out for path in result.paths.values())
+    assert all(result.paths[key].stat().st_size > 0 for key in ("curves", "checkpoint"))
+    assert result.paths["tensorboard"].is_dir()
+
+
+def test_tensorboard_logs_scalars_histograms_and_both_graphs(tiny_run):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    result, _ = tiny_run
+    logs = EventAccumulator(str(result.paths["tensorboard"]), size_guidance={"scalars": 0})
+    logs.Reload()
+    step_loss = logs.Scalars("loss/train_step")
+    assert [e.step for e in step_loss] == [0, 1, 2, 3]
+    np.testing.assert_allclose([e.value for e in step_loss], result.history.step_loss, rtol=1e-6)
+    (accuracy,) = logs.Scalars("accuracy/test")
+    assert accuracy.step == 1 and accuracy.value == pytest.approx(result.test_accuracy)
+    for tag in ["loss/train", "loss/test", "accuracy/train", "learning_rate"]:
+        assert len(logs.Scalars(tag)) == 1
+    params = dict(result.model.named_parameters())
+    assert sorted(logs.Tags()["histograms"]) == sorted(params)
+    histogram = logs.Histograms("conv1.weight")[0].histogram_value
+    assert histogram.num == params["conv1.weight"].numel()
+    forward = {node.name: node for node in logs.Graph().node}
+    assert "Sequential/Conv2d[conv1]/Convolution" in forward
+    assert "Sequential/Linear[classifier]/weight" in forward
+    backward = EventAccumulator(str(result.paths["tensorboard"] / "backward"))
+    backward.Reload()
+    nodes = {node.name: node for node in backward.Graph().node}
+    weight = nodes["Sequential/Conv2d[conv2]/weight"]
+    assert weight.op == "AccumulateGrad" and weight.attr["parameter"].s == b"conv2.weight"
+    assert "Sequential/MaxPool2d[pool1]/MaxPool2DWithIndicesBackward0" in nodes
+    assert weight.attr["grad_received_norms"].list.f[0] > 0
 
 
 def test_curves_are_a_png_with_both_panels(tiny_run):
@@ -167,7 +198,8 @@ def test_help_lists_the_options_and_the_outputs():
     text = " ".join(completed.stdout.split())
     for option in ["--epochs", "--batch-size", "--lr", "--out", "--seed", "--limit"]:
         assert option in text
-    for output in ["curves.png", "training_step.svg", "training_step.html", "model.safetensors"]:
+    for output in ["curves.png", "training_step.svg", "training_step.html", "model.safetensors",
+                   "tensorboard/"]:  # fmt: skip
         assert output in text
     assert "interactive explorer" in text and "(default: out)" in text
 

@@ -12,7 +12,12 @@ progress bar, prints the test accuracy and writes into the output folder:
   self-contained interactive explorer (``glassgrad.viz.explore``) with the gradients that
   flowed through each node;
 * ``model.safetensors`` -- the trained weights (``glassgrad.save(model.state_dict(), path)``),
-  loadable by ``glassgrad.load`` and by ``safetensors.torch.load_file``.
+  loadable by ``glassgrad.load`` and by ``safetensors.torch.load_file``;
+* ``tensorboard/`` -- TensorBoard logs (``glassgrad.utils.tensorboard.SummaryWriter``): the loss
+  of every step, loss, accuracy and learning rate per epoch, weight histograms per epoch, the
+  model's forward graph (``add_graph``) and, in the run ``tensorboard/backward``, the autograd
+  graph of the first step grouped by module with its gradient norms
+  (``add_backward_graph``). ``tensorboard --logdir out/tensorboard`` shows them.
 
 Example::
 
@@ -38,6 +43,7 @@ import glassgrad
 from glassgrad import nn, optim, viz
 from glassgrad.nn import functional as F
 from glassgrad.utils.data import DataLoader, TensorDataset
+from glassgrad.utils.tensorboard import SummaryWriter
 
 __all__ = ["main", "parse_args", "build_model", "load_digit_split", "DigitSplit", "DemoResult"]
 
@@ -46,6 +52,7 @@ CURVES_FILE = "curves.png"
 GRAPH_SVG_FILE = "training_step.svg"
 GRAPH_HTML_FILE = "training_step.html"
 CHECKPOINT_FILE = "model.safetensors"
+TENSORBOARD_DIR = "tensorboard"
 NUM_CLASSES = 10
 
 
@@ -68,7 +75,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
             f"folder: {CURVES_FILE} (loss and accuracy curves), {GRAPH_SVG_FILE} (the autograd "
             f"graph of one training step, drawn by Graphviz), {GRAPH_HTML_FILE} (the same graph "
             "in glassgrad's self-contained interactive explorer: open it in any browser) and "
-            f"{CHECKPOINT_FILE} (the trained weights, safetensors format)."
+            f"{CHECKPOINT_FILE} (the trained weights, safetensors format) and {TENSORBOARD_DIR}/ "
+            "(TensorBoard logs: loss and accuracy, weight histograms, the forward graph and the "
+            f"backward graph by module; tensorboard --logdir OUT/{TENSORBOARD_DIR})."
         ),
         epilog="example: python -m glassgrad.demo --epochs 5 --out results",
         formatter_class=_DefaultsHelpFormatter,
@@ -252,9 +261,11 @@ def _train_step(
     images: glassgrad.Tensor,
     labels: glassgrad.Tensor,
     graph_paths: tuple[Path, Path] | None = None,
+    writer: SummaryWriter | None = None,
 ) -> tuple[float, int]:
     """One optimizer step; returns (loss, correct). With ``graph_paths`` also draw its graph
-    (SVG, explorer HTML) between forward and backward, recording what backward does."""
+    (SVG, explorer HTML) between forward and backward, recording what backward does, and write
+    it to ``writer`` as a TensorBoard backward graph."""
     if graph_paths is None:
         logits = model(images)
         loss = F.cross_entropy(logits, labels)
@@ -278,6 +289,8 @@ def _train_step(
             forward_log=forward_log,
             title="glassgrad demo: one training step of the digits CNN",
         )
+        if writer is not None:
+            writer.add_backward_graph(loss, forward_log=forward_log, trace=trace)
     optimizer.step()
     scheduler.step()
     correct = int((logits.detach().argmax(dim=1) == labels).sum().item())
@@ -289,8 +302,10 @@ def train(
     split: DigitSplit,
     args: argparse.Namespace,
     graph_paths: tuple[Path, Path],
+    writer: SummaryWriter,
 ) -> History:
-    """Train ``model`` with Adam and a one-cycle schedule; draw the first step's graph."""
+    """Train ``model`` with Adam and a one-cycle schedule; draw the first step's graph; log the
+    loss of every step and the epochs' figures and weight histograms to ``writer``."""
     from tqdm import tqdm
 
     dataset = TensorDataset(
@@ -322,7 +337,9 @@ def train(
                     images,
                     labels,
                     graph_paths if first_step else None,
+                    writer,
                 )
+                writer.add_scalar("loss/train_step", loss, len(history.step_loss))
                 history.step_loss.append(loss)
                 loss_sum += loss * len(labels)
                 correct_sum += correct
@@ -334,10 +351,24 @@ def train(
             history.train_accuracy.append(correct_sum / seen)
             history.test_loss.append(test_loss)
             history.test_accuracy.append(test_correct / len(split.test_labels))
+            _log_epoch(writer, model, history, epoch, optimizer.param_groups[0]["lr"])
             progress.set_postfix(
                 loss=f"{history.train_loss[-1]:.3f}", test_acc=f"{history.test_accuracy[-1]:.1%}"
             )
     return history
+
+
+def _log_epoch(
+    writer: SummaryWriter, model: nn.Module, history: History, epoch: int, lr: float
+) -> None:
+    """The epoch's loss, accuracy and learning rate, and a histogram of every parameter."""
+    writer.add_scalar("loss/train", history.train_loss[-1], epoch)
+    writer.add_scalar("loss/test", history.test_loss[-1], epoch)
+    writer.add_scalar("accuracy/train", history.train_accuracy[-1], epoch)
+    writer.add_scalar("accuracy/test", history.test_accuracy[-1], epoch)
+    writer.add_scalar("learning_rate", lr, epoch)
+    for name, param in model.named_parameters():
+        writer.add_histogram(name, param, epoch)
 
 
 # ----------------------------------------------------------------------------- outputs
@@ -424,7 +455,7 @@ def main(argv: Sequence[str] | None = None) -> DemoResult:
     --------
     >>> result = main(["--epochs", "1", "--limit", "200", "--out", "/tmp/demo"])  # doctest: +SKIP
     >>> sorted(result.paths)  # doctest: +SKIP
-    ['checkpoint', 'curves', 'graph_html', 'graph_svg']
+    ['checkpoint', 'curves', 'graph_html', 'graph_svg', 'tensorboard']
     """
     args = parse_args(argv)
     wall_start, cpu_start = time.perf_counter(), time.process_time()
@@ -434,6 +465,7 @@ def main(argv: Sequence[str] | None = None) -> DemoResult:
         "graph_svg": args.out / GRAPH_SVG_FILE,
         "graph_html": args.out / GRAPH_HTML_FILE,
         "checkpoint": args.out / CHECKPOINT_FILE,
+        "tensorboard": args.out / TENSORBOARD_DIR,
     }
 
     split = load_digit_split(args.seed, limit=args.limit)
@@ -448,8 +480,13 @@ def main(argv: Sequence[str] | None = None) -> DemoResult:
           f"Adam with a one-cycle learning rate (peak {args.lr:g})")  # fmt: skip
     sys.stdout.flush()
 
-    with _limit_blas_threads(args.threads):
-        history = train(model, split, args, (paths["graph_svg"], paths["graph_html"]))
+    # purge_step=0: TensorBoard hides what an earlier run left in the same folder.
+    with (
+        _limit_blas_threads(args.threads),
+        SummaryWriter(paths["tensorboard"], purge_step=0) as writer,
+    ):
+        writer.add_graph(model, glassgrad.from_numpy(split.train_images[:1]))
+        history = train(model, split, args, (paths["graph_svg"], paths["graph_html"]), writer)
         _, test_correct = evaluate(model, split.test_images, split.test_labels)
     glassgrad.save(model.state_dict(), paths["checkpoint"])
     plot_curves(history, paths["curves"])
@@ -468,6 +505,7 @@ def main(argv: Sequence[str] | None = None) -> DemoResult:
         "graph_svg": "autograd graph of one training step (Graphviz)",
         "graph_html": "the same graph, interactive: open it in a browser",
         "checkpoint": "trained weights (glassgrad.load, safetensors.torch.load_file)",
+        "tensorboard": "TensorBoard logs: tensorboard --logdir " + os.fspath(paths["tensorboard"]),
     }
     width = max(len(os.fspath(path)) for path in paths.values())
     for index, (key, path) in enumerate(paths.items()):

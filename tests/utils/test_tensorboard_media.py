@@ -223,3 +223,61 @@ def test_custom_scalars_layout(tmp_path):
     assert list(layout.category[0].chart[0].multiline.tag) == ["loss/train", "loss/test"]
     margin = layout_pb2.Layout.FromString(second.summary.value[0].tensor.string_val[0])
     assert margin.category[0].chart[0].margin.series[0].upper == "hi"
+
+
+# ----------------------------------------------------------------------------- embeddings
+
+
+def test_add_embedding_writes_the_projector_files(tmp_path):
+    from google.protobuf import text_format
+    from tensorboard.plugins.projector.projector_config_pb2 import ProjectorConfig
+
+    points = RNG.standard_normal((5, 3))
+    images = RNG.random((5, 1, 4, 4))
+    with SummaryWriter(tmp_path) as writer:
+        writer.add_embedding(gg.tensor(points), metadata=["a", "b", "c", "d", "e"],
+                             label_img=gg.tensor(images), global_step=7, tag="layer/out")  # fmt: skip
+        writer.add_embedding(points[:, :2], metadata=[[1, "x"], [2, "y"], [3, "z"], [4, "u"],
+                             [5, "v"]], metadata_header=["id", "name"])  # fmt: skip
+    config = text_format.Parse((tmp_path / "projector_config.pbtxt").read_text(), ProjectorConfig())
+    first, second = config.embeddings
+    assert first.tensor_name == "layer/out:00007"
+    assert first.tensor_path == "00007/layer%2fout/tensors.tsv"
+    assert first.metadata_path == "00007/layer%2fout/metadata.tsv"
+    assert first.sprite.image_path == "00007/layer%2fout/sprite.png"
+    assert list(first.sprite.single_image_dim) == [4, 4]
+    assert second.tensor_name == "default:00000" and not second.sprite.image_path
+    folder = tmp_path / "00007" / "layer%2fout"
+    np.testing.assert_array_equal(np.loadtxt(folder / "tensors.tsv", ndmin=2), points)
+    assert (folder / "metadata.tsv").read_text() == "a\nb\nc\nd\ne\n"
+    sprite = np.asarray(Image.open(folder / "sprite.png"))
+    assert sprite.shape == (12, 12, 3)  # 3 x 3 cells of 4 x 4 for 5 images
+    np.testing.assert_array_equal(sprite[4:8, 0:4, 0], (images[3, 0] * 255).astype(np.uint8))
+    header = (tmp_path / "00000" / "default" / "metadata.tsv").read_text().splitlines()
+    assert header == ["id\tname", "1\tx", "2\ty", "3\tz", "4\tu", "5\tv"]
+
+
+def test_add_embedding_errors(tmp_path):
+    with SummaryWriter(tmp_path) as writer:
+        with pytest.raises(AssertionError, match=r"mat should be 2-d.*\(2, 3, 4\)"):
+            writer.add_embedding(gg.zeros(2, 3, 4))
+        with pytest.raises(
+            AssertionError, match="#labels should equal #data points: 2 labels for 3"
+        ):
+            writer.add_embedding(gg.zeros(3, 2), metadata=["a", "b"])
+        with pytest.raises(
+            AssertionError, match="#images should equal #data points: 2 images for 3"
+        ):
+            writer.add_embedding(gg.zeros(3, 2), label_img=gg.zeros(2, 3, 4, 4))
+        with pytest.raises(
+            ValueError, match=r"label_img must be images of shape \(N, 1 or 3, H, W\)"
+        ):
+            writer.add_embedding(gg.zeros(3, 2), label_img=gg.zeros(3, 4, 4))
+        with pytest.raises(ValueError, match="metadata_header has 1 columns, the metadata rows 2"):
+            writer.add_embedding(gg.zeros(1, 2), metadata=[[1, 2]], metadata_header=["a"])
+        writer.add_embedding(gg.zeros(3, 2), tag="again")
+        with pytest.warns(UserWarning, match="exists and is overwritten; did you set global_step"):
+            writer.add_embedding(gg.ones(3, 2), tag="again")
+    np.testing.assert_array_equal(
+        np.loadtxt(tmp_path / "00000" / "again" / "tensors.tsv"), np.ones((3, 2))
+    )

@@ -99,3 +99,22 @@ def test_accumulators_read_the_same_tags_and_values(both):
         assert mine.Histograms(tag) == theirs.Histograms(tag)
     for tag in theirs.Tags()["images"]:
         assert mine.Images(tag) == theirs.Images(tag)
+
+
+def test_embedding_files_are_the_same(tmp_path):
+    points = RNG.standard_normal((6, 4)).astype(np.float32)
+    images = RNG.random((6, 3, 5, 5)).astype(np.float32)
+    labels = [f"p{k}" for k in range(6)]
+    for name, lib, writer_class in [("torch", torch, torch_tb.SummaryWriter),
+                                    ("glassgrad", gg, gg_tb.SummaryWriter)]:  # fmt: skip
+        with writer_class(tmp_path / name) as writer:
+            writer.add_embedding(lib.tensor(points), labels, lib.tensor(images), 3, "emb/a")
+            writer.add_embedding(lib.tensor(points[:, :2]), [[k, -k] for k in range(6)],
+                                 global_step=4, metadata_header=["k", "minus k"])  # fmt: skip
+    files = sorted(str(p.relative_to(tmp_path / "torch")) for p in (tmp_path / "torch").rglob("*")
+                   if p.is_file() and "tfevents" not in p.name)  # fmt: skip
+    assert len(files) == 6
+    for name in files:
+        assert (tmp_path / "glassgrad" / name).read_bytes() == (
+            tmp_path / "torch" / name
+        ).read_bytes(), name

@@ -6,9 +6,9 @@ glassgrad`` does not import it.
 Examples
 --------
 >>> from glassgrad.utils.tensorboard import SummaryWriter
->>> writer = SummaryWriter("runs/demo")  # doctest: +SKIP
->>> writer.add_scalar("loss", 0.5, global_step=1)  # doctest: +SKIP
->>> writer.close()  # doctest: +SKIP
+>>> writer = SummaryWriter("runs/demo")
+>>> writer.add_scalar("loss", 0.5, global_step=1)
+>>> writer.close()
 """
 
 try:

@@ -23,6 +23,7 @@ from ._convert import convert_to_HWC, make_np
 
 __all__ = [
     "scalar",
+    "scalar_value",
     "histogram",
     "histogram_raw",
     "make_histogram",
@@ -52,13 +53,7 @@ def scalar(
 ) -> Summary:
     """A one-number summary: ``simple_value``, or with ``new_style`` a float (or double) tensor
     read by the scalars plugin."""
-    array = make_np(value, what).squeeze()
-    if array.ndim != 0:
-        raise AssertionError(
-            f"{what}: tag {name!r}: the value should contain one element (0 dimensions); was "
-            f"given size: {array.size} and {array.ndim} dimensions (shape {tuple(array.shape)})"
-        )
-    number = float(array)
+    number = scalar_value(name, value, what)
     if not new_style:
         return Summary(value=[Summary.Value(tag=name, simple_value=number)])
     if double_precision:
@@ -67,6 +62,19 @@ def scalar(
         proto = TensorProto(float_val=[number], dtype="DT_FLOAT")
     metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="scalars"))
     return Summary(value=[Summary.Value(tag=name, tensor=proto, metadata=metadata)])
+
+
+def scalar_value(name: str, value: Any, what: str = "add_scalar") -> float:
+    """``value`` (a one-element tensor or array, or a number) as a Python float."""
+    if type(value) is float:  # what loss.item() gives: the common case, at no cost
+        return value
+    array = make_np(value, what).squeeze()
+    if array.ndim != 0:
+        raise AssertionError(
+            f"{what}: tag {name!r}: the value should contain one element (0 dimensions); was "
+            f"given size: {array.size} and {array.ndim} dimensions (shape {tuple(array.shape)})"
+        )
+    return float(array)
 
 
 def default_bins() -> list[float]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import socket
 import time
+import warnings
 from datetime import datetime
 from typing import Any
 
@@ -16,7 +17,7 @@ from tensorboard.compat.proto.event_pb2 import Event, SessionLog
 from tensorboard.compat.proto.summary_pb2 import Summary
 
 from . import summary as summaries
-from ._convert import figure_to_image
+from ._convert import figure_to_image, make_np
 from ._event_file import EventFileWriter
 
 __all__ = ["FileWriter", "SummaryWriter"]
@@ -27,8 +28,9 @@ class FileWriter:
 
     Examples
     --------
-    >>> writer = FileWriter("runs/raw")  # doctest: +SKIP
-    >>> writer.add_summary(summaries.scalar("loss", 0.5), global_step=1)  # doctest: +SKIP
+    >>> raw = FileWriter("runs/raw")
+    >>> raw.add_summary(summaries.scalar("loss", 0.5), global_step=1)
+    >>> raw.close()
     """
 
     def __init__(
@@ -101,9 +103,9 @@ class SummaryWriter:
     Examples
     --------
     >>> from glassgrad.utils.tensorboard import SummaryWriter
-    >>> with SummaryWriter("runs/example") as writer:  # doctest: +SKIP
+    >>> with SummaryWriter("runs/example") as run:
     ...     for step in range(100):
-    ...         writer.add_scalar("loss/train", 1 / (step + 1), step)
+    ...         run.add_scalar("loss/train", 1 / (step + 1), step)
     """
 
     def __init__(
@@ -125,6 +127,7 @@ class SummaryWriter:
         self.filename_suffix = filename_suffix
         self.default_bins = summaries.default_bins()
         self._closed = False
+        self._projector_config: Any = None
         self.file_writer: FileWriter | None = None
         self.all_writers: dict[str, FileWriter] | None = None
         self._get_file_writer()
@@ -201,11 +204,21 @@ class SummaryWriter:
 
         Examples
         --------
-        >>> writer.add_scalar("loss", loss, step)  # doctest: +SKIP
+        >>> writer.add_scalar("loss", glassgrad.tensor(0.25), 3)
         """
         writer = self._get_file_writer("add_scalar")
-        summary = summaries.scalar(tag, scalar_value, new_style, double_precision)
-        writer.add_summary(summary, global_step, walltime)
+        if new_style:
+            summary = summaries.scalar(tag, scalar_value, new_style, double_precision)
+            writer.add_summary(summary, global_step, walltime)
+            return
+        # The common case, once per training step: the event is built when it is written.
+        value = summaries.scalar_value(tag, scalar_value)
+        writer.event_writer.add_scalar(
+            tag,
+            value,
+            None if global_step is None else int(global_step),
+            time.time() if walltime is None else walltime,
+        )
 
     def add_scalars(
         self,
@@ -219,7 +232,7 @@ class SummaryWriter:
 
         Examples
         --------
-        >>> writer.add_scalars("loss", {"train": 0.3, "test": 0.4}, step)  # doctest: +SKIP
+        >>> writer.add_scalars("loss", {"train": 0.3, "test": 0.4}, 3)
         """
         root = self._get_file_writer("add_scalars").get_logdir()
         if not isinstance(tag_scalar_dict, dict):
@@ -260,7 +273,7 @@ class SummaryWriter:
 
         Examples
         --------
-        >>> writer.add_histogram("conv1.weight", model.conv1.weight, epoch)  # doctest: +SKIP
+        >>> writer.add_histogram("fc.weight", model.weight, 1)
         """
         writer = self._get_file_writer("add_histogram")
         if isinstance(bins, str) and bins == "tensorflow":
@@ -306,7 +319,7 @@ class SummaryWriter:
 
         Examples
         --------
-        >>> writer.add_image("digit", images[0], step)  # doctest: +SKIP
+        >>> writer.add_image("noise", glassgrad.rand(3, 8, 8), 1)
         """
         writer = self._get_file_writer("add_image")
         summary = summaries.image(tag, img_tensor, dataformats=dataformats, what="add_image")
@@ -370,7 +383,7 @@ class SummaryWriter:
 
         Examples
         --------
-        >>> writer.add_hparams({"lr": 0.01, "batch": 32}, {"hparam/accuracy": 0.98})  # doctest: +SKIP
+        >>> writer.add_hparams({"lr": 0.01, "batch": 32}, {"hparam/accuracy": 0.98})
         """
         root = self._get_file_writer("add_hparams").get_logdir()
         if type(hparam_dict) is not dict or type(metric_dict) is not dict:
@@ -400,7 +413,7 @@ class SummaryWriter:
 
         Examples
         --------
-        >>> writer.add_pr_curve("digit 3", labels == 3, probabilities[:, 3], epoch)  # doctest: +SKIP
+        >>> writer.add_pr_curve("positive", glassgrad.tensor([1, 0, 1]), glassgrad.tensor([0.9, 0.4, 0.3]), 1)
         """
         writer = self._get_file_writer("add_pr_curve")
         summary = summaries.pr_curve(tag, labels, predictions, num_thresholds, weights)
@@ -495,7 +508,7 @@ class SummaryWriter:
 
         Examples
         --------
-        >>> writer.add_graph(model, images[:1])  # doctest: +SKIP
+        >>> writer.add_graph(model, glassgrad.ones(1, 4))
         """
         from ._model_graph import model_graph
 
@@ -537,10 +550,11 @@ class SummaryWriter:
 
         Examples
         --------
-        >>> with viz.record_forward(model) as log:  # doctest: +SKIP
-        ...     loss = F.cross_entropy(model(images), labels)
-        >>> trace = viz.trace_backward(loss)  # runs backward  # doctest: +SKIP
-        >>> writer.add_backward_graph(loss, forward_log=log, trace=trace)  # doctest: +SKIP
+        >>> from glassgrad import viz
+        >>> with viz.record_forward(model) as log:
+        ...     loss = model(glassgrad.ones(3, 4)).pow(2).mean()
+        >>> trace = viz.trace_backward(loss)  # runs the backward
+        >>> writer.add_backward_graph(loss, forward_log=log, trace=trace)
         """
         from ._backward_graph import backward_graph
 
@@ -549,3 +563,75 @@ class SummaryWriter:
         if run is not None:
             writer = self._sub_writer(os.path.join(writer.get_logdir(), run))
         writer.add_graph(profile, walltime)
+
+    # ------------------------------------------------------------------------- embeddings
+
+    def add_embedding(
+        self,
+        mat: Any,
+        metadata: Any = None,
+        label_img: Any = None,
+        global_step: int | None = None,
+        tag: str = "default",
+        metadata_header: Any = None,
+    ) -> None:
+        """Log points (the rows of ``mat``, shape ``(N, D)``) for TensorBoard's Projector, with
+        optional labels (``metadata``: N labels, or N rows under ``metadata_header``) and
+        images (``label_img``: ``(N, C, H, W)`` in [0, 1]).
+
+        The files go to ``<log_dir>/<global_step:05d>/<tag>`` and ``projector_config.pbtxt``
+        lists every embedding of this writer.
+
+        Examples
+        --------
+        >>> writer.add_embedding(glassgrad.randn(10, 3), metadata=list(range(10)), tag="points")
+        """
+        from google.protobuf import text_format
+        from tensorboard.plugins.projector.projector_config_pb2 import ProjectorConfig
+
+        from . import _embedding
+
+        root = self._get_file_writer("add_embedding").get_logdir()
+        matrix = make_np(mat, "add_embedding")
+        if matrix.ndim != 2:
+            raise AssertionError(
+                f"add_embedding: mat should be 2-d, one row per data point; got shape "
+                f"{tuple(matrix.shape)}"
+            )
+        images = None if label_img is None else _embedding.label_images(label_img)
+        if metadata is not None and len(metadata) != matrix.shape[0]:
+            raise AssertionError(
+                f"add_embedding: #labels should equal #data points: {len(metadata)} labels for "
+                f"{matrix.shape[0]} points"
+            )
+        if images is not None and images.shape[0] != matrix.shape[0]:
+            raise AssertionError(
+                f"add_embedding: #images should equal #data points: {images.shape[0]} images "
+                f"for {matrix.shape[0]} points"
+            )
+        step = 0 if global_step is None else global_step
+        subdir = f"{str(step).zfill(5)}/{_embedding.encode_tag(tag)}"
+        folder = os.path.join(root, subdir)
+        if os.path.exists(folder):
+            if not os.path.isdir(folder):
+                raise NotADirectoryError(
+                    f"add_embedding: {folder} exists, but is a file; cannot write there"
+                )
+            warnings.warn(
+                f"add_embedding: {folder} exists and is overwritten; did you set global_step?",
+                stacklevel=2,
+            )
+        else:
+            os.makedirs(folder)
+        if metadata is not None:
+            _embedding.write_metadata(metadata, folder, metadata_header)
+        if images is not None:
+            _embedding.write_sprite(images, folder)
+        _embedding.write_matrix(matrix, folder)
+        if self._projector_config is None:
+            self._projector_config = ProjectorConfig()
+        info = _embedding.embedding_info(tag, step, subdir, metadata is not None, images)
+        self._projector_config.embeddings.extend([info])
+        config = text_format.MessageToString(self._projector_config)
+        with open(os.path.join(root, "projector_config.pbtxt"), "wb") as file:
+            file.write(config.encode("utf-8"))
