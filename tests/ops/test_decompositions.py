@@ -279,3 +279,114 @@ def test_empty_matrices_match_pytorch() -> None:
             ours = getattr(gg.linalg, name)(gg.zeros(*shape, dtype=gg.float64))
             theirs = getattr(torch.linalg, name)(torch.zeros(*shape, dtype=torch.float64))
             assert [tuple(t.shape) for t in ours] == [tuple(t.shape) for t in theirs], (shape, name)
+
+
+LU_ERRORS = {
+    "lu_factor singular": (
+        lambda lib: lib.linalg.lu_factor(lib.tensor([[1.0, 2.0], [2.0, 4.0]])),
+        [
+            "torch.linalg.lu_factor: U[2,2] is zero and using it on lu_solve would result in a "
+            "division by zero. If you still want to perform the factorization, consider calling "
+            "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
+        ],
+    ),
+    "lu_factor singular batch": (
+        lambda lib: lib.linalg.lu_factor(lib.stack([lib.eye(2), lib.zeros(2, 2)])),
+        ["torch.linalg.lu_factor: (Batch element 1): U[1,1] is zero"],
+    ),
+    "lu_factor_ex check_errors": (
+        lambda lib: lib.linalg.lu_factor_ex(lib.zeros(2, 2), check_errors=True),
+        ["torch.linalg.lu_factor_ex: U[1,1] is zero"],
+    ),
+    "lu_factor without pivoting": (
+        lambda lib: lib.linalg.lu_factor(lib.eye(2), pivot=False),
+        ["linalg.lu_factor: LU without pivoting is not implemented on the CPU"],
+    ),
+    "lu without pivoting": (
+        lambda lib: lib.linalg.lu(lib.eye(2), pivot=False),
+        ["linalg.lu_factor: LU without pivoting is not implemented on the CPU"],
+    ),
+    "lu_factor integer": (
+        lambda lib: lib.linalg.lu_factor(lib.eye(2, dtype=lib.int64)),
+        ['"lu_cpu" not implemented for \'Long\''],
+    ),
+    "lu_factor 1-d": (
+        lambda lib: lib.linalg.lu_factor(lib.ones(2)),
+        ["torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: [2] instead"],
+    ),
+    "lu 1-d": (
+        lambda lib: lib.linalg.lu(lib.ones(2)),
+        ["linalg.lu: Expected tensor with 2 or more dimensions. Got size: [2] instead"],
+    ),
+    "lu_solve shapes": (
+        lambda lib: lib.linalg.lu_solve(*lib.linalg.lu_factor(lib.eye(3)), lib.ones(2, 1)),
+        ["linalg.lu_solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 2x1)"],
+    ),
+    "lu_solve non-square": (
+        lambda lib: lib.linalg.lu_solve(
+            lib.ones(3, 2), lib.ones(2, dtype=lib.int32), lib.ones(3, 1)
+        ),
+        ["torch.linalg.lu_solve: A must be batches of square matrices, but they are 3 by 2"],
+    ),
+    "lu_solve pivots dtype": (
+        lambda lib: lib.linalg.lu_solve(lib.eye(3), lib.ones(3, dtype=lib.int64), lib.ones(3, 1)),
+        ["linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32"],
+    ),
+    "lu_solve vector B": (
+        lambda lib: lib.linalg.lu_solve(*lib.linalg.lu_factor(lib.eye(3)), lib.ones(3)),
+        ["linalg.lu_solve: The input tensor B must have at least 2 dimensions."],
+    ),
+    "lu_solve dtypes": (
+        lambda lib: lib.linalg.lu_solve(*lib.linalg.lu_factor(lib.eye(3)), f64(lib, 3, 1)),
+        [
+            "linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type "
+            "Float and B of type Double instead"
+        ],
+    ),
+    "lu_unpack pivots dtype": (
+        lambda lib: lib.lu_unpack(lib.eye(3), lib.ones(3, dtype=lib.int64)),
+        ["torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32"],
+    ),
+    "lu_unpack pivots": (
+        lambda lib: lib.lu_unpack(lib.eye(3), lib.ones(2, dtype=lib.int32)),
+        ["pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive."],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(LU_ERRORS))
+def test_lu_errors_match_pytorch(name: str) -> None:
+    program, words = LU_ERRORS[name]
+    assert_same_error(program, *words)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (2, 5, 5), (5, 3), (3, 5)])
+def test_lu_factors_match_lapack_and_reconstruct(shape: tuple) -> None:
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(shape)
+    ours = gg.linalg.lu_factor_ex(gg.tensor(a))
+    theirs = torch.linalg.lu_factor_ex(torch.tensor(a))
+    for x, y in zip(ours, theirs):
+        assert_same(x, y)
+    p, lower, upper = gg.linalg.lu(gg.tensor(a))
+    np.testing.assert_allclose((p @ lower @ upper).numpy(), a, atol=1e-12)
+
+
+def test_lu_of_a_singular_matrix_reports_the_first_zero_pivot() -> None:
+    a = np.array([[[0.0, 1.0], [0.0, 2.0]], [[1.0, 2.0], [3.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]]])
+    ours = gg.linalg.lu_factor_ex(gg.tensor(a))
+    theirs = torch.linalg.lu_factor_ex(torch.tensor(a))
+    for x, y in zip(ours, theirs):
+        assert_same(x, y)
+
+
+def test_deprecated_lu_functions_warn_as_pytorch() -> None:
+    a = _square(gg)
+    for call in (
+        lambda: gg.lu(a),
+        lambda: gg.lu_solve(a, *gg.linalg.lu_factor(a)),
+        lambda: gg.qr(a),
+        lambda: gg.triangular_solve(a, a),
+    ):
+        with pytest.warns(UserWarning, match="is deprecated in favor of torch.linalg"):
+            call()

@@ -1,0 +1,577 @@
+"""The LU family: ``linalg.lu_factor`` / ``lu_factor_ex`` (packed LU and 1-based int32
+pivots, as LAPACK's getrf), ``linalg.lu`` (P, L, U), ``linalg.lu_solve``, ``torch.lu_unpack``
+and the older ``torch.lu`` / ``torch.lu_solve``.
+
+NumPy has no LU: it is computed here by partial pivoting, batched over leading dims (LAPACK's
+choice of pivot: the first largest magnitude in the column). Gradients are PyTorch's
+``linalg_lu_backward``, ``lu_factor_ex_backward``, ``linalg_lu_solve_LU`` and
+``lu_unpack_backward``, written with triangular solves so that they are differentiable again.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .. import return_types
+from .._dtype import scalar_type_name
+from .._tensor import Tensor
+from ..autograd.op import Op
+from ._common import check_tensor
+from ._linalg_common import LinAlgError, batch_prefix, check_kernel_dtype, invertible, swap
+from ._out import out_result
+from ._registry import NoGrad, Sample, register
+from ._samples import randn
+from .solvers import LinalgSolveTriangularBackward0, triangular_solve_arrays
+
+__all__ = ["lu_factor", "lu_factor_ex", "lu", "lu_solve", "lu_unpack", "lu_top", "lu_solve_top"]
+
+
+# --- arrays --------------------------------------------------------------------------------
+
+
+def lu_arrays(a: np.ndarray) -> tuple:
+    """``(LU, pivots, info)`` of getrf: L (unit lower, below the diagonal) and U packed in one
+    matrix, 1-based int32 row swaps, and per matrix the 1-based index of the first zero pivot
+    (0 when none)."""
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    batch = a.shape[:-2]
+    lu = np.array(a, dtype=a.dtype).reshape(-1, m, n)
+    pivots = np.zeros((lu.shape[0], k), np.int32)
+    info = np.zeros(lu.shape[0], np.int32)
+    rows = np.arange(lu.shape[0])
+    for j in range(k):
+        p = j + np.argmax(np.abs(lu[:, j:, j]), axis=1) if m > j else np.full(len(rows), j)
+        pivots[:, j] = p + 1
+        swapped = lu[rows, p].copy()
+        lu[rows, p] = lu[rows, j]
+        lu[rows, j] = swapped
+        pivot = lu[:, j, j]
+        zero = pivot == 0
+        info[(info == 0) & zero] = j + 1
+        # A zero pivot leaves its column as it is (all zeros below it): getrf's rule.
+        scale = np.where(zero, 1, pivot)[:, None]
+        lu[:, j + 1 :, j] /= scale
+        lu[:, j + 1 :, j + 1 :] -= lu[:, j + 1 :, j : j + 1] * lu[:, j : j + 1, j + 1 :]
+    return lu.reshape(a.shape), pivots.reshape(*batch, k), info.reshape(batch)
+
+
+def permutation_arrays(pivots: np.ndarray, m: int, dtype: np.dtype) -> np.ndarray:
+    """The permutation matrices P (A = P L U) of getrf's 1-based row swaps."""
+    batch, k = pivots.shape[:-1], pivots.shape[-1]
+    flat = pivots.reshape(-1, k) - 1
+    order = np.tile(np.arange(m), (flat.shape[0], 1))
+    rows = np.arange(flat.shape[0])
+    for j in range(k):
+        target = flat[:, j]
+        moved = order[rows, target].copy()
+        order[rows, target] = order[rows, j]
+        order[rows, j] = moved
+    p = np.zeros((flat.shape[0], m, m), dtype)
+    p[rows[:, None], order, np.arange(m)] = 1
+    return p.reshape(*batch, m, m)
+
+
+def _constant(like: Any, array: np.ndarray) -> Any:
+    """``array`` in the namespace of ``like``: a Tensor (no grad) inside a graph of the
+    backward, else the array itself."""
+    return Tensor._from_array(array) if isinstance(like, Tensor) else array
+
+
+def _unpacked(F: Any, lu: Any) -> tuple:
+    """L (m x k, unit diagonal) and U (k x n) of a packed LU, in F's namespace."""
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    lower = F.where(np.tril(np.ones((m, k), bool), -1), lu[..., :, :k], 0.0)
+    lower = F.where(np.eye(m, k, dtype=bool), 1.0, lower)
+    upper = F.where(np.triu(np.ones((k, n), bool)), lu[..., :k, :], 0.0)
+    return lower, upper
+
+
+def _tri(F: Any, x: Any, upper: bool, diagonal: int = 0) -> Any:
+    rows, cols = x.shape[-2:]
+    ones = np.ones((rows, cols), bool)
+    return F.where(np.triu(ones, diagonal) if upper else np.tril(ones, diagonal), x, 0.0)
+
+
+def _solve_tri(a: Any, b: Any, upper: bool, left: bool = True, unit: bool = False) -> Any:
+    return LinalgSolveTriangularBackward0.call(a, b, upper=upper, left=left, unitriangular=unit)
+
+
+def _lu_backward(F: Any, grad_l: Any, grad_u: Any, p: Any, lower: Any, upper: Any) -> Any:
+    """PyTorch's ``linalg_lu_backward`` (pivoting): the gradient of A = P L U."""
+    m, n = lower.shape[-2], upper.shape[-1]
+    k = min(m, n)
+    if m == n:
+        grad = _tri(F, F.matmul(F.mT(lower), grad_l), False, -1)
+        grad = grad + _tri(F, F.matmul(grad_u, F.mT(upper)), True)
+        grad = _solve_tri(F.mT(upper), grad, False, left=False)
+        return F.matmul(p, _solve_tri(F.mT(lower), grad, True, unit=True))
+    if m < n:  # wide: A1 = P L U1, A2 = P L U2
+        u1 = upper[..., :, :k]
+        grad = F.matmul(F.mT(lower), grad_l) - F.matmul(_tri(F, grad_u, True), F.mT(upper))
+        grad = _solve_tri(F.mT(u1), _tri(F, grad, False, -1), False, left=False)
+        # [grad + triu(gU1), gU2], the columns set side by side by two embeddings
+        left_block = F.matmul(grad + _tri(F, grad_u[..., :, :k], True), _eye(F, grad, k, n))
+        right_part = grad_u - F.matmul(grad_u[..., :, :k], _eye(F, grad, k, n))
+        grad = _solve_tri(F.mT(lower), left_block + right_part, True, unit=True)
+        return F.matmul(p, grad)
+    # tall: A1 = P L1 U, A2 = P L2 U
+    l1 = lower[..., :k, :]
+    grad = F.matmul(grad_u, F.mT(upper)) - F.matmul(F.mT(lower), _tri(F, grad_l, False, -1))
+    grad = _solve_tri(F.mT(l1), _tri(F, grad, True), True, unit=True)
+    top = F.matmul(_eye(F, grad, m, k), grad + _tri(F, grad_l[..., :k, :], False, -1))
+    bottom = grad_l - F.matmul(_eye(F, grad, m, k), grad_l[..., :k, :])
+    grad = _solve_tri(F.mT(upper), top + bottom, False, left=False)
+    return F.matmul(p, grad)
+
+
+def _eye(F: Any, like: Any, rows: int, cols: int) -> Any:
+    """The rows x cols identity, embedding a block into a larger matrix by a product."""
+    return _constant(like, np.eye(rows, cols, dtype=np.asarray(_data(like)).dtype))
+
+
+def _data(x: Any) -> Any:
+    return x._data if isinstance(x, Tensor) else x
+
+
+# --- lu_factor, lu ------------------------------------------------------------------------
+
+
+class LinalgLuFactorExBackward0(Op):
+    """(LU, pivots, info) = getrf(A); the gradient is PyTorch's ``lu_factor_ex_backward``"""
+
+    saved_outputs = (0, 1)
+    nondiff_outputs = (1, 2)
+    __slots__ = ()
+
+    def forward(self, a):
+        return lu_arrays(a)
+
+    def backward(self, F, grads):
+        lu, pivots = self.saved
+        grad = grads[0]
+        m, n = lu.shape[-2:]
+        k = min(m, n)
+        lower, upper = _unpacked(F, lu)
+        p = _constant(grad, permutation_arrays(_data(pivots), m, _data(lu).dtype))
+        return _lu_backward(F, grad[..., :, :k], grad[..., :k, :], p, lower, upper)
+
+
+class LinalgLuBackward0(Op):
+    """(P, L, U) = the pivoted LU of A; the gradient is PyTorch's ``linalg_lu_backward``"""
+
+    saved_outputs = (0, 1, 2)
+    nondiff_outputs = (0,)
+    __slots__ = ()
+
+    def forward(self, a):
+        lu, pivots, _ = lu_arrays(a)
+        m, n = a.shape[-2:]
+        k = min(m, n)
+        lower = np.tril(lu[..., :, :k], -1) + np.eye(m, k, dtype=a.dtype)
+        return permutation_arrays(pivots, m, a.dtype), lower, np.triu(lu[..., :k, :])
+
+    def backward(self, F, grads):
+        p, lower, upper = self.saved
+        _, grad_l, grad_u = grads
+        return _lu_backward(F, grad_l, grad_u, _constant(grad_l, _data(p)), lower, upper)
+
+
+def _check_lu_input(op: str, a: np.ndarray, pivot: bool) -> None:
+    if a.ndim < 2:
+        raise RuntimeError(
+            f"{op}: Expected tensor with 2 or more dimensions. Got size: {list(a.shape)} instead"
+        )
+    check_kernel_dtype("lu_cpu", a)
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+
+
+def _zero_pivot_error(op: str, info: np.ndarray) -> LinAlgError:
+    _, prefix = batch_prefix(info[..., None, None], lambda i: i[0, 0] != 0)
+    first = int(info.reshape(-1)[np.flatnonzero(info.reshape(-1))[0]])
+    return LinAlgError(
+        f"{op}: {prefix}U[{first},{first}] is zero and using it on lu_solve would result in a "
+        "division by zero. If you still want to perform the factorization, consider calling "
+        "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
+    )
+
+
+def lu_factor_ex(
+    A: Tensor, *, pivot: bool = True, check_errors: bool = False, out: Any = None
+) -> tuple:
+    """``(LU, pivots, info)``: the LU factorization with partial pivoting of a (batch of)
+    matrices, packed as LAPACK's getrf packs it; ``info`` is the 1-based index of the first
+    zero on U's diagonal (0 when none), an error only with ``check_errors``.
+
+    Example::
+
+        >>> LU, pivots, info = glassgrad.linalg.lu_factor_ex(glassgrad.tensor([[0.0, 1.0], [2.0, 3.0]]))
+        >>> pivots
+        tensor([2, 2], dtype=glassgrad.int32)
+    """
+    data = check_tensor(A, "linalg.lu_factor_ex", "A")._data
+    _check_lu_input("torch.lu_factor", data, pivot)
+    result = return_types.linalg_lu_factor_ex(*LinalgLuFactorExBackward0.apply(A))
+    if check_errors and result.info._data.any():
+        raise _zero_pivot_error("torch.linalg.lu_factor_ex", result.info._data)
+    return out_result(
+        "linalg_lu_factor_ex", out, result, (A,), exact=True, autograd_op="linalg_lu_factor_ex"
+    )
+
+
+def lu_factor(A: Tensor, *, pivot: bool = True, out: Any = None) -> tuple:
+    """``(LU, pivots)``: the LU factorization with partial pivoting, packed (L below the
+    diagonal, with an implicit unit diagonal, U on and above it) with LAPACK's 1-based int32
+    row swaps. A zero pivot is an error (``lu_factor_ex`` reports it instead).
+
+    Example::
+
+        >>> LU, pivots = glassgrad.linalg.lu_factor(glassgrad.tensor([[0.0, 1.0], [2.0, 3.0]]))
+        >>> LU
+        tensor([[2., 3.],
+                [0., 1.]])
+    """
+    data = check_tensor(A, "linalg.lu_factor", "A")._data
+    _check_lu_input("torch.lu_factor", data, pivot)
+    lu_data, pivots, info = LinalgLuFactorExBackward0.apply(A)
+    if info._data.any():
+        raise _zero_pivot_error("torch.linalg.lu_factor", info._data)
+    result = return_types.linalg_lu_factor(lu_data, pivots)
+    return out_result("linalg_lu_factor", out, result, (A,), exact=True)
+
+
+def lu(A: Tensor, *, pivot: bool = True, out: Any = None) -> tuple:
+    """``(P, L, U)`` with ``A = P L U``: P a permutation matrix, L unit lower triangular
+    (m x k), U upper triangular (k x n), k = min(m, n).
+
+    Example::
+
+        >>> P, L, U = glassgrad.linalg.lu(glassgrad.tensor([[0.0, 1.0], [2.0, 3.0]]))
+        >>> P
+        tensor([[0., 1.],
+                [1., 0.]])
+    """
+    data = check_tensor(A, "linalg.lu", "A")._data
+    _check_lu_input("linalg.lu", data, pivot)
+    result = return_types.linalg_lu(*LinalgLuBackward0.apply(A))
+    return out_result("linalg_lu", out, result, (A,), exact=True)
+
+
+def lu_top(A: Tensor, pivot: bool = True, get_infos: bool = False, out: Any = None) -> tuple:
+    """``torch.lu``: ``(A_LU, pivots)`` of ``linalg.lu_factor_ex``, with the infos too when
+    ``get_infos``.
+
+    Example::
+
+        >>> A_LU, pivots = glassgrad.lu(glassgrad.tensor([[0.0, 1.0], [2.0, 3.0]]))
+        >>> pivots
+        tensor([2, 2], dtype=glassgrad.int32)
+    """
+    warnings.warn(
+        "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex "
+        "and will be removed in a future PyTorch release.\nLU, pivots = torch.lu(A, "
+        "compute_pivots)\nshould be replaced with\nLU, pivots = torch.linalg.lu_factor(A, "
+        "compute_pivots)\nand\nLU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)"
+        "\nshould be replaced with\nLU, pivots, info = torch.linalg.lu_factor_ex(A, "
+        "compute_pivots)",
+        UserWarning,
+        stacklevel=2,
+    )
+    data = check_tensor(A, "lu", "A")._data
+    _check_lu_input("torch.lu_factor", data, pivot)
+    lu_data, pivots, infos = LinalgLuFactorExBackward0.apply(A)
+    result = (lu_data, pivots, infos) if get_infos else (lu_data, pivots)
+    return out_result("lu", out, result, (A,), exact=True, autograd_op="linalg_lu_factor_ex")
+
+
+# --- lu_unpack ---------------------------------------------------------------------------
+
+
+class LuUnpackBackward0(Op):
+    """(P, L, U) of a packed LU; gLU = tril(gL, -1) + triu(gU), laid out as LU"""
+
+    nondiff_outputs = (0,)
+    __slots__ = ()
+
+    def forward(self, lu_data, pivots, unpack_data=True, unpack_pivots=True):
+        m, n = lu_data.shape[-2:]
+        k = min(m, n)
+        empty = np.zeros((0,), lu_data.dtype)
+        p = permutation_arrays(pivots, m, lu_data.dtype) if unpack_pivots else empty
+        if not unpack_data:
+            return p, empty, empty
+        lower = np.tril(lu_data[..., :, :k], -1) + np.eye(m, k, dtype=lu_data.dtype)
+        return p, lower, np.triu(lu_data[..., :k, :])
+
+    def backward(self, F, grads):
+        _, grad_l, grad_u = grads
+        if grad_l.shape[-1:] == (0,) and len(grad_l.shape) == 1:
+            return None, None
+        m, k = grad_l.shape[-2:]
+        n = grad_u.shape[-1]
+        lower = F.matmul(_tri(F, grad_l, False, -1), _eye(F, grad_l, k, n))
+        upper = F.matmul(_eye(F, grad_u, m, k), _tri(F, grad_u, True))
+        return lower + upper, None
+
+
+def lu_unpack(
+    LU_data: Tensor,
+    LU_pivots: Tensor,
+    unpack_data: bool = True,
+    unpack_pivots: bool = True,
+    *,
+    out: Any = None,
+) -> tuple:
+    """``(P, L, U)`` from the packed ``(LU, pivots)`` of ``linalg.lu_factor``; with
+    ``unpack_data=False`` L and U, with ``unpack_pivots=False`` P, are empty tensors.
+
+    Example::
+
+        >>> LU, pivots = glassgrad.linalg.lu_factor(glassgrad.tensor([[0.0, 1.0], [2.0, 3.0]]))
+        >>> glassgrad.lu_unpack(LU, pivots).U
+        tensor([[2., 3.],
+                [0., 1.]])
+    """
+    data = check_tensor(LU_data, "lu_unpack", "LU_data")._data
+    pivots = check_tensor(LU_pivots, "lu_unpack", "LU_pivots", 2)._data
+    if pivots.dtype != np.int32:
+        raise RuntimeError(
+            "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 "
+            "dtype.\nNote: this function is intended to be used with the output produced by "
+            "torch.linalg.lu_factor"
+        )
+    if data.ndim < 2:
+        raise RuntimeError(
+            f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
+            f"{list(data.shape)} instead"
+        )
+    m, n = data.shape[-2:]
+    if pivots.shape != data.shape[:-2] + (min(m, n),) or (
+        pivots.size and (pivots.min() < 1 or pivots.max() > m)
+    ):
+        raise RuntimeError(
+            "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.Did you "
+            "properly pass the result of lu_factor?"
+        )
+    result = return_types.lu_unpack(
+        *LuUnpackBackward0.apply(
+            LU_data, LU_pivots, unpack_data=bool(unpack_data), unpack_pivots=bool(unpack_pivots)
+        )
+    )
+    return out_result("lu_unpack", out, result, (LU_data,), exact=True)
+
+
+# --- lu_solve ------------------------------------------------------------------------------
+
+
+def _lu_solve_arrays(lu_data: np.ndarray, pivots: np.ndarray, b: np.ndarray, left, adjoint):
+    """X with op(A) X = B (X op(A) = B if not ``left``), A = P L U, op the transpose when
+    ``adjoint``."""
+    if not left:  # X op(A) = B  <=>  op(A)^T X^T = B^T
+        return swap(_lu_solve_arrays(lu_data, pivots, swap(b), True, not adjoint))
+    m = lu_data.shape[-1]
+    p = permutation_arrays(pivots, m, lu_data.dtype)
+    if adjoint:  # A^T X = B: U^T L^T P^T X = B
+        y = triangular_solve_arrays(swap(lu_data), b, False)
+        y = triangular_solve_arrays(swap(lu_data), y, True, unitriangular=True)
+        return np.matmul(p, y)
+    y = triangular_solve_arrays(lu_data, np.matmul(swap(p), b), False, unitriangular=True)
+    return triangular_solve_arrays(lu_data, y, True)
+
+
+class LinalgLuSolveBackward0(Op):
+    """X with A X = B for A = P L U given packed; gB = lu_solve(grad, adjoint flipped), gLU
+    is PyTorch's ``linalg_lu_solve_LU``"""
+
+    saved_inputs = (0, 1)
+    saves_output = True
+    __slots__ = ("left", "adjoint")
+
+    def forward(self, lu_data, pivots, b, left=True, adjoint=False):
+        self.left, self.adjoint = left, adjoint
+        return _lu_solve_arrays(lu_data, pivots, b, left, adjoint)
+
+    def backward(self, F, grad):
+        lu_data, pivots, x = self.saved
+        needs = self.needs_input_grad
+        left, adjoint = self.left, self.adjoint
+        grad_b = None
+        if needs[2]:
+            grad_b = LinalgLuSolveBackward0.call(
+                lu_data, pivots, grad, left=left, adjoint=not adjoint
+            )
+        if not needs[0]:
+            return None, None, grad_b
+        lower, upper = _unpacked(F, lu_data)
+        if left != adjoint:
+            product = F.matmul(grad, F.mT(x)) if left else F.matmul(F.mT(grad), x)
+            grad_r = _solve_tri(F.mT(upper), -product, False)
+            grad_l = _solve_tri(F.mT(lower), F.matmul(grad_r, F.mT(upper)), True, unit=True)
+            grad_lu = _tri(F, grad_l, False, -1) + _tri(F, grad_r, True)
+        else:
+            p = _constant(
+                grad, permutation_arrays(_data(pivots), lu_data.shape[-1], _data(lu_data).dtype)
+            )
+            product = F.matmul(x, F.mT(grad)) if left else F.matmul(F.mT(x), grad)
+            grad_r = -F.matmul(F.matmul(F.mT(p), product), p)
+            grad_r = _solve_tri(F.mT(lower), grad_r, True, left=False, unit=True)
+            grad_u = _solve_tri(F.mT(upper), F.matmul(F.mT(lower), grad_r), False, left=False)
+            grad_lu = _tri(F, grad_r, False, -1) + _tri(F, grad_u, True)
+        return grad_lu, None, grad_b
+
+
+def lu_solve(
+    LU: Tensor,
+    pivots: Tensor,
+    B: Tensor,
+    *,
+    left: bool = True,
+    adjoint: bool = False,
+    out: Any = None,
+) -> Tensor:
+    """The solution X of ``A X = B`` given the LU factorization ``(LU, pivots)`` of A from
+    ``linalg.lu_factor``; ``left=False`` solves ``X A = B``, ``adjoint=True`` uses A^T.
+
+    Example::
+
+        >>> A = glassgrad.tensor([[0.0, 1.0], [2.0, 3.0]])
+        >>> LU, pivots = glassgrad.linalg.lu_factor(A)
+        >>> glassgrad.linalg.lu_solve(LU, pivots, glassgrad.tensor([[1.0], [5.0]]))
+        tensor([[1.],
+                [1.]])
+    """
+    op = "linalg.lu_solve"
+    lu_data = check_tensor(LU, op, "LU")._data
+    piv = check_tensor(pivots, op, "pivots", 2)._data
+    b = check_tensor(B, op, "B", 3)._data
+    if b.ndim < 2:
+        raise RuntimeError(f"{op}: The input tensor B must have at least 2 dimensions.")
+    if lu_data.ndim < 2 or lu_data.shape[-1] != lu_data.shape[-2]:
+        shape = lu_data.shape[-2:] if lu_data.ndim >= 2 else lu_data.shape * 2
+        raise RuntimeError(
+            f"torch.{op}: A must be batches of square matrices, but they are {shape[0]} by "
+            f"{shape[1]} matrices"
+        )
+    n = lu_data.shape[-1]
+    rows = b.shape[-2] if left else b.shape[-1]
+    if rows != n:
+        equation = "AX = B" if left else "XA = B"
+        raise RuntimeError(
+            f"{op}: Incompatible shapes of A and B for the equation {equation} ({n}x{n} and "
+            f"{b.shape[-2]}x{b.shape[-1]})"
+        )
+    if piv.dtype != np.int32:
+        raise RuntimeError(f"{op}: pivots should be a Tensor of scalar type torch.int32")
+    if lu_data.dtype != b.dtype:
+        raise RuntimeError(
+            f"{op}: Expected LU and B to have the same dtype, but found LU of type "
+            f"{scalar_type_name(lu_data.dtype)} and B of type {scalar_type_name(b.dtype)} "
+            "instead"
+        )
+    check_kernel_dtype("lu_solve_cpu", lu_data)
+    result = LinalgLuSolveBackward0.apply(LU, pivots, B, left=bool(left), adjoint=bool(adjoint))
+    return out_result("linalg_lu_solve", out, result, (LU, B), exact=True)
+
+
+def lu_solve_top(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out: Any = None) -> Tensor:
+    """``torch.lu_solve`` (deprecated in PyTorch): ``linalg.lu_solve(LU_data, LU_pivots, b)``.
+
+    Example::
+
+        >>> LU, pivots = glassgrad.linalg.lu_factor(glassgrad.tensor([[2.0, 0.0], [0.0, 4.0]]))
+        >>> glassgrad.lu_solve(glassgrad.tensor([[2.0], [4.0]]), LU, pivots)
+        tensor([[1.],
+                [1.]])
+    """
+    warnings.warn(
+        "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a "
+        "future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed."
+        "\nX = torch.lu_solve(B, LU, pivots)\nshould be replaced with\nX = "
+        "torch.linalg.lu_solve(LU, pivots, B)",
+        UserWarning,
+        stacklevel=2,
+    )
+    result = lu_solve(LU_data, LU_pivots, b)
+    return out_result("lu_solve", out, result, (b, LU_data), exact=True)
+
+
+# --- registry ----------------------------------------------------------------------------
+
+
+def _factored(rng: np.random.Generator, *shape: int) -> tuple:
+    """``(LU, pivots)`` of a well-conditioned matrix: lu_solve's inputs."""
+    lu_data, pivots, _ = lu_arrays(invertible(rng, *shape))
+    return lu_data, pivots
+
+
+def _lu_solve_sample(rng: np.random.Generator, shape: tuple, b: np.ndarray, **kw: Any) -> Sample:
+    lu_data, pivots = _factored(rng, *shape)
+    return Sample((lu_data, pivots, b), kw)
+
+
+_lu_inputs = lambda rng: [  # noqa: E731
+    Sample((randn(rng, 3, 3),)),
+    Sample((randn(rng, 2, 4, 4),), note="batched"),
+    Sample((randn(rng, 4, 2),), note="tall"),
+    Sample((randn(rng, 2, 4),), note="wide"),
+    Sample((randn(rng, 3, 3).T,), note="non-contiguous"),
+]
+register(
+    "lu_factor",
+    lu_factor,
+    nodes=(LinalgLuFactorExBackward0,),
+    namespace="linalg",
+    samples=_lu_inputs,
+)
+register(
+    "lu_factor_ex",
+    lu_factor_ex,
+    nodes=(LinalgLuFactorExBackward0,),
+    namespace="linalg",
+    samples=lambda rng: [Sample((randn(rng, 3, 3),)), Sample((np.zeros((2, 2)),), grad=False)],
+)
+register("lu", lu, nodes=(LinalgLuBackward0,), namespace="linalg", samples=_lu_inputs)
+register(
+    "lu",
+    lu_top,
+    nodes=(LinalgLuFactorExBackward0,),
+    samples=lambda rng: [Sample((randn(rng, 3, 3),)), Sample((randn(rng, 3, 2), True, True))],
+)
+register(
+    "lu_unpack",
+    lu_unpack,
+    nodes=(LuUnpackBackward0,),
+    samples=lambda rng: [
+        Sample(_factored(rng, 3, 3)),
+        Sample(_factored(rng, 2, 3, 3), note="batched"),
+        Sample((randn(rng, 4, 2), _factored(rng, 4, 4)[1][:2]), note="tall"),
+        Sample((randn(rng, 2, 4), _factored(rng, 2, 2)[1]), note="wide"),
+        Sample(_factored(rng, 3, 3) + (False,), grad=False, note="pivots only: torch errs"),
+        Sample(_factored(rng, 3, 3) + (True, False), note="data only"),
+    ],
+)
+register(
+    "lu_solve",
+    lu_solve,
+    nodes=(LinalgLuSolveBackward0,),
+    namespace="linalg",
+    samples=lambda rng: [
+        _lu_solve_sample(rng, (3, 3), randn(rng, 3, 2)),
+        _lu_solve_sample(rng, (3, 3), randn(rng, 3, 2), adjoint=True),
+        _lu_solve_sample(rng, (3, 3), randn(rng, 2, 3), left=False),
+        _lu_solve_sample(rng, (3, 3), randn(rng, 2, 3), left=False, adjoint=True),
+        _lu_solve_sample(rng, (2, 3, 3), randn(rng, 3, 1)),
+        Sample((*_factored(rng, 3, 3), NoGrad(randn(rng, 3, 2)))),
+    ],
+)
+register(
+    "lu_solve",
+    lu_solve_top,
+    nodes=(LinalgLuSolveBackward0,),
+    samples=lambda rng: [Sample((randn(rng, 3, 2), *_factored(rng, 3, 3)))],
+)
