@@ -308,7 +308,7 @@ LU_ERRORS = {
     ),
     "lu_factor integer": (
         lambda lib: lib.linalg.lu_factor(lib.eye(2, dtype=lib.int64)),
-        ['"lu_cpu" not implemented for \'Long\''],
+        ["\"lu_cpu\" not implemented for 'Long'"],
     ),
     "lu_factor 1-d": (
         lambda lib: lib.linalg.lu_factor(lib.ones(2)),

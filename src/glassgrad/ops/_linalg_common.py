@@ -20,6 +20,7 @@ __all__ = [
     "is_singular",
     "first_zero_pivot",
     "singular_error",
+    "cholesky_with_info",
     "spd",
     "invertible",
 ]
@@ -100,6 +101,28 @@ def singular_error(op: str, a: np.ndarray) -> LinAlgError:
         f"{op}: {prefix}The diagonal element {first_zero_pivot(matrix)} is zero, the inversion "
         "could not be completed because the input matrix is singular."
     )
+
+
+def cholesky_with_info(a: np.ndarray) -> tuple:
+    """``(L, info)`` of LAPACK's unblocked Cholesky (potf2), column by column: where a leading
+    minor is not positive-definite (``info``, 1-based, 0 when none) the factor stops there and
+    the rest of the lower triangle keeps A's entries, as LAPACK leaves them."""
+    n = a.shape[-1]
+    lower = np.tril(a).reshape(-1, n, n).copy()
+    info = np.zeros(lower.shape[0], np.int32)
+    for j in range(n):
+        live = info == 0
+        row = lower[:, j, :j]
+        pivot = lower[:, j, j] - np.einsum("bk,bk->b", row, row)
+        failed = live & ~(pivot > 0)
+        lower[failed, j, j] = pivot[failed]
+        info[failed] = j + 1
+        ok = live & ~failed
+        root = np.sqrt(np.where(ok, pivot, 1.0))
+        lower[ok, j, j] = root[ok]
+        below = lower[:, j + 1 :, j] - np.einsum("bik,bk->bi", lower[:, j + 1 :, :j], row)
+        lower[ok, j + 1 :, j] = below[ok] / root[ok, None]
+    return lower.reshape(a.shape), info.reshape(a.shape[:-2])
 
 
 def spd(rng: np.random.Generator, *shape: int) -> np.ndarray:

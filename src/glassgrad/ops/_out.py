@@ -102,3 +102,22 @@ def out_result(
     if not several:
         return written[0]
     return type(result)(*written) if hasattr(result, "_fields") else written
+
+
+def composite_out(op: str, out: Any, compute: Any) -> Tensor:
+    """``out=`` of an op PyTorch composes from others (``linalg.matrix_norm``, ``cond``):
+    ``out`` must have the result's dtype (PyTorch's message), is resized if needed and gets
+    the result by ``copy_``, which autograd records (CopyBackwards), as in PyTorch."""
+    if not isinstance(out, Tensor):
+        raise TypeError(
+            f"{op.replace('.', '_')}(): argument 'out' must be Tensor, not {type(out).__name__}"
+        )
+    result = compute()
+    if out._data.dtype != result._data.dtype:
+        raise RuntimeError(
+            f"{op} expected out tensor dtype {scalar_type_name(result._data.dtype)} but got: "
+            f"{scalar_type_name(out._data.dtype)}"
+        )
+    if out._data.shape != result._data.shape:
+        write_into(op, out, np.zeros(result._data.shape, out._data.dtype))
+    return out.copy_(result)

@@ -26,16 +26,19 @@ from ._linalg_common import (
     batch_prefix,
     check_floating,
     check_square,
+    cholesky_with_info,
     invertible,
     is_singular,
     singular_error,
     spd,
     swap,
 )
+from ._out import composite_out, out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .decompositions import svdvals
 from .linalg import is_transposed_matrix, mat2_grad, mm
+from .lu import lu_arrays, lu_solve_arrays
 from .pointwise import mul, where
 from .reduction import max as reduce_max
 from .reduction import min as reduce_min
@@ -67,7 +70,7 @@ slogdet_result = return_types.slogdet
 # --- outer, tensordot ---------------------------------------------------------------------
 
 
-def outer(input: Tensor, vec2: Tensor) -> Tensor:
+def outer(input: Tensor, vec2: Tensor, *, out: Any = None) -> Tensor:
     """Outer product of two vectors: ``out[i, j] = input[i] * vec2[j]``.
 
     Example::
@@ -80,7 +83,9 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
         check_tensor(t, "outer", "input" if position == 1 else "vec2", position)
         if t._data.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t._data.ndim}-D")
-    return mul(reshape(input, (-1, 1)), vec2)
+    return out_result(
+        "outer", out, mul(reshape(input, (-1, 1)), vec2), (input, vec2), autograd_op="mul"
+    )
 
 
 def _tensordot_dims(a: np.ndarray, b: np.ndarray, dims: Any) -> tuple:
@@ -363,7 +368,13 @@ def _check_ord(op: str, ord: Any) -> float:
 
 
 def vector_norm(
-    x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
+    x: Tensor,
+    ord: float = 2,
+    dim: Any = None,
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+    out: Any = None,
 ) -> Tensor:
     """``(sum |x|^ord)^(1/ord)`` over ``dim`` (all elements by default); ``ord=inf`` is
     ``max |x|``, ``-inf`` is ``min |x|``, 0 counts non-zeros.
@@ -397,7 +408,8 @@ def vector_norm(
             )
     if data.ndim == 0:
         dims = None  # a 0-d tensor's only "dim" is the whole tensor
-    return LinalgVectorNormBackward0.apply(x, ord=p, dim=dims, keepdim=keepdim, dtype=target)
+    result = LinalgVectorNormBackward0.apply(x, ord=p, dim=dims, keepdim=keepdim, dtype=target)
+    return out_result("linalg_vector_norm", out, result, (x,), exact=True)
 
 
 def _matrix_dims(op: str, ndim: int, dim: Any) -> tuple:
@@ -422,7 +434,13 @@ def _amax_or_max(x: Tensor, dim: int, largest: bool, keepdim: bool) -> Tensor:
 
 
 def matrix_norm(
-    A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *, dtype: Any = None
+    A: Tensor,
+    ord: Any = "fro",
+    dim: Any = (-2, -1),
+    keepdim: bool = False,
+    *,
+    dtype: Any = None,
+    out: Any = None,
 ) -> Tensor:
     """A matrix norm over the two dims ``dim``: ``"fro"`` (Frobenius), ``"nuc"`` (sum of
     singular values), 2 / -2 (largest / smallest singular value), 1 / -1 (max / min column
@@ -435,6 +453,8 @@ def matrix_norm(
     """
     op = "linalg.matrix_norm"
     data = check_tensor(A, op, "A")._data
+    if out is not None:
+        return composite_out(op, out, lambda: matrix_norm(A, ord, dim, keepdim, dtype=dtype))
     _norm_dtype(op, data, dtype)
     if data.ndim < 2:
         raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
@@ -469,7 +489,13 @@ def matrix_norm(
 
 
 def norm(
-    A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *, dtype: Any = None
+    A: Tensor,
+    ord: Any = None,
+    dim: Any = None,
+    keepdim: bool = False,
+    *,
+    out: Any = None,
+    dtype: Any = None,
 ) -> Tensor:
     """``vector_norm`` or ``matrix_norm`` as ``dim`` and ``ord`` select: a 1-element ``dim``
     (or a 1-D input) gives a vector norm, a 2-element ``dim`` (or a 2-D input with ``ord``)
@@ -481,6 +507,8 @@ def norm(
         tensor(5.)
     """
     data = check_tensor(A, "linalg.norm", "A")._data
+    if out is not None:
+        return composite_out("linalg.norm", out, lambda: norm(A, ord, dim, keepdim, dtype=dtype))
     if dim is not None:
         dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
         if len(dims) == 1:
@@ -510,10 +538,17 @@ class LinalgInvExBackward0(Op):
 
     saves_output = True
 
-    def forward(self, a):
+    def forward(self, a, check_errors=True):
         try:
             return np.linalg.inv(a)
         except np.linalg.LinAlgError:
+            if not check_errors:  # inv_ex: LAPACK's inf/nan, the zero pivot in its info
+                return lu_solve_arrays(
+                    *lu_arrays(a)[:2],
+                    np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape),
+                    True,
+                    False,
+                )
             raise singular_error("linalg.inv", a) from None
 
     def backward(self, F, grad):
@@ -522,7 +557,7 @@ class LinalgInvExBackward0(Op):
         return -F.matmul(inverse_t, F.matmul(grad, inverse_t))
 
 
-def inv(A: Tensor) -> Tensor:
+def inv(A: Tensor, *, out: Any = None) -> Tensor:
     """The inverse of a square matrix (or of each in a batch).
 
     Example::
@@ -532,7 +567,8 @@ def inv(A: Tensor) -> Tensor:
                 [0.0000, 0.2500]])
     """
     check_square("linalg.inv", check_tensor(A, "linalg.inv", "A")._data)
-    return LinalgInvExBackward0.apply(A)
+    result = LinalgInvExBackward0.apply(A)
+    return out_result("linalg_inv", out, result, (A,), exact=True, autograd_op="linalg_inv_ex")
 
 
 def _unsqueeze2(F: Any, x: Any) -> Any:
@@ -586,7 +622,7 @@ class LinalgDetBackward0(Op):
         return _unsqueeze_arr(grad * det_a) * swap(inverse)
 
 
-def det(A: Tensor) -> Tensor:
+def det(A: Tensor, *, out: Any = None) -> Tensor:
     """The determinant of a square matrix (or of each in a batch).
 
     Example::
@@ -595,7 +631,8 @@ def det(A: Tensor) -> Tensor:
         tensor(5.)
     """
     check_square("linalg.det", check_tensor(A, "linalg.det", "A")._data)
-    return LinalgDetBackward0.apply(A)
+    result = LinalgDetBackward0.apply(A)
+    return out_result("linalg_det", out, result, (A,), exact=True, autograd_op="_linalg_det")
 
 
 class LinalgSlogdetBackward0(Op):
@@ -619,7 +656,7 @@ def _slogdet(A: Tensor, op: str) -> tuple:
     return LinalgSlogdetBackward0.apply(A)
 
 
-def slogdet(A: Tensor) -> tuple:
+def slogdet(A: Tensor, *, out: Any = None) -> tuple:
     """``(sign, logabsdet)`` with ``det(A) = sign * exp(logabsdet)``, stable for large or
     tiny determinants.
 
@@ -628,12 +665,16 @@ def slogdet(A: Tensor) -> tuple:
         >>> glassgrad.linalg.slogdet(glassgrad.tensor([[-2.0, 0.0], [0.0, 3.0]])).logabsdet
         tensor(1.7918)
     """
-    return linalg_slogdet(*_slogdet(A, "linalg.slogdet"))
+    result = linalg_slogdet(*_slogdet(A, "linalg.slogdet"))
+    return out_result(
+        "linalg_slogdet", out, result, (A,), exact=True, autograd_op="_linalg_slogdet"
+    )
 
 
-def _slogdet_top(input: Tensor) -> tuple:
+def _slogdet_top(input: Tensor, *, out: Any = None) -> tuple:
     """``torch.slogdet``: as ``linalg.slogdet``, named ``slogdet``."""
-    return slogdet_result(*_slogdet(input, "linalg.slogdet"))
+    result = slogdet_result(*_slogdet(input, "linalg.slogdet"))
+    return out_result("slogdet", out, result, (input,), exact=True, autograd_op="_linalg_slogdet")
 
 
 def logdet(input: Tensor) -> Tensor:
@@ -658,7 +699,7 @@ class LinalgSolveExBackward0(Op):
     saves_output = True
     __slots__ = ("left", "vector")
 
-    def forward(self, a, b, left=True, vector=False):
+    def forward(self, a, b, left=True, vector=False, check_errors=True):
         self.left, self.vector = left, vector
         try:
             if not left:
@@ -667,6 +708,11 @@ class LinalgSolveExBackward0(Op):
                 return np.linalg.solve(a, b[..., None])[..., 0]
             return np.linalg.solve(a, b)
         except np.linalg.LinAlgError:
+            if not check_errors:  # solve_ex: LAPACK's inf/nan, the zero pivot in its info
+                lu_data, pivots, _ = lu_arrays(a)
+                matrix_b = b[..., None] if vector else b
+                x = lu_solve_arrays(lu_data, pivots, matrix_b, left, False)
+                return x[..., 0] if vector else x
             _, prefix = batch_prefix(a, is_singular)
             raise LinAlgError(
                 f"linalg.solve: {prefix}The solver failed because the input matrix is singular."
@@ -691,7 +737,44 @@ class LinalgSolveExBackward0(Op):
         return grad_a, (grad_b if needs[1] else None)
 
 
-def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
+def check_solve(op: str, A: Tensor, B: Tensor, left: bool) -> bool:
+    """PyTorch's checks of ``linalg.solve``'s operands; whether B is a (batch of) vectors."""
+    a = check_tensor(A, op, "A")._data
+    b = check_tensor(B, op, "B", 2)._data
+    check_square(op, a)
+    check_floating(op, b)
+    if a.dtype != b.dtype:
+        raise RuntimeError(
+            f"{op}: Expected A and B to have the same dtype, but found A of type "
+            f"{scalar_type_name(a.dtype)} and B of type {scalar_type_name(b.dtype)} instead"
+        )
+    n = a.shape[-1]
+    vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
+    if vector and not left:
+        raise RuntimeError(
+            f"{op}: Vector broadcasting of the left hand side is not supported for "
+            "left=False. In this case linalg.solve is equivalent to B / A.squeeze(-1)"
+        )
+    rows = b.shape[-1] if vector or not left else b.shape[-2]
+    if rows != n:
+        shape_b = f"{b.shape[-1]}x1" if vector else f"{b.shape[-2]}x{b.shape[-1]}"
+        equation = "AX = B" if left else "XA = B"
+        raise RuntimeError(
+            f"{op}: Incompatible shapes of A and B for the equation {equation} "
+            f"({n}x{n} and {shape_b})"
+        )
+    batch_b = b.shape[:-1] if vector else b.shape[:-2]
+    try:
+        np.broadcast_shapes(a.shape[:-2], batch_b)
+    except ValueError:
+        raise RuntimeError(
+            f"{op}: the batch dimensions of A {list(a.shape[:-2])} and B "
+            f"{list(batch_b)} do not broadcast"
+        ) from None
+    return vector
+
+
+def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Any = None) -> Tensor:
     """The solution X of ``A X = B`` (``X A = B`` with ``left=False``); B is a batch of
     vectors when it has one dim less than A and matches A's leading dims.
 
@@ -701,39 +784,11 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
         >>> glassgrad.linalg.solve(A, glassgrad.tensor([2.0, 2.0]))
         tensor([1.0000, 0.5000])
     """
-    a = check_tensor(A, "linalg.solve", "A")._data
-    b = check_tensor(B, "linalg.solve", "B", 2)._data
-    check_square("linalg.solve", a)
-    check_floating("linalg.solve", b)
-    if a.dtype != b.dtype:
-        raise RuntimeError(
-            f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
-            f"{scalar_type_name(a.dtype)} and B of type {scalar_type_name(b.dtype)} instead"
-        )
-    n = a.shape[-1]
-    vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
-    if vector and not left:
-        raise RuntimeError(
-            "linalg.solve: Vector broadcasting of the left hand side is not supported for "
-            "left=False. In this case linalg.solve is equivalent to B / A.squeeze(-1)"
-        )
-    rows = b.shape[-1] if vector or not left else b.shape[-2]
-    if rows != n:
-        shape_b = f"{b.shape[-1]}x1" if vector else f"{b.shape[-2]}x{b.shape[-1]}"
-        equation = "AX = B" if left else "XA = B"
-        raise RuntimeError(
-            f"linalg.solve: Incompatible shapes of A and B for the equation {equation} "
-            f"({n}x{n} and {shape_b})"
-        )
-    batch_b = b.shape[:-1] if vector else b.shape[:-2]
-    try:
-        np.broadcast_shapes(a.shape[:-2], batch_b)
-    except ValueError:
-        raise RuntimeError(
-            f"linalg.solve: the batch dimensions of A {list(a.shape[:-2])} and B "
-            f"{list(batch_b)} do not broadcast"
-        ) from None
-    return LinalgSolveExBackward0.apply(A, B, left=left, vector=vector)
+    vector = check_solve("linalg.solve", A, B, left)
+    result = LinalgSolveExBackward0.apply(A, B, left=left, vector=vector)
+    return out_result(
+        "linalg_solve", out, result, (A, B), exact=True, autograd_op="_linalg_solve_ex"
+    )
 
 
 # --- cholesky -------------------------------------------------------------------------------
@@ -765,7 +820,7 @@ class LinalgCholeskyExBackward0(Op):
     __slots__ = ("upper",)
     op_name = "linalg.cholesky"
 
-    def forward(self, a, upper=False):
+    def forward(self, a, upper=False, check_errors=True):
         self.upper = upper
         # A is symmetric by contract; reading its symmetric part makes the symmetric
         # gradient below the exact one (finite differences over single entries agree).
@@ -773,6 +828,9 @@ class LinalgCholeskyExBackward0(Op):
         try:
             lower = np.linalg.cholesky(symmetric)
         except np.linalg.LinAlgError:
+            if not check_errors:  # cholesky_ex: LAPACK's partial factor
+                lower = cholesky_with_info(symmetric)[0]
+                return np.ascontiguousarray(swap(lower)) if upper else lower
             matrix, prefix = batch_prefix(symmetric, _not_positive_definite)
             raise LinAlgError(
                 f"{self.op_name}: {prefix}The factorization could not be completed because the "
@@ -798,7 +856,7 @@ class CholeskyBackward0(LinalgCholeskyExBackward0):
     op_name = "cholesky"
 
 
-def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
+def cholesky(A: Tensor, *, upper: bool = False, out: Any = None) -> Tensor:
     """The Cholesky factor L (lower triangular, ``A = L L^T``) of a symmetric
     positive-definite matrix; ``upper=True`` gives ``U = L^T``.
 
@@ -809,18 +867,22 @@ def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
                 [1., 2.]])
     """
     check_square("linalg.cholesky", check_tensor(A, "linalg.cholesky", "A")._data)
-    return LinalgCholeskyExBackward0.apply(A, upper=upper)
+    result = LinalgCholeskyExBackward0.apply(A, upper=upper)
+    return out_result(
+        "linalg_cholesky", out, result, (A,), exact=True, autograd_op="linalg_cholesky_ex"
+    )
 
 
-def _cholesky_top(input: Tensor, upper: bool = False) -> Tensor:
+def _cholesky_top(input: Tensor, upper: bool = False, *, out: Any = None) -> Tensor:
     """``torch.cholesky`` (deprecated in PyTorch for ``linalg.cholesky``)."""
     check_square("cholesky", check_tensor(input, "cholesky")._data)
-    return CholeskyBackward0.apply(input, upper=upper)
+    result = CholeskyBackward0.apply(input, upper=upper)
+    return out_result("cholesky", out, result, (input,), exact=True)
 
 
-def inverse(input: Tensor) -> Tensor:
+def inverse(input: Tensor, *, out: Any = None) -> Tensor:
     """``torch.inverse``: the same as ``linalg.inv``."""
-    return inv(input)
+    return out_result("inverse", out, inv(input), (input,), exact=True, autograd_op="linalg_inv_ex")
 
 
 def _det(input: Tensor) -> Tensor:

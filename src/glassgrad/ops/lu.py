@@ -369,11 +369,11 @@ def lu_unpack(
 # --- lu_solve ------------------------------------------------------------------------------
 
 
-def _lu_solve_arrays(lu_data: np.ndarray, pivots: np.ndarray, b: np.ndarray, left, adjoint):
+def lu_solve_arrays(lu_data: np.ndarray, pivots: np.ndarray, b: np.ndarray, left, adjoint):
     """X with op(A) X = B (X op(A) = B if not ``left``), A = P L U, op the transpose when
     ``adjoint``."""
     if not left:  # X op(A) = B  <=>  op(A)^T X^T = B^T
-        return swap(_lu_solve_arrays(lu_data, pivots, swap(b), True, not adjoint))
+        return swap(lu_solve_arrays(lu_data, pivots, swap(b), True, not adjoint))
     m = lu_data.shape[-1]
     p = permutation_arrays(pivots, m, lu_data.dtype)
     if adjoint:  # A^T X = B: U^T L^T P^T X = B
@@ -394,7 +394,7 @@ class LinalgLuSolveBackward0(Op):
 
     def forward(self, lu_data, pivots, b, left=True, adjoint=False):
         self.left, self.adjoint = left, adjoint
-        return _lu_solve_arrays(lu_data, pivots, b, left, adjoint)
+        return lu_solve_arrays(lu_data, pivots, b, left, adjoint)
 
     def backward(self, F, grad):
         lu_data, pivots, x = self.saved

@@ -1,0 +1,209 @@
+"""What is built on a Cholesky factor: ``linalg.cholesky_ex`` (the factor and LAPACK's info),
+``torch.cholesky_solve`` (A X = B given A's factor) and ``torch.cholesky_inverse`` (A^-1
+given its factor), with PyTorch's gradients (``cholesky_solve_backward``,
+``cholesky_inverse_backward``): like PyTorch's, the factor's gradient is a full matrix,
+although only its triangle is read.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import return_types
+from .._dtype import scalar_type_name
+from .._tensor import Tensor
+from ..autograd.op import Op
+from ._common import check_tensor
+from ._linalg_common import LinAlgError, check_square, cholesky_with_info, spd, swap
+from ._out import out_result
+from ._registry import NoGrad, Sample, register
+from ._samples import randn
+from .linalg_extra import LinalgCholeskyExBackward0
+from .solvers import triangular_solve_arrays
+
+__all__ = ["cholesky_ex", "cholesky_solve", "cholesky_inverse"]
+
+
+def cholesky_ex(
+    A: Tensor, *, upper: bool = False, check_errors: bool = False, out: Any = None
+) -> tuple:
+    """``(L, info)``: the Cholesky factor of ``linalg.cholesky`` without its error: ``info``
+    is the order of the first leading minor that is not positive-definite (0 when none),
+    and L is then LAPACK's partial factor. ``check_errors=True`` raises instead.
+
+    Example::
+
+        >>> glassgrad.linalg.cholesky_ex(-glassgrad.eye(2)).info
+        tensor(1, dtype=glassgrad.int32)
+    """
+    data = check_tensor(A, "linalg.cholesky_ex", "A")._data
+    check_square("linalg.cholesky", data)
+    symmetric = (data + swap(data)) * 0.5
+    try:
+        np.linalg.cholesky(symmetric)
+        info = np.zeros(data.shape[:-2], np.int32)
+    except np.linalg.LinAlgError:
+        info = cholesky_with_info(symmetric)[1]
+    if check_errors and info.any():
+        first = int(info.reshape(-1)[np.flatnonzero(info.reshape(-1))[0]])
+        batch = np.flatnonzero(info.reshape(-1))[0]
+        prefix = f"(Batch element {batch}): " if data.ndim > 2 else ""
+        raise LinAlgError(
+            f"linalg.cholesky_ex: {prefix}The factorization could not be completed because the "
+            f"input is not positive-definite (the leading minor of order {first} is not "
+            "positive-definite)."
+        )
+    factor = LinalgCholeskyExBackward0.apply(A, upper=bool(upper), check_errors=False)
+    result = return_types.linalg_cholesky_ex(factor, Tensor._from_array(info))
+    return out_result(
+        "linalg_cholesky_ex", out, result, (A,), exact=True, autograd_op="linalg_cholesky_ex"
+    )
+
+
+def _cholesky_solve_arrays(b: np.ndarray, factor: np.ndarray, upper: bool) -> np.ndarray:
+    """X with L L^T X = B (U^T U X = B when ``upper``), reading the factor's triangle."""
+    if upper:
+        y = triangular_solve_arrays(swap(factor), b, False)
+        return triangular_solve_arrays(factor, y, True)
+    y = triangular_solve_arrays(factor, b, False)
+    return triangular_solve_arrays(swap(factor), y, True)
+
+
+class CholeskySolveBackward0(Op):
+    """X = (L L^T)^-1 B; gB = cholesky_solve(grad, L), gL = -(gB X^T + X gB^T) L
+    (-L (...) when ``upper``)"""
+
+    saved_inputs = (0, 1)
+    saves_output = True
+    __slots__ = ("upper",)
+
+    def forward(self, b, factor, upper=False):
+        self.upper = upper
+        return _cholesky_solve_arrays(b, factor, upper)
+
+    def backward(self, F, grad):
+        _, factor, x = self.saved
+        needs = self.needs_input_grad
+        grad_b = CholeskySolveBackward0.call(grad, factor, upper=self.upper)
+        grad_factor = None
+        if needs[1]:
+            common = F.matmul(grad_b, F.mT(x))
+            common = common + F.mT(common)
+            grad_factor = -(F.matmul(factor, common) if self.upper else F.matmul(common, factor))
+        return (grad_b if needs[0] else None), grad_factor
+
+
+def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False, *, out: Any = None) -> Tensor:
+    """The solution X of ``A X = B`` given the Cholesky factor of A: ``A = L L^T``, or
+    ``A = U^T U`` with ``upper=True``; batches broadcast.
+
+    Example::
+
+        >>> L = glassgrad.tensor([[2.0, 0.0], [1.0, 1.0]])
+        >>> glassgrad.cholesky_solve(glassgrad.tensor([[4.0], [3.0]]), L)
+        tensor([[1.],
+                [1.]])
+    """
+    b = check_tensor(B, "cholesky_solve")._data
+    factor = check_tensor(L, "cholesky_solve", "input2", 2)._data
+    for name, array in (("b", b), ("A", factor)):
+        if array.ndim < 2:
+            raise RuntimeError(
+                f"b should have at least 2 dimensions, but has {b.ndim} dimensions instead"
+                if name == "b"
+                else f"u should have at least 2 dimensions, but has {array.ndim} dimensions instead"
+            )
+    if b.dtype != factor.dtype:
+        raise RuntimeError(
+            f"Expected b and A to have the same dtype, but found b of type "
+            f"{scalar_type_name(b.dtype)} and A of type {scalar_type_name(factor.dtype)} instead."
+        )
+    check_square("cholesky_solve", factor)
+    if factor.shape[-1] != b.shape[-2]:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for cholesky_solve: each A matrix is "
+            f"{factor.shape[-1]} by {factor.shape[-1]} but each b matrix is {b.shape[-2]} by "
+            f"{b.shape[-1]}"
+        )
+    result = CholeskySolveBackward0.apply(B, L, upper=bool(upper))
+    return out_result("cholesky_solve", out, result, (B, L), exact=True)
+
+
+class CholeskyInverseBackward0(Op):
+    """out = (L L^T)^-1; gL = -out (grad + grad^T) out L (-L (...) when ``upper``)"""
+
+    saved_inputs = (0,)
+    saves_output = True
+    __slots__ = ("upper",)
+
+    def forward(self, factor, upper=False):
+        self.upper = upper
+        eye = np.broadcast_to(np.eye(factor.shape[-1], dtype=factor.dtype), factor.shape)
+        return _cholesky_solve_arrays(eye, factor, upper)
+
+    def backward(self, F, grad):
+        factor, inverse = self.saved
+        common = F.matmul(inverse, F.matmul(grad + F.mT(grad), inverse))
+        return -(F.matmul(factor, common) if self.upper else F.matmul(common, factor))
+
+
+def cholesky_inverse(L: Tensor, upper: bool = False, *, out: Any = None) -> Tensor:
+    """The inverse of ``A = L L^T`` (``U^T U`` with ``upper=True``) given its Cholesky factor.
+
+    Example::
+
+        >>> glassgrad.cholesky_inverse(glassgrad.tensor([[2.0, 0.0], [0.0, 1.0]]))
+        tensor([[0.2500, 0.0000],
+                [0.0000, 1.0000]])
+    """
+    factor = check_tensor(L, "cholesky_inverse")._data
+    check_square("cholesky_inverse", factor, "input")
+    result = CholeskyInverseBackward0.apply(L, upper=bool(upper))
+    return out_result("cholesky_inverse", out, result, (L,), exact=True)
+
+
+# --- registry ----------------------------------------------------------------------------
+
+
+def _factor(rng: np.random.Generator, *shape: int, upper: bool = False) -> np.ndarray:
+    lower = np.linalg.cholesky(spd(rng, *shape))
+    return swap(lower).copy() if upper else lower
+
+
+register(
+    "cholesky_ex",
+    cholesky_ex,
+    nodes=(LinalgCholeskyExBackward0,),
+    namespace="linalg",
+    samples=lambda rng: [
+        Sample((spd(rng, 3, 3),)),
+        Sample((spd(rng, 2, 3, 3),), {"upper": True}),
+        Sample((-np.eye(3),), grad=False, note="not positive-definite: info"),
+    ],
+)
+# Only the factor's triangle is read while its gradient is a full matrix (PyTorch's), so
+# finite differences, which move every entry, do not apply (fd=False).
+register(
+    "cholesky_solve",
+    cholesky_solve,
+    nodes=(CholeskySolveBackward0,),
+    samples=lambda rng: [
+        Sample((randn(rng, 3, 2), _factor(rng, 3, 3)), fd=False),
+        Sample((randn(rng, 3, 2), _factor(rng, 3, 3, upper=True), True), fd=False),
+        Sample((randn(rng, 2, 3, 1), _factor(rng, 3, 3)), fd=False, note="batch B"),
+        Sample((NoGrad(randn(rng, 3, 2)), _factor(rng, 2, 3, 3)), fd=False, note="batch L"),
+        Sample((randn(rng, 3, 2), NoGrad(_factor(rng, 3, 3)))),
+    ],
+)
+register(
+    "cholesky_inverse",
+    cholesky_inverse,
+    nodes=(CholeskyInverseBackward0,),
+    samples=lambda rng: [
+        Sample((_factor(rng, 3, 3),), fd=False),
+        Sample((_factor(rng, 3, 3, upper=True), True), fd=False),
+        Sample((_factor(rng, 2, 3, 3),), fd=False, note="batched"),
+    ],
+)
