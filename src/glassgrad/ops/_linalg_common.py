@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import scalar_type_name
+from .._tensor import Tensor
 from ._samples import randn
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "first_zero_pivot",
     "singular_error",
     "cholesky_with_info",
+    "constant_like",
     "spd",
     "invertible",
 ]
@@ -123,6 +125,12 @@ def cholesky_with_info(a: np.ndarray) -> tuple:
         below = lower[:, j + 1 :, j] - np.einsum("bik,bk->bi", lower[:, j + 1 :, :j], row)
         lower[ok, j + 1 :, j] = below[ok] / root[ok, None]
     return lower.reshape(a.shape), info.reshape(a.shape[:-2])
+
+
+def constant_like(like: Any, array: np.ndarray) -> Any:
+    """``array`` in the namespace of ``like`` inside a backward formula: a Tensor (requiring no
+    grad) when the formula builds a graph, else the array itself."""
+    return Tensor._from_array(array) if isinstance(like, Tensor) else array
 
 
 def spd(rng: np.random.Generator, *shape: int) -> np.ndarray:

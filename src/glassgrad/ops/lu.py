@@ -19,8 +19,15 @@ from .. import return_types
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
-from ._common import check_tensor
-from ._linalg_common import LinAlgError, batch_prefix, check_kernel_dtype, invertible, swap
+from ._common import array_of, check_tensor
+from ._linalg_common import (
+    LinAlgError,
+    batch_prefix,
+    check_kernel_dtype,
+    constant_like,
+    invertible,
+    swap,
+)
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -75,12 +82,6 @@ def permutation_arrays(pivots: np.ndarray, m: int, dtype: np.dtype) -> np.ndarra
     return p.reshape(*batch, m, m)
 
 
-def _constant(like: Any, array: np.ndarray) -> Any:
-    """``array`` in the namespace of ``like``: a Tensor (no grad) inside a graph of the
-    backward, else the array itself."""
-    return Tensor._from_array(array) if isinstance(like, Tensor) else array
-
-
 def _unpacked(F: Any, lu: Any) -> tuple:
     """L (m x k, unit diagonal) and U (k x n) of a packed LU, in F's namespace."""
     m, n = lu.shape[-2:]
@@ -131,11 +132,7 @@ def _lu_backward(F: Any, grad_l: Any, grad_u: Any, p: Any, lower: Any, upper: An
 
 def _eye(F: Any, like: Any, rows: int, cols: int) -> Any:
     """The rows x cols identity, embedding a block into a larger matrix by a product."""
-    return _constant(like, np.eye(rows, cols, dtype=np.asarray(_data(like)).dtype))
-
-
-def _data(x: Any) -> Any:
-    return x._data if isinstance(x, Tensor) else x
+    return constant_like(like, np.eye(rows, cols, dtype=np.asarray(array_of(like)).dtype))
 
 
 # --- lu_factor, lu ------------------------------------------------------------------------
@@ -157,7 +154,7 @@ class LinalgLuFactorExBackward0(Op):
         m, n = lu.shape[-2:]
         k = min(m, n)
         lower, upper = _unpacked(F, lu)
-        p = _constant(grad, permutation_arrays(_data(pivots), m, _data(lu).dtype))
+        p = constant_like(grad, permutation_arrays(array_of(pivots), m, array_of(lu).dtype))
         return _lu_backward(F, grad[..., :, :k], grad[..., :k, :], p, lower, upper)
 
 
@@ -178,7 +175,7 @@ class LinalgLuBackward0(Op):
     def backward(self, F, grads):
         p, lower, upper = self.saved
         _, grad_l, grad_u = grads
-        return _lu_backward(F, grad_l, grad_u, _constant(grad_l, _data(p)), lower, upper)
+        return _lu_backward(F, grad_l, grad_u, constant_like(grad_l, array_of(p)), lower, upper)
 
 
 def _check_lu_input(op: str, a: np.ndarray, pivot: bool) -> None:
@@ -414,8 +411,9 @@ class LinalgLuSolveBackward0(Op):
             grad_l = _solve_tri(F.mT(lower), F.matmul(grad_r, F.mT(upper)), True, unit=True)
             grad_lu = _tri(F, grad_l, False, -1) + _tri(F, grad_r, True)
         else:
-            p = _constant(
-                grad, permutation_arrays(_data(pivots), lu_data.shape[-1], _data(lu_data).dtype)
+            p = constant_like(
+                grad,
+                permutation_arrays(array_of(pivots), lu_data.shape[-1], array_of(lu_data).dtype),
             )
             product = F.matmul(x, F.mT(grad)) if left else F.matmul(F.mT(x), grad)
             grad_r = -F.matmul(F.matmul(F.mT(p), product), p)

@@ -1,0 +1,159 @@
+"""Matrix functions and vector products: errors, deprecations, and what PyTorch gets wrong.
+
+PyTorch's backward of ``linalg.cond`` for norms other than 2 and of ``torch.vander`` fails
+(an output changed in place inside PyTorch); glassgrad's gradients there are checked by
+finite differences instead.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
+
+from .test_linalg import assert_same, assert_same_error
+
+ERRORS = {
+    "cross length": (
+        lambda lib: lib.linalg.cross(lib.ones(2), lib.ones(2)),
+        ["linalg.cross: inputs dimension -1 must have length 3. Got 2 and 2"],
+    ),
+    "cross ranks": (
+        lambda lib: lib.linalg.cross(lib.ones(3), lib.ones(2, 3)),
+        ["linalg.cross: inputs must have the same number of dimensions."],
+    ),
+    "cross dtypes": (
+        lambda lib: lib.linalg.cross(lib.ones(3), lib.ones(3, dtype=lib.float64)),
+        ["expected scalar type Float but found Double"],
+    ),
+    "torch.cross without a dim of 3": (
+        lambda lib: lib.cross(lib.ones(2, 4), lib.ones(2, 4)),
+        ["no dimension of size 3 in input"],
+    ),
+    "vander N": (lambda lib: lib.linalg.vander(lib.ones(3), N=1), ["N must be greater than 1."]),
+    "torch.vander 2-d": (
+        lambda lib: lib.vander(lib.ones(2, 2)),
+        ["x must be a one-dimensional tensor."],
+    ),
+    "trace 3-d": (
+        lambda lib: lib.trace(lib.ones(2, 2, 2)),
+        ["trace: expected a matrix, but got tensor with dim 3"],
+    ),
+    "inner sizes": (
+        lambda lib: lib.inner(lib.ones(2, 3), lib.ones(4)),
+        ["inner() the last dimension must match on both input tensors but got shapes [2, 3]"],
+    ),
+    "multi_dot one tensor": (
+        lambda lib: lib.linalg.multi_dot([lib.ones(2, 2)]),
+        ["multi_dot(): expected at least 2 tensors but got 1"],
+    ),
+    "multi_dot first 3-d": (
+        lambda lib: lib.linalg.multi_dot([lib.ones(2, 2, 2), lib.ones(2, 2)]),
+        ["multi_dot(): the first tensor must be 1D or 2D but got 3D"],
+    ),
+    "multi_dot middle 3-d": (
+        lambda lib: lib.linalg.multi_dot([lib.ones(2, 2), lib.ones(2, 2, 2), lib.ones(2, 2)]),
+        ["multi_dot(): tensor 1 must be 2D but got 3D"],
+    ),
+    "multi_dot shapes": (
+        lambda lib: lib.linalg.multi_dot([lib.ones(2, 3), lib.ones(2, 2)]),
+        ["multi_dot(): tensors 0 and 1 with shapes [2, 3] and [2, 2] cannot be multiplied"],
+    ),
+    "multi_dot dtypes": (
+        lambda lib: lib.linalg.multi_dot([lib.ones(2, 2), lib.ones(2, 2, dtype=lib.float64)]),
+        ["all tensors must have be the same dtype but tensor 0 is float and tensor 1 double"],
+    ),
+    "matrix_power non-square": (
+        lambda lib: lib.linalg.matrix_power(lib.ones(2, 3), 2),
+        ["linalg.matrix_power: A must be batches of square matrices, but they are 2 by 3"],
+    ),
+    "matrix_power float n": (
+        lambda lib: lib.linalg.matrix_power(lib.ones(2, 2), 1.5),
+        ["linalg_matrix_power(): argument 'n' (position 2) must be int, not float"],
+    ),
+    "matrix_exp non-square": (
+        lambda lib: lib.linalg.matrix_exp(lib.ones(2, 3)),
+        ["linalg.matrix_exp: A must be batches of square matrices, but they are 2 by 3"],
+    ),
+    "cond 1-d": (
+        lambda lib: lib.linalg.cond(lib.ones(3)),
+        ["linalg.cond: The input tensor must have at least 2 dimensions."],
+    ),
+    "cond non-square": (
+        lambda lib: lib.linalg.cond(lib.ones(2, 3), 1),
+        ["linalg.cond(ord=1): A must be batches of square matrices, but they are 2 by 3"],
+    ),
+    "cond norm": (
+        lambda lib: lib.linalg.cond(lib.eye(2), 3),
+        ["linalg.cond got an invalid norm type: 3"],
+    ),
+    "vecdot dtypes": (
+        lambda lib: lib.linalg.vecdot(lib.ones(3), lib.ones(3, dtype=lib.float64)),
+        ["linalg.vecdot: Expected x and y to have the same dtype, but found x of type Float"],
+    ),
+    "chain_matmul 1-d": (
+        lambda lib: lib.chain_matmul(lib.ones(2)),
+        ["Tensor dimension is 1, expected 2 instead."],
+    ),
+    "vdot 2-d": (
+        lambda lib: lib.vdot(lib.ones(2, 2), lib.ones(2)),
+        ["1D tensors expected, but got 2D and 1D tensors"],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(ERRORS))
+def test_errors_match_pytorch(name: str) -> None:
+    program, words = ERRORS[name]
+    assert_same_error(program, *words)
+
+
+def test_cond_of_singular_matrices_matches_pytorch() -> None:
+    for p in (None, 1, "fro", math.inf):
+        ours = gg.linalg.cond(gg.zeros(2, 2), p)
+        theirs = torch.linalg.cond(torch.zeros(2, 2), p)
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("p", ["fro", "nuc", 1, -1, math.inf, -math.inf])
+def test_cond_gradients_by_finite_differences(p: Any) -> None:
+    a = gg.tensor(np.random.default_rng(5).standard_normal((3, 3)) + 3 * np.eye(3))
+    a.requires_grad_()
+    assert gg.autograd.gradcheck(lambda x: gg.linalg.cond(x, p), (a,))
+
+
+def test_torch_vander_gradient_by_finite_differences() -> None:
+    x = gg.tensor([0.5, -1.5, 2.0], dtype=gg.float64, requires_grad=True)
+    assert gg.autograd.gradcheck(lambda t: gg.vander(t), (x,))
+    assert gg.autograd.gradgradcheck(lambda t: gg.vander(t, 4, True), (x,))
+
+
+def test_matrix_exp_matches_its_series_and_pytorch() -> None:
+    rng = np.random.default_rng(6)
+    for scale in (1e-3, 1.0, 20.0):
+        a = scale * rng.standard_normal((2, 4, 4))
+        ours, theirs = gg.linalg.matrix_exp(gg.tensor(a)), torch.linalg.matrix_exp(torch.tensor(a))
+        assert_same(ours, theirs, rtol=1e-9, atol=1e-12)
+    small = 0.1 * rng.standard_normal((3, 3))
+    series = sum(np.linalg.matrix_power(small, k) / math.factorial(k) for k in range(20))
+    np.testing.assert_allclose(gg.linalg.matrix_exp(gg.tensor(small)).numpy(), series, atol=1e-14)
+
+
+def test_deprecations_warn_as_pytorch() -> None:
+    with pytest.warns(UserWarning, match="torch.chain_matmul is deprecated"):
+        gg.chain_matmul(gg.eye(2), gg.eye(2))
+    with pytest.warns(UserWarning, match="Using torch.cross without specifying the dim arg"):
+        gg.cross(gg.ones(3), gg.ones(3))
+
+
+def test_multi_dot_chooses_the_cheap_order_like_pytorch() -> None:
+    shapes = [(10, 2), (2, 10), (10, 3)]
+    tensors = [gg.ones(*s, requires_grad=True) for s in shapes]
+    result = gg.linalg.multi_dot(tensors)
+    # (A B) C costs 10*2*10 + 10*10*3 = 500, A (B C) 2*10*3 + 10*2*3 = 120: A (B C) it is.
+    assert result.grad_fn.next_functions[0][0].name() == "AccumulateGrad"
