@@ -390,3 +390,28 @@ def test_deprecated_lu_functions_warn_as_pytorch() -> None:
     ):
         with pytest.warns(UserWarning, match="is deprecated in favor of torch.linalg"):
             call()
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "decompositions",
+        "solvers",
+        "lu",
+        "cholesky",
+        "inverses",
+        "matrix_functions",
+        "products",
+        "householder",
+    ],
+)
+def test_docstring_examples_run(module: str) -> None:
+    import doctest
+    import importlib
+
+    mod = importlib.import_module(f"glassgrad.ops.{module}")
+    flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the deprecated names' warnings
+        result = doctest.testmod(mod, extraglobs={"glassgrad": gg}, optionflags=flags)
+    assert result.attempted >= 3 and result.failed == 0

@@ -157,3 +157,85 @@ def test_multi_dot_chooses_the_cheap_order_like_pytorch() -> None:
     result = gg.linalg.multi_dot(tensors)
     # (A B) C costs 10*2*10 + 10*10*3 = 500, A (B C) 2*10*3 + 10*2*3 = 120: A (B C) it is.
     assert result.grad_fn.next_functions[0][0].name() == "AccumulateGrad"
+
+
+LDL_AND_HOUSEHOLDER_ERRORS = {
+    "ldl non-square": (
+        lambda lib: lib.linalg.ldl_factor(lib.ones(2, 3)),
+        ["torch.linalg.ldl_factor_ex: A must be batches of square matrices, but they are 2 by 3"],
+    ),
+    "ldl integer": (
+        lambda lib: lib.linalg.ldl_factor(lib.ones(2, 2, dtype=lib.int64)),
+        ["torch.linalg.ldl_factor_ex: Expected a floating point or complex tensor as input."],
+    ),
+    "ldl 1-d": (
+        lambda lib: lib.linalg.ldl_factor(lib.ones(2)),
+        ["torch.linalg.ldl_factor_ex: The input tensor A must have at least 2 dimensions."],
+    ),
+    "ldl_solve sizes": (
+        lambda lib: lib.linalg.ldl_solve(lib.eye(2), lib.ones(2, dtype=lib.int32), lib.ones(3, 1)),
+        ["Incompatible matrix sizes for torch.linalg.ldl_solve: each A matrix is 2 by 2 but each"],
+    ),
+    "ldl_solve dtypes": (
+        lambda lib: lib.linalg.ldl_solve(
+            lib.eye(2), lib.ones(2, dtype=lib.int32), lib.ones(2, 1, dtype=lib.float64)
+        ),
+        ["Expected b and A to have the same dtype, but found b of type Double and A of type Float"],
+    ),
+    "householder_product wide": (
+        lambda lib: lib.linalg.householder_product(lib.ones(2, 3), lib.ones(2)),
+        ["input.shape[-2] must be greater than or equal to input.shape[-1]"],
+    ),
+    "householder_product tau": (
+        lambda lib: lib.linalg.householder_product(lib.ones(3, 2), lib.ones(3)),
+        ["input.shape[-1] must be greater than or equal to tau.shape[-1]"],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(LDL_AND_HOUSEHOLDER_ERRORS))
+def test_ldl_and_householder_errors_match_pytorch(name: str) -> None:
+    program, words = LDL_AND_HOUSEHOLDER_ERRORS[name]
+    assert_same_error(program, *words)
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 8])
+def test_ldl_factor_matches_lapack_pivots_and_solves(n: int) -> None:
+    """Bunch-Kaufman pivoting, 2x2 blocks included (zeros on the diagonal force them)."""
+    rng = np.random.default_rng(n)
+    for trial in range(6):
+        m = rng.standard_normal((n, n))
+        a = m + m.T
+        if trial % 2:
+            a[np.arange(2), np.arange(2)] = 0.0
+        ours = gg.linalg.ldl_factor(gg.tensor(a))
+        theirs = torch.linalg.ldl_factor(torch.tensor(a))
+        for x, y in zip(ours, theirs):
+            assert_same(x, y)
+        b = rng.standard_normal((n, 2))
+        x = gg.linalg.ldl_solve(ours.LD, ours.pivots, gg.tensor(b)).numpy()
+        np.testing.assert_allclose(a @ x, b, atol=1e-10)
+
+
+def test_singular_ldl_is_a_clear_error_and_an_info() -> None:
+    # PyTorch itself fails here with an internal assert ("Unknown error code: 1").
+    with pytest.raises(gg.linalg.LinAlgError, match=r"input is singular: D\[1,1\] is zero"):
+        gg.linalg.ldl_factor(gg.zeros(2, 2))
+    assert int(gg.linalg.ldl_factor_ex(gg.zeros(2, 2)).info) == 1
+
+
+def test_geqrf_reflectors_rebuild_q_as_linalg_qr() -> None:
+    a = np.random.default_rng(7).standard_normal((2, 5, 3))
+    h, tau = gg.geqrf(gg.tensor(a))
+    q = gg.linalg.householder_product(h, tau).numpy()
+    np.testing.assert_allclose(np.abs(q), np.abs(np.linalg.qr(a)[0]), atol=1e-12)
+    full = gg.ormqr(h, tau, gg.eye(5, dtype=gg.float64)).numpy()
+    np.testing.assert_allclose(full[..., :3], q, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["eig", "eigvals"])
+def test_eig_refuses_clearly_for_want_of_complex_dtypes(name: str) -> None:
+    with pytest.raises(NotImplementedError, match=f"linalg.{name}: .* complex .* linalg.eigh"):
+        getattr(gg.linalg, name)(gg.eye(2))
+    with pytest.raises(RuntimeError, match="must be batches of square matrices"):
+        getattr(gg.linalg, name)(gg.ones(2, 3))

@@ -102,7 +102,7 @@ def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False, *, out: Any = None
     Example::
 
         >>> L = glassgrad.tensor([[2.0, 0.0], [1.0, 1.0]])
-        >>> glassgrad.cholesky_solve(glassgrad.tensor([[4.0], [3.0]]), L)
+        >>> glassgrad.cholesky_solve(glassgrad.tensor([[6.0], [4.0]]), L)
         tensor([[1.],
                 [1.]])
     """

@@ -489,7 +489,7 @@ def matrix_norm(
 
 
 def norm(
-    A: Tensor,
+    input: Tensor,
     ord: Any = None,
     dim: Any = None,
     keepdim: bool = False,
@@ -506,28 +506,30 @@ def norm(
         >>> glassgrad.linalg.norm(glassgrad.tensor([[3.0, 4.0]]))
         tensor(5.)
     """
-    data = check_tensor(A, "linalg.norm", "A")._data
+    data = check_tensor(input, "linalg.norm", "input")._data
     if out is not None:
-        return composite_out("linalg.norm", out, lambda: norm(A, ord, dim, keepdim, dtype=dtype))
+        return composite_out(
+            "linalg.norm", out, lambda: norm(input, ord, dim, keepdim, dtype=dtype)
+        )
     if dim is not None:
         dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
         if len(dims) == 1:
-            return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
+            return vector_norm(input, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
         if len(dims) == 2:
-            return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
+            return matrix_norm(input, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
         raise RuntimeError(
             f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dims)}"
         )
     if ord is None:
-        return vector_norm(A, 2, None, keepdim, dtype=dtype)
+        return vector_norm(input, 2, None, keepdim, dtype=dtype)
     if data.ndim not in (1, 2):
         raise RuntimeError(
             "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
             f"{data.ndim}D."
         )
     if data.ndim == 1 and not isinstance(ord, str):
-        return vector_norm(A, ord, None, keepdim, dtype=dtype)
-    return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
+        return vector_norm(input, ord, None, keepdim, dtype=dtype)
+    return matrix_norm(input, ord, (-2, -1), keepdim, dtype=dtype)
 
 
 # --- inv, det, slogdet, logdet ------------------------------------------------------------
