@@ -32,6 +32,15 @@ MODULES = [
     "glassgrad.nn.modules.loss",
     "glassgrad.nn.modules.rnn",
     "glassgrad.nn.modules.attention",
+    "glassgrad.nn.modules.instancenorm",
+    "glassgrad.nn.modules.pixelshuffle",
+    "glassgrad.nn.modules.upsampling",
+    "glassgrad.ops.nn_pool",
+    "glassgrad.ops.nn_pool_avg",
+    "glassgrad.ops.nn_pool_adaptive",
+    "glassgrad.ops.nn_upsample",
+    "glassgrad.ops.nn_norm_composite",
+    "glassgrad.ops.nn_shuffle",
 ]
 
 

@@ -817,30 +817,18 @@ def conv1d(
     return _convolution("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
 
 
-def conv_transpose2d(
+def _conv_transpose(
+    op: str,
+    n: int,
     input: Tensor,
     weight: Tensor,
-    bias: Tensor | None = None,
-    stride: Any = 1,
-    padding: Any = 0,
-    output_padding: Any = 0,
-    groups: int = 1,
-    dilation: Any = 1,
+    bias: Tensor | None,
+    stride: Any,
+    padding: Any,
+    output_padding: Any,
+    groups: int,
+    dilation: Any,
 ) -> Tensor:
-    """2-d transposed convolution (the gradient of ``conv2d`` with respect to its input) of
-    ``input`` (N, Cin, H, W) with ``weight`` (Cin, Cout/groups, kh, kw).
-
-    Output size per dimension: ``(H - 1)*stride - 2*padding + dilation*(k - 1) +
-    output_padding + 1``; ``out[n, o, y*stride + i*dilation - padding, ...] += input[n, c, y,
-    x] * weight[c, o, i, j]``.
-
-    Example::
-
-        >>> x, w = glassgrad.ones(1, 1, 2, 2), glassgrad.ones(1, 1, 3, 3)
-        >>> glassgrad.nn.functional.conv_transpose2d(x, w, stride=2).shape
-        glassgrad.Size([1, 1, 5, 5])
-    """
-    op, n = "conv_transpose2d", 2
     _check_conv(op, input, weight, bias, n, True, groups)
     stride = _tuple_arg(stride, n, "stride", op)
     dilation = _tuple_arg(dilation, n, "dilation", op)
@@ -884,6 +872,77 @@ def conv_transpose2d(
         groups=int(groups),
     )
     return shape.squeeze(out, 0) if unbatched else out
+
+
+def conv_transpose2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    output_padding: Any = 0,
+    groups: int = 1,
+    dilation: Any = 1,
+) -> Tensor:
+    """2-d transposed convolution (the gradient of ``conv2d`` with respect to its input) of
+    ``input`` (N, Cin, H, W) with ``weight`` (Cin, Cout/groups, kh, kw).
+
+    Output size per dimension: ``(H - 1)*stride - 2*padding + dilation*(k - 1) +
+    output_padding + 1``; ``out[n, o, y*stride + i*dilation - padding, ...] += input[n, c, y,
+    x] * weight[c, o, i, j]``.
+
+    Example::
+
+        >>> x, w = glassgrad.ones(1, 1, 2, 2), glassgrad.ones(1, 1, 3, 3)
+        >>> glassgrad.nn.functional.conv_transpose2d(x, w, stride=2).shape
+        glassgrad.Size([1, 1, 5, 5])
+    """
+    return _conv_transpose(
+        "conv_transpose2d",
+        2,
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation,
+    )
+
+
+def conv_transpose1d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    output_padding: Any = 0,
+    groups: int = 1,
+    dilation: Any = 1,
+) -> Tensor:
+    """1-d transposed convolution (the gradient of ``conv1d`` with respect to its input) of
+    ``input`` (N, Cin, L) or (Cin, L) with ``weight`` (Cin, Cout/groups, k); output length
+    ``(L - 1)*stride - 2*padding + dilation*(k - 1) + output_padding + 1``.
+
+    Example::
+
+        >>> x, w = glassgrad.ones(1, 1, 3), glassgrad.ones(1, 2, 3)
+        >>> glassgrad.nn.functional.conv_transpose1d(x, w, stride=2).shape
+        glassgrad.Size([1, 2, 7])
+    """
+    return _conv_transpose(
+        "conv_transpose1d",
+        1,
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation,
+    )
 
 
 # --- sliding blocks: unfold (im2col) and fold (col2im) ---------------------------------------
@@ -1145,6 +1204,17 @@ def _conv_transpose2d_samples(rng: np.random.Generator) -> list[Sample]:
     ]
 
 
+def _conv_transpose1d_samples(rng: np.random.Generator) -> list[Sample]:
+    return [
+        Sample((randn(rng, 2, 3, 5), randn(rng, 3, 2, 3), randn(rng, 2))),
+        Sample(
+            (randn(rng, 1, 4, 4), randn(rng, 4, 3, 2)),
+            {"stride": 3, "padding": 1, "output_padding": 2, "groups": 2, "dilation": 2},
+        ),
+        Sample((randn(rng, 2, 4), randn(rng, 2, 3, 3)), {"stride": 2}, note="unbatched"),
+    ]
+
+
 def _unfold_samples(rng: np.random.Generator) -> list[Sample]:
     return [
         Sample((randn(rng, 2, 3, 5, 5), 2)),
@@ -1172,6 +1242,13 @@ register(
     conv_transpose2d,
     nodes=(ConvolutionBackward0,),
     samples=_conv_transpose2d_samples,
+    namespace=_NF,
+)
+register(
+    "conv_transpose1d",
+    conv_transpose1d,
+    nodes=(ConvolutionBackward0,),
+    samples=_conv_transpose1d_samples,
     namespace=_NF,
 )
 register("unfold", unfold, nodes=(Im2ColBackward0,), samples=_unfold_samples, namespace=_NF)

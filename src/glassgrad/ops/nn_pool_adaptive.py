@@ -256,7 +256,7 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
 
         >>> x = glassgrad.tensor([[[1.0, 2.0, 3.0, 4.0, 5.0]]])
         >>> glassgrad.nn.functional.adaptive_avg_pool1d(x, 2)
-        tensor([[[2.0000, 4.0000]]])
+        tensor([[[2., 4.]]])
     """
     op = "adaptive_avg_pool1d"
     size = _single(output_size, "output_size", op)

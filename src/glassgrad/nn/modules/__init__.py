@@ -21,11 +21,12 @@ from .activation import (
     Tanh,
 )
 from .attention import MultiheadAttention
-from .batchnorm import BatchNorm1d, BatchNorm2d
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv1d, Conv2d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .dropout import Dropout
 from .flatten import Flatten, Unflatten
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .linear import Bilinear, Identity, Linear, NonDynamicallyQuantizableLinear
 from .loss import (
     BCELoss,
@@ -39,7 +40,8 @@ from .loss import (
     SmoothL1Loss,
 )
 from .module import Module, RemovableHandle
-from .normalization import GroupNorm, LayerNorm
+from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
+from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle
 from .pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
@@ -56,6 +58,7 @@ from .pooling import (
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell
 from .sparse import Embedding
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
     "AdaptiveAvgPool1d",
@@ -71,9 +74,12 @@ __all__ = [
     "BCEWithLogitsLoss",
     "BatchNorm1d",
     "BatchNorm2d",
+    "BatchNorm3d",
     "Bilinear",
+    "ChannelShuffle",
     "Conv1d",
     "Conv2d",
+    "ConvTranspose1d",
     "ConvTranspose2d",
     "CrossEntropyLoss",
     "Dropout",
@@ -89,6 +95,9 @@ __all__ = [
     "Hardtanh",
     "HuberLoss",
     "Identity",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "InstanceNorm3d",
     "KLDivLoss",
     "L1Loss",
     "LSTM",
@@ -96,6 +105,7 @@ __all__ = [
     "LayerNorm",
     "LeakyReLU",
     "Linear",
+    "LocalResponseNorm",
     "LogSigmoid",
     "LogSoftmax",
     "MSELoss",
@@ -111,6 +121,9 @@ __all__ = [
     "NonDynamicallyQuantizableLinear",
     "ParameterDict",
     "ParameterList",
+    "PixelShuffle",
+    "PixelUnshuffle",
+    "RMSNorm",
     "RNN",
     "RNNBase",
     "RNNCell",
@@ -127,4 +140,7 @@ __all__ = [
     "Softplus",
     "Tanh",
     "Unflatten",
+    "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
 ]

@@ -1,4 +1,4 @@
-"""Batch normalization: ``BatchNorm1d``, ``BatchNorm2d``."""
+"""Batch normalization: ``BatchNorm1d``, ``BatchNorm2d``, ``BatchNorm3d``."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from .. import init
 from ._utils import new_parameter
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 
 
 class _BatchNorm(Module):
@@ -180,3 +180,18 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalization over an (N, C, D, H, W) input, per channel C (see ``BatchNorm1d``).
+
+    Example::
+
+        >>> bn = nn.BatchNorm3d(16)
+        >>> bn(glassgrad.randn(4, 16, 2, 5, 5)).shape
+        glassgrad.Size([4, 16, 2, 5, 5])
+    """
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")

@@ -332,3 +332,67 @@ class ConvTranspose2d(_ConvNd):
             self.groups,
             self.dilation,
         )
+
+
+class ConvTranspose1d(ConvTranspose2d):
+    """1-D transposed convolution (the gradient of Conv1d with respect to its input), over an
+    input of shape (N, C_in, L) or (C_in, L); arguments as ``ConvTranspose2d``.
+
+    Attributes
+    ----------
+    weight : Parameter of shape (in_channels, out_channels / groups, k)
+    bias : Parameter of shape (out_channels,) or None
+
+    Example::
+
+        >>> up = nn.ConvTranspose1d(16, 8, 3, stride=2, padding=1)
+        >>> up(glassgrad.randn(1, 16, 6), output_size=[12]).shape
+        glassgrad.Size([1, 8, 12])
+    """
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: int | tuple,
+        stride: int | tuple = 1,
+        padding: int | tuple = 0,
+        output_padding: int | tuple = 0,
+        groups: int = 1,
+        bias: bool = True,
+        dilation: int | tuple = 1,
+        padding_mode: str = "zeros",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        _ConvNd.__init__(
+            self,
+            in_channels,
+            out_channels,
+            single(kernel_size),
+            single(stride),
+            single(padding),
+            single(dilation),
+            True,
+            single(output_padding),
+            groups,
+            bias,
+            padding_mode,
+            device,
+            dtype,
+        )
+
+    def forward(self, input: Tensor, output_size: list[int] | None = None) -> Tensor:
+        output_padding = self._output_padding(input, output_size, 1)
+        return F.conv_transpose1d(
+            input,
+            self.weight,
+            self.bias,
+            self.stride,
+            self.padding,
+            output_padding,
+            self.groups,
+            self.dilation,
+        )

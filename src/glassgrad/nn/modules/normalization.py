@@ -1,4 +1,4 @@
-"""Per-sample normalization: ``LayerNorm``, ``GroupNorm``."""
+"""Per-sample normalization: ``LayerNorm``, ``GroupNorm``, ``RMSNorm``, ``LocalResponseNorm``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from .. import init
 from ._utils import new_parameter
 from .module import Module
 
-__all__ = ["LayerNorm", "GroupNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
 
 
 class LayerNorm(Module):
@@ -149,3 +149,71 @@ class GroupNorm(Module):
             f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
             f"bias={self.bias is not None}"
         )
+
+
+class RMSNorm(Module):
+    """Root-mean-square normalization over the last ``len(normalized_shape)`` dimensions,
+    ``y = x / sqrt(mean(x**2) + eps) * weight`` (``eps`` None: the dtype's epsilon).
+
+    Example::
+
+        >>> nn.RMSNorm([2, 3])(glassgrad.randn(4, 2, 3)).shape
+        glassgrad.Size([4, 2, 3])
+    """
+
+    def __init__(
+        self,
+        normalized_shape: int | tuple | list,
+        eps: float | None = None,
+        elementwise_affine: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = new_parameter(*self.normalized_shape, dtype=dtype, device=device)
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Weight 1."""
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        )
+
+
+class LocalResponseNorm(Module):
+    """Normalise each element by the energy of ``size`` neighbouring channels
+    (``F.local_response_norm``).
+
+    Example::
+
+        >>> nn.LocalResponseNorm(2)(glassgrad.randn(2, 8, 4, 4)).shape
+        glassgrad.Size([2, 8, 4, 4])
+    """
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

@@ -1,0 +1,427 @@
+"""Resampling: ``interpolate`` (nearest, nearest-exact, linear, bilinear, bicubic, trilinear,
+area) and PyTorch's deprecated ``upsample``, ``upsample_nearest``, ``upsample_bilinear``
+(public in ``glassgrad.nn.functional``).
+
+Every mode but area is separable: along each spatial axis, output position ``i`` reads a few
+input positions ("taps", 1 for nearest, 2 for linear, 4 for cubic) with fixed weights, so the
+op is that axis by axis. Taps and weights follow ATen's CPU kernels exactly (its index rules
+in float32 for nearest, the source-index formula with and without ``align_corners``, the
+clamped cubic taps with A = -0.75), so values match PyTorch's and an inf in the input spreads
+only where PyTorch's does. The op is linear: its backward is the adjoint (each axis's
+weights as a matrix, transposed), itself an op whose backward is the forward again, so
+``create_graph=True`` gives second derivatives. Area mode is adaptive average pooling.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .._dtype import scalar_type_name
+from .._tensor import Tensor
+from ..autograd.op import Op
+from ._common import check_tensor
+from ._registry import Sample, register
+from ._samples import randn
+from .nn_pool_adaptive import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
+
+# --- taps: which input positions each output position reads, and with what weight ----------
+
+
+def _scale(size: int, out: int, align_corners: bool, scale: float | None, dtype) -> Any:
+    """ATen's ``area_pixel_compute_scale``: the source step per output step."""
+    if align_corners:
+        return dtype.type((size - 1) / (out - 1) if out > 1 else 0)
+    if scale is not None and scale > 0:
+        return dtype.type(1.0 / scale)
+    return dtype.type(size) / dtype.type(out)
+
+
+def _source(step: Any, out: int, align_corners: bool, cubic: bool, dtype) -> np.ndarray:
+    """ATen's ``area_pixel_compute_source_index`` for every output position."""
+    i = np.arange(out).astype(dtype)
+    if align_corners:
+        return step * i
+    src = step * (i + dtype.type(0.5)) - dtype.type(0.5)
+    return src if cubic else np.maximum(src, dtype.type(0))
+
+
+def _nearest_taps(size: int, out: int, scale: float | None, exact: bool) -> np.ndarray:
+    """Source position of each output position (ATen's ``nearest_idx``/``nearest_exact_idx``:
+    float32 arithmetic, and the shortcuts for equal and doubled sizes)."""
+    i = np.arange(out)
+    if not exact and out == size:
+        return i
+    if not exact and out == 2 * size:
+        return i >> 1
+    step = np.float32(1.0 / scale) if scale is not None and scale > 0 else np.float32(size / out)
+    if exact:
+        src = np.floor(((i + 0.5) * np.float64(step)).astype(np.float32))
+    else:
+        src = np.floor(i.astype(np.float32) * step)
+    return np.minimum(src.astype(np.int64), size - 1)
+
+
+def _linear_taps(size: int, out: int, align_corners: bool, scale: float | None, dtype) -> tuple:
+    """Two source positions and weights per output position (ATen's
+    ``compute_source_index_and_lambda``)."""
+    if out == size:  # ATen copies
+        i = np.arange(out)
+        return np.stack([i, i], 1), np.stack([np.ones(out, dtype), np.zeros(out, dtype)], 1)
+    src = _source(_scale(size, out, align_corners, scale, dtype), out, align_corners, False, dtype)
+    low = np.minimum(np.floor(src).astype(np.int64), size - 1)
+    lam = np.clip(src - low.astype(dtype), 0, 1).astype(dtype)
+    high = low + (low < size - 1)
+    return np.stack([low, high], 1), np.stack([dtype.type(1) - lam, lam], 1)
+
+
+def _cubic_taps(size: int, out: int, align_corners: bool, scale: float | None, dtype) -> tuple:
+    """Four clamped source positions and the cubic convolution weights (A = -0.75) per output
+    position (ATen's ``get_cubic_upsample_coefficients``)."""
+    src = _source(_scale(size, out, align_corners, scale, dtype), out, align_corners, True, dtype)
+    base = np.minimum(np.floor(src).astype(np.int64), size - 1)
+    t = np.clip(src - base.astype(dtype), 0, 1).astype(dtype)
+    a = dtype.type(-0.75)
+
+    def near(x: np.ndarray) -> np.ndarray:  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x: np.ndarray) -> np.ndarray:  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    one = dtype.type(1)
+    weights = np.stack([far(t + one), near(t), near(one - t), far(2 * one - t)], 1)
+    index = np.clip(base[:, None] + np.arange(-1, 3), 0, size - 1)
+    return index, weights.astype(dtype)
+
+
+def _taps(mode: str, size: int, out: int, align_corners: bool, scale, dtype) -> tuple:
+    """(index, weights) of one axis: (out, taps) arrays; weights None for nearest modes."""
+    if mode in ("nearest", "nearest-exact"):
+        return _nearest_taps(size, out, scale, mode == "nearest-exact")[:, None], None
+    if mode == "bicubic":
+        return _cubic_taps(size, out, align_corners, scale, dtype)
+    return _linear_taps(size, out, align_corners, scale, dtype)
+
+
+# --- applying the taps, and their adjoint ---------------------------------------------------
+
+
+def _resample(x: np.ndarray, taps: list) -> np.ndarray:
+    """``x`` resampled along each of its last ``len(taps)`` axes."""
+    nd = len(taps)
+    for k, (index, weights) in enumerate(taps):
+        axis = x.ndim - nd + k
+        if weights is None:
+            x = np.take(x, index[:, 0], axis=axis)
+            continue
+        shape = [1] * x.ndim
+        shape[axis] = -1
+        total = np.take(x, index[:, 0], axis=axis) * weights[:, 0].reshape(shape)
+        for t in range(1, index.shape[1]):
+            total += np.take(x, index[:, t], axis=axis) * weights[:, t].reshape(shape)
+        x = total
+    return x
+
+
+def _adjoint_matrix(index: np.ndarray, weights: np.ndarray | None, size: int, dtype) -> np.ndarray:
+    """The (out, size) matrix of one axis's taps (repeated taps add up)."""
+    matrix = np.zeros((index.shape[0], size), dtype)
+    rows = np.broadcast_to(np.arange(index.shape[0])[:, None], index.shape)
+    values = np.ones(index.shape, dtype) if weights is None else weights
+    np.add.at(matrix, (rows, index), values)
+    return matrix
+
+
+def _resample_adjoint(grad: np.ndarray, taps: list, sizes: tuple) -> np.ndarray:
+    """The gradient of ``_resample`` for output gradient ``grad``: each axis's transposed tap
+    matrix, last axis first."""
+    nd = len(taps)
+    for k in range(nd - 1, -1, -1):
+        index, weights = taps[k]
+        matrix = _adjoint_matrix(index, weights, sizes[k], grad.dtype)
+        moved = np.moveaxis(grad, grad.ndim - nd + k, -1)
+        grad = np.moveaxis(moved @ matrix, -1, grad.ndim - nd + k)
+    return grad
+
+
+class _Upsample(Op):
+    """out = the input resampled axis by axis with fixed taps (linear in the input; PyTorch
+    saves nothing for its backward)."""
+
+    __slots__ = ("_taps", "_sizes")
+
+    def forward(self, x, taps):
+        self._taps = taps
+        self._sizes = x.shape[-len(taps) :]
+        return _resample(x, taps)
+
+    def backward(self, F, grad):
+        return _BACKWARD[type(self)].call(grad, taps=self._taps, sizes=self._sizes)
+
+
+class _UpsampleBackward(Op):
+    """grad_input = the adjoint of the resampling; its own gradient is the resampling."""
+
+    __slots__ = ("_taps",)
+
+    def forward(self, grad, taps, sizes):
+        self._taps = taps
+        return _resample_adjoint(grad, taps, sizes)
+
+    def backward(self, F, grad):
+        return _FORWARD[type(self)].apply(grad, taps=self._taps)
+
+
+_FORWARD: dict = {}
+_BACKWARD: dict = {}
+NODES: dict = {}  # (mode, spatial dims) -> the node PyTorch names for it
+
+
+def _node_classes(name: str) -> tuple:
+    forward = type(
+        f"{name}Backward0", (_Upsample,), {"__slots__": (), "__doc__": _Upsample.__doc__}
+    )
+    backward = type(
+        f"{name}BackwardBackward0",
+        (_UpsampleBackward,),
+        {"__slots__": (), "__doc__": _UpsampleBackward.__doc__},
+    )
+    forward.__module__ = backward.__module__ = __name__
+    _FORWARD[backward], _BACKWARD[forward] = forward, backward
+    return forward, backward
+
+
+for _mode, _nd, _name in (
+    ("nearest", 1, "UpsampleNearest1D"),
+    ("nearest", 2, "UpsampleNearest2D"),
+    ("nearest", 3, "UpsampleNearest3D"),
+    ("nearest-exact", 1, "UpsampleNearestExact1D"),
+    ("nearest-exact", 2, "UpsampleNearestExact2D"),
+    ("nearest-exact", 3, "UpsampleNearestExact3D"),
+    ("linear", 1, "UpsampleLinear1D"),
+    ("bilinear", 2, "UpsampleBilinear2D"),
+    ("bicubic", 2, "UpsampleBicubic2D"),
+    ("trilinear", 3, "UpsampleTrilinear3D"),
+):
+    NODES[_mode, _nd] = _node_classes(_name)
+    globals()[f"{_name}Backward0"], globals()[f"{_name}BackwardBackward0"] = NODES[_mode, _nd]
+
+
+# --- the public functions -------------------------------------------------------------------
+
+_MODE_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
+
+
+def _output_size(x: np.ndarray, size: Any, scale_factor: Any, recompute: Any) -> tuple:
+    """PyTorch's rules: exactly one of ``size`` and ``scale_factor``; the output size and the
+    scales the kernel uses (None where it derives them from the sizes)."""
+    dim = x.ndim - 2
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if recompute:
+            raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError(
+                    "Input and output must have the same number of spatial dimensions, but got "
+                    f"input with spatial dimensions of {list(x.shape[2:])} and output size of "
+                    f"{size}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                    "output size in (o1, o2, ...,oK) format."
+                )
+            if not all(isinstance(s, (int, np.integer)) for s in size):
+                raise TypeError(
+                    "expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                    f"Tuple[int, int, int], but got size with types {[type(s) for s in size]}"
+                )
+            return tuple(int(s) for s in size), (None,) * dim
+        return (int(size),) * dim, (None,) * dim
+    if scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    if isinstance(scale_factor, (list, tuple)):
+        if len(scale_factor) != dim:
+            raise ValueError(
+                "Input and scale_factor must have the same number of spatial dimensions, but "
+                f"got input with spatial dimensions of {list(x.shape[2:])} and scale_factor of "
+                f"shape {scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) "
+                "format and scale_factor in (s1, s2, ...,sK) format."
+            )
+        scales = tuple(float(s) for s in scale_factor)
+    else:
+        scales = (float(scale_factor),) * dim
+    out = tuple(int(math.floor(n * s)) for n, s in zip(x.shape[2:], scales))
+    return out, (None,) * dim if recompute else scales
+
+
+def interpolate(
+    input: Tensor,
+    size: Any = None,
+    scale_factor: Any = None,
+    mode: str = "nearest",
+    align_corners: bool | None = None,
+    recompute_scale_factor: bool | None = None,
+    antialias: bool = False,
+) -> Tensor:
+    """Resample (N, C, *spatial) to ``size`` or by ``scale_factor``, as PyTorch.
+
+    ``mode``: ``nearest`` (ATen's legacy rule ``floor(i * in/out)``), ``nearest-exact``
+    (``floor((i + 0.5) * in/out)``), ``linear`` (3-d input), ``bilinear`` / ``bicubic`` (4-d),
+    ``trilinear`` (5-d), ``area`` (adaptive average pooling). With ``align_corners`` the corner
+    samples of input and output coincide; without it, the pixel areas do. A ``scale_factor``
+    given (and not recomputed) sets the sampling step ``1/scale_factor``.
+
+    Example::
+
+        >>> x = glassgrad.tensor([[[1.0, 2.0]]])
+        >>> glassgrad.nn.functional.interpolate(x, scale_factor=2, mode="linear")
+        tensor([[[1.0000, 1.2500, 1.7500, 2.0000]]])
+    """
+    op = "interpolate"
+    check_tensor(input, op)
+    x = input._data
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError(
+                "align_corners option can only be set with the interpolating modes: "
+                "linear | bilinear | bicubic | trilinear"
+            )
+    elif align_corners is None:
+        align_corners = False
+    if x.ndim < 3:
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {x.ndim}D) for the "
+            f"modes: {_MODES} (got {mode})"
+        )
+    out, scales = _output_size(x, size, scale_factor, recompute_scale_factor)
+    if mode == "area" and scale_factor is not None:
+        scales = (None,) * len(out)
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and x.ndim == 4):
+        raise ValueError(
+            "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and "
+            "requires a 4-D tensor as input"
+        )
+    if antialias or mode == "lanczos":
+        raise NotImplementedError(
+            f"interpolate(): antialiased resampling (mode={mode!r}, antialias=True) is not "
+            "supported by glassgrad"
+        )
+    nd = x.ndim - 2
+    if mode == "area" and nd <= 3:
+        pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[nd - 1]
+        return pool(input, out)
+    needed = _MODE_DIMS.get(mode)
+    if needed is not None and needed != nd:
+        raise NotImplementedError(f"Got {x.ndim}D input, but {mode} mode needs {needed + 2}D input")
+    if (mode, nd) not in NODES:
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {x.ndim}D) for the "
+            f"modes: {_MODES} (got {mode})"
+        )
+    if min(x.shape[2:]) <= 0 or min(out) <= 0:
+        names = "DHW"[3 - nd :]
+        given = ", ".join(f"{a}: {n}" for a, n in zip(names, x.shape[2:]))
+        wanted = ", ".join(f"{a}: {n}" for a, n in zip(names, out))
+        raise RuntimeError(
+            f"Input and output sizes should be greater than 0, but got input ({given}) output "
+            f"({wanted})"
+        )
+    if mode not in ("nearest", "nearest-exact") and x.dtype.kind != "f":
+        kernel = {"linear": "upsample_linear1d", "bilinear": "upsample_bilinear2d"}.get(
+            mode, f"upsample_{mode}{nd}d"
+        )
+        raise NotImplementedError(
+            f"\"{kernel}_out_frame\" not implemented for '{scalar_type_name(x.dtype)}'"
+        )
+    dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
+    taps = [
+        _taps(mode, n, o, bool(align_corners), s, dtype)
+        for n, o, s in zip(x.shape[2:], out, scales)
+    ]
+    return NODES[mode, nd][0].apply(input, taps=taps)
+
+
+def upsample(
+    input: Tensor,
+    size: Any = None,
+    scale_factor: Any = None,
+    mode: str = "nearest",
+    align_corners: bool | None = None,
+) -> Tensor:
+    """Deprecated alias of ``interpolate`` (warns, as PyTorch)."""
+    warnings.warn(
+        "`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.",
+        stacklevel=2,
+    )
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """Deprecated: ``interpolate(input, size, scale_factor, mode="nearest")`` (warns)."""
+    warnings.warn(
+        "`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+        stacklevel=2,
+    )
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """Deprecated: ``interpolate(..., mode="bilinear", align_corners=True)`` (warns)."""
+    warnings.warn(
+        "`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+        stacklevel=2,
+    )
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# --- registry ---------------------------------------------------------------------------
+
+
+def _interpolate_samples(rng: np.random.Generator) -> list[Sample]:
+    return [
+        Sample((randn(rng, 2, 3, 5),), {"scale_factor": 2}),
+        Sample((randn(rng, 2, 3, 5),), {"size": 7, "mode": "nearest"}),
+        Sample((randn(rng, 1, 2, 4, 5),), {"size": (7, 3), "mode": "nearest-exact"}),
+        Sample((randn(rng, 1, 2, 3, 4, 5),), {"scale_factor": (1.5, 2, 0.5)}),
+        Sample((randn(rng, 2, 3, 5),), {"scale_factor": 2.5, "mode": "linear"}),
+        Sample((randn(rng, 2, 3, 5),), {"size": 9, "mode": "linear", "align_corners": True}),
+        Sample((randn(rng, 1, 2, 4, 5),), {"size": (7, 3), "mode": "bilinear"}),
+        Sample(
+            (randn(rng, 1, 2, 4, 5),),
+            {"scale_factor": (1.7, 2.3), "mode": "bilinear", "align_corners": True},
+        ),
+        Sample(
+            (randn(rng, 1, 2, 4, 5),),
+            {"scale_factor": 1.6, "mode": "bilinear", "recompute_scale_factor": True},
+        ),
+        Sample((randn(rng, 1, 2, 4, 5),), {"size": (8, 3), "mode": "bicubic"}),
+        Sample(
+            (randn(rng, 1, 2, 4, 5),),
+            {"scale_factor": 1.5, "mode": "bicubic", "align_corners": True},
+        ),
+        Sample((randn(rng, 1, 2, 3, 4, 5),), {"size": (5, 3, 6), "mode": "trilinear"}),
+        Sample(
+            (randn(rng, 1, 1, 3, 4, 2),),
+            {"scale_factor": 2, "mode": "trilinear", "align_corners": True},
+        ),
+        Sample((randn(rng, 1, 2, 6, 5),), {"size": (3, 2), "mode": "area"}),
+        Sample((randn(rng, 1, 2, 6, 5),), {"scale_factor": 0.5, "mode": "area"}),
+    ]
+
+
+_NF = "nn.functional"
+register(
+    "interpolate",
+    interpolate,
+    nodes=tuple(node for pair in NODES.values() for node in pair),
+    samples=_interpolate_samples,
+    namespace=_NF,
+)
+for _fn in (upsample, upsample_nearest, upsample_bilinear):
+    register(_fn.__name__, _fn, namespace=_NF)
+
+__all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
