@@ -35,6 +35,8 @@ MODULES = [
     "glassgrad.nn.modules.instancenorm",
     "glassgrad.nn.modules.pixelshuffle",
     "glassgrad.nn.modules.upsampling",
+    "glassgrad.nn.modules.transformer",
+    "glassgrad.nn.utils.rnn",
     "glassgrad.ops.nn_pool",
     "glassgrad.ops.nn_pool_avg",
     "glassgrad.ops.nn_pool_adaptive",

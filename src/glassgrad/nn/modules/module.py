@@ -22,7 +22,7 @@ from ... import _dtype
 from ..._tensor import Tensor, device
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter
-from ._backward_hooks import BackwardHook
+from ._backward_hooks import BackwardHook, attach_non_full_hooks
 
 __all__ = ["Module", "RemovableHandle"]
 
@@ -157,6 +157,7 @@ class Module:
         setattr_("_forward_pre_hooks", _HookDict())
         setattr_("_forward_pre_hooks_with_kwargs", _HookDict())
         setattr_("_backward_hooks", _HookDict())
+        setattr_("_is_full_backward_hook", None)
         setattr_("_backward_pre_hooks", _HookDict())
         setattr_("_state_dict_hooks", _HookDict())
         setattr_("_state_dict_pre_hooks", _HookDict())
@@ -428,10 +429,10 @@ class Module:
                 if replaced is not None:
                     args = replaced if isinstance(replaced, tuple) else (replaced,)
         backward_hook = None
-        if self._backward_hooks or self._backward_pre_hooks:
-            backward_hook = BackwardHook(
-                self, list(self._backward_hooks.values()), list(self._backward_pre_hooks.values())
-            )
+        full = self._is_full_backward_hook is not False
+        full_hooks = list(self._backward_hooks.values()) if full else []
+        if full_hooks or self._backward_pre_hooks:
+            backward_hook = BackwardHook(self, full_hooks, list(self._backward_pre_hooks.values()))
             args = backward_hook.setup_input_hook(args)
         called: set = set()
         result = None
@@ -454,6 +455,8 @@ class Module:
                     )
                 else:
                     result = backward_hook.setup_output_hook(result)
+            if not full and self._backward_hooks:
+                attach_non_full_hooks(self, list(self._backward_hooks.values()), args, result)
             return result
         except Exception:
             # Hooks registered with always_call=True still run when forward raised.
@@ -539,10 +542,41 @@ class Module:
             >>> seen
             [glassgrad.Size([3, 1])]
         """
+        if self._is_full_backward_hook is False:
+            raise RuntimeError(
+                "Cannot use both regular backward hooks and full backward hooks on a single "
+                "Module. Please use only one of them."
+            )
+        self._is_full_backward_hook = True
         handle = RemovableHandle(self._backward_hooks)
         self._backward_hooks[handle.id] = hook
         if prepend:
             self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_backward_hook(self, hook: Callable) -> RemovableHandle:
+        """Deprecated (use ``register_full_backward_hook``): call ``hook(module, grad_input,
+        grad_output)`` when the grad_fn of the module's (first) output runs, with that node's
+        gradients, which are those of the module only when its forward is a single node;
+        otherwise PyTorch's FutureWarning says what is missing.
+
+        Example::
+
+            >>> seen = []
+            >>> layer = nn.Linear(2, 1)
+            >>> h = layer.register_backward_hook(lambda m, gi, go: seen.append(go[0].shape))
+            >>> layer(glassgrad.ones(3, 2)).sum().backward()
+            >>> seen
+            [glassgrad.Size([3, 1])]
+        """
+        if self._is_full_backward_hook is True:
+            raise RuntimeError(
+                "Cannot use both regular backward hooks and full backward hooks on a single "
+                "Module. Please use only one of them."
+            )
+        self._is_full_backward_hook = False
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
         return handle
 
     def register_full_backward_pre_hook(

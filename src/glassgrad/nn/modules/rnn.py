@@ -20,9 +20,11 @@ from typing import Any
 
 from ... import _factories
 from ..._tensor import Tensor
-from ...ops import linalg, linalg_extra, nn_rnn, pointwise, shape
+from ...ops import nn_rnn, shape
 from .. import functional as F
 from .. import init
+from ._rnn_packed import PackedSequence, forward_packed
+from ._rnn_steps import gru_step, lstm_step, rnn_step
 from ._utils import new_parameter
 from .module import Module
 
@@ -34,50 +36,6 @@ _DTYPE_WORDS = {
     "glassgrad.float64": "Double",
     "glassgrad.float16": "Half",
 }
-
-
-# --- one time step -------------------------------------------------------------------------
-# ``gi`` is the input projection x @ W_ih.T + b_ih of this step, shape (batch, gates * H);
-# ``w_hh_t`` is W_hh.T, transposed once per sequence rather than at every step.
-def _project(h: Tensor, w_t: Tensor, b: Tensor | None) -> Tensor:
-    """``h @ w_t + b`` as one node (2-D ``h``)."""
-    return linalg.mm(h, w_t) if b is None else linalg_extra.addmm(b, h, w_t)
-
-
-def _rnn_step(gi: Tensor, h: Tensor, w_hh_t: Tensor, b_hh: Tensor | None, relu: bool) -> Tensor:
-    pre = gi + _project(h, w_hh_t, b_hh)
-    return pointwise.relu(pre) if relu else pointwise.tanh(pre)
-
-
-def _lstm_step(
-    gi: Tensor,
-    h: Tensor,
-    c: Tensor,
-    w_hh_t: Tensor,
-    b_hh: Tensor | None,
-    w_hr: Tensor | None,
-) -> tuple[Tensor, Tensor]:
-    gates = gi + _project(h, w_hh_t, b_hh)
-    i, f, g, o = gates.chunk(4, -1)  # gate order: input, forget, cell, output
-    input_gate = pointwise.sigmoid(i)
-    forget_gate = pointwise.sigmoid(f)
-    cell_gate = pointwise.tanh(g)
-    output_gate = pointwise.sigmoid(o)
-    c_next = forget_gate * c + input_gate * cell_gate
-    h_next = output_gate * pointwise.tanh(c_next)
-    if w_hr is not None:
-        h_next = F.linear(h_next, w_hr)
-    return h_next, c_next
-
-
-def _gru_step(gi: Tensor, h: Tensor, w_hh_t: Tensor, b_hh: Tensor | None) -> Tensor:
-    gh = _project(h, w_hh_t, b_hh)
-    i_reset, i_update, i_new = gi.chunk(3, -1)  # gate order: reset, update, new
-    h_reset, h_update, h_new = gh.chunk(3, -1)
-    reset = pointwise.sigmoid(i_reset + h_reset)
-    update = pointwise.sigmoid(i_update + h_update)
-    new = pointwise.tanh(i_new + reset * h_new)
-    return new + update * (h - new)
 
 
 class RNNBase(Module):
@@ -307,7 +265,7 @@ class RNNBase(Module):
         steps = input.shape[0]
         sequence: list = [None] * steps
         for t in range(steps - 1, -1, -1) if reverse else range(steps):
-            h, c = _lstm_step(gi[t], h, c, w_hh_t, b_hh, w_hr)
+            h, c = lstm_step(gi[t], h, c, w_hh_t, b_hh, w_hr)
             sequence[t] = h
         return shape.stack(sequence), h, c
 
@@ -373,7 +331,9 @@ class RNN(RNNBase):
 
     ``forward(input, hx=None)`` returns ``(output, h_n)``: every time step's last-layer
     output, and the final hidden state of every layer and direction
-    (num_layers * directions, batch, hidden_size). Unbatched (time, feature) input works.
+    (num_layers * directions, batch, hidden_size). Unbatched (time, feature) input works,
+    and so does a ``PackedSequence`` (``nn.utils.rnn``: sequences of different lengths; the
+    output is then packed too, and ``h_n`` holds each sequence's state at its own last step).
 
     Example::
 
@@ -401,7 +361,9 @@ class RNN(RNNBase):
             )
         super().__init__(mode, *args, **kwargs)
 
-    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    def forward(self, input: Any, hx: Tensor | None = None) -> tuple:
+        if isinstance(input, PackedSequence):
+            return forward_packed(self, input, hx)
         return self._forward_single_state(input, hx, "RNN")
 
 
@@ -428,7 +390,9 @@ class GRU(RNNBase):
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         super().__init__("GRU", *args, **kwargs)
 
-    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    def forward(self, input: Any, hx: Tensor | None = None) -> tuple:
+        if isinstance(input, PackedSequence):
+            return forward_packed(self, input, hx)
         return self._forward_single_state(input, hx, "GRU")
 
 
@@ -455,7 +419,9 @@ class LSTM(RNNBase):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__("LSTM", *args, **kwargs)
 
-    def forward(self, input: Tensor, hx: tuple | None = None) -> tuple:
+    def forward(self, input: Any, hx: tuple | None = None) -> tuple:
+        if isinstance(input, PackedSequence):
+            return forward_packed(self, input, hx)
         batched = self._batched(input, "LSTM")
         batch_dim = 0 if self.batch_first else 1
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
@@ -578,7 +544,7 @@ class RNNCell(_CellBase):
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         gi = F.linear(input, self.weight_ih, self.bias_ih)
-        h = _rnn_step(gi, hx, self.weight_hh.t(), self.bias_hh, self.nonlinearity == "relu")
+        h = rnn_step(gi, hx, self.weight_hh.t(), self.bias_hh, self.nonlinearity == "relu")
         return h if batched else h.squeeze(0)
 
 
@@ -605,7 +571,7 @@ class GRUCell(_CellBase):
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         input, hx, batched = self._prepare(input, hx, "GRUCell")
         gi = F.linear(input, self.weight_ih, self.bias_ih)
-        h = _gru_step(gi, hx, self.weight_hh.t(), self.bias_hh)
+        h = gru_step(gi, hx, self.weight_hh.t(), self.bias_hh)
         return h if batched else h.squeeze(0)
 
 
@@ -648,5 +614,5 @@ class LSTMCell(_CellBase):
         elif not batched:
             hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
         gi = F.linear(input, self.weight_ih, self.bias_ih)
-        h, c = _lstm_step(gi, hx[0], hx[1], self.weight_hh.t(), self.bias_hh, None)
+        h, c = lstm_step(gi, hx[0], hx[1], self.weight_hh.t(), self.bias_hh, None)
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
