@@ -306,3 +306,29 @@ def test_import_glassgrad_does_not_import_tensorboard():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "False"
+
+
+def test_threads_sharing_a_writer_lose_no_event(tmp_path):
+    import sys
+    import threading
+
+    writer = SummaryWriter(tmp_path, max_queue=7)
+
+    def log(thread):
+        for step in range(300):
+            writer.add_scalar(f"thread{thread}", float(step), step)
+
+    threads = [threading.Thread(target=log, args=(k,)) for k in range(4)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads often, inside a flush too
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    writer.close()
+    acc = accumulate(tmp_path)
+    for k in range(4):
+        assert [e.step for e in acc.Scalars(f"thread{k}")] == list(range(300))

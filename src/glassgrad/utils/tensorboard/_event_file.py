@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 import time
 import weakref
 from itertools import count
@@ -67,6 +68,7 @@ class EventFileWriter:
         self._pending: list[Any] = []
         self._next_flush = 0.0
         self._closed = False
+        self._lock = threading.Lock()  # writers shared by threads: no event lost in a flush
         # Pending events reach the disk even if the writer is never closed.
         self._finalizer = weakref.finalize(self, _write_and_close, self._pending, self._records)
         self.add_event(
@@ -103,31 +105,37 @@ class EventFileWriter:
         self._queue((tag, value, step, wall_time))
 
     def _queue(self, item: Any) -> None:
-        if self._closed:
-            raise RuntimeError(
-                f"the event file {self._file_name} was closed; nothing more can be written to it"
-            )
-        pending = self._pending
-        pending.append(item)
-        if len(pending) >= self._max_queue:
-            self.flush()
-        else:
-            now = time.monotonic()
-            if now >= self._next_flush:
-                self.flush(now)
+        with self._lock:
+            if self._closed:
+                raise RuntimeError(
+                    f"the event file {self._file_name} was closed; nothing more can be written "
+                    "to it"
+                )
+            pending = self._pending
+            pending.append(item)
+            if len(pending) >= self._max_queue:
+                self._flush(time.monotonic())
+            else:
+                now = time.monotonic()
+                if now >= self._next_flush:
+                    self._flush(now)
 
-    def flush(self, now: float | None = None) -> None:
+    def flush(self) -> None:
         """Write every pending event to disk."""
-        if self._closed:
-            return
+        with self._lock:
+            if not self._closed:
+                self._flush(time.monotonic())
+
+    def _flush(self, now: float) -> None:
         _write(self._pending, self._records)
-        self._next_flush = (time.monotonic() if now is None else now) + self._flush_secs
+        self._next_flush = now + self._flush_secs
 
     def close(self) -> None:
         """Write pending events and close the file; later events raise ``RuntimeError``."""
-        if not self._closed:
-            self._finalizer()
-            self._closed = True
+        with self._lock:
+            if not self._closed:
+                self._finalizer()
+                self._closed = True
 
 
 def _write(pending: list[Any], records: RecordWriter) -> None:
