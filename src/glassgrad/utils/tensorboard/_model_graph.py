@@ -38,7 +38,7 @@ def model_graph(model: Any, input_to_model: Any, verbose: bool, strict: bool) ->
                     f"add_graph: the forward of {where} raised {type(error).__name__}: {error}"
                 ) from error
     outputs = _output_tensors(output, strict)
-    nodes = _GraphWriter(model, log).nodes(_input_names(model, len(args)), copies, outputs)
+    nodes = _GraphWriter(log).nodes(_input_names(model, len(args)), copies, outputs)
     if verbose:
         for node in nodes:
             print(f"{node.name} = {node.op}({', '.join(node.input)})")
@@ -109,13 +109,13 @@ def _input_names(model: Any, count: int) -> list[str]:
     except (TypeError, ValueError):
         parameters = []
     names = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    if len(names) < count and any(p.kind == p.VAR_POSITIONAL for p in parameters):
-        names = names + [f"input.{k}" for k in range(len(names), count)]
     return [names[k] if k < len(names) else f"input.{k}" for k in range(count)]
 
 
 class _GraphWriter:
-    def __init__(self, model: Any, log: Any) -> None:
+    """Turns the recorded graph into ``NodeDef`` protos named by module scope."""
+
+    def __init__(self, log: Any) -> None:
         self.log = log
         self.scopes = module_scopes(log.module_types)
         self.root = self.scopes[""]
