@@ -23,12 +23,18 @@ def main() -> None:
     parser.add_argument("--max-statements", type=int, default=12)
     parser.add_argument("--save", action="store_true", help="save shrunk differences")
     parser.add_argument("--quiet", action="store_true", help="print the summary only")
+    parser.add_argument(
+        "--fixed-ops", action="store_true", help="draw from fixed_ops.txt, as test_fuzz.py"
+    )
     args = parser.parse_args()
     print("left out on purpose:")
     for name, reason in {**SKIPPED_OPS, **PYTORCH_LACKS}.items():
         print(f"  {name}: {reason}")
     for name, message in PYTORCH_BUGS.items():
         print(f"  {name}: a PyTorch bug ({message!r}), no verdict after it")
+    ops = None
+    if args.fixed_ops:
+        from .test_fuzz import FIXED_OPS as ops
     start = time.monotonic()
     runs = 0
     failures: dict = collections.defaultdict(list)
@@ -36,7 +42,7 @@ def main() -> None:
     while time.monotonic() - start < args.budget_s and (
         args.programs is None or runs < args.programs
     ):
-        outcome = fuzz_seed(args.seed + runs, args.max_statements)
+        outcome = fuzz_seed(args.seed + runs, args.max_statements, ops)
         runs += 1
         if outcome.status == "oracle":
             oracle.append(outcome)

@@ -55,6 +55,7 @@ def _unary_inplace_methods() -> list[str]:
             and not name.startswith("_")
             and hasattr(torch.Tensor, name)
             and base in REGISTRY
+            and base not in SKIPPED_OPS
             and name[:-1] not in ("requires_grad", "detach")
         ):
             names.append(name)
@@ -84,7 +85,12 @@ class Unrepresentable(Exception):
 class ProgramGenerator:
     """Writes one program from ``seed``: ``ProgramGenerator(seed).generate()``."""
 
-    def __init__(self, seed: int, max_statements: int = 12) -> None:
+    def __init__(
+        self, seed: int, max_statements: int = 12, ops: tuple[list, list] | None = None
+    ) -> None:
+        # ops: the registry ops and in-place methods to draw from (default: all of them);
+        # a fixed list keeps a seed's program the same while the registry grows.
+        self.ops, self.inplace_methods = (_OPS, _INPLACE_METHODS) if ops is None else ops
         self.rng = np.random.default_rng(seed)
         self.max_statements = max_statements
         self.statements: list[str] = []
@@ -256,7 +262,7 @@ class ProgramGenerator:
         return ("stmt", self.pending.pop())
 
     def _op(self) -> tuple | None:
-        key = _OPS[int(self.rng.integers(len(_OPS)))]
+        key = self.ops[int(self.rng.integers(len(self.ops)))]
         info = REGISTRY[key]
         samples = list(info.samples(self.rng))
         if not samples:
@@ -356,7 +362,7 @@ class ProgramGenerator:
                  f"{a}.clamp_(-1.0, 1.0)", f"torch.nn.functional.relu({a}, inplace=True)",
                  f"{a}.masked_fill_({a} > 0, 0.0)"]
             )))  # fmt: skip
-        return ("expr", f"{a}.{self.rng.choice(_INPLACE_METHODS)}()")
+        return ("expr", f"{a}.{self.rng.choice(self.inplace_methods)}()")
 
     def _setitem(self) -> tuple | None:
         a = self._pick(lambda t: t.dim() > 0)

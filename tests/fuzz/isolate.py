@@ -46,8 +46,8 @@ def _receive_all(fd: int) -> list:
     return messages
 
 
-def _fuzz_seed(seed: int, max_statements: int, send: Callable) -> None:
-    statements = ProgramGenerator(seed, max_statements).generate()
+def _fuzz_seed(seed: int, max_statements: int, send: Callable, ops: tuple | None) -> None:
+    statements = ProgramGenerator(seed, max_statements, ops).generate()
     send(("program", statements))
     found = check(statements, seed)
     if found is None:
@@ -67,15 +67,16 @@ def _fuzz_seed(seed: int, max_statements: int, send: Callable) -> None:
     shrink(statements, still, progress)
 
 
-def fuzz_seed(seed: int, max_statements: int = 12) -> Outcome:
-    """Generate, check and (if it differs) shrink the program of ``seed`` in a child."""
+def fuzz_seed(seed: int, max_statements: int = 12, ops: tuple | None = None) -> Outcome:
+    """Generate, check and (if it differs) shrink the program of ``seed`` in a child
+    (``ops``: the ops to draw from, see ``ProgramGenerator``)."""
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: report through the pipe, never return into the caller
         os.close(read_fd)
         status = 0
         try:
-            _fuzz_seed(seed, max_statements, lambda message: _send(write_fd, message))
+            _fuzz_seed(seed, max_statements, lambda message: _send(write_fd, message), ops)
         except BaseException as exc:  # noqa: BLE001 - reported to the parent as it is
             _send(write_fd, ("harness", f"{type(exc).__name__}: {exc}"))
             status = 1

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from glassgrad.ops import REGISTRY
+
 from .isolate import fuzz_seed
 from .program import REGRESSIONS, check, load_regression
 
@@ -16,17 +18,48 @@ from .program import REGRESSIONS, check, load_regression
 FIXED_SEEDS = 120
 CHUNK = 10
 
+# Seeds of the fixed run whose program still differs from PyTorch, with the class of the
+# difference (docs/fuzzing.md, "Open"). The test fails when one of them starts to agree, so
+# the list only shrinks.
+KNOWN_DIFFERENCES = {
+    0: "triu_ into an expanded tensor: PyTorch writes it, glassgrad refuses the overlap",
+    52: "a second derivative through a new op fails with a TypeError (None * int)",
+    58: "linalg.ldl_factor's results do not require grad where PyTorch's do",
+    95: "linalg.ldl_factor's results do not require grad where PyTorch's do",
+    99: "a tensor hook fires once less than PyTorch's",
+}
+
+
+def _fixed_ops() -> tuple[list, list]:
+    """The ops and in-place methods of fixed_ops.txt (each must still exist)."""
+    ops, methods = [], []
+    lines = (Path(__file__).parent / "fixed_ops.txt").read_text().splitlines()
+    for line in lines:
+        if line and not line.startswith("#"):
+            kind, name = line.split()
+            (ops if kind == "op" else methods).append(name)
+    missing = [name for name in ops if name not in REGISTRY]
+    assert not missing, f"fixed_ops.txt names ops the registry no longer has: {missing}"
+    return ops, methods
+
+
+FIXED_OPS = _fixed_ops()
+
 
 @pytest.mark.parametrize("first", range(0, FIXED_SEEDS, CHUNK))
 def test_fixed_seed_programs_agree_with_pytorch(first: int) -> None:
     failures = []
     for seed in range(first, first + CHUNK):
-        outcome = fuzz_seed(seed)
+        outcome = fuzz_seed(seed, ops=FIXED_OPS)
+        if seed in KNOWN_DIFFERENCES:
+            if outcome.status == "agree":
+                failures.append(f"seed {seed} now agrees: remove it from KNOWN_DIFFERENCES")
+            continue
         if outcome.status in ("differ", "harness"):
             shown = "\n    ".join(outcome.statements)
             failures.append(
                 f"seed {seed}: {outcome.difference or outcome.detail}\n    {shown}\n"
-                f"  (reproduce: python -m tests.fuzz --seed {seed} --programs 1)"
+                f"  (reproduce: python -m tests.fuzz --seed {seed} --programs 1 --fixed-ops)"
             )
     assert not failures, "\n".join(failures)
 

@@ -185,6 +185,9 @@ class Op(Node):
     # PyTorch's assert_no_overlap (index_put_, index_add_, scatter_): a source in the written
     # memory is refused even when it is the target itself, not only when it overlaps in part.
     refuses_full_overlap: bool = False
+    # zero_ and fill_ with a number write one value: PyTorch lets them write into memory
+    # that several elements share (an expand).
+    allows_internal_overlap: bool = False
     # Written into a tensor whose elements share memory (an expand), PyTorch only warns with
     # this message (index_put_, masked_fill_), and ``write_overlapping`` writes the elements.
     overlap_warning: str = ""
@@ -793,7 +796,7 @@ def _check_overlap(cls: type, data: np.ndarray, others: tuple) -> None:
     """PyTorch's memory-overlap checks of an in-place write into ``data``."""
     if cls.copies_source and _same_data(data, others[0]):
         return  # copy_ of a tensor onto the very same memory: PyTorch returns before checking
-    if internal_overlap(data):
+    if internal_overlap(data) and not cls.allows_internal_overlap:
         if cls.overlap_warning:
             warnings.warn(cls.overlap_warning, UserWarning, stacklevel=4)
         else:

@@ -862,7 +862,10 @@ def where(condition: Any, input: Any, other: Any) -> Tensor:
 
 class SignBackward0(Op):
     def forward(self, x):
-        return np.sign(x)
+        out = np.sign(x)
+        if out.dtype.kind == "f" and np.isnan(out).any():
+            out = np.nan_to_num(out, nan=0.0)  # PyTorch's sign(nan) is 0
+        return out
 
     def backward(self, F, grad):
         return zeros_like_grad(F, grad)

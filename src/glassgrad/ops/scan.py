@@ -46,6 +46,7 @@ class _CumExtremum(Op):
     __slots__ = ("dim", "indices", "shape")
     saved_inputs = (0,)  # PyTorch's node keeps self (for its shape; an empty self is returned)
     nondiff_outputs = (1,)
+    saved_outputs = (1,)  # the indices: PyTorch saves them
     better: Any = None
 
     def forward(self, x, dim):
@@ -58,7 +59,7 @@ class _CumExtremum(Op):
 
     def backward(self, F, grads):
         grad = grads[0]
-        (x,) = self.saved
+        x = self.saved[0]  # then the saved indices (only checked)
         if not array_of(grad).size:
             return x
         if not self.shape:
