@@ -239,3 +239,59 @@ def test_eig_refuses_clearly_for_want_of_complex_dtypes(name: str) -> None:
         getattr(gg.linalg, name)(gg.eye(2))
     with pytest.raises(RuntimeError, match="must be batches of square matrices"):
         getattr(gg.linalg, name)(gg.ones(2, 3))
+
+
+BLAS_ERRORS = {
+    "addmv sizes": (
+        lambda lib: lib.addmv(lib.ones(3), lib.ones(2, 3), lib.ones(3)),
+        ["size mismatch, got input (3), mat (2x3), vec (3)"],
+    ),
+    "addmv ranks": (
+        lambda lib: lib.addmv(lib.ones(2), lib.ones(2, 3, 1), lib.ones(3)),
+        ["vector + matrix @ vector expected, got 1, 3, 1"],
+    ),
+    "addmv dtypes": (
+        lambda lib: lib.addmv(lib.ones(2), lib.ones(2, 3), lib.ones(3, dtype=lib.float64)),
+        ["addmv input tensors must have the same dtype, but got Float, Float, and Double"],
+    ),
+    "addr 2-d vec1": (
+        lambda lib: lib.addr(lib.ones(2, 3), lib.ones(2, 1), lib.ones(3)),
+        ["addr: Expected 1-D argument vec1, but got 2-D"],
+    ),
+    "addr input": (
+        lambda lib: lib.addr(lib.ones(2, 3), lib.ones(2), lib.ones(2)),
+        ["The expanded size of the tensor (2) must match the existing size (3) at non-singleton"],
+    ),
+    "addbmm batches": (
+        lambda lib: lib.addbmm(lib.ones(2, 4), lib.ones(3, 2, 5), lib.ones(2, 5, 4)),
+        ["batch1 and batch2 must have same number of batches, got 3 and 2"],
+    ),
+    "addbmm sizes": (
+        lambda lib: lib.addbmm(lib.ones(2, 4), lib.ones(3, 2, 5), lib.ones(3, 4, 4)),
+        ["Incompatible matrix sizes for bmm (2x5 and 4x4)"],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(BLAS_ERRORS))
+def test_blas_errors_match_pytorch(name: str) -> None:
+    program, words = BLAS_ERRORS[name]
+    assert_same_error(program, *words)
+
+
+def test_inplace_addmv_addr_addbmm_match_pytorch() -> None:
+    rng = np.random.default_rng(8)
+    arrays = [rng.standard_normal(s) for s in ((3,), (3, 4), (4,), (3, 4), (3,), (4,))]
+    arrays += [rng.standard_normal(s) for s in ((2, 5), (3, 2, 4), (3, 4, 5))]
+    results = []
+    for lib in (gg, torch):
+        leaves = [lib.tensor(a, requires_grad=True) for a in arrays]
+        x, mat, vec, m, v1, v2, y, b1, b2 = [t * 1.0 for t in leaves]
+        x.addmv_(mat, vec, beta=0.5, alpha=2.0)
+        m.addr_(v1, v2, alpha=-1.0)
+        y.addbmm_(b1, b2, beta=2.0)
+        total = x.sum() + (m * m).sum() + (y * y).sum()
+        grads = lib.autograd.grad(total, leaves)
+        results.append([x, m, y, *grads])
+    for a, b in zip(*results):
+        assert_same(a, b)

@@ -544,6 +544,7 @@ register(
     "lu_unpack",
     lu_unpack,
     nodes=(LuUnpackBackward0,),
+    methods=(),
     samples=lambda rng: [
         Sample(_factored(rng, 3, 3)),
         Sample(_factored(rng, 2, 3, 3), note="batched"),
