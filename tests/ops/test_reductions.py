@@ -478,6 +478,14 @@ def test_reduction_errors_match_torch(expression: Callable, error: type, message
             expression(lib, lib.ones(2, 3))
 
 
-def test_nuclear_norm_is_refused_clearly() -> None:
-    with pytest.raises(NotImplementedError, match="p='nuc'"):
-        gg.norm(gg.ones(2, 3), "nuc")
+def test_norm_nuclear_and_out_dispatch_to_linalg_as_pytorch() -> None:
+    a = np.random.default_rng(9).standard_normal((2, 3, 4))
+    results = []
+    for lib in (gg, torch):
+        x = lib.tensor(a)
+        out = lib.empty(0, dtype=lib.float64)
+        lib.norm(x, 2, -1, out=out)
+        results.append((lib.norm(x[0], "nuc"), lib.norm(x, "nuc", (1, 2), True), out))
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
+        assert tuple(ours.shape) == tuple(theirs.shape)

@@ -590,7 +590,8 @@ def norm(
     """Vector p-norm over ``dim`` (all elements by default): ``(sum |x|^p)^(1/p)``.
 
     ``p`` is a number (``inf``/``-inf``: the largest/smallest magnitude, 0: the count of
-    nonzeros) or ``'fro'`` (the 2-norm). The gradient at 0 is 0, as in PyTorch.
+    nonzeros), ``'fro'`` (the 2-norm) or ``'nuc'`` (the nuclear norm of a matrix). The
+    gradient at 0 is 0, as in PyTorch.
 
     Example::
 
@@ -598,15 +599,18 @@ def norm(
         tensor(5.)
     """
     check_tensor(input, "norm")
-    if out is not None:
-        raise TypeError("norm(): the 'out' argument is not supported by glassgrad")
+    if out is not None or p == "nuc" or (isinstance(p, str) and p != "fro"):
+        # PyTorch's torch.norm: linalg's vector_norm, or matrix_norm over dim (all dims by
+        # default) for the other string orders (an error unless 2 dims)
+        from .linalg_extra import matrix_norm, vector_norm
+
+        dims = [dim] if isinstance(dim, int) else dim
+        if isinstance(p, str) and (p != "fro" or (dims is not None and len(dims) > 2)):
+            dims = list(range(input._data.ndim)) if dims is None else dims
+            return matrix_norm(input, p, dims, keepdim, dtype=dtype, out=out)
+        order = 2.0 if p is None or p == "fro" else p
+        return vector_norm(input, order, dims, keepdim, dtype=dtype, out=out)
     if isinstance(p, str):
-        if p == "nuc":
-            raise NotImplementedError(
-                "norm(): p='nuc' (the nuclear norm, from an SVD) is not supported by glassgrad"
-            )
-        if p != "fro":
-            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
         p = 2.0
     elif p is None:
         p = 2.0
@@ -641,6 +645,8 @@ register(
         Sample((randn(rng, 4, 3).T,), {"p": 4, "dim": -1, "keepdim": True}),
         Sample((randn(rng),)),
         Sample((randn(rng, 0, 3), 2, 0)),
+        Sample((randn(rng, 3, 4), "nuc")),
+        Sample((randn(rng, 2, 3, 4), "nuc", (0, 2), True)),
     ],
 )
 
