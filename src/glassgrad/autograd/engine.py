@@ -15,9 +15,25 @@ from .grad_mode import state as grad_state
 from .graph import AccumulateGrad, Node, accumulate, unwrap_tensor, wrap_array
 from .views import edge_of
 
-__all__ = ["run_backward"]
+__all__ = ["run_backward", "queue_callback"]
 
 _QUEUED = object()  # marks that the first node made ready was already pushed on the heap
+
+# One list per backward pass in progress (a backward run from inside a hook nests): the
+# callbacks to run when that pass has finished.
+_final_callbacks: list[list] = []
+
+
+def queue_callback(callback: Any) -> None:
+    """Run ``callback()`` once the backward pass now running has finished (after every
+    node and leaf accumulation; PyTorch's ``Variable._execution_engine.queue_callback``).
+
+    Only callable from inside a backward pass (a hook); callbacks run in the order queued,
+    and a callback may queue more.
+    """
+    if not _final_callbacks:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    _final_callbacks[-1].append(callback)
 
 
 def _collect(root_nodes: list) -> dict:
@@ -181,6 +197,8 @@ def run_backward(
     anomaly = graph.anomaly.enabled
     heappush, heappop = heapq.heappush, heapq.heappop
     direct = None  # the next node when it was the only one made ready (a chain): no heap
+    callbacks: list = []
+    _final_callbacks.append(callbacks)
     try:
         while True:
             if direct is not None:
@@ -249,7 +267,10 @@ def run_backward(
                     tick += 1
                 else:
                     direct = first
+        for callback in callbacks:  # the list may grow while it is walked: callbacks queue more
+            callback()
     finally:
+        _final_callbacks.pop()
         grad_state.enabled = previous_mode
 
     return None if accumulate_grad else captured

@@ -6,7 +6,7 @@ import warnings
 import weakref
 from typing import Any
 
-from . import graph
+from . import engine, graph
 from .op import _decrement_volatile, legacy_volatile
 
 __all__ = ["Variable"]
@@ -50,3 +50,14 @@ def Variable(data: Any, requires_grad: bool = False, volatile: bool = False) -> 
     if requires_grad:
         t.requires_grad = True
     return t
+
+
+class _ExecutionEngine:
+    """``Variable._execution_engine``: where PyTorch code reaches the backward engine."""
+
+    @staticmethod
+    def queue_callback(callback: Any) -> None:
+        engine.queue_callback(callback)
+
+
+Variable._execution_engine = _ExecutionEngine()
