@@ -46,6 +46,12 @@ _METHOD = """\
   state exists; a throwaway run before tracing absorbs lazy imports), against parameters +
   gradients + Adam state + saved activations (both hidden ReLU outputs and the logits; the input
   batch is the caller's data and counted in neither).
+- `ddp`: one Adam step of the 784-1024-1024-10 MLP on a global batch of 256 (`bench/ddp.py`),
+  one BLAS thread per process: `DistributedDataParallel` on 2 ranks started by `mpiexec -n 2`
+  (glassgrad on MPI; PyTorch on gloo), 128 rows each, against one process on the whole batch.
+  The cells are the 2-rank steps; the note gives each library's throughput on 2 ranks over its
+  one process. The four configurations take turns for three rounds; each time is a block of
+  steps between barriers. The global losses of the first 3 steps must agree across all four.
 - The chains count ops: `y = y * a + b` is two ops, so 10,000 ops are 5,000 iterations.
 """
 

@@ -20,6 +20,8 @@ SCALING_TARGET = 11.0
 IMPORT_TARGET_S = 0.25
 IMPORT_TARGET_BYTES = 40 * 2**20
 MEMORY_TARGET = 1.3
+DDP_SCALING_TARGET = 1.8
+DDP_RATIO_TARGET = 1.1
 
 
 def compare_outputs(
@@ -216,6 +218,52 @@ def memory_row(result: dict[str, Any]) -> dict[str, Any]:
     row["verdict"] = "meets" if row["meets"] else "misses"
     parts = ", ".join(f"{k} {_fmt_bytes(v)}" for k, v in result["bound_parts"].items())
     row["notes"].append(f"bound = {parts}")
+    return row
+
+
+def ddp_row(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The ``ddp`` row (see :mod:`bench.ddp`): the 2-rank data-parallel step of each library,
+    their ratio, and glassgrad's throughput on 2 ranks over one process."""
+    row = {
+        "name": "ddp",
+        "kind": "ddp",
+        "title": "data-parallel Adam step of the MLP 784-1024-1024-10, global batch 256: "
+        "DDP on 2 ranks (mpiexec; PyTorch: gloo) vs one process, 1 thread each",
+        "unit": "step",
+        "target": f"2 ranks >= {DDP_SCALING_TARGET}x one process's throughput; "
+        f"<= {DDP_RATIO_TARGET} PyTorch DDP",
+        "results": {CANDIDATE: results["glassgrad-2"], REFERENCE: results["torch-2"]},
+        "ratio": None,
+        "meets": None,
+        "notes": [],
+    }
+    failed = [f"{k}: {r.get('error')}" for k, r in results.items() if r.get("status") != "ok"]
+    if failed:
+        row["verdict"] = "unavailable (" + "; ".join(failed) + ")"
+        return row
+    checks = {k: r["check"] for k, r in results.items()}
+    reference = checks["torch-1"]
+    wrong = [k for k, c in checks.items() if not np.allclose(c, reference, rtol=1e-4, atol=1e-6)]
+    if wrong:
+        row["verdict"] = f"INVALID: losses differ from PyTorch's one process in {', '.join(wrong)}"
+        return row
+    row["ratio"] = results["glassgrad-2"]["median_s"] / results["torch-2"]["median_s"]
+    scaling = results["glassgrad-1"]["median_s"] / results["glassgrad-2"]["median_s"]
+    torch_scaling = results["torch-1"]["median_s"] / results["torch-2"]["median_s"]
+    row["meets"] = scaling >= DDP_SCALING_TARGET and row["ratio"] <= DDP_RATIO_TARGET
+    row["verdict"] = "meets" if row["meets"] else "misses"
+    one, two = results["glassgrad-1"], results["glassgrad-2"]
+    row["notes"].append(
+        f"throughput 2 ranks / 1 process: glassgrad {scaling:.2f}x "
+        f"(1 process {_fmt_time(one['median_s'])}), PyTorch "
+        f"{torch_scaling:.2f}x (1 process {_fmt_time(results['torch-1']['median_s'])})"
+    )
+    row["notes"].append(
+        f"glassgrad CPU time per step: 1 process {_fmt_time(one['cpu_median_s'])}, each of 2 "
+        f"ranks {_fmt_time(two['cpu_median_s'])} (work split {one['cpu_median_s'] / two['cpu_median_s']:.2f}x); "
+        f"the gradient all-reduce alone {_fmt_time(two['allreduce_median_s'])} "
+        f"(PyTorch gloo {_fmt_time(results['torch-2']['allreduce_median_s'])})"
+    )
     return row
 
 
