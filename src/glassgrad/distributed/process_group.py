@@ -18,6 +18,8 @@ from __future__ import annotations
 import datetime
 import os
 import sys
+import time
+import traceback
 import warnings
 from typing import Any
 
@@ -183,9 +185,15 @@ def _install_abort_hook() -> None:
     _state.previous_excepthook = previous
 
     def abort_job(exc_type: Any, exc: Any, tb: Any) -> None:
-        previous(exc_type, exc, tb)
-        sys.stderr.flush()
         sys.stdout.flush()
+        if previous is sys.__excepthook__:
+            # One write of the whole traceback: mpiexec forwards it before Abort ends the job
+            # (written line by line, its tail could be cut off).
+            sys.stderr.write("".join(traceback.format_exception(exc_type, exc, tb)))
+        else:
+            previous(exc_type, exc, tb)
+        sys.stderr.flush()
+        time.sleep(0.2)  # let MPI's I/O forwarding deliver it
         mpi().COMM_WORLD.Abort(1)
 
     sys.excepthook = abort_job
