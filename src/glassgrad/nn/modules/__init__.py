@@ -1,6 +1,7 @@
 """The layer classes of ``glassgrad.nn``, one file per family (as in PyTorch)."""
 
 from .activation import (
+    CELU,
     ELU,
     GELU,
     SELU,
@@ -16,16 +17,29 @@ from .activation import (
     Sigmoid,
     SiLU,
     Softmax,
+    Softmax2d,
     Softmin,
     Softplus,
+    Softsign,
     Tanh,
+    Tanhshrink,
 )
+from .activation_piecewise import GLU, Hardshrink, PReLU, RReLU, Softshrink, Threshold
 from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
-from .dropout import Dropout
+from .distance import CosineSimilarity, PairwiseDistance
+from .dropout import (
+    AlphaDropout,
+    Dropout,
+    Dropout1d,
+    Dropout2d,
+    Dropout3d,
+    FeatureAlphaDropout,
+)
 from .flatten import Flatten, Unflatten
+from .fold import Fold, Unfold
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .linear import Bilinear, Identity, Linear, NonDynamicallyQuantizableLinear
 from .loss import (
@@ -41,6 +55,23 @@ from .loss import (
 )
 from .module import Module, RemovableHandle
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
+from .padding import (
+    CircularPad1d,
+    CircularPad2d,
+    CircularPad3d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
+)
 from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle
 from .pooling import (
     AdaptiveAvgPool1d,
@@ -74,6 +105,7 @@ __all__ = [
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
     "AdaptiveMaxPool3d",
+    "AlphaDropout",
     "AvgPool1d",
     "AvgPool2d",
     "AvgPool3d",
@@ -83,20 +115,35 @@ __all__ = [
     "BatchNorm2d",
     "BatchNorm3d",
     "Bilinear",
+    "CELU",
     "ChannelShuffle",
+    "CircularPad1d",
+    "CircularPad2d",
+    "CircularPad3d",
+    "ConstantPad1d",
+    "ConstantPad2d",
+    "ConstantPad3d",
     "Conv1d",
     "Conv2d",
     "ConvTranspose1d",
     "ConvTranspose2d",
+    "CosineSimilarity",
     "CrossEntropyLoss",
     "Dropout",
+    "Dropout1d",
+    "Dropout2d",
+    "Dropout3d",
     "ELU",
     "Embedding",
+    "FeatureAlphaDropout",
     "Flatten",
+    "Fold",
     "GELU",
+    "GLU",
     "GRU",
     "GRUCell",
     "GroupNorm",
+    "Hardshrink",
     "Hardsigmoid",
     "Hardswish",
     "Hardtanh",
@@ -126,6 +173,8 @@ __all__ = [
     "MultiheadAttention",
     "NLLLoss",
     "NonDynamicallyQuantizableLinear",
+    "PReLU",
+    "PairwiseDistance",
     "ParameterDict",
     "ParameterList",
     "PixelShuffle",
@@ -134,25 +183,41 @@ __all__ = [
     "RNN",
     "RNNBase",
     "RNNCell",
+    "RReLU",
     "ReLU",
     "ReLU6",
+    "ReflectionPad1d",
+    "ReflectionPad2d",
+    "ReflectionPad3d",
     "RemovableHandle",
+    "ReplicationPad1d",
+    "ReplicationPad2d",
+    "ReplicationPad3d",
     "SELU",
     "Sequential",
     "SiLU",
     "Sigmoid",
     "SmoothL1Loss",
     "Softmax",
+    "Softmax2d",
     "Softmin",
     "Softplus",
+    "Softshrink",
+    "Softsign",
     "Tanh",
+    "Tanhshrink",
+    "Threshold",
     "Transformer",
     "TransformerDecoder",
     "TransformerDecoderLayer",
     "TransformerEncoder",
     "TransformerEncoderLayer",
     "Unflatten",
+    "Unfold",
     "Upsample",
     "UpsamplingBilinear2d",
     "UpsamplingNearest2d",
+    "ZeroPad1d",
+    "ZeroPad2d",
+    "ZeroPad3d",
 ]

@@ -28,6 +28,10 @@ __all__ = [
     "Softmax",
     "LogSoftmax",
     "Softmin",
+    "Softmax2d",
+    "CELU",
+    "Softsign",
+    "Tanhshrink",
 ]
 
 
@@ -395,3 +399,68 @@ class Softmin(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class Softmax2d(Module):
+    """Softmax over the channels of (N, C, H, W) or (C, H, W), at each position.
+
+    Example::
+
+        >>> nn.Softmax2d()(glassgrad.zeros(1, 2, 1, 1)).flatten()
+        tensor([0.5000, 0.5000])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() not in (3, 4):
+            raise ValueError(
+                f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead"
+            )
+        return F.softmax(input, -3)
+
+
+class CELU(Module):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.
+
+    Example::
+
+        >>> nn.CELU()(glassgrad.tensor([0.0, 1.0]))
+        tensor([0., 1.])
+    """
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        inplace = ", inplace=True" if self.inplace else ""
+        return f"alpha={self.alpha}{inplace}"
+
+
+class Softsign(Module):
+    """``x / (1 + |x|)``.
+
+    Example::
+
+        >>> nn.Softsign()(glassgrad.tensor([1.0]))
+        tensor([0.5000])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softsign(input)
+
+
+class Tanhshrink(Module):
+    """``x - tanh(x)``.
+
+    Example::
+
+        >>> nn.Tanhshrink()(glassgrad.tensor([0.0]))
+        tensor([0.])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.tanhshrink(input)

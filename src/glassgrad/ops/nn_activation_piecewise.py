@@ -1,0 +1,438 @@
+"""Piecewise and gated activations: ``hardshrink softshrink threshold threshold_ glu prelu
+rrelu rrelu_`` (public in ``glassgrad.nn.functional``), with PyTorch's nodes.
+
+Each backward reads the saved input (or, in place, the result) through a mask and is itself
+differentiable under ``create_graph`` (``grad_reads_saved`` ties it to the saved tensors as
+PyTorch's backward nodes take them).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _factories
+from .._dtype import scalar_type_name
+from .._tensor import Tensor
+from ..autograd.op import Op, apply_inplace
+from . import shape
+from ._common import array_of, check_tensor
+from ._registry import NoGrad, Sample, register
+from ._samples import randn, unary_samples
+from .nn_activation import _check_floating
+
+
+class HardshrinkBackward0(Op):
+    """out = x where |x| > lambd, else 0."""
+
+    saved_inputs = (0,)
+    grad_reads_saved = True
+    __slots__ = ("lambd",)
+
+    def forward(self, x, lambd=0.5):
+        _check_floating(x, "hardshrink")
+        self.lambd = lambd
+        return np.where((x >= -lambd) & (x <= lambd), 0, x).astype(x.dtype, copy=False)
+
+    def backward(self, F, grad):
+        (x,) = self.saved
+        v = array_of(x)
+        return F.where((v >= -self.lambd) & (v <= self.lambd), 0.0, grad)
+
+
+class SoftshrinkBackward0(Op):
+    """out = x - lambd where x > lambd, x + lambd where x < -lambd, else 0."""
+
+    saved_inputs = (0,)
+    grad_reads_saved = True
+    __slots__ = ("lambd",)
+
+    def forward(self, x, lambd=0.5):
+        _check_floating(x, "softshrink")
+        self.lambd = lambd
+        shrunk = np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0))
+        return shrunk.astype(x.dtype, copy=False)
+
+    def backward(self, F, grad):
+        (x,) = self.saved
+        v = array_of(x)
+        return F.where((v >= -self.lambd) & (v <= self.lambd), 0.0, grad)
+
+
+class ThresholdBackward0(Op):
+    """out = x where x > threshold, else value."""
+
+    saved_inputs = (0,)
+    grad_reads_saved = True
+    __slots__ = ("threshold", "value")
+
+    def forward(self, x, threshold, value):
+        if x.dtype == np.bool_:
+            raise RuntimeError("\"threshold_cpu\" not implemented for 'Bool'")
+        self.threshold, self.value = threshold, value
+        return np.where(x <= threshold, value, x).astype(x.dtype, copy=False)
+
+    def backward(self, F, grad):
+        (x,) = self.saved
+        return F.where(array_of(x) <= self.threshold, 0.0, grad)
+
+
+class ThresholdBackward1(ThresholdBackward0):
+    """In-place ``threshold``: the mask is read from the result, as PyTorch's."""
+
+    saved_inputs = ()
+    saves_output = True
+
+    def backward(self, F, grad):
+        (out,) = self.saved
+        return F.where(array_of(out) <= self.threshold, 0.0, grad)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``input`` where ``|input| > lambd``, else 0.
+
+    Example::
+
+        >>> glassgrad.nn.functional.hardshrink(glassgrad.tensor([-1.0, 0.2, 0.7]))
+        tensor([-1.0000,  0.0000,  0.7000])
+    """
+    check_tensor(input, "hardshrink")
+    return HardshrinkBackward0.apply(input, lambd=lambd)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``input`` moved ``lambd`` towards 0, and 0 within ``[-lambd, lambd]``.
+
+    Example::
+
+        >>> glassgrad.nn.functional.softshrink(glassgrad.tensor([-1.0, 0.2, 0.7]))
+        tensor([-0.5000,  0.0000,  0.2000])
+    """
+    check_tensor(input, "softshrink")
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    return SoftshrinkBackward0.apply(input, lambd=lambd)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """``input`` where ``input > threshold``, else ``value``.
+
+    Example::
+
+        >>> glassgrad.nn.functional.threshold(glassgrad.tensor([-1.0, 0.2, 0.7]), 0.5, 9.0)
+        tensor([9.0000, 9.0000, 0.7000])
+    """
+    check_tensor(input, "threshold")
+    if inplace:
+        return apply_inplace(ThresholdBackward1, input, threshold=threshold, value=value)
+    return ThresholdBackward0.apply(input, threshold=threshold, value=value)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """In-place ``threshold``.
+
+    Example::
+
+        >>> glassgrad.nn.functional.threshold_(glassgrad.tensor([-1.0, 0.7]), 0.5, 9.0)
+        tensor([9.0000, 0.7000])
+    """
+    return globals()["threshold"](input, threshold, value, inplace=True)
+
+
+# --- gated linear unit -----------------------------------------------------------------------
+
+
+def _halves(x: Any, dim: int) -> tuple:
+    half = x.shape[dim] // 2
+    lead = (slice(None),) * (dim % len(x.shape))
+    return x[(*lead, slice(0, half))], x[(*lead, slice(half, None))]
+
+
+class GluBackward0(Op):
+    """out = a * sigmoid(b), ``a`` and ``b`` the two halves of the input along ``dim``."""
+
+    saved_inputs = (0,)
+    grad_reads_saved = True
+    __slots__ = ("dim",)
+
+    def forward(self, x, dim):
+        self.dim = dim
+        a, b = _halves(x, dim)
+        return a / (1 + np.exp(-b))
+
+    def backward(self, F, grad):
+        (x,) = self.saved
+        a, b = _halves(x, self.dim)
+        gate = 1 / (F.exp(-b) + 1) if isinstance(b, Tensor) else 1 / (np.exp(-b) + 1)
+        grad_a = grad * gate
+        grad_b = grad_a * a * (1 - gate)
+        return _cat(grad_a, grad_b, self.dim)
+
+
+def _cat(a: Any, b: Any, dim: int) -> Any:
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        return shape.cat([a, b], dim)
+    return np.concatenate([a, b], dim)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """Gated linear unit: ``a * sigmoid(b)``, ``a`` and ``b`` the halves of ``input`` along
+    ``dim``.
+
+    Example::
+
+        >>> glassgrad.nn.functional.glu(glassgrad.tensor([1.0, 2.0, 0.0, 0.0]))
+        tensor([0.5000, 1.0000])
+    """
+    check_tensor(input, "glu")
+    x = input._data
+    if x.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    if not -x.ndim <= dim < x.ndim:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-x.ndim}, {x.ndim - 1}], "
+            f"but got {dim})"
+        )
+    _check_floating(x, "glu")
+    if x.shape[dim] % 2:
+        raise RuntimeError(
+            f"Halving dimension must be even, but dimension {dim % x.ndim} is size {x.shape[dim]}"
+        )
+    return GluBackward0.apply(input, dim=dim % x.ndim)
+
+
+# --- learned and randomised leaky rectifiers ---------------------------------------------------
+
+
+class PreluKernelBackward0(Op):
+    """out = x where x > 0, else weight * x (weight broadcast over the channels)."""
+
+    saved_inputs = (0, 1)
+    grad_reads_saved = True
+
+    def forward(self, x, w):
+        return np.where(x > 0, x, w * x).astype(x.dtype, copy=False)
+
+    def backward(self, F, grad):
+        x, w = self.saved
+        positive = array_of(x) > 0
+        needs = self.needs_input_grad
+        grad_x = F.where(positive, grad, grad * w) if needs[0] else None
+        grad_w = F.where(positive, 0.0, grad * x) if needs[1] else None
+        return grad_x, grad_w
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``input`` where positive, else ``weight * input``; ``weight`` has one element or one per
+    channel (dim 1).
+
+    Example::
+
+        >>> glassgrad.nn.functional.prelu(glassgrad.tensor([-2.0, 3.0]), glassgrad.tensor([0.25]))
+        tensor([-0.5000,  3.0000])
+    """
+    check_tensor(input, "prelu")
+    check_tensor(weight, "prelu", "weight", 2)
+    x, w = input._data, weight._data
+    if x.dtype != w.dtype:
+        raise RuntimeError(
+            f"prelu: Type promoting not supported. Got {scalar_type_name(x.dtype)} and "
+            f"{scalar_type_name(w.dtype)}"
+        )
+    if w.size != 1:
+        if x.ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = x.shape[1] if x.ndim > 1 else 1
+        if channels != w.size:
+            raise RuntimeError(
+                f"Mismatch of parameter numbers and input channel size. Found parameter numbers "
+                f"= {w.size} and channel size = {channels}."
+            )
+    if w.ndim > 1:
+        raise RuntimeError(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {w.ndim}"
+        )
+    if x.ndim >= 2:
+        sizes = [1] * x.ndim
+        sizes[1] = w.size
+        weight = shape.view(weight, tuple(sizes))
+    return PreluKernelBackward0.apply(input, weight)
+
+
+class RreluWithNoiseBackward0(Op):
+    """out = x where x >= 0, else noise * x: noise drawn from U(lower, upper) per element in
+    training, (lower + upper) / 2 otherwise."""
+
+    saved_inputs = (0,)
+    grad_reads_saved = True
+    __slots__ = ("lower", "upper", "training", "_noise")
+
+    def forward(self, x, lower, upper, training, noise):
+        _check_floating(x, "rrelu_with_noise")
+        self.lower, self.upper, self.training, self._noise = lower, upper, training, noise
+        return (x * noise).astype(x.dtype, copy=False)
+
+    def backward(self, F, grad):
+        (x,) = self.saved
+        slope = self._noise.astype(array_of(x).dtype)
+        if not (self.training and self.upper - self.lower > 1e-6):
+            slope = np.where(array_of(x) > 0, 1.0, (self.lower + self.upper) / 2).astype(
+                slope.dtype
+            )
+        return grad * (Tensor._from_array(slope) if isinstance(grad, Tensor) else slope)
+
+
+class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
+    """In-place ``rrelu`` (PyTorch's node saves the result)."""
+
+    saved_inputs = ()
+    saves_output = True
+
+
+def _rrelu_noise(x: np.ndarray, lower: float, upper: float, training: bool) -> np.ndarray:
+    if not training:
+        return np.where(x >= 0, 1.0, (lower + upper) / 2).astype(x.dtype)
+    draws = _factories.default_generator.rng.uniform(lower, upper, x.shape)
+    return np.where(x >= 0, 1.0, draws).astype(x.dtype)
+
+
+def rrelu(
+    input: Tensor,
+    lower: float = 1.0 / 8,
+    upper: float = 1.0 / 3,
+    training: bool = False,
+    inplace: bool = False,
+) -> Tensor:
+    """Randomised leaky ReLU: negative inputs times a slope drawn from U(lower, upper) per
+    element in training, times ``(lower + upper) / 2`` otherwise.
+
+    Example::
+
+        >>> glassgrad.nn.functional.rrelu(glassgrad.tensor([-3.0, 2.0]), 0.1, 0.3)
+        tensor([-0.6000,  2.0000])
+    """
+    check_tensor(input, "rrelu")
+    if lower > upper:
+        raise RuntimeError(
+            f"Lower bound should be less than or equal to the upper bound, but got lower "
+            f"bound: {lower} and upper bound: {upper}"
+        )
+    noise = _rrelu_noise(input._data, lower, upper, bool(training))
+    params = dict(lower=lower, upper=upper, training=bool(training), noise=noise)
+    if inplace:
+        return apply_inplace(RreluWithNoiseBackward1, input, **params)
+    return RreluWithNoiseBackward0.apply(input, **params)
+
+
+def rrelu_(
+    input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False
+) -> Tensor:
+    """In-place ``rrelu``.
+
+    Example::
+
+        >>> glassgrad.nn.functional.rrelu_(glassgrad.tensor([-3.0, 2.0]), 0.1, 0.3)
+        tensor([-0.6000,  2.0000])
+    """
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+# --- registry ---------------------------------------------------------------------------
+
+
+def _wide_samples(rng: np.random.Generator) -> list[Sample]:
+    return [*unary_samples(rng), Sample((3.0 * randn(rng, 5, 4),), note="wide values")]
+
+
+def _shrink_samples(rng: np.random.Generator) -> list[Sample]:
+    return [*_wide_samples(rng), Sample((3.0 * randn(rng, 4, 3),), {"lambd": 1.5})]
+
+
+def _threshold_samples(rng: np.random.Generator) -> list[Sample]:
+    return [
+        Sample((3.0 * randn(rng, 4, 5), 0.5, -2.0)),
+        Sample((3.0 * randn(rng, 3), -1.0, 7.0)),
+        Sample((NoGrad(3.0 * randn(rng, 3, 4)), 0.1, 2.0), {"inplace": True}, grad=False),
+    ]
+
+
+def _threshold_inplace_samples(rng: np.random.Generator) -> list[Sample]:
+    return [Sample((NoGrad(3.0 * randn(rng, 3, 4)), 0.1, 2.0), grad=False)]
+
+
+def _glu_samples(rng: np.random.Generator) -> list[Sample]:
+    return [
+        Sample((randn(rng, 3, 4),)),
+        Sample((randn(rng, 4, 3), 0)),
+        Sample((randn(rng, 2, 6, 3), 1)),
+    ]
+
+
+def _prelu_samples(rng: np.random.Generator) -> list[Sample]:
+    return [
+        Sample((3.0 * randn(rng, 2, 3, 4), randn(rng, 3))),
+        Sample((3.0 * randn(rng, 4, 5), randn(rng, 1))),
+        Sample((3.0 * randn(rng, 6), randn(rng, 1)), note="1-d input"),
+        Sample((3.0 * randn(rng, 2, 3), randn(rng)), note="0-d weight"),
+    ]
+
+
+def _rrelu_samples(rng: np.random.Generator) -> list[Sample]:
+    return [
+        Sample((3.0 * randn(rng, 4, 5),)),
+        Sample((3.0 * randn(rng, 3, 4), 0.2, 0.5)),
+        Sample((NoGrad(3.0 * randn(rng, 3, 4)),), {"inplace": True}, grad=False),
+    ]
+
+
+_NF = "nn.functional"
+register(
+    "hardshrink",
+    hardshrink,
+    nodes=(HardshrinkBackward0,),
+    samples=_shrink_samples,
+    namespace=_NF,
+)
+register(
+    "softshrink",
+    softshrink,
+    nodes=(SoftshrinkBackward0,),
+    samples=_shrink_samples,
+    namespace=_NF,
+)
+register(
+    "threshold",
+    threshold,
+    nodes=(ThresholdBackward0, ThresholdBackward1),
+    samples=_threshold_samples,
+    namespace=_NF,
+)
+register(
+    "threshold_",
+    threshold_,
+    nodes=(ThresholdBackward1,),
+    samples=_threshold_inplace_samples,
+    namespace=_NF,
+)
+register("glu", glu, nodes=(GluBackward0,), samples=_glu_samples, namespace=_NF)
+register("prelu", prelu, nodes=(PreluKernelBackward0,), samples=_prelu_samples, namespace=_NF)
+register(
+    "rrelu",
+    rrelu,
+    nodes=(RreluWithNoiseBackward0, RreluWithNoiseBackward1),
+    samples=_rrelu_samples,
+    namespace=_NF,
+)
+register("rrelu_", rrelu_, nodes=(RreluWithNoiseBackward1,), namespace=_NF)
+
+__all__ = [
+    "hardshrink",
+    "softshrink",
+    "threshold",
+    "threshold_",
+    "glu",
+    "prelu",
+    "rrelu",
+    "rrelu_",
+]
