@@ -7,9 +7,11 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 
 from ..._tensor import Tensor
 from .. import functional as F
+from .distance import PairwiseDistance
 from .module import Module
 
 __all__ = [
@@ -22,6 +24,15 @@ __all__ = [
     "BCELoss",
     "BCEWithLogitsLoss",
     "KLDivLoss",
+    "MarginRankingLoss",
+    "HingeEmbeddingLoss",
+    "SoftMarginLoss",
+    "CosineEmbeddingLoss",
+    "TripletMarginLoss",
+    "TripletMarginWithDistanceLoss",
+    "MultiLabelSoftMarginLoss",
+    "PoissonNLLLoss",
+    "GaussianNLLLoss",
 ]
 
 
@@ -283,3 +294,266 @@ class KLDivLoss(_Loss):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class MarginRankingLoss(_Loss):
+    """``max(0, -target * (input1 - input2) + margin)`` (``F.margin_ranking_loss``).
+
+    Example::
+
+        >>> loss = nn.MarginRankingLoss()
+        >>> loss(glassgrad.tensor([1.0]), glassgrad.tensor([2.0]), glassgrad.tensor([1.0]))
+        tensor(1.)
+    """
+
+    __constants__ = ["margin", "reduction"]
+
+    def __init__(
+        self,
+        margin: float = 0.0,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return F.margin_ranking_loss(
+            input1, input2, target, margin=self.margin, reduction=self.reduction
+        )
+
+
+class HingeEmbeddingLoss(_Loss):
+    """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1
+    (``F.hinge_embedding_loss``).
+
+    Example::
+
+        >>> nn.HingeEmbeddingLoss()(glassgrad.tensor([0.3, 2.0]), glassgrad.tensor([-1.0, 1.0]))
+        tensor(1.3500)
+    """
+
+    __constants__ = ["margin", "reduction"]
+
+    def __init__(
+        self,
+        margin: float = 1.0,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
+
+
+class SoftMarginLoss(_Loss):
+    """Two-class logistic loss ``log(1 + exp(-target * input))`` (``F.soft_margin_loss``).
+
+    Example::
+
+        >>> nn.SoftMarginLoss()(glassgrad.tensor([0.0]), glassgrad.tensor([1.0]))
+        tensor(0.6931)
+    """
+
+    __constants__ = ["reduction"]
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class CosineEmbeddingLoss(_Loss):
+    """``1 - cos(x1, x2)`` for ``target`` 1, ``max(0, cos(x1, x2) - margin)`` for -1
+    (``F.cosine_embedding_loss``).
+
+    Example::
+
+        >>> x = glassgrad.tensor([[1.0, 0.0]])
+        >>> nn.CosineEmbeddingLoss()(x, x, glassgrad.tensor([1.0]))
+        tensor(0.)
+    """
+
+    __constants__ = ["margin", "reduction"]
+
+    def __init__(
+        self,
+        margin: float = 0.0,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return F.cosine_embedding_loss(
+            input1, input2, target, margin=self.margin, reduction=self.reduction
+        )
+
+
+class TripletMarginLoss(_Loss):
+    """``max(0, margin + d(a, p) - d(a, n))`` with the ``p``-norm distance
+    (``F.triplet_margin_loss``).
+
+    Example::
+
+        >>> a, p, n = glassgrad.zeros(1, 2), glassgrad.zeros(1, 2), glassgrad.ones(1, 2)
+        >>> nn.TripletMarginLoss(margin=2.0)(a, p, n)
+        tensor(0.5858)
+    """
+
+    __constants__ = ["margin", "p", "eps", "swap", "reduction"]
+
+    def __init__(
+        self,
+        margin: float = 1.0,
+        p: float = 2.0,
+        eps: float = 1e-6,
+        swap: bool = False,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        if margin <= 0:
+            raise ValueError(
+                f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead"
+            )
+        self.margin = margin
+        self.p = p
+        self.eps = eps
+        self.swap = swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return F.triplet_margin_loss(
+            anchor,
+            positive,
+            negative,
+            margin=self.margin,
+            p=self.p,
+            eps=self.eps,
+            swap=self.swap,
+            reduction=self.reduction,
+        )
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """``TripletMarginLoss`` with any ``distance_function`` (default ``PairwiseDistance()``).
+
+    Example::
+
+        >>> a, p, n = glassgrad.zeros(1, 2), glassgrad.zeros(1, 2), glassgrad.ones(1, 2)
+        >>> nn.TripletMarginWithDistanceLoss(margin=2.0)(a, p, n)
+        tensor(0.5858)
+    """
+
+    __constants__ = ["margin", "swap", "reduction"]
+
+    def __init__(
+        self,
+        *,
+        distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
+        margin: float = 1.0,
+        swap: bool = False,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average=None, reduce=None, reduction=reduction)
+        if margin <= 0:
+            raise ValueError(
+                "TripletMarginWithDistanceLoss: expected margin to be greater than 0, got "
+                f"{margin} instead"
+            )
+        self.distance_function = (
+            distance_function if distance_function is not None else PairwiseDistance()
+        )
+        self.margin = margin
+        self.swap = swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return F.triplet_margin_with_distance_loss(
+            anchor,
+            positive,
+            negative,
+            distance_function=self.distance_function,
+            margin=self.margin,
+            swap=self.swap,
+            reduction=self.reduction,
+        )
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """Per-class logistic loss averaged over the classes (``F.multilabel_soft_margin_loss``).
+
+    Example::
+
+        >>> nn.MultiLabelSoftMarginLoss()(glassgrad.zeros(1, 2), glassgrad.tensor([[1.0, 0.0]]))
+        tensor(0.6931)
+    """
+
+    __constants__ = ["reduction"]
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_soft_margin_loss(
+            input, target, weight=self.weight, reduction=self.reduction
+        )
+
+
+class PoissonNLLLoss(_Loss):
+    """Poisson negative log likelihood (``F.poisson_nll_loss``).
+
+    Example::
+
+        >>> nn.PoissonNLLLoss()(glassgrad.tensor([0.0]), glassgrad.tensor([2.0]))
+        tensor(1.)
+    """
+
+    __constants__ = ["log_input", "full", "eps", "reduction"]
+
+    def __init__(
+        self,
+        log_input: bool = True,
+        full: bool = False,
+        size_average: bool | None = None,
+        eps: float = 1e-8,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_input = log_input
+        self.full = full
+        self.eps = eps
+
+    def forward(self, log_input: Tensor, target: Tensor) -> Tensor:
+        return F.poisson_nll_loss(
+            log_input,
+            target,
+            log_input=self.log_input,
+            full=self.full,
+            eps=self.eps,
+            reduction=self.reduction,
+        )
+
+
+class GaussianNLLLoss(_Loss):
+    """Gaussian negative log likelihood with predicted variances (``F.gaussian_nll_loss``).
+
+    Example::
+
+        >>> nn.GaussianNLLLoss()(glassgrad.tensor([1.0]), glassgrad.tensor([0.0]), glassgrad.ones(1))
+        tensor(0.5000)
+    """
+
+    __constants__ = ["full", "eps", "reduction"]
+
+    def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean") -> None:
+        super().__init__(None, None, reduction)
+        self.full = full
+        self.eps = eps
+
+    def forward(self, input: Tensor, target: Tensor, var: Tensor | float) -> Tensor:
+        return F.gaussian_nll_loss(
+            input, target, var, full=self.full, eps=self.eps, reduction=self.reduction
+        )
