@@ -16,6 +16,7 @@ import numpy as np
 from . import _dtype
 from ._tensor_str import tensor_repr
 from .autograd import graph
+from .autograd.grad_mode import state as grad_state
 from .autograd.graph import RemovableHandle, add_hook
 from .autograd.views import CreationMeta, refresh_view
 
@@ -213,6 +214,10 @@ class Tensor:
         if self._requires_grad_from_base:
             self._requires_grad_from_base = False  # now a leaf of its own
 
+    @requires_grad.deleter
+    def requires_grad(self) -> None:
+        raise RuntimeError("requires_grad must be a bool")
+
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` in place and return the tensor.
 
@@ -271,8 +276,24 @@ class Tensor:
     @data.setter
     def data(self, value: Tensor) -> None:
         if not isinstance(value, Tensor):
-            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if self._requires_grad and value._data.dtype.kind != "f":
+            raise RuntimeError(
+                "data set to a tensor that requires gradients must be floating point or complex "
+                "dtype"
+            )
         self._data = value._data
+
+    @data.deleter
+    def data(self) -> None:
+        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
+
+    def __delattr__(self, name: str) -> None:
+        if name == "_grad_fn":
+            raise RuntimeError("Deletion of _grad_fn not allowed. Detach tensor instead!")
+        if name == "_backward_hooks":
+            raise RuntimeError("Deletion of _backwards_hooks not allowed!")
+        super().__delattr__(name)
 
     @property
     def retains_grad(self) -> bool:
@@ -288,7 +309,13 @@ class Tensor:
     @property
     def volatile(self) -> bool:
         """Pre-0.4 flag (deprecated): use ``glassgrad.no_grad()``."""
-        _legacy_warning("Tensor.volatile", "glassgrad.no_grad()")
+        # PyTorch's warning (a UserWarning); glassgrad still honours legacy volatile tensors.
+        warnings.warn(
+            "volatile was removed (Variable.volatile is always False in PyTorch); use "
+            "glassgrad.no_grad()",
+            UserWarning,
+            stacklevel=2,
+        )
         return self._volatile
 
     @property
@@ -351,6 +378,16 @@ class Tensor:
         if self._output_nr:
             self._output_nr = 0
         return self
+
+    def new(self, *args: Any, **kwargs: Any) -> Tensor:
+        """Legacy constructor with this tensor's dtype: ``x.new(data)``, ``x.new(*sizes)``.
+
+        Example::
+
+            >>> glassgrad.ones(2, dtype=glassgrad.float64).new(3).dtype
+            glassgrad.float64
+        """
+        return _legacy_new(self.dtype, args, kwargs)
 
     def retain_grad(self) -> None:
         """Keep the gradient of this non-leaf tensor in ``.grad`` during backward.
@@ -507,7 +544,7 @@ class Tensor:
             >>> glassgrad.ones(2).numpy()
             array([1., 1.], dtype=float32)
         """
-        if self._requires_grad and not force:
+        if not force and grad_state.enabled and self.requires_grad:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import glassgrad as gg
@@ -223,14 +225,20 @@ def test_gradcheck_and_gradgradcheck_on_composites() -> None:
 
 
 def test_detect_anomaly_names_node_and_forward_line() -> None:
+    # As PyTorch: the error names the node; a warning shows where the forward made it.
     x = gg.zeros(1, requires_grad=True)
-    with pytest.warns(UserWarning, match="Anomaly Detection"), gg.autograd.detect_anomaly():
+    with pytest.warns(UserWarning) as record, gg.autograd.detect_anomaly():
         y = gg.log(x) * 0
         with pytest.raises(
-            RuntimeError,
-            match=r"(?s)Function 'LogBackward0' returned nan.*test_hooks_function.py.*gg.log\(x\)",
+            RuntimeError, match=r"^Function 'LogBackward0' returned nan values in its 0th output.$"
         ):
             y.sum().backward()
+    messages = [str(w.message) for w in record if "Error detected" in str(w.message)]
+    assert len(messages) == 1 and re.search(
+        r"(?s)^Error detected in LogBackward0. Traceback of forward call that caused the error:"
+        r".*test_hooks_function.py.*gg.log\(x\)",
+        messages[0],
+    )
 
 
 def test_gradcheck_on_non_contiguous_input() -> None:

@@ -4,6 +4,7 @@ grad modes, ``functional`` (jacobian, hessian, vjp, jvp, hvp), ``gradcheck``, an
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -128,8 +129,6 @@ def backward(
         tensor([2., 4.])
     """
     if grad_variables is not None:
-        import warnings
-
         warnings.warn(
             "backward(grad_variables=...) is deprecated; use grad_tensors",
             DeprecationWarning,
@@ -141,6 +140,16 @@ def backward(
     grads = _make_grads(outputs, _as_list(grad_tensors), create_graph)
     if retain_graph is None:
         retain_graph = create_graph
+    if create_graph:
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between the "
+            "parameter and its gradient which can cause a memory leak. We recommend using "
+            "autograd.grad when creating the graph to avoid this. If you have to use this "
+            "function, make sure to reset the .grad fields of your parameters to None after use "
+            "to break the cycle and avoid the leak.",
+            UserWarning,
+            stacklevel=2,
+        )
     input_list = None
     if inputs is not None:
         input_list = _as_list(inputs)

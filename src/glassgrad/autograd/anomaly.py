@@ -1,14 +1,18 @@
-"""Anomaly mode: remember where each node was created, and fail loudly on NaN/Inf gradients."""
+"""Anomaly mode: remember where each node was created, and fail loudly on NaN gradients."""
 
 from __future__ import annotations
 
+import sys
 import warnings
 from typing import Any
 
+import numpy as np
+
+from . import graph
 from .grad_mode import _ModeContext
 from .graph import anomaly
 
-__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled"]
+__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "check_nan", "print_stack"]
 
 
 def is_anomaly_enabled() -> bool:
@@ -67,3 +71,50 @@ class set_detect_anomaly(_ModeContext):
 
     def __exit__(self, *exc: Any) -> None:
         anomaly.enabled, anomaly.check_nan = self.prev
+
+
+def check_nan(node: Any, outputs: Any) -> None:
+    """PyTorch's anomaly check of a node's results: an error naming the node and the first
+    gradient holding NaN (infinities pass, as in PyTorch)."""
+    for i, g in enumerate(outputs or ()):
+        if g is None:
+            continue
+        data = g._data if isinstance(g, graph.Tensor) else np.asarray(g)
+        if data.dtype.kind == "f" and np.isnan(data).any():
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+
+
+def print_stack(node: Any) -> None:
+    """Warn with the forward traceback of ``node``, which failed in backward, then with those
+    of the nodes whose backward created it (PyTorch's ``AnomalyMetadata.print_stack``).
+    A warning that the filters turn into an error goes to stderr instead: the original
+    error is the one to raise."""
+    meta = node._metadata or {}
+    _warn_stack(meta.get("traceback_"), node.name(), False)
+    parent = meta.get("parent_")
+    while parent is not None:
+        meta = parent._metadata or {}
+        _warn_stack(meta.get("traceback_"), parent.name(), True)
+        parent = meta.get("parent_")
+
+
+def _warn_stack(stack: list | None, name: str, is_parent: bool) -> None:
+    if not stack:
+        message = (
+            f"Error detected in {name}. No forward pass information available. Enable detect "
+            "anomaly during forward pass for more information."
+        )
+    elif not is_parent:
+        message = (
+            f"Error detected in {name}. Traceback of forward call that caused the error:\n"
+            + "".join(stack)
+        )
+    else:
+        message = (
+            f"\n\nPrevious calculation was induced by {name}. Traceback of forward call that "
+            "induced the previous calculation:\n" + "".join(stack)
+        )
+    try:
+        warnings.warn(message, UserWarning, stacklevel=2)
+    except Exception:
+        print(f"UserWarning: {message}", file=sys.stderr)

@@ -8,9 +8,8 @@ import heapq
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from . import graph
+from .anomaly import check_nan, print_stack
 from .grad_mode import state as grad_state
 from .graph import AccumulateGrad, Node, accumulate, unwrap_tensor, wrap_array
 from .views import edge_of
@@ -77,26 +76,6 @@ def _needed(root_nodes: list, targets: set) -> set:
                 ):
                     needed.add(node)
     return needed
-
-
-def _anomaly_context(node: Node) -> str:
-    trace = node._metadata.get("traceback_") if node._metadata else None
-    if not trace:
-        return ""
-    return "\nTraceback of forward call that caused the error:\n" + "".join(trace)
-
-
-def _check_anomaly(node: Node, outputs: tuple) -> None:
-    for i, g in enumerate(outputs):
-        if g is None:
-            continue
-        data = g._data if isinstance(g, graph.Tensor) else np.asarray(g)
-        if data.dtype.kind == "f" and not np.all(np.isfinite(data)):
-            what = "nan" if np.isnan(data).any() else "inf"
-            raise RuntimeError(
-                f"Function '{node.name()}' returned {what} values in its {i}th output."
-                + _anomaly_context(node)
-            )
 
 
 def _call_tensor_hooks(node: Node, grads: list, create_graph: bool) -> None:
@@ -309,23 +288,33 @@ def _run_node(
             return None
     elif hooked:
         _call_tensor_hooks(node, grads, create_graph)
+    if not anomaly:
+        return _call_node(node, grads, retain_graph, create_graph)
+    previous = graph.anomaly.current_node
+    graph.anomaly.current_node = node  # nodes made while it runs record it as their parent
+    try:
+        outputs = _call_node(node, grads, retain_graph, create_graph)
+        if graph.anomaly.check_nan:
+            check_nan(node, outputs)
+        return outputs
+    except Exception:
+        print_stack(node)  # PyTorch warns with the node's forward traceback; the error stays
+        raise
+    finally:
+        graph.anomaly.current_node = previous
+
+
+def _call_node(node: Node, grads: list, retain_graph: bool, create_graph: bool) -> Any:
+    """The node's pre-hooks, the node, its post-hooks; its saved state released after."""
+    hooked = node._hooked
     if hooked and node._pre_hooks:
         _call_pre_hooks(node, grads, create_graph)
     if not node._runs_undefined and not _any_grad(grads):
         outputs = None  # an op's backward of undefined gradients is undefined
     else:
-        try:
-            outputs = node._run(grads, create_graph)
-        except Exception as error:
-            if anomaly and node._metadata:
-                raise RuntimeError(
-                    f"Error detected in {node.name()}: {error}" + _anomaly_context(node)
-                ) from error
-            raise
+        outputs = node._run(grads, create_graph)
     if hooked and node._post_hooks:
         outputs = _call_post_hooks(node, outputs, grads, create_graph)
-    if anomaly and outputs:
-        _check_anomaly(node, outputs)
     if not retain_graph:
         node._release()
     return outputs

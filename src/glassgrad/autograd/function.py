@@ -20,6 +20,7 @@ Example::
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -32,7 +33,7 @@ from .graph import Node, saved_tensors_freed_error
 from .op import _modified_error, fit_gradients
 from .views import edge_of
 
-__all__ = ["Function", "FunctionCtx", "once_differentiable"]
+__all__ = ["Function", "FunctionCtx", "InplaceFunction", "once_differentiable"]
 
 
 class FunctionCtx:
@@ -108,7 +109,13 @@ class BackwardCFunction(FunctionCtx, Node):
                 values.append(ref)
         return tuple(values)
 
-    saved_variables = saved_tensors
+    @property
+    def saved_variables(self) -> tuple:
+        """Deprecated name of ``saved_tensors``."""
+        warnings.warn(
+            "'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2
+        )
+        return self.saved_tensors
 
     def _run(self, grads: list, create_graph: bool) -> tuple:
         if self._saved is None:
@@ -123,7 +130,7 @@ class BackwardCFunction(FunctionCtx, Node):
             None if g is None else g if isinstance(g, Tensor) else Tensor._from_array(g)
             for g in grads
         ]
-        result = self._forward_cls.backward(self, *grad_tensors)
+        result = self._backward_fn()(self, *grad_tensors)
         if not isinstance(result, tuple):
             result = (result,)
         expected = len(self.next_functions)
@@ -142,6 +149,17 @@ class BackwardCFunction(FunctionCtx, Node):
                 )
         F = graph.tensor_namespace if create_graph else graph.array_namespace
         return fit_gradients(self, result, F, create_graph)
+
+    def _backward_fn(self) -> Callable:
+        """The user's ``backward`` or its alias ``vjp`` (defining both is an error)."""
+        cls = self._forward_cls
+        backward, vjp = cls.backward, cls.vjp
+        if backward is not Function.backward and vjp is not Function.vjp:
+            raise RuntimeError(
+                "Implementing both 'backward' and 'vjp' for a custom Function is not allowed. "
+                "You should only implement one of them."
+            )
+        return vjp if vjp is not Function.vjp else backward
 
     def _release(self) -> None:
         if self._to_save:
@@ -168,6 +186,20 @@ class _FunctionMeta(type):
         super().__init__(name, bases, attrs)
 
 
+_NODE_ATTRIBUTES = frozenset(
+    {
+        "_register_hook_dict",
+        "register_hook",
+        "register_prehook",
+        "next_functions",
+        "name",
+        "_sequence_nr",
+        "_set_sequence_nr",
+        "_input_metadata",
+    }
+)
+
+
 class Function(metaclass=_FunctionMeta):
     """Base class for differentiable operations with a hand-written backward.
 
@@ -177,6 +209,34 @@ class Function(metaclass=_FunctionMeta):
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an autograd "
+            "function will raise an error in a future version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+
+    def __getattr__(self, name: str) -> Any:
+        # What a graph node has and a Function instance lacks: PyTorch's error for this legacy
+        # access pattern, rather than an AttributeError.
+        if name == "metadata":
+            raise RuntimeError(
+                "You attempted to access the anomaly metadata of a custom autograd function but "
+                "the underlying PyNode has already been deallocated. Access the metadata of "
+                "the grad_fn of the Function's output instead."
+            )
+        if name in _NODE_ATTRIBUTES:
+            raise RuntimeError(
+                f"Attribute '{name}' is invalid for this instance of _C._FunctionBase. Accessing "
+                "this attribute directly on an instance of autograd.Function is a legacy access "
+                "pattern that is no longer supported. For examples on how to use new-style "
+                "autograd functions, see "
+                "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function"
+            )
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(
             "Legacy autograd function with non-static forward method is deprecated. Please use "
             "new-style autograd function with static forward method. (Example: "
@@ -196,7 +256,13 @@ class Function(metaclass=_FunctionMeta):
             "autograd.Function to use it with backward mode AD."
         )
 
-    vjp = backward
+    @staticmethod
+    def vjp(ctx: Any, *grad_outputs: Any) -> Any:
+        """Another name for ``backward``: define one of the two."""
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD."
+        )
 
     @staticmethod
     def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
@@ -265,6 +331,15 @@ class Function(metaclass=_FunctionMeta):
         if graph.anomaly.enabled:
             node._record_creation()
         return tuple(wrapped) if is_tuple else wrapped[0]
+
+
+class InplaceFunction(Function):
+    """A Function that may work in place on its input (PyTorch's base class; ``inplace`` is
+    for the subclass to read)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
 
 
 def _freeze_saved(tensors: tuple, outs: tuple, wrapped: list) -> list:

@@ -23,6 +23,7 @@ __all__ = [
     "AccumulateGrad",
     "RemovableHandle",
     "accumulator_of",
+    "increment_version",
     "saved_tensors_freed_error",
 ]
 
@@ -42,6 +43,7 @@ Tensor: Any = None
 class _AnomalyState:
     enabled = False
     check_nan = True
+    current_node = None  # the node the engine is running (anomaly mode only)
 
 
 anomaly = _AnomalyState()
@@ -71,6 +73,20 @@ def add_hook(hooks: dict, fn: Callable) -> RemovableHandle:
     handle = RemovableHandle(hooks)
     hooks[handle.id] = fn
     return handle
+
+
+def increment_version(tensor: Any) -> None:
+    """Mark ``tensor`` (or each tensor of an iterable) as modified in place, as an in-place
+    op would: saved copies of it then fail the version check in backward.
+
+    Example::
+
+        >>> x = glassgrad.ones(2)
+        >>> glassgrad.autograd.graph.increment_version(x); x._version
+        1
+    """
+    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+        t._vc[0] += 1
 
 
 def saved_tensors_freed_error() -> RuntimeError:
@@ -175,7 +191,7 @@ class Node:
         return self._seq
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     # --- hooks -----------------------------------------------------------------------------
     def register_hook(self, fn: Callable) -> RemovableHandle:
@@ -217,6 +233,8 @@ class Node:
 
         frames = [f for f in traceback.extract_stack() if _PACKAGE_DIR not in f.filename]
         self.metadata["traceback_"] = traceback.format_list(frames)
+        if anomaly.current_node is not None:  # made by a backward: remember which node ran it
+            self.metadata["parent_"] = anomaly.current_node
 
     def __call__(self, *grads: Any) -> Any:
         """Apply this backward function to the gradients of its outputs (PyTorch's
@@ -291,6 +309,10 @@ class AccumulateGrad(Node):
     """
 
     __slots__ = ("variable",)
+
+    def name(self) -> str:
+        """PyTorch's name for this node: its C++ class, ``'torch::autograd::AccumulateGrad'``."""
+        return "torch::autograd::AccumulateGrad"
 
     def __init__(self, variable: Any) -> None:
         # Made once per leaf and graph (every training step): the slots are set directly.

@@ -62,6 +62,9 @@ class IndexBackward0(Op):
     def backward(self, F, grad):
         return F.index_zeros_add(self.shape, self.key, grad, False)
 
+    def _release(self) -> None:
+        _release_index_key(self)
+
 
 class IndexPutAccumulateBackward0(Op):
     """zeros(shape) with ``values`` added at ``key`` (the gradient of indexing)."""
@@ -396,6 +399,21 @@ class IndexPutBackward0(Op):
         mask = np.ones(grad.shape, dtype=bool)
         mask[self.key] = False
         return grad * mask, grad_values
+
+    def _release(self) -> None:
+        _release_index_key(self)
+
+
+def _release_index_key(node: Op) -> None:
+    """PyTorch saves index tensors (not slices) as saved variables, freed after backward: a
+    second backward through an advanced-indexing node then fails as for any saved tensor."""
+    key = node.key
+    if key is not None and any(
+        isinstance(k, np.ndarray) for k in (key if type(key) is tuple else (key,))
+    ):
+        node._saved = None
+        node.key = None
+    Op._release(node)
 
 
 def index_put_(input: Tensor, indices: tuple, values: Any, accumulate: bool = False) -> Tensor:

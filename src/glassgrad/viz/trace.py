@@ -108,7 +108,7 @@ def record_backward(roots: Any) -> Iterator[BackwardTrace]:
     >>> loss = (x * 3).sum()
     >>> with record_backward(loss) as trace:
     ...     loss.backward()
-    >>> [node.name() for node in trace.order]
+    >>> [type(node).__name__ for node in trace.order]
     ['SumBackward0', 'MulBackward0', 'AccumulateGrad']
     """
     graph = build_graph(roots, func_name="record_backward")
