@@ -84,6 +84,7 @@ def attach_methods() -> None:
             setattr(Tensor, name, fn)
     Tensor.__setitem__ = indexing.setitem
     Tensor.type = conversion.type_
+    Tensor.type_as = conversion.type_as
     Tensor.index_put_ = indexing.index_put_
     Tensor.T = property(shape.reversed_dims)
     Tensor.mT = property(lambda self: shape.transpose(self, -2, -1))

@@ -114,18 +114,41 @@ def _cast_method(dt: _dtype.dtype) -> Any:
 def type_(self: Tensor, dtype: Any = None) -> Any:
     """Without argument, the legacy type name (``'torch.FloatTensor'``); else ``to(dtype)``."""
     if dtype is None:
-        return {
-            "float32": "torch.FloatTensor",
-            "float64": "torch.DoubleTensor",
-            "float16": "torch.HalfTensor",
-            "int64": "torch.LongTensor",
-            "int32": "torch.IntTensor",
-            "int16": "torch.ShortTensor",
-            "int8": "torch.CharTensor",
-            "uint8": "torch.ByteTensor",
-            "bool": "torch.BoolTensor",
-        }[input_dtype_name(self)]
+        for name, dt in _LEGACY_TYPE_NAMES.items():
+            if dt.numpy == self._data.dtype:
+                return f"torch.{name}"
+        raise TypeError(f"no legacy type name for {self.dtype}")
+    if isinstance(dtype, str):
+        dtype = _LEGACY_TYPE_NAMES.get(dtype.removeprefix("torch."), dtype)
+    elif isinstance(dtype, type) and isinstance(getattr(dtype, "dtype", None), _dtype.dtype):
+        dtype = dtype.dtype  # a legacy type: glassgrad.FloatTensor ...
+    if isinstance(dtype, str):
+        raise ValueError(f"invalid type: '{dtype}'")
     return to(self, dtype)
+
+
+def type_as(self: Tensor, other: Tensor) -> Tensor:
+    """This tensor in ``other``'s dtype (itself when they already match).
+
+    Example::
+
+        >>> glassgrad.ones(2).type_as(glassgrad.zeros(1, dtype=glassgrad.int64)).dtype
+        glassgrad.int64
+    """
+    return to(self, other.dtype)
+
+
+_LEGACY_TYPE_NAMES = {
+    "FloatTensor": _dtype.float32,
+    "DoubleTensor": _dtype.float64,
+    "HalfTensor": _dtype.float16,
+    "LongTensor": _dtype.int64,
+    "IntTensor": _dtype.int32,
+    "ShortTensor": _dtype.int16,
+    "CharTensor": _dtype.int8,
+    "ByteTensor": _dtype.uint8,
+    "BoolTensor": _dtype.bool_,
+}
 
 
 def input_dtype_name(t: Tensor) -> str:

@@ -22,6 +22,7 @@ from ._common import (
     zeros_like_grad,
 )
 from ._namespace import default_float
+from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import binary_samples, positive, randn, unary_samples
 
@@ -206,15 +207,16 @@ def rsub(input: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
     return RsubBackward1.apply(check_tensor(input, "rsub"), other=other, alpha=alpha)
 
 
-def mul(input: Tensor, other: Any) -> Tensor:
-    """``input * other``, broadcasting.
+def mul(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
+    """``input * other``, broadcasting (written into ``out`` when given).
 
     Example::
 
         >>> glassgrad.mul(glassgrad.tensor([1.0, 2.0]), 3)
         tensor([3., 6.])
     """
-    return MulBackward0.apply(number_or_tensor(input, other, "mul"), other)
+    result = MulBackward0.apply(number_or_tensor(input, other, "mul"), other)
+    return result if out is None else out_result("mul", out, result, (input, other))
 
 
 def div(input: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
