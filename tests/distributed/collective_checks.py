@@ -7,6 +7,7 @@ Values are small integers, so float sums and products are exact and compared exa
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable
 
@@ -534,6 +535,7 @@ def _() -> None:
 
 @check("init_twice_and_reinit")
 def _() -> None:
+    r, n = dist.get_rank(), dist.get_world_size()
     raises(
         ValueError,
         "trying to initialize the default process group twice!",
@@ -552,5 +554,19 @@ def _() -> None:
         "world_size=99 but MPI gives this process",
         lambda: dist.init_process_group("mpi", world_size=99),
     )
-    dist.init_process_group("mpi", rank=-1)
+    os.environ["RANK"] = str(dist.GroupMember.NON_GROUP_MEMBER)  # as a wrong launcher would
+    try:
+        raises(
+            ValueError,
+            "the environment says RANK=-100, but MPI gives this process",
+            lambda: dist.init_process_group("mpi"),
+        )
+    finally:
+        del os.environ["RANK"]
+    os.environ["RANK"], os.environ["WORLD_SIZE"] = str(r), str(n)  # agreeing: accepted
+    try:
+        dist.init_process_group("mpi", rank=-1)
+    finally:
+        del os.environ["RANK"], os.environ["WORLD_SIZE"]
     assert dist.group.WORLD is dist.GroupMember.WORLD is not None
+    assert (dist.get_rank(), dist.get_world_size()) == (r, n)
