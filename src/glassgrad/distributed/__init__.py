@@ -22,14 +22,10 @@ from .collectives import (
     barrier,
     broadcast,
     gather,
-    irecv,
-    isend,
-    recv,
     reduce,
     reduce_scatter,
     reduce_scatter_tensor,
     scatter,
-    send,
 )
 from .object_collectives import (
     all_gather_object,
@@ -37,6 +33,7 @@ from .object_collectives import (
     gather_object,
     scatter_object_list,
 )
+from .point_to_point import irecv, isend, recv, send
 from .process_group import (
     Backend,
     GroupMember,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._consistency import agree
-from .collectives import _root
+from ._tensors import root_rank
 from .process_group import ProcessGroup, resolve_group, warn_not_in_group
 
 __all__ = ["all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list"]
@@ -80,7 +80,7 @@ def broadcast_object_list(
             raise TypeError(
                 f"broadcast_object_list: object_list must be a list, got {type(object_list).__name__}"
             )
-        root = _root(pg, src, group_src)
+        root = root_rank(pg, src, group_src)
         return f"{len(object_list)} objects root {root}", root
 
     root = agree(pg, "broadcast_object_list", prepare)
@@ -112,7 +112,7 @@ def gather_object(
         dst = 0
 
     def prepare() -> tuple[str, Any]:
-        root = _root(pg, dst, group_dst)
+        root = root_rank(pg, dst, group_dst)
         if pg.rank() == root:
             _sized_list(object_gather_list, pg.size(), "object_gather_list", "gather_object")
         elif object_gather_list is not None:
@@ -156,7 +156,7 @@ def scatter_object_list(
             raise ValueError(
                 "Expected argument scatter_object_output_list to be a list of size at least 1."
             )
-        root = _root(pg, src, group_src)
+        root = root_rank(pg, src, group_src)
         if pg.rank() == root:
             _sized_list(scatter_object_input_list, pg.size(), "scatter_object_input_list", "scatter_object_list")  # fmt: skip
         return f"root {root}", root
