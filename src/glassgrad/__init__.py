@@ -73,7 +73,8 @@ from ._legacy import (
     IntTensor,
     LongTensor,
 )
-from ._tensor import Size, Tensor, device
+from ._tensor import Size, Tensor, device, get_default_device, set_default_device
+from ._tensor_str import get_printoptions, set_printoptions
 from ._type_info import finfo, iinfo
 from .autograd.grad_mode import (
     enable_grad,
@@ -115,6 +116,10 @@ _LAZY_SUBMODULES = (
     "linalg",
     "special",
     "distributed",
+    "cuda",
+    "backends",
+    "functional",
+    "profiler",
 )
 
 

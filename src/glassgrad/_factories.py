@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from . import _dtype
-from ._tensor import Tensor, device
+from ._tensor import Tensor, check_device
 
 __all__ = [
     "Generator",
@@ -144,7 +144,7 @@ def _np_dtype(dtype: Any, default: np.dtype | None = None) -> np.dtype:
 
 def _finish(data: np.ndarray, requires_grad: bool, dev: Any = None) -> Tensor:
     if dev is not None:
-        device(dev)
+        check_device(dev)
     t = Tensor._from_array(data)
     if requires_grad:
         t.requires_grad = True

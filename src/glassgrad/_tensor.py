@@ -20,7 +20,14 @@ from .autograd.grad_mode import state as grad_state
 from .autograd.graph import RemovableHandle, add_hook
 from .autograd.views import CreationMeta, refresh_view
 
-__all__ = ["Tensor", "Size", "device"]
+__all__ = [
+    "Tensor",
+    "Size",
+    "device",
+    "check_device",
+    "set_default_device",
+    "get_default_device",
+]
 
 
 class Size(tuple):
@@ -44,37 +51,103 @@ class Size(tuple):
         return n
 
 
+_DEVICE_TYPES = (
+    "cpu cuda ipu xpu mkldnn opengl opencl ideep hip ve fpga maia xla lazy vulkan mps meta hpu "
+    "mtia privateuseone"
+).split()
+
+
 class device:
-    """Where a tensor lives. glassgrad runs on the CPU (NumPy); ``device("cpu")`` only."""
+    """Where a tensor lives. glassgrad computes on the CPU (NumPy): any of PyTorch's device
+    names can be made and compared (``device("cuda")``, as scripts build eagerly), but only
+    the CPU holds tensors; moving one elsewhere raises (``check_device``).
+
+    Example::
+
+        >>> glassgrad.device("cuda", 0)
+        device(type='cuda', index=0)
+    """
 
     __slots__ = ("type", "index")
 
     def __init__(self, type: str | device = "cpu", index: int | None = None) -> None:
         if isinstance(type, device):
             type, index = type.type, type.index
-        name, _, number = str(type).partition(":")
-        if name != "cpu":
-            raise RuntimeError(f"glassgrad runs on the CPU only; device {type!r} is not available")
+        if not isinstance(type, str):
+            raise TypeError(f"device(): argument 'type' must be str, not {_type_name(type)}")
+        name, colon, number = type.partition(":")
+        if name not in _DEVICE_TYPES:
+            raise RuntimeError(
+                f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device "
+                f"string: {type}"
+            )
+        if colon:
+            if not number.isdigit() or index is not None:
+                raise RuntimeError(f"Invalid device string: '{type}'")
+            index = int(number)
         self.type = name
-        self.index = int(number) if number else index
+        self.index = index
 
     def __eq__(self, other: object) -> bool:
-        try:
-            return device(other).type == self.type  # type: ignore[arg-type]
-        except (RuntimeError, TypeError):
-            return False
+        return isinstance(other, device) and (other.type, other.index) == (self.type, self.index)
 
     def __hash__(self) -> int:
-        return hash(self.type)
+        return hash((self.type, self.index))
 
     def __repr__(self) -> str:
-        return f"device(type='{self.type}')"
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
 
     def __str__(self) -> str:
-        return self.type
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __reduce__(self) -> Any:
+        return device, (self.type, self.index)
+
+
+def _type_name(value: Any) -> str:
+    return type(value).__name__
+
+
+def check_device(dev: Any) -> device:
+    """``dev`` as a device on which glassgrad can hold tensors (the CPU), else PyTorch's error
+    for an accelerator it was built without (AssertionError for CUDA, as PyTorch's)."""
+    found = dev if isinstance(dev, device) else device(dev)
+    if found.type == "cpu":
+        return found
+    if found.type == "cuda":
+        raise AssertionError(
+            "Torch not compiled with CUDA enabled: glassgrad computes on the CPU with NumPy "
+            "and has no CUDA device (glassgrad.cuda.is_available() is False)"
+        )
+    raise RuntimeError(
+        f"glassgrad is not linked with support for {found.type} devices: it computes on the "
+        "CPU with NumPy"
+    )
 
 
 _CPU = device("cpu")
+
+
+def set_default_device(device: Any) -> None:
+    """Where factories put new tensors by default: the CPU (``None`` or ``"cpu"``); any
+    other device raises at once, naming what is missing.
+
+    Example::
+
+        >>> glassgrad.set_default_device("cpu"); glassgrad.get_default_device()
+        device(type='cpu')
+    """
+    if device is not None:
+        check_device(device)
+
+
+def get_default_device() -> device:
+    """The device factories put new tensors on: always the CPU."""
+    return _CPU
+
+
 _NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
@@ -130,7 +203,6 @@ class Tensor:
     _detached_at = None
     _volatile = False
     _inference = False
-    __array_ufunc__ = None  # NumPy defers `array * tensor` to Tensor.__rmul__
     __array_priority__ = 1000
 
     # --- construction ------------------------------------------------------------------
@@ -379,16 +451,6 @@ class Tensor:
             self._output_nr = 0
         return self
 
-    def new(self, *args: Any, **kwargs: Any) -> Tensor:
-        """Legacy constructor with this tensor's dtype: ``x.new(data)``, ``x.new(*sizes)``.
-
-        Example::
-
-            >>> glassgrad.ones(2, dtype=glassgrad.float64).new(3).dtype
-            glassgrad.float64
-        """
-        return _legacy_new(self.dtype, args, kwargs)
-
     def retain_grad(self) -> None:
         """Keep the gradient of this non-leaf tensor in ``.grad`` during backward.
 
@@ -491,6 +553,33 @@ class Tensor:
     def is_cuda(self) -> bool:
         return False
 
+    def cuda(self, device: Any = None, non_blocking: bool = False, memory_format: Any = None):
+        """Raises: glassgrad has no CUDA device (see ``glassgrad.cuda.is_available``)."""
+        check_device("cuda" if device is None else device)
+        return self
+
+    def new(self, *args: Any, **kwargs: Any) -> Tensor:
+        """The legacy constructor with this tensor's dtype: ``t.new(2, 3)`` (uninitialised),
+        ``t.new([1, 2])`` (from data), ``t.new()`` (empty).
+
+        Example::
+
+            >>> glassgrad.zeros(1, dtype=glassgrad.float64).new([1, 2]).dtype
+            glassgrad.float64
+        """
+        dev = kwargs.pop("device", None)
+        if dev is not None:
+            check_device(dev)
+        return _legacy_new(self.dtype, args, kwargs)
+
+    def __contains__(self, element: Any) -> bool:
+        if isinstance(element, (Tensor, int, float, bool)) and not isinstance(element, type):
+            return bool((self == element).any().item())
+        raise RuntimeError(
+            "Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+            f"{type(element)}."
+        )
+
     @property
     def ndim(self) -> int:
         return self._data.ndim
@@ -555,6 +644,39 @@ class Tensor:
         array = self.numpy()
         return array if dtype is None else array.astype(dtype)
 
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """NumPy ufuncs on tensors (``np.sin(t)``, ``np.add(t, 1)``) compute on the values and
+        return tensors, as PyTorch's ``__array_wrap__`` does (so a tensor that requires grad
+        raises, as ``numpy()``). An operator with an array or NumPy number on the left
+        (``array * t``) is the tensor's reflected operator, recorded by autograd."""
+        reflected = _REFLECTED_UFUNCS.get(ufunc)
+        if (
+            reflected is not None
+            and method == "__call__"
+            and not kwargs
+            and len(inputs) == 2
+            and inputs[1] is self
+            and not isinstance(inputs[0], Tensor)
+        ):
+            return getattr(self, reflected)(inputs[0])
+        if "out" in kwargs:
+            return NotImplemented
+        arrays = [x.__array__() if isinstance(x, Tensor) else x for x in inputs]
+        result = getattr(ufunc, method)(*arrays, **kwargs)
+        if isinstance(result, tuple):
+            return tuple(_wrap_ufunc_result(r) for r in result)
+        return _wrap_ufunc_result(result)
+
+    def __reduce_ex__(self, protocol: int) -> Any:
+        # As PyTorch: the values, requires_grad and public attributes travel (a non-leaf
+        # arrives as a leaf; .grad stays behind). Checkpoints stay safetensors: glassgrad.load never
+        # unpickles; pickling is the user's own choice.
+        attrs = {k: v for k, v in vars(self).items() if not k.startswith("_")}
+        return (
+            _rebuild_tensor,
+            (type(self), self._data.copy(), self._requires_grad, attrs),
+        )
+
     def cpu(self) -> Tensor:
         return self
 
@@ -606,11 +728,6 @@ class Tensor:
             return format(self.item(), spec)
         return repr(self)
 
-    def __reduce_ex__(self, protocol: int) -> Any:
-        raise TypeError(
-            "glassgrad tensors are not pickled; use glassgrad.save (safetensors) instead"
-        )
-
     def __deepcopy__(self, memo: dict) -> Tensor:
         if self.grad_fn is not None:
             raise RuntimeError(
@@ -631,6 +748,46 @@ class Tensor:
 
     def _rewrap(self, t: Tensor) -> Tensor:
         return t
+
+
+_REFLECTED_UFUNCS = {
+    np.add: "__radd__",
+    np.subtract: "__rsub__",
+    np.multiply: "__rmul__",
+    np.true_divide: "__rtruediv__",
+    np.floor_divide: "__rfloordiv__",
+    np.remainder: "__rmod__",
+    np.power: "__rpow__",
+    np.matmul: "__rmatmul__",
+    np.equal: "__eq__",
+    np.not_equal: "__ne__",
+    np.less: "__gt__",
+    np.less_equal: "__ge__",
+    np.greater: "__lt__",
+    np.greater_equal: "__le__",
+    np.bitwise_and: "__rand__",
+    np.bitwise_or: "__ror__",
+    np.bitwise_xor: "__rxor__",
+}
+
+
+def _wrap_ufunc_result(value: Any) -> Any:
+    array = np.asarray(value)
+    if array.dtype not in _dtype._BY_NUMPY:
+        return value  # a type glassgrad has no tensors of: NumPy's result as it is
+    return Tensor._from_array(array)
+
+
+def _rebuild_tensor(cls: type, data: np.ndarray, requires_grad: bool, attrs: dict) -> Tensor:
+    t = Tensor._from_array(data)
+    t._requires_grad = requires_grad
+    if cls is not Tensor:
+        stub = object.__new__(cls)
+        stub._requires_grad = requires_grad
+        t = stub._rewrap(t)
+    for name, value in attrs.items():
+        setattr(t, name, value)
+    return t
 
 
 def wrap_dim(dim: int, ndim: int, op: str = "") -> int:

@@ -3,13 +3,59 @@
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 
-LINEWIDTH = 80
-PRECISION = 4
-THRESHOLD = 1000
-EDGEITEMS = 3
+__all__ = ["tensor_repr", "set_printoptions", "get_printoptions"]
+
+# PyTorch's print options (``set_printoptions``); sci_mode None: chosen from the values.
+_DEFAULTS = {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80, "sci_mode": None}
+_PROFILES = {
+    "default": _DEFAULTS,
+    "short": {"precision": 2, "threshold": 1000, "edgeitems": 2, "linewidth": 80},
+    "full": {"precision": 4, "threshold": math.inf, "edgeitems": 3, "linewidth": 80},
+}
+options = SimpleNamespace(**_DEFAULTS)
+
+
+def set_printoptions(
+    precision: int | None = None,
+    threshold: float | None = None,
+    edgeitems: int | None = None,
+    linewidth: int | None = None,
+    profile: str | None = None,
+    sci_mode: bool | None = None,
+) -> None:
+    """How tensors print, as PyTorch's: digits after the point, the element count above
+    which the middle is summarised, the items kept at each edge, the line width, a profile
+    (``"default"``, ``"short"``, ``"full"``) and scientific notation (None: automatic).
+
+    Example::
+
+        >>> glassgrad.set_printoptions(precision=2); glassgrad.tensor([1.2345])
+        tensor([1.23])
+        >>> glassgrad.set_printoptions(profile="default")
+    """
+    if profile is not None:
+        if profile not in _PROFILES:
+            raise ValueError(f"Unknown profile {profile!r}: use 'default', 'short' or 'full'")
+        vars(options).update(_PROFILES[profile])
+    for name, value in (
+        ("precision", precision),
+        ("threshold", threshold),
+        ("edgeitems", edgeitems),
+        ("linewidth", linewidth),
+    ):
+        if value is not None:
+            setattr(options, name, value)
+    options.sci_mode = sci_mode
+
+
+def get_printoptions() -> dict[str, Any]:
+    """The current print options (see ``set_printoptions``)."""
+    return dict(vars(options))
 
 
 class _Formatter:
@@ -32,17 +78,17 @@ class _Formatter:
         lo, hi = float(abs_vals.min()), float(abs_vals.max())
         self.int_mode = bool(np.all(finite == np.ceil(finite)))
         if self.int_mode:
-            if hi / lo > 1000.0 or hi > 1.0e8:
-                self.sci_mode = True
-                strs = [f"{v:.{PRECISION}e}" for v in finite.tolist()]
-            else:
-                strs = [f"{v:.0f}." for v in finite.tolist()]
+            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8
         else:
-            if hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4:
-                self.sci_mode = True
-                strs = [f"{v:.{PRECISION}e}" for v in finite.tolist()]
-            else:
-                strs = [f"{v:.{PRECISION}f}" for v in finite.tolist()]
+            self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
+        if options.sci_mode is not None:
+            self.sci_mode = options.sci_mode
+        if self.sci_mode:
+            strs = [f"{v:.{options.precision}e}" for v in finite.tolist()]
+        elif self.int_mode:
+            strs = [f"{v:.0f}." for v in finite.tolist()]
+        else:
+            strs = [f"{v:.{options.precision}f}" for v in finite.tolist()]
         self.max_width = max(len(s) for s in strs)
 
     @staticmethod
@@ -57,11 +103,11 @@ class _Formatter:
     def format(self, value) -> str:
         if self.floating:
             if self.sci_mode:
-                text = f"{value:.{PRECISION}e}"
+                text = f"{value:.{options.precision}e}"
             elif self.int_mode:
                 text = self._float_fixed0(value)
             else:
-                text = f"{value:.{PRECISION}f}"
+                text = f"{value:.{options.precision}f}"
         else:
             text = self._plain(value)
         return " " * (self.max_width - len(text)) + text
@@ -71,8 +117,8 @@ def _summarized(values: np.ndarray) -> np.ndarray:
     """The edge items PyTorch keeps when it summarizes a large tensor."""
     if values.ndim == 0:
         return values
-    if values.shape[0] > 2 * EDGEITEMS:
-        values = np.concatenate([values[:EDGEITEMS], values[-EDGEITEMS:]])
+    if values.shape[0] > 2 * options.edgeitems:
+        values = np.concatenate([values[: options.edgeitems], values[-options.edgeitems :]])
     if values.ndim == 1:
         return values
     return np.stack([_summarized(row) for row in values])
@@ -80,13 +126,13 @@ def _summarized(values: np.ndarray) -> np.ndarray:
 
 def _vector(values: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
     element_length = fmt.max_width + 2
-    per_line = max(1, int(math.floor((LINEWIDTH - indent) / element_length)))
+    per_line = max(1, int(math.floor((options.linewidth - indent) / element_length)))
     items = values.tolist()
-    if summarize and len(items) > 2 * EDGEITEMS:
+    if summarize and len(items) > 2 * options.edgeitems:
         data = (
-            [fmt.format(v) for v in items[:EDGEITEMS]]
+            [fmt.format(v) for v in items[: options.edgeitems]]
             + [" ..."]
-            + [fmt.format(v) for v in items[-EDGEITEMS:]]
+            + [fmt.format(v) for v in items[-options.edgeitems :]]
         )
     else:
         data = [fmt.format(v) for v in items]
@@ -100,11 +146,14 @@ def _nested(values: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -
     if values.ndim == 1:
         return _vector(values, indent, summarize, fmt)
     n = values.shape[0]
-    if summarize and n > 2 * EDGEITEMS:
+    if summarize and n > 2 * options.edgeitems:
         rows = (
-            [_nested(values[i], indent + 1, summarize, fmt) for i in range(EDGEITEMS)]
+            [_nested(values[i], indent + 1, summarize, fmt) for i in range(options.edgeitems)]
             + ["..."]
-            + [_nested(values[i], indent + 1, summarize, fmt) for i in range(n - EDGEITEMS, n)]
+            + [
+                _nested(values[i], indent + 1, summarize, fmt)
+                for i in range(n - options.edgeitems, n)
+            ]
         )
     else:
         rows = [_nested(values[i], indent + 1, summarize, fmt) for i in range(n)]
@@ -113,7 +162,7 @@ def _nested(values: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -
 
 def array_body(values: np.ndarray, indent: int) -> str:
     """The bracketed numbers of a tensor's repr, indented to follow a prefix of ``indent``."""
-    summarize = values.size > THRESHOLD
+    summarize = values.size > options.threshold
     fmt = _Formatter(_summarized(values) if summarize else values)
     return _nested(values, indent, summarize, fmt)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from . import functional, graph
+from . import functional, graph, profiler
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
@@ -42,6 +42,7 @@ __all__ = [
     "is_anomaly_enabled",
     "functional",
     "graph",
+    "profiler",
 ]
 
 

@@ -12,8 +12,14 @@ from .op import _decrement_volatile, legacy_volatile
 __all__ = ["Variable"]
 
 
-def Variable(data: Any, requires_grad: bool = False, volatile: bool = False) -> Any:
-    """Return a Tensor (Variables and Tensors merged in PyTorch 0.4).
+class _VariableMeta(type):
+    def __instancecheck__(cls, other: Any) -> bool:
+        return isinstance(other, graph.Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """The pre-0.4 wrapper: calling it returns a Tensor (Variables and Tensors merged in
+    PyTorch 0.4), and every Tensor is an instance of it, as in PyTorch.
 
     ``volatile=True`` is the old spelling of ``no_grad``: nothing computed from the result
     records a graph, and results are volatile too.
@@ -21,22 +27,28 @@ def Variable(data: Any, requires_grad: bool = False, volatile: bool = False) -> 
     Example::
 
         >>> x = glassgrad.autograd.Variable(glassgrad.ones(2), requires_grad=True)
-        >>> type(x).__name__, x.requires_grad
-        ('Tensor', True)
+        >>> type(x).__name__, x.requires_grad, isinstance(x, glassgrad.autograd.Variable)
+        ('Tensor', True, True)
     """
+
+    def __new__(cls, data: Any, requires_grad: bool = False, volatile: bool = False) -> Any:
+        return _make_variable(data, requires_grad, volatile)
+
+
+def _make_variable(data: Any, requires_grad: bool, volatile: bool) -> Any:
     Tensor = graph.Tensor
     if volatile:
         warnings.warn(
             "Variable(..., volatile=True) is deprecated; use `with glassgrad.no_grad():` "
             "(results computed from a volatile tensor record no graph)",
             DeprecationWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
     else:
         warnings.warn(
             "autograd.Variable(t) is deprecated: tensors are variables; use t.requires_grad_()",
             DeprecationWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
     if not isinstance(data, Tensor):
         raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
-from .._tensor import Tensor, device
+from .._tensor import Tensor, check_device, device
 from ..autograd.op import Op, apply_inplace
 from . import pointwise
 from ._common import check_tensor, zeros_like_grad
@@ -63,11 +63,11 @@ def _resolve_dtype(args: tuple, kwargs: dict) -> _dtype.dtype | None:
         elif isinstance(a, Tensor):
             found = a.dtype
         elif isinstance(a, (str, device)):
-            device(a)  # raises for anything but the CPU
+            check_device(a)  # raises for anything but the CPU
         elif a is not None:
             raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
     if "device" in kwargs and kwargs["device"] is not None:
-        device(kwargs["device"])
+        check_device(kwargs["device"])
     return found
 
 

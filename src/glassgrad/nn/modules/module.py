@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
-from ..._tensor import Tensor, device
+from ..._tensor import Tensor, check_device, device
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter
 from ._backward_hooks import BackwardHook, attach_non_full_hooks
@@ -866,7 +866,7 @@ class Module:
             elif a is not None:
                 raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
         if dev is not None:
-            device(dev)  # only the CPU exists
+            check_device(dev)  # only the CPU exists
         if target is None:
             return self
         if not target.is_floating_point:
@@ -894,6 +894,11 @@ class Module:
 
     def cpu(self) -> Module:
         """Returns ``self`` (glassgrad runs on the CPU)."""
+        return self
+
+    def cuda(self, device: Any = None) -> Module:
+        """Raises: glassgrad has no CUDA device (see ``glassgrad.cuda.is_available``)."""
+        check_device("cuda" if device is None else device)
         return self
 
     # --- state dict ------------------------------------------------------------------------

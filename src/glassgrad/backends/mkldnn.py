@@ -1,0 +1,7 @@
+"""oneDNN switches (the flag does nothing here)."""
+
+enabled = True
+
+
+def is_available() -> bool:
+    return False
