@@ -23,6 +23,8 @@ from ._dtype import (
     bool_ as bool,  # noqa: A001 - PyTorch's name
 )
 from ._dtype import (
+    complex64,
+    complex128,
     dtype,
     float16,
     float32,
@@ -95,6 +97,7 @@ newaxis = None
 
 half, float, double = float16, float32, float64  # noqa: A001 - PyTorch's names
 short, int, long = int16, int32, int64  # noqa: A001
+cfloat, cdouble = complex64, complex128
 
 globals().update(_public_functions())
 _tune_malloc()  # freed buffers stay for the next step: no page faults (see _allocator)
@@ -120,6 +123,7 @@ _LAZY_SUBMODULES = (
     "backends",
     "functional",
     "profiler",
+    "fft",
 )
 
 
@@ -145,3 +149,8 @@ def numel(input: Tensor) -> Any:
 def is_floating_point(input: Tensor) -> Any:
     """True if ``input`` has a floating dtype."""
     return input.is_floating_point()
+
+
+def is_complex(input: Tensor) -> Any:
+    """True if ``input`` has a complex dtype."""
+    return input.is_complex()

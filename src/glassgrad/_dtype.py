@@ -1,4 +1,9 @@
-"""Data types, the default dtype, and PyTorch's type-promotion rules."""
+"""Data types, the default dtype, and PyTorch's type-promotion rules.
+
+Complex dtypes (complex64, complex128) exist for the ops whose results are inherently complex
+(``glassgrad.fft``) and the few ops on their results (real, imag, conj, abs, angle, arithmetic);
+promotion follows PyTorch's categories bool < integer < floating < complex.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,8 @@ __all__ = [
     "float16",
     "float32",
     "float64",
+    "complex64",
+    "complex128",
     "int8",
     "int16",
     "int32",
@@ -20,8 +27,9 @@ __all__ = [
     "promote_types",
 ]
 
-# Category of a dtype for promotion: bool < integer < floating.
-_BOOL, _INT, _FLOAT = 0, 1, 2
+# Category of a dtype for promotion: bool < integer < floating < complex.
+_BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
+_CATEGORIES = {"b": _BOOL, "u": _INT, "i": _INT, "f": _FLOAT, "c": _COMPLEX}
 
 
 class dtype:
@@ -37,13 +45,21 @@ class dtype:
         self.name = name
         self.numpy = np.dtype(np_dtype)
         self.is_floating_point = self.numpy.kind == "f"
-        self.is_signed = self.numpy.kind in "fi"
+        self.is_signed = self.numpy.kind in "fic"
         self.itemsize = self.numpy.itemsize
-        self._category = {"b": _BOOL, "u": _INT, "i": _INT, "f": _FLOAT}[self.numpy.kind]
+        self._category = _CATEGORIES[self.numpy.kind]
 
     @property
     def is_complex(self) -> bool:
-        return False
+        return self._category == _COMPLEX
+
+    def to_real(self) -> dtype:
+        """The real dtype of a complex one's parts (itself for the others)."""
+        return _BY_NUMPY[_real_of(self.numpy)]
+
+    def to_complex(self) -> dtype:
+        """The complex dtype with this floating dtype's precision (itself if complex)."""
+        return _BY_NUMPY[complex_of(self.numpy)]
 
     def __repr__(self) -> str:
         return f"glassgrad.{self.name}"
@@ -55,6 +71,8 @@ class dtype:
 float16 = dtype("float16", np.float16)
 float32 = dtype("float32", np.float32)
 float64 = dtype("float64", np.float64)
+complex64 = dtype("complex64", np.complex64)
+complex128 = dtype("complex128", np.complex128)
 int8 = dtype("int8", np.int8)
 int16 = dtype("int16", np.int16)
 int32 = dtype("int32", np.int32)
@@ -63,8 +81,41 @@ uint8 = dtype("uint8", np.uint8)
 bool_ = dtype("bool", np.bool_)
 
 _BY_NUMPY = {
-    d.numpy: d for d in (float16, float32, float64, int8, int16, int32, int64, uint8, bool_)
+    d.numpy: d
+    for d in (
+        float16,
+        float32,
+        float64,
+        complex64,
+        complex128,
+        int8,
+        int16,
+        int32,
+        int64,
+        uint8,
+        bool_,
+    )
 }
+_COMPLEX_OF = {
+    np.dtype(np.float16): np.dtype(np.complex64),  # PyTorch's complex32 is not offered
+    np.dtype(np.float32): np.dtype(np.complex64),
+    np.dtype(np.float64): np.dtype(np.complex128),
+}
+
+
+def complex_of(np_dtype: np.dtype) -> np.dtype:
+    """The complex NumPy dtype of a floating one's precision (complex dtypes unchanged)."""
+    return np_dtype if np_dtype.kind == "c" else _COMPLEX_OF[np_dtype]
+
+
+def _real_of(np_dtype: np.dtype) -> np.dtype:
+    return (
+        np.dtype(np.float32 if np_dtype == np.complex64 else np.float64)
+        if np_dtype.kind == "c"
+        else np_dtype
+    )
+
+
 _default = float32
 
 
@@ -74,7 +125,8 @@ def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
     if found is None:
         raise TypeError(
             f"can't convert np.ndarray of type {np_dtype}. The only supported types are: "
-            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+            "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, "
+            "and bool."
         )
     return found
 
@@ -131,14 +183,17 @@ def promote_types(a: dtype, b: dtype) -> dtype:
 
 def _category(np_dtype: np.dtype) -> int:
     kind = np_dtype.kind
-    return _FLOAT if kind == "f" else _BOOL if kind == "b" else _INT
+    return _FLOAT if kind == "f" else _BOOL if kind == "b" else _COMPLEX if kind == "c" else _INT
 
 
 def _promote_np(a: np.dtype, b: np.dtype) -> np.dtype:
     if a is b or a == b:
         return a
     ca, cb = _category(a), _category(b)
-    if ca != cb:  # PyTorch: the higher category wins outright (int64 + float16 -> float16)
+    if ca != cb:
+        if {ca, cb} == {_FLOAT, _COMPLEX}:  # float64 + complex64 -> complex128
+            return np.promote_types(a, b)
+        # PyTorch: the higher category wins outright (int64 + float16 -> float16)
         return a if ca > cb else b
     return np.promote_types(a, b)
 
@@ -161,6 +216,8 @@ def result_numpy_dtype(operands) -> np.dtype:
                 s = _np_bool
             elif isinstance(x, (int, np.integer)):
                 s = _np_int64
+            elif isinstance(x, (complex, np.complexfloating)):
+                s = complex_of(_default.numpy)
             else:
                 s = _default.numpy
             scalars = s if scalars is None else _promote_np(scalars, s)
@@ -171,8 +228,11 @@ def result_numpy_dtype(operands) -> np.dtype:
         if result is None:
             result = lower
         elif _category(lower) > _category(result):
-            # A scalar of a higher category takes the default type of that category.
-            if lower is scalars and _category(lower) == _FLOAT:
+            # A scalar of a higher category takes the default type of that category; a complex
+            # one keeps a floating tensor's precision (PyTorch's combine_categories).
+            if _category(lower) == _COMPLEX and _category(result) == _FLOAT:
+                result = complex_of(result)
+            elif lower is scalars and _category(lower) == _FLOAT:
                 result = _default.numpy
             elif lower is scalars and _category(lower) == _INT:
                 result = _np_int64
@@ -196,6 +256,8 @@ _SCALAR_TYPE_NAMES = {
     "int64": "Long",
     "uint8": "Byte",
     "bool": "Bool",
+    "complex64": "ComplexFloat",
+    "complex128": "ComplexDouble",
 }
 
 
@@ -221,6 +283,8 @@ _C_TYPE_NAMES = {
     "int64": "long int",
     "uint8": "unsigned char",
     "bool": "bool",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
 }
 
 

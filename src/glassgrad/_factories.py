@@ -169,6 +169,8 @@ def _infer_array(data: Any, dtype: np.dtype | None = None) -> np.ndarray:
         return array.astype(_dtype.default_numpy_float())
     if array.dtype.kind in "iu":
         return array.astype(np.int64)
+    if array.dtype.kind == "c":  # Python complex numbers: the default float's complex dtype
+        return array.astype(_dtype.complex_of(_dtype.default_numpy_float()))
     if array.dtype.kind in "US":
         raise TypeError(f"new(): invalid data type '{array.dtype.kind == 'U' and 'str'}'")
     return array

@@ -278,7 +278,7 @@ class Tensor:
                 "require differentiation use var_no_grad = var.detach()."
             )
             raise RuntimeError("you can only change requires_grad flags of leaf variables." + hint)
-        if value and self._data.dtype.kind != "f":
+        if value and self._data.dtype.kind not in "fc":
             raise RuntimeError(
                 "only Tensors of floating point and complex dtype can require gradients"
             )
@@ -602,6 +602,9 @@ class Tensor:
 
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f"
+
+    def is_complex(self) -> bool:
+        return self._data.dtype.kind == "c"
 
     def is_contiguous(self) -> bool:
         return self._data.flags.c_contiguous

@@ -113,6 +113,25 @@ class _Formatter:
         return " " * (self.max_width - len(text)) + text
 
 
+class _ComplexFormatter:
+    """PyTorch's complex printing: the real parts formatted (and padded) together, each
+    imaginary part in its own formatter's notation, unpadded, with its sign and a ``j``."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.real = _Formatter(np.ascontiguousarray(values.real))
+        self.imag = _Formatter(np.ascontiguousarray(values.imag))
+        self.max_width = self.real.max_width + self.imag.max_width
+
+    def format(self, value: complex) -> str:
+        real = self.real.format(value.real)
+        imag = (self.imag.format(value.imag) + "j").lstrip()
+        return real + imag if imag[0] in "+-" else real + "+" + imag
+
+
+def _formatter(values: np.ndarray) -> _Formatter | _ComplexFormatter:
+    return _ComplexFormatter(values) if values.dtype.kind == "c" else _Formatter(values)
+
+
 def _summarized(values: np.ndarray) -> np.ndarray:
     """The edge items PyTorch keeps when it summarizes a large tensor."""
     if values.ndim == 0:
@@ -124,7 +143,7 @@ def _summarized(values: np.ndarray) -> np.ndarray:
     return np.stack([_summarized(row) for row in values])
 
 
-def _vector(values: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
+def _vector(values: np.ndarray, indent: int, summarize: bool, fmt: Any) -> str:
     element_length = fmt.max_width + 2
     per_line = max(1, int(math.floor((options.linewidth - indent) / element_length)))
     items = values.tolist()
@@ -140,7 +159,7 @@ def _vector(values: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -
     return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
 
 
-def _nested(values: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
+def _nested(values: np.ndarray, indent: int, summarize: bool, fmt: Any) -> str:
     if values.ndim == 0:
         return fmt.format(values.item())
     if values.ndim == 1:
@@ -163,7 +182,7 @@ def _nested(values: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -
 def array_body(values: np.ndarray, indent: int) -> str:
     """The bracketed numbers of a tensor's repr, indented to follow a prefix of ``indent``."""
     summarize = values.size > options.threshold
-    fmt = _Formatter(_summarized(values) if summarize else values)
+    fmt = _formatter(_summarized(values) if summarize else values)
     return _nested(values, indent, summarize, fmt)
 
 
@@ -174,12 +193,28 @@ def tensor_repr(values: np.ndarray, suffixes: list[str], default_dtype_name: str
     extra = []
     if values.size == 0 and values.shape != (0,):
         extra.append(f"size={tuple(values.shape)}")
-    # PyTorch omits the default float dtype, int64, and bool (unless the tensor is empty).
-    shows_dtype = dtype_name not in (default_dtype_name, "int64") and (
+    # PyTorch omits the default float dtype and its complex counterpart, int64, and bool (unless
+    # the tensor is empty).
+    default_complex = "complex128" if default_dtype_name == "float64" else "complex64"
+    shows_dtype = dtype_name not in (default_dtype_name, default_complex, "int64") and (
         dtype_name != "bool" or values.size == 0
     )
     if shows_dtype:
         extra.append(f"dtype=glassgrad.{dtype_name}")
     body = "[]" if values.size == 0 else array_body(values, len(prefix))
-    parts = [body, *extra, *suffixes]
-    return prefix + ", ".join(parts) + ")"
+    return _add_suffixes(prefix + body, [*extra, *suffixes], len(prefix))
+
+
+def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
+    """PyTorch's ``_add_suffixes``: each suffix after a comma, on a new line when the current
+    one would pass the line width."""
+    parts = [text]
+    line = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if line + len(suffix) + 2 > options.linewidth:
+            parts.append(",\n" + " " * indent + suffix)
+            line = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            line += len(suffix) + 2
+    return "".join(parts) + ")"

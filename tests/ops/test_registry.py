@@ -15,6 +15,7 @@ import pytest
 import torch
 
 import glassgrad as gg
+from glassgrad._dtype import complex_of
 from glassgrad.ops import REGISTRY
 from glassgrad.ops._registry import NoGrad, OpInfo, Sample
 
@@ -31,15 +32,21 @@ CASES = [
 ]
 
 
+def _precision(value: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """A float sample in ``dtype``; a complex one in the complex dtype of that precision."""
+    return value.astype(complex_of(np.dtype(dtype)) if value.dtype.kind == "c" else dtype)
+
+
 def _convert(value: Any, lib: Any, dtype: np.dtype, leaves: list) -> Any:
-    """Sample arguments as tensors of ``lib``; float arrays require grad (collected)."""
+    """Sample arguments as tensors of ``lib``; float and complex arrays require grad
+    (collected)."""
     if isinstance(value, NoGrad):
-        return lib.tensor(value.array.astype(dtype))
+        return lib.tensor(_precision(value.array, dtype))
     if isinstance(value, np.generic):  # NumPy scalars stand for 0-d tensors
         value = np.asarray(value)
     if isinstance(value, np.ndarray):
-        if value.dtype.kind == "f":
-            t = lib.tensor(value.astype(dtype), requires_grad=True)
+        if value.dtype.kind in "fc":
+            t = lib.tensor(_precision(value, dtype), requires_grad=True)
             leaves.append(t)
             return t
         return lib.from_numpy(value.copy())
@@ -88,11 +95,22 @@ def _assert_close(ours: Any, theirs: Any, info: OpInfo, what: str, rtol: float, 
 
 
 def _differentiable(outputs: list, lib: Any) -> list:
-    return [o for o in outputs if o.requires_grad and o.dtype in (lib.float32, lib.float64)]
+    kinds = (lib.float32, lib.float64, lib.complex64, lib.complex128)
+    return [o for o in outputs if o.requires_grad and o.dtype in kinds]
 
 
 def _cotangents(outputs: list, rng: np.random.Generator) -> list[np.ndarray]:
-    return [rng.standard_normal(tuple(o.shape)) for o in outputs]
+    """Random gradients of the outputs: complex for complex outputs."""
+    vs = []
+    for o in outputs:
+        v = rng.standard_normal(tuple(o.shape))
+        vs.append(v + 1j * rng.standard_normal(v.shape) if o.dtype.is_complex else v)
+    return vs
+
+
+def _inner(a: np.ndarray, b: np.ndarray) -> float:
+    """Re <a, b>: the real inner product PyTorch's complex gradients are taken in."""
+    return float(np.real(np.sum(np.conj(a) * b)))
 
 
 def _first_grads(lib: Any, outputs: list, leaves: list, vs: list, create_graph: bool) -> list:
@@ -166,19 +184,20 @@ def _second_grads(lib: Any, first: list, leaves: list, ws: list) -> list:
 
 @pytest.mark.parametrize("key, index, sample", CASES)
 def test_vjp_matches_finite_differences(key: str, index: int, sample: Sample) -> None:
-    """<v, J u> by central differences equals <J^T v, u> from backward (float64)."""
+    """<v, J u> by central differences equals <J^T v, u> from backward (float64); for complex
+    values the inner product is Re <a, b>, in which PyTorch's complex gradients are defined."""
     info = REGISTRY[key]
     if not (info.differentiable and sample.grad and sample.fd):
         return
     ours, leaves = _run(info, sample, gg)
     outs = _differentiable(ours, gg)
-    if not outs or not leaves or any(o.dtype != gg.float64 for o in outs):
-        return  # finite differences need float64 outputs
+    if not outs or not leaves or any(o.dtype not in (gg.float64, gg.complex128) for o in outs):
+        return  # finite differences need double precision outputs
     rng = np.random.default_rng(1000 + index)
     vs = _cotangents(outs, rng)
     grads = _first_grads(gg, outs, leaves, vs, create_graph=False)
-    us = [rng.standard_normal(tuple(x.shape)) for x in leaves]
-    analytic = sum(float(np.sum(g.numpy() * u)) for g, u in zip(grads, us))
+    us = _cotangents(leaves, rng)
+    analytic = sum(_inner(g.numpy(), u) for g, u in zip(grads, us))
     eps = 1e-6
     base = [x.detach().numpy().copy() for x in leaves]
 
@@ -187,7 +206,7 @@ def test_vjp_matches_finite_differences(key: str, index: int, sample: Sample) ->
             for x, b, u in zip(leaves, base, us):
                 x.data.numpy()[...] = b + sign * eps * u
             outputs = _differentiable(_outputs_nograd(info, sample, leaves), gg)
-            return sum(float(np.sum(o.detach().numpy() * v)) for o, v in zip(outputs, vs))
+            return sum(_inner(v, o.detach().numpy()) for o, v in zip(outputs, vs))
 
     numeric = (projected(1.0) - projected(-1.0)) / (2 * eps)
     for x, b in zip(leaves, base):
@@ -205,7 +224,7 @@ def _outputs_nograd(info: OpInfo, sample: Sample, leaves: list) -> list:
         if isinstance(value, np.generic):
             value = np.asarray(value)
         if isinstance(value, np.ndarray):
-            return next(it) if value.dtype.kind == "f" else gg.from_numpy(value.copy())
+            return next(it) if value.dtype.kind in "fc" else gg.from_numpy(value.copy())
         if isinstance(value, list):
             return [rebuild(v) for v in value]
         return value

@@ -62,7 +62,7 @@ def _check_inputs(inputs: tuple) -> None:
     for i, x in enumerate(inputs):
         if not (isinstance(x, graph.Tensor) and x.requires_grad):
             continue
-        if x._data.dtype != np.float64:
+        if x._data.dtype not in (np.float64, np.complex128):
             warnings.warn(
                 f"Input #{i} requires gradient and is not a double precision floating point or "
                 "complex. This check will likely fail if all the inputs are not of double "
@@ -84,6 +84,27 @@ def _check_inputs(inputs: tuple) -> None:
             "gradcheck expects at least one input tensor to require gradient, but none of the "
             "them have requires_grad=True."
         )
+
+
+def _reals(values: np.ndarray) -> np.ndarray:
+    """An array as the real numbers it holds, flattened: complex values as all real parts,
+    then all imaginary parts. Complex inputs and outputs are checked in these coordinates."""
+    flat = values.reshape(-1)
+    if values.dtype.kind == "c":
+        return np.concatenate([flat.real, flat.imag]).astype(np.float64)
+    return flat.astype(np.float64)
+
+
+def _from_reals(vector: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """The inverse of ``_reals``: ``vector`` as an array of ``like``'s shape and dtype."""
+    if like.dtype.kind == "c":
+        half = vector.size // 2
+        vector = vector[:half] + 1j * vector[half:]
+    return vector.reshape(like.shape).astype(like.dtype)
+
+
+def _real_size(values: np.ndarray) -> int:
+    return 2 * values.size if values.dtype.kind == "c" else values.size
 
 
 def _check_same_dtype_and_shape(a: Any, b: Any, eps: float, index: Any = None) -> None:
@@ -121,22 +142,26 @@ def _central_differences(
     columns = []
     for a, b in zip(minus, plus):
         _check_same_dtype_and_shape(a, b, eps, where)
-        diff = b._data.astype(np.float64) - a._data.astype(np.float64)
-        columns.append((diff / (2 * norm)).reshape(-1))
+        columns.append((_reals(b._data) - _reals(a._data)) / (2 * norm))
     return columns
 
 
 def _numerical_jacobians(func: Callable, inputs: tuple, outputs: list, eps: float) -> list:
-    """``[input][output]`` Jacobians (input.numel(), output.numel()) of every tensor output,
-    for each input that requires grad, by central differences element by element."""
+    """``[input][output]`` Jacobians (input reals, output reals) of every tensor output, for
+    each input that requires grad, by central differences element by element (a complex
+    element along its real, then its imaginary direction: ``_reals``'s order)."""
     jacobians = []
     for x in _differentiable(inputs):
         data = x._data
-        per_output = [np.zeros((data.size, o._data.size)) for o in outputs]
-        for k, index in enumerate(np.ndindex(data.shape)):
-            columns = _central_differences(func, inputs, data, index, eps, eps, eps, index)
-            for jac, col in zip(per_output, columns):
-                jac[k] = col
+        per_output = [np.zeros((_real_size(data), _real_size(o._data))) for o in outputs]
+        steps = (eps, 1j * eps) if data.dtype.kind == "c" else (eps,)
+        k = 0
+        for step in steps:
+            for index in np.ndindex(data.shape):
+                columns = _central_differences(func, inputs, data, index, step, eps, eps, index)
+                for jac, col in zip(per_output, columns):
+                    jac[k] = col
+                k += 1
         jacobians.append(per_output)
     return jacobians
 
@@ -156,7 +181,7 @@ def _vjps(output: Any, diff_inputs: tuple, grad_output: np.ndarray) -> tuple:
 def _stack(vjps: list, diff_inputs: tuple, rows: int) -> tuple[list, bool, bool]:
     """Jacobians ``(input.numel(), rows)`` from ``vjps[row][input]``; and whether every
     gradient had its input's size and dtype."""
-    jacobians = [np.zeros((x._data.size, rows)) for x in diff_inputs]
+    jacobians = [np.zeros((_real_size(x._data), rows)) for x in diff_inputs]
     sizes_ok = types_ok = True
     for j, grads in enumerate(vjps):
         for jac, x, g in zip(jacobians, diff_inputs, grads):
@@ -167,7 +192,7 @@ def _stack(vjps: list, diff_inputs: tuple, rows: int) -> tuple[list, bool, bool]
                 continue
             if g._data.dtype != x._data.dtype:
                 types_ok = False
-            jac[:, j] = g._data.reshape(-1)
+            jac[:, j] = _reals(g._data.astype(x._data.dtype))
     return jacobians, sizes_ok, types_ok
 
 
@@ -175,17 +200,19 @@ def _analytical_jacobians(
     inputs: tuple, output: Any, nondet_tol: float, check_grad_dtypes: bool, v: Any = None
 ) -> list:
     """d(output)/d(each input) by backward, twice (the backward must be reentrant): row by
-    row (slow mode), or the single row ``v^T J`` (fast mode)."""
+    row (slow mode), or the single row ``v^T J`` (fast mode). A complex output's real part k
+    is the loss seeded with 1 at k, its imaginary part the one seeded with 1j (PyTorch's
+    gradient of a real loss L is dL/dRe x + i dL/dIm x)."""
     diff_inputs = _differentiable(inputs)
     data = output._data
     if v is not None:
-        seeds = [v.reshape(data.shape).astype(data.dtype)]
+        seeds = [_from_reals(v, data)]
     else:
         seeds = []
-        for k in range(data.size):
-            seed = np.zeros(data.size, dtype=data.dtype)
-            seed[k] = 1
-            seeds.append(seed.reshape(data.shape))
+        for k in range(_real_size(data)):
+            unit = np.zeros(_real_size(data))
+            unit[k] = 1
+            seeds.append(_from_reals(unit, data))
     first = [_vjps(output, diff_inputs, s) for s in seeds]
     second = [_vjps(output, diff_inputs, s) for s in seeds]
     jacobians, sizes_ok, types_ok = _stack(first, diff_inputs, len(seeds))
@@ -235,6 +262,11 @@ def _slow_gradcheck(
                 raise GradcheckError(_mismatch(a, n, i, j))
 
 
+def _real_dtype(t: Any) -> np.dtype:
+    dtype = t._data.dtype
+    return np.dtype(np.float64) if dtype.kind == "c" else dtype
+
+
 def _unit_vector(rng: np.random.Generator, size: int, dtype: np.dtype) -> np.ndarray:
     vec = rng.random(size).astype(dtype)
     norm = np.linalg.norm(vec)
@@ -250,14 +282,14 @@ def _fast_gradcheck(
     rng = np.random.default_rng(67280421310721)  # its own stream: the user's RNG is untouched
     diff_inputs = _differentiable(inputs)
     tensors_out = _tensors(func_out)
-    all_u = [_unit_vector(rng, x._data.size, x._data.dtype) for x in diff_inputs]
-    all_v = [_unit_vector(rng, o._data.size, o._data.dtype) for o in outputs]
+    all_u = [_unit_vector(rng, _real_size(x._data), _real_dtype(x)) for x in diff_inputs]
+    all_v = [_unit_vector(rng, _real_size(o._data), _real_dtype(o)) for o in outputs]
     keep = [k for k, o in enumerate(tensors_out) if o.requires_grad]
     numerical = []  # [input][output]: v^T (J u)
     for x, u in zip(diff_inputs, all_u):
         data = x._data
         ju = _central_differences(
-            func, inputs, data, Ellipsis, (eps * u).reshape(data.shape), eps, eps, None
+            func, inputs, data, Ellipsis, _from_reals(eps * u, data), eps, eps, None
         )
         if not outputs:
             for column in ju:
@@ -407,7 +439,8 @@ def gradcheck(
 ) -> bool:
     """Check the gradients of ``func`` at ``inputs`` against central finite differences.
 
-    Inputs that require grad are checked (use float64). Returns True, or raises
+    Inputs that require grad are checked (use float64 or complex128: complex inputs and
+    outputs are checked as pairs of real numbers). Returns True, or raises
     ``GradcheckError`` naming the output, the input and both Jacobians (False instead with
     ``raise_exception=False``). ``fast_mode`` compares random projections of the Jacobians
     instead of whole Jacobians; ``nondet_tol`` is how far two runs of the same backward may
@@ -455,13 +488,15 @@ def _random_grad_output(like: Any, noncontiguous: bool) -> Any:
     from .._factories import default_generator
 
     data = like._data
-    dtype = data.dtype if data.dtype.kind == "f" else np.dtype(np.float64)
+    dtype = data.dtype if data.dtype.kind in "fc" else np.dtype(np.float64)
     shape = data.shape
     if noncontiguous and data.size > 1:
         wide = default_generator.rng.uniform(-1, 1, (*shape[:-1], 2 * shape[-1]))
         values = wide.astype(dtype)[..., ::2]
     else:
         values = default_generator.rng.uniform(-1, 1, shape).astype(dtype)
+    if dtype.kind == "c":  # a random imaginary part too
+        values = values + 1j * default_generator.rng.uniform(-1, 1, shape)
     return graph.Tensor._from_array(values).requires_grad_(True)
 
 

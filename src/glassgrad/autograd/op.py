@@ -758,6 +758,8 @@ def _fit_gradient(
             )
         g = F.sum_to_size(g, shape)
     if data.dtype != dtype:
+        if data.dtype.kind == "c" and dtype.kind != "c":
+            g = F.real(g)  # a real input of a complex result: PyTorch's handle_r_to_c
         g = F.cast(g, dtype)
     return g
 

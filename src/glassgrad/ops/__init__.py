@@ -12,7 +12,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import graph
-from . import conversion, indexing, linalg, pointwise, reduction, shape
+from . import complex, conversion, indexing, linalg, pointwise, reduction, shape
 from ._namespace import ArrayNamespace, build_tensor_namespace
 from ._registry import REGISTRY
 
@@ -54,6 +54,8 @@ _BACKWARD_FUNCTIONS: dict[str, Any] = {
     "cos": pointwise.cos,
     "sign": pointwise.sign,
     "abs": pointwise.abs,
+    "real": complex.real,
+    "conj": complex.conj,
     "where": pointwise.where,
     "sum": reduction.sum,
     "expand": shape.expand,

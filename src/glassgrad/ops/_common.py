@@ -78,7 +78,7 @@ def floating_operands(a: Any, b: Any) -> tuple:
     """Like ``binary_operands``, but integer results are computed in the default float type."""
     a, b = binary_operands(a, b)
     ref = a if isinstance(a, np.ndarray) else b
-    if isinstance(ref, np.ndarray) and ref.dtype.kind != "f":
+    if isinstance(ref, np.ndarray) and ref.dtype.kind not in "fc":
         dtype = default_numpy_float()
         return cast_operand(a, dtype), cast_operand(b, dtype)
     return a, b

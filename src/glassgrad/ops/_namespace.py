@@ -105,6 +105,8 @@ class ArrayNamespace:
     cos = staticmethod(np.cos)
     sign = staticmethod(np.sign)
     abs = staticmethod(np.abs)
+    real = staticmethod(np.real)
+    conj = staticmethod(np.conj)
 
     @staticmethod
     def cast(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -203,4 +205,4 @@ def build_tensor_namespace(functions: dict[str, Any]) -> SimpleNamespace:
 
 def default_float(x: np.ndarray) -> np.ndarray:
     """Integer and bool inputs of floating ops compute in the default float dtype."""
-    return x if x.dtype.kind == "f" else x.astype(_dtype.default_numpy_float())
+    return x if x.dtype.kind in "fc" else x.astype(_dtype.default_numpy_float())

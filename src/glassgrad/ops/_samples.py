@@ -37,3 +37,19 @@ def binary_samples(rng: np.random.Generator) -> list[Sample]:
         Sample((randn(rng), randn(rng, 2, 3))),
         Sample((randn(rng, 0, 3), randn(rng, 3))),
     ]
+
+
+def complex_randn(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    """Standard complex normal values of ``shape`` (complex128)."""
+    return randn(rng, *shape) + 1j * randn(rng, *shape)
+
+
+def complex_binary_samples(rng: np.random.Generator) -> list[Sample]:
+    """Complex operands: two, a real with a complex (the real one's gradient is real), and
+    complex and real Python numbers."""
+    return [
+        Sample((complex_randn(rng, 3, 4), complex_randn(rng, 3, 4))),
+        Sample((randn(rng, 3, 1), complex_randn(rng, 1, 4)), note="real with complex"),
+        Sample((complex_randn(rng, 3), 1.5 - 2.0j)),
+        Sample((complex_randn(rng, 2, 3), 2.0)),
+    ]

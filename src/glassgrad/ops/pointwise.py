@@ -24,7 +24,15 @@ from ._common import (
 from ._namespace import default_float
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
-from ._samples import binary_samples, positive, randn, unary_samples
+from ._samples import (
+    binary_samples,
+    complex_binary_samples,
+    complex_randn,
+    positive,
+    randn,
+    unary_samples,
+)
+from .complex import SgnBackward0
 
 # --- arithmetic ------------------------------------------------------------------------
 
@@ -103,6 +111,14 @@ class RsubBackward1(Op):
         return -grad if self.alpha == 1 else grad * -self.alpha
 
 
+def conj_of(F: Any, x: Any) -> Any:
+    """The complex conjugate of a saved operand (a Tensor, an array or a Python number) in a
+    backward formula; real values are returned as they are."""
+    if isinstance(x, Tensor):
+        return F.conj(x) if x._data.dtype.kind == "c" else x
+    return np.conj(x) if np.iscomplexobj(x) else x
+
+
 class MulBackward0(Op):
     """out = a * b"""
 
@@ -121,6 +137,8 @@ class MulBackward0(Op):
     def backward(self, F, grad):
         a, b = self.saved
         needs = self.needs_input_grad
+        if self._meta[-1].kind == "c":  # PyTorch's conjugate (Wirtinger) rule
+            a, b = conj_of(F, a), conj_of(F, b)
         return grad * b if needs[0] else None, grad * a if needs[1] else None
 
 
@@ -141,6 +159,8 @@ class DivBackward0(Op):
     def backward(self, F, grad):
         a, b = self.saved
         needs = self.needs_input_grad
+        if self._meta[-1].kind == "c":  # PyTorch's conjugate (Wirtinger) rule
+            a, b = conj_of(F, a), conj_of(F, b)
         grad_a = grad / b if needs[0] else None
         grad_b = -grad * a / (b * b) if needs[1] else None
         return grad_a, grad_b
@@ -300,6 +320,7 @@ register(
     samples=lambda rng: [
         *binary_samples(rng),
         Sample((randn(rng, 3), randn(rng, 3)), {"alpha": 2}),
+        *complex_binary_samples(rng),
     ],
 )
 register(
@@ -307,7 +328,11 @@ register(
     sub,
     nodes=(SubBackward0,),
     methods=("sub", "subtract"),
-    samples=lambda rng: [*binary_samples(rng), Sample((randn(rng, 3), 2.5), {"alpha": 3})],
+    samples=lambda rng: [
+        *binary_samples(rng),
+        Sample((randn(rng, 3), 2.5), {"alpha": 3}),
+        *complex_binary_samples(rng),
+    ],
 )
 register(
     "rsub",
@@ -321,7 +346,7 @@ register(
     mul,
     nodes=(MulBackward0,),
     methods=("mul", "multiply"),
-    samples=binary_samples,
+    samples=lambda rng: [*binary_samples(rng), *complex_binary_samples(rng)],
 )
 register(
     "div",
@@ -333,6 +358,7 @@ register(
         Sample((randn(rng, 2, 3), positive(rng, 3) + 0.5)),
         Sample((randn(rng, 4), 2.0)),
         Sample((randn(rng), positive(rng, 2, 2) + 0.5)),
+        *complex_binary_samples(rng),
     ],
 )
 register(
@@ -619,7 +645,11 @@ class AbsBackward0(Op):
 
     def backward(self, F, grad):
         (x,) = self.saved
-        return grad * np.sign(x._data if isinstance(x, Tensor) else x)
+        if isinstance(x, Tensor):
+            if x._data.dtype.kind == "c":  # sgn(z) depends on z: its own differentiable op
+                return grad * SgnBackward0.call(x)
+            return grad * np.sign(x._data)
+        return grad * np.sign(x)  # for complex x, NumPy's sign is z / |z|, PyTorch's sgn
 
 
 class ClampBackward1(Op):
@@ -754,7 +784,11 @@ register("tanh", tanh, nodes=(TanhBackward0,), samples=unary_samples)
 register("sigmoid", sigmoid, nodes=(SigmoidBackward0,), samples=unary_samples)
 register("relu", relu, nodes=(ReluBackward0,), samples=unary_samples)
 register(
-    "abs", abs, nodes=(AbsBackward0,), methods=("abs", "absolute", "__abs__"), samples=unary_samples
+    "abs",
+    abs,
+    nodes=(AbsBackward0,),
+    methods=("abs", "absolute", "__abs__"),
+    samples=lambda rng: [*unary_samples(rng), Sample((complex_randn(rng, 3, 4),))],
 )
 register(
     "clamp",

@@ -1,0 +1,59 @@
+"""``glassgrad.fft``: PyTorch's ``torch.fft``, discrete Fourier transforms with complex
+results and PyTorch's gradients of every order (see ``ops/fft.py``).
+
+Example::
+
+    >>> import glassgrad
+    >>> glassgrad.fft.rfft(glassgrad.tensor([1.0, 2.0, 3.0, 4.0]))
+    tensor([10.+0.j, -2.+2.j, -2.+0.j])
+"""
+
+from .ops.fft_functions import (
+    fft,
+    fft2,
+    fftfreq,
+    fftn,
+    fftshift,
+    hfft,
+    hfft2,
+    hfftn,
+    ifft,
+    ifft2,
+    ifftn,
+    ifftshift,
+    ihfft,
+    ihfft2,
+    ihfftn,
+    irfft,
+    irfft2,
+    irfftn,
+    rfft,
+    rfft2,
+    rfftfreq,
+    rfftn,
+)
+
+__all__ = [
+    "fft",
+    "fft2",
+    "fftfreq",
+    "fftn",
+    "fftshift",
+    "hfft",
+    "hfft2",
+    "hfftn",
+    "ifft",
+    "ifft2",
+    "ifftn",
+    "ifftshift",
+    "ihfft",
+    "ihfft2",
+    "ihfftn",
+    "irfft",
+    "irfft2",
+    "irfftn",
+    "rfft",
+    "rfft2",
+    "rfftfreq",
+    "rfftn",
+]

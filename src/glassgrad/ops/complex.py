@@ -1,0 +1,253 @@
+"""Ops on complex tensors (the results of ``glassgrad.fft``): real and imaginary parts,
+the conjugate, the angle, and ``complex(real, imag)``; ``abs`` and the arithmetic operators
+take complex operands in ``pointwise.py``.
+
+Gradients follow PyTorch's convention (conjugate Wirtinger calculus): for a real loss L of a
+complex z = x + iy the gradient is dL/dx + i dL/dy, so a real loss's gradients through complex
+intermediates equal PyTorch's. One difference: ``real``/``imag``/``conj`` return new tensors,
+not views sharing the complex tensor's memory (writing into ``z.real`` leaves z unchanged).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._dtype import complex_of, scalar_type_name
+from .._tensor import Tensor
+from ..autograd.op import Op
+from ._common import array_of, check_tensor
+from ._registry import NoGrad, Sample, register
+from ._samples import complex_randn, randn
+
+
+class RealBackward0(Op):
+    """out = Re(z); the gradient of z is the real gradient (imaginary part 0)."""
+
+    def forward(self, z):
+        return np.real(z).copy()
+
+    def backward(self, F, grad):
+        return grad  # cast to z's complex dtype by the machinery
+
+
+class ImagBackward0(Op):
+    """out = Im(z); the gradient of z is i * grad."""
+
+    def forward(self, z):
+        return np.imag(z).copy()
+
+    def backward(self, F, grad):
+        return grad * 1j
+
+
+class ConjBackward0(Op):
+    """out = conj(z); the gradient of z is conj(grad)."""
+
+    def forward(self, z):
+        return np.conj(z)
+
+    def backward(self, F, grad):
+        return F.conj(grad)
+
+
+class AngleBackward0(Op):
+    """out = atan2(Im z, Re z) (0 or pi for real values); the gradient of a complex z is
+    i z grad / |z|^2 (0 at 0), of a real one 0."""
+
+    saved_inputs = (0,)
+
+    def forward(self, z):
+        if z.dtype.kind == "c":
+            return np.angle(z)
+        if z.dtype.kind != "f":
+            z = z.astype(np.float32)
+        return np.where(z < 0, z.dtype.type(math.pi), np.where(np.isnan(z), z, 0)).astype(z.dtype)
+
+    def backward(self, F, grad):
+        (z,) = self.saved
+        values = array_of(z)
+        if values.dtype.kind != "c":
+            return F.zeros(np.shape(values), values.dtype)
+        slope = grad * z / (F.abs(z) ** 2) * 1j
+        return F.where(values == 0, 0.0, slope)
+
+
+class SgnBackward0(Op):
+    """out = z / |z| (0 at 0; the sign of real values); for complex z the gradient is
+    (grad - s Re(grad conj(s))) / |z| with s = sgn(z), 0 at 0; for real values 0."""
+
+    saved_inputs = (0,)
+    saves_output = True
+
+    def forward(self, z):
+        return np.sign(z)
+
+    def backward(self, F, grad):
+        z, s = self.saved
+        values = array_of(z)
+        if values.dtype.kind != "c":
+            return F.zeros(np.shape(values), values.dtype)
+        radial = F.real(grad * F.conj(s))
+        return F.where(values == 0, 0.0, (grad - s * radial) / F.abs(z))
+
+
+class ComplexBackward0(Op):
+    """out = real + i imag; the gradients are the real and imaginary parts of grad."""
+
+    saved_inputs = (0, 1)  # unread, but PyTorch keeps both (their dtypes), so in-place checks
+
+    def forward(self, real, imag):
+        return (real + 1j * imag).astype(complex_of(real.dtype), copy=False)
+
+    def backward(self, F, grad):
+        needs = self.needs_input_grad
+        return (
+            RealBackward0.call(grad) if needs[0] else None,
+            ImagBackward0.call(grad) if needs[1] else None,
+        )
+
+
+def real(input: Tensor) -> Tensor:
+    """The real part of a complex tensor (a real tensor is returned as it is).
+
+    Example::
+
+        >>> glassgrad.real(glassgrad.tensor([1 + 2j]))
+        tensor([1.])
+    """
+    check_tensor(input, "real")
+    return RealBackward0.apply(input) if input._data.dtype.kind == "c" else input
+
+
+def imag(input: Tensor) -> Tensor:
+    """The imaginary part of a complex tensor.
+
+    Example::
+
+        >>> glassgrad.imag(glassgrad.tensor([1 + 2j]))
+        tensor([2.])
+    """
+    check_tensor(input, "imag")
+    if input._data.dtype.kind != "c":
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return ImagBackward0.apply(input)
+
+
+def conj(input: Tensor) -> Tensor:
+    """The complex conjugate (a real tensor is returned as it is).
+
+    Example::
+
+        >>> glassgrad.conj(glassgrad.tensor([1 + 2j]))
+        tensor([1.-2.j])
+    """
+    check_tensor(input, "conj")
+    return ConjBackward0.apply(input) if input._data.dtype.kind == "c" else input
+
+
+def angle(input: Tensor) -> Tensor:
+    """The argument of each element, in (-pi, pi] (0 or pi for real values).
+
+    Example::
+
+        >>> glassgrad.angle(glassgrad.tensor([1j, -1.0 + 0j]))
+        tensor([1.5708, 3.1416])
+    """
+    return AngleBackward0.apply(check_tensor(input, "angle"))
+
+
+def sgn(input: Tensor) -> Tensor:
+    """``input / |input|`` for complex values (0 at 0), the sign of real ones.
+
+    Example::
+
+        >>> glassgrad.sgn(glassgrad.tensor([3 + 4j, 0j]))
+        tensor([0.6000+0.8000j, 0.0000+0.0000j])
+    """
+    return SgnBackward0.apply(check_tensor(input, "sgn"))
+
+
+def complex(real: Tensor, imag: Tensor) -> Tensor:
+    """The complex tensor ``real + i imag`` (both float32 or both float64).
+
+    Example::
+
+        >>> glassgrad.complex(glassgrad.tensor([1.0]), glassgrad.tensor([2.0]))
+        tensor([1.+2.j])
+    """
+    check_tensor(real, "complex", "real")
+    check_tensor(imag, "complex", "imag", 2)
+    a, b = real._data.dtype, imag._data.dtype
+    if a != b:
+        raise RuntimeError(
+            f"Expected object of scalar type {scalar_type_name(a)} but got scalar type "
+            f"{scalar_type_name(b)} for second argument"
+        )
+    if a not in (np.float32, np.float64):
+        raise RuntimeError(
+            f"Expected both inputs to be Half, Float or Double tensors but got "
+            f"{scalar_type_name(a)} and {scalar_type_name(b)}"
+        )
+    return ComplexBackward0.apply(real, imag)
+
+
+def _imag_property(self: Tensor) -> Tensor:
+    return imag(self)
+
+
+TENSOR_METHODS: dict[str, Any] = {
+    "real": property(real),
+    "imag": property(_imag_property),
+    "conj": conj,
+    "resolve_conj": lambda self: self,  # conjugates are computed at once: nothing is lazy
+    "is_conj": lambda self: False,
+}
+
+
+def _complex_samples(rng: np.random.Generator) -> list[Sample]:
+    return [
+        Sample((complex_randn(rng, 3, 4),)),
+        Sample((complex_randn(rng, 4, 3).T,), note="non-contiguous"),
+        Sample((complex_randn(rng),)),
+        Sample((complex_randn(rng, 0, 2),)),
+    ]
+
+
+register("real", real, nodes=(RealBackward0,), methods=(), samples=_complex_samples)
+register("imag", imag, nodes=(ImagBackward0,), methods=(), samples=_complex_samples)
+register("conj", conj, nodes=(ConjBackward0,), methods=(), samples=_complex_samples)
+register(
+    "angle",
+    angle,
+    nodes=(AngleBackward0,),
+    samples=lambda rng: [
+        *_complex_samples(rng),
+        Sample(
+            (np.array([1.5, -2.0, 0.0, np.nan]),), fd=False, note="real: 0 or pi, zero gradient"
+        ),
+        Sample((np.array([1, -2, 0]),), grad=False),
+    ],
+)
+register(
+    "sgn",
+    sgn,
+    nodes=(SgnBackward0,),
+    samples=lambda rng: [
+        *_complex_samples(rng),
+        Sample((np.array([0j, 1 + 1j, -2j]),), fd=False, note="0: a zero gradient"),
+        Sample((randn(rng, 3, 4),), note="real: the sign, zero gradient"),
+    ],
+)
+register(
+    "complex",
+    complex,
+    nodes=(ComplexBackward0,),
+    methods=(),
+    samples=lambda rng: [
+        Sample((randn(rng, 3, 4), randn(rng, 3, 4))),
+        Sample((randn(rng, 3, 1), NoGrad(randn(rng, 4)))),
+    ],
+)

@@ -1,0 +1,349 @@
+"""Discrete Fourier transforms: PyTorch's three primitives, with their backward formulas, and
+the rules by which ``torch.fft``'s functions (``fft_functions.py``) are built from them, as
+PyTorch builds them (SpectralOps.cpp), so values, gradients of every order, grad_fn names and
+errors agree.
+
+- ``_fft_r2c`` (FftR2CBackward0): the forward transform of a real signal, complete or one-sided
+  (the last dim halved to n//2 + 1); its adjoint pads the missing half with zeros, takes the
+  inverse complex transform and keeps the real part.
+- ``_fft_c2r`` (FftC2RBackward0): the inverse transform of a one-sided Hermitian spectrum to a
+  real signal; its adjoint is the one-sided r2c transform with the bins that stand for two
+  (their mirror images are not stored) counted twice.
+- ``_fft_c2c`` (FftC2CBackward0): the complex transform either way; its adjoint is the
+  transform the other way with the same scaling.
+
+Scaling is a mode, not a direction: 0 none, 1 by 1/sqrt(n), 2 by 1/n (``norm=`` "backward",
+"ortho", "forward" choose it per direction). Longer or shorter signals (``n``, ``s``) are
+zero-padded (ConstantPadNdBackward0) or cut (SliceBackward0) first, as in PyTorch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._dtype import complex_of, default_numpy_float, from_numpy_dtype, scalar_type_name
+from .._tensor import Tensor
+from ..autograd.op import Op
+from ._common import check_tensor, wrap_dim
+from .complex import conj
+from .conversion import to
+from .shape_extra import narrow, pad
+
+_NONE, _BY_ROOT_N, _BY_N = 0, 1, 2
+# NumPy's ``norm=`` that gives each scaling mode, for a forward and for an inverse transform.
+_NUMPY_NORM = {
+    True: {_NONE: "backward", _BY_ROOT_N: "ortho", _BY_N: "forward"},
+    False: {_NONE: "forward", _BY_ROOT_N: "ortho", _BY_N: "backward"},
+}
+
+
+def _c2c(z: np.ndarray, dim: tuple, normalization: int, forward: bool) -> np.ndarray:
+    transform = np.fft.fftn if forward else np.fft.ifftn
+    out = transform(z, axes=dim, norm=_NUMPY_NORM[forward][normalization])
+    return out.astype(z.dtype, copy=False)
+
+
+def _r2c(x: np.ndarray, dim: tuple, normalization: int, onesided: bool) -> np.ndarray:
+    transform = np.fft.rfftn if onesided else np.fft.fftn
+    out = transform(x, axes=dim, norm=_NUMPY_NORM[True][normalization])
+    return out.astype(complex_of(x.dtype), copy=False)
+
+
+def _c2r(z: np.ndarray, dim: tuple, normalization: int, last_dim_size: int) -> np.ndarray:
+    sizes = [z.shape[d] for d in dim[:-1]] + [last_dim_size]
+    out = np.fft.irfftn(z, s=sizes, axes=dim, norm=_NUMPY_NORM[False][normalization])
+    return out.astype(np.float32 if z.dtype == np.complex64 else np.float64, copy=False)
+
+
+class FftC2CBackward0(Op):
+    """out = DFT of z over ``dim`` (inverse when not ``is_forward``), scaled by the mode;
+    the gradient is the transform the other way with the same scaling."""
+
+    __slots__ = ("dim", "normalization", "is_forward")
+
+    def forward(self, z, dim, normalization, is_forward):
+        self.dim, self.normalization, self.is_forward = dim, normalization, is_forward
+        return _c2c(z, dim, normalization, is_forward)
+
+    def backward(self, F, grad):
+        return FftC2CBackward0.call(
+            grad, dim=self.dim, normalization=self.normalization, is_forward=not self.is_forward
+        )
+
+
+class FftR2CBackward0(Op):
+    """out = DFT of the real x over ``dim`` (the last of them halved when ``onesided``)."""
+
+    __slots__ = ("dim", "normalization", "onesided", "last_dim_size")
+    saved_inputs = (0,)  # unread (its size is kept), but PyTorch saves it: in-place checks
+
+    def forward(self, x, dim, normalization, onesided):
+        self.dim, self.normalization, self.onesided = dim, normalization, onesided
+        self.last_dim_size = x.shape[dim[-1]]
+        return _r2c(x, dim, normalization, onesided)
+
+    def backward(self, F, grad):
+        last = self.dim[-1]
+        shape = np.shape(grad._data if isinstance(grad, Tensor) else grad)
+        if self.onesided and shape[last] < self.last_dim_size:
+            full = shape[:last] + (self.last_dim_size,) + shape[last + 1 :]
+            key = (slice(None),) * last + (slice(0, shape[last]),)
+            grad = F.index_zeros_add(full, key, grad, True)
+        inverse = FftC2CBackward0.call(
+            grad, dim=self.dim, normalization=self.normalization, is_forward=False
+        )
+        return F.real(inverse)
+
+
+class FftC2RBackward0(Op):
+    """out = the real signal of size ``last_dim_size`` along the last of ``dim`` whose
+    one-sided spectrum is z (inverse DFT)."""
+
+    __slots__ = ("dim", "normalization", "last_dim_size")
+
+    def forward(self, z, dim, normalization, last_dim_size):
+        self.dim, self.normalization, self.last_dim_size = dim, normalization, last_dim_size
+        return _c2r(z, dim, normalization, last_dim_size)
+
+    def backward(self, F, grad):
+        half = FftR2CBackward0.call(
+            grad, dim=self.dim, normalization=self.normalization, onesided=True
+        )
+        last = self.dim[-1]
+        kept = self.last_dim_size // 2 + 1
+        doubled = self.last_dim_size - kept  # bins 1 .. n - (n//2 + 1) stand for two
+        if doubled <= 0:
+            return half
+        weights = np.ones(kept, dtype=_real_dtype(half))
+        weights[1 : 1 + doubled] = 2.0
+        weights = weights.reshape((kept,) + (1,) * (len(np.shape(_values(half))) - last - 1))
+        return half * (Tensor._from_array(weights) if isinstance(half, Tensor) else weights)
+
+
+def _values(x: Any) -> np.ndarray:
+    return x._data if isinstance(x, Tensor) else x
+
+
+def _real_dtype(x: Any) -> np.dtype:
+    return np.dtype(np.float32 if _values(x).dtype == np.complex64 else np.float64)
+
+
+# --- argument handling, as PyTorch's SpectralOps.cpp ---------------------------------------
+
+
+def _norm_mode(norm: str | None, forward: bool) -> int:
+    if norm is None or norm == "backward":
+        return _NONE if forward else _BY_N
+    if norm == "forward":
+        return _BY_N if forward else _NONE
+    if norm == "ortho":
+        return _BY_ROOT_N
+    raise RuntimeError(f'Invalid normalization mode: "{norm}"')
+
+
+def _promote(x: Tensor, require_complex: bool = False) -> Tensor:
+    """Integers and bools as the default float; complex when required (ToCopyBackward0)."""
+    kind = x._data.dtype.kind
+    if kind in "iub":
+        x = to(x, from_numpy_dtype(default_numpy_float()))
+    elif x._data.dtype == np.float16:
+        raise RuntimeError("Unsupported dtype Half")
+    if require_complex and x._data.dtype.kind != "c":
+        x = to(x, from_numpy_dtype(complex_of(x._data.dtype)))
+    return x
+
+
+def _check_size(n: Any, name: str, op: str) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"fft_{op}(): argument '{name}' must be int, not {type(n).__name__}")
+    return int(n)
+
+
+def _resize(x: Tensor, dims: tuple, sizes: tuple) -> Tensor:
+    """Cut (narrow) or zero-pad (pad) each of ``dims`` to its size in ``sizes``."""
+    padding = [0] * (2 * x._data.ndim)
+    padded = False
+    for d, n in zip(dims, sizes):
+        current = x._data.shape[d]
+        if current < n:
+            padded = True
+            padding[len(padding) - 2 * d - 1] = n - current
+        elif current > n:
+            x = narrow(x, d, 0, n)
+    return pad(x, tuple(padding)) if padded else x
+
+
+def _data_points(n: int) -> int:
+    if n < 1:
+        raise RuntimeError(f"Invalid number of data points ({n}) specified")
+    return n
+
+
+def _one_dim(op: str, input: Any, n: Any, dim: Any) -> tuple:
+    check_tensor(input, f"fft_{op}")
+    if n is not None:
+        n = _check_size(n, "n", op)
+    dim = _check_size(dim, "dim", op)
+    if input._data.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return n, wrap_dim(dim, input._data.ndim, op)
+
+
+def r2c_1d(op: str, input: Any, n: Any, dim: Any, norm: Any, forward: bool, onesided: bool):
+    n, d = _one_dim(op, input, n, dim)
+    if input._data.dtype.kind == "c":
+        raise RuntimeError(
+            f"{op} expects a real input tensor, but got {scalar_type_name(input._data.dtype)}"
+        )
+    x = _promote(input)
+    size = _data_points(x._data.shape[d] if n is None else n)
+    if n is not None:
+        x = _resize(x, (d,), (size,))
+    mode = _norm_mode(norm, forward)
+    out = FftR2CBackward0.apply(x, dim=(d,), normalization=mode, onesided=onesided)
+    return out if forward else conj(out)
+
+
+def c2c_1d(op: str, input: Any, n: Any, dim: Any, norm: Any, forward: bool) -> Tensor:
+    n, d = _one_dim(op, input, n, dim)
+    size = _data_points(input._data.shape[d] if n is None else n)
+    x = input if n is None else _resize(input, (d,), (size,))
+    mode = _norm_mode(norm, forward)
+    return FftC2CBackward0.apply(x, dim=(d,), normalization=mode, is_forward=forward)
+
+
+def c2r_1d(op: str, input: Any, n: Any, dim: Any, norm: Any, forward: bool) -> Tensor:
+    n, d = _one_dim(op, input, n, dim)
+    x = _promote(input, require_complex=True)
+    size = _data_points(2 * (x._data.shape[d] - 1) if n is None else n)
+    if n is not None:
+        x = _resize(x, (d,), (size // 2 + 1,))
+    mode = _norm_mode(norm, forward)
+    if forward:
+        x = conj(x)  # hfft: the inverse transform of the conjugate, scaled as a forward one
+    return FftC2RBackward0.apply(x, dim=(d,), normalization=mode, last_dim_size=size)
+
+
+def _shape_and_dims(op: str, input: Any, s: Any, dim: Any) -> tuple:
+    """PyTorch's ``canonicalize_fft_shape_and_dim_args``: the sizes and the dims."""
+    check_tensor(input, f"fft_{op}")
+    ndim = input._data.ndim
+    sizes = input._data.shape
+    dims = None
+    if dim is not None:
+        dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+        if ndim == 0 and dims:
+            raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
+        dims = tuple(wrap_dim(_check_size(d, "dim", op), ndim, op) for d in dims)
+        if len(set(dims)) != len(dims):
+            raise RuntimeError("FFT dims must be unique")
+    if s is not None:
+        s = (s,) if isinstance(s, (int, np.integer)) else tuple(s)
+        s = tuple(_check_size(n, "s", op) for n in s)
+        if dims is not None and len(dims) != len(s):
+            raise RuntimeError("When given, dim and shape arguments must have the same length")
+        if len(s) > ndim:
+            raise RuntimeError(
+                f"Got shape with {len(s)} values but input tensor only has {ndim} dimensions."
+            )
+        if dims is None:
+            dims = tuple(range(ndim - len(s), ndim))
+        shape = tuple(sizes[d] if n == -1 else n for d, n in zip(dims, s))
+    elif dims is None:
+        dims, shape = tuple(range(ndim)), tuple(sizes)
+    else:
+        shape = tuple(sizes[d] for d in dims)
+    for n in shape:
+        _data_points(n)
+    return shape, dims
+
+
+def c2c_nd(op: str, input: Any, s: Any, dim: Any, norm: Any, forward: bool) -> Tensor:
+    shape, dims = _shape_and_dims(op, input, s, dim)
+    x = _resize(_promote(input, require_complex=True), dims, shape)
+    if not dims:
+        return x
+    mode = _norm_mode(norm, forward)
+    return FftC2CBackward0.apply(x, dim=dims, normalization=mode, is_forward=forward)
+
+
+def r2c_nd(op: str, input: Any, s: Any, dim: Any, norm: Any, forward: bool) -> Tensor:
+    check_tensor(input, f"fft_{op}")
+    if input._data.dtype.kind == "c":
+        raise RuntimeError(
+            f"{op} expects a real-valued input tensor, but got "
+            f"{scalar_type_name(input._data.dtype)}"
+        )
+    shape, dims = _shape_and_dims(op, input, s, dim)
+    if not dims:
+        raise RuntimeError(f"{op} must transform at least one axis")
+    x = _resize(_promote(input), dims, shape)
+    mode = _norm_mode(norm, forward)
+    if forward:  # rfftn
+        return FftR2CBackward0.apply(x, dim=dims, normalization=mode, onesided=True)
+    # ihfftn: one-sided along the last dim, conjugated, then the others forward
+    half = FftR2CBackward0.apply(x, dim=dims[-1:], normalization=mode, onesided=True)
+    if len(dims) == 1:
+        return conj(half)
+    return FftC2CBackward0.apply(conj(half), dim=dims[:-1], normalization=mode, is_forward=False)
+
+
+def c2r_nd(op: str, input: Any, s: Any, dim: Any, norm: Any, forward: bool) -> Tensor:
+    shape, dims = _shape_and_dims(op, input, s, dim)
+    if not dims:
+        raise RuntimeError(f"{op} must transform at least one axis")
+    if s is None or (not isinstance(s, (int, np.integer)) and tuple(s)[-1] == -1):
+        last_dim_size = 2 * (input._data.shape[dims[-1]] - 1)
+    else:
+        last_dim_size = shape[-1]
+    _data_points(last_dim_size)
+    shape = shape[:-1] + (last_dim_size // 2 + 1,)
+    x = _resize(_promote(input, require_complex=True), dims, shape)
+    mode = _norm_mode(norm, forward)
+    if forward:  # hfftn: the others forward, then the last one as hfft
+        if len(dims) > 1:
+            x = FftC2CBackward0.apply(x, dim=dims[:-1], normalization=mode, is_forward=True)
+        x, dims = conj(x), dims[-1:]
+    return FftC2RBackward0.apply(x, dim=dims, normalization=mode, last_dim_size=last_dim_size)
+
+
+# --- frequencies -------------------------------------------------------------------------------
+
+
+def sample_frequencies(
+    op: str, n: Any, d: float, dtype: Any, layout: Any, onesided: bool
+) -> np.ndarray:
+    """The sample frequencies of a length-``n`` transform with spacing ``d``, in ``dtype``
+    (the default float when None)."""
+    n = _check_size(n, "n", op)
+    if layout is not None:
+        raise RuntimeError(f"{op}: only dense (strided) tensors are supported, got {layout!r}")
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    np_dtype = default_numpy_float() if dtype is None else dtype.numpy
+    if np_dtype.kind not in "fc":
+        raise RuntimeError(f"{op} requires a floating point or complex dtype")
+    if np_dtype.kind == "c":  # PyTorch's arange has no complex kernel
+        raise NotImplementedError(
+            f"\"arange_cpu\" not implemented for '{scalar_type_name(np_dtype)}'"
+        )
+    if onesided:
+        values = np.arange(n // 2 + 1)
+    else:
+        values = np.concatenate([np.arange((n + 1) // 2), np.arange(-(n // 2), 0)])
+    return (values * (1.0 / (n * d))).astype(np_dtype) if n else values.astype(np_dtype)
+
+
+def shift_amounts(input: Tensor, dim: Any, inverse: bool) -> tuple:
+    """The roll of ``fftshift`` (half of each size) or ``ifftshift`` (the other half)."""
+    ndim = input._data.ndim
+    if dim is None:
+        dims = tuple(range(ndim))
+    else:
+        dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+        dims = tuple(wrap_dim(d, ndim, "fftshift") for d in dims)
+    sizes = input._data.shape
+    shifts = tuple((sizes[d] + 1) // 2 if inverse else sizes[d] // 2 for d in dims)
+    return shifts, dims
