@@ -13,7 +13,13 @@ from .skips import PYTORCH_BUGS, PYTORCH_LACKS
 
 # Relative tolerances by dtype; the absolute one is the same times the reference's largest
 # magnitude (at least 1), so cancellation in a sum of large terms is not a difference.
-_TOLERANCE = {"float64": 1e-6, "float32": 2e-3, "float16": 2e-2}
+_TOLERANCE = {
+    "float64": 1e-6,
+    "float32": 2e-3,
+    "float16": 2e-2,
+    "complex128": 1e-6,
+    "complex64": 2e-3,
+}
 
 
 @dataclass(frozen=True)
@@ -199,7 +205,8 @@ def _arrays(where: str, ours: np.ndarray, theirs: np.ndarray, floor: float) -> D
         return None
     rtol = max(_TOLERANCE.get(str(theirs.dtype), 1e-6), floor)
     scale = max(1.0, float(np.abs(theirs[finite]).max()))
-    error = np.abs(ours[finite].astype(np.float64) - theirs[finite])
+    wide = np.complex128 if ours.dtype.kind == "c" else np.float64
+    error = np.abs(ours[finite].astype(wide) - theirs[finite])
     if (error > rtol * scale + rtol * np.abs(theirs[finite])).any():
         return Difference(
             where, "value", f"max error {error.max():.3g}: glassgrad {ours}, PyTorch {theirs}"
