@@ -235,6 +235,10 @@ class ProgramGenerator:
         if isinstance(value, np.ndarray):
             if value.dtype.kind == "f":
                 return self._float_arg(value, None)
+            if value.dtype.kind == "c":  # complex values: built from two float ones
+                real = self._float_arg(np.ascontiguousarray(value.real), None)
+                imag = self._float_arg(np.ascontiguousarray(value.imag), None)
+                return f"({real} + 1j * {imag})"
             dtype = {"b": "bool", "u": "uint8", "i": "int64"}[value.dtype.kind]
             if value.size == 0:
                 return f"torch.zeros({tuple(value.shape)!r}, dtype=torch.{dtype})"
@@ -252,6 +256,8 @@ class ProgramGenerator:
             return "..."
         if isinstance(value, float):
             return _float(value)
+        if isinstance(value, complex):
+            return f"complex({_float(value.real)}, {_float(value.imag)})"
         if isinstance(value, (int, bool, str, type(None), np.integer)):
             return repr(value.item() if isinstance(value, np.integer) else value)
         raise Unrepresentable(repr(value))
