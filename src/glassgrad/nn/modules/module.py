@@ -901,6 +901,18 @@ class Module:
         check_device("cuda" if device is None else device)
         return self
 
+    def to_empty(self, *, device: Any, recurse: bool = True) -> Module:
+        """Give every parameter and buffer new, uninitialised storage of the same shape and
+        dtype on ``device`` (only the CPU exists); returns ``self``.
+
+        Example::
+
+            >>> nn.Linear(2, 3).to_empty(device="cpu").weight.shape
+            glassgrad.Size([3, 2])
+        """
+        check_device(device)  # only the CPU exists
+        return self._apply(lambda t: Tensor._from_array(np.empty_like(t._data)), recurse=recurse)
+
     # --- state dict ------------------------------------------------------------------------
     def get_extra_state(self) -> Any:
         """Extra (non-tensor) state for the ``state_dict``; override with

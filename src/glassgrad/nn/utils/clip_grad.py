@@ -12,8 +12,16 @@ import numpy as np
 from ..._dtype import get_default_dtype
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
+from ...linalg import vector_norm
+from ...ops.shape import stack
 
-__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_"]
+__all__ = [
+    "clip_grad_norm_",
+    "clip_grad_norm",
+    "clip_grad_value_",
+    "clip_grads_with_norm_",
+    "get_total_norm",
+]
 
 
 def _as_list(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
@@ -114,3 +122,58 @@ def clip_grad_value_(
         for p in _as_list(parameters):
             if p.grad is not None:
                 p.grad.clamp_(min=-bound, max=bound)
+
+
+def get_total_norm(
+    tensors: Tensor | Iterable[Tensor],
+    norm_type: float | str = 2.0,
+    error_if_nonfinite: bool = False,
+    foreach: bool | None = None,
+) -> Tensor:
+    """The ``norm_type``-norm of the norms of ``tensors`` (usually gradients): the norm of
+    all of them as one vector (computed without recording a graph, as PyTorch's).
+
+    Example::
+
+        >>> nn.utils.get_total_norm([glassgrad.tensor([3.0]), glassgrad.tensor([4.0])])
+        tensor(5.)
+    """
+    tensors = _as_list(tensors)
+    order = float(norm_type)
+    if not tensors:
+        return Tensor._from_array(np.asarray(0.0, dtype=get_default_dtype().numpy))
+    with no_grad():
+        total = vector_norm(stack([vector_norm(t, order) for t in tensors]), order)
+    if error_if_nonfinite and not np.isfinite(total._data):
+        raise RuntimeError(
+            f"The total norm of order {order} for gradients from `parameters` is non-finite, "
+            "so it cannot be clipped. To disable this error and scale the gradients by the "
+            "non-finite norm anyway, set `error_if_nonfinite=False`"
+        )
+    return total
+
+
+def clip_grads_with_norm_(
+    parameters: Tensor | Iterable[Tensor],
+    max_norm: float,
+    total_norm: Tensor,
+    foreach: bool | None = None,
+) -> None:
+    """Scale the gradients of ``parameters`` in place by ``min(1, max_norm / (total_norm +
+    1e-6))``, ``total_norm`` given (e.g. by ``get_total_norm``).
+
+    Example::
+
+        >>> p = nn.Parameter(glassgrad.ones(2))
+        >>> p.grad = glassgrad.tensor([3.0, 4.0])
+        >>> nn.utils.clip_grads_with_norm_([p], 1.0, glassgrad.tensor(5.0))
+        >>> p.grad
+        tensor([0.6000, 0.8000])
+    """
+    grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
+    if not grads:
+        return
+    coefficient = (float(max_norm) / (total_norm + 1e-6)).clamp(max=1.0)
+    with no_grad():
+        for g in grads:
+            g.mul_(coefficient)
