@@ -1,4 +1,5 @@
-"""Convolution and sliding blocks: ``conv1d conv2d conv_transpose2d unfold fold`` (public in
+"""Convolution and sliding blocks: ``conv1d conv2d conv3d conv_transpose1d conv_transpose2d
+conv_transpose3d unfold fold`` (public in
 ``glassgrad.nn.functional``).
 
 Every op runs as a few whole-array operations, never a Python loop over pixels:
@@ -36,6 +37,7 @@ from .._tensor import Tensor
 from ..autograd.op import Op
 from . import shape, shape_extra
 from ._common import array_of, check_tensor
+from ._conv_nd import conv_nd_array, conv_nd_weight_grad_array
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 
@@ -464,7 +466,7 @@ def _crop_to(x: Any, spatial: tuple) -> Any:
 
 
 class ConvolutionBackward0(Op):
-    """out = conv(input, weight) + bias, ordinary or transposed, 1-d or 2-d."""
+    """out = conv(input, weight) + bias, ordinary or transposed, 1-d, 2-d or 3-d."""
 
     saved_inputs = (0, 1)
     grad_reads_saved = True
@@ -496,6 +498,11 @@ class ConvolutionBackward0(Op):
         # has it (the backward passes the gradient its weight gradient already moved).
         self.stride, self.padding, self.dilation = stride, padding, dilation
         self.transposed, self.output_padding, self.groups = transposed, output_padding, groups
+        if x.ndim == 5:
+            self._cols_ticket = None
+            return conv_nd_array(
+                x, w, b, stride, padding, dilation, groups, transposed, output_padding
+            )
         one_d = x.ndim == 3
         if one_d:
             x, w = x[:, :, None, :], w[:, :, None, :]
@@ -571,6 +578,20 @@ class ConvolutionBackward0(Op):
         """Without a graph: ``im2col(x)^T @ grad`` in one matrix product per group (the
         forward's im2col matrix if the workspace still holds it), the bias gradient, and
         the gradient laid out channels-last if it was (else None)."""
+        if x.ndim == 5:
+            grad_weight = conv_nd_weight_grad_array(
+                x,
+                w,
+                grad,
+                self.stride,
+                self.padding,
+                self.dilation,
+                self.groups,
+                self.transposed,
+                self.output_padding,
+            )
+            grad_bias = grad.sum(axis=(0, 2, 3, 4)) if with_bias else None
+            return grad_weight.astype(w.dtype, copy=False), grad_bias, None
         stride2, pads2, dil2, outpad2 = _as_2d(
             self.stride, self.padding, self.dilation, self.output_padding
         )
@@ -874,6 +895,27 @@ def _conv_transpose(
     return shape.squeeze(out, 0) if unbatched else out
 
 
+def conv3d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+) -> Tensor:
+    """3-d cross-correlation of ``input`` (N, C, D, H, W) or (C, D, H, W) with ``weight``
+    (O, C/groups, kd, kh, kw), plus ``bias`` (O,); ``padding`` as in ``conv2d``.
+
+    Example::
+
+        >>> x, w = glassgrad.ones(1, 2, 4, 4, 4), glassgrad.ones(3, 2, 3, 3, 3)
+        >>> glassgrad.nn.functional.conv3d(x, w, padding=1).shape
+        glassgrad.Size([1, 3, 4, 4, 4])
+    """
+    return _convolution("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
+
+
 def conv_transpose2d(
     input: Tensor,
     weight: Tensor,
@@ -934,6 +976,40 @@ def conv_transpose1d(
     return _conv_transpose(
         "conv_transpose1d",
         1,
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation,
+    )
+
+
+def conv_transpose3d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    output_padding: Any = 0,
+    groups: int = 1,
+    dilation: Any = 1,
+) -> Tensor:
+    """3-d transposed convolution (the gradient of ``conv3d`` with respect to its input) of
+    ``input`` (N, Cin, D, H, W) or (Cin, D, H, W) with ``weight`` (Cin, Cout/groups, kd, kh,
+    kw); output sizes as in ``conv_transpose2d``.
+
+    Example::
+
+        >>> x, w = glassgrad.ones(1, 1, 2, 2, 2), glassgrad.ones(1, 2, 3, 3, 3)
+        >>> glassgrad.nn.functional.conv_transpose3d(x, w, stride=2).shape
+        glassgrad.Size([1, 2, 5, 5, 5])
+    """
+    return _conv_transpose(
+        "conv_transpose3d",
+        3,
         input,
         weight,
         bias,
@@ -1215,6 +1291,28 @@ def _conv_transpose1d_samples(rng: np.random.Generator) -> list[Sample]:
     ]
 
 
+def _conv3d_samples(rng: np.random.Generator) -> list[Sample]:
+    return [
+        Sample((randn(rng, 2, 2, 4, 3, 4), randn(rng, 3, 2, 2, 2, 3), randn(rng, 3))),
+        Sample(
+            (randn(rng, 1, 4, 5, 4, 4), randn(rng, 2, 2, 3, 2, 2)),
+            {"stride": (2, 1, 2), "padding": (1, 0, 1), "dilation": (1, 2, 1), "groups": 2},
+        ),
+        Sample((randn(rng, 2, 3, 3, 4), randn(rng, 2, 2, 2, 2, 2)), {"padding": "same"}),
+    ]
+
+
+def _conv_transpose3d_samples(rng: np.random.Generator) -> list[Sample]:
+    return [
+        Sample((randn(rng, 2, 2, 3, 2, 3), randn(rng, 2, 3, 2, 2, 2), randn(rng, 3))),
+        Sample(
+            (randn(rng, 1, 4, 2, 3, 2), randn(rng, 4, 1, 3, 2, 2)),
+            {"stride": (2, 1, 2), "padding": 1, "output_padding": (1, 0, 1), "groups": 2},
+        ),
+        Sample((randn(rng, 2, 2, 2, 3), randn(rng, 2, 2, 2, 2, 2)), {"dilation": 2}),
+    ]
+
+
 def _unfold_samples(rng: np.random.Generator) -> list[Sample]:
     return [
         Sample((randn(rng, 2, 3, 5, 5), 2)),
@@ -1251,13 +1349,24 @@ register(
     samples=_conv_transpose1d_samples,
     namespace=_NF,
 )
+register("conv3d", conv3d, nodes=(ConvolutionBackward0,), samples=_conv3d_samples, namespace=_NF)
+register(
+    "conv_transpose3d",
+    conv_transpose3d,
+    nodes=(ConvolutionBackward0,),
+    samples=_conv_transpose3d_samples,
+    namespace=_NF,
+)
 register("unfold", unfold, nodes=(Im2ColBackward0,), samples=_unfold_samples, namespace=_NF)
 register("fold", fold, nodes=(Col2ImBackward0,), samples=_fold_samples, namespace=_NF)
 
 __all__ = [
     "conv1d",
     "conv2d",
+    "conv3d",
+    "conv_transpose1d",
     "conv_transpose2d",
+    "conv_transpose3d",
     "unfold",
     "fold",
 ]

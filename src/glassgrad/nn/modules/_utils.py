@@ -24,6 +24,10 @@ def pair(value: Any) -> tuple:
     return ntuple(value, 2)
 
 
+def triple(value: Any) -> tuple:
+    return ntuple(value, 3)
+
+
 def new_parameter(*shape: int, dtype: Any = None, device: Any = None) -> Parameter:
     """An (uninitialised: zero) Parameter of ``shape``; the layer's reset_parameters fills it."""
     return Parameter(_factories.empty(*shape, dtype=dtype, device=device))

@@ -8,7 +8,7 @@ from typing import Any
 from ..._tensor import Size, Tensor
 from .. import functional as F
 from .. import init
-from ._utils import new_parameter, pair, single
+from ._utils import new_parameter, pair, single, triple
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]
@@ -236,6 +236,64 @@ class Conv2d(_ConvNd):
         )
 
 
+class Conv3d(_ConvNd):
+    """3-D convolution over an input of shape (N, C_in, D, H, W) or (C_in, D, H, W).
+
+    Parameters are those of ``Conv1d``, with triples (depth, height, width) for the sizes.
+
+    Attributes
+    ----------
+    weight : Parameter of shape (out_channels, in_channels / groups, kD, kH, kW)
+    bias : Parameter of shape (out_channels,) or None
+
+    Example::
+
+        >>> m = nn.Conv3d(4, 6, (3, 2, 2), stride=(2, 1, 1), padding=(1, 0, 1))
+        >>> m(glassgrad.randn(2, 4, 5, 6, 6)).shape
+        glassgrad.Size([2, 6, 3, 5, 7])
+    """
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: int | tuple,
+        stride: int | tuple = 1,
+        padding: str | int | tuple = 0,
+        dilation: int | tuple = 1,
+        groups: int = 1,
+        bias: bool = True,
+        padding_mode: str = "zeros",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__(
+            in_channels,
+            out_channels,
+            triple(kernel_size),
+            triple(stride),
+            padding if isinstance(padding, str) else triple(padding),
+            triple(dilation),
+            False,
+            triple(0),
+            groups,
+            bias,
+            padding_mode,
+            device,
+            dtype,
+        )
+
+    def forward(self, input: Tensor) -> Tensor:
+        if self.padding_mode != "zeros":
+            padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return F.conv3d(
+                padded, self.weight, self.bias, self.stride, triple(0), self.dilation, self.groups
+            )
+        return F.conv3d(
+            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
+        )
+
+
 class ConvTranspose2d(_ConvNd):
     """2-D transposed convolution (the gradient of Conv2d with respect to its input), over
     an input of shape (N, C_in, H, W) or (C_in, H, W).
@@ -387,6 +445,70 @@ class ConvTranspose1d(ConvTranspose2d):
     def forward(self, input: Tensor, output_size: list[int] | None = None) -> Tensor:
         output_padding = self._output_padding(input, output_size, 1)
         return F.conv_transpose1d(
+            input,
+            self.weight,
+            self.bias,
+            self.stride,
+            self.padding,
+            output_padding,
+            self.groups,
+            self.dilation,
+        )
+
+
+class ConvTranspose3d(ConvTranspose2d):
+    """3-D transposed convolution (the gradient of Conv3d with respect to its input), over an
+    input of shape (N, C_in, D, H, W) or (C_in, D, H, W); arguments as ``ConvTranspose2d``.
+
+    Attributes
+    ----------
+    weight : Parameter of shape (in_channels, out_channels / groups, kD, kH, kW)
+    bias : Parameter of shape (out_channels,) or None
+
+    Example::
+
+        >>> up = nn.ConvTranspose3d(4, 2, 3, stride=2, padding=1)
+        >>> up(glassgrad.randn(1, 4, 3, 3, 3), output_size=[6, 6, 6]).shape
+        glassgrad.Size([1, 2, 6, 6, 6])
+    """
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: int | tuple,
+        stride: int | tuple = 1,
+        padding: int | tuple = 0,
+        output_padding: int | tuple = 0,
+        groups: int = 1,
+        bias: bool = True,
+        dilation: int | tuple = 1,
+        padding_mode: str = "zeros",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        _ConvNd.__init__(
+            self,
+            in_channels,
+            out_channels,
+            triple(kernel_size),
+            triple(stride),
+            triple(padding),
+            triple(dilation),
+            True,
+            triple(output_padding),
+            groups,
+            bias,
+            padding_mode,
+            device,
+            dtype,
+        )
+
+    def forward(self, input: Tensor, output_size: list[int] | None = None) -> Tensor:
+        output_padding = self._output_padding(input, output_size, 3)
+        return F.conv_transpose3d(
             input,
             self.weight,
             self.bias,

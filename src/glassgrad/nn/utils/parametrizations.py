@@ -15,7 +15,7 @@ from typing import Any
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
-from ..modules.conv import ConvTranspose1d, ConvTranspose2d
+from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module
 from . import parametrize
 
@@ -174,4 +174,4 @@ def spectral_norm(
     return module
 
 
-_TRANSPOSED: Any = (ConvTranspose1d, ConvTranspose2d)
+_TRANSPOSED: Any = (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)

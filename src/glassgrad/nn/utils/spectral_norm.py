@@ -17,7 +17,7 @@ from typing import Any
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
-from ..modules.conv import ConvTranspose1d, ConvTranspose2d
+from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module
 from ..parameter import Parameter
 
@@ -113,7 +113,7 @@ def spectral_norm(
         ['bias', 'weight_orig']
     """
     if dim is None:
-        dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d)) else 0
+        dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
     SpectralNorm.apply(module, name, n_power_iterations, dim, eps)
     return module
 
