@@ -137,3 +137,21 @@ def test_dropout_warnings_and_errors_match_pytorch():
             F.glu(lib.ones(3, 5))
         with pytest.raises(RuntimeError, match="Mismatch of parameter numbers and input channel"):
             F.prelu(lib.ones(2, 3), lib.ones(2))
+
+
+@pytest.mark.parametrize("hard", [False, True])
+def test_gumbel_softmax_samples_and_gradients(hard):
+    gg.manual_seed(0)
+    logits = gg.tensor(np.log([[0.7, 0.2, 0.1]] * 4000), requires_grad=True)
+    y = gg.nn.functional.gumbel_softmax(logits, tau=0.5, hard=hard)
+    values = y.detach().numpy()
+    np.testing.assert_allclose(values.sum(-1), 1.0, rtol=1e-12)
+    frequencies = np.bincount(values.argmax(-1), minlength=3) / len(values)
+    np.testing.assert_allclose(frequencies, [0.7, 0.2, 0.1], atol=0.03)
+    if hard:
+        assert set(np.unique(values)) == {0.0, 1.0}
+    (y * gg.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert logits.grad is not None and np.isfinite(logits.grad.numpy()).all()
+    assert np.abs(logits.grad.numpy()).sum() > 0  # straight-through: the soft sample's gradient
+    with pytest.warns(UserWarning, match="`eps` parameter is deprecated"):
+        gg.nn.functional.gumbel_softmax(logits, eps=1e-3)

@@ -33,6 +33,39 @@ LAYERS = [
     ("adaptive_maxpool1d", lambda nn: nn.AdaptiveMaxPool1d(4, True), [randn(2, 3, 7)]),
     ("adaptive_maxpool2d", lambda nn: nn.AdaptiveMaxPool2d((3, 2)), [randn(2, 3, 7, 5)]),
     ("adaptive_maxpool3d", lambda nn: nn.AdaptiveMaxPool3d(2), [randn(2, 5, 4, 7)]),
+    ("lppool1d", lambda nn: nn.LPPool1d(2, 3, stride=2), [randn(2, 3, 9)]),
+    (
+        "lppool2d",
+        lambda nn: nn.LPPool2d(1.5, (2, 3), ceil_mode=True),
+        [0.5 + abs(randn(2, 3, 5, 7))],
+    ),
+    ("lppool3d_inf", lambda nn: nn.LPPool3d(float("inf"), 2), [randn(1, 2, 4, 4, 4)]),
+]
+
+
+class _PoolUnpool:
+    """Max pooling with indices, then unpooling (the usual pair in an autoencoder)."""
+
+    @staticmethod
+    def make(nn, nd, output_size=None):
+        pool = getattr(nn, f"MaxPool{nd}d")(2, return_indices=True)
+        unpool = getattr(nn, f"MaxUnpool{nd}d")(2)
+
+        class Pair(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.pool, self.unpool = pool, unpool
+
+            def forward(self, x):
+                return self.unpool(*self.pool(x), output_size=output_size)
+
+        return Pair()
+
+
+LAYERS += [
+    ("unpool1d", lambda nn: _PoolUnpool.make(nn, 1), [randn(2, 3, 8)]),
+    ("unpool2d", lambda nn: _PoolUnpool.make(nn, 2, (5, 7)), [randn(2, 3, 5, 7)]),
+    ("unpool3d", lambda nn: _PoolUnpool.make(nn, 3), [randn(1, 2, 4, 4, 4)]),
 ]
 
 

@@ -117,3 +117,21 @@ def test_max_pool3d_integers() -> None:
 )
 def test_pool_errors(call: Any, array: np.ndarray, words: tuple) -> None:
     raises_like_pytorch(call, array, words)
+
+
+def _unpool(F: Any, x: Any, indices: Any = None, **kwargs: Any) -> Any:
+    values, found = F.max_pool2d(x, 2, return_indices=True)
+    return F.max_unpool2d(values, found if indices is None else indices(found), 2, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda F, x: _unpool(F, x, output_size=(9, 9)), ('invalid output_size "(9, 9)"',)),
+        (lambda F, x: _unpool(F, x, indices=lambda i: i.float()), ("should be type int64",)),
+        (lambda F, x: _unpool(F, x, indices=lambda i: i * 100), ("Found an invalid max index",)),
+        (lambda F, x: _unpool(F, x, output_size=(1, 2, 3)), ("output_size should be a sequence",)),
+    ],
+)
+def test_max_unpool_errors(call: Any, words: tuple) -> None:
+    raises_like_pytorch(call, np.ones((1, 2, 4, 4)), words)

@@ -1,5 +1,6 @@
-"""Piecewise and gated activations: ``hardshrink softshrink threshold threshold_ glu prelu
-rrelu rrelu_`` (public in ``glassgrad.nn.functional``), with PyTorch's nodes.
+"""Piecewise, gated and random activations: ``hardshrink softshrink threshold threshold_ glu
+prelu rrelu rrelu_ gumbel_softmax`` (public in ``glassgrad.nn.functional``), with PyTorch's
+nodes (``gumbel_softmax`` is PyTorch's composite).
 
 Each backward reads the saved input (or, in place, the result) through a mask and is itself
 differentiable under ``create_graph`` (``grad_reads_saved`` ties it to the saved tensors as
@@ -8,6 +9,7 @@ PyTorch's backward nodes take them).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -338,6 +340,31 @@ def rrelu_(
     return rrelu(input, lower, upper, training, inplace=True)
 
 
+def gumbel_softmax(
+    logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1
+) -> Tensor:
+    """A sample from the Gumbel-softmax distribution: ``softmax((logits + g) / tau)``, ``g``
+    drawn from Gumbel(0, 1); with ``hard``, the one-hot of its argmax in the forward pass and
+    the soft sample's gradient in the backward pass (straight-through).
+
+    Example::
+
+        >>> y = glassgrad.nn.functional.gumbel_softmax(glassgrad.zeros(2, 3), hard=True)
+        >>> y.sum(-1)
+        tensor([1., 1.])
+    """
+    check_tensor(logits, "gumbel_softmax")
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -logits.new_empty(logits.shape).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = logits.new_zeros(logits.shape).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
 # --- registry ---------------------------------------------------------------------------
 
 
@@ -425,6 +452,7 @@ register(
     namespace=_NF,
 )
 register("rrelu_", rrelu_, nodes=(RreluWithNoiseBackward1,), namespace=_NF)
+register("gumbel_softmax", gumbel_softmax, namespace=_NF)
 
 __all__ = [
     "hardshrink",
@@ -435,4 +463,5 @@ __all__ = [
     "prelu",
     "rrelu",
     "rrelu_",
+    "gumbel_softmax",
 ]

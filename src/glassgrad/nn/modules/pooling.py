@@ -1,5 +1,5 @@
 """Pooling layers: ``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``, ``AdaptiveAvgPool1d/2d/3d``,
-``AdaptiveMaxPool1d/2d/3d``."""
+``AdaptiveMaxPool1d/2d/3d``, ``MaxUnpool1d/2d/3d``, ``LPPool1d/2d/3d``."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 
 from ..._tensor import Tensor
 from .. import functional as F
+from ._utils import ntuple
 from .module import Module
 
 __all__ = [
@@ -22,6 +23,12 @@ __all__ = [
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
     "AdaptiveMaxPool3d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
+    "MaxUnpool3d",
+    "LPPool1d",
+    "LPPool2d",
+    "LPPool3d",
 ]
 
 
@@ -290,7 +297,7 @@ class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
 
 
 class _AdaptiveMaxPoolNd(Module):
-    """Shared arguments and printed form of ``AdaptiveMaxPool1d/2d/3d``."""
+    """Shared arguments and printed form of ``AdaptiveMaxPool1d/2d/3d``, ``MaxUnpool1d/2d/3d``, ``LPPool1d/2d/3d``."""
 
     _pool: Any = None
 
@@ -342,3 +349,137 @@ class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
     """
 
     _pool = staticmethod(F.adaptive_max_pool3d)
+
+
+class _MaxUnpoolNd(Module):
+    """Shared arguments and printed form of ``MaxUnpool1d/2d/3d``."""
+
+    _dims = 1
+    _unpool: Any = None
+
+    def __init__(
+        self, kernel_size: int | tuple, stride: int | tuple | None = None, padding: int | tuple = 0
+    ) -> None:
+        super().__init__()
+        n = self._dims
+        self.kernel_size = ntuple(kernel_size, n)
+        self.stride = ntuple(stride if stride is not None else kernel_size, n)
+        self.padding = ntuple(padding, n)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+        return type(self)._unpool(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """Undo ``MaxPool1d(return_indices=True)``: values back at their positions, zeros
+    elsewhere.
+
+    Example::
+
+        >>> pool, unpool = nn.MaxPool1d(2, return_indices=True), nn.MaxUnpool1d(2)
+        >>> unpool(*pool(glassgrad.tensor([[[1.0, 3.0, 2.0, 0.0]]])))
+        tensor([[[0., 3., 2., 0.]]])
+    """
+
+    _dims = 1
+    _unpool = staticmethod(F.max_unpool1d)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """Undo ``MaxPool2d(return_indices=True)`` (``output_size`` picks among the sizes that
+    pool to the input's).
+
+    Example::
+
+        >>> pool, unpool = nn.MaxPool2d(2, return_indices=True), nn.MaxUnpool2d(2)
+        >>> unpool(*pool(glassgrad.randn(1, 1, 4, 4))).shape
+        glassgrad.Size([1, 1, 4, 4])
+    """
+
+    _dims = 2
+    _unpool = staticmethod(F.max_unpool2d)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """Undo ``MaxPool3d(return_indices=True)``.
+
+    Example::
+
+        >>> pool, unpool = nn.MaxPool3d(2, return_indices=True), nn.MaxUnpool3d(2)
+        >>> unpool(*pool(glassgrad.randn(1, 1, 4, 4, 4))).shape
+        glassgrad.Size([1, 1, 4, 4, 4])
+    """
+
+    _dims = 3
+    _unpool = staticmethod(F.max_unpool3d)
+
+
+class _LPPoolNd(Module):
+    """Shared arguments and printed form of ``LPPool1d/2d/3d``."""
+
+    _pool: Any = None
+
+    def __init__(
+        self,
+        norm_type: float,
+        kernel_size: int | tuple,
+        stride: int | tuple | None = None,
+        ceil_mode: bool = False,
+    ) -> None:
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._pool(
+            input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}, ceil_mode={self.ceil_mode}"
+        )
+
+
+class LPPool1d(_LPPoolNd):
+    """Power-average pooling: ``(sum over the window of x**p) ** (1/p)`` (``F.lp_pool1d``).
+
+    Example::
+
+        >>> nn.LPPool1d(2, 2)(glassgrad.tensor([[[3.0, 4.0]]]))
+        tensor([[[5.]]])
+    """
+
+    _pool = staticmethod(F.lp_pool1d)
+
+
+class LPPool2d(_LPPoolNd):
+    """Power-average pooling over (N, C, H, W) (``F.lp_pool2d``).
+
+    Example::
+
+        >>> nn.LPPool2d(2, 2)(glassgrad.ones(1, 1, 2, 2))
+        tensor([[[[2.]]]])
+    """
+
+    _pool = staticmethod(F.lp_pool2d)
+
+
+class LPPool3d(_LPPoolNd):
+    """Power-average pooling over (N, C, D, H, W) (``F.lp_pool3d``).
+
+    Example::
+
+        >>> nn.LPPool3d(1, 2)(glassgrad.ones(1, 1, 2, 2, 2))
+        tensor([[[[[8.]]]]])
+    """
+
+    _pool = staticmethod(F.lp_pool3d)
