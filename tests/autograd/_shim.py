@@ -92,6 +92,29 @@ class TestCase(unittest.TestCase):
             return
         super().assertEqual(first, second, msg)
 
+    def assertNotWarn(self, callable: Any, msg: str = "") -> None:  # noqa: N802
+        """The call emits no warning."""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            callable()
+        self.assertTrue(len(caught) == 0, msg or [str(w.message) for w in caught])
+
+    @contextlib.contextmanager
+    def assertWarnsOnceRegex(self, category: type, regex: str = "") -> Iterator[None]:  # noqa: N802
+        """At least one warning of ``category`` whose message matches ``regex``."""
+        import re
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield
+        pattern = re.compile(regex)
+        self.assertTrue(
+            any(
+                issubclass(w.category, category) and pattern.search(str(w.message)) for w in caught
+            ),
+            f"no {category.__name__} matching {regex!r} in {[str(w.message) for w in caught]}",
+        )
+
     def assertNotEqual(self, first: Any, second: Any, msg: Any = None) -> None:  # noqa: N802
         try:
             self.assertEqual(first, second)

@@ -5,6 +5,7 @@ have arrived, most recently created first. Iterative, so a graph of any depth wo
 from __future__ import annotations
 
 import heapq
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -126,7 +127,40 @@ def _call_post_hooks(node: Node, outputs: Any, grads: list, create_graph: bool) 
     return tuple(unwrap_tensor(g, create_graph) for g in grad_inputs)
 
 
-def run_backward(
+# A backward called from inside a backward (re-entrant) runs in a fresh thread every this many
+# levels, as PyTorch hands deep re-entrance to other threads: each thread has its own Python
+# recursion count and C stack, so any depth works.
+_REENTRANT_DEPTH_PER_THREAD = 32
+_THREAD_STACK_SIZE = 64 * 1024 * 1024
+
+
+def run_backward(*args: Any, **kwargs: Any) -> list | None:
+    """Backpropagate (see ``_run_backward``), in a fresh thread when re-entrance is deep."""
+    depth = len(graph.graph_tasks)
+    if not depth or depth % _REENTRANT_DEPTH_PER_THREAD:
+        return _run_backward(*args, **kwargs)
+    outcome: list = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, _run_backward(*args, **kwargs)))
+        except BaseException as error:  # handed back to the waiting thread
+            outcome.append((False, error))
+
+    previous = threading.stack_size(_THREAD_STACK_SIZE)
+    try:
+        worker = threading.Thread(target=run, name="glassgrad-reentrant-backward")
+        worker.start()
+    finally:
+        threading.stack_size(previous)
+    worker.join()
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value
+
+
+def _run_backward(
     roots: Sequence[Any],
     root_grads: Sequence[Any],
     retain_graph: bool,
@@ -178,6 +212,10 @@ def run_backward(
     direct = None  # the next node when it was the only one made ready (a chain): no heap
     callbacks: list = []
     _final_callbacks.append(callbacks)
+    graph.graph_tasks.append(graph.GraphTask(deps, selective, accumulate_grad, inputs is not None))
+    # Saved-tensor hooks entered or exited by the nodes' code stay inside this backward (PyTorch
+    # restores its thread-local state around the nodes it runs).
+    hooks_before = graph.saved_hooks_stack[:]
     try:
         while True:
             if direct is not None:
@@ -250,6 +288,8 @@ def run_backward(
             callback()
     finally:
         _final_callbacks.pop()
+        graph.graph_tasks.pop()
+        graph.saved_hooks_stack[:] = hooks_before
         grad_state.enabled = previous_mode
 
     return None if accumulate_grad else captured

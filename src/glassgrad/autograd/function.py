@@ -29,7 +29,7 @@ import numpy as np
 from . import graph
 from .grad_mode import no_grad
 from .grad_mode import state as grad_state
-from .graph import Node, saved_tensors_freed_error
+from .graph import Node, SavedTensor, pack_saved, saved_tensors_freed_error
 from .op import _modified_error, fit_gradients
 from .views import edge_of
 
@@ -75,6 +75,7 @@ class BackwardCFunction(FunctionCtx, Node):
     _dirty: tuple = ()
     _non_differentiable: tuple = ()
     _materialize_non_diff_grads = True
+    _saved_cleared = False
     _materialized: tuple = ()  # per output: whether a missing gradient becomes zeros
 
     def __init__(self) -> None:
@@ -87,6 +88,12 @@ class BackwardCFunction(FunctionCtx, Node):
         """The tensors given to ``save_for_backward`` (checked for in-place changes)."""
         if self._saved is None:
             raise saved_tensors_freed_error()
+        if self._saved_cleared:
+            raise RuntimeError(
+                "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True "
+                "is set on the autograd.Function. Either access saved_tensors only once, or set "
+                "clear_saved_tensors_on_access=False."
+            )
         Tensor = graph.Tensor
         values = []
         for item in self._saved:
@@ -94,7 +101,9 @@ class BackwardCFunction(FunctionCtx, Node):
                 values.append(None)
                 continue
             kind, ref, version = item
-            if kind == "output":
+            if kind == "packed":  # saved under saved_tensors_hooks
+                values.append(ref.unpack())
+            elif kind == "output":
                 data, counter, nr = ref
                 if counter[0] != version:
                     holder = Tensor._from_array(data)
@@ -107,7 +116,37 @@ class BackwardCFunction(FunctionCtx, Node):
                 if ref._vc[0] != version:
                     raise _modified_error(ref, version, ref.grad_fn)
                 values.append(ref)
+        if self._forward_cls.clear_saved_tensors_on_access:
+            self._saved = []  # the caller's references are then the only ones
+            self._saved_cleared = True
         return tuple(values)
+
+    @property
+    def _raw_saved_tensors(self) -> tuple:
+        """Each saved tensor as a ``SavedTensor`` (to register pack/unpack hooks on)."""
+        if self._saved is None:
+            raise saved_tensors_freed_error()
+        return tuple(
+            SavedTensor(self._saved_getter(i), self._saved_setter(i))
+            for i in range(len(self._saved))
+        )
+
+    def _saved_getter(self, i: int) -> Callable:
+        def get() -> Any:
+            if self._saved is None:
+                raise KeyError(i)
+            entry = self._saved[i]
+            if entry is None:
+                return None
+            return entry[1] if entry[0] == "packed" else _entry_tensor(self, entry)
+
+        return get
+
+    def _saved_setter(self, i: int) -> Callable:
+        def set_(packed: Any) -> None:
+            self._saved[i] = ("packed", packed, None)
+
+        return set_
 
     @property
     def saved_variables(self) -> tuple:
@@ -130,7 +169,10 @@ class BackwardCFunction(FunctionCtx, Node):
             None if g is None else g if isinstance(g, Tensor) else Tensor._from_array(g)
             for g in grads
         ]
-        result = self._backward_fn()(self, *grad_tensors)
+        if self._forward_cls.boxed_grads_call:
+            result = self._backward_fn()(self, list(grad_tensors))
+        else:
+            result = self._backward_fn()(self, *grad_tensors)
         if not isinstance(result, tuple):
             result = (result,)
         expected = len(self.next_functions)
@@ -162,7 +204,7 @@ class BackwardCFunction(FunctionCtx, Node):
         return vjp if vjp is not Function.vjp else backward
 
     def _release(self) -> None:
-        if self._to_save:
+        if self._saved:  # a Function that saved nothing may run backward again
             self._saved = None
 
     def _saved_info(self) -> dict:
@@ -242,6 +284,11 @@ class Function(metaclass=_FunctionMeta):
             "new-style autograd function with static forward method. (Example: "
             "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
         )
+
+    # Free what save_for_backward kept at the first ctx.saved_tensors (a second access raises).
+    clear_saved_tensors_on_access = False
+    # backward receives the output gradients as one list, which it may empty as it goes.
+    boxed_grads_call = False
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
@@ -327,7 +374,10 @@ class Function(metaclass=_FunctionMeta):
             isinstance(o, Tensor) and (node._materialize_non_diff_grads or id(o) not in non_diff)
             for o in outs
         )
-        node._saved = _freeze_saved(node._to_save, outs, wrapped)
+        try:
+            node._saved = _freeze_saved(node._to_save, outs, wrapped, node)
+        finally:  # (a pack hook may raise) the ctx must not keep the tensors themselves
+            node._to_save = ()
         if graph.anomaly.enabled:
             node._record_creation()
         return tuple(wrapped) if is_tuple else wrapped[0]
@@ -342,8 +392,9 @@ class InplaceFunction(Function):
         self.inplace = inplace
 
 
-def _freeze_saved(tensors: tuple, outs: tuple, wrapped: list) -> list:
-    """Saved tensors with their versions; outputs are kept by data to avoid a cycle."""
+def _freeze_saved(tensors: tuple, outs: tuple, wrapped: list, node: Node) -> list:
+    """Saved tensors with their versions; outputs are kept by data to avoid a cycle. Inside
+    saved_tensors_hooks each goes through the pack hook instead."""
     frozen = []
     for t in tensors:
         if t is None:
@@ -351,11 +402,31 @@ def _freeze_saved(tensors: tuple, outs: tuple, wrapped: list) -> list:
             continue
         for nr, (raw, final) in enumerate(zip(outs, wrapped)):
             if t is raw or t is final:
-                frozen.append(("output", (final._data, final._vc, nr), final._vc[0]))
+                entry = ("output", (final._data, final._vc, nr), final._vc[0])
                 break
         else:
-            frozen.append(("input", t, t._vc[0]))
+            entry = ("input", t, t._vc[0])
+        if graph.saved_hooks_stack:
+            tensor = _entry_tensor(node, entry)
+            if entry[0] == "output":
+                entry = ("packed", pack_saved(tensor, node, nr), None)
+            else:
+                entry = ("packed", pack_saved(tensor), None)
+        frozen.append(entry)
     return frozen
+
+
+def _entry_tensor(node: Node, entry: tuple) -> Any:
+    """The tensor a ``_freeze_saved`` entry stands for (an output comes back as one)."""
+    kind, ref, _ = entry
+    if kind == "input":
+        return ref
+    if kind == "packed":
+        return ref
+    data, counter, nr = ref
+    t = graph.Tensor._result(data, node, nr)
+    t._vc = counter
+    return t
 
 
 class _DelayedErrorNode(Node):

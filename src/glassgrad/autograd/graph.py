@@ -7,11 +7,12 @@ gradients of its inputs. The Node keeps what its backward needs (saved tensors) 
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import sys
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -22,9 +23,14 @@ __all__ = [
     "Node",
     "AccumulateGrad",
     "RemovableHandle",
+    "SavedTensor",
     "accumulator_of",
+    "disable_saved_tensors_hooks",
     "increment_version",
+    "register_multi_grad_hook",
+    "save_on_cpu",
     "saved_tensors_freed_error",
+    "saved_tensors_hooks",
 ]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -453,3 +459,302 @@ def accumulate(
             var._grad = Tensor._from_array(data + grad)
     else:
         var._grad = current + Tensor._from_array(grad)
+
+
+# --- saved-tensor hooks ---------------------------------------------------------------------
+# The (pack, unpack) pairs entered with saved_tensors_hooks, innermost last. Ops read this list
+# at every recording: it is mutated in place, never rebound.
+saved_hooks_stack: list = []
+
+
+class _SavedHooksState:
+    disabled_message: str | None = None  # set by disable_saved_tensors_hooks
+
+
+saved_hooks_state = _SavedHooksState()
+
+
+class saved_tensors_hooks:
+    """Context manager: while active, every tensor an op saves for backward is passed to
+    ``pack_hook`` and what it returns is kept instead; backward calls ``unpack_hook`` on it
+    to get the tensor back (PyTorch's ``torch.autograd.graph.saved_tensors_hooks``).
+
+    Example::
+
+        >>> def pack(t):
+        ...     return t.numpy().copy()          # e.g. to disk, or compressed
+        >>> def unpack(a):
+        ...     return glassgrad.from_numpy(a)
+        >>> x = glassgrad.ones(3, requires_grad=True)
+        >>> with glassgrad.autograd.graph.saved_tensors_hooks(pack, unpack):
+        ...     y = (x * x).sum()
+        >>> y.backward(); x.grad
+        tensor([2., 2., 2.])
+    """
+
+    def __init__(self, pack_hook: Callable[[Any], Any], unpack_hook: Callable[[Any], Any]) -> None:
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self) -> None:
+        if saved_hooks_state.disabled_message is not None:
+            raise RuntimeError(saved_hooks_state.disabled_message)
+        saved_hooks_stack.append((self.pack_hook, self.unpack_hook))
+
+    def __exit__(self, *exc: object) -> None:
+        if saved_hooks_stack:
+            saved_hooks_stack.pop()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors are kept on the CPU (and come back to their device in backward).
+    glassgrad computes on the CPU, so they stay where they are; ``pin_memory`` has no
+    meaning without a GPU and is refused.
+
+    Example::
+
+        >>> with glassgrad.autograd.graph.save_on_cpu():
+        ...     y = (glassgrad.ones(2, requires_grad=True) * 2).sum()
+    """
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
+        if pin_memory:
+            raise NotImplementedError("save_on_cpu(pin_memory=True): glassgrad has no GPU memory")
+
+        def pack(tensor: Any) -> tuple:
+            return (tensor.device, tensor.cpu())
+
+        def unpack(packed: tuple) -> Any:
+            device, tensor = packed
+            return tensor.to(device)
+
+        super().__init__(pack, unpack)
+
+
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message: str) -> Iterator[None]:
+    """Inside, entering ``saved_tensors_hooks`` (or saving under hooks entered before)
+    raises ``RuntimeError(error_message)``.
+
+    Example::
+
+        >>> with glassgrad.autograd.graph.disable_saved_tensors_hooks("no hooks here"):
+        ...     pass
+    """
+    previous = saved_hooks_state.disabled_message
+    saved_hooks_state.disabled_message = error_message
+    try:
+        yield
+    finally:
+        saved_hooks_state.disabled_message = previous
+
+
+class _Packed:
+    """What a node keeps for one tensor saved under hooks: the pack hook's result, the unpack
+    hook, and the tensor's place in the graph (its node and output number, or its
+    AccumulateGrad), so the unpacked tensor is attached where the original was (PyTorch's
+    SavedVariable with hooks: no version check, the hooks own the value)."""
+
+    __slots__ = ("packed", "unpack_hook", "grad_fn", "output_nr", "accumulator", "released")
+
+    def __init__(self, tensor: Any, pack_hook: Callable, unpack_hook: Callable, grad_fn: Any,
+                 output_nr: int) -> None:  # fmt: skip
+        version = tensor._version
+        self.packed = pack_hook(tensor)
+        if tensor._version != version:
+            raise RuntimeError(
+                "A saved tensor pack hook is modifying its input in place. Tensors provided as "
+                "input to pack hook can not be modified by in-place operations as this can lead "
+                "to unexpected side-effects. Please open an issue if you need to perform in-place "
+                "operations on the input to a pack hook."
+            )
+        self.unpack_hook = unpack_hook
+        self.grad_fn = grad_fn
+        self.output_nr = output_nr
+        self.accumulator = accumulator_of(tensor) if grad_fn is None else None
+        self.released = False
+
+    def unpack(self) -> Any:
+        if self.released:
+            raise saved_tensors_freed_error()
+        value = self.unpack_hook(self.packed)
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                f"type {type(value).__name__}"
+            )
+        if self.grad_fn is not None:
+            return Tensor._result(value._data, self.grad_fn, self.output_nr)
+        if self.accumulator is None and not value.requires_grad:
+            return value  # nothing to attach: the hook's tensor itself, as PyTorch returns it
+        t = Tensor._from_array(value._data)
+        if self.accumulator is not None:
+            t._requires_grad = True
+            t._grad_acc = weakref.ref(self.accumulator)
+        return t
+
+
+def pack_saved(tensor: Any, grad_fn: Any = None, output_nr: int = 0) -> Any:
+    """``tensor`` as a node saves it: packed by the innermost saved-tensor hooks (``grad_fn``:
+    the node, when ``tensor`` is its own output)."""
+    if saved_hooks_state.disabled_message is not None:
+        raise RuntimeError(saved_hooks_state.disabled_message)
+    pack_hook, unpack_hook = saved_hooks_stack[-1]
+    if grad_fn is None:
+        grad_fn, output_nr = tensor._grad_fn, tensor._output_nr
+    return _Packed(tensor, pack_hook, unpack_hook, grad_fn, output_nr)
+
+
+class SavedTensor:
+    """One tensor a node keeps for backward, as ``grad_fn._raw_saved_<name>`` shows it
+    (PyTorch's ``torch._C._autograd.SavedTensor``): ``register_hooks`` packs it now and
+    unpacks it in backward.
+
+    Example::
+
+        >>> x = glassgrad.ones(2, requires_grad=True)
+        >>> y = x * x
+        >>> y.grad_fn._raw_saved_self.register_hooks(lambda t: t * 1, lambda t: t)
+    """
+
+    __slots__ = ("_get", "_set")
+
+    def __init__(self, get: Callable[[], Any], set_: Callable[[Any], None]) -> None:
+        # get() returns the node's entry (a tensor, a packed tensor or None) and raises
+        # KeyError once the node has released what it saved.
+        self._get, self._set = get, set_
+
+    def _entry(self) -> Any:
+        try:
+            return self._get()
+        except KeyError:
+            raise saved_tensors_freed_error() from None
+
+    @property
+    def data(self) -> Any:
+        """The packed object when hooks are set, else the saved tensor."""
+        entry = self._entry()
+        return entry.packed if type(entry) is _Packed else entry
+
+    @property
+    def unpack_hook(self) -> Any:
+        """The unpack hook, or None when the tensor is saved as it is."""
+        entry = self._entry()
+        return entry.unpack_hook if type(entry) is _Packed else None
+
+    def register_hooks(self, *args: Any, **kwargs: Any) -> None:
+        """Pack this saved tensor with ``pack_hook`` now; backward calls ``unpack_hook``."""
+        if kwargs or len(args) != 2 or not all(callable(h) for h in args):
+            raise TypeError(
+                "register_hooks(): incompatible function arguments. The following argument "
+                "types are supported: (self, pack_hook: Callable, unpack_hook: Callable) -> None"
+            )
+        try:
+            entry = self._get()
+        except KeyError:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                "graph a second time or if you need to access saved values after calling "
+                "backward."
+            ) from None
+        if entry is None:
+            raise RuntimeError(
+                "None is forbidden: a saved tensor that is None cannot have hooks registered"
+            )
+        if type(entry) is _Packed:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor whose hooks have already been set. "
+                "Hint: only one pair of hooks is allowed at a time."
+            )
+        self._set(_Packed(entry, args[0], args[1], entry._grad_fn, entry._output_nr))
+
+
+# --- the running backward -------------------------------------------------------------------
+class GraphTask:
+    """One run of the engine (a ``backward`` or ``autograd.grad`` call): the nodes it reaches
+    and, with ``inputs``, the ones it will run."""
+
+    __slots__ = ("id", "deps", "selective", "accumulate_grad", "has_inputs")
+    _ids = itertools.count()
+
+    def __init__(self, deps: dict, selective: Any, accumulate_grad: bool, has_inputs: bool) -> None:
+        self.id = next(GraphTask._ids)
+        self.deps, self.selective = deps, selective
+        self.accumulate_grad, self.has_inputs = accumulate_grad, has_inputs
+
+    def will_execute(self, node: Any) -> bool:
+        """Whether ``node`` runs (or, for autograd.grad's inputs, has its gradient taken)."""
+        return node in self.deps and (self.selective is None or node in self.selective)
+
+
+graph_tasks: list = []  # the engine runs now, innermost (a reentrant backward) last
+
+
+def current_graph_task() -> GraphTask | None:
+    return graph_tasks[-1] if graph_tasks else None
+
+
+class _MultiHandle(RemovableHandle):
+    __slots__ = ("handles",)
+
+    def __init__(self, handles: tuple) -> None:
+        self.handles = handles
+        self.id = next(RemovableHandle._next_id)
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+
+def register_multi_grad_hook(tensors: Any, fn: Callable, *, mode: str = "all") -> RemovableHandle:
+    """Call ``fn`` once per backward for a group of tensors (PyTorch's
+    ``torch.autograd.graph.register_multi_grad_hook``).
+
+    ``mode="all"``: after the gradients of every tensor that this backward reaches were
+    computed, ``fn(grads)`` with None for those it does not reach. ``mode="any"``: ``fn(grad)``
+    with the first of them to be computed.
+
+    Example::
+
+        >>> a, b = glassgrad.ones(2, requires_grad=True), glassgrad.ones(2, requires_grad=True)
+        >>> h = glassgrad.autograd.graph.register_multi_grad_hook(
+        ...     (a, b), lambda grads: print([g is not None for g in grads]))
+        >>> (a * 2).sum().backward()
+        [True, False]
+    """
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    tensors = tuple(tensors)
+    if mode == "any":
+        ran: set = set()
+
+        def first(grad: Any) -> None:
+            task = current_graph_task()
+            if task.id in ran:
+                return
+            ran.add(task.id)
+            fn(grad)
+
+        return _MultiHandle(tuple(t.register_hook(first) for t in tensors if t.requires_grad))
+
+    nodes = [t.grad_fn if t.grad_fn is not None else accumulator_of(t) for t in tensors]
+    pending: dict = {}  # graph task id -> [gradients so far, how many are still to come]
+
+    def inner(index: int) -> Callable:
+        def hook(grad: Any) -> None:
+            task = current_graph_task()
+            state = pending.get(task.id)
+            if state is None:
+                expected = sum(1 for n in nodes if n is not None and task.will_execute(n))
+                state = pending[task.id] = [[None] * len(tensors), expected]
+            state[0][index] = grad
+            state[1] -= 1
+            if state[1] == 0:
+                del pending[task.id]
+                fn(state[0])
+
+        return hook
+
+    return _MultiHandle(tuple(t.register_hook(inner(i)) for i, t in enumerate(tensors)))

@@ -30,7 +30,14 @@ import numpy as np
 from .._dtype import scalar_type_name, tensor_type_name
 from . import graph
 from .grad_mode import state as grad_state
-from .graph import Node, accumulator_of, saved_tensors_freed_error
+from .graph import (
+    Node,
+    SavedTensor,
+    _Packed,
+    accumulator_of,
+    pack_saved,
+    saved_tensors_freed_error,
+)
 from .views import (
     OVERLAP_WRITE_ERROR,
     check_inplace,
@@ -44,6 +51,7 @@ from .views import (
 __all__ = ["Op", "apply_inplace", "fit_gradients", "legacy_volatile"]
 
 _seq = graph.sequence_counter
+_saved_hooks = graph.saved_hooks_stack  # non-empty inside saved_tensors_hooks
 # Edge tuples of common lengths, shared (ops with 64 or more inputs build their own).
 _ZEROS = tuple((0,) * n for n in range(64))
 _FIRST = tuple(tuple(range(n)) for n in range(64))  # saved_inputs naming every input
@@ -303,6 +311,8 @@ class Op(Node):
         result._version_counter = None
         if cls.saves_output:
             node._saved_out = (out, result._vc, 0)
+        if _saved_hooks:
+            node._pack_saved()
         return result
 
     @classmethod
@@ -369,10 +379,14 @@ class Op(Node):
                 node._saved_out = [
                     (results[k]._data, results[k]._vc, 0, k) for k in cls.saved_outputs
                 ]
+            if _saved_hooks:
+                node._pack_saved()
             return results
         result = Tensor._result(out, node, 0)
         if cls.saves_output:
             node._saved_out = (result._data, result._vc, 0)
+        if _saved_hooks:
+            node._pack_saved()
         return result
 
     @classmethod
@@ -487,17 +501,92 @@ class Op(Node):
                 if counter is not None and counter[0] != (versions[k] if versions else 0):
                     raise _modified_error(x, versions[k] if versions else 0, x.grad_fn)
                 values.append(x if as_tensors else x._data)
+            elif type(x) is _Packed:  # saved under saved_tensors_hooks: its unpack hook
+                t = x.unpack()
+                values.append(t if as_tensors else t._data)
             else:
                 values.append(x)
             k += 1
         if self._saved_out is not None:
             for data, counter, version, nr in self._saved_output_entries():
+                if type(data) is _Packed:
+                    t = data.unpack()
+                    values.append(t if as_tensors else t._data)
+                    continue
                 if counter[0] != version:
                     holder = Tensor._from_array(data)
                     holder._vc = counter
                     raise _modified_error(holder, version, self)
                 values.append(Tensor._result(data, self, nr) if as_tensors else data)
         return tuple(values)
+
+    def __getattr__(self, name: str) -> Any:
+        # PyTorch's ``grad_fn._saved_<name>`` (the tensor) and ``_raw_saved_<name>`` (a
+        # SavedTensor) for saved inputs ("self", "other", "input<i>") and outputs ("result").
+        raw = name.startswith("_raw_saved_")
+        if (raw or name.startswith("_saved_")) and name not in Op.__slots__:
+            slot = self._saved_slot(name[11:] if raw else name[7:])
+            if slot is not None:
+                handle = SavedTensor(*self._saved_accessors(slot))
+                if raw:
+                    return handle
+                entry = handle._entry()
+                return entry.unpack() if type(entry) is _Packed else entry
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def _saved_slot(self, name: str) -> tuple | None:
+        for k, i in enumerate(type(self).saved_inputs):
+            if _SAVED_NAMES.get(i, f"input{i}") == name:
+                return ("in", k)
+        if type(self).saves_output and name == "result":
+            return ("out", 0)
+        for k, nr in enumerate(type(self).saved_outputs):
+            if name == f"result{nr}":
+                return ("out", k)
+        return None
+
+    def _saved_accessors(self, slot: tuple) -> tuple:
+        kind, k = slot
+
+        def get() -> Any:
+            if self._saved is None:
+                raise KeyError(slot)
+            if kind == "in":
+                return self._saved[k]
+            data, counter, _, nr = self._saved_output_entries()[k]
+            if type(data) is _Packed:
+                return data
+            t = graph.Tensor._result(data, self, nr)
+            t._version_counter = counter
+            return t
+
+        def set_(packed: Any) -> None:
+            if kind == "in":
+                saved = list(self._saved)
+                saved[k] = packed
+                self._saved = tuple(saved)
+                return
+            entries = self._saved_output_entries()
+            _, counter, version, nr = entries[k]
+            entries[k] = (packed, counter, version, nr)
+            self._saved_out = entries if type(self._saved_out) is list else entries[0][:3]
+
+        return get, set_
+
+    def _pack_saved(self) -> None:
+        """Inside saved_tensors_hooks: what this node saved goes through the pack hook."""
+        Tensor = graph.Tensor
+        if self._saved:
+            self._saved = tuple(pack_saved(x) if isinstance(x, Tensor) else x for x in self._saved)
+        out = self._saved_out
+        if out is None:
+            return
+        packed = []
+        for data, counter, version, nr in self._saved_output_entries():
+            t = Tensor._result(data, self, nr)
+            t._version_counter = counter
+            packed.append((pack_saved(t, self, nr), counter, version, nr))
+        self._saved_out = packed if type(out) is list else packed[0][:3]
 
     def _saved_output_entries(self) -> list:
         """``(data, version counter, version, output_nr)`` of each saved output."""
@@ -944,6 +1033,8 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     target._vc[0] += 1
     if cls.saves_output:
         node._saved_out = (data, target._vc, target._vc[0])
+    if _saved_hooks:
+        node._pack_saved()
     rebase_history(target, node)
     return target
 

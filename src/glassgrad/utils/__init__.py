@@ -1,5 +1,6 @@
-"""Utilities around the core: ``utils.data`` (datasets, samplers, ``DataLoader``)."""
+"""Utilities around the core: ``utils.data`` (datasets, samplers, ``DataLoader``) and
+``utils.checkpoint`` (activation checkpointing)."""
 
-from . import data
+from . import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]
