@@ -42,6 +42,7 @@ MODULES = [
     "glassgrad.nn.modules.padding",
     "glassgrad.ops.nn_loss_margin",
     "glassgrad.ops.nn_pool_unpool",
+    "glassgrad.ops.nn_grid_sample",
     "glassgrad.ops.nn_activation_piecewise",
     "glassgrad.ops.nn_dropout_feature",
     "glassgrad.nn.utils.rnn",
