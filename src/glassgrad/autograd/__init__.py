@@ -49,7 +49,7 @@ __all__ = [
 def _as_list(x: Any) -> list:
     if x is None:
         return []
-    if isinstance(x, (list, tuple)):
+    if isinstance(x, (list, tuple)) and type(x) is not graph.GradientEdge:
         return list(x)
     return [x]
 
@@ -66,14 +66,14 @@ def _make_grads(outputs: list, grads: list, create_graph: bool) -> list:
         )
     made = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
-        data = out._data
+        data = _output_array(out)
         if g is None:
             if data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if data.dtype.kind != "f":
                 raise RuntimeError(
                     "grad can be implicitly created only for real scalar outputs but got "
-                    f"{out.dtype}"
+                    f"{graph.Tensor._from_array(data).dtype}"
                 )
             g_data = np.ones(data.shape, dtype=data.dtype)
             made.append(Tensor._from_array(g_data) if create_graph else g_data)
@@ -86,19 +86,28 @@ def _make_grads(outputs: list, grads: list, create_graph: bool) -> list:
                 f"glassgrad.Size({list(g._data.shape)}) and output[{i}] has a shape of "
                 f"glassgrad.Size({list(data.shape)})."
             )
-        if g._data.dtype.kind != data.dtype.kind:
-            raise RuntimeError(
-                f"For complex Tensors, both grad_output and output are required to have the "
-                f"same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
-                f"{g.dtype} and output[{i}] has a dtype of {out.dtype}."
-            )
+        if g._data.dtype != data.dtype:
+            # Any real dtype is taken and cast to the output's, as PyTorch's engine casts the
+            # gradient its root sends (glassgrad has no complex dtypes to refuse).
+            g = g.to(graph.Tensor._from_array(data).dtype)
         made.append(g if create_graph else g._data)
     return made
+
+
+def _output_array(out: Any) -> np.ndarray:
+    """An output's array, or for a GradientEdge an empty stand-in of the node's output
+    shape and dtype (what the checks of the starting gradient read)."""
+    if type(out) is graph.GradientEdge:
+        shape, dtype = out.node._output_meta[out.output_nr]
+        return np.broadcast_to(np.zeros((), dtype=dtype), shape)
+    return out._data
 
 
 def _check_roots(outputs: list) -> None:
     Tensor = graph.Tensor
     for i, out in enumerate(outputs):
+        if type(out) is graph.GradientEdge:
+            continue
         if not isinstance(out, Tensor):
             raise TypeError(
                 f"backward: expected a Tensor as element {i} of tensors, got {type(out).__name__}"
@@ -170,9 +179,14 @@ def grad(
     create_graph: bool = False,
     only_inputs: bool = True,
     allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
     materialize_grads: bool = False,
 ) -> tuple:
     """The gradients of ``outputs`` with respect to ``inputs`` (``.grad`` is untouched).
+
+    With ``is_grads_batched``, the first dimension of every ``grad_outputs`` entry is a batch:
+    one vector-Jacobian product per entry, stacked (PyTorch vectorizes this with vmap;
+    glassgrad runs the backward once per entry).
 
     Example::
 
@@ -181,6 +195,11 @@ def grad(
         >>> dx, glassgrad.autograd.grad(dx, x)[0]
         (tensor(27., grad_fn=<MulBackward0>), tensor(18.))
     """
+    if is_grads_batched:
+        return _batched_grad(
+            outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+            materialize_grads,
+        )  # fmt: skip
     Tensor = graph.Tensor
     output_list = _as_list(outputs)
     input_list = _as_list(inputs)
@@ -194,6 +213,8 @@ def grad(
     if allow_unused is None:
         allow_unused = materialize_grads
     for t in input_list:
+        if type(t) is graph.GradientEdge:
+            continue
         if not isinstance(t, Tensor):
             raise TypeError(f"grad: inputs must be Tensors, got {type(t).__name__}")
         if not t.requires_grad:  # the property: a view requires grad through its base too
@@ -214,6 +235,10 @@ def grad(
                     "graph. Set allow_unused=True if this is the desired behavior."
                 )
             if materialize_grads:
+                if type(t) is graph.GradientEdge:
+                    raise RuntimeError(
+                        "materialize_grads cannot be used when the given input is a GradientEdge"
+                    )
                 # Zeros that require grad under create_graph, as PyTorch's zeros_like(input,
                 # requires_grad=create_graph): a later derivative of them is zeros too.
                 results.append(
@@ -224,3 +249,41 @@ def grad(
             g = Tensor._from_array(g if g.flags.writeable else np.array(g))
         results.append(g)
     return tuple(results)
+
+
+def _batched_grad(
+    outputs: Any, inputs: Any, grad_outputs: Any, retain_graph: bool | None, create_graph: bool,
+    allow_unused: bool | None, materialize_grads: bool,
+) -> tuple:  # fmt: skip
+    """``grad`` for each index of the batch dimension of ``grad_outputs``, stacked."""
+    from .. import stack
+
+    output_list = _as_list(outputs)
+    batched = _as_list(grad_outputs)
+    for i, (out, g) in enumerate(zip(output_list, batched)):
+        shape = _output_array(out).shape
+        if g is None or tuple(g.shape[1:]) != tuple(shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each "
+                "grad_output as the batch dimension. The sizes of the remaining dimensions are "
+                "expected to match the shape of corresponding output, but a mismatch was "
+                f"detected: grad_output[{i}] has a shape of "
+                f"{None if g is None else g.shape} and output[{i}] has a shape of "
+                f"glassgrad.Size({list(shape)}). If you only want some tensors in "
+                "`grad_output` to be considered batched, consider using vmap."
+            )
+    size = batched[0].shape[0] if batched else 0
+    keep = create_graph if retain_graph is None else retain_graph
+    rows = [
+        grad(
+            output_list,
+            inputs,
+            [g[b] for g in batched],
+            retain_graph=keep or b < size - 1,
+            create_graph=create_graph,
+            allow_unused=allow_unused,
+            materialize_grads=materialize_grads,
+        )  # fmt: skip
+        for b in range(size)
+    ]
+    return tuple(None if column[0] is None else stack(list(column)) for column in zip(*rows))

@@ -175,8 +175,8 @@ def _run_backward(
     ``inputs`` are returned instead, in order, None where nothing arrived.
     """
     # A root without an edge (a view made in no-grad mode) sends its gradient nowhere.
-    root_edges = [edge for edge in map(edge_of, roots) if edge[0] is not None]
-    root_grads = [g for r, g in zip(roots, root_grads) if edge_of(r)[0] is not None]
+    root_edges = [edge for edge in map(_edge, roots) if edge[0] is not None]
+    root_grads = [g for r, g in zip(roots, root_grads) if _edge(r)[0] is not None]
     root_nodes = [n for n, _ in root_edges]
     deps = _collect(root_nodes)
 
@@ -184,7 +184,7 @@ def _run_backward(
     selective = None  # with inputs: the nodes that lead to one of them (only those run)
     if inputs is not None:
         for index, t in enumerate(inputs):
-            node, nr = edge_of(t)
+            node, nr = _edge(t)
             capture.setdefault(node, []).append((nr, index))
         selective = _needed(root_nodes, set(capture))
     captured: list = [None] * (len(inputs) if inputs is not None else 0)
@@ -358,6 +358,13 @@ def _call_node(node: Node, grads: list, retain_graph: bool, create_graph: bool) 
     if not retain_graph:
         node._release()
     return outputs
+
+
+def _edge(x: Any) -> tuple:
+    """``(node, input_nr)`` of a tensor, or of a ``GradientEdge`` as it is."""
+    if type(x) is graph.GradientEdge:
+        return (x.node, x.output_nr)
+    return edge_of(x)
 
 
 def _leads_on(node: Node, needed: set) -> bool:

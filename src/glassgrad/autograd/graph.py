@@ -13,7 +13,7 @@ import os
 import sys
 import weakref
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -22,10 +22,12 @@ from .grad_mode import state as grad_state
 __all__ = [
     "Node",
     "AccumulateGrad",
+    "GradientEdge",
     "RemovableHandle",
     "SavedTensor",
     "accumulator_of",
     "disable_saved_tensors_hooks",
+    "get_gradient_edge",
     "increment_version",
     "register_multi_grad_hook",
     "save_on_cpu",
@@ -758,3 +760,37 @@ def register_multi_grad_hook(tensors: Any, fn: Callable, *, mode: str = "all") -
         return hook
 
     return _MultiHandle(tuple(t.register_hook(inner(i)) for i, t in enumerate(tensors)))
+
+
+# --- gradient edges -------------------------------------------------------------------------
+class GradientEdge(NamedTuple):
+    """A place in the graph a gradient flows into: ``node``'s input ``output_nr`` (PyTorch's
+    ``torch.autograd.graph.GradientEdge``). ``autograd.grad`` and ``backward`` take one
+    wherever they take a tensor, as an input or an output, even once the tensor is gone or
+    was changed in place."""
+
+    node: Any
+    output_nr: int
+
+
+def get_gradient_edge(tensor: Any) -> GradientEdge:
+    """The edge through which ``tensor``'s gradient flows (its grad_fn, or its AccumulateGrad
+    for a leaf).
+
+    Example::
+
+        >>> x = glassgrad.ones(2, requires_grad=True)
+        >>> y = x * 2
+        >>> edge = glassgrad.autograd.graph.get_gradient_edge(y)
+        >>> glassgrad.autograd.grad(y.sum(), edge)
+        (tensor([1., 1.]),)
+    """
+    if not tensor.requires_grad:
+        raise RuntimeError(
+            "It is not possible to get the gradient edge for a Tensor that does not require "
+            "gradients"
+        )
+    fn = tensor.grad_fn
+    if fn is None:
+        return GradientEdge(accumulator_of(tensor), 0)
+    return GradientEdge(fn, tensor.output_nr)
