@@ -66,6 +66,16 @@ from ._factories import (
     zeros,
     zeros_like,
 )
+from ._layout import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    layout,
+    memory_format,
+    preserve_format,
+    sparse_coo,
+    strided,
+)
 from ._legacy import (
     BoolTensor,
     ByteTensor,

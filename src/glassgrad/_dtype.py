@@ -170,7 +170,7 @@ def default_numpy_float() -> np.dtype:
     return _default.numpy
 
 
-def promote_types(a: dtype, b: dtype) -> dtype:
+def promote_types(type1: dtype, type2: dtype) -> dtype:
     """The smallest dtype to which both can be converted, as ``torch.promote_types``.
 
     Example::
@@ -178,7 +178,7 @@ def promote_types(a: dtype, b: dtype) -> dtype:
         >>> glassgrad.promote_types(glassgrad.int64, glassgrad.float32)
         glassgrad.float32
     """
-    return _BY_NUMPY[_promote_np(a.numpy, b.numpy)]
+    return _BY_NUMPY[_promote_np(type1.numpy, type2.numpy)]
 
 
 def _category(np_dtype: np.dtype) -> int:

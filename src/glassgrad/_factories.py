@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from . import _dtype
+from ._layout import check_factory_options
 from ._tensor import Tensor, check_device
 
 __all__ = [
@@ -248,18 +249,64 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return Tensor._from_array(array)
 
 
+def _created(
+    op: str,
+    data: np.ndarray,
+    out: Any,
+    requires_grad: bool,
+    device: Any,
+    layout: Any = None,
+    pin_memory: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    """A factory's result: its options checked, then a new leaf, or ``data`` written into
+    ``out`` (PyTorch's rules: the same dtype, resized if needed)."""
+    check_factory_options(op, layout, pin_memory, memory_format)
+    if out is None:
+        return _finish(data, requires_grad, device)
+    if device is not None:
+        check_device(device)
+    if requires_grad:
+        raise RuntimeError(
+            f"{op}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad."
+        )
+    from .ops._out import out_result  # the ops package imports this module
+
+    return out_result(op, out, Tensor._from_array(data), (), exact=True)
+
+
+def _out_dtype(dtype: Any, out: Any, default: np.dtype | None = None) -> np.dtype:
+    """The dtype to create: ``dtype``, else ``out``'s, else ``default``."""
+    if dtype is None and isinstance(out, Tensor):
+        return out._data.dtype
+    return _np_dtype(dtype, default)
+
+
+def _size_argument(op: str, args: tuple, size: Any) -> tuple:
+    """The size of ``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros(size=(2, 3))``."""
+    if size is not None:
+        if args:
+            raise TypeError(f"{op}() got multiple values for argument 'size'")
+        args = (size,)
+    return _size(args)
+
+
 def _factory(fill: Any, name: str, doc: str) -> Any:
     def factory(
-        *size: Any,
-        dtype: Any = None,
-        device: Any = None,
-        requires_grad: bool = False,
+        *args: Any,
+        size: Any = None,
         out: Any = None,
+        dtype: Any = None,
         layout: Any = None,
+        device: Any = None,
         pin_memory: bool = False,
+        requires_grad: bool = False,
+        memory_format: Any = None,
     ) -> Tensor:
-        shape = _size(size)
-        return _finish(fill(shape, _np_dtype(dtype)), requires_grad, device)
+        shape = _size_argument(name, args, size)
+        data = fill(shape, _out_dtype(dtype, out))
+        return _created(name, data, out, requires_grad, device, layout, pin_memory, memory_format)
 
     factory.__name__ = factory.__qualname__ = name
     factory.__doc__ = doc
@@ -269,7 +316,8 @@ def _factory(fill: Any, name: str, doc: str) -> Any:
 zeros = _factory(
     np.zeros,
     "zeros",
-    """A tensor of zeros of the given size.
+    """A tensor of zeros of the given size (``zeros(2, 3)``, ``zeros((2, 3))`` or
+``zeros(size=(2, 3))``).
 
 Example::
 
@@ -305,8 +353,11 @@ def full(
     size: Sequence[int],
     fill_value: Any,
     *,
+    out: Any = None,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
+    pin_memory: bool = False,
     requires_grad: bool = False,
 ) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from the value).
@@ -316,19 +367,23 @@ def full(
         >>> glassgrad.full((2,), 7)
         tensor([7, 7])
     """
-    if dtype is None:
+    if dtype is None and out is None:
         default = _infer_array(fill_value).dtype
     else:
-        default = _np_dtype(dtype)
-    return _finish(np.full(_size(tuple(size)), fill_value, dtype=default), requires_grad, device)
+        default = _out_dtype(dtype, out)
+    data = np.full(_size(tuple(size)), fill_value, dtype=default)
+    return _created("full", data, out, requires_grad, device, layout, pin_memory)
 
 
 def eye(
     n: int,
     m: int | None = None,
     *,
+    out: Any = None,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
+    pin_memory: bool = False,
     requires_grad: bool = False,
 ) -> Tensor:
     """The identity matrix (``n`` x ``m``).
@@ -339,19 +394,24 @@ def eye(
         tensor([[1., 0.],
                 [0., 1.]])
     """
-    return _finish(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad, device)
+    data = np.eye(n, m, dtype=_out_dtype(dtype, out))
+    return _created("eye", data, out, requires_grad, device, layout, pin_memory)
 
 
 def arange(
-    start: Any,
+    start: Any = None,
     end: Any = None,
     step: Any = 1,
     *,
+    out: Any = None,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
+    pin_memory: bool = False,
     requires_grad: bool = False,
 ) -> Tensor:
-    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 for integer arguments.
+    """Values from ``start`` (0 by default) to ``end`` (exclusive) by ``step``; int64 for
+    integer arguments. ``arange(5)``, ``arange(2, 5)``, ``arange(end=5)``.
 
     Example::
 
@@ -359,7 +419,11 @@ def arange(
         tensor([0, 1, 2])
     """
     if end is None:
+        if start is None:
+            raise TypeError("arange() missing required argument 'end'")
         start, end = 0, start
+    elif start is None:
+        start = 0
     if step == 0:
         raise RuntimeError("arange: step must be nonzero")
     if (end - start) / step < 0:
@@ -371,7 +435,8 @@ def arange(
     default = _dtype.default_numpy_float() if is_float else np.dtype(np.int64)
     count = max(math.ceil((float(end) - float(start)) / float(step)), 0)
     values = float(start) + np.arange(count, dtype=np.float64) * float(step)
-    return _finish(values.astype(_np_dtype(dtype, default)), requires_grad, device)
+    data = values.astype(_out_dtype(dtype, out, default))
+    return _created("arange", data, out, requires_grad, device, layout, pin_memory)
 
 
 def linspace(
@@ -379,8 +444,11 @@ def linspace(
     end: float,
     steps: int,
     *,
+    out: Any = None,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
+    pin_memory: bool = False,
     requires_grad: bool = False,
 ) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive.
@@ -393,86 +461,104 @@ def linspace(
     if steps < 0:
         raise RuntimeError("linspace: number of steps must be non-negative")
     values = np.linspace(float(start), float(end), steps)
-    return _finish(values.astype(_np_dtype(dtype)), requires_grad, device)
+    data = values.astype(_out_dtype(dtype, out))
+    return _created("linspace", data, out, requires_grad, device, layout, pin_memory)
 
 
 def _rng(generator: Generator | None) -> np.random.Generator:
     return (generator or default_generator).rng
 
 
-def rand(
-    *size: Any,
-    generator: Generator | None = None,
-    dtype: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-) -> Tensor:
+def _random_factory(name: str, draw: Any, doc: str) -> Any:
+    def factory(
+        *args: Any,
+        size: Any = None,
+        generator: Generator | None = None,
+        out: Any = None,
+        dtype: Any = None,
+        layout: Any = None,
+        device: Any = None,
+        pin_memory: bool = False,
+        requires_grad: bool = False,
+    ) -> Tensor:
+        shape = _size_argument(name, args, size)
+        data = draw(_rng(generator), shape).astype(_out_dtype(dtype, out))
+        return _created(name, data, out, requires_grad, device, layout, pin_memory)
+
+    factory.__name__ = factory.__qualname__ = name
+    factory.__doc__ = doc
+    return factory
+
+
+rand = _random_factory(
+    "rand",
+    lambda rng, shape: rng.random(shape, dtype=np.float64),
     """Uniform random values in ``[0, 1)``.
 
-    Example::
+Example::
 
-        >>> glassgrad.rand(2, 3).shape
-        glassgrad.Size([2, 3])
-    """
-    dt = _np_dtype(dtype)
-    values = _rng(generator).random(_size(size), dtype=np.float64).astype(dt)
-    return _finish(values, requires_grad, device)
-
-
-def randn(
-    *size: Any,
-    generator: Generator | None = None,
-    dtype: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-) -> Tensor:
+    >>> glassgrad.rand(2, 3).shape
+    glassgrad.Size([2, 3])
+""",
+)
+randn = _random_factory(
+    "randn",
+    lambda rng, shape: rng.standard_normal(shape),
     """Standard normal random values.
 
-    Example::
+Example::
 
-        >>> glassgrad.randn(4).shape
-        glassgrad.Size([4])
-    """
-    dt = _np_dtype(dtype)
-    values = _rng(generator).standard_normal(_size(size)).astype(dt)
-    return _finish(values, requires_grad, device)
+    >>> glassgrad.randn(4).shape
+    glassgrad.Size([4])
+""",
+)
 
 
 def randint(
-    low: int,
-    high: int | None = None,
-    size: Sequence[int] = (),
+    low: Any = None,
+    high: Any = None,
+    size: Any = None,
     *,
     generator: Generator | None = None,
+    out: Any = None,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
+    pin_memory: bool = False,
     requires_grad: bool = False,
 ) -> Tensor:
-    """Random integers in ``[low, high)`` (int64).
+    """Random integers in ``[low, high)`` (int64): ``randint(high, size)`` or
+    ``randint(low, high, size)``.
 
     Example::
 
         >>> glassgrad.randint(0, 10, (3,)).dtype
         glassgrad.int64
     """
-    if high is None:
-        low, high = 0, low
-    elif not isinstance(high, int) and isinstance(high, Sequence):
-        low, high, size = 0, low, high  # randint(high, size), PyTorch's second overload
+    if size is None and high is not None and not isinstance(high, (int, np.integer)):
+        low, high, size = 0, low, high  # randint(high, size), PyTorch's first overload
+    if low is None:
+        low = 0
+    if high is None or size is None:
+        raise TypeError("randint() missing required arguments: 'high' and 'size'")
     if low >= high:
         raise RuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
         )
     values = _rng(generator).integers(low, high, _size(tuple(size)))
-    return _finish(values.astype(_np_dtype(dtype, np.dtype(np.int64))), requires_grad, device)
+    data = values.astype(_out_dtype(dtype, out, np.dtype(np.int64)))
+    return _created("randint", data, out, requires_grad, device, layout, pin_memory)
 
 
 def randperm(
     n: int,
     *,
     generator: Generator | None = None,
+    out: Any = None,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
+    pin_memory: bool = False,
     requires_grad: bool = False,
 ) -> Tensor:
     """A random permutation of ``0 .. n-1``.
@@ -483,45 +569,100 @@ def randperm(
         [0, 1, 2, 3]
     """
     values = _rng(generator).permutation(n)
-    return _finish(values.astype(_np_dtype(dtype, np.dtype(np.int64))), requires_grad, device)
+    data = values.astype(_out_dtype(dtype, out, np.dtype(np.int64)))
+    return _created("randperm", data, out, requires_grad, device, layout, pin_memory)
 
 
-def _like(factory: Any, name: str) -> Any:
+def _like(factory: Any, name: str, random: bool = False) -> Any:
     def like(
         input: Tensor,
         *,
         dtype: Any = None,
+        layout: Any = None,
         device: Any = None,
+        pin_memory: bool = False,
+        requires_grad: bool = False,
+        memory_format: Any = None,
+        **random_options: Any,
+    ) -> Tensor:
+        check_factory_options(name, layout, pin_memory, memory_format)
+        dt = dtype if dtype is not None else input.dtype
+        return factory(
+            input._data.shape, dtype=dt, device=device, requires_grad=requires_grad,
+            **random_options,
+        )  # fmt: skip
+
+    def random_like(
+        input: Tensor,
+        *,
+        generator: Generator | None = None,
+        dtype: Any = None,
+        layout: Any = None,
+        device: Any = None,
+        pin_memory: bool = False,
         requires_grad: bool = False,
         memory_format: Any = None,
     ) -> Tensor:
-        dt = dtype if dtype is not None else input.dtype
-        return factory(input._data.shape, dtype=dt, device=device, requires_grad=requires_grad)
+        return like(
+            input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
+            requires_grad=requires_grad, memory_format=memory_format, generator=generator,
+        )  # fmt: skip
 
-    like.__name__ = like.__qualname__ = name
-    like.__doc__ = f"``{factory.__name__}`` with the shape (and by default dtype) of ``input``."
-    return like
+    chosen = random_like if random else like
+    chosen.__name__ = chosen.__qualname__ = name
+    chosen.__doc__ = f"``{factory.__name__}`` with the shape (and by default dtype) of ``input``."
+    return chosen
 
 
 zeros_like = _like(zeros, "zeros_like")
 ones_like = _like(ones, "ones_like")
 empty_like = _like(empty, "empty_like")
-rand_like = _like(rand, "rand_like")
-randn_like = _like(randn, "randn_like")
+rand_like = _like(rand, "rand_like", random=True)
+randn_like = _like(randn, "randn_like", random=True)
 
 
 def full_like(
-    input: Tensor, fill_value: Any, *, dtype: Any = None, requires_grad: bool = False
+    input: Tensor,
+    fill_value: Any,
+    *,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: bool = False,
+    requires_grad: bool = False,
+    memory_format: Any = None,
 ) -> Tensor:
     """``full`` with the shape (and by default dtype) of ``input``."""
+    check_factory_options("full_like", layout, pin_memory, memory_format)
     dt = dtype if dtype is not None else input.dtype
-    return full(input._data.shape, fill_value, dtype=dt, requires_grad=requires_grad)
+    return full(input._data.shape, fill_value, dtype=dt, device=device, requires_grad=requires_grad)
 
 
-def randint_like(input: Tensor, low: int, high: int | None = None, *, dtype: Any = None) -> Tensor:
-    """``randint`` with the shape (and by default dtype) of ``input``."""
+def randint_like(
+    input: Tensor,
+    low: Any = None,
+    high: Any = None,
+    *,
+    generator: Generator | None = None,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: bool = False,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    """``randint`` with the shape (and by default dtype) of ``input``: ``randint_like(x, high)``
+    or ``randint_like(x, low, high)``."""
+    check_factory_options("randint_like", layout, pin_memory, memory_format)
+    if high is None:
+        low, high = 0, low
+    if low is None:
+        low = 0
     dt = dtype if dtype is not None else input.dtype
-    return randint(low, high, input._data.shape, dtype=dt)
+    return randint(
+        low, high, input._data.shape, generator=generator, dtype=dt, device=device,
+        requires_grad=requires_grad,
+    )  # fmt: skip
 
 
 def _new(factory: Any, name: str) -> Any:
@@ -535,9 +676,17 @@ def _new(factory: Any, name: str) -> Any:
 
 
 def _new_tensor(
-    self: Tensor, data: Any, *, dtype: Any = None, requires_grad: bool = False
+    self: Tensor,
+    data: Any,
+    *,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: bool = False,
+    requires_grad: bool = False,
 ) -> Tensor:
-    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    check_factory_options("new_tensor", layout, pin_memory)
+    return tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
 
 def _new_full(
@@ -546,9 +695,15 @@ def _new_full(
     fill_value: Any,
     *,
     dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: bool = False,
     requires_grad: bool = False,
 ) -> Tensor:
-    return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return full(
+        size, fill_value, dtype=dtype or self.dtype, layout=layout, device=device,
+        pin_memory=pin_memory, requires_grad=requires_grad,
+    )  # fmt: skip
 
 
 Tensor.new_zeros = _new(zeros, "new_zeros")

@@ -606,7 +606,14 @@ class Tensor:
     def is_complex(self) -> bool:
         return self._data.dtype.kind == "c"
 
-    def is_contiguous(self) -> bool:
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        """Row-major and dense (glassgrad has no other memory format: channels-last asks
+        are answered for the row-major layout's strides)."""
+        if memory_format is not None and getattr(memory_format, "name", "") not in (
+            "contiguous_format",
+            "preserve_format",
+        ):
+            return False
         return self._data.flags.c_contiguous
 
     def stride(self, dim: int | None = None) -> tuple | int:
@@ -680,7 +687,13 @@ class Tensor:
             (type(self), self._data.copy(), self._requires_grad, attrs),
         )
 
-    def cpu(self) -> Tensor:
+    def cpu(self, memory_format: Any = None) -> Tensor:
+        """This tensor (glassgrad computes on the CPU)."""
+        if memory_format is not None and getattr(memory_format, "name", "") not in (
+            "contiguous_format",
+            "preserve_format",
+        ):
+            raise RuntimeError(f"cpu(): memory_format {memory_format} is not supported")
         return self
 
     def __len__(self) -> int:

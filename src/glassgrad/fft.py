@@ -8,6 +8,7 @@ Example::
     tensor([10.+0.j, -2.+2.j, -2.+0.j])
 """
 
+from .ops._out import with_out as _with_out
 from .ops.fft_functions import (
     fft,
     fft2,
@@ -57,3 +58,6 @@ __all__ = [
     "rfftfreq",
     "rfftn",
 ]
+
+# PyTorch's keyword-only out= on each (PyTorch's rules: see ops/_out.py).
+globals().update({_name: _with_out(globals()[_name], _name) for _name in __all__})

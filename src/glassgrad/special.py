@@ -11,6 +11,7 @@ Example::
     tensor([0.5000])
 """
 
+from .ops._out import with_out as _with_out
 from .ops.pointwise import sigmoid as expit
 from .ops.pointwise_extra import erf, erfinv, exp2, expm1, log1p, round
 from .ops.reduction_extra import logsumexp
@@ -96,3 +97,6 @@ __all__ = [
     "xlogy",
     "zeta",
 ]
+
+# PyTorch's keyword-only out= on each (the functions also serve as Tensor methods without it).
+globals().update({_name: _with_out(globals()[_name], _name) for _name in __all__})

@@ -14,6 +14,7 @@ from .._tensor import Tensor
 from ..autograd import graph
 from . import complex, conversion, indexing, linalg, pointwise, reduction, shape
 from ._namespace import ArrayNamespace, build_tensor_namespace
+from ._out import with_out
 from ._registry import REGISTRY
 
 # Every op module of this package registers its rows on import; new modules need no edit here.
@@ -93,10 +94,11 @@ def attach_methods() -> None:
 
 
 def public_functions(namespace: str = "") -> dict[str, Any]:
-    """Registry functions public in ``namespace`` ("" is ``glassgrad.<name>``)."""
+    """Registry functions public in ``namespace`` ("" is ``glassgrad.<name>``), each taking
+    PyTorch's ``out=`` (the Tensor methods, which have none, are the functions as they are)."""
     private = ("getitem", "rtruediv", "rpow", "rmatmul")  # operators PyTorch has no name for
     return {
-        info.name: info.function
+        info.name: with_out(info.function, info.name)
         for info in REGISTRY.values()
         if info.namespace == namespace
         and info.name not in private

@@ -129,3 +129,13 @@ def float_kernel(x: np.ndarray, fn: Any) -> np.ndarray:
     if x.dtype.kind != "f":
         x = x.astype(default_numpy_float())
     return np.asarray(fn(x)).astype(x.dtype, copy=False)
+
+
+def varargs_or_keyword(op: str, args: tuple, value: Any, name: str) -> tuple:
+    """Values given as varargs (``repeat(2, 2)``) or by the keyword PyTorch's other overload
+    names them by (``repeats=(2, 2)``), as a tuple of the positional form."""
+    if value is None:
+        return args
+    if args:
+        raise TypeError(f"{op}() got multiple values for argument '{name}'")
+    return (value,)

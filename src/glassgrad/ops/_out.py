@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import warnings
 from typing import Any
 
@@ -20,7 +22,7 @@ from .._dtype import c_type_name, scalar_type_name
 from .._tensor import Tensor
 from ..autograd.grad_mode import state as grad_state
 
-__all__ = ["out_result", "write_into"]
+__all__ = ["out_result", "write_into", "with_out"]
 
 
 def _autograd_error(op: str) -> RuntimeError:
@@ -121,3 +123,23 @@ def composite_out(op: str, out: Any, compute: Any) -> Tensor:
     if out._data.shape != result._data.shape:
         write_into(op, out, np.zeros(result._data.shape, out._data.dtype))
     return out.copy_(result)
+
+
+def with_out(fn: Any, name: str | None = None) -> Any:
+    """``fn`` taking PyTorch's keyword-only ``out=`` (written by ``out_result``); ``fn``
+    itself when it already has an ``out`` parameter or takes ``**kwargs``."""
+    signature = inspect.signature(fn)
+    params = list(signature.parameters.values())
+    if "out" in signature.parameters or any(p.kind is p.VAR_KEYWORD for p in params):
+        return fn
+    op = name or fn.__name__
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, out: Any = None, **kwargs: Any) -> Any:
+        if out is None:
+            return fn(*args, **kwargs)
+        return out_result(op, out, fn(*args, **kwargs), (*args, *kwargs.values()))
+
+    out_param = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
+    wrapper.__signature__ = signature.replace(parameters=[*params, out_param])
+    return wrapper

@@ -26,7 +26,6 @@ ALIASES = {
     "concatenate": ("cat", False),
     "divide": ("div", True),
     "multiply": ("mul", True),
-    "subtract": ("sub", True),
     "negative": ("neg", True),
     "greater": ("gt", True),
     "greater_equal": ("ge", True),
@@ -49,6 +48,25 @@ for _alias, (_target, _method) in ALIASES.items():
         atol=_row.atol,
         rtol=_row.rtol,
     )
+
+
+def subtract(input: Tensor, other: Any, alpha: float = 1) -> Tensor:
+    """``sub`` under NumPy's name; PyTorch also takes ``alpha`` by position here.
+
+    Example::
+
+        >>> glassgrad.subtract(glassgrad.tensor([3.0]), 1, 2)
+        tensor([1.])
+    """
+    return pointwise.sub(input, other, alpha=alpha)
+
+
+register(
+    "subtract",
+    subtract,
+    nodes=REGISTRY["sub"].nodes,
+    samples=REGISTRY["sub"].samples,
+)
 
 
 def _inplace_alias(target: str) -> Any:

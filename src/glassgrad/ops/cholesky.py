@@ -95,9 +95,11 @@ class CholeskySolveBackward0(Op):
         return (grad_b if needs[0] else None), grad_factor
 
 
-def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False, *, out: Any = None) -> Tensor:
-    """The solution X of ``A X = B`` given the Cholesky factor of A: ``A = L L^T``, or
-    ``A = U^T U`` with ``upper=True``; batches broadcast.
+def cholesky_solve(
+    input: Tensor, input2: Tensor, upper: bool = False, *, out: Any = None
+) -> Tensor:
+    """The solution X of ``A X = B`` (``B`` is ``input``) given the Cholesky factor of A
+    (``input2``): ``A = L L^T``, or ``A = U^T U`` with ``upper=True``; batches broadcast.
 
     Example::
 
@@ -106,8 +108,8 @@ def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False, *, out: Any = None
         tensor([[1.],
                 [1.]])
     """
-    b = check_tensor(B, "cholesky_solve")._data
-    factor = check_tensor(L, "cholesky_solve", "input2", 2)._data
+    b = check_tensor(input, "cholesky_solve")._data
+    factor = check_tensor(input2, "cholesky_solve", "input2", 2)._data
     for name, array in (("b", b), ("A", factor)):
         if array.ndim < 2:
             raise RuntimeError(
@@ -127,8 +129,8 @@ def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False, *, out: Any = None
             f"{factor.shape[-1]} by {factor.shape[-1]} but each b matrix is {b.shape[-2]} by "
             f"{b.shape[-1]}"
         )
-    result = CholeskySolveBackward0.apply(B, L, upper=bool(upper))
-    return out_result("cholesky_solve", out, result, (B, L), exact=True)
+    result = CholeskySolveBackward0.apply(input, input2, upper=bool(upper))
+    return out_result("cholesky_solve", out, result, (input, input2), exact=True)
 
 
 class CholeskyInverseBackward0(Op):
@@ -149,8 +151,9 @@ class CholeskyInverseBackward0(Op):
         return -(F.matmul(factor, common) if self.upper else F.matmul(common, factor))
 
 
-def cholesky_inverse(L: Tensor, upper: bool = False, *, out: Any = None) -> Tensor:
-    """The inverse of ``A = L L^T`` (``U^T U`` with ``upper=True``) given its Cholesky factor.
+def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Any = None) -> Tensor:
+    """The inverse of ``A = L L^T`` (``U^T U`` with ``upper=True``) given its Cholesky factor
+    (``input``).
 
     Example::
 
@@ -158,10 +161,10 @@ def cholesky_inverse(L: Tensor, upper: bool = False, *, out: Any = None) -> Tens
         tensor([[0.2500, 0.0000],
                 [0.0000, 1.0000]])
     """
-    factor = check_tensor(L, "cholesky_inverse")._data
+    factor = check_tensor(input, "cholesky_inverse")._data
     check_square("cholesky_inverse", factor, "input")
-    result = CholeskyInverseBackward0.apply(L, upper=bool(upper))
-    return out_result("cholesky_inverse", out, result, (L,), exact=True)
+    result = CholeskyInverseBackward0.apply(input, upper=bool(upper))
+    return out_result("cholesky_inverse", out, result, (input,), exact=True)
 
 
 # --- registry ----------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import numpy as np
 from .._dtype import result_numpy_dtype
 from .._tensor import Tensor
 from ..autograd.op import Op
-from ._common import check_tensor
+from ._common import check_tensor, varargs_or_keyword
 from ._out import out_result
 from ._registry import Sample, register
 from ._samples import randn
@@ -239,8 +239,9 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     return stack([reshape(g, (-1,)) for g in grids], 1)
 
 
-def broadcast_to(input: Tensor, size: Any) -> Tensor:
-    """``input`` expanded to ``size`` (a view; -1 keeps a dim).
+def broadcast_to(input: Tensor, *args: Any, size: Any = None) -> Tensor:
+    """``input`` expanded to ``size`` (a view; -1 keeps a dim), given as a sequence or, on
+    the method, as separate sizes.
 
     Example::
 
@@ -249,7 +250,7 @@ def broadcast_to(input: Tensor, size: Any) -> Tensor:
                 [1, 2]])
     """
     check_tensor(input, "broadcast_to")
-    return expand(input, tuple(size) if isinstance(size, (list, tuple)) else (size,))
+    return expand(input, *varargs_or_keyword("broadcast_to", args, size, "size"))
 
 
 def broadcast_tensors(*tensors: Tensor) -> tuple:

@@ -33,15 +33,28 @@ def equal(input: Tensor, other: Tensor) -> bool:
 
 
 def isin(
-    elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False
+    elements: Any = None,
+    test_elements: Any = None,
+    *,
+    assume_unique: bool = False,
+    invert: bool = False,
+    element: Any = None,
+    test_element: Any = None,
 ) -> Tensor:
-    """Elementwise: is the element among ``test_elements``? (either may be a number)
+    """Elementwise: is the element among ``test_elements``? (either may be a number, named
+    ``element`` / ``test_element`` as in PyTorch's overloads for numbers)
 
     Example::
 
         >>> glassgrad.isin(glassgrad.tensor([1, 2, 3]), glassgrad.tensor([2, 5]))
         tensor([False,  True, False])
     """
+    if element is not None:
+        elements = element
+    if test_element is not None:
+        test_elements = test_element
+    if elements is None or test_elements is None:
+        raise TypeError("isin() missing required arguments 'elements' and 'test_elements'")
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
         raise TypeError("isin() received an invalid combination of arguments: no Tensor given")
     a = elements._data if isinstance(elements, Tensor) else np.asarray(elements)

@@ -111,8 +111,9 @@ def _cast_method(dt: _dtype.dtype) -> Any:
     return method
 
 
-def type_(self: Tensor, dtype: Any = None) -> Any:
-    """Without argument, the legacy type name (``'torch.FloatTensor'``); else ``to(dtype)``."""
+def type_(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
+    """Without argument, the legacy type name (``'torch.FloatTensor'``); else ``to(dtype)``
+    (``non_blocking`` changes nothing on the CPU)."""
     if dtype is None:
         for name, dt in _LEGACY_TYPE_NAMES.items():
             if dt.numpy == self._data.dtype:
@@ -208,15 +209,16 @@ class FillBackward3(Op):
         return zeros_like_grad(F, grad) if self.needs_input_grad[0] else None, value_grad
 
 
-def copy_(input: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
-    """Write ``src`` (broadcast, cast) into ``input`` in place.
+def copy_(input: Tensor, other: Any, non_blocking: bool = False) -> Tensor:
+    """Write ``other`` (broadcast, cast) into ``input`` in place (``non_blocking`` changes
+    nothing on the CPU, as in PyTorch).
 
     Example::
 
         >>> x = glassgrad.zeros(3); x.copy_(glassgrad.tensor([1.0, 2.0, 3.0]))
         tensor([1., 2., 3.])
     """
-    return apply_inplace(CopyBackwards, input, src)
+    return apply_inplace(CopyBackwards, input, other)
 
 
 def zero_(input: Tensor) -> Tensor:

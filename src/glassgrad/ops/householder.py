@@ -143,8 +143,8 @@ def householder_product(A: Tensor, tau: Tensor, *, out: Any = None) -> Tensor:
     return out_result("linalg_householder_product", out, result, (A, tau), exact=True)
 
 
-def orgqr(input: Tensor, tau: Tensor) -> Tensor:
-    """``torch.orgqr``: ``linalg.householder_product``.
+def orgqr(input: Tensor, input2: Tensor) -> Tensor:
+    """``torch.orgqr``: ``linalg.householder_product`` (``input2`` holds the scales tau).
 
     Example::
 
@@ -153,7 +153,7 @@ def orgqr(input: Tensor, tau: Tensor) -> Tensor:
         tensor([[1., 0.],
                 [0., 1.]])
     """
-    return householder_product(input, tau)
+    return householder_product(input, input2)
 
 
 def geqrf(input: Tensor, *, out: Any = None) -> tuple:
@@ -247,15 +247,16 @@ class _ArrayOps:
 
 def ormqr(
     input: Tensor,
-    tau: Tensor,
-    other: Tensor,
+    input2: Tensor,
+    input3: Tensor,
     left: bool = True,
     transpose: bool = False,
     *,
     out: Any = None,
 ) -> Tensor:
     """``Q @ other`` (``other @ Q`` when not ``left``; Q^T with ``transpose``) for the full
-    m x m Q of the reflectors ``(input, tau)`` of ``geqrf``, computed as the product of Q
+    m x m Q of the reflectors ``(input, tau)`` of ``geqrf`` (``input2`` is tau, ``input3``
+    is other, as PyTorch names them), computed as the product of Q
     from ``householder_product`` (so differentiable in all three arguments).
 
     Example::
@@ -265,9 +266,10 @@ def ormqr(
         tensor([[1.],
                 [1.]])
     """
+    tau, other = input2, input3
     a = check_tensor(input, "ormqr")._data
-    check_tensor(tau, "ormqr", "tau", 2)
-    c = check_tensor(other, "ormqr", "other", 3)._data
+    check_tensor(tau, "ormqr", "input2", 2)
+    c = check_tensor(other, "ormqr", "input3", 3)._data
     if a.ndim < 2 or c.ndim < 2:
         raise RuntimeError("torch.ormqr: input and other must have at least 2 dimensions.")
     m = a.shape[-2]

@@ -476,7 +476,7 @@ def lu_solve(
     return out_result("linalg_lu_solve", out, result, (LU, B), exact=True)
 
 
-def lu_solve_top(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out: Any = None) -> Tensor:
+def lu_solve_top(input: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out: Any = None) -> Tensor:
     """``torch.lu_solve`` (deprecated in PyTorch): ``linalg.lu_solve(LU_data, LU_pivots, b)``.
 
     Example::
@@ -494,8 +494,8 @@ def lu_solve_top(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out: Any = No
         UserWarning,
         stacklevel=2,
     )
-    result = lu_solve(LU_data, LU_pivots, b)
-    return out_result("lu_solve", out, result, (b, LU_data), exact=True)
+    result = lu_solve(LU_data, LU_pivots, input)
+    return out_result("lu_solve", out, result, (input, LU_data), exact=True)
 
 
 # --- registry ----------------------------------------------------------------------------

@@ -33,7 +33,15 @@ from .shape import cat, expand, unsqueeze
 from .shape_extra import diagonal as diagonal_view
 from .shape_extra import flip
 
-__all__ = ["matrix_power", "matrix_power_top", "matrix_exp", "cond", "vander", "trace"]
+__all__ = [
+    "matrix_power",
+    "matrix_power_top",
+    "matrix_exp",
+    "matrix_exp_top",
+    "cond",
+    "vander",
+    "trace",
+]
 
 
 # --- matrix_power ----------------------------------------------------------------------------
@@ -177,6 +185,17 @@ def matrix_exp(A: Tensor) -> Tensor:
     data = check_tensor(A, "linalg.matrix_exp", "A")._data
     check_square("linalg.matrix_exp", data)
     return LinalgMatrixExpBackward0.apply(A)
+
+
+def matrix_exp_top(input: Tensor) -> Tensor:
+    """``torch.matrix_exp`` (and the method): ``linalg.matrix_exp`` of ``input``.
+
+    Example::
+
+        >>> glassgrad.matrix_exp(glassgrad.zeros(1, 1))
+        tensor([[1.]])
+    """
+    return matrix_exp(input)
 
 
 # --- cond --------------------------------------------------------------------------------------
@@ -340,7 +359,7 @@ register(
 )
 register(
     "matrix_exp",
-    matrix_exp,
+    matrix_exp_top,
     nodes=(LinalgMatrixExpBackward0,),
     samples=lambda rng: [Sample((randn(rng, 3, 3),))],
 )

@@ -214,8 +214,9 @@ def sub(input: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
     return SubBackward0.apply(number_or_tensor(input, other, "sub"), other, alpha=alpha)
 
 
-def rsub(input: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
-    """``other - alpha * input`` (``sub`` with the operands swapped).
+def rsub(input: Tensor, other: Any, alpha: float = 1) -> Tensor:
+    """``other - alpha * input`` (``sub`` with the operands swapped; PyTorch takes ``alpha``
+    by position when ``other`` is a number).
 
     Example::
 
@@ -326,7 +327,7 @@ register(
     "sub",
     sub,
     nodes=(SubBackward0,),
-    methods=("sub", "subtract"),
+    methods=("sub",),
     samples=lambda rng: [
         *binary_samples(rng),
         Sample((randn(rng, 3), 2.5), {"alpha": 3}),
@@ -891,8 +892,9 @@ class WhereBackward0(Op):
         )
 
 
-def where(condition: Any, input: Any, other: Any) -> Tensor:
-    """Elementwise ``input if condition else other``, broadcasting all three.
+def where(condition: Any, input: Any = None, other: Any = None) -> Any:
+    """Elementwise ``input if condition else other``, broadcasting all three; with the
+    condition alone, ``nonzero(condition, as_tuple=True)``.
 
     Example::
 
@@ -900,6 +902,13 @@ def where(condition: Any, input: Any, other: Any) -> Tensor:
         >>> glassgrad.where(x > 0, x, 0.0)
         tensor([0., 2.])
     """
+    if input is None and other is None:
+        from .searching import nonzero  # searching's ops build on this module's
+
+        return nonzero(check_tensor(condition, "where", "condition"), as_tuple=True)
+    if input is None or other is None:
+        missing = "input" if input is None else "other"
+        raise TypeError(f"where() missing 1 required positional argument: '{missing}'")
     cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if cond.dtype != np.bool_:
         raise RuntimeError(

@@ -13,6 +13,7 @@ from .._dtype import to_numpy_dtype
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import check_tensor, wrap_dim, wrap_dims
+from ._out import out_result
 from ._registry import Sample, register
 from ._samples import randn
 
@@ -234,17 +235,28 @@ def _nan_aware_arg(arg: Any, x: np.ndarray, axis: int) -> np.ndarray:
 
 
 def _extremum(name: str, full: type, by_dim: type, result: type) -> Any:
-    def op(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:
+    def op(
+        input: Tensor,
+        dim: Any = None,
+        keepdim: bool = False,
+        *,
+        other: Tensor | None = None,
+        out: Any = None,
+    ) -> Any:
         check_tensor(input, name)
-        if isinstance(dim, Tensor):
+        if other is not None or isinstance(dim, Tensor):
+            if other is not None and dim is not None:
+                raise TypeError(f"{name}() got multiple values for argument 'other'")
             from . import pointwise_extra
 
-            return getattr(pointwise_extra, "maximum" if name == "max" else "minimum")(input, dim)
+            elementwise = getattr(pointwise_extra, "maximum" if name == "max" else "minimum")
+            other = dim if other is None else other
+            return out_result(name, out, elementwise(input, other), (input, other))
         if dim is None:
-            return full.apply(input)
+            return out_result(name, out, full.apply(input), (input,))
         d = wrap_dim(dim, input._data.ndim, name)
         values, indices = by_dim.apply(input, dim=d, keepdim=keepdim)
-        return result(values, indices)
+        return out_result(name, out, result(values, indices), (input,), exact=True)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from ._common import check_tensor, wrap_dims
+from ._common import check_tensor, varargs_or_keyword, wrap_dims
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -140,8 +140,9 @@ def argwhere(input: Tensor) -> Tensor:
     return nonzero(input)
 
 
-def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
-    """The number of nonzero elements, in all or over ``dim`` (an int or a tuple).
+def count_nonzero(input: Tensor, *args: Any, dim: Any = None) -> Tensor:
+    """The number of nonzero elements, in all or over ``dim`` (an int, a tuple, or on the
+    method several ints).
 
     Example::
 
@@ -149,6 +150,9 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
         tensor([1, 2])
     """
     check_tensor(input, "count_nonzero")
+    if args:
+        dims = varargs_or_keyword("count_nonzero", args, dim, "dim")
+        dim = dims[0] if len(dims) == 1 else dims
     data = input._data
     dims = wrap_dims(dim, data.ndim, "count_nonzero")
     counts = np.count_nonzero(data, axis=dims if dims else None)

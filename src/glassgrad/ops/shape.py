@@ -10,10 +10,11 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from .. import _dtype
 from .._dtype import result_numpy_dtype
 from .._tensor import Tensor
 from ..autograd.op import Op
-from ._common import check_tensor, wrap_dim
+from ._common import check_tensor, varargs_or_keyword, wrap_dim
 from ._namespace import ArrayNamespace
 from ._registry import Sample, register
 from ._samples import randn
@@ -24,6 +25,35 @@ def _shape_arg(shape: tuple) -> tuple:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     return tuple(map(int, shape))
+
+
+def _shape_or_keyword(op: str, args: tuple, value: Any, name: str) -> tuple:
+    """The sizes given as varargs (``view(2, 3)``, ``view((2, 3))``) or by keyword
+    (``view(size=(2, 3))``), as PyTorch's overloads take them."""
+    return _shape_arg(varargs_or_keyword(op, args, value, name))
+
+
+def _view_as_dtype(input: Tensor, dtype: Any) -> Tensor:
+    """``view(dtype)``: the same bytes read as another dtype (the last dim rescaled when the
+    item sizes differ, as PyTorch)."""
+    data = input._data
+    target = dtype.numpy
+    if target == data.dtype:
+        return ViewBackward0.apply(input, shape=data.shape)
+    if target.itemsize != data.dtype.itemsize:
+        if data.ndim == 0 or (data.strides[-1] != data.itemsize and data.shape[-1] != 1):
+            raise RuntimeError(
+                "self.stride(-1) must be 1 to view "
+                f"{input.dtype} as {dtype} (different element sizes), but got "
+                f"{data.strides[-1] // data.itemsize}"
+            )
+    try:
+        return Tensor._from_array(data.view(target))
+    except ValueError:
+        raise RuntimeError(
+            f"self.size(-1) must be divisible by {target.itemsize // data.itemsize} to view "
+            f"{input.dtype} as {dtype} (different element sizes), but got {data.shape[-1]}"
+        ) from None
 
 
 def _infer_shape(op: str, shape: tuple, numel: int) -> tuple:
@@ -79,8 +109,10 @@ def unsafe_view(input: Tensor, shape: tuple) -> Tensor:
     return UnsafeViewBackward0.apply(input, shape=tuple(shape))
 
 
-def view(input: Tensor, *shape: Any) -> Tensor:
-    """The same data with another shape (no copy; fails when strides don't allow it).
+def view(input: Tensor, *args: Any, size: Any = None, dtype: Any = None) -> Tensor:
+    """The same data with another shape (no copy; fails when strides don't allow it):
+    ``view(2, 3)``, ``view((2, 3))``, ``view(size=(2, 3))``; or the same bytes as another
+    dtype, ``view(glassgrad.int32)``.
 
     Example::
 
@@ -88,10 +120,14 @@ def view(input: Tensor, *shape: Any) -> Tensor:
         glassgrad.Size([2, 3])
     """
     check_tensor(input, "view")
-    return ViewBackward0.apply(input, shape=_shape_arg(shape))
+    if dtype is not None or (len(args) == 1 and isinstance(args[0], _dtype.dtype)):
+        if dtype is not None and args:
+            raise TypeError("view() got multiple values for argument 'dtype'")
+        return _view_as_dtype(input, dtype if dtype is not None else args[0])
+    return ViewBackward0.apply(input, shape=_shape_or_keyword("view", args, size, "size"))
 
 
-def reshape(input: Tensor, *shape: Any) -> Tensor:
+def reshape(input: Tensor, *args: Any, shape: Any = None) -> Tensor:
     """The data with another shape: a view when possible, else a copy.
 
     Example::
@@ -100,7 +136,8 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
         glassgrad.Size([3, 2])
     """
     check_tensor(input, "reshape")
-    shape = _infer_shape("reshape", _shape_arg(shape), input._data.size)
+    shape = _shape_or_keyword("reshape", args, shape, "shape")
+    shape = _infer_shape("reshape", shape, input._data.size)
     if shape == input._data.shape:
         return ViewBackward0.apply(input, shape=shape)
     try:
@@ -174,7 +211,7 @@ def t(input: Tensor) -> Tensor:
     return TBackward0.apply(input)
 
 
-def permute(input: Tensor, *dims: Any) -> Tensor:
+def permute(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
     """Reorder the dimensions (a view).
 
     Example::
@@ -183,9 +220,11 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
         glassgrad.Size([4, 2, 3])
     """
     n = check_tensor(input, "permute")._data.ndim
-    if not dims:  # PyTorch's argument parser: dims is required, even for a 0-d tensor
+    if not args and dims is None:  # PyTorch's parser: dims is required, even for a 0-d tensor
         raise TypeError('permute() missing 1 required positional arguments: "dims"')
-    dims = tuple(wrap_dim(d, n, "permute") for d in _shape_arg(dims))
+    dims = tuple(
+        wrap_dim(d, n, "permute") for d in _shape_or_keyword("permute", args, dims, "dims")
+    )
     if sorted(dims) != list(range(n)):
         raise RuntimeError(
             f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
@@ -234,8 +273,9 @@ class UnsqueezeBackward0(Op):
         return F.squeeze(grad, self.dim)
 
 
-def squeeze(input: Tensor, dim: Any = None) -> Tensor:
-    """Remove dimensions of size 1 (all, or those in ``dim``).
+def squeeze(input: Tensor, *args: Any, dim: Any = None) -> Tensor:
+    """Remove dimensions of size 1 (all, or those in ``dim``: an int, a tuple, or several
+    ints, ``squeeze(0, 1)``).
 
     Example::
 
@@ -243,6 +283,10 @@ def squeeze(input: Tensor, dim: Any = None) -> Tensor:
         glassgrad.Size([2, 3])
     """
     n = check_tensor(input, "squeeze")._data.ndim
+    if args:
+        if dim is not None:
+            raise TypeError("squeeze() got multiple values for argument 'dim'")
+        dim = args[0] if len(args) == 1 else args
     if dim is None:
         return SqueezeBackward0.apply(input)
     dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
@@ -278,8 +322,9 @@ class ExpandBackward0(Op):
         return F.sum_to_size(grad, self.shape)
 
 
-def expand(input: Tensor, *sizes: Any) -> Tensor:
-    """A view with singleton dimensions repeated to ``sizes`` (-1 keeps a size).
+def expand(input: Tensor, *args: Any, size: Any = None, implicit: bool = False) -> Tensor:
+    """A view with singleton dimensions repeated to ``size`` (-1 keeps a size);
+    ``implicit`` is PyTorch's internal flag and changes nothing.
 
     Example::
 
@@ -287,7 +332,7 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
         glassgrad.Size([3, 4])
     """
     shape = check_tensor(input, "expand")._data.shape
-    sizes = _shape_arg(sizes)
+    sizes = _shape_or_keyword("expand", args, size, "size")
     if len(sizes) < len(shape):
         raise RuntimeError(
             f"expand(torch.FloatTensor{{{list(shape)}}}, size={list(sizes)}): the number of "
@@ -319,7 +364,7 @@ def expand_as(input: Tensor, other: Tensor) -> Tensor:
     return expand(input, other._data.shape)
 
 
-def sum_to_size(input: Tensor, *size: Any) -> Tensor:
+def sum_to_size(input: Tensor, *args: Any, size: Any = None) -> Tensor:
     """Sum ``input`` down to ``size`` (undoes broadcasting ``size`` to ``input``'s shape).
 
     Example::
@@ -329,7 +374,7 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     """
     from .reduction import sum as reduce_sum
 
-    shape = _shape_arg(size)
+    shape = _shape_or_keyword("sum_to_size", args, size, "size")
     source = input._data.shape
     lead = len(source) - len(shape)
     if lead < 0 or any(s != 1 and s != source[i + lead] for i, s in enumerate(shape)):
@@ -475,7 +520,7 @@ register(
     "transpose",
     transpose,
     nodes=(TransposeBackward0,),
-    methods=("transpose", "swapaxes"),
+    methods=("transpose",),
     samples=lambda rng: [Sample((randn(rng, 2, 3, 4), 0, 2)), Sample((randn(rng, 2, 3), -1, 0))],
 )
 register(

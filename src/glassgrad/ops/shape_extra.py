@@ -20,10 +20,11 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
-from ._common import broadcast_error, check_tensor, wrap_dim
+from ._common import broadcast_error, check_tensor, varargs_or_keyword, wrap_dim
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .indexing import SelectBackward0, SliceBackward0
+from .pointwise_extra import _not_implemented_node
 from .shape import cat, permute, reshape, transpose, view
 
 __all__ = [
@@ -224,6 +225,22 @@ def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return transpose(input, dim0, dim1)
 
 
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    """NumPy's name of ``transpose``: swap ``axis0`` and ``axis1`` (a view).
+
+    Example::
+
+        >>> glassgrad.zeros(2, 3).swapaxes(0, 1).shape
+        glassgrad.Size([3, 2])
+    """
+    return transpose(input, axis0, axis1)
+
+
+def _split_method(self: Tensor, split_size: Any, dim: int = 0) -> tuple:
+    # Tensor.split names its argument split_size (torch.split: split_size_or_sections).
+    return split(self, split_size, dim)
+
+
 # --- repeat, tile ------------------------------------------------------------------------
 
 
@@ -247,7 +264,7 @@ class RepeatBackward0(Op):
         return F.reshape(grad, self.self_sizes)
 
 
-def repeat(input: Tensor, *repeats: Any) -> Tensor:
+def repeat(input: Tensor, *args: Any, repeats: Any = None) -> Tensor:
     """Tile the tensor ``repeats[i]`` times along dimension i (leading new dims allowed).
 
     Example::
@@ -257,7 +274,7 @@ def repeat(input: Tensor, *repeats: Any) -> Tensor:
                 [1., 2., 1., 2.]])
     """
     n = check_tensor(input, "repeat")._data.ndim
-    repeats = _sizes_arg(repeats)
+    repeats = _sizes_arg(varargs_or_keyword("repeat", args, repeats, "repeats"))
     if len(repeats) < n:
         raise RuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions "
@@ -274,7 +291,7 @@ def repeat(input: Tensor, *repeats: Any) -> Tensor:
     return RepeatBackward0.apply(input, repeats=repeats)
 
 
-def tile(input: Tensor, dims: Any) -> Tensor:
+def tile(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
     """``repeat`` with ``dims`` padded by leading ones to the tensor's number of dimensions.
 
     Example::
@@ -283,7 +300,9 @@ def tile(input: Tensor, dims: Any) -> Tensor:
         glassgrad.Size([2, 6])
     """
     n = check_tensor(input, "tile")._data.ndim
-    dims = _sizes_arg((dims,))
+    if not args and dims is None:
+        raise TypeError('tile() missing 1 required positional arguments: "dims"')
+    dims = _sizes_arg(varargs_or_keyword("tile", args, dims, "dims"))
     return repeat(input, (1,) * (n - len(dims)) + dims)
 
 
@@ -303,7 +322,7 @@ class FlipBackward0(Op):
         return FlipBackward0.call(grad, dims=self.dims)
 
 
-def flip(input: Tensor, *dims: Any) -> Tensor:
+def flip(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
     """Reverse the order of elements along ``dims`` (a copy, as in PyTorch).
 
     Example::
@@ -312,6 +331,7 @@ def flip(input: Tensor, *dims: Any) -> Tensor:
         tensor([3., 2., 1.])
     """
     n = check_tensor(input, "flip")._data.ndim
+    dims = varargs_or_keyword("flip", args, dims, "dims")
     dims = _dims_arg(dims[0]) if len(dims) == 1 and not isinstance(dims[0], int) else dims
     wrapped = tuple(wrap_dim(d, n, "flip") for d in dims)
     for d in wrapped:
@@ -812,10 +832,39 @@ def _scatter_args(op: str, input: Tensor, dim: int, index: Any, src: Any) -> tup
     return d, idx
 
 
-def scatter(input: Tensor, dim: int, index: Any, src: Any = None, *, value: Any = None) -> Tensor:
+def _scatter_with_reduce(x: np.ndarray, *rest: Any) -> np.ndarray:
+    """scatter(..., reduce="add" | "multiply"): repeated indices accumulate."""
+    *src, (dim, index, reduce, value) = rest
+    values = src[0] if src else np.full(index.shape, value, x.dtype)
+    out = x.copy()
+    key = _along_key(index, dim)
+    taken = values[tuple(slice(0, n) for n in index.shape)].astype(x.dtype, copy=False)
+    (np.add if reduce == "add" else np.multiply).at(out, key, taken)
+    return out
+
+
+# PyTorch has no derivative for scatter with reduce=: a NotImplemented node.
+ScatterReduceNotImplemented = _not_implemented_node("scatter", _scatter_with_reduce)
+
+
+def _check_reduce(reduce: str) -> None:
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+
+
+def scatter(
+    input: Tensor,
+    dim: int,
+    index: Any,
+    src: Any = None,
+    *,
+    value: Any = None,
+    reduce: str | None = None,
+) -> Tensor:
     """A copy of ``input`` with ``src`` (a tensor, or a number) written at gather addressing:
     ``out[i][index[i][j]] = src[i][j]`` for ``dim=1``. With repeated indices the written
-    value is unspecified, as in PyTorch.
+    value is unspecified, as in PyTorch; with ``reduce="add"`` or ``"multiply"`` they
+    accumulate (no gradient, as in PyTorch).
 
     Example::
 
@@ -827,15 +876,35 @@ def scatter(input: Tensor, dim: int, index: Any, src: Any = None, *, value: Any 
     if src is None:
         raise TypeError("scatter(): expected a src tensor or a value")
     d, idx = _scatter_args("scatter", input, dim, index, src)
+    if reduce is not None:
+        _check_reduce(reduce)
+        if isinstance(src, Tensor):
+            return ScatterReduceNotImplemented.apply(input, src, after=(d, idx, reduce, None))
+        return ScatterReduceNotImplemented.apply(input, after=(d, idx, reduce, src))
     if isinstance(src, Tensor):
         return ScatterBackward0.apply(input, src, dim=d, index=idx)
     return ScatterBackward1.apply(input, dim=d, index=idx, value=src)
 
 
-def scatter_(input: Tensor, dim: int, index: Any, src: Any = None, *, value: Any = None) -> Tensor:
+def scatter_(
+    input: Tensor,
+    dim: int,
+    index: Any,
+    src: Any = None,
+    *,
+    value: Any = None,
+    reduce: str | None = None,
+) -> Tensor:
     """In-place ``scatter``."""
     src = value if src is None else src
     d, idx = _scatter_args("scatter_", input, dim, index, src)
+    if reduce is not None:
+        _check_reduce(reduce)
+        if isinstance(src, Tensor):
+            return apply_inplace(
+                ScatterReduceNotImplemented, input, src, after=(d, idx, reduce, None)
+            )
+        return apply_inplace(ScatterReduceNotImplemented, input, after=(d, idx, reduce, src))
     if isinstance(src, Tensor):
         return apply_inplace(ScatterBackward0, input, src, dim=d, index=idx)
     return apply_inplace(ScatterBackward1, input, dim=d, index=idx, value=src)
@@ -1503,8 +1572,7 @@ register(
 )
 register(
     "swapaxes",
-    swapdims,
-    methods=(),  # the method is bound with transpose
+    swapaxes,
     samples=lambda rng: [Sample((randn(rng, 2, 3, 4), 2, 1))],
 )
 register(
@@ -1552,6 +1620,7 @@ register(
 register(
     "split",
     split,
+    methods=(),  # Tensor.split is _split_method
     samples=lambda rng: [
         Sample((randn(rng, 5, 2), 2)),
         Sample((randn(rng, 2, 5), (1, 4), 1)),
@@ -1741,6 +1810,7 @@ register(
 )
 
 TENSOR_METHODS = {
+    "split": _split_method,
     "scatter_": scatter_,
     "scatter_add_": scatter_add_,
     "index_add_": index_add_,

@@ -194,7 +194,7 @@ class TriangularSolveBackward0(Op):
 
 
 def triangular_solve(
-    b: Tensor,
+    input: Tensor,
     A: Tensor,
     upper: bool = True,
     transpose: bool = False,
@@ -222,7 +222,7 @@ def triangular_solve(
         UserWarning,
         stacklevel=2,
     )
-    x = check_tensor(b, "triangular_solve")._data
+    x = check_tensor(input, "triangular_solve")._data
     a = check_tensor(A, "triangular_solve", "A", 2)._data
     op = "torch.triangular_solve"
     if x.ndim < 2 or a.ndim < 2:
@@ -252,13 +252,17 @@ def triangular_solve(
         return out_result(
             "triangular_solve",
             out,
-            triangular_solve(b, A, upper, transpose, unitriangular),
-            (b, A),
+            triangular_solve(input, A, upper, transpose, unitriangular),
+            (input, A),
             exact=True,
         )
     return return_types.triangular_solve(
         *TriangularSolveBackward0.apply(
-            b, A, upper=bool(upper), transpose=bool(transpose), unitriangular=bool(unitriangular)
+            input,
+            A,
+            upper=bool(upper),
+            transpose=bool(transpose),
+            unitriangular=bool(unitriangular),
         )
     )
 
