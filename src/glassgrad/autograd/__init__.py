@@ -86,9 +86,16 @@ def _make_grads(outputs: list, grads: list, create_graph: bool) -> list:
                 f"glassgrad.Size({list(g._data.shape)}) and output[{i}] has a shape of "
                 f"glassgrad.Size({list(data.shape)})."
             )
+        if (g._data.dtype.kind == "c") != (data.dtype.kind == "c"):
+            raise RuntimeError(
+                f"For complex Tensors, both grad_output and output are required to have the "
+                f"same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
+                f"{g.dtype} and output[{i}] has a dtype of "
+                f"{graph.Tensor._from_array(data).dtype}."
+            )
         if g._data.dtype != data.dtype:
-            # Any real dtype is taken and cast to the output's, as PyTorch's engine casts the
-            # gradient its root sends (glassgrad has no complex dtypes to refuse).
+            # Another real (or complex) dtype is cast to the output's, as PyTorch's engine
+            # casts the gradient its root sends.
             g = g.to(graph.Tensor._from_array(data).dtype)
         made.append(g if create_graph else g._data)
     return made
