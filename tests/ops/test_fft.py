@@ -244,3 +244,24 @@ def test_printing_matches_pytorch() -> None:
     out = gfft.fft(gg.tensor(SIGNAL[0], requires_grad=True))
     theirs = torch.fft.fft(torch.tensor(SIGNAL[0], requires_grad=True))
     assert _words(repr(out)).split("grad_fn")[0] == _words(repr(theirs)).split("grad_fn")[0]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L, o: L.fft.fft(L.tensor(SIGNAL), out=o),
+        lambda L, o: L.fft.rfft2(L.tensor(SIGNAL), out=o),
+        lambda L, o: L.fft.ifftn(L.tensor(SPECTRUM), s=(2, 5), out=o),
+        lambda L, o: L.fft.fftfreq(5, out=o),
+    ],
+)
+def test_out(call: Any) -> None:
+    results = []
+    for lib in (gg, torch):
+        real = "fftfreq" in str(call.__code__.co_names)
+        out = lib.empty(0, dtype=lib.float64 if real else lib.complex128)
+        returned = call(lib, out)
+        results.append(returned.numpy())
+        if returned.dtype == out.dtype:
+            assert returned is out
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-12, atol=1e-15)

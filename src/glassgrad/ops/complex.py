@@ -19,6 +19,7 @@ from .._dtype import complex_of, scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor
+from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import complex_randn, randn
 
@@ -148,7 +149,7 @@ def conj(input: Tensor) -> Tensor:
     return ConjBackward0.apply(input) if input._data.dtype.kind == "c" else input
 
 
-def angle(input: Tensor) -> Tensor:
+def angle(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The argument of each element, in (-pi, pi] (0 or pi for real values).
 
     Example::
@@ -156,10 +157,11 @@ def angle(input: Tensor) -> Tensor:
         >>> glassgrad.angle(glassgrad.tensor([1j, -1.0 + 0j]))
         tensor([1.5708, 3.1416])
     """
-    return AngleBackward0.apply(check_tensor(input, "angle"))
+    result = AngleBackward0.apply(check_tensor(input, "angle"))
+    return out_result("angle", out, result, (input,))
 
 
-def sgn(input: Tensor) -> Tensor:
+def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """``input / |input|`` for complex values (0 at 0), the sign of real ones.
 
     Example::
@@ -167,10 +169,11 @@ def sgn(input: Tensor) -> Tensor:
         >>> glassgrad.sgn(glassgrad.tensor([3 + 4j, 0j]))
         tensor([0.6000+0.8000j, 0.0000+0.0000j])
     """
-    return SgnBackward0.apply(check_tensor(input, "sgn"))
+    result = SgnBackward0.apply(check_tensor(input, "sgn"))
+    return out_result("sgn", out, result, (input,))
 
 
-def complex(real: Tensor, imag: Tensor) -> Tensor:
+def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The complex tensor ``real + i imag`` (both float32 or both float64).
 
     Example::
@@ -191,7 +194,16 @@ def complex(real: Tensor, imag: Tensor) -> Tensor:
             f"Expected both inputs to be Half, Float or Double tensors but got "
             f"{scalar_type_name(a)} and {scalar_type_name(b)}"
         )
-    return ComplexBackward0.apply(real, imag)
+    result = ComplexBackward0.apply(real, imag)
+    return out_result(
+        "complex",
+        out,
+        result,
+        (
+            real,
+            imag,
+        ),
+    )
 
 
 def _imag_property(self: Tensor) -> Tensor:

@@ -16,6 +16,7 @@ import numpy as np
 from .._factories import _finish
 from .._tensor import Tensor
 from ._common import check_tensor
+from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import complex_randn, randn
 from .fft import (
@@ -37,7 +38,14 @@ FFT = "fft"
 _Dims = Any  # an int or a sequence of ints
 
 
-def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+def fft(
+    input: Tensor,
+    n: int | None = None,
+    dim: int = -1,
+    norm: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
     """The one-dimensional discrete Fourier transform of ``input`` along ``dim``, the signal
     zero-padded or cut to ``n``; ``norm`` "backward" (no scaling, the default), "ortho"
     (1/sqrt(n)) or "forward" (1/n).
@@ -49,10 +57,18 @@ def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = N
     """
     if isinstance(input, Tensor) and input._data.dtype.kind == "c":
         return c2c_1d("fft", input, n, dim, norm, forward=True)
-    return r2c_1d("fft", input, n, dim, norm, forward=True, onesided=False)
+    result = r2c_1d("fft", input, n, dim, norm, forward=True, onesided=False)
+    return out_result("fft_fft", out, result, (input,))
 
 
-def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+def ifft(
+    input: Tensor,
+    n: int | None = None,
+    dim: int = -1,
+    norm: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
     """The inverse of ``fft`` (scaled by 1/n by default).
 
     Example::
@@ -62,10 +78,18 @@ def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
     """
     if isinstance(input, Tensor) and input._data.dtype.kind == "c":
         return c2c_1d("ifft", input, n, dim, norm, forward=False)
-    return r2c_1d("ifft", input, n, dim, norm, forward=False, onesided=False)
+    result = r2c_1d("ifft", input, n, dim, norm, forward=False, onesided=False)
+    return out_result("fft_ifft", out, result, (input,))
 
 
-def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+def rfft(
+    input: Tensor,
+    n: int | None = None,
+    dim: int = -1,
+    norm: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
     """The one-sided ``fft`` of a real signal: the ``n // 2 + 1`` non-negative frequencies.
 
     Example::
@@ -73,10 +97,18 @@ def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
         >>> glassgrad.fft.rfft(glassgrad.tensor([1.0, 2.0, 3.0, 4.0]))
         tensor([10.+0.j, -2.+2.j, -2.+0.j])
     """
-    return r2c_1d("rfft", input, n, dim, norm, forward=True, onesided=True)
+    result = r2c_1d("rfft", input, n, dim, norm, forward=True, onesided=True)
+    return out_result("fft_rfft", out, result, (input,))
 
 
-def irfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+def irfft(
+    input: Tensor,
+    n: int | None = None,
+    dim: int = -1,
+    norm: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
     """The inverse of ``rfft``: a real signal of length ``n`` (default ``2 * (m - 1)`` for
     ``m`` frequencies).
 
@@ -85,10 +117,18 @@ def irfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None =
         >>> glassgrad.fft.irfft(glassgrad.tensor([10.0 + 0j, -2 + 2j, -2 + 0j]))
         tensor([1., 2., 3., 4.])
     """
-    return c2r_1d("irfft", input, n, dim, norm, forward=False)
+    result = c2r_1d("irfft", input, n, dim, norm, forward=False)
+    return out_result("fft_irfft", out, result, (input,))
 
 
-def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+def hfft(
+    input: Tensor,
+    n: int | None = None,
+    dim: int = -1,
+    norm: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
     """The ``fft`` of a Hermitian-symmetric signal given by its first half: a real spectrum.
 
     Example::
@@ -96,10 +136,18 @@ def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
         >>> glassgrad.fft.hfft(glassgrad.tensor([1.0 + 0j, 0j, 0j]))
         tensor([1., 1., 1., 1.])
     """
-    return c2r_1d("hfft", input, n, dim, norm, forward=True)
+    result = c2r_1d("hfft", input, n, dim, norm, forward=True)
+    return out_result("fft_hfft", out, result, (input,))
 
 
-def ihfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+def ihfft(
+    input: Tensor,
+    n: int | None = None,
+    dim: int = -1,
+    norm: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
     """The inverse of ``hfft``: the one-sided ``ifft`` of a real signal.
 
     Example::
@@ -107,10 +155,18 @@ def ihfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None =
         >>> glassgrad.fft.ihfft(glassgrad.tensor([1.0, 1.0, 1.0, 1.0]))
         tensor([1.-0.j, 0.-0.j, 0.-0.j])
     """
-    return r2c_1d("ihfft", input, n, dim, norm, forward=False, onesided=True)
+    result = r2c_1d("ihfft", input, n, dim, norm, forward=False, onesided=True)
+    return out_result("fft_ihfft", out, result, (input,))
 
 
-def fft2(input: Tensor, s: Any = None, dim: _Dims = (-2, -1), norm: str | None = None) -> Tensor:
+def fft2(
+    input: Tensor,
+    s: Any = None,
+    dim: _Dims = (-2, -1),
+    norm: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
     """``fftn`` over the last two dims.
 
     Example::
@@ -119,10 +175,18 @@ def fft2(input: Tensor, s: Any = None, dim: _Dims = (-2, -1), norm: str | None =
         tensor([[4., 0.],
                 [0., 0.]])
     """
-    return c2c_nd("fft2", input, s, dim, norm, forward=True)
+    result = c2c_nd("fft2", input, s, dim, norm, forward=True)
+    return out_result("fft_fft2", out, result, (input,))
 
 
-def ifft2(input: Tensor, s: Any = None, dim: _Dims = (-2, -1), norm: str | None = None) -> Tensor:
+def ifft2(
+    input: Tensor,
+    s: Any = None,
+    dim: _Dims = (-2, -1),
+    norm: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
     """``ifftn`` over the last two dims.
 
     Example::
@@ -131,10 +195,18 @@ def ifft2(input: Tensor, s: Any = None, dim: _Dims = (-2, -1), norm: str | None 
         tensor([[1., 0.],
                 [0., 0.]])
     """
-    return c2c_nd("ifft2", input, s, dim, norm, forward=False)
+    result = c2c_nd("ifft2", input, s, dim, norm, forward=False)
+    return out_result("fft_ifft2", out, result, (input,))
 
 
-def fftn(input: Tensor, s: Any = None, dim: _Dims = None, norm: str | None = None) -> Tensor:
+def fftn(
+    input: Tensor,
+    s: Any = None,
+    dim: _Dims = None,
+    norm: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
     """The N-dimensional discrete Fourier transform over ``dim`` (all dims by default, the
     last ``len(s)`` when only ``s`` is given), each padded or cut to its size in ``s``.
 
@@ -144,10 +216,18 @@ def fftn(input: Tensor, s: Any = None, dim: _Dims = None, norm: str | None = Non
         tensor([[4., 0.],
                 [0., 0.]])
     """
-    return c2c_nd("fftn", input, s, dim, norm, forward=True)
+    result = c2c_nd("fftn", input, s, dim, norm, forward=True)
+    return out_result("fft_fftn", out, result, (input,))
 
 
-def ifftn(input: Tensor, s: Any = None, dim: _Dims = None, norm: str | None = None) -> Tensor:
+def ifftn(
+    input: Tensor,
+    s: Any = None,
+    dim: _Dims = None,
+    norm: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
     """The inverse of ``fftn``.
 
     Example::
@@ -156,10 +236,18 @@ def ifftn(input: Tensor, s: Any = None, dim: _Dims = None, norm: str | None = No
         tensor([[1., 0.],
                 [0., 0.]])
     """
-    return c2c_nd("ifftn", input, s, dim, norm, forward=False)
+    result = c2c_nd("ifftn", input, s, dim, norm, forward=False)
+    return out_result("fft_ifftn", out, result, (input,))
 
 
-def rfft2(input: Tensor, s: Any = None, dim: _Dims = (-2, -1), norm: str | None = None) -> Tensor:
+def rfft2(
+    input: Tensor,
+    s: Any = None,
+    dim: _Dims = (-2, -1),
+    norm: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
     """``rfftn`` over the last two dims.
 
     Example::
@@ -168,10 +256,18 @@ def rfft2(input: Tensor, s: Any = None, dim: _Dims = (-2, -1), norm: str | None 
         tensor([[4., 0.],
                 [0., 0.]])
     """
-    return r2c_nd("rfft2", input, s, dim, norm, forward=True)
+    result = r2c_nd("rfft2", input, s, dim, norm, forward=True)
+    return out_result("fft_rfft2", out, result, (input,))
 
 
-def irfft2(input: Tensor, s: Any = None, dim: _Dims = (-2, -1), norm: str | None = None) -> Tensor:
+def irfft2(
+    input: Tensor,
+    s: Any = None,
+    dim: _Dims = (-2, -1),
+    norm: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
     """``irfftn`` over the last two dims.
 
     Example::
@@ -180,10 +276,18 @@ def irfft2(input: Tensor, s: Any = None, dim: _Dims = (-2, -1), norm: str | None
         tensor([[1., 1.],
                 [1., 1.]])
     """
-    return c2r_nd("irfft2", input, s, dim, norm, forward=False)
+    result = c2r_nd("irfft2", input, s, dim, norm, forward=False)
+    return out_result("fft_irfft2", out, result, (input,))
 
 
-def rfftn(input: Tensor, s: Any = None, dim: _Dims = None, norm: str | None = None) -> Tensor:
+def rfftn(
+    input: Tensor,
+    s: Any = None,
+    dim: _Dims = None,
+    norm: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
     """The N-dimensional transform of a real signal, one-sided along the last dim.
 
     Example::
@@ -191,10 +295,18 @@ def rfftn(input: Tensor, s: Any = None, dim: _Dims = None, norm: str | None = No
         >>> glassgrad.fft.rfftn(glassgrad.ones(2, 2)).shape
         glassgrad.Size([2, 2])
     """
-    return r2c_nd("rfftn", input, s, dim, norm, forward=True)
+    result = r2c_nd("rfftn", input, s, dim, norm, forward=True)
+    return out_result("fft_rfftn", out, result, (input,))
 
 
-def irfftn(input: Tensor, s: Any = None, dim: _Dims = None, norm: str | None = None) -> Tensor:
+def irfftn(
+    input: Tensor,
+    s: Any = None,
+    dim: _Dims = None,
+    norm: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
     """The inverse of ``rfftn``: a real signal (the last size ``2 * (m - 1)`` by default).
 
     Example::
@@ -203,10 +315,18 @@ def irfftn(input: Tensor, s: Any = None, dim: _Dims = None, norm: str | None = N
         tensor([[1., 1.],
                 [1., 1.]])
     """
-    return c2r_nd("irfftn", input, s, dim, norm, forward=False)
+    result = c2r_nd("irfftn", input, s, dim, norm, forward=False)
+    return out_result("fft_irfftn", out, result, (input,))
 
 
-def hfft2(input: Tensor, s: Any = None, dim: _Dims = (-2, -1), norm: str | None = None) -> Tensor:
+def hfft2(
+    input: Tensor,
+    s: Any = None,
+    dim: _Dims = (-2, -1),
+    norm: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
     """``hfftn`` over the last two dims.
 
     Example::
@@ -215,10 +335,18 @@ def hfft2(input: Tensor, s: Any = None, dim: _Dims = (-2, -1), norm: str | None 
         tensor([[1., 1.],
                 [1., 1.]])
     """
-    return c2r_nd("hfft2", input, s, dim, norm, forward=True)
+    result = c2r_nd("hfft2", input, s, dim, norm, forward=True)
+    return out_result("fft_hfft2", out, result, (input,))
 
 
-def ihfft2(input: Tensor, s: Any = None, dim: _Dims = (-2, -1), norm: str | None = None) -> Tensor:
+def ihfft2(
+    input: Tensor,
+    s: Any = None,
+    dim: _Dims = (-2, -1),
+    norm: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
     """``ihfftn`` over the last two dims.
 
     Example::
@@ -227,10 +355,18 @@ def ihfft2(input: Tensor, s: Any = None, dim: _Dims = (-2, -1), norm: str | None
         tensor([[1., 0.],
                 [0., 0.]])
     """
-    return r2c_nd("ihfft2", input, s, dim, norm, forward=False)
+    result = r2c_nd("ihfft2", input, s, dim, norm, forward=False)
+    return out_result("fft_ihfft2", out, result, (input,))
 
 
-def hfftn(input: Tensor, s: Any = None, dim: _Dims = None, norm: str | None = None) -> Tensor:
+def hfftn(
+    input: Tensor,
+    s: Any = None,
+    dim: _Dims = None,
+    norm: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
     """The N-dimensional ``hfft``: a real spectrum from half of a Hermitian signal.
 
     Example::
@@ -239,10 +375,18 @@ def hfftn(input: Tensor, s: Any = None, dim: _Dims = None, norm: str | None = No
         tensor([[1., 1.],
                 [1., 1.]])
     """
-    return c2r_nd("hfftn", input, s, dim, norm, forward=True)
+    result = c2r_nd("hfftn", input, s, dim, norm, forward=True)
+    return out_result("fft_hfftn", out, result, (input,))
 
 
-def ihfftn(input: Tensor, s: Any = None, dim: _Dims = None, norm: str | None = None) -> Tensor:
+def ihfftn(
+    input: Tensor,
+    s: Any = None,
+    dim: _Dims = None,
+    norm: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
     """The inverse of ``hfftn``.
 
     Example::
@@ -251,13 +395,15 @@ def ihfftn(input: Tensor, s: Any = None, dim: _Dims = None, norm: str | None = N
         tensor([[1., 0.],
                 [0., 0.]])
     """
-    return r2c_nd("ihfftn", input, s, dim, norm, forward=False)
+    result = r2c_nd("ihfftn", input, s, dim, norm, forward=False)
+    return out_result("fft_ihfftn", out, result, (input,))
 
 
 def fftfreq(
     n: int,
     d: float = 1.0,
     *,
+    out: Tensor | None = None,
     dtype: Any = None,
     layout: Any = None,
     device: Any = None,
@@ -271,14 +417,17 @@ def fftfreq(
         >>> glassgrad.fft.fftfreq(4)
         tensor([ 0.0000,  0.2500, -0.5000, -0.2500])
     """
+    if dtype is None and isinstance(out, Tensor):
+        dtype = out.dtype  # computed in out's dtype, as PyTorch's fftfreq_out
     values = sample_frequencies("fftfreq", n, d, dtype, layout, onesided=False)
-    return _finish(values, requires_grad, device)
+    return out_result("fft_fftfreq", out, _finish(values, requires_grad, device))
 
 
 def rfftfreq(
     n: int,
     d: float = 1.0,
     *,
+    out: Tensor | None = None,
     dtype: Any = None,
     layout: Any = None,
     device: Any = None,
@@ -291,8 +440,10 @@ def rfftfreq(
         >>> glassgrad.fft.rfftfreq(4)
         tensor([0.0000, 0.2500, 0.5000])
     """
+    if dtype is None and isinstance(out, Tensor):
+        dtype = out.dtype  # computed in out's dtype, as PyTorch's rfftfreq_out
     values = sample_frequencies("rfftfreq", n, d, dtype, layout, onesided=True)
-    return _finish(values, requires_grad, device)
+    return out_result("fft_rfftfreq", out, _finish(values, requires_grad, device))
 
 
 def fftshift(input: Tensor, dim: _Dims = None) -> Tensor:

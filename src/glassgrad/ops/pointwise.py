@@ -111,6 +111,11 @@ class RsubBackward1(Op):
         return -grad if self.alpha == 1 else grad * -self.alpha
 
 
+# NumPy's dtypes of built-in types are singletons: identity tests are the cheapest check on
+# the real-valued hot path (a dtype's ``kind`` builds a string each time).
+_COMPLEX64, _COMPLEX128 = np.dtype(np.complex64), np.dtype(np.complex128)
+
+
 def conj_of(F: Any, x: Any) -> Any:
     """The complex conjugate of a saved operand (a Tensor, an array or a Python number) in a
     backward formula; real values are returned as they are."""
@@ -137,7 +142,8 @@ class MulBackward0(Op):
     def backward(self, F, grad):
         a, b = self.saved
         needs = self.needs_input_grad
-        if self._meta[-1].kind == "c":  # PyTorch's conjugate (Wirtinger) rule
+        out_dtype = self._meta[-1]
+        if out_dtype is _COMPLEX64 or out_dtype is _COMPLEX128:  # PyTorch's conjugate rule
             a, b = conj_of(F, a), conj_of(F, b)
         return grad * b if needs[0] else None, grad * a if needs[1] else None
 
@@ -159,7 +165,8 @@ class DivBackward0(Op):
     def backward(self, F, grad):
         a, b = self.saved
         needs = self.needs_input_grad
-        if self._meta[-1].kind == "c":  # PyTorch's conjugate (Wirtinger) rule
+        out_dtype = self._meta[-1]
+        if out_dtype is _COMPLEX64 or out_dtype is _COMPLEX128:  # PyTorch's conjugate rule
             a, b = conj_of(F, a), conj_of(F, b)
         grad_a = grad / b if needs[0] else None
         grad_b = -grad * a / (b * b) if needs[1] else None

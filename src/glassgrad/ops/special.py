@@ -26,6 +26,7 @@ from ._common import (
     is_scalar,
 )
 from ._namespace import default_float
+from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn, unary_samples
 from .nn_activation import AddBackward1, MulBackward1
@@ -94,7 +95,7 @@ class SpecialLogNdtrBackward0(Op):
         return grad / _SQRT_TWO_PI * F.exp(-(out + x * x / 2.0))
 
 
-def erfc(input: Tensor) -> Tensor:
+def erfc(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The complementary error function ``1 - erf(input)``, accurate where it is tiny.
 
     Example::
@@ -102,10 +103,11 @@ def erfc(input: Tensor) -> Tensor:
         >>> glassgrad.erfc(glassgrad.tensor([0.0, 3.0]))
         tensor([1.0000e+00, 2.2090e-05])
     """
-    return ErfcBackward0.apply(check_tensor(input, "erfc"))
+    result = ErfcBackward0.apply(check_tensor(input, "erfc"))
+    return out_result("erfc", out, result, (input,))
 
 
-def erfcx(input: Tensor) -> Tensor:
+def erfcx(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The scaled complementary error function ``exp(input^2) * erfc(input)``.
 
     Example::
@@ -113,10 +115,11 @@ def erfcx(input: Tensor) -> Tensor:
         >>> glassgrad.special.erfcx(glassgrad.tensor([0.0, 30.0]))
         tensor([1.0000, 0.0188])
     """
-    return SpecialErfcxBackward0.apply(check_tensor(input, "special_erfcx"))
+    result = SpecialErfcxBackward0.apply(check_tensor(input, "special_erfcx"))
+    return out_result("special_erfcx", out, result, (input,))
 
 
-def ndtr(input: Tensor) -> Tensor:
+def ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The standard normal distribution function ``(1 + erf(input / sqrt(2))) / 2``, built from
     erf as PyTorch builds it (so its graph is PyTorch's).
 
@@ -126,10 +129,11 @@ def ndtr(input: Tensor) -> Tensor:
         tensor([0.5000])
     """
     scaled = MulBackward1.apply(check_tensor(input, "special_ndtr"), other=_SQRT_HALF)
-    return MulBackward1.apply(AddBackward1.apply(erf(scaled), other=1), other=0.5)
+    result = MulBackward1.apply(AddBackward1.apply(erf(scaled), other=1), other=0.5)
+    return out_result("special_ndtr", out, result, (input,))
 
 
-def ndtri(input: Tensor) -> Tensor:
+def ndtri(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The inverse of ``ndtr``: the normal quantile of probabilities in [0, 1].
 
     Example::
@@ -137,10 +141,11 @@ def ndtri(input: Tensor) -> Tensor:
         >>> glassgrad.special.ndtri(glassgrad.tensor([0.5, 0.975]))
         tensor([0.0000, 1.9600])
     """
-    return SpecialNdtriBackward0.apply(check_tensor(input, "special_ndtri"))
+    result = SpecialNdtriBackward0.apply(check_tensor(input, "special_ndtri"))
+    return out_result("special_ndtri", out, result, (input,))
 
 
-def log_ndtr(input: Tensor) -> Tensor:
+def log_ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """``log(ndtr(input))``, accurate far into the left tail.
 
     Example::
@@ -148,7 +153,8 @@ def log_ndtr(input: Tensor) -> Tensor:
         >>> glassgrad.special.log_ndtr(glassgrad.tensor([-40.0]))
         tensor([-804.6084])
     """
-    return SpecialLogNdtrBackward0.apply(check_tensor(input, "special_log_ndtr"))
+    result = SpecialLogNdtrBackward0.apply(check_tensor(input, "special_log_ndtr"))
+    return out_result("special_log_ndtr", out, result, (input,))
 
 
 # --- logit, sinc, entr -------------------------------------------------------------------------
@@ -209,7 +215,7 @@ class SpecialEntrBackward0(Op):
         return grad * (-(1.0 + F.log(x)))
 
 
-def logit(input: Tensor, eps: float | None = None) -> Tensor:
+def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None) -> Tensor:
     """``log(p / (1 - p))`` of ``input`` clamped to ``[eps, 1 - eps]`` (unclamped when ``eps``
     is None).
 
@@ -218,10 +224,11 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:
         >>> glassgrad.logit(glassgrad.tensor([0.5, 0.0]), eps=1e-6)
         tensor([  0.0000, -13.8155])
     """
-    return LogitBackward0.apply(check_tensor(input, "logit"), eps=eps)
+    result = LogitBackward0.apply(check_tensor(input, "logit"), eps=eps)
+    return out_result("logit", out, result, (input,))
 
 
-def sinc(input: Tensor) -> Tensor:
+def sinc(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The normalized sinc function ``sin(pi x) / (pi x)``, 1 at 0.
 
     Example::
@@ -229,10 +236,11 @@ def sinc(input: Tensor) -> Tensor:
         >>> glassgrad.sinc(glassgrad.tensor([0.0, 0.5]))
         tensor([1.0000, 0.6366])
     """
-    return SincBackward0.apply(check_tensor(input, "sinc"))
+    result = SincBackward0.apply(check_tensor(input, "sinc"))
+    return out_result("sinc", out, result, (input,))
 
 
-def entr(input: Tensor) -> Tensor:
+def entr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise entropy ``-x log(x)``: 0 at 0, -inf for negative values.
 
     Example::
@@ -240,7 +248,8 @@ def entr(input: Tensor) -> Tensor:
         >>> glassgrad.special.entr(glassgrad.tensor([0.0, 0.5]))
         tensor([0.0000, 0.3466])
     """
-    return SpecialEntrBackward0.apply(check_tensor(input, "special_entr"))
+    result = SpecialEntrBackward0.apply(check_tensor(input, "special_entr"))
+    return out_result("special_entr", out, result, (input,))
 
 
 # --- xlogy and xlog1py -------------------------------------------------------------------------
@@ -371,7 +380,7 @@ def binary_special(op: str, nodes: tuple, input: Any, other: Any) -> Tensor:
     )
 
 
-def xlogy(input: Tensor | float, other: Tensor | float) -> Tensor:
+def xlogy(input: Tensor | float, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:
     """``input * log(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN).
 
     Example::
@@ -379,10 +388,19 @@ def xlogy(input: Tensor | float, other: Tensor | float) -> Tensor:
         >>> glassgrad.xlogy(glassgrad.tensor([0.0, 2.0]), glassgrad.tensor([0.0, 3.0]))
         tensor([0.0000, 2.1972])
     """
-    return binary_special("xlogy", _XLOGY_NODES, input, other)
+    result = binary_special("xlogy", _XLOGY_NODES, input, other)
+    return out_result(
+        "xlogy",
+        out,
+        result,
+        (
+            input,
+            other,
+        ),
+    )
 
 
-def xlog1py(input: Tensor | float, other: Tensor | float) -> Tensor:
+def xlog1py(input: Tensor | float, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:
     """``input * log1p(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN).
 
     Example::
@@ -390,7 +408,16 @@ def xlog1py(input: Tensor | float, other: Tensor | float) -> Tensor:
         >>> glassgrad.special.xlog1py(glassgrad.tensor([0.0, 2.0]), glassgrad.tensor([-1.0, 1.0]))
         tensor([0.0000, 1.3863])
     """
-    return binary_special("special_xlog1py", _XLOG1PY_NODES, input, other)
+    result = binary_special("special_xlog1py", _XLOG1PY_NODES, input, other)
+    return out_result(
+        "special_xlog1py",
+        out,
+        result,
+        (
+            input,
+            other,
+        ),
+    )
 
 
 _XLOGY_NODES = (XlogyBackward0, XlogyBackward1, XlogyBackward2)

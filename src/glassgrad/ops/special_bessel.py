@@ -19,6 +19,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import array_of, check_tensor, float_kernel
+from ._out import out_result
 from ._registry import Sample, register
 from ._samples import randn, unary_samples
 from ._scipy import scipy_special
@@ -97,7 +98,7 @@ class SpecialI1EBackward0(Op):
         return grad * F.where(mask, slope, 0.5)
 
 
-def i0(input: Tensor) -> Tensor:
+def i0(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The modified Bessel function of the first kind of order 0.
 
     Example::
@@ -105,10 +106,11 @@ def i0(input: Tensor) -> Tensor:
         >>> glassgrad.i0(glassgrad.tensor([0.0, 1.0]))
         tensor([1.0000, 1.2661])
     """
-    return I0Backward0.apply(check_tensor(input, "i0"))
+    result = I0Backward0.apply(check_tensor(input, "i0"))
+    return out_result("i0", out, result, (input,))
 
 
-def i0e(input: Tensor) -> Tensor:
+def i0e(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """``exp(-|x|) * i0(x)``: i0 scaled so it neither overflows nor loses digits.
 
     Example::
@@ -116,10 +118,11 @@ def i0e(input: Tensor) -> Tensor:
         >>> glassgrad.special.i0e(glassgrad.tensor([0.0, 1.0]))
         tensor([1.0000, 0.4658])
     """
-    return SpecialI0EBackward0.apply(check_tensor(input, "special_i0e"))
+    result = SpecialI0EBackward0.apply(check_tensor(input, "special_i0e"))
+    return out_result("special_i0e", out, result, (input,))
 
 
-def i1(input: Tensor) -> Tensor:
+def i1(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The modified Bessel function of the first kind of order 1.
 
     Example::
@@ -127,10 +130,11 @@ def i1(input: Tensor) -> Tensor:
         >>> glassgrad.special.i1(glassgrad.tensor([0.0, 1.0]))
         tensor([0.0000, 0.5652])
     """
-    return SpecialI1Backward0.apply(check_tensor(input, "special_i1"))
+    result = SpecialI1Backward0.apply(check_tensor(input, "special_i1"))
+    return out_result("special_i1", out, result, (input,))
 
 
-def i1e(input: Tensor) -> Tensor:
+def i1e(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """``exp(-|x|) * i1(x)``.
 
     Example::
@@ -138,7 +142,8 @@ def i1e(input: Tensor) -> Tensor:
         >>> glassgrad.special.i1e(glassgrad.tensor([0.0, 1.0]))
         tensor([0.0000, 0.2079])
     """
-    return SpecialI1EBackward0.apply(check_tensor(input, "special_i1e"))
+    result = SpecialI1EBackward0.apply(check_tensor(input, "special_i1e"))
+    return out_result("special_i1e", out, result, (input,))
 
 
 def _i0_inplace(self: Tensor) -> Tensor:
@@ -155,9 +160,10 @@ def _non_differentiable(name: str, kernel: Any, doc: str, example: str) -> Any:
     """A ``torch.special`` function PyTorch does not differentiate: the result never requires
     grad and records no history."""
 
-    def op(input: Tensor) -> Tensor:
+    def op(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         check_tensor(input, f"special_{name}")
-        return Tensor._from_array(float_kernel(input._data, kernel))
+        result = Tensor._from_array(float_kernel(input._data, kernel))
+        return out_result(f"special_{name}", out, result)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"{doc} PyTorch defines no derivative.\n\nExample::\n\n    >>> {example}\n"

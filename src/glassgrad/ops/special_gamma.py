@@ -17,6 +17,7 @@ from .._dtype import result_numpy_dtype, scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import check_tensor, float_kernel, floating_operands
+from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
 from ._scipy import scipy_special
@@ -212,7 +213,7 @@ class SpecialZetaBackward2(_Zeta):
 # --- public functions ----------------------------------------------------------------------
 
 
-def lgamma(input: Tensor) -> Tensor:
+def lgamma(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """``log |Gamma(input)|``.
 
     Example::
@@ -220,10 +221,11 @@ def lgamma(input: Tensor) -> Tensor:
         >>> glassgrad.lgamma(glassgrad.tensor([0.5, 3.0]))
         tensor([0.5724, 0.6931])
     """
-    return LgammaBackward0.apply(check_tensor(input, "lgamma"))
+    result = LgammaBackward0.apply(check_tensor(input, "lgamma"))
+    return out_result("lgamma", out, result, (input,))
 
 
-def digamma(input: Tensor) -> Tensor:
+def digamma(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The logarithmic derivative of the gamma function, ``psi(x) = Gamma'(x) / Gamma(x)``.
 
     Example::
@@ -231,7 +233,8 @@ def digamma(input: Tensor) -> Tensor:
         >>> glassgrad.digamma(glassgrad.tensor([1.0]))
         tensor([-0.5772])
     """
-    return DigammaBackward0.apply(check_tensor(input, "digamma"))
+    result = DigammaBackward0.apply(check_tensor(input, "digamma"))
+    return out_result("digamma", out, result, (input,))
 
 
 def _check_order(n: Any) -> int:
@@ -244,7 +247,7 @@ def _check_order(n: Any) -> int:
     return int(n)
 
 
-def polygamma(n: int, input: Tensor) -> Tensor:
+def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The ``n``-th derivative of the digamma function.
 
     Example::
@@ -253,7 +256,8 @@ def polygamma(n: int, input: Tensor) -> Tensor:
         tensor([1.6449])
     """
     n = _check_order(n)
-    return PolygammaBackward0.apply(check_tensor(input, "polygamma", position=2), n=n)
+    result = PolygammaBackward0.apply(check_tensor(input, "polygamma", position=2), n=n)
+    return out_result("polygamma", out, result, (input,))
 
 
 def _check_p(p: Any, op: str) -> int:
@@ -264,7 +268,7 @@ def _check_p(p: Any, op: str) -> int:
     return int(p)
 
 
-def mvlgamma(input: Tensor, p: int) -> Tensor:
+def mvlgamma(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
     """The multivariate log-gamma function of dimension ``p``:
     ``p(p-1)/4 log(pi) + sum_{k<p} lgamma(input - k/2)``.
 
@@ -273,10 +277,11 @@ def mvlgamma(input: Tensor, p: int) -> Tensor:
         >>> glassgrad.mvlgamma(glassgrad.tensor([2.5]), 2)
         tensor([1.0304])
     """
-    return MvlgammaBackward0.apply(check_tensor(input, "mvlgamma"), p=_check_p(p, "mvlgamma"))
+    result = MvlgammaBackward0.apply(check_tensor(input, "mvlgamma"), p=_check_p(p, "mvlgamma"))
+    return out_result("mvlgamma", out, result, (input,))
 
 
-def multigammaln(input: Tensor, p: int) -> Tensor:
+def multigammaln(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
     """Alias of ``glassgrad.mvlgamma``.
 
     Example::
@@ -285,7 +290,8 @@ def multigammaln(input: Tensor, p: int) -> Tensor:
         tensor([1.0304])
     """
     check_tensor(input, "special_multigammaln")
-    return MvlgammaBackward0.apply(input, p=_check_p(p, "special_multigammaln"))
+    result = MvlgammaBackward0.apply(input, p=_check_p(p, "special_multigammaln"))
+    return out_result("special_multigammaln", out, result, (input,))
 
 
 def _incomplete_gamma(node: type, op: str, input: Any, other: Any) -> Tensor:
@@ -300,7 +306,7 @@ def _incomplete_gamma(node: type, op: str, input: Any, other: Any) -> Tensor:
     return node.apply(input, other)
 
 
-def igamma(input: Tensor, other: Tensor) -> Tensor:
+def igamma(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The regularized lower incomplete gamma function ``P(input, other)``.
 
     Example::
@@ -308,10 +314,19 @@ def igamma(input: Tensor, other: Tensor) -> Tensor:
         >>> glassgrad.igamma(glassgrad.tensor([1.0]), glassgrad.tensor([2.0]))
         tensor([0.8647])
     """
-    return _incomplete_gamma(IgammaBackward0, "igamma", input, other)
+    result = _incomplete_gamma(IgammaBackward0, "igamma", input, other)
+    return out_result(
+        "igamma",
+        out,
+        result,
+        (
+            input,
+            other,
+        ),
+    )
 
 
-def igammac(input: Tensor, other: Tensor) -> Tensor:
+def igammac(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The regularized upper incomplete gamma function ``Q(input, other) = 1 - P``.
 
     Example::
@@ -319,10 +334,19 @@ def igammac(input: Tensor, other: Tensor) -> Tensor:
         >>> glassgrad.igammac(glassgrad.tensor([1.0]), glassgrad.tensor([2.0]))
         tensor([0.1353])
     """
-    return _incomplete_gamma(IgammacBackward0, "igammac", input, other)
+    result = _incomplete_gamma(IgammacBackward0, "igammac", input, other)
+    return out_result(
+        "igammac",
+        out,
+        result,
+        (
+            input,
+            other,
+        ),
+    )
 
 
-def gammainc(input: Tensor, other: Tensor) -> Tensor:
+def gammainc(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Alias of ``glassgrad.igamma``.
 
     Example::
@@ -330,10 +354,19 @@ def gammainc(input: Tensor, other: Tensor) -> Tensor:
         >>> glassgrad.special.gammainc(glassgrad.tensor([1.0]), glassgrad.tensor([2.0]))
         tensor([0.8647])
     """
-    return _incomplete_gamma(IgammaBackward0, "special_gammainc", input, other)
+    result = _incomplete_gamma(IgammaBackward0, "special_gammainc", input, other)
+    return out_result(
+        "special_gammainc",
+        out,
+        result,
+        (
+            input,
+            other,
+        ),
+    )
 
 
-def gammaincc(input: Tensor, other: Tensor) -> Tensor:
+def gammaincc(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Alias of ``glassgrad.igammac``.
 
     Example::
@@ -341,13 +374,22 @@ def gammaincc(input: Tensor, other: Tensor) -> Tensor:
         >>> glassgrad.special.gammaincc(glassgrad.tensor([1.0]), glassgrad.tensor([2.0]))
         tensor([0.1353])
     """
-    return _incomplete_gamma(IgammacBackward0, "special_gammaincc", input, other)
+    result = _incomplete_gamma(IgammacBackward0, "special_gammaincc", input, other)
+    return out_result(
+        "special_gammaincc",
+        out,
+        result,
+        (
+            input,
+            other,
+        ),
+    )
 
 
 _ZETA_NODES = (SpecialZetaBackward0, SpecialZetaBackward1, SpecialZetaBackward2)
 
 
-def zeta(input: Tensor | float, other: Tensor | float) -> Tensor:
+def zeta(input: Tensor | float, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:
     """The Hurwitz zeta function ``sum_k (other + k)^(-input)``.
 
     Example::
@@ -355,7 +397,16 @@ def zeta(input: Tensor | float, other: Tensor | float) -> Tensor:
         >>> glassgrad.special.zeta(glassgrad.tensor([2.0]), 1.0)
         tensor([1.6449])
     """
-    return binary_special("special_zeta", _ZETA_NODES, input, other)
+    result = binary_special("special_zeta", _ZETA_NODES, input, other)
+    return out_result(
+        "special_zeta",
+        out,
+        result,
+        (
+            input,
+            other,
+        ),
+    )
 
 
 # --- in-place methods ----------------------------------------------------------------------
