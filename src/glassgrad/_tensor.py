@@ -733,10 +733,17 @@ class Tensor:
 
     def __repr__(self) -> str:
         suffixes = []
-        if self.grad_fn is not None:
-            suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
-        elif self._requires_grad:
-            suffixes.append("requires_grad=True")
+        try:
+            grad_fn = self.grad_fn
+        except RuntimeError:
+            # A view made in no-grad mode and changed in place there cannot get a history
+            # (reading grad_fn raises): PyTorch prints it as Invalid.
+            suffixes.append("grad_fn=<Invalid>")
+        else:
+            if grad_fn is not None:
+                suffixes.append(f"grad_fn=<{grad_fn.name()}>")
+            elif self._requires_grad:
+                suffixes.append("requires_grad=True")
         return tensor_repr(self._data, suffixes, _dtype.get_default_dtype().name)
 
     def __format__(self, spec: str) -> str:

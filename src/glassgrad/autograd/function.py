@@ -20,6 +20,7 @@ Example::
 from __future__ import annotations
 
 import functools
+import inspect
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -31,7 +32,7 @@ from .grad_mode import no_grad
 from .grad_mode import state as grad_state
 from .graph import Node, SavedTensor, pack_saved, saved_tensors_freed_error
 from .op import _modified_error, fit_gradients
-from .views import edge_of
+from .views import CreationMeta, check_inplace, edge_of, rebase_history
 
 __all__ = ["Function", "FunctionCtx", "InplaceFunction", "once_differentiable"]
 
@@ -320,42 +321,67 @@ class Function(metaclass=_FunctionMeta):
         """Run ``forward`` and, if any input requires grad, record a ``<Name>Backward`` node."""
         Tensor = graph.Tensor
         node = cls._backward_cls()
-        node.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         uses_setup = cls.setup_context is not Function.setup_context
+        if uses_setup:
+            # setup_context sees every input of forward, its defaults included (PyTorch).
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, {}
+        node.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        record = grad_state.enabled and any(node.needs_input_grad)
+        if record:  # the inputs' history before forward may change any of them in place
+            node.next_functions = tuple(
+                edge_of(a) if isinstance(a, Tensor) and a._requires_grad else (None, 0)
+                for a in args
+            )
         with no_grad():
             if uses_setup:
                 outputs = cls.forward(*args, **kwargs)
                 cls.setup_context(node, args, outputs)
             else:
                 outputs = cls.forward(node, *args, **kwargs)
-        record = grad_state.enabled and any(node.needs_input_grad)
         is_tuple = isinstance(outputs, tuple)
         outs = outputs if is_tuple else (outputs,)
+        for t in node._dirty:
+            if isinstance(t, Tensor):
+                t._vc[0] += 1  # as PyTorch's mark_dirty: the version moves once more
         if not record:
+            _mark_views_of_function(outs, {id(a) for a in args if isinstance(a, Tensor)})
             return outputs
-        node.next_functions = tuple(
-            edge_of(a) if isinstance(a, Tensor) and a._requires_grad else (None, 0) for a in args
-        )
         node._input_meta = tuple(
             (a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None for a in args
         )
         dirty = {id(t) for t in node._dirty}
         non_diff = {id(t) for t in node._non_differentiable}
         inputs = {id(a) for a in args if isinstance(a, Tensor)}
+        n_tensors = sum(isinstance(o, Tensor) for o in outs)
+        _check_dirty(node._dirty, inputs, outs)
         wrapped = []
         for nr, out in enumerate(outs):
             if not isinstance(out, Tensor):
                 wrapped.append(out)
                 continue
-            if id(out) in dirty:
-                if out.grad_fn is None and out._requires_grad:
-                    raise RuntimeError(
-                        "a leaf Variable that requires grad has been used in an in-place operation."
-                    )
-                target = out
-            elif id(out) in inputs:
-                target = Tensor._from_array(out._data)  # an alias, not the input itself
-                target._vc = out._vc
+            if id(out) in dirty and id(out) in inputs:
+                # An input changed in place: the node becomes its history (through
+                # CopySlices on the base for a view), as an in-place op would.
+                check_inplace(out)
+                if out._base is not None and n_tensors > 1:
+                    raise RuntimeError(_DIRTY_VIEW_MULTIPLE_OUTPUTS)
+                if id(out) not in non_diff:
+                    if out._base is not None:
+                        rebase_history(out, node)
+                    else:
+                        out._grad_fn = node
+                        out._requires_grad = True
+                        if nr:
+                            out._output_nr = nr
+                wrapped.append(out)
+                continue
+            if id(out) in inputs:
+                # An input returned as it is comes back as a view of itself, as PyTorch's
+                # view_as(self): in-place changes of it are then refused like any view's.
+                with no_grad():
+                    target = out.view_as(out)
             else:
                 target = out
             if id(out) in non_diff:
@@ -365,11 +391,19 @@ class Function(metaclass=_FunctionMeta):
             target._requires_grad = True
             if nr:
                 target._output_nr = nr
+            if target._base is not None:
+                # A view made inside the Function (or the input as-is): in-place changes
+                # would bypass the custom backward, so PyTorch forbids them (as for the views
+                # of a multi-output op when the Function returns several).
+                target._creation_meta = _function_view_meta(outs, non_diff)
+                target._requires_grad_from_base = False
+                target._attr_version = target._vc[0]
             wrapped.append(target)
         node._output_meta = tuple(
             (o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float32)
             for o in outs
         )
+        node._dirty = node._non_differentiable = ()  # ctx keeps no reference to outputs
         node._materialized = tuple(
             isinstance(o, Tensor) and (node._materialize_non_diff_grads or id(o) not in non_diff)
             for o in outs
@@ -390,6 +424,55 @@ class InplaceFunction(Function):
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = inplace
+
+
+_DIRTY_VIEW_MULTIPLE_OUTPUTS = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function "
+    "cannot return more than one Tensor. This is not supported by the current autograd engine. "
+    "You should either make sure the input is not a view (using .clone() for example) or make "
+    "your Function only return one Tensor (potentially splitting it into two Functions: one "
+    "doing the inplace that returns a single Tensor and a second one that does the other "
+    "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do "
+    "this change."
+)
+
+
+def _mark_views_of_function(outs: tuple, inputs: set) -> None:
+    """Outputs of an unrecorded call that are views made inside forward may not be changed in
+    place later either (PyTorch marks them the same way)."""
+    for o in outs:
+        if isinstance(o, graph.Tensor) and o._base is not None and id(o) not in inputs:
+            o._creation_meta = _function_view_meta(outs, set())
+
+
+def _function_view_meta(outs: tuple, non_diff: set) -> int:
+    differentiable = sum(isinstance(o, graph.Tensor) and id(o) not in non_diff for o in outs)
+    return CreationMeta.MULTI_OUTPUT_NODE if differentiable > 1 else CreationMeta.IN_CUSTOM_FUNCTION
+
+
+def _check_dirty(dirty: tuple, inputs: set, outs: tuple) -> None:
+    """PyTorch's checks of ``ctx.mark_dirty``: inputs only (a view that is not one is an
+    error, another tensor a warning), and every dirty tensor returned."""
+    for t in dirty:
+        if id(t) in inputs:
+            continue
+        if t._base is not None:
+            raise RuntimeError(
+                "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors "
+                "that have been mutated should be passed to ctx.mark_dirty()."
+            )
+        warnings.warn(
+            "Only input Tensors should be given to ctx.mark_dirty(). If a Tensor is not an "
+            "input, there is no need to pass it to mark_dirty().",
+            UserWarning,
+            stacklevel=4,
+        )
+    returned = {id(o) for o in outs}
+    if any(id(t) in inputs and id(t) not in returned for t in dirty):
+        raise RuntimeError(
+            "Some elements marked as dirty during the forward method were not returned as "
+            "output. The inputs that are modified inplace must all be outputs of the Function."
+        )
 
 
 def _freeze_saved(tensors: tuple, outs: tuple, wrapped: list, node: Node) -> list:
