@@ -99,6 +99,13 @@ from .autograd.grad_mode import (
 from .ops import public_functions as _public_functions
 from .ops.combining import broadcast_shapes
 from .ops.comparison import equal
+from .ops.windows import (
+    bartlett_window,
+    blackman_window,
+    hamming_window,
+    hann_window,
+    kaiser_window,
+)
 
 __version__ = "0.1.0"
 
