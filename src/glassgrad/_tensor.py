@@ -550,6 +550,13 @@ class Tensor:
         return _CPU
 
     @property
+    def layout(self) -> Any:
+        """``glassgrad.strided``: every glassgrad tensor is dense."""
+        from ._layout import strided
+
+        return strided
+
+    @property
     def is_cuda(self) -> bool:
         return False
 

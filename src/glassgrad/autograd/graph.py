@@ -510,8 +510,8 @@ class saved_tensors_hooks:
 
 class save_on_cpu(saved_tensors_hooks):
     """Saved tensors are kept on the CPU (and come back to their device in backward).
-    glassgrad computes on the CPU, so they stay where they are; ``pin_memory`` has no
-    meaning without a GPU and is refused.
+    glassgrad computes on the CPU, so they stay where they are; with ``pin_memory`` (nothing
+    to pin without a GPU) they are copied, as PyTorch does when no GPU is present.
 
     Example::
 
@@ -520,10 +520,9 @@ class save_on_cpu(saved_tensors_hooks):
     """
 
     def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
-        if pin_memory:
-            raise NotImplementedError("save_on_cpu(pin_memory=True): glassgrad has no GPU memory")
-
         def pack(tensor: Any) -> tuple:
+            if pin_memory:  # no GPU, nothing to pin: a copy, as PyTorch without one
+                return (tensor.device, tensor.detach().clone())
             return (tensor.device, tensor.cpu())
 
         def unpack(packed: tuple) -> Any:
@@ -535,8 +534,8 @@ class save_on_cpu(saved_tensors_hooks):
 
 @contextlib.contextmanager
 def disable_saved_tensors_hooks(error_message: str) -> Iterator[None]:
-    """Inside, entering ``saved_tensors_hooks`` (or saving under hooks entered before)
-    raises ``RuntimeError(error_message)``.
+    """Inside, entering ``saved_tensors_hooks`` raises ``RuntimeError(error_message)``;
+    entering it while saved-tensor hooks are active raises the same error (as PyTorch).
 
     Example::
 
@@ -546,6 +545,8 @@ def disable_saved_tensors_hooks(error_message: str) -> Iterator[None]:
     previous = saved_hooks_state.disabled_message
     saved_hooks_state.disabled_message = error_message
     try:
+        if saved_hooks_stack:
+            raise RuntimeError(error_message)
         yield
     finally:
         saved_hooks_state.disabled_message = previous
@@ -560,13 +561,20 @@ class _Packed:
     __slots__ = ("packed", "unpack_hook", "grad_fn", "output_nr", "accumulator", "released")
 
     def __init__(self, tensor: Any, pack_hook: Callable, unpack_hook: Callable, grad_fn: Any,
-                 output_nr: int) -> None:  # fmt: skip
+                 output_nr: int, hook_arg: Any = None) -> None:  # fmt: skip
+        # The pack hook runs in no-grad mode, as PyTorch's; it gets ``hook_arg`` (a detached
+        # alias from register_hooks) or the tensor itself.
         version = tensor._version
-        self.packed = pack_hook(tensor)
+        enabled = grad_state.enabled
+        grad_state.enabled = False
+        try:
+            self.packed = pack_hook(tensor if hook_arg is None else hook_arg)
+        finally:
+            grad_state.enabled = enabled
         if tensor._version != version:
             raise RuntimeError(
                 "A saved tensor pack hook is modifying its input in place. Tensors provided as "
-                "input to pack hook can not be modified by in-place operations as this can lead "
+                "input to pack hook cannot be modified by in-place operations as this can lead "
                 "to unexpected side-effects. Please open an issue if you need to perform in-place "
                 "operations on the input to a pack hook."
             )
@@ -670,7 +678,8 @@ class SavedTensor:
                 "Calling register_hooks on a saved tensor whose hooks have already been set. "
                 "Hint: only one pair of hooks is allowed at a time."
             )
-        self._set(_Packed(entry, args[0], args[1], entry._grad_fn, entry._output_nr))
+        packed = _Packed(entry, args[0], args[1], entry._grad_fn, entry._output_nr, entry.detach())
+        self._set(packed)
 
 
 # --- the running backward -------------------------------------------------------------------
