@@ -36,10 +36,17 @@ from bench.libraries import (
     supported_workloads,
 )
 from bench.machine import load_average, machine_facts
-from bench.report import ddp_row, import_row, memory_row, render_text, timed_rows
+from bench.report import (
+    checkpoint_row,
+    ddp_row,
+    import_row,
+    memory_row,
+    render_text,
+    timed_rows,
+)
 from bench.workloads import WORKLOADS
 
-PROBES = ("import", "memory", "ddp")
+PROBES = ("import", "memory", "checkpoint", "ddp")
 ALL_NAMES = (*WORKLOADS, *PROBES)
 DOCS_PATH = REPO_ROOT / "docs" / "benchmarks.md"
 WORKER_TIMEOUT_S = {"full": 3600, "quick": 300}
@@ -293,6 +300,9 @@ def main(argv: list[str] | None = None) -> int:
     if "memory" in args.names:
         print("[probe] wide-MLP memory", file=sys.stderr, flush=True)
         rows.append(memory_row(probes.memory(args.candidate, mode)))
+    if "checkpoint" in args.names:
+        print("[probe] deep-MLP memory with activation checkpointing", file=sys.stderr, flush=True)
+        rows.append(checkpoint_row(probes.checkpoint(args.candidate, mode)))
     if "ddp" in args.names:
         print("[probe] data-parallel step (mpiexec)", file=sys.stderr, flush=True)
         rows.append(ddp_row(ddp.measure(mode)))

@@ -1,4 +1,5 @@
-"""Measurements that need a fresh process: import cost and peak memory of the wide-MLP step.
+"""Measurements that need a fresh process: import cost, peak memory of the wide-MLP step, and
+peak memory of a deep MLP's forward + backward with and without activation checkpointing.
 
 ``import_cost`` starts a bare interpreter per sample, so nothing is cached in the process.
 ``memory`` runs ``python -m bench.probes memory --module glassgrad --mode full`` in a fresh process
@@ -141,10 +142,82 @@ def wide_mlp_memory(module_name: str, mode: str) -> dict[str, Any]:
     }
 
 
+CHECKPOINT_SIZES = {
+    "full": {"layers": 32, "width": 1024, "batch": 512, "segments": 4},
+    "quick": {"layers": 8, "width": 64, "batch": 32, "segments": 2},
+}
+
+
+def checkpoint_memory(module_name: str, mode: str) -> dict[str, Any]:
+    """Peak traced memory of forward + backward of a deep MLP (``layers`` x Linear+ReLU),
+    plainly and through ``utils.checkpoint.checkpoint_sequential`` (``segments`` segments,
+    ``use_reentrant=False``), in-process. Gradients exist before tracing starts (one throwaway
+    run of each form), so the peaks above the traced baseline are the saved activations and
+    the transient buffers of backward. The gradients of the two forms must agree.
+    """
+    import gc
+    import importlib
+    import tracemalloc
+
+    size = CHECKPOINT_SIZES[mode]
+    library = importlib.import_module(module_name)
+    checkpoint_sequential = importlib.import_module(
+        f"{module_name}.utils.checkpoint"
+    ).checkpoint_sequential
+    nn = library.nn
+    library.manual_seed(0)
+    layers: list[Any] = []
+    for _ in range(size["layers"]):
+        layers += [nn.Linear(size["width"], size["width"]), nn.ReLU()]
+    model = nn.Sequential(*layers)
+    x = library.randn(size["batch"], size["width"])
+
+    def step(checkpointed: bool) -> None:
+        if checkpointed:
+            out = checkpoint_sequential(model, size["segments"], x, use_reentrant=False)
+        else:
+            out = model(x)
+        out.sum().backward()
+
+    def measure(checkpointed: bool) -> tuple[int, list[Any]]:
+        for p in model.parameters():
+            p.grad.zero_()
+        gc.collect()
+        tracemalloc.start()
+        before, _ = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        step(checkpointed)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        return peak - before, [p.grad.clone() for p in model.parameters()]
+
+    step(False)  # throwaway runs: lazy imports, caches, and the gradients themselves
+    step(True)
+    plain, plain_grads = measure(False)
+    checkpointed, checkpoint_grads = measure(True)
+    agree = all(
+        library.allclose(a, b, rtol=1e-4, atol=1e-5)
+        for a, b in zip(plain_grads, checkpoint_grads, strict=True)
+    )
+    if not agree:
+        return {"status": "INVALID", "error": "gradients differ with checkpointing"}
+    return {
+        "status": "ok",
+        **size,
+        "plain_peak_bytes": plain,
+        "checkpoint_peak_bytes": checkpointed,
+        "checkpoint_over_plain": checkpointed / plain,
+    }
+
+
 def memory(module: str, mode: str, python: str = sys.executable) -> dict[str, Any]:
     """Run :func:`wide_mlp_memory` in a fresh process; report errors instead of raising."""
+    return _probe_process("memory", module, mode, python)
+
+
+def _probe_process(probe: str, module: str, mode: str, python: str) -> dict[str, Any]:
     completed = subprocess.run(
-        [python, "-m", "bench.probes", "memory", "--module", module, "--mode", mode],
+        [python, "-m", "bench.probes", probe, "--module", module, "--mode", mode],
         capture_output=True,
         text=True,
         timeout=600,
@@ -157,13 +230,19 @@ def memory(module: str, mode: str, python: str = sys.executable) -> dict[str, An
     return json.loads(lines[-1])
 
 
+def checkpoint(module: str, mode: str, python: str = sys.executable) -> dict[str, Any]:
+    """Run :func:`checkpoint_memory` in a fresh process; report errors instead of raising."""
+    return _probe_process("checkpoint", module, mode, python)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Fresh-process probes of the benchmark.")
-    parser.add_argument("probe", choices=["memory"])
+    parser.add_argument("probe", choices=["memory", "checkpoint"])
     parser.add_argument("--module", default="glassgrad")
     parser.add_argument("--mode", choices=["full", "quick"], default="quick")
     args = parser.parse_args(argv)
-    print(json.dumps(wide_mlp_memory(args.module, args.mode)))
+    probe = wide_mlp_memory if args.probe == "memory" else checkpoint_memory
+    print(json.dumps(probe(args.module, args.mode)))
     return 0
 
 

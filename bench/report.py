@@ -20,6 +20,7 @@ SCALING_TARGET = 11.0
 IMPORT_TARGET_S = 0.25
 IMPORT_TARGET_BYTES = 40 * 2**20
 MEMORY_TARGET = 1.3
+CHECKPOINT_TARGET = 0.5
 DDP_SCALING_TARGET = 1.8
 DDP_RATIO_TARGET = 1.1
 
@@ -221,6 +222,40 @@ def memory_row(result: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
+def checkpoint_row(result: dict[str, Any]) -> dict[str, Any]:
+    """The ``checkpoint`` row: peak memory of a deep MLP's forward + backward through
+    ``checkpoint_sequential`` against the same step without it."""
+    row = {
+        "name": "checkpoint",
+        "kind": "checkpoint",
+        "title": "peak memory of forward + backward of a deep MLP (tracemalloc): "
+        "utils.checkpoint.checkpoint_sequential / plain",
+        "unit": "step",
+        "target": f"<= {CHECKPOINT_TARGET}x the plain step",
+        "results": {
+            CANDIDATE: result,
+            REFERENCE: {
+                "status": "n/a",
+                "error": "tracemalloc does not see PyTorch's allocator",
+            },
+        },
+        "ratio": None,
+        "meets": None,
+        "notes": [],
+    }
+    if result.get("status") != "ok":
+        row["verdict"] = f"unavailable in glassgrad ({result.get('error')})"
+        return row
+    row["meets"] = result["checkpoint_over_plain"] <= CHECKPOINT_TARGET
+    row["verdict"] = "meets" if row["meets"] else "misses"
+    row["notes"].append(
+        f"{result['layers']} x (Linear {result['width']}x{result['width']} + ReLU), batch "
+        f"{result['batch']}, {result['segments']} segments (the last one not checkpointed, as "
+        "PyTorch's checkpoint_sequential); same gradients"
+    )
+    return row
+
+
 def ddp_row(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The ``ddp`` row (see :mod:`bench.ddp`): the 2-rank data-parallel step of each library,
     their ratio, and glassgrad's throughput on 2 ranks over one process."""
@@ -288,6 +323,12 @@ def format_cell(row: dict[str, Any], library: str) -> str:
     if result is None:
         return "-"
     status = result.get("status")
+    if row["kind"] == "checkpoint" and status == "ok":
+        return (
+            f"peak {_fmt_bytes(result['checkpoint_peak_bytes'])} with / "
+            f"{_fmt_bytes(result['plain_peak_bytes'])} without = "
+            f"{result['checkpoint_over_plain']:.2f}x"
+        )
     if row["kind"] == "memory" and status == "ok":
         return (
             f"peak {_fmt_bytes(result['peak_bytes'])} / bound "

@@ -128,7 +128,7 @@ class BackwardCFunction(FunctionCtx, Node):
         if self._saved is None:
             raise saved_tensors_freed_error()
         return tuple(
-            SavedTensor(self._saved_getter(i), self._saved_setter(i))
+            SavedTensor(self._saved_getter(i), self._saved_setter(i), self)
             for i in range(len(self._saved))
         )
 

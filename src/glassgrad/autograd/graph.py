@@ -523,7 +523,8 @@ class save_on_cpu(saved_tensors_hooks):
         def pack(tensor: Any) -> tuple:
             if pin_memory:  # no GPU, nothing to pin: a copy, as PyTorch without one
                 return (tensor.device, tensor.detach().clone())
-            return (tensor.device, tensor.cpu())
+            # detached: the node's output keeps no reference to the node through its hooks
+            return (tensor.device, tensor.detach().cpu())
 
         def unpack(packed: tuple) -> Any:
             device, tensor = packed
@@ -561,7 +562,7 @@ class _Packed:
     __slots__ = ("packed", "unpack_hook", "grad_fn", "output_nr", "accumulator", "released")
 
     def __init__(self, tensor: Any, pack_hook: Callable, unpack_hook: Callable, grad_fn: Any,
-                 output_nr: int, hook_arg: Any = None) -> None:  # fmt: skip
+                 output_nr: int, hook_arg: Any = None, owner: Any = None) -> None:  # fmt: skip
         # The pack hook runs in no-grad mode, as PyTorch's; it gets ``hook_arg`` (a detached
         # alias from register_hooks) or the tensor itself.
         version = tensor._version
@@ -579,7 +580,9 @@ class _Packed:
                 "operations on the input to a pack hook."
             )
         self.unpack_hook = unpack_hook
-        self.grad_fn = grad_fn
+        # A node's own output refers to the node weakly (the node owns this entry: a strong
+        # reference would be a cycle that keeps its saved values alive until gc runs).
+        self.grad_fn = weakref.ref(grad_fn) if grad_fn is not None and grad_fn is owner else grad_fn
         self.output_nr = output_nr
         self.accumulator = accumulator_of(tensor) if grad_fn is None else None
         self.released = False
@@ -593,8 +596,11 @@ class _Packed:
                 "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
                 f"type {type(value).__name__}"
             )
-        if self.grad_fn is not None:
-            return Tensor._result(value._data, self.grad_fn, self.output_nr)
+        grad_fn = self.grad_fn
+        if type(grad_fn) is weakref.ref:
+            grad_fn = grad_fn()
+        if grad_fn is not None:
+            return Tensor._result(value._data, grad_fn, self.output_nr)
         if self.accumulator is None and not value.requires_grad:
             return value  # nothing to attach: the hook's tensor itself, as PyTorch returns it
         t = Tensor._from_array(value._data)
@@ -612,7 +618,8 @@ def pack_saved(tensor: Any, grad_fn: Any = None, output_nr: int = 0) -> Any:
     pack_hook, unpack_hook = saved_hooks_stack[-1]
     if grad_fn is None:
         grad_fn, output_nr = tensor._grad_fn, tensor._output_nr
-    return _Packed(tensor, pack_hook, unpack_hook, grad_fn, output_nr)
+        return _Packed(tensor, pack_hook, unpack_hook, grad_fn, output_nr)
+    return _Packed(tensor, pack_hook, unpack_hook, grad_fn, output_nr, owner=grad_fn)
 
 
 class SavedTensor:
@@ -627,12 +634,13 @@ class SavedTensor:
         >>> y.grad_fn._raw_saved_self.register_hooks(lambda t: t * 1, lambda t: t)
     """
 
-    __slots__ = ("_get", "_set")
+    __slots__ = ("_get", "_set", "_owner")
 
-    def __init__(self, get: Callable[[], Any], set_: Callable[[Any], None]) -> None:
+    def __init__(self, get: Callable[[], Any], set_: Callable[[Any], None],
+                 owner: Any = None) -> None:  # fmt: skip
         # get() returns the node's entry (a tensor, a packed tensor or None) and raises
-        # KeyError once the node has released what it saved.
-        self._get, self._set = get, set_
+        # KeyError once the node has released what it saved; owner: the node.
+        self._get, self._set, self._owner = get, set_, owner
 
     def _entry(self) -> Any:
         try:
@@ -678,7 +686,9 @@ class SavedTensor:
                 "Calling register_hooks on a saved tensor whose hooks have already been set. "
                 "Hint: only one pair of hooks is allowed at a time."
             )
-        packed = _Packed(entry, args[0], args[1], entry._grad_fn, entry._output_nr, entry.detach())
+        packed = _Packed(
+            entry, args[0], args[1], entry._grad_fn, entry._output_nr, entry.detach(), self._owner
+        )
         self._set(packed)
 
 

@@ -527,7 +527,7 @@ class Op(Node):
         if (raw or name.startswith("_saved_")) and name not in Op.__slots__:
             slot = self._saved_slot(name[11:] if raw else name[7:])
             if slot is not None:
-                handle = SavedTensor(*self._saved_accessors(slot))
+                handle = SavedTensor(*self._saved_accessors(slot), self)
                 if raw:
                     return handle
                 entry = handle._entry()
