@@ -209,6 +209,12 @@ class BackwardCFunction(FunctionCtx, Node):
             self._saved = None
 
     def _saved_info(self) -> dict:
+        # What the glass-box tools show; a tensor packed by saved-tensor hooks stays packed
+        # (unpacking would run the unpack hook, e.g. a checkpoint's recomputation).
+        if self._saved is None:
+            return {}
+        if any(item is not None and item[0] == "packed" for item in self._saved):
+            return {f"saved_tensor{i}": self._saved_getter(i)() for i in range(len(self._saved))}
         return (
             {f"saved_tensor{i}": t for i, t in enumerate(self.saved_tensors)}
             if (self._saved is not None)

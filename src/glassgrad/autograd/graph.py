@@ -587,6 +587,13 @@ class _Packed:
         self.accumulator = accumulator_of(tensor) if grad_fn is None else None
         self.released = False
 
+    def __repr__(self) -> str:
+        # How the glass-box tools show a saved value they must not unpack.
+        description = getattr(type(self.packed), "_saved_description", None)
+        if description is None:
+            description = f"packed by saved_tensors_hooks as {type(self.packed).__name__}"
+        return f"<{description}>"
+
     def unpack(self) -> Any:
         if self.released:
             raise saved_tensors_freed_error()

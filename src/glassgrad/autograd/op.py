@@ -742,7 +742,7 @@ class Op(Node):
             if self._saved_out is not None:
                 for data, _, _, nr in self._saved_output_entries():
                     info[f"result{nr}" if type(self._saved_out) is list else "result"] = (
-                        graph.Tensor._from_array(data)
+                        data if type(data) is _Packed else graph.Tensor._from_array(data)
                     )
         return info
 

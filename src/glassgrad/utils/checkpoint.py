@@ -12,7 +12,9 @@ Two variants, as in PyTorch:
   through saved-tensor hooks that keep only a placeholder; the first backward that needs one
   recomputes the segment (stopping as soon as every value is back) and hands the values out.
   Works with ``autograd.grad``, ``inputs=`` and double backward; checks that the
-  recomputation saves tensors of the same number, shapes and dtypes.
+  recomputation saves tensors of the same number, shapes and dtypes. The segment's nodes
+  carry a :class:`CheckpointSegment` (``node._checkpoint_segment``), so the glass-box tools
+  draw them as one box.
 
 The random number generator is restored for the recomputation (``preserve_rng_state``), so
 dropout draws the same mask.
@@ -45,6 +47,7 @@ from ..autograd.op import _modified_error
 
 __all__ = [
     "checkpoint",
+    "CheckpointSegment",
     "checkpoint_sequential",
     "CheckpointError",
     "GraphExecGroup",
@@ -205,8 +208,72 @@ class CheckpointFunction(Function):
 class _Holder:
     """What the graph keeps for one saved tensor: a placeholder, filled per backward."""
 
+    _saved_description = "placeholder: recomputed by checkpoint in backward"
+
     def __init__(self) -> None:
         self.handles: dict = {}
+
+
+class CheckpointSegment:
+    """The nodes one ``checkpoint(..., use_reentrant=False)`` call recorded (glassgrad extra:
+    each of them refers to it as ``node._checkpoint_segment``; the outermost call wins when
+    checkpoints nest). ``name`` is the checkpointed function's; :meth:`nodes` the live nodes.
+
+    Example::
+
+        >>> x = glassgrad.randn(3, requires_grad=True)
+        >>> y = checkpoint(lambda t: t.sin().exp(), x, use_reentrant=False)
+        >>> [type(n).__name__ for n in y.grad_fn._checkpoint_segment.nodes()]
+        ['ExpBackward0', 'SinBackward0']
+    """
+
+    __slots__ = ("name", "_members", "__weakref__")
+
+    def __init__(self, name: str, members: list) -> None:
+        self.name = name
+        self._members = [weakref.ref(node) for node in members]
+
+    def nodes(self) -> list:
+        """The segment's nodes still alive, outputs first."""
+        return [node for node in (ref() for ref in self._members) if node is not None]
+
+    def __repr__(self) -> str:
+        return f"<CheckpointSegment {self.name!r}: {len(self._members)} nodes>"
+
+
+def _function_name(function: Any) -> str:
+    name = getattr(function, "__qualname__", None) or getattr(function, "__name__", None)
+    if name is None or not isinstance(name, str):
+        name = type(function).__name__  # a module or another callable object
+    return name
+
+
+def _tag_segment(function: Any, result: Any, first_seq: int) -> None:
+    """Mark the nodes recorded since ``first_seq`` that lead to ``result`` as one segment."""
+    stack = [t.grad_fn for t in _tensors_in(result) if t.grad_fn is not None]
+    members: list = []
+    seen: set = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen or isinstance(node, graph.AccumulateGrad) or node._seq < first_seq:
+            continue
+        seen.add(id(node))
+        members.append(node)
+        stack.extend(child for child, _ in node.next_functions if child is not None)
+    if members:
+        segment = CheckpointSegment(_function_name(function), members)
+        for node in members:
+            node._checkpoint_segment = segment
+
+
+def _tensors_in(value: Any) -> list:
+    if isinstance(value, Tensor):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [t for item in value for t in _tensors_in(item)]
+    if isinstance(value, dict):
+        return [t for item in value.values() for t in _tensors_in(item)]
+    return []
 
 
 class _Handle:
@@ -432,9 +499,11 @@ def _checkpoint_without_reentrant(
     stop = _early_stop_override if _early_stop_override is not None else early_stop
     frame = _Frame(recompute, stop, _METADATA_CHECKS[determinism_check], debug)
     frame.save_inputs(args)
+    first_seq = next(graph.sequence_counter)
     with _CheckpointHooks(frame), forward_context:
         result = function(*args, **kwargs)
     frame.forward_completed = True
+    _tag_segment(function, result, first_seq)
     return result
 
 
@@ -524,6 +593,7 @@ def checkpoint_sequential(
                 x = functions[j](x)
             return x
 
+        forward.__qualname__ = f"checkpoint_sequential[{start}:{end + 1}]"
         return forward
 
     size = len(functions) // segments

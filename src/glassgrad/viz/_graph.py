@@ -21,6 +21,8 @@ from ._stats import TensorStats, as_array, dtype_name, tensor_stats
 __all__ = [
     "Graph",
     "GraphNode",
+    "SegmentNode",
+    "checkpoint_segment_of",
     "GraphEdge",
     "build_graph",
     "normalize_roots",
@@ -185,8 +187,48 @@ def upstream_first(graph: Graph) -> list[int]:
 
 
 def op_name(fn: Any) -> str:
-    """The class name of a backward function, e.g. ``"MulBackward0"``."""
+    """The class name of a backward function, e.g. ``"MulBackward0"`` (a checkpointed
+    segment drawn as one: ``"Checkpoint(<function>)"``)."""
+    if type(fn) is SegmentNode:
+        return fn.label
     return type(fn).__name__
+
+
+class SegmentNode:
+    """The nodes of one non-reentrant checkpoint call, standing as one node in a drawing.
+
+    It reads like a backward function: ``next_functions`` are the edges that leave the
+    segment, ``_saved_info()`` says what it holds; ``members`` are the nodes it stands for
+    (``BackwardTrace`` records them, not this stand-in).
+    """
+
+    def __init__(self, segment: Any) -> None:
+        self.segment = segment
+        self.members = segment.nodes()
+        self.label = f"Checkpoint({segment.name})"
+        inside = {id(node) for node in self.members}
+        leaving: list[tuple[Any, int]] = []
+        seen: set[tuple[int, int]] = set()
+        for node in self.members:
+            for child, nr in getattr(node, "next_functions", ()):
+                if child is None or id(child) in inside or (id(child), nr) in seen:
+                    continue
+                seen.add((id(child), nr))
+                leaving.append((child, nr))
+        self.next_functions = tuple(leaving)
+        first = self.members[0] if self.members else None
+        self._output_meta = getattr(first, "_output_meta", ())
+
+    def _saved_info(self) -> dict:
+        names = ", ".join(type(node).__name__ for node in self.members)
+        return {"recomputed in backward": f"{len(self.members)} nodes: {names}"}
+
+
+def checkpoint_segment_of(fn: Any) -> Any:
+    """The checkpoint segment a node belongs to (``utils.checkpoint.CheckpointSegment``), or
+    None; read from the instance only (duck-typed nodes have no such attribute)."""
+    attributes = getattr(fn, "__dict__", None)
+    return attributes.get("_checkpoint_segment") if attributes else None
 
 
 def _meta_entry(entry: Any) -> tuple[tuple[int, ...], str] | None:
@@ -303,6 +345,7 @@ def build_graph(
     *,
     show_saved: bool = False,
     read_details: bool = True,
+    collapse_checkpoints: bool = False,
     func_name: str = "build_graph",
 ) -> Graph:
     """Walk the graph from ``roots`` (iteratively) and return it as a :class:`Graph`.
@@ -318,6 +361,9 @@ def build_graph(
     read_details : bool
         Read saved values, metadata and tracebacks of each op (the explorer needs them,
         a plain drawing does not).
+    collapse_checkpoints : bool
+        Draw the nodes of each ``checkpoint(..., use_reentrant=False)`` call as one node, a
+        :class:`SegmentNode` labelled ``Checkpoint(<function>)``.
 
     Examples
     --------
@@ -327,7 +373,7 @@ def build_graph(
     """
     root_items = normalize_roots(roots, func_name)
     param_names = named_tensor_map(params, func_name)
-    builder = _Builder(param_names, show_saved, read_details)
+    builder = _Builder(param_names, show_saved, read_details, collapse_checkpoints)
     for name, tensor in root_items:
         builder.add_root(name, tensor)
     return builder.graph
@@ -359,11 +405,36 @@ def named_tensor_map(params: Any, func_name: str) -> dict[int, str]:
 
 
 class _Builder:
-    def __init__(self, param_names: dict[int, str], show_saved: bool, read_details: bool):
+    def __init__(
+        self,
+        param_names: dict[int, str],
+        show_saved: bool,
+        read_details: bool,
+        collapse_checkpoints: bool = False,
+    ):
         self.param_names = param_names
         self.show_saved = show_saved
         self.read_details = read_details
+        self.collapse = collapse_checkpoints
+        self.segments: dict[int, SegmentNode] = {}
         self.graph = Graph([], [], [], {}, [])
+
+    def _stand_in(self, fn: Any) -> Any:
+        """``fn``, or the SegmentNode of its checkpoint segment when collapsing (each member
+        is then looked up as the segment's node)."""
+        if not self.collapse:
+            return fn
+        segment = checkpoint_segment_of(fn)
+        if segment is None:
+            return fn
+        stand_in = self.segments.get(id(segment))
+        if stand_in is None:
+            stand_in = self.segments[id(segment)] = SegmentNode(segment)
+        key = self.graph.key_of(stand_in)
+        if key is not None:
+            self.graph.key_by_id[id(fn)] = key
+            self.graph.keepalive.append(fn)
+        return stand_in
 
     def _add_node(self, obj: Any, kind: str, label: str, **fields: Any) -> int:
         graph = self.graph
@@ -412,6 +483,10 @@ class _Builder:
         existing = graph.key_of(start)
         if existing is not None:
             return existing
+        start = self._stand_in(start)
+        existing = graph.key_of(start)
+        if existing is not None:
+            return existing
         start_key = self._op_node(start)
         stack = [start]
         while stack:
@@ -429,8 +504,11 @@ class _Builder:
                     continue
                 child_key = graph.key_of(child)
                 if child_key is None:
-                    child_key = self._op_node(child)
-                    children.append(child)
+                    child = self._stand_in(child)
+                    child_key = graph.key_of(child)
+                    if child_key is None:
+                        child_key = self._op_node(child)
+                        children.append(child)
                 graph.edges.append(GraphEdge(child_key, key, slot))
             # Reverse so the first input is explored first (depth-first, like torchviz).
             stack.extend(reversed(children))
@@ -449,6 +527,10 @@ class _Builder:
             fields["saved"], fields["saved_error"] = read_saved(fn)
             fields["traceback"] = read_traceback(fn)
         key = self._add_node(fn, OP, op_name(fn), **fields)
+        if type(fn) is SegmentNode:
+            for member in fn.members:  # every node of the segment is found as this one
+                self.graph.key_by_id[id(member)] = key
+                self.graph.keepalive.append(member)
         if self.show_saved:
             for saved in self.graph.nodes[key].saved:
                 if not saved.is_tensor:

@@ -13,7 +13,18 @@ from typing import Any
 
 import graphviz
 
-from ._graph import BASE, LEAF, OP, OUTPUT, PARAM, SAVED, Graph, GraphNode, build_graph
+from ._graph import (
+    BASE,
+    LEAF,
+    OP,
+    OUTPUT,
+    PARAM,
+    SAVED,
+    Graph,
+    GraphNode,
+    SegmentNode,
+    build_graph,
+)
 from ._stats import format_shape
 
 __all__ = ["make_dot", "GlassDigraph", "GraphvizNotInstalledError", "FILL_COLORS"]
@@ -66,6 +77,8 @@ def make_dot(
     show_attrs: bool = False,
     show_saved: bool = False,
     max_attr_chars: int = 50,
+    *,
+    expand_checkpoints: bool = False,
 ) -> GlassDigraph:
     """Draw the autograd graph that produced ``roots`` with Graphviz.
 
@@ -85,6 +98,9 @@ def make_dot(
         Draw each saved tensor as an orange box linked to the function that saved it.
     max_attr_chars : int
         Longest attribute value shown with ``show_attrs`` before it is cut with "...".
+    expand_checkpoints : bool
+        Draw the nodes inside each ``checkpoint(..., use_reentrant=False)`` segment instead of
+        one ``Checkpoint(<function>)`` box (dashed) for the segment.
 
     Returns
     -------
@@ -105,7 +121,12 @@ def make_dot(
     True
     """
     graph = build_graph(
-        roots, params, show_saved=show_saved, read_details=show_attrs, func_name="make_dot"
+        roots,
+        params,
+        show_saved=show_saved,
+        read_details=show_attrs,
+        collapse_checkpoints=not expand_checkpoints,
+        func_name="make_dot",
     )
     node_attr = dict(
         style="filled",
@@ -168,6 +189,10 @@ def _style(node: GraphNode) -> dict[str, str]:
     color = FILL_COLORS.get(node.kind)
     if color:
         attrs["fillcolor"] = color
+    if isinstance(node.obj, SegmentNode):
+        attrs["style"] = "filled,dashed"
+        attrs["tooltip"] = f"{len(node.obj.members)} nodes recomputed in backward"
+        return attrs
     if node.shape is not None and node.dtype:
         attrs["tooltip"] = f"{format_shape(node.shape)} {node.dtype}"
     return attrs

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from importlib import resources
 from typing import Any
 
-from ._graph import OP, Graph, GraphNode, build_graph, user_frame
+from ._graph import OP, Graph, GraphNode, SegmentNode, build_graph, user_frame
 from ._layout import layout
 from ._stats import TensorStats, dtype_name, format_shape, tensor_stats
 from .diagnose import diagnose_params, forward_nonfinite_origins
@@ -37,6 +37,7 @@ def explore(
     trace: BackwardTrace | None = None,
     forward_log: ForwardLog | None = None,
     title: str | None = None,
+    expand_checkpoints: bool = False,
 ) -> str:
     """Write an interactive page for the graph behind ``roots`` to ``path``; return the path.
 
@@ -66,6 +67,9 @@ def explore(
         created them (searchable, listed in the side bar) and "no gradient" reasons are exact.
     title : str, optional
         The page title.
+    expand_checkpoints : bool
+        Show the nodes inside each ``checkpoint(..., use_reentrant=False)`` segment instead of
+        one ``Checkpoint(<function>)`` node for the segment.
 
     Examples
     --------
@@ -77,7 +81,13 @@ def explore(
     """
     if isinstance(params, Iterable) and not isinstance(params, Mapping):
         params = list(params)
-    data = explorer_data(roots, params, trace=trace, forward_log=forward_log)
+    data = explorer_data(
+        roots,
+        params,
+        trace=trace,
+        forward_log=forward_log,
+        expand_checkpoints=expand_checkpoints,
+    )
     page = render_page(data, title or "glassgrad graph explorer")
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(page)
@@ -90,11 +100,18 @@ def explorer_data(
     *,
     trace: BackwardTrace | None = None,
     forward_log: ForwardLog | None = None,
+    expand_checkpoints: bool = False,
 ) -> dict[str, Any]:
     """Everything the page shows, as JSON-ready data (also handy for tests)."""
     if isinstance(params, Iterable) and not isinstance(params, Mapping):
         params = list(params)
-    graph = build_graph(roots, params, read_details=True, func_name="explore")
+    graph = build_graph(
+        roots,
+        params,
+        read_details=True,
+        collapse_checkpoints=not expand_checkpoints,
+        func_name="explore",
+    )
     if trace is not None:
         _restore_saved(graph, trace)
     labels = [_box_lines(node) for node in graph.nodes]
@@ -184,7 +201,10 @@ def _module_of_nodes(graph: Graph, log: ForwardLog | None) -> dict[int, str]:
     owners: dict[int, str] = {}
     for node in graph.nodes:
         if node.kind == OP:
-            module = log.module_of(node.obj)
+            obj = node.obj
+            if isinstance(obj, SegmentNode):  # a checkpoint segment: where its output was made
+                obj = obj.members[0] if obj.members else obj
+            module = log.module_of(obj)
             if module is not None:
                 owners[node.key] = module
                 if node.variable_key is not None:
@@ -273,6 +293,9 @@ def _node_details(graph: Graph, node: GraphNode, trace: BackwardTrace | None) ->
     details["traceback"] = [line.rstrip("\n") for line in node.traceback[-MAX_TRACEBACK_FRAMES:]]
     if node.variable_key is not None:
         details["variable"] = node.variable_key
+    if isinstance(node.obj, SegmentNode):
+        details["backward"] = _segment_backward(node.obj, trace)
+        return details
     record = trace.record_of(node.obj) if trace is not None else None
     details["backward"] = (
         {
@@ -284,6 +307,23 @@ def _node_details(graph: Graph, node: GraphNode, trace: BackwardTrace | None) ->
         else None
     )
     return details
+
+
+def _segment_backward(segment: SegmentNode, trace: BackwardTrace | None) -> Any:
+    # The steps of the segment's nodes and the gradient its first node received.
+    if trace is None:
+        return None
+    records = sorted(
+        (r for r in map(trace.record_of, segment.members) if r is not None), key=lambda r: r.step
+    )
+    if not records:
+        return None
+    first, last = records[0].step, records[-1].step
+    return {
+        "step": first if first == last else f"{first}-{last}",
+        "received": [_stats_json(s) for s in records[0].grad_outputs],
+        "sent": [],
+    }
 
 
 def _meta_json(meta: Any) -> dict[str, Any] | None:

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import IO, Any
 
-from ._graph import OP, Graph, GraphNode, build_graph
+from ._graph import OP, Graph, GraphNode, SegmentNode, build_graph
 from ._stats import TensorStats, format_shape
 from .trace import BackwardTrace, NodeRecord, trace_backward
 
@@ -30,6 +30,7 @@ def print_graph(
     *,
     ascii: bool = False,
     file: IO[str] | None = None,
+    expand_checkpoints: bool = False,
 ) -> str:
     """Print the graph behind ``root`` as an indented tree, with shapes; return the text.
 
@@ -47,6 +48,9 @@ def print_graph(
         Draw the branches with ASCII characters instead of box-drawing ones.
     file : text stream, optional
         Where to print (default: ``sys.stdout``).
+    expand_checkpoints : bool
+        Show the nodes inside each ``checkpoint(..., use_reentrant=False)`` segment instead of
+        one ``Checkpoint(<function>)`` line for the segment.
 
     Examples
     --------
@@ -76,7 +80,13 @@ def print_graph(
                 f"{type(root).__name__}. Run viz.trace_backward(...) yourself and pass its trace"
             )
         trace = trace_backward(root)
-    graph = build_graph(root, params, read_details=False, func_name="print_graph")
+    graph = build_graph(
+        root,
+        params,
+        read_details=False,
+        collapse_checkpoints=not expand_checkpoints,
+        func_name="print_graph",
+    )
     text = format_graph(graph, trace, ascii=ascii)
     print(text, file=file if file is not None else sys.stdout)
     return text
@@ -153,6 +163,11 @@ def _describe(node: GraphNode, graph: Graph) -> str:
 def _step_text(node: GraphNode, trace: BackwardTrace | None) -> str:
     if trace is None or node.kind != OP:
         return ""
+    if isinstance(node.obj, SegmentNode):  # a checkpoint segment: its nodes' steps
+        steps = sorted(r.step for r in map(trace.record_of, node.obj.members) if r is not None)
+        if not steps:
+            return "  [did not run]"
+        return f"  [step {steps[0]}]" if len(steps) == 1 else f"  [steps {steps[0]}-{steps[-1]}]"
     record = trace.record_of(node.obj)
     return f"  [step {record.step}]" if record else "  [did not run]"
 
