@@ -33,3 +33,5 @@ linalg_lstsq = namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "sin
 geqrf = namedtuple("geqrf", ["a", "tau"])
 linalg_ldl_factor = namedtuple("linalg_ldl_factor", ["LD", "pivots"])
 linalg_ldl_factor_ex = namedtuple("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
+frexp = namedtuple("frexp", ["mantissa", "exponent"])
+aminmax = namedtuple("aminmax", ["min", "max"])

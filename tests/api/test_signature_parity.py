@@ -17,8 +17,8 @@ from . import _namespaces as ns
 from ._parity_check import binds, call_shapes, confirmed, in_scope
 from ._torch_signatures import torch_overloads
 
-# Coverage the suite holds glassgrad to (raised as names land; the target is 85%).
-MINIMUM_COVERAGE = 0.75
+# The target: 85% of PyTorch's public API (see _namespaces for what counts).
+MINIMUM_COVERAGE = 0.85
 
 CASES = [
     pytest.param(namespace, name, id=f"{namespace or 'torch'}.{name}")

@@ -1,6 +1,6 @@
 """Ops that lay several tensors out together: hstack, vstack (row_stack), dstack,
-column_stack, block_diag, cartesian_prod, meshgrid, broadcast_to, broadcast_tensors and
-atleast_1d/2d/3d.
+column_stack, block_diag, cartesian_prod, combinations, kron, meshgrid, broadcast_to,
+broadcast_tensors and atleast_1d/2d/3d.
 
 All but block_diag are PyTorch's own composites of cat, stack, reshape and expand, so their
 graphs (``CatBackward0``, ``ExpandBackward0`` ...) and gradients are those ops'.
@@ -19,7 +19,8 @@ from ._common import check_tensor, varargs_or_keyword
 from ._out import out_result
 from ._registry import Sample, register
 from ._samples import randn
-from .shape import cat, expand, reshape, stack, unsqueeze
+from .shape import cat, expand, reshape, stack, unsafe_view, unsqueeze
+from .shape_extra import masked_select
 
 
 def _tensor_list(tensors: Any, op: str) -> list:
@@ -295,6 +296,60 @@ def broadcast_shapes(*shapes: Any) -> Any:
         ) from None
 
 
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product: every element of ``input`` times the whole of ``other``, laid
+    out in blocks.
+
+    Example::
+
+        >>> glassgrad.kron(glassgrad.tensor([1, 2]), glassgrad.tensor([1, 10]))
+        tensor([ 1, 10,  2, 20])
+    """
+    check_tensor(input, "kron")
+    check_tensor(other, "kron", "other", 2)
+    n = max(input._data.ndim, other._data.ndim)
+    a = (1,) * (n - input._data.ndim) + input._data.shape
+    b = (1,) * (n - other._data.ndim) + other._data.shape
+    # a's dims interleaved with size-1 dims, b's after them: their product has the blocks.
+    # PyTorch reshapes with _unsafe_view: the operands are not views of the inputs.
+    a_shape, b_shape = [], []
+    for sa, sb in zip(a, b):
+        a_shape += [sa, 1]
+        b_shape += [1, sb]
+    product = unsafe_view(input, tuple(a_shape)) * unsafe_view(other, tuple(b_shape))
+    return unsafe_view(product, tuple(sa * sb for sa, sb in zip(a, b)))
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """The length-``r`` combinations of the elements of a 1-d tensor, one per row (as
+    ``itertools.combinations``, or ``combinations_with_replacement``).
+
+    Example::
+
+        >>> glassgrad.combinations(glassgrad.tensor([1, 2, 3]))
+        tensor([[1, 2],
+                [1, 3],
+                [2, 3]])
+    """
+    check_tensor(input, "combinations")
+    if input._data.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input._data.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return Tensor._from_array(np.empty((0,), input._data.dtype))
+    # PyTorch's composite: r grids of the input, each masked to the index tuples in order
+    # (i < j < ..., or i <= j <= ... with replacement), stacked as columns.
+    n = input._data.size
+    grids = meshgrid(*([input] * r), indexing="ij")
+    index = np.indices((n,) * r)
+    mask = np.ones((n,) * r, bool)
+    for k in range(r - 1):
+        mask &= index[k] <= index[k + 1] if with_replacement else index[k] < index[k + 1]
+    chosen = Tensor._from_array(mask)
+    return stack([masked_select(grid, chosen) for grid in grids], 1)
+
+
 # --- samples ------------------------------------------------------------------------------
 
 
@@ -411,3 +466,28 @@ for _n, _f in (("atleast_1d", atleast_1d), ("atleast_2d", atleast_2d), ("atleast
             Sample(([randn(rng, 2), randn(rng, 2, 1)],)),
         ],
     )
+register(
+    "kron",
+    kron,
+    samples=lambda rng: [
+        Sample((randn(rng, 2, 3), randn(rng, 3, 2))),
+        Sample((randn(rng, 2), randn(rng, 3))),
+        Sample((randn(rng, 2, 2), randn(rng, 2, 1, 2))),
+        Sample((randn(rng), randn(rng, 2))),
+        Sample((np.array([[1, 2]]), np.array([[1], [10]]))),
+    ],
+)
+
+
+register(
+    "combinations",
+    combinations,
+    methods=(),
+    samples=lambda rng: [
+        Sample((randn(rng, 4),)),
+        Sample((randn(rng, 4), 3)),
+        Sample((randn(rng, 3),), {"with_replacement": True}),
+        Sample((randn(rng, 3), 1)),
+        Sample((np.array([1, 2, 3]), 2)),
+    ],
+)

@@ -317,35 +317,42 @@ class LinalgVectorNormBackward0(Op):
 
     def backward(self, F, grad):
         x, norm = self.saved
-        xv = x._data if isinstance(x, Tensor) else x
-        nv = norm._data if isinstance(norm, Tensor) else norm
-        if not self.keepdim and self.dim is not None:
-            grad = F.unsqueeze_dims(grad, self.dim)
-            norm = F.unsqueeze_dims(norm, self.dim)
-            nv = np.expand_dims(nv, self.dim)
-        p = self.ord
-        if p == 0:
-            return F.zeros(xv.shape, xv.dtype)
-        if p == 1:
-            return F.sign(x) * grad
-        if math.isinf(p):
-            # The gradient is shared evenly among the entries that reach the extremum.
-            hits = np.abs(xv) == nv
-            share = hits / np.maximum(np.sum(hits, axis=self.dim, keepdims=True), 1)
-            return F.sign(x) * grad * share.astype(xv.dtype)
-        # PyTorch's norm_backward, operation for operation: its masks come after the
-        # division, so a zero norm gives a zero gradient but a NaN second derivative.
-        zero = nv == 0
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if p == 2:
-                return grad * F.where(zero, 0.0, x / norm)
-            if p < 1:
-                scaled = F.sign(x) * F.where(xv == 0, 0.0, F.abs(x) ** (p - 1))
-                return scaled * grad * norm ** (1 - p)
-            scale = F.where(zero, 0.0, grad / norm ** (p - 1))
-            if p < 2:
-                return F.sign(x) * F.abs(x) ** (p - 1) * scale
-            return x * F.abs(x) ** (p - 2) * scale
+        return vector_norm_backward(F, grad, x, norm, self.ord, self.dim, self.keepdim)
+
+
+def vector_norm_backward(
+    F: Any, grad: Any, x: Any, norm: Any, p: float, dim: tuple | None, keepdim: bool
+) -> Any:
+    """The gradient of ``vector_norm(x, p, dim, keepdim) = norm`` (PyTorch's norm_backward);
+    shared by the ops whose result is such a norm (dist, cdist)."""
+    xv = x._data if isinstance(x, Tensor) else x
+    nv = norm._data if isinstance(norm, Tensor) else norm
+    if not keepdim and dim is not None:
+        grad = F.unsqueeze_dims(grad, dim)
+        norm = F.unsqueeze_dims(norm, dim)
+        nv = np.expand_dims(nv, dim)
+    if p == 0:
+        return F.zeros(xv.shape, xv.dtype)
+    if p == 1:
+        return F.sign(x) * grad
+    if math.isinf(p):
+        # The gradient is shared evenly among the entries that reach the extremum.
+        hits = np.abs(xv) == nv
+        share = hits / np.maximum(np.sum(hits, axis=dim, keepdims=True), 1)
+        return F.sign(x) * grad * share.astype(xv.dtype)
+    # PyTorch's norm_backward, operation for operation: its masks come after the
+    # division, so a zero norm gives a zero gradient but a NaN second derivative.
+    zero = nv == 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if p == 2:
+            return grad * F.where(zero, 0.0, x / norm)
+        if p < 1:
+            scaled = F.sign(x) * F.where(xv == 0, 0.0, F.abs(x) ** (p - 1))
+            return scaled * grad * norm ** (1 - p)
+        scale = F.where(zero, 0.0, grad / norm ** (p - 1))
+        if p < 2:
+            return F.sign(x) * F.abs(x) ** (p - 1) * scale
+        return x * F.abs(x) ** (p - 2) * scale
 
 
 def _norm_dtype(op: str, x: np.ndarray, dtype: Any) -> np.dtype | None:

@@ -1,5 +1,6 @@
-"""Running (scan) ops along a dim beyond cumsum/cumprod: cummax, cummin, logcumsumexp, and
-the finite differences ``diff``."""
+"""Running (scan) ops along a dim beyond cumsum/cumprod: cummax, cummin, logcumsumexp, the
+finite differences ``diff``, and trapezoidal integration (trapezoid, trapz,
+cumulative_trapezoid)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,12 @@ from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor, wrap_dim
 from ._out import out_result
-from ._registry import Sample, register
+from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .indexing import ScatterAddZerosBackward0
-from .shape import cat
+from .reduction import sum
+from .reduction_extra import cumsum
+from .shape import cat, reshape
 from .shape_extra import narrow
 
 
@@ -193,6 +196,74 @@ def diff(
     return out_result("diff", out, x, (input, prepend, append))
 
 
+def _trapezoid_parts(y: Tensor, dim: int) -> tuple:
+    n = y._data.shape[dim]
+    return narrow(y, dim, 1, n - 1), narrow(y, dim, 0, n - 1)
+
+
+def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None, dim: int = -1):
+    """The integral of ``y`` along ``dim`` by the trapezoidal rule, with sample points ``x``
+    or a constant spacing ``dx`` (1 by default).
+
+    Example::
+
+        >>> glassgrad.trapezoid(glassgrad.tensor([1.0, 2.0, 3.0]))
+        tensor(4.)
+    """
+    check_tensor(y, "trapezoid", "y")
+    if x is not None and dx is not None:
+        raise TypeError("trapezoid() received both x and dx")
+    d = wrap_dim(dim, y._data.ndim, "trapezoid")
+    if y._data.shape[d] == 0:
+        return sum(y, d)
+    later, earlier = _trapezoid_parts(y, d)
+    if x is None:
+        spacing = 1.0 if dx is None else dx
+        return sum(later + earlier, d) * (spacing / 2)
+    xs = check_tensor(x, "trapezoid", "x", 2)
+    if xs._data.ndim == 1:
+        shape = [1] * y._data.ndim
+        shape[d] = xs._data.size
+        xs = reshape(xs, tuple(shape))
+        xd = 0 if y._data.ndim == 0 else d
+    else:
+        xd = wrap_dim(dim, xs._data.ndim, "trapezoid")
+    x_later, x_earlier = _trapezoid_parts(xs, xd)
+    return sum((x_later - x_earlier) * (later + earlier), d) / 2
+
+
+def trapz(y: Tensor, x: Tensor | None = None, *, dx: float | None = None, dim: int = -1):
+    """Alias of ``trapezoid``."""
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(
+    y: Tensor, x: Tensor | None = None, *, dx: float | None = None, dim: int = -1
+) -> Tensor:
+    """The running trapezoidal integral of ``y`` along ``dim`` (one element shorter).
+
+    Example::
+
+        >>> glassgrad.cumulative_trapezoid(glassgrad.tensor([1.0, 2.0, 3.0]))
+        tensor([1.5000, 4.0000])
+    """
+    check_tensor(y, "cumulative_trapezoid", "y")
+    if x is not None and dx is not None:
+        raise TypeError("cumulative_trapezoid() received both x and dx")
+    d = wrap_dim(dim, y._data.ndim, "cumulative_trapezoid")
+    later, earlier = _trapezoid_parts(y, d)
+    if x is None:
+        spacing = 1.0 if dx is None else dx
+        return cumsum((later + earlier) * (spacing / 2), d)
+    xs = check_tensor(x, "cumulative_trapezoid", "x", 2)
+    if xs._data.ndim == 1:
+        shape = [1] * y._data.ndim
+        shape[d] = xs._data.size
+        xs = reshape(xs, tuple(shape))
+    x_later, x_earlier = _trapezoid_parts(xs, d)
+    return cumsum((x_later - x_earlier) * (later + earlier) / 2, d)
+
+
 register("cummax", cummax, nodes=(CummaxBackward0,), samples=lambda rng: _cum_samples(rng))
 register("cummin", cummin, nodes=(CumminBackward0,), samples=lambda rng: _cum_samples(rng))
 
@@ -238,3 +309,18 @@ register(
         Sample((np.array([True, False, False, True]),)),
     ],
 )
+
+
+def _trapezoid_samples(rng):
+    return [
+        Sample((randn(rng, 3, 4),)),
+        Sample((randn(rng, 3, 4),), {"dx": 0.5, "dim": 0}),
+        Sample((randn(rng, 3, 4), np.sort(randn(rng, 4)))),
+        Sample((randn(rng, 3, 4), np.sort(randn(rng, 3, 4), axis=-1))),
+        Sample((randn(rng, 3, 4), NoGrad(np.sort(randn(rng, 3)))), {"dim": 0}),
+    ]
+
+
+register("trapezoid", trapezoid, methods=(), samples=_trapezoid_samples)
+register("trapz", trapz, methods=(), samples=_trapezoid_samples)
+register("cumulative_trapezoid", cumulative_trapezoid, methods=(), samples=_trapezoid_samples)

@@ -1,0 +1,657 @@
+"""Binary pointwise math beyond the arithmetic operators: copysign, float_power, fmax, fmin,
+fmod, hypot, ldexp, logaddexp, logaddexp2, nextafter, heaviside, gcd, lcm and the bit
+shifts. Derivatives are PyTorch's (tools/autograd/derivatives.yaml, nextafter's included:
+1 for its first operand); heaviside and the integer ops have none.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._dtype import scalar_type_name
+from .._tensor import Tensor
+from ..autograd.op import Op, apply_inplace
+from ._common import array_of, binary_operands, check_tensor, floating_operands
+from ._registry import NoGrad, Sample, register
+from ._samples import positive, randn
+from .conversion import to
+from .pointwise import pow as power
+from .pointwise_extra import _binary, _not_implemented_node
+
+_LN2 = math.log(2.0)
+
+
+def _tensor_other(other: Any, op: str) -> Tensor:
+    return check_tensor(other, op, "other", 2)
+
+
+def _floats_only(op: str, *arrays: Any) -> None:
+    for a in arrays:
+        if isinstance(a, np.ndarray) and a.dtype.kind != "f":
+            raise NotImplementedError(
+                f"\"{op}_cpu\" not implemented for '{scalar_type_name(a.dtype)}'"
+            )
+
+
+def _integers_only(op: str, *arrays: Any) -> None:
+    for a in arrays:
+        if isinstance(a, np.ndarray) and a.dtype.kind not in "iub":
+            raise NotImplementedError(
+                f"\"{op}_cpu\" not implemented for '{scalar_type_name(a.dtype)}'"
+            )
+
+
+# --- copysign --------------------------------------------------------------------------------
+
+
+class _Copysign(Op):
+    """out = |a| with the sign of b; d/da = out / a (0 where a = 0); b gets zeros."""
+
+    saved_inputs = (0,)
+    saves_output = True
+
+    def forward(self, a, b):
+        a, b = floating_operands(a, b)
+        return _binary("copysign", a, b, np.copysign)
+
+    def backward(self, F, grad):
+        a, out = self.saved
+        zero = array_of(a) == 0
+        # out / a where a = 0 is NaN, masked: as PyTorch's masked_fill, whose second
+        # derivative is NaN there too.
+        ratio = F.where(zero, 0.0, out / a)
+        grads = [grad * ratio]
+        if len(self._next_nodes) == 2:
+            grads.append(
+                F.zeros(self._meta[2], self._meta[3]) if self.needs_input_grad[1] else None
+            )
+        return tuple(grads) if len(grads) == 2 else grads[0]
+
+
+class CopysignBackward0(_Copysign):
+    """copysign(tensor, tensor)"""
+
+
+class CopysignBackward1(_Copysign):
+    """copysign(tensor, number)"""
+
+
+def copysign(input: Tensor, other: Any) -> Tensor:
+    """``|input|`` with the sign of ``other`` (elementwise; -0.0 counts as negative).
+
+    Example::
+
+        >>> glassgrad.copysign(glassgrad.tensor([1.0, -2.0]), -1.0)
+        tensor([-1., -2.])
+    """
+    check_tensor(input, "copysign")
+    if isinstance(other, Tensor):
+        return CopysignBackward0.apply(input, other)
+    return CopysignBackward1.apply(input, other)
+
+
+# --- float_power, ldexp ------------------------------------------------------------------------
+
+
+def float_power(input: Any, exponent: Any) -> Tensor:
+    """``input ** exponent`` computed in float64 (PyTorch's composite: both cast to double).
+
+    Example::
+
+        >>> glassgrad.float_power(glassgrad.tensor([2]), 3)
+        tensor([8.], dtype=glassgrad.float64)
+    """
+    from .._dtype import float64
+
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise TypeError("float_power(): argument 'input' must be Tensor")
+    base = to(input, float64) if isinstance(input, Tensor) else float(input)
+    exp = to(exponent, float64) if isinstance(exponent, Tensor) else float(exponent)
+    return power(base, exp)
+
+
+class LdexpBackward0(Op):
+    """out = a * 2^b; d/da = 2^b (in b's dtype: an integer power, 0 for b < 0, as PyTorch's
+    ``pow(2, other)``), d/db = out * ln 2"""
+
+    saved_inputs = (1,)
+    saves_output = True
+
+    def forward(self, a, b):
+        a, b = floating_operands(a, b)
+        return _binary("ldexp", a, b, lambda x, y: x * np.power(2.0, y).astype(x.dtype))
+
+    def backward(self, F, grad):
+        b, out = self.saved
+        needs = self.needs_input_grad
+        scale = None
+        if needs[0]:
+            exponent = array_of(b)
+            if exponent.dtype.kind == "f":
+                scale = F.exp(b * _LN2)
+            else:
+                scale = np.where(exponent < 0, 0, 2 ** np.maximum(exponent, 0)).astype(
+                    exponent.dtype
+                )
+        return (grad * scale if needs[0] else None), (grad * out * _LN2 if needs[1] else None)
+
+
+def ldexp(input: Tensor, other: Tensor) -> Tensor:
+    """``input * 2 ** other``.
+
+    Example::
+
+        >>> glassgrad.ldexp(glassgrad.tensor([1.0]), glassgrad.tensor([3]))
+        tensor([8.])
+    """
+    check_tensor(input, "ldexp")
+    return LdexpBackward0.apply(input, _tensor_other(other, "ldexp"))
+
+
+# --- fmax, fmin ------------------------------------------------------------------------------
+
+
+class _NanIgnoringExtremum(Op):
+    """The larger (smaller) of a and b, the number when one is NaN; the gradient goes to the
+    chosen operand (a on ties), as PyTorch's."""
+
+    saved_inputs = (0, 1)
+    ufunc: Any = None
+    takes_first: Any = None
+
+    def forward(self, a, b):
+        a, b = binary_operands(a, b)
+        return _binary(type(self).__name__[:4].lower(), a, b, type(self).ufunc)
+
+    def backward(self, F, grad):
+        a, b = (array_of(x) for x in self.saved)
+        first = type(self).takes_first(a, b) | np.isnan(b)
+        needs = self.needs_input_grad
+        return (
+            F.where(first, grad, 0.0) if needs[0] else None,
+            F.where(first, 0.0, grad) if needs[1] else None,
+        )
+
+
+class FmaxBackward0(_NanIgnoringExtremum):
+    ufunc = staticmethod(np.fmax)
+    takes_first = staticmethod(np.greater_equal)
+
+
+class FminBackward0(_NanIgnoringExtremum):
+    ufunc = staticmethod(np.fmin)
+    takes_first = staticmethod(np.less_equal)
+
+
+def fmax(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise maximum that ignores NaN (NaN only where both are).
+
+    Example::
+
+        >>> glassgrad.fmax(glassgrad.tensor([1.0, float("nan")]), glassgrad.tensor([2.0, 0.0]))
+        tensor([2., 0.])
+    """
+    check_tensor(input, "fmax")
+    return FmaxBackward0.apply(input, _tensor_other(other, "fmax"))
+
+
+def fmin(input: Tensor, other: Tensor) -> Tensor:
+    """Elementwise minimum that ignores NaN (NaN only where both are).
+
+    Example::
+
+        >>> glassgrad.fmin(glassgrad.tensor([1.0, float("nan")]), glassgrad.tensor([2.0, 0.0]))
+        tensor([1., 0.])
+    """
+    check_tensor(input, "fmin")
+    return FminBackward0.apply(input, _tensor_other(other, "fmin"))
+
+
+# --- fmod ------------------------------------------------------------------------------------
+
+
+def _fmod_arrays(a: Any, b: Any) -> np.ndarray:
+    a, b = binary_operands(a, b)
+    if np.asarray(b).dtype.kind in "iub" and np.asarray(a).dtype.kind in "iub" and np.any(b == 0):
+        raise RuntimeError("ZeroDivisionError")
+    return _binary("fmod", a, b, np.fmod)
+
+
+class FmodBackward0(Op):
+    """out = fmod(a, number); d/da = 1"""
+
+    def forward(self, a, b):
+        return _fmod_arrays(a, b)
+
+    def backward(self, F, grad):
+        return grad, None
+
+
+class FmodBackward1(Op):
+    """out = fmod(a, b) = a - trunc(a / b) * b; d/da = 1, d/db = -trunc(a / b)"""
+
+    saved_inputs = (0, 1)
+    saved_for = ((1,), (1,))
+    # PyTorch's gradient of b, -grad * a.div(b, rounding_mode="trunc"), is differentiable
+    # (to zero) in a and b.
+    grad_reads_saved = True
+
+    def forward(self, a, b):
+        return _fmod_arrays(a, b)
+
+    def backward(self, F, grad):
+        needs = self.needs_input_grad
+        if not needs[1]:
+            return grad, None
+        a, b = self.saved
+        quotient = np.trunc(array_of(a) / array_of(b))
+        return (grad if needs[0] else None), -grad * quotient
+
+
+def fmod(input: Tensor, other: Any) -> Tensor:
+    """C's remainder: ``input - trunc(input / other) * other`` (the sign of ``input``).
+
+    Example::
+
+        >>> glassgrad.fmod(glassgrad.tensor([5, -5]), 3)
+        tensor([ 2, -2])
+    """
+    check_tensor(input, "fmod")
+    if isinstance(other, Tensor):
+        return FmodBackward1.apply(input, other)
+    return FmodBackward0.apply(input, other)
+
+
+# --- hypot, logaddexp, logaddexp2 --------------------------------------------------------------
+
+
+class HypotBackward0(Op):
+    """out = sqrt(a^2 + b^2); d/da = a / out, d/db = b / out"""
+
+    saved_inputs = (0, 1)
+    saves_output = True
+
+    def forward(self, a, b):
+        _floats_only("hypot", a, b)
+        a, b = binary_operands(a, b)
+        return _binary("hypot", a, b, np.hypot)
+
+    def backward(self, F, grad):
+        a, b, out = self.saved
+        needs = self.needs_input_grad
+        return (grad * a / out if needs[0] else None), (grad * b / out if needs[1] else None)
+
+
+def hypot(input: Tensor, other: Tensor) -> Tensor:
+    """``sqrt(input ** 2 + other ** 2)`` without overflow.
+
+    Example::
+
+        >>> glassgrad.hypot(glassgrad.tensor([3.0]), glassgrad.tensor([4.0]))
+        tensor([5.])
+    """
+    check_tensor(input, "hypot")
+    return HypotBackward0.apply(input, _tensor_other(other, "hypot"))
+
+
+class LogaddexpBackward0(Op):
+    """out = log(e^a + e^b); d/da = 1 / (1 + e^(b - a))"""
+
+    saved_inputs = (0, 1)
+    base_log = 1.0
+
+    def forward(self, a, b):
+        _floats_only(self.kernel, a, b)
+        a, b = binary_operands(a, b)
+        return _binary(self.kernel, a, b, np.logaddexp if self.base_log == 1.0 else np.logaddexp2)
+
+    kernel = "logaddexp"
+
+    def backward(self, F, grad):
+        a, b = self.saved
+        needs = self.needs_input_grad
+        scale = self.base_log
+        return (
+            grad / (1.0 + F.exp((b - a) * scale)) if needs[0] else None,
+            grad / (1.0 + F.exp((a - b) * scale)) if needs[1] else None,
+        )
+
+
+class Logaddexp2Backward0(LogaddexpBackward0):
+    """out = log2(2^a + 2^b); d/da = 1 / (1 + 2^(b - a))"""
+
+    base_log = _LN2
+    kernel = "logaddexp2"
+
+
+def logaddexp(input: Tensor, other: Tensor) -> Tensor:
+    """``log(exp(input) + exp(other))`` without overflow.
+
+    Example::
+
+        >>> glassgrad.logaddexp(glassgrad.tensor([0.0]), glassgrad.tensor([0.0]))
+        tensor([0.6931])
+    """
+    check_tensor(input, "logaddexp")
+    return LogaddexpBackward0.apply(input, _tensor_other(other, "logaddexp"))
+
+
+def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
+    """``log2(2 ** input + 2 ** other)`` without overflow.
+
+    Example::
+
+        >>> glassgrad.logaddexp2(glassgrad.tensor([1.0]), glassgrad.tensor([1.0]))
+        tensor([2.])
+    """
+    check_tensor(input, "logaddexp2")
+    return Logaddexp2Backward0.apply(input, _tensor_other(other, "logaddexp2"))
+
+
+# --- nextafter, heaviside (no derivative) ------------------------------------------------------
+
+
+class NextafterBackward0(Op):
+    """out = the next float after a towards b; PyTorch's derivative: 1 for a, 0 for b"""
+
+    saved_inputs = (0, 1)  # as PyTorch's node
+
+    def forward(self, a, b):
+        a, b = binary_operands(a, b)
+        return _binary("nextafter", a, b, np.nextafter)
+
+    def backward(self, F, grad):
+        needs = self.needs_input_grad
+        zero = F.zeros(self._meta[2], self._meta[3]) if needs[1] else None
+        return (grad if needs[0] else None), zero
+
+
+def nextafter(input: Tensor, other: Tensor) -> Tensor:
+    """The next representable value after ``input`` towards ``other``.
+
+    Example::
+
+        >>> glassgrad.nextafter(glassgrad.tensor([1.0]), glassgrad.tensor([2.0])) > 1
+        tensor([True])
+    """
+    check_tensor(input, "nextafter")
+    return NextafterBackward0.apply(input, _tensor_other(other, "nextafter"))
+
+
+def _heaviside_arrays(x: np.ndarray, values: np.ndarray) -> np.ndarray:
+    if x.dtype != values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    return _binary("heaviside", x, values, np.heaviside).astype(x.dtype)
+
+
+HeavisideNotImplemented = _not_implemented_node("heaviside", _heaviside_arrays)
+
+
+def heaviside(input: Tensor, values: Tensor) -> Tensor:
+    """The step function: 0 where ``input < 0``, 1 where ``> 0``, ``values`` where 0.
+
+    Example::
+
+        >>> glassgrad.heaviside(glassgrad.tensor([-1.0, 0.0, 2.0]), glassgrad.tensor([0.5]))
+        tensor([0.0000, 0.5000, 1.0000])
+    """
+    check_tensor(input, "heaviside")
+    return HeavisideNotImplemented.apply(input, check_tensor(values, "heaviside", "values", 2))
+
+
+# --- integer ops ---------------------------------------------------------------------------------
+
+
+def _integer_op(name: str, ufunc: Any, kernel: str, doc: str) -> Any:
+    def op(input: Tensor, other: Any) -> Tensor:
+        check_tensor(input, name)
+        a = input._data
+        b = other._data if isinstance(other, Tensor) else other
+        _integers_only(kernel, a, *([b] if isinstance(b, np.ndarray) else []))
+        a, b = binary_operands(a, b)
+        return Tensor._from_array(_binary(name, a, b, ufunc))
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    return op
+
+
+gcd = _integer_op(
+    "gcd",
+    np.gcd,
+    "gcd",
+    """The greatest common divisor, elementwise (integers).
+
+Example::
+
+    >>> glassgrad.gcd(glassgrad.tensor([4, 6]), glassgrad.tensor([6, 9]))
+    tensor([2, 3])
+""",
+)
+lcm = _integer_op(
+    "lcm",
+    np.lcm,
+    "lcm",
+    """The least common multiple, elementwise (integers).
+
+Example::
+
+    >>> glassgrad.lcm(glassgrad.tensor([4, 6]), glassgrad.tensor([6, 9]))
+    tensor([12, 18])
+""",
+)
+bitwise_left_shift = _integer_op(
+    "bitwise_left_shift",
+    np.left_shift,
+    "lshift",
+    """``input << other``, elementwise (integers).
+
+Example::
+
+    >>> glassgrad.bitwise_left_shift(glassgrad.tensor([1, 2]), 2)
+    tensor([4, 8])
+""",
+)
+bitwise_right_shift = _integer_op(
+    "bitwise_right_shift",
+    np.right_shift,
+    "rshift",
+    """``input >> other``, elementwise (integers; arithmetic shift for signed ones).
+
+Example::
+
+    >>> glassgrad.bitwise_right_shift(glassgrad.tensor([8, -8]), 2)
+    tensor([ 2, -2])
+""",
+)
+
+
+def _write_back(self: Tensor, result: Tensor) -> Tensor:
+    """``result`` written into ``self`` (an in-place op built on its out-of-place form)."""
+    if result._data.dtype != self._data.dtype and not np.can_cast(
+        result._data.dtype, self._data.dtype, "same_kind"
+    ):
+        raise RuntimeError(
+            f"result type {scalar_type_name(result._data.dtype)} can't be cast to the "
+            f"desired output type {scalar_type_name(self._data.dtype)}"
+        )
+    return self.copy_(result)
+
+
+def _float_power_inplace(self: Tensor, exponent: Any) -> Tensor:
+    return _write_back(self, float_power(self, exponent))
+
+
+def _heaviside_inplace(self: Tensor, values: Tensor) -> Tensor:
+    return _write_back(self, heaviside(self, values))
+
+
+def _integer_inplace(fn: Any) -> Any:
+    def method(self: Tensor, other: Any) -> Tensor:
+        return _write_back(self, fn(self, other))
+
+    method.__name__ = method.__qualname__ = f"{fn.__name__}_"
+    method.__doc__ = f"In-place ``{fn.__name__}``."
+    return method
+
+
+def _copysign_inplace(self: Tensor, other: Any) -> Tensor:
+    if isinstance(other, Tensor):
+        return apply_inplace(CopysignBackward0, self, other)
+    return apply_inplace(CopysignBackward1, self, other)
+
+
+def _fmod_inplace(self: Tensor, other: Any) -> Tensor:
+    if isinstance(other, Tensor):
+        return apply_inplace(FmodBackward1, self, other)
+    return apply_inplace(FmodBackward0, self, other)
+
+
+TENSOR_METHODS = {
+    "copysign_": _copysign_inplace,
+    "fmod_": _fmod_inplace,
+    "hypot_": lambda self, other: apply_inplace(
+        HypotBackward0, self, _tensor_other(other, "hypot_")
+    ),
+    "ldexp_": lambda self, other: apply_inplace(
+        LdexpBackward0, self, _tensor_other(other, "ldexp_")
+    ),
+    "nextafter_": lambda self, other: apply_inplace(NextafterBackward0, self, other),
+    "float_power_": _float_power_inplace,
+    "heaviside_": _heaviside_inplace,
+    "gcd_": _integer_inplace(gcd),
+    "lcm_": _integer_inplace(lcm),
+    "bitwise_left_shift_": _integer_inplace(bitwise_left_shift),
+    "bitwise_right_shift_": _integer_inplace(bitwise_right_shift),
+}
+
+
+# --- registry ------------------------------------------------------------------------------
+
+
+def _away_from_zero(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    values = randn(rng, *shape)
+    return np.where(np.abs(values) < 0.1, 0.5, values)
+
+
+def _pair_samples(rng):
+    return [
+        Sample((randn(rng, 3, 4), randn(rng, 3, 4))),
+        Sample((randn(rng, 3, 1), randn(rng, 1, 4))),
+        Sample((randn(rng, 2, 3), NoGrad(randn(rng, 3)))),
+        Sample((randn(rng), randn(rng, 2, 2))),
+        Sample((randn(rng, 0, 3), randn(rng, 3))),
+    ]
+
+
+register(
+    "copysign",
+    copysign,
+    nodes=(CopysignBackward0, CopysignBackward1),
+    samples=lambda rng: [
+        Sample((_away_from_zero(rng, 3, 4), randn(rng, 3, 4))),
+        Sample((_away_from_zero(rng, 3, 4), -2.0)),
+        Sample((_away_from_zero(rng, 2, 3), NoGrad(randn(rng, 3)))),
+        Sample((np.array([0.0, 1.0, -2.0]), np.array([-1.0, -1.0, 1.0])), fd=False),
+        Sample((np.array([1, -2]), np.array([-1, 1])), grad=False),
+    ],
+)
+register(
+    "float_power",
+    float_power,
+    samples=lambda rng: [
+        Sample((positive(rng, 3, 4), randn(rng, 3, 4))),
+        Sample((positive(rng, 3, 4), 2.5)),
+        Sample((randn(rng, 3), 2)),
+        Sample((np.array([2, 3]), np.array([2, 3])), grad=False),
+        Sample((2.0, randn(rng, 3))),
+    ],
+)
+register(
+    "ldexp",
+    ldexp,
+    nodes=(LdexpBackward0,),
+    samples=lambda rng: [
+        Sample((randn(rng, 3, 4), randn(rng, 3, 4))),
+        Sample(
+            (randn(rng, 3, 4), np.array([1, -2, 3, 0])),
+            fd=False,
+            note="PyTorch's d/da for an integer b < 0 is 2^b in integers: 0",
+        ),
+        Sample((np.array([1, 2]), np.array([3, 1])), grad=False),
+    ],
+)
+register("fmax", fmax, nodes=(FmaxBackward0,), samples=lambda rng: _extremum_samples(rng))
+register("fmin", fmin, nodes=(FminBackward0,), samples=lambda rng: _extremum_samples(rng))
+
+
+def _extremum_samples(rng):
+    with_nan = randn(rng, 4)
+    with_nan[1] = np.nan
+    return [
+        *_pair_samples(rng),
+        Sample((with_nan, randn(rng, 4)), fd=False),
+        Sample((randn(rng, 4), with_nan), fd=False),
+        Sample((np.array([1.0, 2.0]), np.array([1.0, 3.0])), fd=False, note="a tie"),
+        Sample((np.array([1, 5]), np.array([3, 2])), grad=False),
+    ]
+
+
+register(
+    "fmod",
+    fmod,
+    nodes=(FmodBackward0, FmodBackward1),
+    samples=lambda rng: [
+        Sample((3 * randn(rng, 3, 4), _away_from_zero(rng, 3, 4))),
+        Sample((3 * randn(rng, 3, 4), 1.5)),
+        Sample((3 * randn(rng, 2, 3), NoGrad(_away_from_zero(rng, 3)))),
+        Sample((np.array([5, -5, 7]), 3)),
+        Sample((np.array([5, -5, 7]), np.array([3, 3, -2]))),
+    ],
+)
+register("hypot", hypot, nodes=(HypotBackward0,), samples=_pair_samples)
+register("logaddexp", logaddexp, nodes=(LogaddexpBackward0,), samples=_pair_samples)
+register("logaddexp2", logaddexp2, nodes=(Logaddexp2Backward0,), samples=_pair_samples)
+register(
+    "nextafter",
+    nextafter,
+    nodes=(NextafterBackward0,),
+    samples=lambda rng: [
+        Sample((randn(rng, 3), randn(rng, 3)), fd=False, note="a step function"),
+        Sample((randn(rng, 2, 3), NoGrad(randn(rng, 3))), fd=False),
+    ],
+)
+register(
+    "heaviside",
+    heaviside,
+    nodes=(HeavisideNotImplemented,),
+    differentiable=False,
+    samples=lambda rng: [
+        Sample((NoGrad(np.array([-1.0, 0.0, 2.0])), NoGrad(np.array([0.5])))),
+        Sample((np.array([-1, 0, 2]), np.array([7, 8, 9]))),
+    ],
+)
+for _fn in (gcd, lcm):
+    register(
+        _fn.__name__,
+        _fn,
+        differentiable=False,
+        samples=lambda rng: [
+            Sample((np.array([4, 6, -8, 0]), np.array([6, 9, 12, 5]))),
+            Sample((np.array([[4], [6]]), np.array([6, 9]))),
+        ],
+    )
+for _fn in (bitwise_left_shift, bitwise_right_shift):
+    register(
+        _fn.__name__,
+        _fn,
+        differentiable=False,
+        samples=lambda rng: [
+            Sample((np.array([1, 2, -8]), np.array([2, 1, 1]))),
+            Sample((np.array([1, 2, -8]), 2)),
+            Sample((np.array([1, 2], dtype=np.uint8), np.array([3, 1], dtype=np.uint8))),
+        ],
+    )

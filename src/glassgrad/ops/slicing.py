@@ -1,0 +1,697 @@
+"""Reshaping, splitting and slice-writing ops built, as PyTorch builds them, from the core
+views and copies: ravel, fliplr, flipud, rot90, tensor_split, hsplit, vsplit, dsplit,
+diagflat, take, put, index_fill, index_copy, select_scatter, slice_scatter,
+repeat_interleave; plus diag_embed and Tensor.unfold, ops of their own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._dtype import scalar_type_name
+from .._tensor import Tensor
+from ..autograd.op import Op
+from ._common import array_of, check_tensor, wrap_dim
+from ._registry import Sample, register
+from ._samples import randn
+from .conversion import clone
+from .shape import reshape, transpose
+from .shape_extra import diag, flip, index_add, index_select, masked_fill, narrow
+
+
+def ravel(input: Tensor) -> Tensor:
+    """The elements as a 1-d tensor (a view when the layout allows).
+
+    Example::
+
+        >>> glassgrad.ravel(glassgrad.zeros(2, 3)).shape
+        glassgrad.Size([6])
+    """
+    return reshape(check_tensor(input, "ravel"), (-1,))
+
+
+def fliplr(input: Tensor) -> Tensor:
+    """Reverse the order of the columns (dim 1).
+
+    Example::
+
+        >>> glassgrad.fliplr(glassgrad.tensor([[1, 2], [3, 4]]))
+        tensor([[2, 1],
+                [4, 3]])
+    """
+    if check_tensor(input, "fliplr")._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, (1,))
+
+
+def flipud(input: Tensor) -> Tensor:
+    """Reverse the order of the rows (dim 0).
+
+    Example::
+
+        >>> glassgrad.flipud(glassgrad.tensor([1, 2, 3]))
+        tensor([3, 2, 1])
+    """
+    if check_tensor(input, "flipud")._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, (0,))
+
+
+def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
+    """Rotate by 90 degrees ``k`` times in the plane of ``dims`` (from the first towards the
+    second).
+
+    Example::
+
+        >>> glassgrad.rot90(glassgrad.tensor([[1, 2], [3, 4]]))
+        tensor([[2, 4],
+                [1, 3]])
+    """
+    n = check_tensor(input, "rot90")._data.ndim
+    dims = list(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if n < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
+    d0, d1 = (wrap_dim(d, n, "rot90") for d in dims)
+    if d0 == d1:
+        raise RuntimeError(
+            f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}"
+        )
+    k %= 4
+    if k == 1:
+        return transpose(flip(input, (d1,)), d0, d1)
+    if k == 2:
+        return flip(input, (d0, d1))
+    if k == 3:
+        return transpose(flip(input, (d0,)), d0, d1)
+    return clone(input)
+
+
+def tensor_split(
+    input: Tensor,
+    indices_or_sections: Any = None,
+    dim: int = 0,
+    *,
+    sections: int | None = None,
+    indices: Any = None,
+    tensor_indices_or_sections: Tensor | None = None,
+) -> tuple:
+    """Split into ``n`` nearly equal parts (the first ``size % n`` one element longer), or
+    at the given indices; the parts are views. (PyTorch's overloads name the second
+    argument ``sections``, ``indices`` or ``tensor_indices_or_sections``.)
+
+    Example::
+
+        >>> [t.tolist() for t in glassgrad.tensor_split(glassgrad.arange(5), 2)]
+        [[0, 1, 2], [3, 4]]
+    """
+    check_tensor(input, "tensor_split")
+    given = [v for v in (indices_or_sections, sections, indices, tensor_indices_or_sections)]
+    given = [v for v in given if v is not None]
+    if len(given) != 1:
+        raise TypeError("tensor_split() takes one of indices_or_sections, sections or indices")
+    indices_or_sections = given[0]
+    if input._data.ndim == 0:
+        raise RuntimeError(
+            "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"
+        )
+    d = wrap_dim(dim, input._data.ndim, "tensor_split")
+    size = input._data.shape[d]
+    spec = indices_or_sections
+    if isinstance(spec, Tensor):
+        if spec._data.dtype.kind not in "iu":
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to have integer dtype"
+            )
+        spec = spec._data.tolist()
+    if isinstance(spec, (int, np.integer)):
+        sections = int(spec)
+        if sections <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+        small, extra = divmod(size, sections)
+        bounds, start = [], 0
+        for i in range(sections):
+            stop = start + small + (1 if i < extra else 0)
+            bounds.append((start, stop))
+            start = stop
+    else:
+        points = [0, *[int(i) for i in spec], size]
+        bounds = [(points[i], points[i + 1]) for i in range(len(points) - 1)]
+    parts = []
+    for start, stop in bounds:
+        start = min(max(start if start >= 0 else start + size, 0), size)
+        stop = min(max(stop if stop >= 0 else stop + size, start), size)
+        parts.append(narrow(input, d, start, stop - start))
+    return tuple(parts)
+
+
+def _split_along(name: str, dim: int, minimum: int) -> Any:
+    def op(input: Tensor, *args: Any, sections: Any = None, indices: Any = None) -> tuple:
+        data = check_tensor(input, name)._data
+        given = [*args, *(v for v in (sections, indices) if v is not None)]
+        if not given:
+            raise TypeError(f"{name}() missing 1 required argument: 'indices_or_sections'")
+        # x.hsplit(1, 2) passes the indices one by one.
+        indices_or_sections = given[0] if len(given) == 1 else list(given)
+        if data.ndim < minimum:
+            raise RuntimeError(
+                f"torch.{name} requires a tensor with at least {minimum} dimension, but got a "
+                f"tensor with {data.ndim} dimensions!"
+            )
+        d = 0 if name == "hsplit" and data.ndim == 1 else dim
+        if isinstance(indices_or_sections, (int, np.integer)):
+            n = int(indices_or_sections)
+            if n == 0 or data.shape[d] % n:
+                raise RuntimeError(
+                    f"torch.{name} attempted to split along dimension {d}, but the size of the "
+                    f"dimension {data.shape[d]} is not divisible by the split_size {n}!"
+                )
+        return tensor_split(input, indices_or_sections, d)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"""``tensor_split`` along dim {dim}{" (0 for a 1-d tensor)" if name == "hsplit" else ""};
+a number of sections must divide the size.
+
+Example::
+
+    >>> len(glassgrad.{name}(glassgrad.zeros(4, 4, 4), 2))
+    2
+"""
+    return op
+
+
+hsplit = _split_along("hsplit", 1, 1)
+vsplit = _split_along("vsplit", 0, 2)
+dsplit = _split_along("dsplit", 2, 3)
+
+
+class DiagEmbedBackward0(Op):
+    """out: zeros with ``input``'s last dim on the diagonal (``offset``) of dims ``dim1``,
+    ``dim2``; the gradient is that diagonal of ``grad``"""
+
+    __slots__ = ("offset", "dim1", "dim2")
+
+    def forward(self, x, offset, dim1, dim2):
+        self.offset, self.dim1, self.dim2 = offset, dim1, dim2
+        n = x.shape[-1] + abs(offset) if x.ndim else abs(offset) + 1
+        batch = x.shape[:-1]
+        out_ndim = len(batch) + 2
+        plane = np.zeros((*batch, n, n), x.dtype)
+        rows = np.arange(x.shape[-1]) + max(-offset, 0)
+        plane[..., rows, rows + offset] = x
+        order = [d for d in range(out_ndim) if d not in (dim1, dim2)]
+        inverse = np.empty(out_ndim, int)
+        inverse[[*order, dim1, dim2]] = np.arange(out_ndim)
+        return np.ascontiguousarray(np.transpose(plane, inverse))
+
+    def backward(self, F, grad):
+        if isinstance(grad, Tensor):
+            return grad.diagonal(self.offset, self.dim1, self.dim2)
+        return np.diagonal(grad, self.offset, self.dim1, self.dim2)
+
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """Place the last dim of ``input`` on a diagonal of two new dims (``dim1``, ``dim2`` of
+    the result).
+
+    Example::
+
+        >>> glassgrad.diag_embed(glassgrad.tensor([1, 2]))
+        tensor([[1, 0],
+                [0, 2]])
+    """
+    n = check_tensor(input, "diag_embed")._data.ndim + 1
+    d1, d2 = wrap_dim(dim1, n, "diag_embed"), wrap_dim(dim2, n, "diag_embed")
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return DiagEmbedBackward0.apply(input, offset=int(offset), dim1=d1, dim2=d2)
+
+
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    """A 2-d tensor with the flattened ``input`` on its diagonal ``offset``.
+
+    Example::
+
+        >>> glassgrad.diagflat(glassgrad.tensor([[1, 2]]))
+        tensor([[1, 0],
+                [0, 2]])
+    """
+    return diag(ravel(check_tensor(input, "diagflat")), offset)
+
+
+def _index_of(index: Any, op: str) -> Tensor:
+    check_tensor(index, op, "index")
+    if index._data.dtype != np.int64:
+        raise RuntimeError(
+            f"{op}(): Expected a long tensor for index, but got "
+            f"{scalar_type_name(index._data.dtype)}"
+        )
+    return index
+
+
+class TakeBackward0(Op):
+    """out = the flattened input at ``index``; the gradient adds ``grad`` back there"""
+
+    __slots__ = ("index",)
+    saved_inputs = (0,)  # as PyTorch's node (which reads its sizes)
+
+    def forward(self, x, index):
+        self.index = index.reshape(-1)
+        return x.reshape(-1)[self.index].reshape(index.shape)
+
+    def backward(self, F, grad):
+        (x,) = self.saved
+        shape = array_of(x).shape
+        size = int(np.prod(shape))
+        flat = F.index_zeros_add((size,), (self.index,), F.reshape(grad, (-1,)), False)
+        return F.reshape(flat, shape)
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:
+    """The elements of the flattened ``input`` at ``index`` (the result has its shape).
+
+    Example::
+
+        >>> glassgrad.take(glassgrad.tensor([[1, 2], [3, 4]]), glassgrad.tensor([0, 3]))
+        tensor([1, 4])
+    """
+    check_tensor(input, "take")
+    index = _index_of(index, "take")
+    _check_flat_index("take", index._data, input._data.size)
+    return TakeBackward0.apply(input, index=index._data)
+
+
+def _check_flat_index(op: str, index: np.ndarray, size: int) -> None:
+    if index.size and (index.max() >= size or index.min() < -size):
+        bad = index.max() if index.max() >= size else index.min()
+        raise IndexError(f"{op}(): index {bad} is out of bounds for size {size}")
+
+
+class PutBackward0(Op):
+    """out = input with ``source`` written (added) at flat ``index``; d/dinput: grad (zero
+    at the written places unless accumulating), d/dsource: grad at ``index``"""
+
+    __slots__ = ("index", "accumulate")
+    saved_inputs = (1,)  # the source, as PyTorch's node
+
+    def forward(self, x, source, index, accumulate):
+        self.index, self.accumulate = index.reshape(-1), accumulate
+        out = x.copy()
+        flat = out.reshape(-1)
+        values = source.reshape(-1).astype(x.dtype, copy=False)
+        if accumulate:
+            np.add.at(flat, self.index, values)
+        else:
+            flat[self.index] = values
+        return out
+
+    def backward(self, F, grad):
+        (source,) = self.saved
+        needs = self.needs_input_grad
+        grad_input = grad_source = None
+        if needs[0]:
+            if self.accumulate:
+                grad_input = grad
+            else:
+                written = np.zeros(array_of(grad).size, bool)
+                written[self.index] = True
+                grad_input = F.where(written.reshape(array_of(grad).shape), 0.0, grad)
+        if needs[1]:
+            picked = F.reshape(grad, (-1,))[self.index]
+            grad_source = F.reshape(picked, array_of(source).shape)
+        return grad_input, grad_source
+
+
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy of ``input`` with ``source`` written (or added) at flat positions ``index``.
+
+    Example::
+
+        >>> glassgrad.put(glassgrad.zeros(2, 2), glassgrad.tensor([3]), glassgrad.tensor([9.0]))
+        tensor([[0., 0.],
+                [0., 9.]])
+    """
+    check_tensor(input, "put")
+    index = _index_of(index, "put")
+    check_tensor(source, "put", "source", 3)
+    if index._data.size != source._data.size:
+        raise IndexError(
+            f"put_(): Expected source and index to have the same number of elements, but got "
+            f"source.numel() = {source._data.size}, index.numel() = {index._data.size}"
+        )
+    _check_flat_index("put", index._data, input._data.size)
+    return PutBackward0.apply(input, source, index=index._data, accumulate=bool(accumulate))
+
+
+def _index_mask(input: Tensor, dim: int, index: Tensor, op: str) -> Tensor:
+    d = wrap_dim(dim, input._data.ndim, op)
+    positions = array_of(index).reshape(-1)
+    mask = np.zeros(input._data.shape[d] if input._data.ndim else 1, bool)
+    mask[positions] = True
+    shape = [1] * max(input._data.ndim, 1)
+    shape[d] = mask.size
+    return Tensor._from_array(mask.reshape(shape) if input._data.ndim else mask.reshape(()))
+
+
+def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """A copy of ``input`` with ``value`` (a number or a 0-d tensor) at ``index`` along ``dim``.
+
+    Example::
+
+        >>> glassgrad.zeros(2, 3).index_fill(1, glassgrad.tensor([0, 2]), 1.0)
+        tensor([[1., 0., 1.],
+                [1., 0., 1.]])
+    """
+    check_tensor(input, "index_fill")
+    index = _index_of(index, "index_fill")
+    return masked_fill(input, _index_mask(input, dim, index, "index_fill"), value)
+
+
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """A copy of ``input`` whose slices at ``index`` along ``dim`` are ``source``'s.
+
+    Example::
+
+        >>> glassgrad.zeros(3).index_copy(0, glassgrad.tensor([2]), glassgrad.tensor([5.0]))
+        tensor([0., 0., 5.])
+    """
+    check_tensor(input, "index_copy")
+    index = _index_of(index, "index_copy")
+    check_tensor(source, "index_copy", "source", 4)
+    d = wrap_dim(dim, input._data.ndim, "index_copy")
+    cleared = masked_fill(input, _index_mask(input, dim, index, "index_copy"), 0)
+    return index_add(cleared, d, index, source)
+
+
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    """A copy of ``input`` with ``src`` in the slice ``index`` of ``dim``.
+
+    Example::
+
+        >>> glassgrad.zeros(2, 2).select_scatter(glassgrad.ones(2), 0, 0)
+        tensor([[1., 1.],
+                [0., 0.]])
+    """
+    check_tensor(input, "select_scatter")
+    check_tensor(src, "select_scatter", "src", 2)
+    out = clone(input)
+    view = out.select(dim, index)
+    if view._data.shape != src._data.shape:
+        raise RuntimeError(
+            f"expected src to have a size equal to the slice of self. src size = "
+            f"{list(src._data.shape)}, slice size = {list(view._data.shape)}"
+        )
+    view.copy_(src)
+    return out
+
+
+def slice_scatter(
+    input: Tensor,
+    src: Tensor,
+    dim: int = 0,
+    start: int | None = None,
+    end: int | None = None,
+    step: int = 1,
+) -> Tensor:
+    """A copy of ``input`` with ``src`` in the slice ``start:end:step`` of ``dim``.
+
+    Example::
+
+        >>> glassgrad.zeros(4).slice_scatter(glassgrad.ones(2), start=2)
+        tensor([0., 0., 1., 1.])
+    """
+    check_tensor(input, "slice_scatter")
+    check_tensor(src, "slice_scatter", "src", 2)
+    out = clone(input)
+    d = wrap_dim(dim, input._data.ndim, "slice_scatter")
+    key = (slice(None),) * d + (slice(start, end, step),)
+    view = out[key]
+    if view._data.shape != src._data.shape:
+        raise RuntimeError(
+            f"expected src to have a size equal to the slice of self. src size = "
+            f"{list(src._data.shape)}, slice size = {list(view._data.shape)}"
+        )
+    view.copy_(src)
+    return out
+
+
+def repeat_interleave(
+    input: Tensor, repeats: Any = None, dim: int | None = None, *, output_size: int | None = None
+) -> Tensor:
+    """Repeat each element (or slice along ``dim``) ``repeats`` times (a number, or one count
+    per element); ``repeat_interleave(counts)`` alone gives the repeated indices.
+
+    Example::
+
+        >>> glassgrad.repeat_interleave(glassgrad.tensor([1, 2]), 2)
+        tensor([1, 1, 2, 2])
+    """
+    check_tensor(input, "repeat_interleave")
+    if repeats is None:  # repeat_interleave(counts): the indices 0, 1 ... each counts[i] times
+        counts = input._data
+        if counts.ndim != 1 or counts.dtype.kind not in "iu":
+            raise RuntimeError("repeats has to be a 1D tensor of integers")
+        return Tensor._from_array(np.repeat(np.arange(counts.size), counts))
+    x, d = (
+        (ravel(input), 0)
+        if dim is None
+        else (input, wrap_dim(dim, input._data.ndim, "repeat_interleave"))
+    )
+    size = x._data.shape[d] if x._data.ndim else 1
+    counts = array_of(repeats) if isinstance(repeats, Tensor) else np.asarray(repeats)
+    if np.any(counts < 0):
+        raise RuntimeError("repeats can not be negative")
+    if counts.ndim and counts.size not in (1, size):
+        raise RuntimeError("repeats must have the same size as input along dim")
+    positions = np.repeat(np.arange(size), np.broadcast_to(counts.reshape(-1), (size,)))
+    if output_size is not None and output_size != positions.size:
+        raise RuntimeError("allocated size does not match required size")
+    if x._data.ndim == 0:
+        x = reshape(x, (1,))
+    return index_select(x, d, Tensor._from_array(positions.astype(np.int64)))
+
+
+class UnfoldBackward0(Op):
+    """out: the windows of ``size`` every ``step`` along ``dim`` (a new last dim); the
+    gradient adds each window back where it came from"""
+
+    __slots__ = ("dim", "size", "step", "shape")
+    is_view = True
+
+    def forward(self, x, dim, size, step):
+        self.dim, self.size, self.step, self.shape = dim, size, step, x.shape
+        if x.ndim == 0:
+            return x.reshape(1)
+        count = (x.shape[dim] - size) // step + 1
+        shape = (*x.shape[:dim], count, *x.shape[dim + 1 :], size)
+        strides = (*x.strides[:dim], x.strides[dim] * step, *x.strides[dim + 1 :], x.strides[dim])
+        return np.lib.stride_tricks.as_strided(x, shape, strides)
+
+    def backward(self, F, grad):
+        if not self.shape:
+            return F.reshape(grad, ())
+        dim, size, step = self.dim, self.size, self.step
+        count = (self.shape[dim] - size) // step + 1
+        # The window dim next to dim, the two merged: each element with its input position.
+        moved = (
+            grad.movedim(-1, dim + 1)
+            if isinstance(grad, Tensor)
+            else np.moveaxis(grad, -1, dim + 1)
+        )
+        merged_shape = (*self.shape[:dim], count * size, *self.shape[dim + 1 :])
+        values = F.reshape(moved, merged_shape)
+        positions = (np.arange(count)[:, None] * step + np.arange(size)[None, :]).reshape(-1)
+        key = (slice(None),) * dim + (positions,)
+        return F.index_zeros_add(self.shape, key, values, False)
+
+
+def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """The windows of ``size`` elements every ``step`` along ``dimension``, as a view with
+    the window as a new last dim.
+
+    Example::
+
+        >>> glassgrad.arange(5).unfold(0, 2, 2)
+        tensor([[0, 1],
+                [2, 3]])
+    """
+    n = check_tensor(input, "unfold")._data.ndim
+    d = wrap_dim(dimension, n, "unfold")
+    length = input._data.shape[d] if n else 1
+    if size > length:
+        raise RuntimeError(
+            f"maximum size for tensor at dimension {d} is {length} but size is {size}"
+        )
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    return UnfoldBackward0.apply(input, dim=d, size=int(size), step=int(step))
+
+
+def _inplace(fn: Any, name: str) -> Any:
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return self.copy_(fn(self, *args, **kwargs))
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"In-place ``{name[:-1]}``."
+    return method
+
+
+TENSOR_METHODS = {
+    "unfold": unfold,
+    "put_": _inplace(put, "put_"),
+    "index_fill_": _inplace(index_fill, "index_fill_"),
+    "index_copy_": _inplace(index_copy, "index_copy_"),
+}
+
+
+# --- registry ------------------------------------------------------------------------------
+
+
+register(
+    "ravel", ravel, samples=lambda rng: [Sample((randn(rng, 2, 3),)), Sample((randn(rng, 3, 2).T,))]
+)
+register(
+    "fliplr",
+    fliplr,
+    samples=lambda rng: [Sample((randn(rng, 2, 3),)), Sample((randn(rng, 2, 3, 2),))],
+)
+register(
+    "flipud", flipud, samples=lambda rng: [Sample((randn(rng, 3),)), Sample((randn(rng, 2, 3),))]
+)
+register(
+    "rot90",
+    rot90,
+    samples=lambda rng: [
+        Sample((randn(rng, 2, 3),)),
+        Sample((randn(rng, 2, 3), 2)),
+        Sample((randn(rng, 2, 3), -1)),
+        Sample((randn(rng, 2, 3, 4), 1, [2, 0])),
+        Sample((randn(rng, 2, 3), 4)),
+    ],
+)
+register(
+    "tensor_split",
+    tensor_split,
+    samples=lambda rng: [
+        Sample((randn(rng, 7, 2), 3)),
+        Sample((randn(rng, 2, 7), [1, 4], 1)),
+        Sample((randn(rng, 5), [-2, 10])),
+        Sample((randn(rng, 4, 3), np.array([1, 2]))),
+        Sample((randn(rng, 2, 3), 5, -1)),
+    ],
+)
+for _fn, _shape in ((hsplit, (4, 4)), (vsplit, (4, 4)), (dsplit, (2, 2, 4))):
+    register(
+        _fn.__name__,
+        _fn,
+        samples=lambda rng, _shape=_shape: [
+            Sample((randn(rng, *_shape), 2)),
+            Sample((randn(rng, *_shape), [1, 3])),
+        ],
+    )
+register(
+    "diag_embed",
+    diag_embed,
+    nodes=(DiagEmbedBackward0,),
+    samples=lambda rng: [
+        Sample((randn(rng, 3),)),
+        Sample((randn(rng, 2, 3), 1)),
+        Sample((randn(rng, 2, 3), -1, 0, 2)),
+        Sample((randn(rng, 2, 3),), {"dim1": 0, "dim2": 1}),
+        Sample((np.array([1, 2]),)),
+    ],
+)
+register(
+    "diagflat",
+    diagflat,
+    samples=lambda rng: [
+        Sample((randn(rng, 2, 2),)),
+        Sample((randn(rng, 3), -1)),
+        Sample((randn(rng, 3), 2)),
+    ],
+)
+register(
+    "take",
+    take,
+    nodes=(TakeBackward0,),
+    samples=lambda rng: [
+        Sample((randn(rng, 3, 4), np.array([[0, 5], [11, 5]]))),
+        Sample((randn(rng, 4, 3).T, np.array([1, 2, 1]))),
+        Sample((randn(rng, 3), np.array(2))),
+    ],
+)
+register(
+    "put",
+    put,
+    nodes=(PutBackward0,),
+    samples=lambda rng: [
+        Sample((randn(rng, 3, 4), np.array([0, 5, 11]), randn(rng, 3))),
+        Sample((randn(rng, 3, 4), np.array([1, 1]), randn(rng, 2), True)),
+        Sample((randn(rng, 2, 2), np.array([[3]]), randn(rng, 1, 1))),
+    ],
+)
+register(
+    "index_fill",
+    index_fill,
+    samples=lambda rng: [
+        Sample((randn(rng, 3, 4), 1, np.array([0, 2]), 1.5)),
+        Sample((randn(rng, 3, 4), 0, np.array([1]), randn(rng))),
+        Sample((randn(rng, 3, 4), -1, np.array([3, 3]), -2.0)),
+    ],
+)
+register(
+    "index_copy",
+    index_copy,
+    samples=lambda rng: [
+        Sample((randn(rng, 4, 3), 0, np.array([0, 2]), randn(rng, 2, 3))),
+        Sample((randn(rng, 3, 4), 1, np.array([3]), randn(rng, 3, 1))),
+    ],
+)
+register(
+    "select_scatter",
+    select_scatter,
+    samples=lambda rng: [
+        Sample((randn(rng, 3, 4), randn(rng, 4), 0, 1)),
+        Sample((randn(rng, 3, 4), randn(rng, 3), 1, -1)),
+    ],
+)
+register(
+    "slice_scatter",
+    slice_scatter,
+    samples=lambda rng: [
+        Sample((randn(rng, 4, 3), randn(rng, 2, 3)), {"start": 1, "end": 3}),
+        Sample((randn(rng, 4, 6), randn(rng, 4, 3), 1, 0, None, 2)),
+        Sample((randn(rng, 4, 3), randn(rng, 4, 3))),
+    ],
+)
+register(
+    "repeat_interleave",
+    repeat_interleave,
+    samples=lambda rng: [
+        Sample((randn(rng, 2, 3), 2)),
+        Sample((randn(rng, 2, 3), 2, 1)),
+        Sample((randn(rng, 3, 2), np.array([1, 0, 2]), 0)),
+        Sample((randn(rng, 2, 2), np.array([2])), {"dim": 1}),
+        Sample((np.array([2, 0, 1]),)),
+        Sample((randn(rng), 3)),
+    ],
+)
+register(
+    "unfold",
+    unfold,
+    nodes=(UnfoldBackward0,),
+    methods=(),  # a Tensor method only (torch.unfold does not exist)
+    torch=lambda torch, x, *args: x.unfold(*args),
+    samples=lambda rng: [
+        Sample((randn(rng, 7), 0, 2, 1)),
+        Sample((randn(rng, 3, 7), 1, 3, 2)),
+        Sample((randn(rng, 5, 2), 0, 2, 3)),
+        Sample((randn(rng, 4, 3).T, -1, 4, 1)),
+        Sample((randn(rng), 0, 1, 1)),
+    ],
+)

@@ -1,0 +1,382 @@
+"""Statistics over tensors: nansum, nanmean, aminmax, quantile, nanquantile, cov, corrcoef.
+
+``nansum`` is an op of its own (NaN elements get no gradient); the others are PyTorch's own
+composites of sum, amin/amax, sort, gather and lerp, so their gradients are those ops'.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import return_types
+from .._dtype import scalar_type_name, to_numpy_dtype
+from .._tensor import Tensor
+from ..autograd.op import Op
+from ._common import array_of, check_tensor, wrap_dim, wrap_dims
+from ._registry import NoGrad, Sample, register
+from ._samples import randn
+from .pointwise import where
+from .reduction import mean, sum
+from .reduction_extra import amax, amin
+from .shape import reshape, unsqueeze
+from .sorting import sort
+
+
+class NansumBackward0(Op):
+    """out = sum of the non-NaN elements over ``dims``; NaN elements get no gradient"""
+
+    saved_inputs = (0,)
+    __slots__ = ("dims", "keepdim")
+
+    def forward(self, x, dims, keepdim, dtype=None):
+        self.dims, self.keepdim = dims, keepdim
+        if dtype is not None:
+            x = x.astype(to_numpy_dtype(dtype))
+        elif x.dtype.kind in "biu":
+            x = x.astype(np.int64)
+        return np.asarray(np.nansum(x, axis=dims, keepdims=keepdim))
+
+    def backward(self, F, grad):
+        (x,) = self.saved
+        values = array_of(x)
+        if self.dims is not None and not self.keepdim:
+            grad = F.unsqueeze_dims(grad, self.dims)
+        # PyTorch's grad * isnan(x).logical_not(): an infinite gradient times 0 is NaN.
+        present = (~np.isnan(values)).astype(values.dtype)
+        return F.expand(grad, values.shape) * present
+
+
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """``sum`` treating NaN as zero.
+
+    Example::
+
+        >>> glassgrad.nansum(glassgrad.tensor([1.0, float("nan"), 2.0]))
+        tensor(3.)
+    """
+    check_tensor(input, "nansum")
+    dims = wrap_dims(dim, input._data.ndim, "nansum")
+    if dims == ():
+        dims = None
+    return NansumBackward0.apply(input, dims=dims, keepdim=keepdim, dtype=dtype)
+
+
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """``mean`` over the non-NaN elements (NaN where there are none).
+
+    Example::
+
+        >>> glassgrad.nanmean(glassgrad.tensor([1.0, float("nan"), 2.0]))
+        tensor(1.5000)
+    """
+    check_tensor(input, "nanmean")
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(
+            "nanmean(): expected input to have floating point or complex dtype but got "
+            f"{scalar_type_name(input._data.dtype)}"
+        )
+    present = Tensor._from_array(~np.isnan(input._data))
+    count = sum(present, dim, keepdim)
+    return nansum(input, dim, keepdim, dtype=dtype) / count
+
+
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> tuple:
+    """``(min, max)`` of all elements or over ``dim``; ties share the gradient evenly.
+
+    Example::
+
+        >>> glassgrad.aminmax(glassgrad.tensor([3.0, 1.0, 2.0]))
+        aminmax(min=tensor(1.), max=tensor(3.))
+    """
+    check_tensor(input, "aminmax")
+    if dim is None:
+        if input._data.size == 0:
+            raise RuntimeError(
+                "aminmax(): cannot compute aminmax over an empty dimension as the operation "
+                "has no identity."
+            )
+        if keepdim:
+            shape = (1,) * input._data.ndim
+            return return_types.aminmax(reshape(amin(input), shape), reshape(amax(input), shape))
+        return return_types.aminmax(amin(input), amax(input))
+    d = wrap_dim(dim, input._data.ndim, "aminmax")
+    return return_types.aminmax(amin(input, d, keepdim), amax(input, d, keepdim))
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(
+    name: str, input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str, ignore_nan: bool
+) -> Tensor:
+    check_tensor(input, name)
+    data = input._data
+    if data.dtype.kind != "f":
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(
+            f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+            f"but got {interpolation}"
+        )
+    scalar_q = not isinstance(q, Tensor)
+    qs = np.asarray(q if scalar_q else q._data, dtype=np.float64)
+    if qs.ndim > 1:
+        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+    if np.any((qs < 0) | (qs > 1)):
+        if scalar_q:
+            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {float(q):g}")
+        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+    if data.size == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if dim is None:
+        x, d = reshape(input, (-1,)), 0
+    else:
+        d = wrap_dim(dim, data.ndim, name)
+        x = input if data.ndim else reshape(input, (1,))
+    values, _ = sort(x, d)
+    sorted_data = values._data
+    n = sorted_data.shape[d]
+    nan = np.isnan(sorted_data)
+    if ignore_nan:
+        last = (n - nan.sum(axis=d, keepdims=True)) - 1
+    else:
+        last = np.full_like(nan.sum(axis=d, keepdims=True), n - 1)
+    results = []
+    for fraction in qs.reshape(-1):
+        ranks = fraction * np.maximum(last, 0).astype(np.float64)
+        if not ignore_nan:
+            ranks = np.where(nan.any(axis=d, keepdims=True), n - 1, ranks)
+        below = np.floor(ranks)
+        above = np.ceil(ranks)
+        if interpolation == "lower":
+            above = below
+        elif interpolation == "higher":
+            below = above
+        elif interpolation == "nearest":
+            below = above = np.round(ranks)  # half to even, as PyTorch's round
+        low = values.gather(d, Tensor._from_array(np.clip(below, 0, n - 1).astype(np.int64)))
+        high = values.gather(d, Tensor._from_array(np.clip(above, 0, n - 1).astype(np.int64)))
+        if interpolation == "midpoint":
+            weight = np.full(ranks.shape, 0.5)
+        else:
+            weight = ranks - below
+        result = low + (high - low) * Tensor._from_array(weight.astype(sorted_data.dtype))
+        if ignore_nan:
+            empty = last < 0  # every element NaN
+            result = where(Tensor._from_array(empty), float("nan"), result)
+        results.append(result if keepdim else result.squeeze(d))
+    if dim is not None and not data.ndim and not keepdim:
+        results = [r.squeeze(0) if r.dim() else r for r in results]
+    if dim is None and keepdim:
+        results = [reshape(r, (1,) * data.ndim) for r in results]
+    elif dim is None:
+        results = [reshape(r, ()) for r in results]
+    if scalar_q or qs.ndim == 0:
+        return results[0]
+    return unsqueeze(results[0], 0) if len(results) == 1 else _stack(results)
+
+
+def _stack(results: list) -> Tensor:
+    from .shape import stack
+
+    return stack(results, 0)
+
+
+def quantile(
+    input: Tensor,
+    q: Any,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    interpolation: str = "linear",
+) -> Tensor:
+    """The ``q``-th quantiles (``q`` a number or a 1-d tensor, in [0, 1]) of all elements
+    or along ``dim``; ``interpolation`` between the two nearest ranks: "linear", "lower",
+    "higher", "midpoint" or "nearest". NaN if a reduced slice holds NaN.
+
+    Example::
+
+        >>> glassgrad.quantile(glassgrad.tensor([1.0, 2.0, 3.0, 4.0]), 0.5)
+        tensor(2.5000)
+    """
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
+
+
+def nanquantile(
+    input: Tensor,
+    q: Any,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    interpolation: str = "linear",
+) -> Tensor:
+    """``quantile`` ignoring NaN elements (NaN only where a slice is all NaN).
+
+    Example::
+
+        >>> glassgrad.nanquantile(glassgrad.tensor([1.0, float("nan"), 3.0]), 0.5)
+        tensor(2.)
+    """
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
+
+
+def cov(
+    input: Tensor, *, correction: int = 1, fweights: Tensor | None = None, aweights: Any = None
+) -> Tensor:
+    """The covariance matrix of the variables in the rows of ``input`` (observations in its
+    columns), with frequency and analytic weights as NumPy's ``cov``.
+
+    Example::
+
+        >>> glassgrad.cov(glassgrad.tensor([[0.0, 2.0], [1.0, 1.0]]))
+        tensor([[ 2., -1.],
+                [-1.,  0.5]])
+    """
+    check_tensor(input, "cov")
+    if input._data.ndim > 2:
+        raise RuntimeError(
+            f"cov(): expected input to have two or fewer dimensions but got an input with {input._data.ndim} dimensions"
+        )
+    x = input if input._data.ndim == 2 else reshape(input, (1, -1))
+    if x._data.dtype.kind != "f":
+        x = x.to(_default_float())
+    observations = x._data.shape[1]
+    weights = None
+    if fweights is not None:
+        weights = check_tensor(fweights, "cov", "fweights")
+    if aweights is not None:
+        weights = aweights if weights is None else weights * aweights
+    if weights is None:
+        w_sum = float(observations)
+        avg = mean(x, 1, True)
+    else:
+        w_sum = sum(weights)
+        avg = sum(x * weights, 1, True) / w_sum
+    if weights is None:
+        norm = w_sum - correction
+    elif correction == 0:
+        norm = w_sum
+    elif aweights is None:
+        norm = w_sum - correction
+    else:
+        norm = w_sum - correction * sum(weights * aweights) / w_sum
+    centered = x - avg
+    scaled = centered if weights is None else centered * weights
+    c = scaled @ centered.transpose(0, 1)
+    if isinstance(norm, Tensor):
+        norm = where(norm <= 0, 0.0, norm)
+    elif norm <= 0:
+        norm = 0.0
+    result = c / norm
+    return result.squeeze() if input._data.ndim < 2 else result
+
+
+def _default_float() -> Any:
+    from .._dtype import get_default_dtype
+
+    return get_default_dtype()
+
+
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson correlation coefficients of the variables in the rows of ``input``, clipped
+    to [-1, 1].
+
+    Example::
+
+        >>> glassgrad.corrcoef(glassgrad.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 7.0]]))[0, 1]
+        tensor(0.9934)
+    """
+    c = cov(input)
+    if c.dim() == 0:
+        return c / c
+    d = c.diagonal()
+    stddev = d.sqrt()
+    c = c / stddev[:, None]
+    c = c / stddev[None, :]
+    return c.clamp(-1, 1)
+
+
+register(
+    "nansum",
+    nansum,
+    nodes=(NansumBackward0,),
+    samples=lambda rng: [
+        Sample((_with_nan(rng, 3, 4),)),
+        Sample((_with_nan(rng, 3, 4), 1)),
+        Sample((_with_nan(rng, 3, 4), (0, 1), True)),
+        Sample((randn(rng, 2, 3), -1)),
+        Sample((randn(rng),)),
+        Sample((np.array([[1, 2], [3, 4]]), 0)),
+    ],
+)
+register(
+    "nanmean",
+    nanmean,
+    samples=lambda rng: [
+        Sample((_with_nan(rng, 3, 4),)),
+        Sample((_with_nan(rng, 3, 4), 1)),
+        Sample((_with_nan(rng, 3, 4), 0, True), fd=False, note="an all-NaN column: NaN grad"),
+        Sample((randn(rng),)),
+    ],
+)
+register(
+    "aminmax",
+    aminmax,
+    samples=lambda rng: [
+        Sample((randn(rng, 3, 4),)),
+        Sample((randn(rng, 3, 4),), {"dim": 1}),
+        Sample((randn(rng, 3, 4),), {"dim": 0, "keepdim": True}),
+        Sample((randn(rng, 3, 4),), {"keepdim": True}),
+        Sample((np.array([1.0, 3.0, 3.0]),), fd=False, note="ties share the gradient"),
+        Sample((np.array([[1, 5], [3, 2]]),), {"dim": 0}),
+    ],
+)
+
+
+def _with_nan(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    values = randn(rng, *shape)
+    values.reshape(-1)[:: max(1, values.size // 3)] = np.nan
+    return values
+
+
+def _quantile_samples(rng):
+    x = randn(rng, 3, 5)
+    return [
+        Sample((x, 0.3)),
+        Sample((randn(rng, 3, 5), 0.5, 1)),
+        Sample((randn(rng, 3, 4), NoGrad(np.array([0.1, 0.5, 0.9])), 0, True)),
+        *[
+            Sample((randn(rng, 4, 5), 0.35, 1), {"interpolation": mode})
+            for mode in ("lower", "higher", "midpoint", "nearest")
+        ],
+        Sample((randn(rng, 6), 0.5), {"interpolation": "nearest"}),
+        Sample((randn(rng), 0.2)),
+        Sample((randn(rng, 2, 3), 0.25), {"keepdim": True}),
+        Sample((_with_nan(rng, 3, 4), 0.5, 1), fd=False),
+    ]
+
+
+register("quantile", quantile, samples=_quantile_samples)
+register("nanquantile", nanquantile, samples=_quantile_samples)
+register(
+    "cov",
+    cov,
+    samples=lambda rng: [
+        Sample((randn(rng, 3, 5),)),
+        Sample((randn(rng, 3, 5),), {"correction": 0}),
+        Sample((randn(rng, 5),)),
+        Sample((randn(rng, 2, 4),), {"fweights": np.array([1, 2, 1, 3])}),
+        Sample((randn(rng, 2, 4),), {"aweights": NoGrad(1.0 - rng.random(4))}),
+        Sample(
+            (randn(rng, 2, 4),),
+            {"fweights": np.array([1, 2, 1, 3]), "aweights": 1.0 - rng.random(4)},
+        ),
+    ],
+)
+register(
+    "corrcoef",
+    corrcoef,
+    samples=lambda rng: [Sample((randn(rng, 3, 5),)), Sample((randn(rng, 2, 6),))],
+)

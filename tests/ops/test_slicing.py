@@ -1,0 +1,70 @@
+"""Splits, rotations, take/put, index_fill/index_copy, slice writes, repeat_interleave,
+diag_embed and Tensor.unfold beyond the registry: argument forms, views, errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._parity import same, same_error
+
+
+def test_argument_forms() -> None:
+    same(lambda lib: lib.tensor_split(lib.arange(7), sections=3))
+    same(lambda lib: lib.tensor_split(lib.arange(7), indices=[2, 5]))
+    same(lambda lib: lib.arange(7).tensor_split(lib.tensor([1, 3])))
+    same(lambda lib: lib.arange(8).reshape(2, 4).hsplit(1, 3))
+    same(lambda lib: lib.vsplit(lib.arange(8).reshape(4, 2), [1]))
+    same(lambda lib: lib.arange(8.0).reshape(2, 2, 2).dsplit(2))
+    same(lambda lib: lib.rot90(lib.arange(6).reshape(2, 3), k=3, dims=(1, 0)))
+    same(lambda lib: lib.arange(6).reshape(2, 3).repeat_interleave(2, dim=0))
+    same(lambda lib: lib.repeat_interleave(lib.tensor([1, 2]), lib.tensor([2, 3]), output_size=5))
+    same(lambda lib: lib.repeat_interleave(lib.tensor([2, 0, 1])))
+    same(lambda lib: lib.arange(10).unfold(0, 3, 2))
+    same(lambda lib: lib.diag_embed(lib.tensor([[1, 2], [3, 4]]), offset=-1, dim1=0, dim2=2))
+
+    def in_place(lib: Any) -> Any:
+        x = lib.zeros(2, 3)
+        x.index_fill_(1, lib.tensor([0, 2]), 5.0)
+        x.put_(lib.tensor([1]), lib.tensor([7.0]))
+        x.index_copy_(0, lib.tensor([1]), lib.ones(1, 3))
+        return x
+
+    same(in_place)
+
+
+def test_views() -> None:
+    def program(lib: Any) -> Any:
+        x = lib.arange(6.0)
+        window = x.unfold(0, 2, 2)
+        parts = lib.tensor_split(x, 3)
+        x.add_(1)
+        return window, parts[1], window._is_view(), parts[0]._is_view()
+
+    same(program)
+
+
+def test_gradients_through_writes() -> None:
+    def program(lib: Any) -> Any:
+        x = lib.arange(6.0).reshape(2, 3).requires_grad_()
+        src = lib.tensor([10.0, 20.0, 30.0], requires_grad=True)
+        y = lib.select_scatter(x, src, 0, 1) * lib.tensor([1.0, 2.0, 3.0])
+        z = lib.slice_scatter(x, lib.ones(2, 2) * src[:2], 1, 0, 2)
+        (y.sum() + z.sum()).backward()
+        return x.grad, src.grad
+
+    same(program)
+
+
+def test_errors() -> None:
+    same_error(lambda lib: lib.fliplr(lib.ones(3)))
+    same_error(lambda lib: lib.rot90(lib.ones(2, 2), 1, [0, 0]))
+    same_error(lambda lib: lib.tensor_split(lib.ones(3), 0))
+    same_error(lambda lib: lib.hsplit(lib.ones(2, 3), 2))
+    same_error(lambda lib: lib.vsplit(lib.ones(3), 1))
+    same_error(lambda lib: lib.take(lib.ones(3), lib.tensor([1.0])))
+    same_error(lambda lib: lib.put(lib.ones(3), lib.tensor([1]), lib.ones(2)))
+    same_error(lambda lib: lib.arange(5).unfold(0, 6, 1))
+    same_error(lambda lib: lib.arange(5).unfold(0, 2, 0))
+    same_error(lambda lib: lib.select_scatter(lib.ones(2, 2), lib.ones(3), 0, 0))
+    same_error(lambda lib: lib.repeat_interleave(lib.ones(2), lib.tensor([-1, 1])))
+    same_error(lambda lib: lib.diag_embed(lib.ones(2), dim1=0, dim2=0))
