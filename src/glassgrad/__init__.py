@@ -19,6 +19,15 @@ from typing import Any
 
 from . import autograd, return_types
 from ._allocator import tune_malloc as _tune_malloc
+from ._creation import (
+    empty_strided,
+    logspace,
+    range,
+    scalar_tensor,
+    tril_indices,
+    triu_indices,
+    unravel_index,
+)
 from ._dtype import (
     bool_ as bool,  # noqa: A001 - PyTorch's name
 )
@@ -84,6 +93,27 @@ from ._legacy import (
     HalfTensor,
     IntTensor,
     LongTensor,
+)
+from ._runtime import (
+    are_deterministic_algorithms_enabled,
+    can_cast,
+    detach,
+    fill,
+    get_float32_matmul_precision,
+    get_num_interop_threads,
+    get_num_threads,
+    get_rng_state,
+    is_deterministic_algorithms_warn_only_enabled,
+    is_nonzero,
+    is_signed,
+    result_type,
+    set_float32_matmul_precision,
+    set_flush_denormal,
+    set_num_interop_threads,
+    set_num_threads,
+    set_rng_state,
+    typename,
+    use_deterministic_algorithms,
 )
 from ._tensor import Size, Tensor, device, get_default_device, set_default_device
 from ._tensor_str import get_printoptions, set_printoptions

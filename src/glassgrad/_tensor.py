@@ -560,6 +560,56 @@ class Tensor:
     def is_cuda(self) -> bool:
         return False
 
+    @property
+    def is_cpu(self) -> bool:
+        return True
+
+    def get_device(self) -> int:
+        """-1: the CPU (PyTorch's index of a CPU tensor's device)."""
+        return -1
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element."""
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of all the elements."""
+        return self._data.nbytes
+
+    def resize_(self, *sizes: Any, size: Any = None, memory_format: Any = None) -> Tensor:
+        """Change the shape in place, keeping the first elements in row-major order (new ones
+        are zero here: PyTorch leaves them uninitialised); refused for tensors that require
+        grad, as PyTorch refuses.
+
+        Example::
+
+            >>> glassgrad.arange(6.0).resize_(2, 2)
+            tensor([[0., 1.],
+                    [2., 3.]])
+        """
+        if self._requires_grad:
+            raise RuntimeError("cannot resize variables that require grad")
+        shape = (
+            tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
+        )
+        shape = tuple(int(s) for s in shape)
+        count = int(np.prod(shape))
+        flat = self._data.reshape(-1)
+        if count <= flat.size and self._data.flags.c_contiguous:
+            self._data = flat[:count].reshape(shape)
+        else:
+            grown = np.zeros(count, self._data.dtype)
+            grown[: min(count, flat.size)] = flat[:count]
+            self._data = grown.reshape(shape)
+        self._vc[0] += 1
+        return self
+
+    def resize_as_(self, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
+        """``resize_`` to ``the_template``'s shape."""
+        return self.resize_(the_template._data.shape)
+
     def cuda(self, device: Any = None, non_blocking: bool = False, memory_format: Any = None):
         """Raises: glassgrad has no CUDA device (see ``glassgrad.cuda.is_available``)."""
         check_device("cuda" if device is None else device)

@@ -1,8 +1,32 @@
-"""Named tuples returned by ops with several results (``max(dim)`` -> values, indices)."""
+"""Named tuples returned by ops with several results (``max(dim)`` -> values, indices),
+printed as PyTorch prints its ``torch.return_types``.
+
+Example::
+
+    >>> glassgrad.max(glassgrad.tensor([[1, 5]]), 1)
+    glassgrad.return_types.max(
+    values=tensor([5]),
+    indices=tensor([1]))
+"""
 
 from __future__ import annotations
 
-from collections import namedtuple
+from collections import namedtuple as _namedtuple
+from typing import Any
+
+
+def _repr(self: Any) -> str:
+    fields = ",\n".join(f"{name}={value!r}" for name, value in zip(self._fields, self))
+    return f"glassgrad.return_types.{type(self).__name__}(\n{fields})"
+
+
+def namedtuple(name: str, fields: list) -> type:
+    """A named tuple type that prints as PyTorch's return types."""
+    kind = _namedtuple(name, fields)
+    kind.__repr__ = _repr
+    kind.__module__ = __name__
+    return kind
+
 
 max = namedtuple("max", ["values", "indices"])
 min = namedtuple("min", ["values", "indices"])
@@ -35,3 +59,4 @@ linalg_ldl_factor = namedtuple("linalg_ldl_factor", ["LD", "pivots"])
 linalg_ldl_factor_ex = namedtuple("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
 frexp = namedtuple("frexp", ["mantissa", "exponent"])
 aminmax = namedtuple("aminmax", ["min", "max"])
+histogram = namedtuple("histogram", ["hist", "bin_edges"])

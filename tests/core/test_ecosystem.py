@@ -204,3 +204,13 @@ def test_new_profiler_api(tmp_path: Any) -> None:
     assert "traceEvents" in (tmp_path / "trace.json").read_text()
     with pytest.raises(ValueError, match="schedule"):
         profile(schedule=lambda step: None)
+
+
+def test_numpy_keyword_names() -> None:
+    for lib in LIBS:
+        x = lib.ones(2, 3)
+        assert x.sum(axis=1).tolist() == [3.0, 3.0]
+        assert tuple(lib.mean(x, axis=0, keepdims=True).shape) == (1, 3)
+        assert x.max(axis=1).values.tolist() == [1.0, 1.0]
+    with pytest.raises(TypeError, match="multiple values for argument 'dim'"):
+        gg.ones(2).sum(axis=0, dim=0)

@@ -14,6 +14,7 @@ from .._tensor import Tensor
 from ..autograd import graph
 from . import complex, conversion, indexing, linalg, pointwise, reduction, shape
 from ._namespace import ArrayNamespace, build_tensor_namespace
+from ._numpy_names import with_numpy_names
 from ._out import with_out
 from ._registry import REGISTRY
 
@@ -77,8 +78,10 @@ graph.tensor_namespace = build_tensor_namespace(_BACKWARD_FUNCTIONS)
 def attach_methods() -> None:
     """Bind every registry row's methods, the in-place and cast methods, to Tensor."""
     for info in REGISTRY.values():
-        for method in info.methods:
-            setattr(Tensor, method, info.function)
+        if info.methods:
+            method_fn = with_numpy_names(info.function)  # x.sum(axis=1), as PyTorch takes
+            for method in info.methods:
+                setattr(Tensor, method, method_fn)
     for name, fn in {**conversion.INPLACE_METHODS, **conversion.CAST_METHODS}.items():
         setattr(Tensor, name, fn)
     # Extra methods (in-place variants, aliases) an op module lists in TENSOR_METHODS.
@@ -98,7 +101,7 @@ def public_functions(namespace: str = "") -> dict[str, Any]:
     PyTorch's ``out=`` (the Tensor methods, which have none, are the functions as they are)."""
     private = ("getitem", "rtruediv", "rpow", "rmatmul")  # operators PyTorch has no name for
     return {
-        info.name: with_out(info.function, info.name)
+        info.name: with_numpy_names(with_out(info.function, info.name))
         for info in REGISTRY.values()
         if info.namespace == namespace
         and info.name not in private

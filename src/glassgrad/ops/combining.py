@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import result_numpy_dtype
+from .._dtype import default_numpy_float, result_numpy_dtype
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import check_tensor, varargs_or_keyword
@@ -137,8 +137,8 @@ class BlockDiagBackward0(Op):
     __slots__ = ("spans",)
 
     def forward(self, *blocks):
-        if not blocks:
-            return np.zeros((1, 0), np.float32)  # PyTorch's result for no tensors
+        if not blocks:  # PyTorch's result for no tensors: (1, 0) of the default dtype
+            return np.zeros((1, 0), default_numpy_float())
         matrices = [np.asarray(b).reshape(_matrix_shape(np.shape(b))) for b in blocks]
         dtype = result_numpy_dtype(tuple(matrices))
         rows = sum(m.shape[0] for m in matrices)

@@ -6,11 +6,11 @@ None has a gradient in PyTorch: ``histc`` and ``histogram`` results do not requi
 
 from __future__ import annotations
 
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
+from .. import return_types
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ._common import check_tensor, wrap_dim
@@ -18,8 +18,6 @@ from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .pointwise_extra import _not_implemented_node
-
-histogram_result = namedtuple("histogram", ["hist", "bin_edges"])
 
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
@@ -119,7 +117,7 @@ def histogram(
         low, high = _range(data, *(range if range is not None else (0.0, 0.0)))
         edges = np.linspace(low, high, int(bins) + 1)
     counts, edges = np.histogram(data, bins=edges.astype(np.float64), weights=w, density=density)
-    result = histogram_result(
+    result = return_types.histogram(
         Tensor._from_array(counts.astype(data.dtype)), Tensor._from_array(edges.astype(data.dtype))
     )
     return out_result("histogram", out, result, (input,))

@@ -265,6 +265,38 @@ def _sumproduct_pair(left: Tensor, right: Tensor, sum_dims: list) -> Tensor:
     return permute(result, tuple(inverse))
 
 
+# Sublist dims 0..51 as letters, upper case first: their alphabetical order is the numbers'.
+_SUBLIST_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def _from_sublists(args: tuple) -> tuple:
+    """PyTorch's sublist form, ``einsum(a, [0, 1], b, [1, 2], [0, 2])``, as an equation and
+    its operands (dims numbered 0..51, ``...`` as Ellipsis)."""
+
+    def letters(sublist: Any) -> str:
+        out = []
+        for d in sublist:
+            if d is Ellipsis:
+                out.append("...")
+            elif isinstance(d, int) and 0 <= d < len(_SUBLIST_LETTERS):
+                out.append(_SUBLIST_LETTERS[d])
+            else:
+                raise ValueError(
+                    f"einsum(): expected subscript to be within the range [0, 52), but got {d}"
+                )
+        return "".join(out)
+
+    operands = list(args[0::2])
+    sublists = list(args[1::2])
+    output = None
+    if len(args) % 2 == 1:  # a trailing output sublist
+        output = operands.pop()
+    equation = ",".join(letters(s) for s in sublists)
+    if output is not None:
+        equation += "->" + letters(output)
+    return (equation, *operands)
+
+
 def einsum(*args: Any) -> Tensor:
     """Einstein summation: ``einsum("ij,jk->ik", a, b)`` is ``a @ b``. Letters name dims,
     letters missing from the output are summed, ``...`` stands for broadcast dims, and
@@ -276,7 +308,11 @@ def einsum(*args: Any) -> Tensor:
         >>> a, b = glassgrad.ones(2, 3), glassgrad.ones(3, 4)
         >>> glassgrad.einsum("ij,jk->ik", a, b).shape
         glassgrad.Size([2, 4])
+        >>> glassgrad.einsum(a, [0, 1], b, [1, 2], [0, 2]).shape  # PyTorch's sublist form
+        glassgrad.Size([2, 4])
     """
+    if args and not isinstance(args[0], str):
+        args = _from_sublists(args)
     if not args or not isinstance(args[0], str):
         raise TypeError("einsum(): the first argument must be the equation (a str)")
     equation, operands = args[0], args[1:]

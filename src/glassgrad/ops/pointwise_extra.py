@@ -144,7 +144,16 @@ def _remainder_arrays(a: Any, b: Any) -> np.ndarray:
         raise _not_implemented_for("remainder_cpu", dtype)
     _check_integer_divisor("remainder", a, b)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return _binary("remainder", a, b, np.remainder)
+        if dtype.kind != "f":
+            return _binary("remainder", a, b, np.remainder)
+        return _binary("remainder", a, b, _python_modulus)
+
+
+def _python_modulus(a: Any, b: Any) -> np.ndarray:
+    """PyTorch's float remainder: fmod, moved by b where its sign differs from b's (so a zero
+    keeps fmod's sign: remainder(-2., 2) is -0., where NumPy's remainder gives 0.)."""
+    mod = np.fmod(a, b)
+    return np.where((mod != 0) & ((np.asarray(b) < 0) != (mod < 0)), mod + b, mod)
 
 
 class DivBackward2(Op):

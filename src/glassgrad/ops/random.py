@@ -321,6 +321,35 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     return PoissonBackward0.apply(input, generator=generator)
 
 
+def _binomial_arrays(count: np.ndarray, prob: np.ndarray, generator: Any) -> np.ndarray:
+    for name, values in (("count", count), ("prob", prob)):
+        if values.dtype.kind != "f":
+            raise ValueError(
+                f"binomial only supports floating-point dtypes for {name}, got: "
+                f"{_dtype.scalar_type_name(values.dtype)}"
+            )
+    draws = _rng(generator).binomial(count.astype(np.int64), np.clip(prob, 0.0, 1.0))
+    return draws.astype(count.dtype)
+
+
+# PyTorch records binomial with a NotImplemented node (no derivative).
+BinomialNotImplemented = _not_implemented_node("binomial", _binomial_arrays)
+
+
+def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
+    """Binomial samples: successes in ``count`` trials of probability ``prob`` (float
+    tensors, broadcast).
+
+    Example::
+
+        >>> glassgrad.binomial(glassgrad.tensor([5.0]), glassgrad.tensor([1.0]))
+        tensor([5.])
+    """
+    check_tensor(count, "binomial", "count")
+    check_tensor(prob, "binomial", "prob", 2)
+    return BinomialNotImplemented.apply(count, prob, after=generator)
+
+
 def multinomial(
     input: Tensor,
     num_samples: int,
@@ -489,6 +518,17 @@ register(
         Sample((NoGrad(np.array([0.0, 2.0, 0.0])), 3, True)),
         Sample((NoGrad(np.array([[0.0, 0.0, 0.5], [1.0, 0.0, 0.0]])), 1)),
         Sample((NoGrad(np.array([[0.0, 0.0, 0.5], [1.0, 0.0, 0.0]])), 2), {"replacement": True}),
+    ],
+)
+register(
+    "binomial",
+    binomial,
+    nodes=(BinomialNotImplemented,),
+    methods=(),
+    differentiable=False,
+    samples=lambda rng: [
+        Sample((NoGrad(np.array([[5.0, 3.0], [0.0, 7.0]])), NoGrad(np.array([1.0, 0.0])))),
+        Sample((NoGrad(np.array([2.0, 4.0])), NoGrad(np.array([0.0, 1.0])))),
     ],
 )
 register(

@@ -17,6 +17,7 @@ from ._common import array_of, check_tensor, wrap_dim
 from ._registry import Sample, register
 from ._samples import randn
 from .conversion import clone
+from .pointwise import where
 from .shape import reshape, transpose
 from .shape_extra import diag, flip, index_add, index_select, masked_fill, narrow
 
@@ -541,7 +542,47 @@ def _inplace(fn: Any, name: str) -> Any:
     return method
 
 
+def _fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    """Fill the main diagonal in place (of a matrix, or of a tensor whose dims are all equal);
+    with ``wrap``, a tall matrix's diagonal restarts every ``cols + 1`` rows."""
+    shape = self._data.shape
+    if len(shape) < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if len(shape) > 2 and len(set(shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    mask = np.zeros(shape, bool)
+    if len(shape) == 2:
+        rows, cols = shape
+        flat = mask.reshape(-1)
+        end = rows * cols if wrap else min(rows, cols) * cols
+        flat[0 : end : cols + 1] = True
+    else:
+        index = np.arange(shape[0])
+        mask[(index,) * len(shape)] = True
+    return self.masked_fill_(Tensor._from_array(mask), fill_value)
+
+
+def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
+    # x.where(condition, other) is where(condition, x, other).
+    return where(condition, self, other)
+
+
+def _h(self: Tensor) -> Tensor:
+    if self._data.ndim not in (0, 2):
+        raise RuntimeError(
+            f"tensor.H is only supported on matrices (2-D tensors). Got {self._data.ndim}-D tensor."
+        )
+    return transpose(self, 0, 1) if self._data.ndim == 2 else self
+
+
 TENSOR_METHODS = {
+    "H": property(_h, doc="The conjugate transpose of a matrix (its transpose here)."),
+    "mH": property(
+        lambda self: transpose(self, -2, -1),
+        doc="The conjugate transpose of the last two dims (their transpose here).",
+    ),
+    "where": _where_method,
+    "fill_diagonal_": _fill_diagonal_,
     "unfold": unfold,
     "put_": _inplace(put, "put_"),
     "index_fill_": _inplace(index_fill, "index_fill_"),

@@ -1,0 +1,231 @@
+"""Factories beyond the basic ones: logspace, range, scalar_tensor, empty_strided,
+tril_indices/triu_indices and unravel_index. None records a graph; each takes PyTorch's
+factory arguments. (The signal windows are in ops/windows.py.)"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ._factories import _created, _np_dtype, _out_dtype, _size
+from ._layout import check_factory_options
+from ._tensor import Tensor, check_device
+
+__all__ = [
+    "logspace",
+    "range",
+    "scalar_tensor",
+    "empty_strided",
+    "tril_indices",
+    "triu_indices",
+    "unravel_index",
+]
+
+
+def logspace(
+    start: float,
+    end: float,
+    steps: int,
+    base: float = 10.0,
+    *,
+    out: Any = None,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: bool = False,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced in exponent.
+
+    Example::
+
+        >>> glassgrad.logspace(0, 2, 3)
+        tensor([  1.,  10., 100.])
+    """
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    values = np.power(float(base), np.linspace(float(start), float(end), steps))
+    data = values.astype(_out_dtype(dtype, out))
+    return _created("logspace", data, out, requires_grad, device, layout, pin_memory)
+
+
+def range(
+    start: float = 0,
+    end: float | None = None,
+    step: float = 1,
+    *,
+    out: Any = None,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: bool = False,
+    requires_grad: bool = False,
+) -> Tensor:
+    """Values from ``start`` to ``end`` inclusive by ``step``, in the default float dtype
+    (deprecated in PyTorch for ``arange``, which excludes ``end``).
+
+    Example::
+
+        >>> glassgrad.range(0, 2)
+        tensor([0., 1., 2.])
+    """
+    warnings.warn(
+        "torch.range is deprecated and will be removed in a future release because its "
+        "behavior is inconsistent with Python's range builtin. Instead, use torch.arange, which "
+        "produces values in [start, end).",
+        UserWarning,
+        stacklevel=2,
+    )
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    count = int(math.floor((float(end) - float(start)) / float(step))) + 1
+    values = float(start) + np.arange(max(count, 0), dtype=np.float64) * float(step)
+    data = values.astype(_out_dtype(dtype, out))
+    return _created("range", data, out, requires_grad, device, layout, pin_memory)
+
+
+def scalar_tensor(
+    s: Any,
+    *,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: bool = False,
+    requires_grad: bool = False,
+) -> Tensor:
+    """A 0-d tensor of the number ``s`` (the default float dtype unless given).
+
+    Example::
+
+        >>> glassgrad.scalar_tensor(3)
+        tensor(3.)
+    """
+    data = np.asarray(s, dtype=_np_dtype(dtype))
+    return _created("scalar_tensor", data, None, requires_grad, device, layout, pin_memory)
+
+
+def empty_strided(
+    size: Sequence[int],
+    stride: Sequence[int],
+    *,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: bool = False,
+    requires_grad: bool = False,
+) -> Tensor:
+    """An uninitialised (zero-filled here) tensor of ``size`` laid out with ``stride``.
+
+    Example::
+
+        >>> glassgrad.empty_strided((2, 3), (1, 2)).stride()
+        (1, 2)
+    """
+    shape = _size(tuple(size))
+    strides = tuple(int(s) for s in stride)
+    if len(strides) != len(shape):
+        raise RuntimeError(
+            f"mismatch in length of strides and shape (got {len(strides)} strides for "
+            f"{len(shape)} dims)"
+        )
+    check_factory_options("empty_strided", layout, pin_memory)
+    if device is not None:
+        check_device(device)
+    dt = _np_dtype(dtype)
+    extent = 1 + sum((n - 1) * s for n, s in zip(shape, strides)) if all(shape) else 0
+    buffer = np.zeros(max(extent, 0), dt)
+    data = np.lib.stride_tricks.as_strided(buffer, shape, tuple(s * dt.itemsize for s in strides))
+    t = Tensor._from_array(data)
+    return t.requires_grad_() if requires_grad else t
+
+
+def _triangle_indices(
+    name: str, row: int, col: int, offset: int, upper: bool, dtype: Any
+) -> Tensor:
+    if row < 0 or col < 0:
+        raise RuntimeError(
+            f"row must be non-negative, got{row}"
+            if row < 0
+            else f"col must be non-negative, got{col}"
+        )
+    rows, cols = np.indices((row, col))
+    keep = cols - rows >= offset if upper else cols - rows <= offset
+    dt = _np_dtype(dtype, np.dtype(np.int64))
+    return Tensor._from_array(np.stack([rows[keep], cols[keep]]).astype(dt).reshape(2, -1))
+
+
+def tril_indices(
+    row: int,
+    col: int,
+    offset: int = 0,
+    *,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: bool = False,
+) -> Tensor:
+    """The (row, column) indices of the lower triangle (with ``offset`` diagonals above the
+    main one) of a ``row`` x ``col`` matrix, as a 2 x N tensor.
+
+    Example::
+
+        >>> glassgrad.tril_indices(2, 2)
+        tensor([[0, 1, 1],
+                [0, 0, 1]])
+    """
+    check_factory_options("tril_indices", layout, pin_memory)
+    if device is not None:
+        check_device(device)
+    return _triangle_indices("tril_indices", row, col, offset, False, dtype)
+
+
+def triu_indices(
+    row: int,
+    col: int,
+    offset: int = 0,
+    *,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: bool = False,
+) -> Tensor:
+    """The (row, column) indices of the upper triangle (from diagonal ``offset``) of a
+    ``row`` x ``col`` matrix, as a 2 x N tensor.
+
+    Example::
+
+        >>> glassgrad.triu_indices(2, 2)
+        tensor([[0, 0, 1],
+                [0, 1, 1]])
+    """
+    check_factory_options("triu_indices", layout, pin_memory)
+    if device is not None:
+        check_device(device)
+    return _triangle_indices("triu_indices", row, col, offset, True, dtype)
+
+
+def unravel_index(indices: Any, shape: Any) -> tuple:
+    """The coordinates, one tensor per dim of ``shape``, of the flat ``indices``.
+
+    Example::
+
+        >>> glassgrad.unravel_index(glassgrad.tensor([4, 1]), (2, 3))
+        (tensor([1, 0]), tensor([1, 1]))
+    """
+    flat = indices._data if isinstance(indices, Tensor) else np.asarray(indices)
+    if flat.dtype.kind not in "iu":
+        raise TypeError("expected 'indices' to be integer dtype, but got " + str(flat.dtype))
+    dims = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    if any(d < 0 for d in dims):
+        raise ValueError("'shape' cannot have negative values, but got " + str(dims))
+    total = math.prod(dims)
+    if np.any((flat < -total) | (flat >= total)):
+        raise ValueError("'indices' must be in range [-prod(shape), prod(shape) - 1]")
+    coords = np.unravel_index(np.where(flat < 0, flat + total, flat), dims)
+    return tuple(Tensor._from_array(np.asarray(c, np.int64)) for c in coords)
