@@ -245,7 +245,7 @@ class Tensor:
         new one derived from the base (``AsStridedBackward0``), as in PyTorch.
         """
         if self._version_counter is not None and self._base is not None:
-            refresh_view(self)
+            refresh_view(self, strict=True)
         return self._grad_fn
 
     @property

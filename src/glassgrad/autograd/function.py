@@ -458,9 +458,10 @@ def _function_view_meta(outs: tuple, non_diff: set) -> int:
 
 def _check_dirty(dirty: tuple, inputs: set, outs: tuple) -> None:
     """PyTorch's checks of ``ctx.mark_dirty``: inputs only (a view that is not one is an
-    error, another tensor a warning), and every dirty tensor returned."""
+    error, another tensor a warning), and every dirty tensor returned (inputs or not)."""
+    returned = {id(o) for o in outs}
     for t in dirty:
-        if id(t) in inputs:
+        if id(t) in inputs or id(t) not in returned:  # (not returned: the error below)
             continue
         if t._base is not None:
             raise RuntimeError(
@@ -468,13 +469,12 @@ def _check_dirty(dirty: tuple, inputs: set, outs: tuple) -> None:
                 "that have been mutated should be passed to ctx.mark_dirty()."
             )
         warnings.warn(
-            "Only input Tensors should be given to ctx.mark_dirty(). If a Tensor is not an "
-            "input, there is no need to pass it to mark_dirty().",
+            "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors "
+            "that have been mutated should be passed to ctx.mark_dirty().",
             UserWarning,
             stacklevel=4,
         )
-    returned = {id(o) for o in outs}
-    if any(id(t) in inputs and id(t) not in returned for t in dirty):
+    if any(id(t) not in returned for t in dirty):
         raise RuntimeError(
             "Some elements marked as dirty during the forward method were not returned as "
             "output. The inputs that are modified inplace must all be outputs of the Function."

@@ -152,14 +152,15 @@ def replay_view_tensor(steps: tuple, base: Any) -> Any:
 
 
 # --- keeping a view's history current ------------------------------------------------------
-def refresh_view(t: Any) -> None:
+def refresh_view(t: Any, strict: bool = False) -> None:
     """Derive view ``t``'s ``grad_fn`` from its base again if the shared version counter
     moved since it was set: the base (or another view of it) was changed in place.
 
     As PyTorch's ``VariableHooks::grad_fn``: the new node is one ``AsStridedBackward0``
     from the base's current history; a view made in no-grad mode, inference mode or as one
-    of several outputs raises instead. A view without history of a base that requires no
-    gradient stays as it is.
+    of several outputs raises instead, when grad mode is on or ``strict`` (the ``grad_fn``
+    attribute): in no-grad and inference mode PyTorch's ops do not ask for it. A view
+    without history of a base that requires no gradient stays as it is.
     """
     version = t._version_counter[0]
     if version == t._attr_version:
@@ -169,6 +170,8 @@ def refresh_view(t: Any) -> None:
     if old is None and not base._requires_grad:
         return
     if t._creation_meta:
+        if not (strict or grad_state.enabled):
+            return  # asked again (and refused) once grad mode is back
         raise view_rebase_error(t, indirect=True)
     fn = AsStridedBackward0(base, t)
     _move_retained_grad(t, old, fn)
