@@ -17,8 +17,10 @@ from .grad_mode import (
     enable_grad,
     inference_mode,
     is_grad_enabled,
+    is_multithreading_enabled,
     no_grad,
     set_grad_enabled,
+    set_multithreading_enabled,
 )
 from .gradcheck import gradcheck, gradgradcheck
 from .variable import Variable
@@ -35,6 +37,8 @@ __all__ = [
     "set_grad_enabled",
     "is_grad_enabled",
     "inference_mode",
+    "set_multithreading_enabled",
+    "is_multithreading_enabled",
     "gradcheck",
     "gradgradcheck",
     "detect_anomaly",

@@ -15,6 +15,8 @@ __all__ = [
     "is_grad_enabled",
     "inference_mode",
     "is_inference_mode_enabled",
+    "set_multithreading_enabled",
+    "is_multithreading_enabled",
 ]
 
 
@@ -151,6 +153,49 @@ class set_grad_enabled(_ModeContext):
 
     def __exit__(self, *exc: object) -> None:
         state.enabled = self.prev
+
+
+_multithreading = [True]  # process-wide, as PyTorch's engine setting
+
+
+def is_multithreading_enabled() -> bool:
+    """Whether backward may use worker threads (PyTorch: one per device). glassgrad's engine
+    runs on the calling thread whatever the setting; deep re-entrant backward still moves to
+    fresh threads.
+
+    Example::
+
+        >>> glassgrad.autograd.is_multithreading_enabled()
+        True
+    """
+    return _multithreading[0]
+
+
+class set_multithreading_enabled(_ModeContext):
+    """Turn the multithreaded backward on or off, as a call, a context manager or a
+    decorator (the previous setting comes back on exit). Only the flag: glassgrad's engine
+    runs backward on the calling thread either way.
+
+    Example::
+
+        >>> with glassgrad.autograd.set_multithreading_enabled(False):
+        ...     glassgrad.autograd.is_multithreading_enabled()
+        False
+    """
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = _multithreading[0]
+        self.mode = bool(mode)
+        _multithreading[0] = self.mode
+
+    def clone(self) -> set_multithreading_enabled:
+        return self.__class__(self.mode)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        _multithreading[0] = self.prev
 
 
 class no_grad(_NoParamDecorator):

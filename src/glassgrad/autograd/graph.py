@@ -11,6 +11,7 @@ import contextlib
 import itertools
 import os
 import sys
+import threading
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
@@ -198,6 +199,11 @@ class Node:
     def _sequence_nr(self) -> int:
         return self._seq
 
+    def _set_sequence_nr(self, sequence_nr: int) -> None:
+        """Change this node's priority: of the nodes ready in backward, the one with the
+        highest sequence number runs first (PyTorch's ``Node._set_sequence_nr``)."""
+        self._seq = sequence_nr
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
@@ -358,7 +364,8 @@ class AccumulateGrad(Node):
 
     def _accumulate(self, grad: Any, create_graph: bool, owned: bool = False) -> None:
         var = self.variable
-        accumulate(var, grad, create_graph, owned)
+        with _accumulate_lock:  # backward from several threads into one leaf adds them all
+            accumulate(var, grad, create_graph, owned)
         self._post_accumulate(var)
 
     @staticmethod
@@ -367,6 +374,9 @@ class AccumulateGrad(Node):
             for hook in tuple(var._post_accumulate_hooks.values()):
                 if hook(var) is not None:
                     raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+
+
+_accumulate_lock = threading.Lock()
 
 
 def accumulator_of(t: Any) -> AccumulateGrad | None:

@@ -481,10 +481,13 @@ class Atan2Backward0(Op):
         return _binary("atan2", a, b, np.arctan2)
 
     def backward(self, F, grad):
+        # PyTorch's atan2_backward: 1 / (a^2 + b^2), zero where it is infinite (a = b = 0:
+        # the gradient there is 0, not NaN; its own derivative stays NaN, as PyTorch's)
         a, b = self.saved
         needs = self.needs_input_grad
-        scale = grad / (a * a + b * b)
-        return scale * b if needs[0] else None, -scale * a if needs[1] else None
+        recip = 1 / (a * a + b * b)
+        recip = F.where(np.isinf(array_of(recip)), 0.0, recip)
+        return grad * b * recip if needs[0] else None, grad * -a * recip if needs[1] else None
 
 
 class SinhBackward0(Op):
