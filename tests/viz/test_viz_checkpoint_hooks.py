@@ -112,7 +112,8 @@ def test_make_dot_draws_segment_as_one_dashed_box():
     assert "ReluBackward0" in viz.make_dot(loss, params, expand_checkpoints=True).source
 
 
-def test_explorer_segment_node_with_trace():
+def test_explorer_segment_node_with_trace(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # explore writes its page into the working directory
     loss, params = model_and_loss()
     trace = viz.trace_backward(loss)
     data = viz.explorer_data(loss, params, trace=trace)
