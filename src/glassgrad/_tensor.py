@@ -444,7 +444,9 @@ class Tensor:
             )
         if self._grad_fn is not None:
             self._detached_at = next(graph.sequence_counter)
-            self._vc  # noqa: B018 - a version counter sends saved-tensor reads the careful way
+            if self._version_counter is None:
+                # A version counter sends saved-tensor reads the careful way (Op._unpack).
+                self._version_counter = [0]
         self._grad_fn = None
         self._requires_grad = False
         if self._output_nr:

@@ -360,14 +360,15 @@ class Op(Node):
             if type(out) is tuple:
                 return tuple(Tensor._from_array(o) for o in out)
             return Tensor._from_array(out)
-        node._record(inputs, arrays, out)
+        # PyTorch's set_history check, before any recording work (inline for one output).
         if type(out) is tuple:
             nondiff = cls.nondiff_outputs
             for i, o in enumerate(out):
                 if i not in nondiff:
                     _check_differentiable_dtype(o.dtype)
-        else:
+        elif out.dtype.kind not in "fc":
             _check_differentiable_dtype(out.dtype)
+        node._record(inputs, arrays, out)
         if cls.is_view:
             return wrap_view(cls, out, inputs, params, node)
         if type(out) is tuple:
