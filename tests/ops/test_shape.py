@@ -647,11 +647,20 @@ def test_split_flip_roll_repeat_match_pytorch(shape: list, data: Any) -> None:
 def test_docstring_examples_run() -> None:
     import doctest
 
-    from glassgrad.ops import shape_extra
+    from glassgrad.ops import (
+        diagonals,
+        gather_scatter,
+        masking,
+        padding,
+        shape_reorder,
+        shape_views,
+    )
 
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
-    result = doctest.testmod(shape_extra, extraglobs={"glassgrad": gg}, optionflags=flags)
-    assert result.attempted > 10 and result.failed == 0
+    modules = (shape_views, shape_reorder, gather_scatter, masking, diagonals, padding)
+    results = [doctest.testmod(m, extraglobs={"glassgrad": gg}, optionflags=flags) for m in modules]
+    assert sum(r.attempted for r in results) > 10
+    assert sum(r.failed for r in results) == 0
 
 
 @pytest.mark.parametrize("shape", [(), (3,), (2, 3), (2, 3, 4)])

@@ -19,8 +19,8 @@ from ._common import check_tensor, varargs_or_keyword
 from ._out import out_result
 from ._registry import Sample, register
 from ._samples import randn
+from .masking import masked_select
 from .shape import cat, expand, reshape, stack, unsafe_view, unsqueeze
-from .shape_extra import masked_select
 
 
 def _tensor_list(tensors: Any, op: str) -> list:

@@ -29,7 +29,8 @@ from ..autograd.op import Op
 from ._common import check_tensor, wrap_dim
 from .complex import conj
 from .conversion import to
-from .shape_extra import narrow, pad
+from .padding import pad
+from .shape_views import narrow
 
 _NONE, _BY_ROOT_N, _BY_N = 0, 1, 2
 # NumPy's ``norm=`` that gives each scaling mode, for a forward and for an inverse transform.

@@ -32,7 +32,7 @@ from .fft import (
     sample_frequencies,
     shift_amounts,
 )
-from .shape_extra import roll
+from .shape_reorder import roll
 
 FFT = "fft"
 _Dims = Any  # an int or a sequence of ints

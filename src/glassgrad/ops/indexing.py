@@ -149,8 +149,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
         >>> glassgrad.take_along_dim(x, glassgrad.tensor([[1]]), 1)
         tensor([[30.]])
     """
+    from .gather_scatter import gather
     from .shape import expand, reshape
-    from .shape_extra import gather
 
     check_tensor(input, "take_along_dim")
     index = indices._data if isinstance(indices, Tensor) else np.asarray(indices)

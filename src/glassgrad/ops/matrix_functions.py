@@ -24,14 +24,14 @@ from ._registry import Sample, register
 from ._samples import randn
 from .conversion import clone, to
 from .decompositions import svdvals
+from .diagonals import diagonal as diagonal_view
 from .inverses import inv_ex
 from .linalg import matmul
 from .linalg_extra import matrix_norm
 from .pointwise import where
 from .reduction_extra import cumprod
 from .shape import cat, expand, unsqueeze
-from .shape_extra import diagonal as diagonal_view
-from .shape_extra import flip
+from .shape_reorder import flip
 
 __all__ = [
     "matrix_power",

@@ -35,11 +35,12 @@ from numpy.lib.stride_tricks import as_strided
 from .._dtype import c_type_name, scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
-from . import shape, shape_extra
+from . import shape
 from ._common import array_of, check_tensor
 from ._conv_nd import conv_nd_array, conv_nd_weight_grad_array
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
+from .padding import pad
 
 Pads = tuple  # ((low, high), ...) per spatial dim; a negative value crops instead
 
@@ -773,7 +774,7 @@ def _convolution(
         # 'same' with an even span: as PyTorch, pad the extra zero on the right first (its
         # own ConstantPadNdBackward0 node), then convolve with symmetric padding.
         extra = [p for lo, hi in reversed(pads) for p in (0, hi - lo)]
-        x = shape_extra.pad(x, tuple(extra))
+        x = pad(x, tuple(extra))
         pads = tuple((lo, lo) for lo, _ in pads)
     out = ConvolutionBackward0.apply(
         x,

@@ -10,7 +10,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
-from . import pointwise, pointwise_extra, reduction, shape, shape_extra
+from . import padding, pointwise, pointwise_extra, reduction, shape
 from ._common import check_tensor
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
@@ -150,12 +150,12 @@ def local_response_norm(
     div = pointwise.mul(input, input)
     if dim == 3:
         div = shape.unsqueeze(div, 1)
-        div = shape_extra.pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = padding.pad(div, (0, 0, size // 2, (size - 1) // 2))
         div = shape.squeeze(avg_pool2d(div, (size, 1), stride=1), 1)
     else:
         sizes = tuple(input._data.shape)
         div = shape.view(div, (sizes[0], 1, sizes[1], sizes[2], -1))
-        div = shape_extra.pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = padding.pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
         div = shape.squeeze(avg_pool3d(div, (size, 1, 1), stride=1), 1)
         div = shape.view(div, sizes)
     div = pointwise.pow(pointwise.add(pointwise.mul(div, alpha), k), beta)

@@ -20,7 +20,7 @@ from .indexing import ScatterAddZerosBackward0
 from .reduction import sum
 from .reduction_extra import cumsum
 from .shape import cat, reshape
-from .shape_extra import narrow
+from .shape_views import narrow
 
 
 def _running_extremum(x: np.ndarray, axis: int, better: Any) -> tuple:

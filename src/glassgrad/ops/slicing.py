@@ -17,9 +17,13 @@ from ._common import array_of, check_tensor, wrap_dim
 from ._registry import Sample, register
 from ._samples import randn
 from .conversion import clone
+from .diagonals import diag
+from .gather_scatter import index_add, index_select
+from .masking import masked_fill
 from .pointwise import where
 from .shape import reshape, transpose
-from .shape_extra import diag, flip, index_add, index_select, masked_fill, narrow
+from .shape_reorder import flip
+from .shape_views import narrow
 
 
 def ravel(input: Tensor) -> Tensor:

@@ -1,0 +1,242 @@
+"""Ops indexed by a boolean mask: masked_fill (and masked_fill_), masked_select and
+masked_scatter, each the other's gradient partner.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.op import Op, apply_inplace
+from ._common import broadcast_error, check_tensor
+from ._registry import Sample, register
+from ._samples import randn
+from .gather_scatter import _check_same_dtype
+from .shape_views import _array
+
+__all__ = ["masked_fill", "masked_select", "masked_scatter"]
+
+
+# --- masked_fill, masked_select, masked_scatter -----------------------------------------
+
+
+def _mask_array(mask: Any, op: str) -> np.ndarray:
+    array = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    if array.dtype != np.bool_:
+        kind = {"f": "float", "i": "long", "u": "unsigned char"}.get(array.dtype.kind, array.dtype)
+        raise RuntimeError(f"{op} only supports boolean masks, but got mask with dtype {kind}")
+    return array
+
+
+def _broadcast_shape(op: str, a: np.ndarray, b: np.ndarray) -> tuple:
+    try:
+        return np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise broadcast_error(op, a, b) from None
+
+
+_MASKED_FILL_OVERLAP = (
+    "Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
+    "performing this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar"
+)
+
+
+class MaskedFillBackward0(Op):
+    """out = input with ``value`` (a number) where ``mask`` is true"""
+
+    __slots__ = ("mask",)
+    overlap_warning = _MASKED_FILL_OVERLAP
+
+    @staticmethod
+    def write_overlapping(data, mask, value):
+        data[np.broadcast_to(mask, data.shape)] = value
+
+    def forward(self, x, mask, value):
+        self.mask = mask
+        return np.where(mask, np.asarray(value).astype(x.dtype), x)
+
+    def backward(self, F, grad):
+        return F.where(self.mask, 0.0, grad)
+
+
+class MaskedFillBackward1(Op):
+    """out = input with the 0-d tensor ``value`` where ``mask`` is true"""
+
+    __slots__ = ("mask",)
+    overlap_warning = _MASKED_FILL_OVERLAP
+
+    @staticmethod
+    def write_overlapping(data, value, mask):
+        data[np.broadcast_to(mask, data.shape)] = value
+
+    def forward(self, x, value, mask):
+        self.mask = mask
+        return np.where(mask, value.astype(x.dtype), x)
+
+    def backward(self, F, grad):
+        needs = self.needs_input_grad
+        grad_self = F.where(self.mask, 0.0, grad) if needs[0] else None
+        return grad_self, (F.where(self.mask, grad, 0.0) if needs[1] else None)
+
+
+def _masked_fill_args(op: str, input: Tensor, mask: Any, value: Any) -> np.ndarray:
+    m = _mask_array(mask, op)
+    _broadcast_shape(op, m, input._data)
+    if isinstance(value, Tensor) and value._data.ndim:
+        raise RuntimeError(
+            f"{op} only supports a 0-dimensional value tensor, but got tensor with "
+            f"{value._data.ndim} dimension(s)."
+        )
+    return m
+
+
+def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:
+    """``input`` with ``value`` where the boolean ``mask`` (broadcast) is true.
+
+    Example::
+
+        >>> x = glassgrad.tensor([1.0, -2.0, 3.0])
+        >>> x.masked_fill(x < 0, 0.0)
+        tensor([1., 0., 3.])
+    """
+    m = _masked_fill_args("masked_fill_", check_tensor(input, "masked_fill"), mask, value)
+    if isinstance(value, Tensor):
+        return MaskedFillBackward1.apply(input, value, mask=m)
+    return MaskedFillBackward0.apply(input, mask=m, value=value)
+
+
+def masked_fill_(input: Tensor, mask: Any, value: Any) -> Tensor:
+    """In-place ``masked_fill`` (the mask must broadcast to ``input``'s shape)."""
+    m = _masked_fill_args("masked_fill_", check_tensor(input, "masked_fill_"), mask, value)
+    if isinstance(value, Tensor):
+        return apply_inplace(MaskedFillBackward1, input, value, mask=m)
+    return apply_inplace(MaskedFillBackward0, input, mask=m, value=value)
+
+
+class MaskedSelectBackward0(Op):
+    """out = 1-D tensor of the entries of input (broadcast with mask) where mask is true"""
+
+    saved_inputs = (0,)  # unread, but saved as PyTorch saves it (in-place checks)
+    __slots__ = ("mask",)
+
+    def forward(self, x, mask):
+        shape = np.broadcast_shapes(x.shape, mask.shape)
+        self.mask = np.broadcast_to(mask, shape)
+        return np.broadcast_to(x, shape)[self.mask]
+
+    def backward(self, F, grad):
+        zeros = np.zeros(self.mask.shape, dtype=_array(grad).dtype)
+        return MaskedScatterBackward0.call(zeros, grad, mask=self.mask)
+
+
+class MaskedScatterBackward0(Op):
+    """out = input with the first entries of ``source`` written where ``mask`` is true"""
+
+    __slots__ = ("mask", "source_sizes")
+
+    def forward(self, x, source, mask):
+        self.mask = np.broadcast_to(mask, x.shape)
+        self.source_sizes = source.shape
+        out = x.copy()
+        out[self.mask] = source.reshape(-1)[: int(self.mask.sum())]
+        return out
+
+    def backward(self, F, grad):
+        needs = self.needs_input_grad
+        grad_self = F.where(self.mask, 0.0, grad) if needs[0] else None
+        grad_source = None
+        if needs[1]:
+            grad_source = MaskedSelectBackward0.call(grad, mask=self.mask)
+            numel, count = math.prod(self.source_sizes), int(self.mask.sum())
+            if numel != count:
+                grad_source = F.index_zeros_add((numel,), (slice(0, count),), grad_source, True)
+            grad_source = F.reshape(grad_source, self.source_sizes)
+        return grad_self, grad_source
+
+
+def masked_select(input: Tensor, mask: Any) -> Tensor:
+    """The entries of ``input`` where the boolean ``mask`` is true, as a 1-D tensor (both
+    are broadcast first).
+
+    Example::
+
+        >>> x = glassgrad.tensor([[1.0, -2.0], [-3.0, 4.0]])
+        >>> x.masked_select(x > 0)
+        tensor([1., 4.])
+    """
+    m = _mask_array(mask, "masked_select:")
+    _broadcast_shape("masked_select", m, check_tensor(input, "masked_select")._data)
+    return MaskedSelectBackward0.apply(input, mask=m)
+
+
+def masked_scatter(input: Tensor, mask: Any, source: Tensor) -> Tensor:
+    """A copy of ``input`` with consecutive entries of ``source`` written where ``mask`` is
+    true (row-major order).
+
+    Example::
+
+        >>> x = glassgrad.zeros(4)
+        >>> x.masked_scatter(glassgrad.tensor([True, False, True, False]), glassgrad.ones(2))
+        tensor([1., 0., 1., 0.])
+    """
+    m = _mask_array(mask, "masked_scatter_")
+    x = check_tensor(input, "masked_scatter")._data
+    src = check_tensor(source, "masked_scatter", "source", 3)._data
+    shape = _broadcast_shape("masked_scatter", m, x)
+    _check_same_dtype("masked_scatter", x, src, "source")
+    count = int(np.broadcast_to(m, shape).sum())
+    if src.size < count:
+        raise RuntimeError(
+            f"masked_scatter: Number of elements of source ({src.size}) < number of ones in "
+            f"mask ({count})"
+        )
+    if shape != x.shape:
+        from .shape import expand
+
+        input = expand(input, shape)
+    return MaskedScatterBackward0.apply(input, source, mask=m)
+
+
+register(
+    "masked_fill",
+    masked_fill,
+    nodes=(MaskedFillBackward0, MaskedFillBackward1),
+    samples=lambda rng: [
+        Sample((randn(rng, 3, 4), randn(rng, 3, 4) > 0, 2.5)),
+        Sample((randn(rng, 3, 4), randn(rng, 4) > 0, -1.0), note="broadcast mask"),
+        Sample((randn(rng, 3, 1), randn(rng, 3, 4) > 0, 0.0), note="broadcast input"),
+        Sample((randn(rng, 3, 4), randn(rng, 3, 4) > 0, randn(rng)), note="tensor value"),
+        Sample((randn(rng, 4, 3).T, randn(rng, 3, 4) > 0, 1.0), note="non-contiguous"),
+        Sample((randn(rng), np.array(True), 1.0)),
+    ],
+)
+
+
+register(
+    "masked_select",
+    masked_select,
+    samples=lambda rng: [
+        Sample((randn(rng, 3, 4), randn(rng, 3, 4) > 0)),
+        Sample((randn(rng, 3, 1), randn(rng, 3, 4) > 0), note="broadcast input"),
+        Sample((randn(rng, 3, 4), randn(rng, 4) > 0), note="broadcast mask"),
+        Sample((randn(rng, 0, 4), np.zeros((0, 4), dtype=bool))),
+    ],
+)
+
+
+register(
+    "masked_scatter",
+    masked_scatter,
+    samples=lambda rng: [
+        Sample((randn(rng, 3, 4), randn(rng, 3, 4) > 0, randn(rng, 3, 4))),
+        Sample((randn(rng, 3, 4), randn(rng, 4) > 0, randn(rng, 20)), note="broadcast mask"),
+    ],
+)
+
+
+TENSOR_METHODS = {
+    "masked_fill_": masked_fill_,
+}
