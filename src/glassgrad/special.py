@@ -13,8 +13,8 @@ Example::
 
 from .ops._out import with_out as _with_out
 from .ops.pointwise import sigmoid as expit
-from .ops.pointwise_extra import erf, erfinv, exp2, expm1, log1p, round
 from .ops.reduction_extra import logsumexp
+from .ops.rounding import round
 from .ops.special import (
     entr,
     erfc,
@@ -64,6 +64,7 @@ from .ops.special_polynomials import (
     shifted_chebyshev_polynomial_v,
     shifted_chebyshev_polynomial_w,
 )
+from .ops.unary_math import erf, erfinv, exp2, expm1, log1p
 
 __all__ = [
     "chebyshev_polynomial_t",

@@ -8,8 +8,31 @@ from __future__ import annotations
 from typing import Any
 
 from .._tensor import Tensor
-from . import logical, pointwise, pointwise_extra, shape  # noqa: F401 - the targets' rows
+from . import (
+    arithmetic,
+    clamping,
+    comparison,
+    division,
+    logical,
+    pointwise,
+    rounding,
+    shape,
+    unary_math,
+)
 from ._registry import REGISTRY, register
+
+# The modules whose rows the aliases copy, imported (and named) so that those rows exist.
+_TARGET_MODULES = (
+    arithmetic,
+    clamping,
+    comparison,
+    division,
+    logical,
+    pointwise,
+    rounding,
+    shape,
+    unary_math,
+)
 
 # alias -> (target, whether PyTorch has it as a Tensor method too)
 ALIASES = {
@@ -58,7 +81,7 @@ def subtract(input: Tensor, other: Any, alpha: float = 1) -> Tensor:
         >>> glassgrad.subtract(glassgrad.tensor([3.0]), 1, 2)
         tensor([1.])
     """
-    return pointwise.sub(input, other, alpha=alpha)
+    return arithmetic.sub(input, other, alpha=alpha)
 
 
 register(

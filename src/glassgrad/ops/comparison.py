@@ -1,5 +1,6 @@
-"""Comparisons beyond the elementwise ones: equal (a Python bool, as in PyTorch), isin, and
-the in-place comparisons ``eq_``, ``lt_`` ... (isclose and allclose are in ``logical``)."""
+"""Comparisons: the elementwise eq, ne, lt, le, gt, ge (bool results, no gradient), equal (a
+Python bool, as in PyTorch), isin, and the in-place comparisons ``eq_``, ``lt_`` ... (isclose
+and allclose are in ``logical``)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,75 @@ import numpy as np
 from .._dtype import result_numpy_dtype
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
-from ._common import binary_operands, check_tensor
+from ._common import (
+    binary_operands,
+    broadcast_error,
+    check_tensor,
+)
 from ._registry import NoGrad, Sample, register
+from ._samples import (
+    randn,
+)
+
+# --- comparisons (no gradient) -------------------------------------------------------------
+
+
+def _compare(name: str, ufunc: Any, symbol: str) -> Any:
+    def op(input: Tensor, other: Any) -> Tensor:
+        a, b = binary_operands(check_tensor(input, name)._data, _raw(other))
+        try:
+            return Tensor._from_array(np.asarray(ufunc(a, b)))
+        except ValueError:
+            raise broadcast_error(name, a, b) from None
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (
+        f"Elementwise ``input {symbol} other`` as a bool tensor (no gradient).\n\n"
+        f"Example::\n\n    >>> glassgrad.{name}(glassgrad.tensor([1, 2]), 2)\n"
+    )
+    return op
+
+
+def _raw(x: Any) -> Any:
+    return x._data if isinstance(x, Tensor) else x
+
+
+eq = _compare("eq", np.equal, "==")
+
+
+ne = _compare("ne", np.not_equal, "!=")
+
+
+lt = _compare("lt", np.less, "<")
+
+
+le = _compare("le", np.less_equal, "<=")
+
+
+gt = _compare("gt", np.greater, ">")
+
+
+ge = _compare("ge", np.greater_equal, ">=")
+
+
+for _fn, _methods in (
+    (eq, ("eq", "__eq__")),
+    (ne, ("ne", "not_equal", "__ne__")),
+    (lt, ("lt", "less", "__lt__")),
+    (le, ("le", "less_equal", "__le__")),
+    (gt, ("gt", "greater", "__gt__")),
+    (ge, ("ge", "greater_equal", "__ge__")),
+):
+    register(
+        _fn.__name__,
+        _fn,
+        methods=_methods,
+        differentiable=False,
+        samples=lambda rng: [
+            Sample((randn(rng, 3, 4), randn(rng, 4)), grad=False),
+            Sample((randn(rng, 3), 0.0), grad=False),
+        ],
+    )
 
 
 def equal(input: Tensor, other: Tensor) -> bool:

@@ -11,7 +11,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor, check_device, device
 from ..autograd.op import Op, apply_inplace
-from . import pointwise
+from . import arithmetic, pointwise, powers
 from ._common import check_tensor, zeros_like_grad
 from ._registry import Sample, register
 from ._samples import randn
@@ -255,16 +255,16 @@ def _inplace(node: type, name: str) -> Any:
 
 def _inplace_pow(self: Tensor, exponent: Any) -> Tensor:
     if isinstance(exponent, Tensor):
-        return apply_inplace(pointwise.PowBackward1, self, exponent)
-    return apply_inplace(pointwise.PowBackward0, self, exponent=exponent)
+        return apply_inplace(powers.PowBackward1, self, exponent)
+    return apply_inplace(powers.PowBackward0, self, exponent=exponent)
 
 
 def _inplace_add(self: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
-    return apply_inplace(pointwise.AddBackward0, self, other, alpha=alpha)
+    return apply_inplace(arithmetic.AddBackward0, self, other, alpha=alpha)
 
 
 def _inplace_sub(self: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
-    return apply_inplace(pointwise.SubBackward0, self, other, alpha=alpha)
+    return apply_inplace(arithmetic.SubBackward0, self, other, alpha=alpha)
 
 
 INPLACE_METHODS = {
@@ -272,11 +272,11 @@ INPLACE_METHODS = {
     "__iadd__": _inplace_add,
     "sub_": _inplace_sub,
     "__isub__": _inplace_sub,
-    "mul_": _inplace(pointwise.MulBackward0, "mul_"),
-    "__imul__": _inplace(pointwise.MulBackward0, "mul_"),
+    "mul_": _inplace(arithmetic.MulBackward0, "mul_"),
+    "__imul__": _inplace(arithmetic.MulBackward0, "mul_"),
     "pow_": _inplace_pow,
     "__ipow__": _inplace_pow,
-    "neg_": _inplace(pointwise.NegBackward0, "neg_"),
+    "neg_": _inplace(arithmetic.NegBackward0, "neg_"),
     "exp_": _inplace(pointwise.ExpBackward0, "exp_"),
     "log_": _inplace(pointwise.LogBackward0, "log_"),
     "sqrt_": _inplace(pointwise.SqrtBackward0, "sqrt_"),
@@ -286,7 +286,7 @@ INPLACE_METHODS = {
     "sigmoid_": _inplace(pointwise.SigmoidBackward0, "sigmoid_"),
     "relu_": _inplace(pointwise.ReluBackward0, "relu_"),
     "abs_": _inplace(pointwise.AbsBackward0, "abs_"),
-    "reciprocal_": _inplace(pointwise.ReciprocalBackward0, "reciprocal_"),
+    "reciprocal_": _inplace(arithmetic.ReciprocalBackward0, "reciprocal_"),
     "copy_": copy_,
     "zero_": zero_,
     "fill_": fill_,

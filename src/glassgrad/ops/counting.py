@@ -14,10 +14,10 @@ from .. import return_types
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ._common import check_tensor, wrap_dim
+from ._not_implemented import _not_implemented_node
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
-from .pointwise_extra import _not_implemented_node
 
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:

@@ -19,9 +19,9 @@ from .._tensor import Tensor
 from ._common import check_tensor
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
+from .arithmetic import mul
 from .diagonals import diagonal
 from .linalg import bmm
-from .pointwise import mul
 from .reduction import sum as reduce_sum
 from .shape import permute, reshape, unsqueeze, view
 from .shape_views import movedim

@@ -18,9 +18,9 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import check_tensor, wrap_dim
+from ._not_implemented import _not_implemented_node
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
-from .pointwise_extra import _not_implemented_node
 from .shape_views import _array
 
 __all__ = ["index_select", "gather", "scatter", "scatter_add", "index_add"]

@@ -36,10 +36,11 @@ from ._linalg_common import (
 from ._out import composite_out, out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
+from .arithmetic import mul
 from .decompositions import svdvals
 from .linalg import is_transposed_matrix, mat2_grad, mm
 from .lu import lu_arrays, lu_solve_arrays
-from .pointwise import mul, where
+from .pointwise import where
 from .reduction import max as reduce_max
 from .reduction import min as reduce_min
 from .reduction import sum as reduce_sum

@@ -13,14 +13,10 @@ from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import array_of, binary_operands, check_tensor, is_scalar
+from ._not_implemented import _binary, _check_tensor_other, _not_implemented_for
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
-from .pointwise_extra import (
-    _binary,
-    _check_tensor_other,
-    _not_implemented_for,
-    _with_specials,
-)
+from .clamping import _with_specials
 
 
 def _as_bool_result(values: np.ndarray) -> Tensor:

@@ -25,13 +25,14 @@ from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.op import Op, apply_inplace
-from . import conversion, pointwise, reduction, shape
+from . import arithmetic, conversion, division, pointwise, reduction, shape
 from ._common import array_of, binary_operands, broadcast_error, check_tensor, wrap_dim
 from ._namespace import ArrayNamespace
 from ._registry import NoGrad, Sample, register
 from ._samples import randn, unary_samples
+from .clamping import clamp_min
 from .linalg_extra import LinalgVectorNormBackward0, vector_norm
-from .pointwise_extra import ErfBackward0, clamp_min
+from .unary_math import ErfBackward0
 
 __all__ = [
     "call_op",
@@ -682,7 +683,7 @@ def softsign(input: Tensor) -> Tensor:
         tensor([-0.5000,  0.7500])
     """
     check_tensor(input, "softsign")
-    return pointwise.div(input, pointwise.add(pointwise.abs(input), 1))
+    return division.div(input, arithmetic.add(pointwise.abs(input), 1))
 
 
 def tanhshrink(input: Tensor) -> Tensor:
@@ -694,7 +695,7 @@ def tanhshrink(input: Tensor) -> Tensor:
         tensor([0.2384])
     """
     check_tensor(input, "tanhshrink")
-    return pointwise.sub(input, pointwise.tanh(input))
+    return arithmetic.sub(input, pointwise.tanh(input))
 
 
 # --- softmax family ----------------------------------------------------------------------------
@@ -838,7 +839,7 @@ def softmin(
     check_tensor(input, "softmin")
     if dim is None:
         dim = _implicit_softmax_dim("softmin", input._data.ndim)
-    return _softmax_like(SoftmaxBackward0, "softmax", pointwise.neg(input), dim, dtype)
+    return _softmax_like(SoftmaxBackward0, "softmax", arithmetic.neg(input), dim, dtype)
 
 
 def _softmax_method(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
@@ -896,7 +897,7 @@ def normalize(
     _check_float_input(input, "normalize")
     d = wrap_dim(dim, input._data.ndim, "normalize")
     norm = vector_norm(input, p, d, True)
-    result = pointwise.div(input, shape.expand_as(clamp_min(norm, eps), input))
+    result = division.div(input, shape.expand_as(clamp_min(norm, eps), input))
     if out is None:
         return result
     with no_grad():
@@ -948,7 +949,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     with no_grad():
         norm1.clamp_(min=eps)
         norm2.clamp_(min=eps)
-    product = pointwise.mul(pointwise.div(x1, norm1), pointwise.div(x2, norm2))
+    product = arithmetic.mul(division.div(x1, norm1), division.div(x2, norm2))
     return reduction.sum(product, d)
 
 
@@ -971,7 +972,7 @@ def pairwise_distance(
     except ValueError:
         raise broadcast_error("pairwise_distance", a, b) from None
     innermost = max(x1._data.ndim, x2._data.ndim) - 1
-    difference = AddBackward1.apply(pointwise.sub(x1, x2), other=eps)
+    difference = AddBackward1.apply(arithmetic.sub(x1, x2), other=eps)
     dims = (innermost,) if innermost >= 0 else None
     return NormBackward1.apply(difference, ord=float(p), dim=dims, keepdim=keepdim)
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _factories
 from .._tensor import Tensor
-from . import pointwise
+from . import arithmetic
 from ._common import check_tensor
 from ._registry import Sample, register
 from ._samples import randn
@@ -31,7 +31,7 @@ def _dropout_impl(input: Tensor, p: float, train: bool, feature: bool, alpha: bo
         return input
     zero = Tensor._from_array(np.zeros((), x.dtype))
     if p == 1:
-        return input.mul_(zero) if inplace else pointwise.mul(input, zero)
+        return input.mul_(zero) if inplace else arithmetic.mul(input, zero)
     if feature and x.ndim < 2:
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     size = (x.shape[0], x.shape[1], *([1] * (x.ndim - 2))) if feature else x.shape
@@ -42,9 +42,9 @@ def _dropout_impl(input: Tensor, p: float, train: bool, feature: bool, alpha: bo
         noise = Tensor._from_array((keep * a).astype(x.dtype))
         if inplace:
             return input.mul_(noise).add_(shift)
-        return pointwise.add(pointwise.mul(input, noise), shift)
+        return arithmetic.add(arithmetic.mul(input, noise), shift)
     noise = Tensor._from_array((keep / (1 - p)).astype(x.dtype))
-    return input.mul_(noise) if inplace else pointwise.mul(input, noise)
+    return input.mul_(noise) if inplace else arithmetic.mul(input, noise)
 
 
 def _check_p(p: float) -> None:

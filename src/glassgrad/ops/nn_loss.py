@@ -20,7 +20,7 @@ from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op, save_argument, unpack_argument
-from . import conversion, pointwise, shape
+from . import arithmetic, conversion, division, pointwise, powers, shape
 from . import reduction as reduce_ops
 from ._common import array_of, binary_operands, broadcast_error, check_tensor
 from ._namespace import cached_constant
@@ -167,9 +167,9 @@ def _weighted(
             f"{op}: Weights and input must have the same size (got weight "
             f"{list(weight._data.shape)}, input {list(input._data.shape)})."
         )
-    loss = pointwise.mul(elementwise, weight)
+    loss = arithmetic.mul(elementwise, weight)
     if how == "mean" and mean_by_weight:
-        return pointwise.div(reduce_ops.sum(loss), reduce_ops.sum(weight))
+        return division.div(reduce_ops.sum(loss), reduce_ops.sum(weight))
     return _reduce(loss, how)
 
 
@@ -276,7 +276,7 @@ def mse_loss(
     how = _reduction(reduction, size_average, reduce)
     x, t = _expanded("mse_loss", input, target)
     if weight is not None:
-        squared = pointwise.pow(pointwise.sub(x, t), 2)
+        squared = powers.pow(arithmetic.sub(x, t), 2)
         return _weighted("mse_loss", squared, input, weight, how, mean_by_weight=True)
     return MseLossBackward0.apply(x, t, reduction=how)
 
@@ -304,7 +304,7 @@ def l1_loss(
     how = _reduction(reduction, size_average, reduce)
     x, t = _expanded("l1_loss", input, target)
     _check_floating_loss("l1_loss", "abs_cpu", binary_operands(x._data, t._data)[0])
-    absolute = pointwise.abs(pointwise.sub(x, t))
+    absolute = pointwise.abs(arithmetic.sub(x, t))
     if weight is not None:
         return _weighted("l1_loss", absolute, input, weight, how, mean_by_weight=True)
     return _reduce(absolute, how)
@@ -588,10 +588,10 @@ def _cross_entropy_smoothed(
     nll = _nll_nd(log_probs, target, weight, how, ignore_index)
     ignored = target._data == ignore_index
     if weight is not None:
-        weighted = pointwise.mul(log_probs, _class_view(weight._data, log_probs._data.ndim))
-        smooth = pointwise.neg(reduce_ops.sum(weighted, class_dim))
+        weighted = arithmetic.mul(log_probs, _class_view(weight._data, log_probs._data.ndim))
+        smooth = arithmetic.neg(reduce_ops.sum(weighted, class_dim))
     else:
-        smooth = pointwise.neg(reduce_ops.sum(log_probs, class_dim))
+        smooth = arithmetic.neg(reduce_ops.sum(log_probs, class_dim))
     smooth = smooth.masked_fill_(Tensor._from_array(ignored), 0.0)
     if how == "mean":
         kept = target._data[~ignored].astype(np.int64)
@@ -599,10 +599,10 @@ def _cross_entropy_smoothed(
             denominator = Tensor._from_array(np.asarray(np.sum(weight._data[kept])))
         else:
             denominator = Tensor._from_array(np.asarray(np.sum(~ignored), dtype=np.int64))
-        smooth = pointwise.div(reduce_ops.sum(smooth), denominator)
+        smooth = division.div(reduce_ops.sum(smooth), denominator)
     elif how == "sum":
         smooth = reduce_ops.sum(smooth)
-    return pointwise.add(
+    return arithmetic.add(
         MulBackward1.apply(nll, other=1.0 - smoothing),
         MulBackward1.apply(smooth, other=smoothing / classes),
     )
@@ -620,12 +620,12 @@ def _cross_entropy_probabilities(
         target = AddBackward1.apply(
             MulBackward1.apply(target, other=1.0 - smoothing), other=smoothing / classes
         )
-    product = pointwise.mul(log_probs, target)
+    product = arithmetic.mul(log_probs, target)
     if weight is not None:
-        product = pointwise.mul(product, _class_view(weight, log_probs._data.ndim))
+        product = arithmetic.mul(product, _class_view(weight, log_probs._data.ndim))
     if how == "none":
-        return pointwise.neg(reduce_ops.sum(product, class_dim))
-    total = pointwise.neg(reduce_ops.sum(product))
+        return arithmetic.neg(reduce_ops.sum(product, class_dim))
+    total = arithmetic.neg(reduce_ops.sum(product))
     if how == "sum":
         return total
     if log_probs._data.size == 0:
@@ -972,15 +972,15 @@ def kl_div(
                 f"{target._data.dtype})."
             )
     if log_target:
-        pointwise_loss = pointwise.mul(pointwise.exp(target), pointwise.sub(target, input))
+        pointwise_loss = arithmetic.mul(pointwise.exp(target), arithmetic.sub(target, input))
     else:
-        pointwise_loss = pointwise.sub(
-            XlogyBackward0.apply(target, target), pointwise.mul(target, input)
+        pointwise_loss = arithmetic.sub(
+            XlogyBackward0.apply(target, target), arithmetic.mul(target, input)
         )
     if how != "batchmean":
         return _reduce(pointwise_loss, how)
     total = reduce_ops.sum(pointwise_loss)
-    return pointwise.div(total, input._data.shape[0]) if input._data.ndim else total
+    return division.div(total, input._data.shape[0]) if input._data.ndim else total
 
 
 # --- registry ----------------------------------------------------------------------------------

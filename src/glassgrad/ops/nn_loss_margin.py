@@ -18,7 +18,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.op import Op
-from . import pointwise, pointwise_extra
+from . import arithmetic, clamping, pointwise
 from . import reduction as reductions
 from ._common import array_of, check_tensor
 from ._registry import NoGrad, Sample, register
@@ -55,7 +55,7 @@ def margin_ranking_loss(
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
             f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} "
         )
-    loss = pointwise_extra.clamp_min(-target * (input1 - input2) + margin, 0)
+    loss = clamping.clamp_min(-target * (input1 - input2) + margin, 0)
     return _reduce(loss, how)
 
 
@@ -80,7 +80,7 @@ def hinge_embedding_loss(
     check_tensor(input, "hinge_embedding_loss")
     check_tensor(target, "hinge_embedding_loss", "target", 2)
     zeros = Tensor._from_array(np.zeros(input._data.shape, input._data.dtype))
-    margin_clamp = pointwise_extra.clamp_min(pointwise.rsub(input, margin), 0)
+    margin_clamp = clamping.clamp_min(arithmetic.rsub(input, margin), 0)
     output_margin = pointwise.where(target != 1, margin_clamp, zeros)
     output_self = pointwise.where(target != -1, input, zeros)
     return _reduce(output_margin + output_self, how)
@@ -178,8 +178,8 @@ def cosine_embedding_loss(
     denom = pointwise.sqrt(mag_square1 * mag_square2)
     cos = prod_sum / denom
     zeros = Tensor._from_array(np.zeros(cos._data.shape, cos._data.dtype))
-    pos = pointwise.rsub(cos, 1)
-    neg = pointwise_extra.clamp_min(cos - margin, 0)
+    pos = arithmetic.rsub(cos, 1)
+    neg = clamping.clamp_min(cos - margin, 0)
     output = pointwise.where(target == 1, pos, zeros) + pointwise.where(target == -1, neg, zeros)
     return _reduce(output, how)
 
@@ -213,8 +213,8 @@ def triplet_margin_loss(
     dist_pos = pairwise_distance(anchor, positive, p, eps)
     dist_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
-        dist_neg = pointwise_extra.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
-    loss = pointwise_extra.clamp_min(dist_pos - dist_neg + margin, 0)
+        dist_neg = clamping.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+    loss = clamping.clamp_min(dist_pos - dist_neg + margin, 0)
     return _reduce(loss, how)
 
 
@@ -262,8 +262,8 @@ def triplet_margin_with_distance_loss(
     dist_pos = distance(anchor, positive)
     dist_neg = distance(anchor, negative)
     if swap:
-        dist_neg = pointwise_extra.minimum(dist_neg, distance(positive, negative))
-    loss = pointwise_extra.clamp_min(dist_pos - dist_neg + margin, 0)
+        dist_neg = clamping.minimum(dist_neg, distance(positive, negative))
+    loss = clamping.clamp_min(dist_pos - dist_neg + margin, 0)
     return _reduce(loss, reduction)
 
 
@@ -286,7 +286,7 @@ def multilabel_soft_margin_loss(
     """
     if size_average is not None or reduce is not None:
         reduction = _reduction(reduction, size_average, reduce)
-    loss = -(target * logsigmoid(input) + pointwise.rsub(target, 1) * logsigmoid(-input))
+    loss = -(target * logsigmoid(input) + arithmetic.rsub(target, 1) * logsigmoid(-input))
     if weight is not None:
         loss = loss * weight
     class_dim = input.dim() - 1

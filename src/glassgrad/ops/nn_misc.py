@@ -15,7 +15,7 @@ from .. import _factories
 from .._dtype import c_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
-from . import linalg, linalg_extra, pointwise, shape
+from . import arithmetic, linalg, linalg_extra, shape
 from ._common import check_tensor
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -51,7 +51,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         )
     if w.ndim == 1:
         out = linalg.matmul(input, weight)
-        return out if bias is None else pointwise.add(out, bias)
+        return out if bias is None else arithmetic.add(out, bias)
     weight_t = shape.t(weight)
     if x.ndim == 1 and bias is None:
         return shape.squeeze(linalg.mm(shape.unsqueeze(input, 0), weight_t), 0)
@@ -154,7 +154,7 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     flat1 = shape.reshape(input1, (-1, a.shape[-1]))
     flat2 = shape.reshape(input2, (-1, b.shape[-1]))
     out = shape.reshape(TrilinearBackward0.apply(flat1, weight, flat2), (*a.shape[:-1], w.shape[0]))
-    return out if bias is None else pointwise.add(out, bias)
+    return out if bias is None else arithmetic.add(out, bias)
 
 
 # --- embedding -----------------------------------------------------------------------------
@@ -331,7 +331,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     mask_tensor = Tensor._from_array(mask)
     if inplace:
         return input.mul_(mask_tensor)
-    return pointwise.mul(input, mask_tensor)
+    return arithmetic.mul(input, mask_tensor)
 
 
 # --- registry ------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ import numpy as np
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op, save_argument, unpack_argument
-from . import conversion, pointwise
+from . import arithmetic, conversion
 from ._common import check_tensor
 from ._namespace import ArrayNamespace
 from ._registry import NoGrad, Sample, register
@@ -216,9 +216,9 @@ def batch_norm(
         # weight and shifted by the first bias (the gradient chain stays), statistics alone.
         out = conversion.clone(input)
         if weight is not None:
-            out = pointwise.mul(out, weight[0])
+            out = arithmetic.mul(out, weight[0])
         if bias is not None:
-            out = pointwise.add(out, bias[0])
+            out = arithmetic.add(out, bias[0])
         return out
     if training and (running_mean is not None or running_var is not None):
         _update_running_stats(x, running_mean, running_var, float(momentum))

@@ -10,7 +10,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
-from . import padding, pointwise, pointwise_extra, reduction, shape
+from . import arithmetic, division, padding, powers, reduction, shape, unary_math
 from ._common import check_tensor
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
@@ -118,9 +118,9 @@ def rms_norm(
     if eps is None:
         eps = float(np.finfo(x.dtype).eps) if x.dtype.kind == "f" else 1.1920928955078125e-07
     dims = tuple(range(-len(normalized), 0))
-    mean_square = reduction.mean(pointwise.pow(input, 2), dims, keepdim=True)
-    out = pointwise.mul(input, pointwise_extra.rsqrt(pointwise.add(mean_square, eps)))
-    return out if weight is None else pointwise.mul(out, weight)
+    mean_square = reduction.mean(powers.pow(input, 2), dims, keepdim=True)
+    out = arithmetic.mul(input, unary_math.rsqrt(arithmetic.add(mean_square, eps)))
+    return out if weight is None else arithmetic.mul(out, weight)
 
 
 def local_response_norm(
@@ -147,7 +147,7 @@ def local_response_norm(
         )
     if input._data.size == 0:
         return input
-    div = pointwise.mul(input, input)
+    div = arithmetic.mul(input, input)
     if dim == 3:
         div = shape.unsqueeze(div, 1)
         div = padding.pad(div, (0, 0, size // 2, (size - 1) // 2))
@@ -158,8 +158,8 @@ def local_response_norm(
         div = padding.pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
         div = shape.squeeze(avg_pool3d(div, (size, 1, 1), stride=1), 1)
         div = shape.view(div, sizes)
-    div = pointwise.pow(pointwise.add(pointwise.mul(div, alpha), k), beta)
-    return pointwise.div(input, div)
+    div = powers.pow(arithmetic.add(arithmetic.mul(div, alpha), k), beta)
+    return division.div(input, div)
 
 
 # --- registry ---------------------------------------------------------------------------

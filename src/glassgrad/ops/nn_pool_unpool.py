@@ -18,7 +18,7 @@ import numpy as np
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
-from . import pointwise, shape
+from . import arithmetic, pointwise, powers, shape
 from ._common import check_tensor
 from ._pool_geometry import gather_flat
 from ._registry import Sample, register
@@ -210,17 +210,17 @@ def _lp_pool(
     if norm_type == float("inf"):
         return max_pool(pointwise.abs(input), kernel_size, stride, 0, 1, ceil_mode)
     if norm_type == -float("inf"):
-        return pointwise.neg(
-            max_pool(pointwise.neg(pointwise.abs(input)), kernel_size, stride, 0, 1, ceil_mode)
+        return arithmetic.neg(
+            max_pool(arithmetic.neg(pointwise.abs(input)), kernel_size, stride, 0, 1, ceil_mode)
         )
-    powered = pointwise.pow(input, norm_type)
+    powered = powers.pow(input, norm_type)
     if stride is not None:
         out = avg_pool(powered, kernel_size, stride, 0, ceil_mode)
     else:
         out = avg_pool(powered, kernel_size, padding=0, ceil_mode=ceil_mode)
     count = int(np.prod(_ntuple(kernel_size, nd)))
-    signed = pointwise.mul(pointwise.sign(out), relu(pointwise.abs(out)))
-    return pointwise.pow(pointwise.mul(signed, count), 1.0 / norm_type)
+    signed = arithmetic.mul(pointwise.sign(out), relu(pointwise.abs(out)))
+    return powers.pow(arithmetic.mul(signed, count), 1.0 / norm_type)
 
 
 def lp_pool1d(

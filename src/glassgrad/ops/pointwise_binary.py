@@ -15,11 +15,11 @@ from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import array_of, binary_operands, check_tensor, floating_operands
+from ._not_implemented import _binary, _not_implemented_node
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
 from .conversion import to
-from .pointwise import pow as power
-from .pointwise_extra import _binary, _not_implemented_node
+from .powers import pow as power
 
 _LN2 = math.log(2.0)
 

@@ -21,10 +21,10 @@ from ._common import check_tensor, wrap_dim
 from ._out import composite_out, out_result
 from ._registry import Sample, register
 from ._samples import randn
+from .arithmetic import mul
 from .conversion import clone
 from .linalg import _Matmul, matmul, mm
 from .linalg_extra import tensordot
-from .pointwise import mul
 from .reduction import sum as reduce_sum
 from .shape import squeeze, unsqueeze
 

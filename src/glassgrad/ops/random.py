@@ -18,10 +18,10 @@ from .._factories import Generator, default_generator
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import check_tensor, zeros_like_grad
+from ._not_implemented import _not_implemented_node
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
-from .pointwise_extra import _not_implemented_node
 
 
 def _rng(generator: Generator | None) -> np.random.Generator:

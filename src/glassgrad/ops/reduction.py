@@ -247,9 +247,9 @@ def _extremum(name: str, full: type, by_dim: type, result: type) -> Any:
         if other is not None or isinstance(dim, Tensor):
             if other is not None and dim is not None:
                 raise TypeError(f"{name}() got multiple values for argument 'other'")
-            from . import pointwise_extra
+            from . import clamping
 
-            elementwise = getattr(pointwise_extra, "maximum" if name == "max" else "minimum")
+            elementwise = getattr(clamping, "maximum" if name == "max" else "minimum")
             other = dim if other is None else other
             return out_result(name, out, elementwise(input, other), (input, other))
         if dim is None:

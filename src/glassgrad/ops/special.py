@@ -30,7 +30,7 @@ from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn, unary_samples
 from .nn_activation import AddBackward1, MulBackward1
-from .pointwise_extra import erf
+from .unary_math import erf
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT_TWO_PI = math.sqrt(2.0 * math.pi)

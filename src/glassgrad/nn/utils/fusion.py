@@ -16,7 +16,7 @@ import copy
 from typing import Any
 
 from ..._tensor import Tensor
-from ...ops import pointwise_extra
+from ...ops import unary_math
 from ..parameter import Parameter
 
 __all__ = [
@@ -88,7 +88,7 @@ def fuse_conv_bn_weights(
         bn_w = bn_rm.new_ones(bn_rm.shape)
     if bn_b is None:
         bn_b = _zeros_like(bn_rm)
-    rsqrt = pointwise_extra.rsqrt(bn_rv + bn_eps)
+    rsqrt = unary_math.rsqrt(bn_rv + bn_eps)
     ones = [1] * (len(conv_w.shape) - 2)
     shape = [1, -1, *ones] if transpose else [-1, 1, *ones]
     fused_w = (conv_w * (bn_w * rsqrt).reshape(shape)).to(dtype=weight_dtype)
@@ -144,7 +144,7 @@ def fuse_linear_bn_weights(
     bias_dtype = linear_b.dtype if linear_b is not None else weight_dtype
     if linear_b is None:
         linear_b = _zeros_like(bn_rm)
-    scale = bn_w * pointwise_extra.rsqrt(bn_rv + bn_eps)
+    scale = bn_w * unary_math.rsqrt(bn_rv + bn_eps)
     fused_w = linear_w * scale.unsqueeze(-1).to(dtype=weight_dtype)
     fused_b = ((linear_b - bn_rm) * scale + bn_b).to(dtype=bias_dtype)
     return Parameter(fused_w, linear_w.requires_grad), Parameter(fused_b, linear_b.requires_grad)

@@ -1,0 +1,79 @@
+"""PyTorch's ``NotImplemented`` grad_fn (an op whose output is recorded and whose backward
+raises), and the small operand checks the elementwise families share.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._dtype import scalar_type_name
+from .._tensor import Tensor
+from ..autograd.graph import ACCUMULATE_PRIORITY
+from ..autograd.op import Op
+from ._common import (
+    broadcast_error,
+    check_tensor,
+)
+
+
+def _not_implemented_for(kernel: str, dtype: np.dtype) -> NotImplementedError:
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(dtype)}'")
+
+
+def _check_tensor_other(other: Any, op: str) -> Tensor:
+    return check_tensor(other, op, "other", 2)
+
+
+def _binary(op: str, a: Any, b: Any, fn: Any) -> np.ndarray:
+    try:
+        return np.asarray(fn(a, b))
+    except ValueError:
+        raise broadcast_error(op, a, b) from None
+
+
+_ABSENT = object()
+
+
+def _not_implemented_node(op: str, compute: Any) -> type:
+    """PyTorch's ``NotImplemented`` grad_fn: the output is recorded, its backward raises.
+
+    Tensor operands are positional (graph edges); a Python-number operand is passed as
+    ``before=`` or ``after=`` so that, as in PyTorch, it is not an edge.
+    """
+
+    def forward(self: Op, *arrays: Any, before: Any = _ABSENT, after: Any = _ABSENT) -> Any:
+        operands = [v for v in (before, *arrays, after) if v is not _ABSENT]
+        return compute(*operands)
+
+    def backward(self: Op, F: Any, grad: Any) -> Any:
+        raise RuntimeError(f"derivative for aten::{op} is not implemented")
+
+    def apply(cls: type, *inputs: Any, **params: Any) -> Any:
+        result = Op.apply.__func__(cls, *inputs, **params)
+        if type(result._grad_fn) is cls:
+            # PyTorch gives NotImplemented nodes the largest sequence number: the backward
+            # reaches them, and raises, before the nodes recorded after them.
+            result._grad_fn._seq = ACCUMULATE_PRIORITY
+        return result
+
+    return type(
+        "NotImplemented",
+        (Op,),
+        {
+            "__slots__": (),
+            "forward": forward,
+            "backward": backward,
+            "apply": classmethod(apply),
+            "__doc__": f"{op}: no gradient",
+        },
+    )
+
+
+def _apply_not_implemented(node: type, input: Any, other: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        return node.apply(other, before=input)
+    if not isinstance(other, Tensor):
+        return node.apply(input, after=other)
+    return node.apply(input, other)

@@ -1,0 +1,174 @@
+"""Powers: ``pow`` (tensor or number base and exponent, PyTorch's integer and bool rules)
+and the reflected ``number ** tensor``, with PyTorch's PowBackward0/1/2 nodes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.op import Op
+from ._common import (
+    array_of,
+    binary_operands,
+    broadcast_error,
+    check_tensor,
+    zeros_like_grad,
+)
+from ._namespace import default_float
+from ._registry import NoGrad, Sample, register
+from ._samples import (
+    positive,
+    randn,
+)
+from .arithmetic import _refuse_bool_subtraction
+
+# --- powers ------------------------------------------------------------------------------
+
+
+def _power(base: Any, exponent: Any) -> np.ndarray:
+    """``base ** exponent`` with PyTorch's result dtype and integer semantics: bool ** bool is
+    logical, and a negative integer exponent gives 1, +-1 or 0 (PyTorch's integer pow) where
+    NumPy refuses it."""
+    base, exponent = binary_operands(base, exponent)
+    dtype = np.result_type(base, exponent)
+    if dtype == np.bool_:
+        return np.asarray(np.logical_or(base, np.logical_not(exponent)))
+    if dtype.kind in "iu" and np.any(np.asarray(exponent) < 0):
+        e = np.asarray(exponent)
+        positive = np.power(base, np.where(e < 0, 0, e))
+        odd = np.where(e % 2 == 0, 1, -1)
+        negative = np.where(base == 1, 1, np.where(base == -1, odd, 0))
+        return np.asarray(np.where(e < 0, negative, positive), dtype=dtype)
+    return np.asarray(np.power(base, exponent))
+
+
+class PowBackward0(Op):
+    """out = x ** exponent, exponent a Python number"""
+
+    saved_inputs = (0,)
+    __slots__ = ("exponent",)
+
+    def forward(self, x, exponent):
+        self.exponent = exponent
+        if isinstance(exponent, float) and x.dtype.kind != "f":
+            x = default_float(x)
+        if x.dtype.kind in "iub" and not isinstance(exponent, bool) and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if x.dtype.kind == "f":
+            return x**exponent
+        return _power(x, exponent)
+
+    def backward(self, F, grad):
+        (x,) = self.saved
+        e = self.exponent
+        if e == 0:
+            return zeros_like_grad(F, grad)
+        if e == 2:
+            return grad * 2.0 * x
+        return grad * e * x ** (e - 1)
+
+
+class PowBackward1(Op):
+    """out = x ** exponent, both tensors"""
+
+    saved_inputs = (0, 1)
+    saves_output = True
+
+    def forward(self, x, exponent):
+        try:
+            np.broadcast_shapes(np.shape(x), np.shape(exponent))
+        except ValueError:
+            raise broadcast_error("pow", x, exponent) from None
+        return _power(x, exponent)
+
+    def backward(self, F, grad):
+        x, e, out = self.saved
+        needs = self.needs_input_grad
+        grad_x = grad_e = None
+        if needs[0]:
+            e_const = e._data if isinstance(e, Tensor) else e
+            # PyTorch's pow_backward_self computes exponent - 1: a bool exponent refuses it.
+            _refuse_bool_subtraction(np.asarray(e_const), 1)
+            grad_x = F.where(np.asarray(e_const) == 0, 0.0, grad * e * x ** (e - 1))
+        if needs[1]:
+            x_const = x._data if isinstance(x, Tensor) else x
+            e_const = e._data if isinstance(e, Tensor) else e
+            zero_base = (np.asarray(x_const) == 0) & (np.asarray(e_const) >= 0)
+            out_dtype = array_of(out).dtype
+            base = x if np.asarray(x_const).dtype == out_dtype else F.cast(x, out_dtype)
+            # PyTorch's pow_backward_exponent: log(0) stays in the unselected branch, so a
+            # second derivative there is NaN as in PyTorch.
+            grad_e = grad * F.where(zero_base, 0.0, out * F.log(base))
+        return grad_x, grad_e
+
+
+class PowBackward2(Op):
+    """out = base ** exponent, base a Python number"""
+
+    saved_inputs = (0,)  # unread, but saved as PyTorch saves it (in-place checks)
+    saves_output = True
+    __slots__ = ("base",)
+
+    def forward(self, exponent, base):
+        self.base = base
+        exponent = default_float(exponent) if isinstance(base, float) else exponent
+        return _power(base, exponent)
+
+    def backward(self, F, grad):
+        exponent, out = self.saved
+        if self.base == 0:
+            # PyTorch's pow_backward_exponent: 0 where the exponent is >= 0, else
+            # result * log(0) (-inf at 0 ** -1: the true slope).
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return grad * F.where(array_of(exponent) >= 0, 0.0, out * -np.inf)
+        return grad * (out * float(np.log(self.base)))
+
+
+def pow(input: Any, exponent: Any) -> Tensor:
+    """``input ** exponent``; either may be a Python number.
+
+    Example::
+
+        >>> glassgrad.pow(glassgrad.tensor([2.0, 3.0]), 2)
+        tensor([4., 9.])
+    """
+    if not isinstance(input, Tensor):
+        return PowBackward2.apply(check_tensor(exponent, "pow", "exponent", 2), base=input)
+    if isinstance(exponent, Tensor):
+        return PowBackward1.apply(input, exponent)
+    return PowBackward0.apply(input, exponent=exponent)
+
+
+def _rpow(self: Tensor, base: Any) -> Tensor:
+    return PowBackward2.apply(self, base=base)
+
+
+register(
+    "pow",
+    pow,
+    nodes=(PowBackward0, PowBackward1, PowBackward2),
+    methods=("pow", "__pow__"),
+    samples=lambda rng: [
+        Sample((randn(rng, 3, 4), 2)),
+        Sample((randn(rng, 3, 4), 3)),
+        Sample((positive(rng, 3, 4) + 0.1, 0.5)),
+        Sample((positive(rng, 3, 4) + 0.1, -1.5)),
+        Sample((randn(rng, 2, 3), 0)),
+        Sample((positive(rng, 2, 3) + 0.1, randn(rng, 2, 3))),
+        Sample((positive(rng, 2, 3) + 0.1, randn(rng, 3))),
+        Sample((positive(rng, 3) + 0.1, NoGrad(randn(rng, 3)))),
+        Sample((2.0, randn(rng, 3, 2))),
+    ],
+)
+
+
+register(
+    "rpow",
+    _rpow,
+    methods=("__rpow__",),
+    torch=lambda torch, x, b: b**x,
+    samples=lambda rng: [Sample((randn(rng, 2, 3), 2.5))],
+)
