@@ -77,17 +77,45 @@ def page(context, page_file):
     page.close()
 
 
+NEXT_FRAME = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
+def keys_labelled(page, label):
+    return page.evaluate(
+        "label => glassgradExplorer.data.nodes.filter(n => n.label === label).map(n => n.key)",
+        label,
+    )
+
+
+def labels_with(page, flag):
+    return page.evaluate(
+        "flag => glassgradExplorer.keysWith(flag).map(k => glassgradExplorer.data.nodes[k].label)",
+        flag,
+    )
+
+
+def click_node(page, key):
+    """Bring the node into view, then click its pixels on the canvas (hit testing included)."""
+    page.evaluate("key => glassgradExplorer.centerOn(key)", key)
+    page.evaluate(NEXT_FRAME)
+    point = page.evaluate("key => glassgradExplorer.clientPoint(key)", key)
+    page.mouse.click(point["x"], point["y"])
+
+
 def test_loads_offline_without_errors(page, page_file):
     assert page.errors == []
     assert page.requests == [page_file.as_uri()]  # nothing but the file itself
     assert page.title() == "test graph"
-    assert page.locator("g.node").count() > 10
+    assert page.evaluate("glassgradExplorer.data.nodes.length") > 10
+    assert page.evaluate("glassgradExplorer.stats.frames") >= 1
     assert "backward recorded" in page.inner_text("#summary")
 
 
 def test_click_a_node_shows_its_details(page):
+    page.wait_for_selector("body[data-details=true]")
     page.click("#fit")  # the whole graph in view
-    page.click("g.node[data-label=PowBackward0]")
+    (key,) = keys_labelled(page, "PowBackward0")
+    click_node(page, key)
     panel = page.inner_text("#panel-body")
     assert panel.startswith("PowBackward0")
     assert "backward step" in panel
@@ -96,35 +124,42 @@ def test_click_a_node_shows_its_details(page):
     assert "GRADIENT RECEIVED" in panel.upper() and "GRADIENT SENT" in panel.upper()
     assert "test_viz_browser.py" in panel  # the line of code that created it
     assert "out.pow(2).mean()" in panel
-    assert page.locator("g.node.selected").count() == 1
+    assert page.evaluate("glassgradExplorer.keysWith('selected')") == [key]
+
+
+def test_clicking_empty_canvas_clears_the_highlight(page):
+    page.click("#param-list li[data-param='0.weight']")
+    assert labels_with(page, "on-path")
+    box = page.locator("#canvas").bounding_box()
+    page.evaluate("glassgradExplorer.fit()")
+    page.evaluate(NEXT_FRAME)
+    page.mouse.click(box["x"] + 5, box["y"] + 5)  # a corner: no node there
+    assert labels_with(page, "on-path") == [] and labels_with(page, "dimmed") == []
 
 
 def test_nan_origin_and_no_gradient_reasons_are_listed(page):
+    page.wait_for_selector("body[data-details=true]")
     problems = page.inner_text("#problems")
     assert "LogBackward0" in problems
     assert "unused.weight: no gradient" in problems and "not reachable" in problems
-    assert page.locator("g.node.nan-origin").count() >= 1
+    assert "LogBackward0" in labels_with(page, "nan-origin")
     page.click("#problems .problem[data-problem=nan]")
     assert "NaN/Inf first appeared here" in page.inner_text("#panel-body")
 
 
 def test_pick_a_parameter_highlights_its_paths_to_the_root(page):
     page.click("#param-list li[data-param='0.weight']")
-    on_path = page.locator("g.node.on-path")
-    labels = set(on_path.evaluate_all("nodes => nodes.map(n => n.dataset.label)"))
+    labels = set(labels_with(page, "on-path"))
     assert {"0.weight", "AccumulateGrad", "AddmmBackward0", "LogBackward0"} <= labels
     assert "2.bias" not in labels  # not downstream of 0.weight
-    assert page.locator("g.node.dimmed").count() > 0
-    assert page.locator("path.edge.on-path").count() >= on_path.count() - 1
+    assert labels_with(page, "dimmed")
     page.click("#param-list li[data-param='unused.weight']")
     assert "not reachable" in page.inner_text("#panel-body")
 
 
 def test_pick_a_module_lights_up_its_nodes(page):
     page.click("#module-list li[data-module='2']")
-    labels = page.locator("g.node.on-path").evaluate_all(
-        "nodes => nodes.map(n => n.dataset.label).sort()"
-    )
+    labels = sorted(labels_with(page, "on-path"))
     assert labels == sorted(
         ["2.weight", "2.bias", "AccumulateGrad", "AccumulateGrad", "TBackward0", "AddmmBackward0"]
     )
@@ -133,29 +168,69 @@ def test_pick_a_module_lights_up_its_nodes(page):
 
 
 def test_search_finds_nodes_by_name(page):
+    page.wait_for_selector("body[data-details=true]")
     page.fill("#search", "accumulategrad")
     assert page.inner_text("#search-count") == "4 matches"
+    assert len(labels_with(page, "match")) == 4
     page.press("#search", "Enter")
     assert page.inner_text("#panel-body").startswith("AccumulateGrad")
     assert page.inner_text("#search-count") == "1 of 4"
 
 
+def view_of(page):
+    return page.evaluate(
+        "[glassgradExplorer.view.x, glassgradExplorer.view.y, glassgradExplorer.view.scale]"
+    )
+
+
 def test_zoom_and_pan_change_the_view(page):
-    before = page.get_attribute("#viewport", "transform")
+    before = view_of(page)
     page.mouse.move(700, 400)
     page.mouse.wheel(0, -400)
-    zoomed = page.get_attribute("#viewport", "transform")
-    assert zoomed != before
+    page.evaluate(NEXT_FRAME)
+    zoomed = view_of(page)
+    assert zoomed[2] > before[2]
     page.mouse.move(600, 700)
     page.mouse.down()
     page.mouse.move(500, 650, steps=4)
     page.mouse.up()
-    assert page.get_attribute("#viewport", "transform") != zoomed
+    moved = view_of(page)
+    assert moved[0] == pytest.approx(zoomed[0] - 100) and moved[1] == pytest.approx(zoomed[1] - 50)
+
+
+def test_minimap_moves_the_view(page):
+    page.evaluate("glassgradExplorer.zoomAt(4, 100, 100)")
+    before = view_of(page)
+    box = page.locator("#minimap").bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 0.9, box["y"] + box["height"] * 0.9)
+    page.evaluate(NEXT_FRAME)
+    after = view_of(page)
+    assert after[:2] != before[:2] and after[2] == before[2]
+
+
+def test_groups_draw_boxes_and_collapse_to_one(page):
+    # Any code may hand the renderer node sets to box; a collapsed one hides its members.
+    keys = keys_labelled(page, "AccumulateGrad")[:2]
+    page.evaluate(
+        "keys => glassgradExplorer.setGroups([{id: 'g', label: 'two', keys, collapsed: true}])",
+        keys,
+    )
+    page.evaluate(NEXT_FRAME)
+    assert sorted(page.evaluate("glassgradExplorer.keysWith('collapsed')")) == sorted(keys)
+    visible = page.evaluate("glassgradExplorer.visibleKeys()")
+    assert not set(keys) & set(visible)
+    group = page.evaluate("glassgradExplorer.groups()[0]")
+    box = page.locator("#canvas").bounding_box()
+    view = page.evaluate("glassgradExplorer.view")
+    x = box["x"] + (group["x0"] + group["x1"]) / 2 * view["scale"] + view["x"]
+    y = box["y"] + (group["y0"] + group["y1"]) / 2 * view["scale"] + view["y"]
+    page.mouse.click(x, y)  # a click on a collapsed group expands it
+    assert page.evaluate("glassgradExplorer.keysWith('collapsed')") == []
 
 
 def test_screenshot_is_not_blank(page, tmp_path):
     page.click("#fit")
-    page.click("g.node[data-label=LogBackward0]")
+    page.evaluate(NEXT_FRAME)
     png = page.screenshot()
     (tmp_path / "explorer.png").write_bytes(png)
     image = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)

@@ -11,13 +11,12 @@ import pytest
 
 import glassgrad as gg
 from glassgrad.autograd import detect_anomaly
-from glassgrad.viz import explore, explorer_data, trace_backward
+from glassgrad.viz import explore, explorer_data, read_page_data, trace_backward
+from glassgrad.viz.explore import encode_payload
 
 
 def read_data(path) -> dict:
-    page = open(path, encoding="utf-8").read()
-    match = re.search(r'<script type="application/json" id="graph-data">(.*?)</script>', page, re.S)
-    return json.loads(match.group(1))
+    return read_page_data(path)
 
 
 def mlp_and_loss(seed=0):
@@ -148,6 +147,26 @@ def test_big_graph_is_written_quickly(tmp_path):
     assert data["counts"]["ops"] == 1002
     path = explore(y.sum(), path=tmp_path / "big.html")
     assert read_data(path)["counts"]["nodes"] == 1004
+
+
+def test_page_payload_round_trips_and_is_compact(tmp_path):
+    model, loss = mlp_and_loss()
+    trace = trace_backward(loss)
+    data = explorer_data(loss, dict(model.named_parameters()), trace=trace)
+    path = explore(loss, dict(model.named_parameters()), tmp_path / "graph.html", trace=trace)
+    # What the page holds is what explorer_data returned (JSON's lists for tuples).
+    assert read_data(path) == json.loads(json.dumps(data))
+    page = open(path, encoding="utf-8").read()
+    raw = re.search(r'id="graph-data">(.*?)</script>', page, re.S).group(1)
+    assert json.loads(raw)["encoding"] == "gzip-base64"
+    assert "<" not in raw  # nothing in the payload can end the script early
+    # A repeated structure costs far less than its JSON: columns, a value table and gzip.
+    x = gg.ones(4, requires_grad=True)
+    y = x
+    for _ in range(2000):
+        y = (y * 1.001).tanh()
+    big = explorer_data(y.sum(), {"x": x}, trace=trace_backward(y.sum()))
+    assert len(encode_payload(big)) < len(json.dumps(big)) / 8
 
 
 def test_explore_rejects_a_model():

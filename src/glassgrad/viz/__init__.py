@@ -30,7 +30,7 @@ from .diagnose import (
     diagnose_params,
 )
 from .dot import GlassDigraph, GraphvizNotInstalledError, make_dot
-from .explore import explore, explorer_data
+from .explore import explore, explorer_data, read_page_data
 from .forward import ForwardLog, ModuleCall, record_forward
 from .report import GradReport, GradReportRow, grad_report
 from .trace import BackwardTrace, NodeRecord, record_backward, trace_backward
@@ -42,6 +42,7 @@ __all__ = [
     "GraphvizNotInstalledError",
     "explore",
     "explorer_data",
+    "read_page_data",
     "print_graph",
     "grad_report",
     "GradReport",

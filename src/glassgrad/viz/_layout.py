@@ -73,6 +73,8 @@ def layout(graph: Graph, labels: list[list[str]]) -> list[Box]:
     for sweep in range(SWEEPS):
         sequence = reversed(layers) if sweep % 2 == 0 else layers
         for layer in sequence:
+            if len(layer) == 1:  # nothing to order (most layers of a long chain)
+                continue
             for key in layer:
                 near = neighbours[key]
                 if near:
@@ -116,7 +118,7 @@ def layout(graph: Graph, labels: list[list[str]]) -> list[Box]:
 
 def _separate(layer: list[int], x: list[float], sizes: list[tuple[float, float]]) -> None:
     # Keep the order, push right where boxes overlap, then re-centre on the wanted mean.
-    if not layer:
+    if len(layer) < 2:
         return
     wanted_mean = sum(x[k] for k in layer) / len(layer)
     for left, right in zip(layer, layer[1:], strict=False):

@@ -64,12 +64,33 @@ def as_array(value: Any) -> np.ndarray:
     return np.asarray(value)
 
 
+# np.dtype.name is computed on each read, slow enough to show in a traced backward: names are
+# looked up once per dtype object.
+_DTYPE_NAMES: dict[Any, str] = {}
+
+
+def _numpy_dtype_name(dtype: np.dtype) -> str:
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = dtype.name
+    return name
+
+
 def dtype_name(dtype: Any) -> str:
     """``"float32"`` for a NumPy dtype, a glassgrad dtype or any ``"lib.float32"`` object."""
     try:
-        return np.dtype(dtype).name
+        return _DTYPE_NAMES[dtype]
+    except (KeyError, TypeError):  # not seen yet, or unhashable
+        pass
+    try:
+        name = np.dtype(dtype).name
     except TypeError:
-        return str(dtype).rsplit(".", 1)[-1]
+        name = str(dtype).rsplit(".", 1)[-1]
+    try:
+        _DTYPE_NAMES[dtype] = name
+    except TypeError:
+        pass
+    return name
 
 
 def format_shape(shape: Any) -> str:
@@ -93,25 +114,29 @@ def tensor_stats(value: Any) -> TensorStats:
     array = as_array(value)
     shape = tuple(int(d) for d in array.shape)
     numel = int(array.size)
-    dtype = array.dtype.name
-    if numel == 0 or not (np.issubdtype(array.dtype, np.number) or array.dtype == np.bool_):
+    dtype = _numpy_dtype_name(array.dtype)
+    kind = array.dtype.kind
+    if numel == 0 or kind not in "biufc":
         return TensorStats(
             shape, dtype, numel, 0.0 if numel == 0 else None, None, None, None, 0, 0, 0
         )
-    if array.dtype == np.bool_:
+    if kind == "b":
         array = array.astype(np.int8)
-    if np.iscomplexobj(array):
+    elif kind == "c":
         array = np.abs(array)
-    is_nan = np.isnan(array) if np.issubdtype(array.dtype, np.inexact) else None
-    is_inf = np.isinf(array) if np.issubdtype(array.dtype, np.inexact) else None
-    num_nan = int(is_nan.sum()) if is_nan is not None else 0
-    num_inf = int(is_inf.sum()) if is_inf is not None else 0
-    num_zero = int(numel - np.count_nonzero(array))
-    wide = array.astype(np.float64, copy=False)
-    if num_nan or num_inf:
-        finite = wide[np.isfinite(wide)]
-    else:
-        finite = wide.reshape(-1)
+    # Called for every gradient of a traced backward: a few whole-array reductions, and the
+    # NaN/Inf counts only when min or max says there is one.
+    wide = array.astype(np.float64, copy=False).reshape(-1)
+    low, high = float(np.minimum.reduce(wide)), float(np.maximum.reduce(wide))
+    num_zero = numel - int(np.count_nonzero(wide))
+    if math.isfinite(low) and math.isfinite(high):
+        norm = math.sqrt(float(np.dot(wide, wide)))
+        mean = float(np.add.reduce(wide)) / numel
+        return TensorStats(shape, dtype, numel, norm, low, high, mean, 0, 0, num_zero)
+    is_nan = np.isnan(wide)
+    num_nan = int(np.count_nonzero(is_nan))
+    num_inf = int(np.count_nonzero(np.isinf(wide)))
+    finite = wide[np.isfinite(wide)]
     norm = float(np.sqrt(np.sum(np.square(wide)))) if num_nan == 0 else math.nan
     if finite.size:
         low, high, mean = float(finite.min()), float(finite.max()), float(finite.mean())

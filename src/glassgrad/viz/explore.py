@@ -1,19 +1,28 @@
 """``explore``: the graph as one self-contained, interactive HTML page.
 
 The page needs no network: the script and style in ``explorer.js`` / ``explorer.css`` and the
-graph (as JSON) are written into the file. Python computes everything heavy (layout,
-statistics, diagnoses); the script draws SVG and handles pan, zoom, search, selection and path
-highlighting.
+graph are written into the file. Python computes everything heavy (layout, statistics,
+diagnoses); the script draws on a canvas and handles pan, zoom, search, selection, path
+highlighting, groups and a minimap.
+
+Big graphs: the graph travels as columns and a table of distinct values, gzip + base64
+(:func:`encode_payload`, about 60 bytes a node), and the page draws only what is in view, with
+less detail as it zooms out (labels, then boxes, then one dot per pixel). Measured on a
+100,000-node chain (``python -m bench --only viz``): see docs/benchmarks.md.
 """
 
 from __future__ import annotations
 
+import base64
+import gc
+import gzip
 import html
 import json
 import math
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from importlib import resources
 from typing import Any
 
@@ -24,9 +33,10 @@ from .diagnose import diagnose_params, forward_nonfinite_origins
 from .forward import ForwardLog
 from .trace import BackwardTrace
 
-__all__ = ["explore", "explorer_data"]
+__all__ = ["explore", "explorer_data", "read_page_data"]
 
 MAX_TRACEBACK_FRAMES = 12
+_ABSENT = "\u0000absent"  # a field a row does not have, in a payload column
 
 
 def explore(
@@ -81,17 +91,31 @@ def explore(
     """
     if isinstance(params, Iterable) and not isinstance(params, Mapping):
         params = list(params)
-    data = explorer_data(
-        roots,
-        params,
-        trace=trace,
-        forward_log=forward_log,
-        expand_checkpoints=expand_checkpoints,
-    )
-    page = render_page(data, title or "glassgrad graph explorer")
+    with _collector_paused():
+        data = explorer_data(
+            roots,
+            params,
+            trace=trace,
+            forward_log=forward_log,
+            expand_checkpoints=expand_checkpoints,
+        )
+        page = render_page(data, title or "glassgrad graph explorer")
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(page)
     return os.fspath(path)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    # A big page is ~10^6 small dicts and lists, all alive until written: the cyclic collector
+    # would rescan them again and again and free nothing (a third of the time at 20,000 nodes).
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def explorer_data(
@@ -139,7 +163,6 @@ def explorer_data(
             "shape": list(node.shape) if node.shape is not None else None,
             "dtype": node.dtype,
             "module": module,
-            "search": " ".join(lines + ([module] if module else [])).lower(),
             "nanOrigin": (
                 "backward"
                 if node.key in backward_origins
@@ -147,6 +170,7 @@ def explorer_data(
             ),
         }
         entry.update(_node_details(graph, node, trace))
+        entry["badGrad"] = _has_bad_grad(entry)
         nodes.append(entry)
     edges = [
         {"src": edge.src, "dst": edge.dst, "slot": edge.slot, "kind": edge.kind}
@@ -191,6 +215,17 @@ def explorer_data(
             "edges": len(edges),
         },
     }
+
+
+def _has_bad_grad(entry: dict[str, Any]) -> bool:
+    # NaN/Inf in a gradient this node sent (ops) or in its .grad (leaves).
+    backward = entry.get("backward")
+    sent = backward["sent"] if backward else []
+    return any(_is_bad(stats) for stats in [*sent, entry.get("grad")])
+
+
+def _is_bad(stats: dict[str, Any] | None) -> bool:
+    return bool(stats) and (stats["num_nan"] > 0 or stats["num_inf"] > 0)
 
 
 def _module_of_nodes(graph: Graph, log: ForwardLog | None) -> dict[int, str]:
@@ -278,7 +313,7 @@ def _node_details(graph: Graph, node: GraphNode, trace: BackwardTrace | None) ->
     details["saved"] = [
         {
             "name": saved.name,
-            "stats": _stats_json(saved.stats) if saved.is_tensor and saved.stats else None,
+            "stats": _node_stats_json(saved.stats) if saved.is_tensor and saved.stats else None,
             "value": saved.value_text if not saved.is_tensor else None,
         }
         for saved in node.saved
@@ -300,8 +335,8 @@ def _node_details(graph: Graph, node: GraphNode, trace: BackwardTrace | None) ->
     details["backward"] = (
         {
             "step": record.step,
-            "received": [_stats_json(s) for s in record.grad_outputs],
-            "sent": [_stats_json(s) for s in record.grad_inputs],
+            "received": [_node_stats_json(s) for s in record.grad_outputs],
+            "sent": [_node_stats_json(s) for s in record.grad_inputs],
         }
         if record
         else None
@@ -321,7 +356,7 @@ def _segment_backward(segment: SegmentNode, trace: BackwardTrace | None) -> Any:
     first, last = records[0].step, records[-1].step
     return {
         "step": first if first == last else f"{first}-{last}",
-        "received": [_stats_json(s) for s in records[0].grad_outputs],
+        "received": [_node_stats_json(s) for s in records[0].grad_outputs],
         "sent": [],
     }
 
@@ -336,15 +371,36 @@ def _meta_json(meta: Any) -> dict[str, Any] | None:
 def _stats_json(stats: TensorStats | None) -> dict[str, Any] | None:
     if stats is None:
         return None
-    return {key: _json_number(value) for key, value in stats.as_dict().items()}
+    return {
+        "shape": list(stats.shape),
+        "dtype": stats.dtype,
+        "numel": stats.numel,
+        "norm": _json_number(stats.norm),
+        "min": _json_number(stats.min),
+        "max": _json_number(stats.max),
+        "mean": _json_number(stats.mean),
+        "num_nan": stats.num_nan,
+        "num_inf": stats.num_inf,
+        "num_zero": stats.num_zero,
+    }
 
 
-def _json_number(value: Any) -> Any:
+def _node_stats_json(stats: TensorStats | None) -> dict[str, Any] | None:
+    # Statistics of every node's tensors: the page shows 4 significant digits, and 17 random
+    # digits per number would be most of a big graph's page (they do not compress).
+    entry = _stats_json(stats)
+    if entry is not None:
+        for name in ("norm", "min", "max", "mean"):
+            value = entry[name]
+            if isinstance(value, float):
+                entry[name] = float(f"{value:.4g}")
+    return entry
+
+
+def _json_number(value: float | None) -> float | str | None:
     # JSON has no NaN/Infinity: send them as strings the page prints as they are.
-    if isinstance(value, float) and not math.isfinite(value):
+    if value is not None and not math.isfinite(value):
         return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-    if isinstance(value, tuple):
-        return list(value)
     return value
 
 
@@ -355,16 +411,110 @@ def _origin_text(graph: Graph, key: int) -> str:
     return f"{node.label}{where}"
 
 
+# Node fields the page needs for its first frame, sent as columns; the rest (saved tensors,
+# stacks, gradients) travels apart and is read after the graph is on screen.
+CORE_FIELDS = ("kind", "label", "lines", "x", "y", "w", "h", "shape", "dtype", "module")
+CORE_FIELDS += ("nanOrigin", "badGrad", "stale")
+NUMERIC_FIELDS = frozenset({"x", "y", "w", "h", "src", "dst", "slot"})
+EDGE_FIELDS = ("src", "dst", "slot", "kind")
+
+
+def encode_payload(data: dict[str, Any]) -> str:
+    """``data`` as the page's payload: JSON holding two gzip + base64 parts, ``core`` (the page,
+    its nodes and edges as columns) and ``details`` (one dict per node, the fields not in
+    ``CORE_FIELDS``). Columns of repeated values are indices into a table of distinct values;
+    with gzip that keeps 100,000 nodes under 10 MB and quick to read."""
+    table: list[Any] = []
+    index: dict[Any, int] = {}
+    details = [{k: v for k, v in node.items() if k not in CORE_FIELDS} for node in data["nodes"]]
+    for extra in details:
+        del extra["key"]  # a node's key is its position in the list
+    core = {k: v for k, v in data.items() if k not in ("nodes", "edges")}
+    core["nodeColumns"] = _columns(data["nodes"], CORE_FIELDS, table, index)
+    core["edgeColumns"] = _columns(data["edges"], EDGE_FIELDS, table, index)
+    core["values"] = table
+    return json.dumps(
+        {"encoding": "gzip-base64", "core": _pack(core), "details": _pack(details)},
+        separators=(",", ":"),
+    )
+
+
+def _columns(
+    rows: list[dict[str, Any]], fields: tuple[str, ...], table: list[Any], index: dict[Any, int]
+) -> dict[str, list[Any]]:
+    columns = {}
+    for name in fields:
+        if name in NUMERIC_FIELDS:
+            columns[name] = [row[name] for row in rows]
+            continue
+        column = []
+        for row in rows:
+            value = row.get(name, _ABSENT)
+            # (type, value) keeps True apart from 1; lists (shapes, lines) as tuples.
+            key = (type(value), tuple(value) if isinstance(value, list) else value)
+            position = index.get(key)
+            if position is None:
+                position = index[key] = len(table)
+                table.append(value)
+            column.append(position)
+        columns[name] = column
+    return columns
+
+
+def _pack(value: Any) -> str:
+    text = json.dumps(value, separators=(",", ":"), allow_nan=False)
+    return base64.b64encode(gzip.compress(text.encode("utf-8"), 3, mtime=0)).decode("ascii")
+
+
+def decode_payload(payload: str) -> dict[str, Any]:
+    """The data dict back from :func:`encode_payload`'s text (for tests and tools).
+
+    Examples
+    --------
+    >>> node = {"key": 0, "kind": "op", "x": 1.0, "y": 2.0, "w": 9.0, "h": 5.0, "saved": []}
+    >>> decode_payload(encode_payload({"nodes": [node], "edges": []}))["nodes"] == [node]
+    True
+    """
+    raw = json.loads(payload)
+    unpack = lambda text: json.loads(gzip.decompress(base64.b64decode(text)))  # noqa: E731
+    data = unpack(raw["core"])
+    table = data.pop("values")
+    data["nodes"] = _rows(data.pop("nodeColumns"), table)
+    for key, (node, extra) in enumerate(zip(data["nodes"], unpack(raw["details"]), strict=True)):
+        node["key"] = key
+        node.update(extra)
+    data["edges"] = _rows(data.pop("edgeColumns"), table)
+    return data
+
+
+def _rows(columns: dict[str, list[Any]], table: list[Any]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = [{} for _ in next(iter(columns.values()), [])]
+    for name, column in columns.items():
+        for row, value in zip(rows, column, strict=True):
+            if name not in NUMERIC_FIELDS:
+                value = table[value]
+                if value == _ABSENT:
+                    continue
+            row[name] = value
+    return rows
+
+
+def read_page_data(path: str | os.PathLike) -> dict[str, Any]:
+    """The data written into a page by :func:`explore` (what :func:`explorer_data` returned)."""
+    page = open(path, encoding="utf-8").read()
+    start = page.index('<script type="application/json" id="graph-data">')
+    start = page.index(">", start) + 1
+    return decode_payload(page[start : page.index("</script>", start)])
+
+
 def render_page(data: dict[str, Any], title: str) -> str:
     """The HTML page with the style, the script and ``data`` written inline."""
     folder = resources.files(__package__)
     template = folder.joinpath("explorer.html").read_text(encoding="utf-8")
     style = folder.joinpath("explorer.css").read_text(encoding="utf-8")
     script = folder.joinpath("explorer.js").read_text(encoding="utf-8")
-    payload = json.dumps(data, separators=(",", ":"), allow_nan=False)
-    # Inside <script>, "</script" or "<!--" in a string would break the page; JSON reads
-    # "\u003c" as "<", so no "<" needs to appear at all.
-    payload = payload.replace("<", "\\u003c")
+    # Base64 and JSON punctuation only: nothing in the payload can close the <script>.
+    payload = encode_payload(data)
     pieces = {
         "{{TITLE}}": html.escape(title),
         "/*{{STYLE}}*/": style,

@@ -1,37 +1,196 @@
 // glassgrad graph explorer: draws the graph computed by glassgrad.viz.explore (positions,
-// statistics and diagnoses come from Python in the #graph-data JSON) and handles pan, zoom,
-// search, selection and path highlighting. No libraries, no network.
+// statistics and diagnoses come from Python in the #graph-data payload, see encode_payload) and handles pan, zoom,
+// search, selection, path highlighting, groups and a minimap. No libraries, no network.
+//
+// Drawing is virtualized on one <canvas>: each frame looks up the nodes and edges inside the
+// view (a y-sorted index, binary search) and draws only those, with a level of detail chosen by
+// the zoom: boxes with text when text is readable, plain boxes below that, and one dot per
+// screen pixel when boxes get smaller than a pixel. So a frame costs what is in view, not what
+// is in the graph, and a 100,000-node graph pans and zooms like a small one.
 "use strict";
 (function () {
-  const data = JSON.parse(document.getElementById("graph-data").textContent);
-  const SVG_NS = "http://www.w3.org/2000/svg";
-  const svg = document.getElementById("canvas");
-  const viewport = document.getElementById("viewport");
-  const edgeLayer = document.getElementById("edges");
-  const nodeLayer = document.getElementById("nodes");
+  // ---- the payload: JSON, or gzip + base64 parts the browser inflates ------------------
+  async function inflate(base64) {
+    const binary = atob(base64);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return JSON.parse(await new Response(stream).text());
+  }
+
+  const timings = { start: performance.now() };
+  async function readPayload() {
+    const raw = JSON.parse(document.getElementById("graph-data").textContent);
+    const data = await inflate(raw.core);
+    data.nodes = rows(data.nodeColumns, data.values);
+    data.nodes.forEach((node, key) => { node.key = key; });
+    data.edges = rows(data.edgeColumns, data.values);
+    timings.payload = performance.now() - timings.start;
+    // Per-node details (saved tensors, stacks, gradients) are inflated after the first frame.
+    data.detailsReady = new Promise((resolve) => setTimeout(resolve, 0)).then(() => inflate(raw.details));
+    return data;
+  }
+
+  // Columns back to one object per row: numeric columns hold values, the others indices into
+  // the table of distinct values (the ABSENT marker: the row has no such field).
+  const NUMERIC = new Set(["x", "y", "w", "h", "src", "dst", "slot"]);
+  const ABSENT = "\u0000absent";
+  function rows(columns, table) {
+    const names = Object.keys(columns);
+    const length = names.length ? columns[names[0]].length : 0;
+    const out = new Array(length);
+    for (let i = 0; i < length; i++) out[i] = {};
+    for (const name of names) {
+      const column = columns[name];
+      if (NUMERIC.has(name)) {
+        for (let i = 0; i < length; i++) out[i][name] = column[i];
+      } else {
+        for (let i = 0; i < length; i++) {
+          const value = table[column[i]];
+          if (value !== ABSENT) out[i][name] = value;
+        }
+      }
+    }
+    return out;
+  }
+
+  readPayload().then(start);
+
+  function start(data) {
+  const canvas = document.getElementById("canvas");
+  const wrap = document.getElementById("canvas-wrap");
+  const ctx = canvas.getContext("2d");
+  const minimap = document.getElementById("minimap");
+  const miniCtx = minimap.getContext("2d");
   const panelBody = document.getElementById("panel-body");
   const searchBox = document.getElementById("search");
   const searchCount = document.getElementById("search-count");
 
   const nodes = data.nodes;
   const edges = data.edges;
-  const outEdges = nodes.map(() => []);
-  const inEdges = nodes.map(() => []);
-  edges.forEach((edge, index) => {
-    outEdges[edge.src].push(index);
-    inEdges[edge.dst].push(index);
-  });
-  const paramByNode = new Map();
-  data.params.forEach((param) => {
-    if (param.nodeKey !== null) paramByNode.set(param.nodeKey, param);
+  const count = nodes.length;
+  data.detailsReady.then((details) => {
+    details.forEach((extra, key) => Object.assign(nodes[key], extra));
+    if (selectedKey !== null) renderPanel(selectedKey);
+    document.body.setAttribute("data-details", "true");
   });
 
-  const view = { scale: 1, x: 0, y: 0 };
-  let selectedKey = null;
-  let matches = [];
-  let matchIndex = -1;
-  const nodeElements = [];
-  const edgeElements = [];
+  // Geometry and state as typed arrays: the drawing loop reads nothing else.
+  const X = new Float64Array(count), Y = new Float64Array(count);
+  const W = new Float32Array(count), H = new Float32Array(count);
+  const KIND = new Uint8Array(count);
+  const FLAGS = new Uint8Array(count); // NAN_ORIGIN | BAD_GRAD | STALE
+  const STATE = new Uint8Array(count); // 0 plain, ON_PATH, DIMMED
+  const MATCH = new Uint8Array(count);
+  const KINDS = ["op", "output", "param", "leaf", "base", "saved"];
+  const NAN_ORIGIN = 1, BAD_GRAD = 2, STALE = 4;
+  const ON_PATH = 1, DIMMED = 2;
+  nodes.forEach((node, key) => {
+    X[key] = node.x; Y[key] = node.y; W[key] = node.w; H[key] = node.h;
+    KIND[key] = Math.max(0, KINDS.indexOf(node.kind));
+    FLAGS[key] = (node.nanOrigin ? NAN_ORIGIN : 0) | (node.badGrad ? BAD_GRAD : 0) | (node.stale ? STALE : 0);
+  });
+  // Edges as flat arrays; adjacency in CSR form (offsets + indices) for path walks.
+  const ESRC = new Int32Array(edges.length), EDST = new Int32Array(edges.length);
+  const EVIEW = new Uint8Array(edges.length);
+  edges.forEach((edge, i) => { ESRC[i] = edge.src; EDST[i] = edge.dst; EVIEW[i] = edge.kind === "view" ? 1 : 0; });
+  function csr(from) {
+    const offsets = new Int32Array(count + 1);
+    for (let i = 0; i < from.length; i++) offsets[from[i] + 1]++;
+    for (let k = 0; k < count; k++) offsets[k + 1] += offsets[k];
+    const fill = offsets.slice(0, count), items = new Int32Array(from.length);
+    for (let i = 0; i < from.length; i++) items[fill[from[i]]++] = i;
+    return { offsets, items };
+  }
+  const OUT = csr(ESRC), IN = csr(EDST);
+  function edgesOf(adjacency, key) {
+    return adjacency.items.subarray(adjacency.offsets[key], adjacency.offsets[key + 1]);
+  }
+  const paramByNode = new Map();
+  data.params.forEach((param) => { if (param.nodeKey !== null) paramByNode.set(param.nodeKey, param); });
+
+  // ---- spatial index: nodes and edges sorted by their top y --------------------------------
+  const TOP = new Float64Array(count);
+  for (let k = 0; k < count; k++) TOP[k] = Y[k] - H[k] / 2;
+  const NODE_ORDER = new Int32Array(count);
+  for (let k = 0; k < count; k++) NODE_ORDER[k] = k;
+  NODE_ORDER.sort((a, b) => TOP[a] - TOP[b]);
+  const NODE_TOP = Float64Array.from(NODE_ORDER, (k) => TOP[k]);
+  let tallest = 0;
+  for (let k = 0; k < count; k++) tallest = Math.max(tallest, H[k]);
+  // Short edges (most) are found by binary search on their top; long ones are checked one by one.
+  const LONG_EDGE = 600;
+  const shortEdges = [], longEdges = [];
+  for (let i = 0; i < edges.length; i++) {
+    const top = Math.min(Y[ESRC[i]], Y[EDST[i]]), bottom = Math.max(Y[ESRC[i]], Y[EDST[i]]);
+    (bottom - top > LONG_EDGE ? longEdges : shortEdges).push(i);
+  }
+  const edgeTop = (i) => Math.min(Y[ESRC[i]], Y[EDST[i]]);
+  const SHORT_ORDER = Int32Array.from(shortEdges);
+  const ETOP = Float64Array.from(edges, (_, i) => edgeTop(i));
+  SHORT_ORDER.sort((a, b) => ETOP[a] - ETOP[b]);
+  const SHORT_TOP = Float64Array.from(SHORT_ORDER, (i) => ETOP[i]);
+  const LONG_ORDER = Int32Array.from(longEdges);
+
+  function lowerBound(sorted, value) {
+    let lo = 0, hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (sorted[mid] < value) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  }
+
+  // ---- groups: boxes around node sets; a collapsed group is drawn as one box ---------------
+  // data.groups (optional): [{id, label, keys: [node keys], parent: id or null, collapsed}].
+  // Other code (module boxes, folded repeats) fills it; setGroups() replaces it at run time.
+  let groups = [];
+  let REP = new Int32Array(count).fill(-1); // the collapsed group standing for a node, or -1
+  function setGroups(list) {
+    groups = (list || []).map((group) => {
+      let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+      for (const key of group.keys) {
+        minX = Math.min(minX, X[key] - W[key] / 2); maxX = Math.max(maxX, X[key] + W[key] / 2);
+        minY = Math.min(minY, Y[key] - H[key] / 2); maxY = Math.max(maxY, Y[key] + H[key] / 2);
+      }
+      const pad = 8;
+      return Object.assign({ collapsed: false, parent: null }, group, {
+        x0: minX - pad, y0: minY - pad - 14, x1: maxX + pad, y1: maxY + pad,
+      });
+    });
+    groupIndex = new Map(groups.map((group, index) => [group.id, index]));
+    updateRepresentatives();
+  }
+  let groupIndex = new Map();
+  function updateRepresentatives() {
+    REP = new Int32Array(count).fill(-1);
+    // Outermost collapsed group wins: visit groups parents-first.
+    const depthOf = (group) => { let d = 0, g = group; while (g.parent !== null && groupIndex.has(g.parent)) { g = groups[groupIndex.get(g.parent)]; d++; } return d; };
+    const ordered = groups.map((g, i) => [depthOf(g), i]).sort((a, b) => b[0] - a[0]);
+    for (const [, index] of ordered) {
+      if (!groups[index].collapsed) continue;
+      for (const key of groups[index].keys) REP[key] = index;
+    }
+    groups.forEach((group, index) => {
+      group.hidden = group.parent !== null && groupIndex.has(group.parent) && isInsideCollapsed(index);
+    });
+    scheduleDraw();
+    drawMinimapBase();
+  }
+  function isInsideCollapsed(index) {
+    let group = groups[index];
+    while (group.parent !== null && groupIndex.has(group.parent)) {
+      group = groups[groupIndex.get(group.parent)];
+      if (group.collapsed) return true;
+    }
+    return false;
+  }
+  function setCollapsed(id, collapsed) {
+    const index = groupIndex.get(id);
+    if (index === undefined) return;
+    groups[index].collapsed = !!collapsed;
+    updateRepresentatives();
+  }
 
   // ---- small DOM helpers -------------------------------------------------------------
   function el(tag, attrs, children) {
@@ -45,12 +204,6 @@
       if (child === null || child === undefined) continue;
       element.append(typeof child === "string" ? document.createTextNode(child) : child);
     }
-    return element;
-  }
-
-  function svgEl(tag, attrs) {
-    const element = document.createElementNS(SVG_NS, tag);
-    for (const [name, value] of Object.entries(attrs || {})) element.setAttribute(name, value);
     return element;
   }
 
@@ -81,90 +234,369 @@
     return !!stats && (stats.num_nan > 0 || stats.num_inf > 0);
   }
 
-  // ---- drawing -----------------------------------------------------------------------
-  function edgePath(edge) {
-    const a = nodes[edge.src];
-    const b = nodes[edge.dst];
-    const x1 = a.x;
-    const y1 = a.y + a.h / 2;
-    const x2 = b.x;
-    const y2 = b.y - b.h / 2;
-    const bend = Math.max(18, Math.abs(y2 - y1) / 2);
-    return `M${x1},${y1} C${x1},${y1 + bend} ${x2},${y2 - bend} ${x2},${y2}`;
-  }
-
-  function nodeHasBadGrad(node) {
-    if (node.backward && node.backward.sent.some(isBadStats)) return true;
-    return isBadStats(node.grad);
-  }
-
-  function draw() {
-    edges.forEach((edge) => {
-      const path = svgEl("path", { d: edgePath(edge), class: "edge " + edge.kind });
-      edgeLayer.append(path);
-      edgeElements.push(path);
-    });
-    nodes.forEach((node) => {
-      const classes = ["node", "kind-" + node.kind];
-      if (node.nanOrigin) classes.push("nan-origin");
-      if (nodeHasBadGrad(node)) classes.push("bad-grad");
-      const group = svgEl("g", {
-        class: classes.join(" "),
-        "data-key": node.key,
-        "data-label": node.label,
-        transform: `translate(${node.x - node.w / 2},${node.y - node.h / 2})`,
-      });
-      const title = svgEl("title", {});
-      title.textContent = node.lines.join(" ");
-      group.append(title);
-      group.append(svgEl("rect", { width: node.w, height: node.h }));
-      if (classes.includes("bad-grad")) {
-        const mark = svgEl("circle", { cx: node.w - 5, cy: 5, r: 4, class: "bad-mark" });
-        const tip = svgEl("title", {});
-        tip.textContent = "NaN/Inf in the gradient";
-        mark.append(tip);
-        group.append(mark);
-      }
-      node.lines.forEach((line, index) => {
-        const text = svgEl("text", {
-          x: node.w / 2,
-          y: 7 + 15 * index + 11,
-          "text-anchor": "middle",
-          class: index === 0 ? "main" : "sub",
-        });
-        text.textContent = line;
-        group.append(text);
-      });
-      group.addEventListener("click", (event) => {
-        event.stopPropagation();
-        select(node.key);
-      });
-      nodeLayer.append(group);
-      nodeElements.push(group);
-    });
-  }
-
-  // ---- pan and zoom ------------------------------------------------------------------
-  function applyView() {
-    viewport.setAttribute("transform", `translate(${view.x},${view.y}) scale(${view.scale})`);
-  }
+  // ---- view and drawing ------------------------------------------------------------------
+  const view = { scale: 1, x: 0, y: 0 }; // screen = world * scale + (x, y), in CSS px
+  const COLORS = {
+    kind: ["#e5e7eb", "#caff70", "#add8e6", "#ffffe0", "#a2cd5a", "#ffa500"],
+    stroke: "#8a8f98", hot: "#e8590c", bad: "#d00000", select: "#1c64f2", ink: "#1d232a",
+    sub: "#4b5563", bg: "#f7f7f5", stale: "#7c3aed", group: "#6366f1",
+  };
+  const FONT = 'ui-monospace, "DejaVu Sans Mono", monospace';
+  const TEXT_MIN_PX = 4; // below this, labels are not drawn (boxes only)
+  const DOT_LIMIT = 4000; // more visible nodes than this: one dot per pixel
+  const EDGE_LIMIT = 30000; // more visible edges than this: draw only highlighted ones
+  let selectedKey = null;
+  let drawPending = false;
+  const stats = { frames: 0, lastFrameMs: 0, totalFrameMs: 0, visibleNodes: 0, visibleEdges: 0, mode: "" };
 
   function canvasSize() {
-    const box = svg.getBoundingClientRect();
+    const box = wrap.getBoundingClientRect();
     return { width: box.width || 800, height: box.height || 600 };
   }
 
+  function resizeCanvas() {
+    const size = canvasSize();
+    const ratio = window.devicePixelRatio || 1;
+    canvas.width = Math.round(size.width * ratio);
+    canvas.height = Math.round(size.height * ratio);
+    canvas.style.width = size.width + "px";
+    canvas.style.height = size.height + "px";
+  }
+
+  function scheduleDraw() {
+    if (drawPending) return;
+    drawPending = true;
+    requestAnimationFrame(() => { drawPending = false; draw(); });
+  }
+
+  // The world rectangle on screen.
+  function worldView() {
+    const size = canvasSize();
+    return {
+      x0: -view.x / view.scale, y0: -view.y / view.scale,
+      x1: (size.width - view.x) / view.scale, y1: (size.height - view.y) / view.scale,
+    };
+  }
+
+  function visibleNodes(area) {
+    const found = [];
+    let index = lowerBound(NODE_TOP, area.y0 - tallest);
+    for (; index < count && NODE_TOP[index] <= area.y1; index++) {
+      const key = NODE_ORDER[index];
+      if (REP[key] >= 0) continue;
+      if (Y[key] + H[key] / 2 < area.y0 || X[key] + W[key] / 2 < area.x0 || X[key] - W[key] / 2 > area.x1) continue;
+      found.push(key);
+    }
+    return found;
+  }
+
+  function edgeVisible(i, area) {
+    const a = ESRC[i], b = EDST[i];
+    const top = Math.min(Y[a], Y[b]), bottom = Math.max(Y[a], Y[b]);
+    const left = Math.min(X[a], X[b]), right = Math.max(X[a], X[b]);
+    return bottom >= area.y0 && top <= area.y1 && right >= area.x0 && left <= area.x1;
+  }
+
+  function visibleEdges(area) {
+    const found = [];
+    let index = lowerBound(SHORT_TOP, area.y0 - LONG_EDGE);
+    for (; index < SHORT_ORDER.length && SHORT_TOP[index] <= area.y1; index++) {
+      const i = SHORT_ORDER[index];
+      if (edgeVisible(i, area)) found.push(i);
+    }
+    for (let index2 = 0; index2 < LONG_ORDER.length; index2++) {
+      const i = LONG_ORDER[index2];
+      if (edgeVisible(i, area)) found.push(i);
+    }
+    return found;
+  }
+
+  // Where an edge ends: the node, or the collapsed group box standing for it.
+  function anchorX(key) {
+    const rep = REP[key];
+    return rep >= 0 ? (groups[rep].x0 + groups[rep].x1) / 2 : X[key];
+  }
+  function anchorY(key, bottom) {
+    const rep = REP[key];
+    if (rep >= 0) return bottom ? groups[rep].y1 : groups[rep].y0;
+    return bottom ? Y[key] + H[key] / 2 : Y[key] - H[key] / 2;
+  }
+
+  function edgeClass(i) {
+    if (selectedKey !== null && (ESRC[i] === selectedKey || EDST[i] === selectedKey)) return 3;
+    const a = STATE[ESRC[i]], b = STATE[EDST[i]];
+    if (a === ON_PATH && b === ON_PATH) return 1;
+    if (a === DIMMED || b === DIMMED) return 2;
+    return 0;
+  }
+
+  function draw() {
+    const started = performance.now();
+    const size = canvasSize();
+    const ratio = window.devicePixelRatio || 1;
+    if (canvas.width !== Math.round(size.width * ratio)) resizeCanvas();
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.fillStyle = COLORS.bg;
+    ctx.fillRect(0, 0, size.width, size.height);
+    ctx.setTransform(ratio * view.scale, 0, 0, ratio * view.scale, ratio * view.x, ratio * view.y);
+    const area = worldView();
+    const visible = visibleNodes(area);
+    const dots = visible.length > DOT_LIMIT || Math.max(tallest, 1) * view.scale < 2;
+    stats.mode = dots ? "dots" : view.scale * 12 >= TEXT_MIN_PX ? "labels" : "boxes";
+    drawGroups(area);
+    const lines = visibleEdges(area);
+    drawEdges(lines, dots);
+    if (dots) drawDots(visible, size, ratio);
+    else drawBoxes(visible);
+    stats.visibleNodes = visible.length;
+    stats.visibleEdges = lines.length;
+    stats.frames++;
+    stats.lastFrameMs = performance.now() - started;
+    stats.totalFrameMs += stats.lastFrameMs;
+    drawMinimapView();
+  }
+
+  function drawGroups(area) {
+    const px = 1 / view.scale;
+    for (const group of groups) {
+      if (group.hidden || group.x1 < area.x0 || group.x0 > area.x1 || group.y1 < area.y0 || group.y0 > area.y1) continue;
+      ctx.beginPath();
+      ctx.rect(group.x0, group.y0, group.x1 - group.x0, group.y1 - group.y0);
+      ctx.fillStyle = group.collapsed ? "#e0e7ff" : "rgba(99, 102, 241, 0.05)";
+      ctx.fill();
+      ctx.lineWidth = (group.collapsed ? 2 : 1) * px;
+      ctx.strokeStyle = COLORS.group;
+      ctx.stroke();
+      if (view.scale * 12 >= TEXT_MIN_PX) {
+        ctx.fillStyle = COLORS.group;
+        ctx.font = "bold 12px " + FONT;
+        ctx.textAlign = "left";
+        ctx.textBaseline = "top";
+        ctx.fillText(group.label + (group.collapsed ? ` (${group.keys.length} nodes)` : ""), group.x0 + 4, group.y0 + 3);
+      }
+    }
+  }
+
+  function drawEdges(lines, dots) {
+    const px = 1 / view.scale;
+    const styles = [
+      { color: COLORS.stroke, width: 1.2, alpha: 1 }, { color: COLORS.hot, width: 2.5, alpha: 1 },
+      { color: COLORS.stroke, width: 1.2, alpha: 0.15 }, { color: COLORS.select, width: 2, alpha: 1 },
+    ];
+    const crowded = lines.length > EDGE_LIMIT;
+    const paths = styles.map(() => new Path2D());
+    const arrows = styles.map(() => new Path2D());
+    const bends = !dots && lines.length < 5000;
+    // Many edges: draw each on-screen segment once (a parameter feeding 50,000 nodes of a chain
+    // is 50,000 edges over the same few pixels). Keys are the screen pixels of both ends, ends
+    // off screen clamped to a margin, and the style.
+    const seen = lines.length > 2000 ? new Set() : null;
+    const size = canvasSize();
+    const clampX = (v) => Math.min(Math.max(Math.round(v * view.scale + view.x), -100), size.width + 100) + 100;
+    const clampY = (v) => Math.min(Math.max(Math.round(v * view.scale + view.y), -100), size.height + 100) + 100;
+    for (const i of lines) {
+      const style = edgeClass(i);
+      if (crowded && style !== 1 && style !== 3) continue;
+      const a = ESRC[i], b = EDST[i];
+      if (REP[a] >= 0 && REP[a] === REP[b]) continue; // inside one collapsed group
+      const x1 = anchorX(a), y1 = anchorY(a, true), x2 = anchorX(b), y2 = anchorY(b, false);
+      if (dots && Math.abs(x2 - x1) * view.scale < 1 && Math.abs(y2 - y1) * view.scale < 1) continue;
+      if (seen !== null) {
+        const key = ((((clampX(x1) * 4096 + clampY(y1)) * 4096 + clampX(x2)) * 4096 + clampY(y2)) * 4) + style;
+        if (seen.has(key)) continue;
+        seen.add(key);
+      }
+      const path = paths[style];
+      path.moveTo(x1, y1);
+      if (bends) {
+        const bend = Math.max(18, Math.abs(y2 - y1) / 2);
+        path.bezierCurveTo(x1, y1 + bend, x2, y2 - bend, x2, y2);
+        if (view.scale > 0.3) {
+          const size = 6;
+          arrows[style].moveTo(x2, y2);
+          arrows[style].lineTo(x2 - size / 2, y2 - size);
+          arrows[style].lineTo(x2 + size / 2, y2 - size);
+          arrows[style].closePath();
+        }
+      } else {
+        path.lineTo(x2, y2);
+      }
+    }
+    styles.forEach((style, index) => {
+      ctx.globalAlpha = style.alpha;
+      ctx.strokeStyle = style.color;
+      ctx.lineWidth = Math.max(style.width, 0.8 * px);
+      ctx.stroke(paths[index]);
+      ctx.fillStyle = style.color;
+      ctx.fill(arrows[index]);
+    });
+    ctx.globalAlpha = 1;
+  }
+
+  function nodeStroke(key) {
+    if (key === selectedKey) return [COLORS.select, 3];
+    if (FLAGS[key] & NAN_ORIGIN) return [COLORS.bad, 3];
+    if (MATCH[key]) return [COLORS.hot, 3];
+    if (FLAGS[key] & STALE) return [COLORS.stale, 3];
+    if (STATE[key] === ON_PATH) return [COLORS.hot, 2.5];
+    return [COLORS.stroke, 1];
+  }
+
+  function drawBoxes(visible) {
+    const px = 1 / view.scale;
+    const fills = COLORS.kind.map(() => new Path2D());
+    const dimmedFills = COLORS.kind.map(() => new Path2D());
+    const strokes = new Map();
+    for (const key of visible) {
+      const x = X[key] - W[key] / 2, y = Y[key] - H[key] / 2;
+      (STATE[key] === DIMMED ? dimmedFills : fills)[KIND[key]].rect(x, y, W[key], H[key]);
+      const [color, width] = nodeStroke(key);
+      const id = color + "/" + width + "/" + (STATE[key] === DIMMED ? 1 : 0);
+      if (!strokes.has(id)) strokes.set(id, { color, width, dimmed: STATE[key] === DIMMED, path: new Path2D() });
+      strokes.get(id).path.rect(x, y, W[key], H[key]);
+    }
+    [[fills, 1], [dimmedFills, 0.25]].forEach(([list, alpha]) => {
+      ctx.globalAlpha = alpha;
+      list.forEach((path, kind) => { ctx.fillStyle = COLORS.kind[kind]; ctx.fill(path); });
+    });
+    for (const stroke of strokes.values()) {
+      ctx.globalAlpha = stroke.dimmed ? 0.25 : 1;
+      ctx.strokeStyle = stroke.color;
+      ctx.lineWidth = Math.max(stroke.width, stroke.width * px * 0.5);
+      ctx.stroke(stroke.path);
+    }
+    ctx.globalAlpha = 1;
+    // Bad-gradient marks and stale marks: a small dot in the corner.
+    for (const key of visible) {
+      if (!(FLAGS[key] & (BAD_GRAD | STALE))) continue;
+      ctx.fillStyle = FLAGS[key] & BAD_GRAD ? COLORS.bad : COLORS.stale;
+      ctx.beginPath();
+      ctx.arc(X[key] + W[key] / 2 - 5, Y[key] - H[key] / 2 + 5, 4, 0, 2 * Math.PI);
+      ctx.fill();
+    }
+    if (view.scale * 12 < TEXT_MIN_PX) return;
+    ctx.textAlign = "center";
+    ctx.textBaseline = "alphabetic";
+    for (const key of visible) {
+      const lines = nodes[key].lines;
+      const top = Y[key] - H[key] / 2;
+      ctx.globalAlpha = STATE[key] === DIMMED ? 0.25 : 1;
+      for (let index = 0; index < lines.length; index++) {
+        ctx.font = (index === 0 ? "12px " : "11px ") + FONT;
+        ctx.fillStyle = index === 0 ? COLORS.ink : COLORS.sub;
+        ctx.fillText(lines[index], X[key], top + 7 + 15 * index + 11);
+      }
+    }
+    ctx.globalAlpha = 1;
+  }
+
+  // Far out: one dot per screen pixel, coloured by the most telling node under it.
+  function drawDots(visible, size, ratio) {
+    const width = Math.ceil(size.width), height = Math.ceil(size.height);
+    const cell = new Uint8Array(width * height); // 0 empty, else priority + 1
+    const priority = (key) => (FLAGS[key] & NAN_ORIGIN ? 6 : key === selectedKey ? 5 : MATCH[key] ? 4 : STATE[key] === ON_PATH ? 3 : STATE[key] === DIMMED ? 0 : 1) * 8 + KIND[key];
+    const boxes = [];
+    for (const key of visible) {
+      const w = W[key] * view.scale, h = H[key] * view.scale;
+      const sx = X[key] * view.scale + view.x, sy = Y[key] * view.scale + view.y;
+      if (w >= 3 && h >= 3) { boxes.push(key); continue; }
+      const px = Math.floor(sx), py = Math.floor(sy);
+      if (px < 0 || py < 0 || px >= width || py >= height) continue;
+      const index = py * width + px, value = priority(key) + 1;
+      if (value > cell[index]) cell[index] = value;
+    }
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    const dotColor = (value) => {
+      const level = (value - 1) >> 3, kind = (value - 1) & 7;
+      return level === 6 ? COLORS.bad : level === 5 ? COLORS.select : level === 4 || level === 3 ? COLORS.hot : level === 0 ? "#c8cbd0" : kind === 0 ? "#8a8f98" : COLORS.kind[kind];
+    };
+    const batches = new Map();
+    for (let index = 0; index < cell.length; index++) {
+      const value = cell[index];
+      if (!value) continue;
+      if (!batches.has(value)) batches.set(value, new Path2D());
+      batches.get(value).rect((index % width) - 1, Math.floor(index / width) - 1, 3, 3);
+    }
+    [...batches.keys()].sort((a, b) => a - b).forEach((value) => { ctx.fillStyle = dotColor(value); ctx.fill(batches.get(value)); });
+    ctx.setTransform(ratio * view.scale, 0, 0, ratio * view.scale, ratio * view.x, ratio * view.y);
+    if (boxes.length) drawBoxes(boxes);
+  }
+
+  // ---- minimap: the whole graph, squeezed to fit, with the view's rectangle ----------------
+  let bounds = { x0: 0, y0: 0, x1: 1, y1: 1 };
+  const miniBase = document.createElement("canvas");
+  function computeBounds() {
+    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+    for (let k = 0; k < count; k++) {
+      minX = Math.min(minX, X[k] - W[k] / 2); maxX = Math.max(maxX, X[k] + W[k] / 2);
+      minY = Math.min(minY, Y[k] - H[k] / 2); maxY = Math.max(maxY, Y[k] + H[k] / 2);
+    }
+    if (count) bounds = { x0: minX, y0: minY, x1: maxX, y1: maxY };
+  }
+  // The minimap stretches x and y apart, so a long chain still fills it.
+  function miniScale() {
+    return { sx: minimap.width / Math.max(bounds.x1 - bounds.x0, 1), sy: minimap.height / Math.max(bounds.y1 - bounds.y0, 1) };
+  }
+  function drawMinimapBase() {
+    miniBase.width = minimap.width; miniBase.height = minimap.height;
+    const mctx = miniBase.getContext("2d");
+    mctx.fillStyle = "#ffffff";
+    mctx.fillRect(0, 0, miniBase.width, miniBase.height);
+    const { sx, sy } = miniScale();
+    const layers = [[], [], [], []]; // plain, on path, match, nan origin
+    for (let k = 0; k < count; k++) {
+      const level = FLAGS[k] & NAN_ORIGIN ? 3 : MATCH[k] ? 2 : STATE[k] === ON_PATH ? 1 : 0;
+      layers[level].push(k);
+    }
+    ["#9ca3af", COLORS.hot, COLORS.hot, COLORS.bad].forEach((color, level) => {
+      mctx.fillStyle = color;
+      const seen = new Set();
+      for (const k of layers[level]) {
+        const px = Math.floor((X[k] - bounds.x0) * sx), py = Math.floor((Y[k] - bounds.y0) * sy);
+        const id = py * 4096 + px;
+        if (seen.has(id)) continue;
+        seen.add(id);
+        const size = level ? 3 : 1.5;
+        mctx.fillRect(px - size / 2, py - size / 2, size, size);
+      }
+    });
+    drawMinimapView();
+  }
+  function drawMinimapView() {
+    miniCtx.drawImage(miniBase, 0, 0);
+    const { sx, sy } = miniScale();
+    const area = worldView();
+    miniCtx.strokeStyle = COLORS.select;
+    miniCtx.lineWidth = 1.5;
+    const x = (area.x0 - bounds.x0) * sx, y = (area.y0 - bounds.y0) * sy;
+    miniCtx.strokeRect(x, y, Math.max((area.x1 - area.x0) * sx, 3), Math.max((area.y1 - area.y0) * sy, 3));
+  }
+  function minimapMove(event) {
+    const box = minimap.getBoundingClientRect();
+    const { sx, sy } = miniScale();
+    const wx = bounds.x0 + (event.clientX - box.left) * (minimap.width / box.width) / sx;
+    const wy = bounds.y0 + (event.clientY - box.top) * (minimap.height / box.height) / sy;
+    const size = canvasSize();
+    view.x = size.width / 2 - wx * view.scale;
+    view.y = size.height / 2 - wy * view.scale;
+    scheduleDraw();
+  }
+  let miniDrag = false;
+  minimap.addEventListener("pointerdown", (event) => { miniDrag = true; minimapMove(event); event.stopPropagation(); });
+  window.addEventListener("pointermove", (event) => { if (miniDrag) minimapMove(event); });
+  window.addEventListener("pointerup", () => { miniDrag = false; });
+
+  // ---- pan and zoom ------------------------------------------------------------------
   // Fit the given nodes (all by default) into the canvas.
   function fit(keys) {
-    const chosen = Array.isArray(keys) ? keys.map((key) => nodes[key]) : nodes;
-    if (!chosen.length) return;
     let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
-    chosen.forEach((n) => {
-      minX = Math.min(minX, n.x - n.w / 2);
-      maxX = Math.max(maxX, n.x + n.w / 2);
-      minY = Math.min(minY, n.y - n.h / 2);
-      maxY = Math.max(maxY, n.y + n.h / 2);
-    });
+    const take = (k) => {
+      minX = Math.min(minX, X[k] - W[k] / 2); maxX = Math.max(maxX, X[k] + W[k] / 2);
+      minY = Math.min(minY, Y[k] - H[k] / 2); maxY = Math.max(maxY, Y[k] + H[k] / 2);
+    };
+    if (Array.isArray(keys)) keys.forEach(take);
+    else if (count) ({ x0: minX, y0: minY, x1: maxX, y1: maxY } = bounds);
+    if (minX === Infinity) return;
     const size = canvasSize();
     const margin = 30;
     const scale = Math.min(
@@ -172,10 +604,10 @@
       (size.height - 2 * margin) / Math.max(maxY - minY, 1),
       1.6
     );
-    view.scale = Math.max(scale, 0.02);
+    view.scale = Math.max(scale, 1e-6);
     view.x = size.width / 2 - ((minX + maxX) / 2) * view.scale;
     view.y = size.height / 2 - ((minY + maxY) / 2) * view.scale;
-    applyView();
+    scheduleDraw();
   }
 
   // Big graphs fitted whole would have unreadable text: start readable, at the root (the
@@ -185,13 +617,12 @@
     fit();
     if (view.scale >= READABLE_SCALE || !data.roots.length) return;
     const size = canvasSize();
-    const roots = data.roots.map((key) => nodes[key]);
-    const rootX = roots.reduce((sum, n) => sum + n.x, 0) / roots.length;
-    const rootBottom = Math.max(...roots.map((n) => n.y + n.h / 2));
+    const rootX = data.roots.reduce((sum, k) => sum + X[k], 0) / data.roots.length;
+    const rootBottom = Math.max(...data.roots.map((k) => Y[k] + H[k] / 2));
     view.scale = READABLE_SCALE;
     view.x = size.width / 2 - rootX * view.scale;
     view.y = size.height - 30 - rootBottom * view.scale;
-    applyView();
+    scheduleDraw();
   }
 
   // Fit `keys`; if that makes text unreadable, show `focusKey` at a readable zoom instead.
@@ -203,29 +634,46 @@
   }
 
   function zoomAt(factor, cx, cy) {
-    const next = Math.min(Math.max(view.scale * factor, 0.02), 8);
+    const next = Math.min(Math.max(view.scale * factor, 1e-6), 8);
     const ratio = next / view.scale;
     view.x = cx - (cx - view.x) * ratio;
     view.y = cy - (cy - view.y) * ratio;
     view.scale = next;
-    applyView();
+    scheduleDraw();
   }
 
   function centerOn(key) {
-    const node = nodes[key];
     const size = canvasSize();
     if (view.scale < READABLE_SCALE) view.scale = 0.9;
-    view.x = size.width / 2 - node.x * view.scale;
-    view.y = size.height / 2 - node.y * view.scale;
-    applyView();
+    view.x = size.width / 2 - X[key] * view.scale;
+    view.y = size.height / 2 - Y[key] * view.scale;
+    scheduleDraw();
+  }
+
+  // The node (or collapsed group) under a screen point.
+  function hitTest(clientX, clientY) {
+    const box = canvas.getBoundingClientRect();
+    const wx = (clientX - box.left - view.x) / view.scale, wy = (clientY - box.top - view.y) / view.scale;
+    const slack = Math.max(0, 3 / view.scale - 1); // at least ~3 px to aim at when zoomed out
+    for (let index = groups.length - 1; index >= 0; index--) {
+      const group = groups[index];
+      if (group.collapsed && !group.hidden && wx >= group.x0 && wx <= group.x1 && wy >= group.y0 && wy <= group.y1) return { group: index };
+    }
+    let best = null, bestDistance = Infinity;
+    const area = { x0: wx - slack, x1: wx + slack, y0: wy - slack, y1: wy + slack };
+    for (const key of visibleNodes(area)) {
+      const dx = Math.max(Math.abs(wx - X[key]) - W[key] / 2, 0), dy = Math.max(Math.abs(wy - Y[key]) - H[key] / 2, 0);
+      const distance = dx + dy;
+      if (distance <= slack && distance < bestDistance) { best = key; bestDistance = distance; }
+    }
+    return best === null ? null : { node: best };
   }
 
   let drag = null;
-  let lastDragMoved = false;
-  svg.addEventListener("pointerdown", (event) => {
+  canvas.addEventListener("pointerdown", (event) => {
     if (event.button !== 0) return;
     drag = { x: event.clientX, y: event.clientY, vx: view.x, vy: view.y, moved: false };
-    svg.classList.add("panning");
+    canvas.classList.add("panning");
   });
   window.addEventListener("pointermove", (event) => {
     if (!drag) return;
@@ -234,73 +682,68 @@
     if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
     view.x = drag.vx + dx;
     view.y = drag.vy + dy;
-    applyView();
+    scheduleDraw();
   });
-  window.addEventListener("pointerup", () => {
-    lastDragMoved = drag ? drag.moved : false;
+  window.addEventListener("pointerup", (event) => {
+    if (!drag) return;
+    const moved = drag.moved;
     drag = null;
-    svg.classList.remove("panning");
+    canvas.classList.remove("panning");
+    if (moved || event.target !== canvas) return;
+    const hit = hitTest(event.clientX, event.clientY);
+    if (hit === null) clearHighlight();
+    else if (hit.node !== undefined) select(hit.node);
+    else api.onGroupClick(groups[hit.group]);
   });
-  svg.addEventListener(
+  canvas.addEventListener(
     "wheel",
     (event) => {
       event.preventDefault();
-      const box = svg.getBoundingClientRect();
+      const box = canvas.getBoundingClientRect();
       zoomAt(Math.exp(-event.deltaY * 0.0015), event.clientX - box.left, event.clientY - box.top);
     },
     { passive: false }
   );
-  svg.addEventListener("click", (event) => {
-    if (event.target === svg && !lastDragMoved) clearHighlight();
+  canvas.addEventListener("mousemove", (event) => {
+    if (drag) return;
+    const hit = hitTest(event.clientX, event.clientY);
+    canvas.title = hit === null ? "" : hit.node !== undefined ? nodes[hit.node].lines.join(" ") : groups[hit.group].label;
   });
 
   // ---- highlighting ------------------------------------------------------------------
-  function clearClasses(...names) {
-    nodeElements.forEach((element) => element.classList.remove(...names));
-    edgeElements.forEach((element) => element.classList.remove(...names));
-  }
-
   function clearHighlight() {
-    clearClasses("on-path", "dimmed", "touching", "selected");
+    STATE.fill(0);
     document.querySelectorAll("#param-list li.active, #module-list li.active").forEach((li) => li.classList.remove("active"));
     selectedKey = null;
+    scheduleDraw();
+    drawMinimapBase();
   }
 
   // Every node downstream of `start` lies on a path to a root (the graph holds nothing else).
   function highlightPaths(start) {
-    clearClasses("on-path", "dimmed", "touching");
-    const onPath = new Set([start]);
+    const onPath = new Uint8Array(count);
+    onPath[start] = 1;
     const stack = [start];
+    let size = 1;
     while (stack.length) {
       const key = stack.pop();
-      for (const edgeIndex of outEdges[key]) {
-        const next = edges[edgeIndex].dst;
-        if (!onPath.has(next)) {
-          onPath.add(next);
-          stack.push(next);
-        }
+      for (const edge of edgesOf(OUT, key)) {
+        const next = EDST[edge];
+        if (!onPath[next]) { onPath[next] = 1; size++; stack.push(next); }
       }
     }
-    nodeElements.forEach((element, key) => {
-      element.classList.add(onPath.has(key) ? "on-path" : "dimmed");
-    });
-    edgeElements.forEach((element, index) => {
-      const edge = edges[index];
-      const hot = onPath.has(edge.src) && onPath.has(edge.dst);
-      element.classList.add(hot ? "on-path" : "dimmed");
-    });
-    return onPath;
+    for (let k = 0; k < count; k++) STATE[k] = onPath[k] ? ON_PATH : DIMMED;
+    scheduleDraw();
+    drawMinimapBase();
+    return { onPath, size };
   }
 
   // Light up a set of nodes (and the edges among them), dim the rest.
   function highlightSet(keys) {
-    clearClasses("on-path", "dimmed", "touching");
-    const chosen = new Set(keys);
-    nodeElements.forEach((element, key) => element.classList.add(chosen.has(key) ? "on-path" : "dimmed"));
-    edgeElements.forEach((element, index) => {
-      const edge = edges[index];
-      element.classList.add(chosen.has(edge.src) && chosen.has(edge.dst) ? "on-path" : "dimmed");
-    });
+    STATE.fill(DIMMED);
+    for (const key of keys) STATE[key] = ON_PATH;
+    scheduleDraw();
+    drawMinimapBase();
   }
 
   function selectModule(module, listItem) {
@@ -314,19 +757,14 @@
       el("p", { text: module.calls ? `called ${module.calls} time${module.calls === 1 ? "" : "s"}` + (module.gradEnabled ? "" : ", always with grad mode off (no_grad)") : "never called in the recorded forward pass" }),
       el("p", { text: `${module.keys.length} node${module.keys.length === 1 ? "" : "s"} of this graph created by it (innermost module)` }),
     ];
-    const list = el("ul", {}, module.keys.map((key) => el("li", {}, [nodeLink(key)])));
+    const list = el("ul", {}, module.keys.slice(0, 500).map((key) => el("li", {}, [nodeLink(key)])));
     body.push(list);
     panelBody.replaceChildren(...body);
   }
 
   function select(key) {
-    if (selectedKey !== null) nodeElements[selectedKey].classList.remove("selected");
-    edgeElements.forEach((element) => element.classList.remove("touching"));
     selectedKey = key;
-    nodeElements[key].classList.add("selected");
-    for (const index of inEdges[key].concat(outEdges[key])) {
-      edgeElements[index].classList.add("touching");
-    }
+    scheduleDraw();
     renderPanel(key);
   }
 
@@ -334,32 +772,36 @@
     document.querySelectorAll("#param-list li.active, #module-list li.active").forEach((li) => li.classList.remove("active"));
     if (listItem) listItem.classList.add("active");
     if (param.nodeKey === null) {
-      clearClasses("on-path", "dimmed", "touching", "selected");
+      STATE.fill(0);
       selectedKey = null;
+      scheduleDraw();
       renderParamOnly(param);
       return;
     }
-    const onPath = highlightPaths(param.nodeKey);
+    const { onPath, size } = highlightPaths(param.nodeKey);
     select(param.nodeKey);
-    fitOrFocus([...onPath], param.nodeKey);
-    panelBody.prepend(
-      el("p", { class: "hint", text: `${onPath.size} nodes on the paths from ${param.name} to the root` })
-    );
+    // Fit the paths when they are few; a long chain would fit unreadably small anyway.
+    if (size <= 2000) fitOrFocus(Array.from({ length: count }, (_, k) => k).filter((k) => onPath[k]), param.nodeKey);
+    else centerOn(param.nodeKey);
+    panelBody.prepend(el("p", { class: "hint", text: `${size} nodes on the paths from ${param.name} to the root` }));
   }
 
   // ---- search ------------------------------------------------------------------------
+  let matches = [];
+  let matchIndex = -1;
+  let searchText = null;
   function runSearch() {
     const query = searchBox.value.trim().toLowerCase();
-    nodeElements.forEach((element) => element.classList.remove("match"));
+    MATCH.fill(0);
     matches = [];
     matchIndex = -1;
     if (query) {
-      nodes.forEach((node) => {
-        if (node.search.includes(query)) matches.push(node.key);
-      });
-      matches.forEach((key) => nodeElements[key].classList.add("match"));
+      if (searchText === null) searchText = nodes.map((node) => (node.lines.join(" ") + (node.module ? " " + node.module : "")).toLowerCase());
+      for (let k = 0; k < count; k++) if (searchText[k].includes(query)) { MATCH[k] = 1; matches.push(k); }
     }
     searchCount.textContent = query ? `${matches.length} match${matches.length === 1 ? "" : "es"}` : "";
+    scheduleDraw();
+    drawMinimapBase();
   }
 
   function nextMatch(step) {
@@ -439,6 +881,7 @@
     } else if (node.nanOrigin === "forward") {
       body.push(el("p", { class: "bad-text", text: "a saved forward value holds NaN/Inf here, and none before it" }));
     }
+    if (node.stale) body.push(el("p", { class: "bad-text", "data-stale": "true", text: node.stale }));
     body.push(...renderCode(node));
     if (node.inputs && node.inputs.length) {
       const rows = node.inputs.map((input) =>
@@ -476,6 +919,7 @@
     } else if (!data.traced) {
       body.push(...section("gradient", el("p", { class: "hint", text: "not recorded: run backward with glassgrad.viz.trace_backward(loss) and pass trace= to explore()" })));
     }
+    for (const extra of api.panelSections) body.push(...(extra(node) || []));
   }
 
   function moduleLine(name) {
@@ -495,6 +939,7 @@
     }
     const param = paramByNode.get(node.key);
     if (param && param.reason !== "ok") body.push(el("p", { class: "bad-text", text: param.detail }));
+    for (const extra of api.panelSections) body.push(...(extra(node) || []));
   }
 
   function renderPanel(key) {
@@ -617,10 +1062,58 @@
     }
     if (event.key === "f") fit();
   });
-  window.addEventListener("resize", () => fit());
+  window.addEventListener("resize", () => { resizeCanvas(); scheduleDraw(); });
 
-  draw();
+  // What other code (module boxes, tests, benchmarks) may use: the renderer's state and verbs.
+  const api = {
+    data, view, stats, timings,
+    // Extra panel sections: functions node -> [elements], appended to a node's details.
+    panelSections: [],
+    // A click on a collapsed group box; the default expands it.
+    onGroupClick: (group) => setCollapsed(group.id, false),
+    setGroups, setCollapsed, groups: () => groups,
+    redraw: () => { draw(); return stats.lastFrameMs; },
+    scheduleDraw, fit, fitOrFocus, centerOn, zoomAt, select, selectParam, selectModule,
+    highlightSet, clearHighlight, el, fmt, statsTable, nodeLink, section,
+    selected: () => selectedKey,
+    // Flags of a node, by name, as the tests read them.
+    flags(key) {
+      const names = [];
+      if (STATE[key] === ON_PATH) names.push("on-path");
+      if (STATE[key] === DIMMED) names.push("dimmed");
+      if (MATCH[key]) names.push("match");
+      if (key === selectedKey) names.push("selected");
+      if (FLAGS[key] & NAN_ORIGIN) names.push("nan-origin");
+      if (FLAGS[key] & BAD_GRAD) names.push("bad-grad");
+      if (FLAGS[key] & STALE) names.push("stale");
+      if (REP[key] >= 0) names.push("collapsed");
+      return names;
+    },
+    keysWith(flag) {
+      const keys = [];
+      for (let k = 0; k < count; k++) if (api.flags(k).includes(flag)) keys.push(k);
+      return keys;
+    },
+    // A node's centre in page (client) coordinates, and its drawn font size in px.
+    clientPoint(key) {
+      const box = canvas.getBoundingClientRect();
+      return { x: box.left + X[key] * view.scale + view.x, y: box.top + Y[key] * view.scale + view.y };
+    },
+    fontPx: () => 12 * view.scale,
+    visibleKeys: () => visibleNodes(worldView()),
+  };
+  window.glassgradExplorer = api;
+
+  timings.indexed = performance.now() - timings.start;
+  resizeCanvas();
+  computeBounds();
+  setGroups(data.groups || []);
   buildSidebar();
   initialView();
+  draw();
+  drawMinimapBase();
+  timings.firstFrame = performance.now() - timings.start;
   document.body.setAttribute("data-ready", "true");
+  window.dispatchEvent(new CustomEvent("glassgrad-explorer-ready", { detail: api }));
+  }
 })();
