@@ -13,6 +13,8 @@ from glassgrad import viz
 MODULES = [
     "glassgrad.viz._graph",
     "glassgrad.viz._stats",
+    "glassgrad.viz.attribution",
+    "glassgrad.viz.health",
     "glassgrad.viz.diagnose",
     "glassgrad.viz.dot",
     "glassgrad.viz.explore",

@@ -6,7 +6,9 @@
 * :func:`grad_report` — which parameters got a useful gradient, and why not;
 * :func:`trace_backward` / :func:`record_backward` — record what backward did, node by node;
 * :func:`record_forward` — record which module ran, in which grad mode, creating which nodes;
-* :func:`diagnose_params` — why each parameter is or is not reachable from the root.
+* :func:`diagnose_params` — why each parameter is or is not reachable from the root;
+* :func:`attribute_grads` / :func:`expect_no_grad` — which loss term sends gradient where;
+* :func:`check_health` — one verdict: NaN/Inf origin, dead parameters, vanishing/exploding.
 
 Example::
 
@@ -20,6 +22,7 @@ Example::
 
 from ._graph import Graph, GraphEdge, GraphNode, build_graph
 from ._stats import TensorStats, tensor_stats
+from .attribution import GradientLeakError, TermAttribution, attribute_grads, expect_no_grad
 from .diagnose import (
     REASON_CUT,
     REASON_FROZEN,
@@ -32,6 +35,7 @@ from .diagnose import (
 from .dot import GlassDigraph, GraphvizNotInstalledError, make_dot
 from .explore import explore, explorer_data, read_page_data
 from .forward import ForwardLog, ModuleCall, record_forward
+from .health import Finding, Health, check_health
 from .report import GradReport, GradReportRow, grad_report
 from .trace import BackwardTrace, NodeRecord, record_backward, trace_backward
 from .tree import print_graph
@@ -56,6 +60,13 @@ __all__ = [
     "NodeRecord",
     "diagnose_params",
     "ParamStatus",
+    "check_health",
+    "Health",
+    "Finding",
+    "attribute_grads",
+    "expect_no_grad",
+    "TermAttribution",
+    "GradientLeakError",
     "REASON_OK",
     "REASON_FROZEN",
     "REASON_NOT_LEAF",

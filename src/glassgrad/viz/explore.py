@@ -31,6 +31,7 @@ from ._layout import layout
 from ._stats import TensorStats, dtype_name, format_shape, tensor_stats
 from .diagnose import diagnose_params, forward_nonfinite_origins
 from .forward import ForwardLog
+from .health import check_health
 from .trace import BackwardTrace
 
 __all__ = ["explore", "explorer_data", "read_page_data"]
@@ -200,7 +201,9 @@ def explorer_data(
         origins.append({"key": key, "where": "backward", "text": _origin_text(graph, key)})
     for key in sorted(forward_origins):
         origins.append({"key": key, "where": "forward", "text": _origin_text(graph, key)})
+    health = check_health(None, params, trace=trace, graph=graph, forward_log=forward_log)
     return {
+        "health": health.as_json(),
         "nodes": nodes,
         "edges": edges,
         "roots": graph.root_keys,

@@ -1030,6 +1030,20 @@
         ]));
       }
     });
+    // The relative rules of the shared health verdict (check_health): NaN origins and dead
+    // parameters are listed above from the same facts.
+    const health = data.health || { findings: [], params: [] };
+    health.findings.forEach((finding) => {
+      if (finding.kind === "nan" || finding.kind === "dead") return;
+      entries.push(el("div", { class: "problem" + (finding.kind.startsWith("update") ? " warn" : ""), "data-problem": finding.kind, onclick: () => {
+        if (finding.keys.length) { highlightSet(finding.keys); fitOrFocus(finding.keys, finding.keys[0]); }
+        panelBody.replaceChildren(el("h3", { text: finding.subject }), el("div", { class: "kind", text: finding.kind }), el("p", { text: finding.detail }));
+      } }, [
+        el("div", { class: "what", text: `${finding.subject}: ${finding.kind}` }),
+        el("div", { class: "why", text: finding.detail }),
+      ]));
+    });
+    drawDepthChart(health.params);
     if (data.backwardError) {
       entries.push(el("div", { class: "problem" }, [el("div", { class: "what", text: "backward failed" }), el("div", { class: "why", text: data.backwardError })]));
     }
@@ -1040,6 +1054,41 @@
     document.getElementById("summary").textContent =
       `${counts.ops} backward functions · ${counts.nodes} nodes · ${counts.edges} edges · ` +
       (data.traced ? "backward recorded" : "backward not recorded");
+  }
+
+  // Gradient norm of each parameter against its depth from the loss, log scale.
+  function drawDepthChart(params) {
+    const points = params.filter((p) => typeof p.norm === "number" && p.norm > 0);
+    if (points.length < 2) return;
+    document.getElementById("depth-section").hidden = false;
+    const chart = document.getElementById("depth-chart");
+    const c = chart.getContext("2d");
+    const maxDepth = Math.max(...points.map((p) => p.depth), 1);
+    const logs = points.map((p) => Math.log10(p.norm));
+    const low = Math.floor(Math.min(...logs)), high = Math.ceil(Math.max(...logs)) || low + 1;
+    const left = 34, bottom = chart.height - 16, top = 6, right = chart.width - 6;
+    const px = (depth) => left + (depth / maxDepth) * (right - left);
+    const py = (log) => bottom - ((log - low) / Math.max(high - low, 1)) * (bottom - top);
+    c.clearRect(0, 0, chart.width, chart.height);
+    c.font = "9px " + FONT;
+    c.fillStyle = COLORS.sub;
+    c.strokeStyle = "#e5e7eb";
+    for (let e = low; e <= high; e++) {
+      c.beginPath(); c.moveTo(left, py(e)); c.lineTo(right, py(e)); c.stroke();
+      c.fillText("1e" + e, 2, py(e) + 3);
+    }
+    c.fillText("depth →", right - 40, chart.height - 3);
+    const sorted = points.map((p, i) => [p.depth, logs[i], p.name]).sort((a, b) => a[0] - b[0]);
+    c.strokeStyle = COLORS.select;
+    c.beginPath();
+    sorted.forEach(([depth, log], i) => (i ? c.lineTo(px(depth), py(log)) : c.moveTo(px(depth), py(log))));
+    c.stroke();
+    const flagged = new Set((data.health.findings || []).map((f) => f.subject));
+    sorted.forEach(([depth, log, name]) => {
+      c.fillStyle = flagged.has(name) ? COLORS.bad : COLORS.select;
+      c.beginPath(); c.arc(px(depth), py(log), 2.5, 0, 2 * Math.PI); c.fill();
+    });
+    chart.title = sorted.map(([depth, log, name]) => `${name}: depth ${depth}, |g| ${fmt(10 ** log)}`).join("\n");
   }
 
   // ---- wiring ------------------------------------------------------------------------

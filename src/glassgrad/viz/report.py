@@ -1,7 +1,8 @@
 """``grad_report``: one table saying which parameters got a useful gradient, and which did not.
 
 For every named parameter: no gradient (and why, from :mod:`.diagnose`), NaN/Inf entries, an
-exploding norm, all zeros, or ok; plus the in-place hazards of the graph (a tensor saved for
+exploding norm, all zeros, or ok; the growth or shrinkage of gradient norms across depth (the
+relative rules of :func:`check_health`); plus the in-place hazards of the graph (a tensor saved for
 backward and modified in place afterwards, which makes backward fail) and any error backward
 raised. The same rows come back as data for tests and notebooks.
 """
@@ -25,6 +26,7 @@ from ._graph import (
 from ._stats import TensorStats, dtype_name, format_shape, tensor_stats
 from .diagnose import REASON_OK, diagnose_params
 from .forward import ForwardLog
+from .health import check_health
 from .trace import record_backward
 
 __all__ = [
@@ -36,6 +38,7 @@ __all__ = [
     "STATUS_NONFINITE",
     "STATUS_EXPLODING",
     "STATUS_ZERO",
+    "STATUS_VANISHING",
     "STATUS_INPLACE",
     "STATUS_BACKWARD_ERROR",
     "format_table",
@@ -47,6 +50,7 @@ STATUS_NO_GRAD = "no grad"
 STATUS_NONFINITE = "nan/inf"
 STATUS_EXPLODING = "exploding"
 STATUS_ZERO = "zero"
+STATUS_VANISHING = "vanishing"
 STATUS_INPLACE = "in-place hazard"
 STATUS_BACKWARD_ERROR = "backward error"
 
@@ -152,6 +156,11 @@ def grad_report(
     for status in statuses:
         report.append(_param_row(status, exploding_norm))
     report.extend(extra)
+    # The relative rules of the shared health verdict: growth or shrinkage across depth.
+    health = check_health(loss, pairs, graph=graph, forward_log=forward_log)
+    for finding in health.findings:
+        if finding.kind in (STATUS_EXPLODING, STATUS_VANISHING):
+            report.append(GradReportRow(f"<{finding.subject}>", finding.kind, finding.detail))
     if show:
         print(format_table(report), file=file if file is not None else sys.stdout)
     return report
