@@ -20,7 +20,18 @@ MODULES = [
     "glassgrad.optim.adamw",
     "glassgrad.optim.rmsprop",
     "glassgrad.optim.adagrad",
+    "glassgrad.optim.adadelta",
+    "glassgrad.optim.adafactor",
+    "glassgrad.optim.adamax",
+    "glassgrad.optim.asgd",
+    "glassgrad.optim.lbfgs",
+    "glassgrad.optim.muon",
+    "glassgrad.optim.nadam",
+    "glassgrad.optim.radam",
+    "glassgrad.optim.rprop",
+    "glassgrad.optim.sparse_adam",
     "glassgrad.optim.lr_scheduler",
+    "glassgrad.optim._lr_composite",
 ]
 
 

@@ -44,6 +44,38 @@ SCHEDULERS = {
     "OneCycleLR-no-momentum": lambda S, o: S.OneCycleLR(
         o, max_lr=0.3, total_steps=STEPS + 5, cycle_momentum=False
     ),
+    "CyclicLR-triangular": lambda S, o: S.CyclicLR(o, base_lr=0.01, max_lr=0.1, step_size_up=7),
+    "CyclicLR-triangular2-per-group": lambda S, o: S.CyclicLR(
+        o,
+        base_lr=[0.01, 0.001],
+        max_lr=[0.1, 0.05],
+        step_size_up=5,
+        step_size_down=9,
+        mode="triangular2",
+        base_momentum=[0.7, 0.85],
+    ),
+    "CyclicLR-exp-range-no-momentum": lambda S, o: S.CyclicLR(
+        o, 0.01, 0.2, step_size_up=6, mode="exp_range", gamma=0.99, cycle_momentum=False
+    ),
+    "CyclicLR-scale-fn": lambda S, o: S.CyclicLR(
+        o, 0.01, 0.2, step_size_up=4, scale_fn=lambda x: 1 / (1 + x), scale_mode="iterations"
+    ),
+    "CosineAnnealingWarmRestarts": lambda S, o: S.CosineAnnealingWarmRestarts(o, T_0=10),
+    "CosineAnnealingWarmRestarts-mult": lambda S, o: S.CosineAnnealingWarmRestarts(
+        o, T_0=3, T_mult=2, eta_min=1e-3
+    ),
+    "SequentialLR": lambda S, o: S.SequentialLR(
+        o,
+        [
+            S.LinearLR(o, start_factor=0.1, total_iters=5),
+            S.ExponentialLR(o, gamma=0.9),
+            S.CosineAnnealingLR(o, T_max=20),
+        ],
+        milestones=[5, 40],
+    ),  # fmt: skip
+    "ChainedScheduler": lambda S, o: S.ChainedScheduler(
+        [S.ConstantLR(o, factor=0.5, total_iters=10), S.ExponentialLR(o, gamma=0.95)]
+    ),
 }
 
 OPTIMIZERS = {
@@ -82,7 +114,10 @@ def _run(scheduler, optimizer, steps: int, metrics=None) -> list:
 
 def _comparable(state_dict: dict) -> dict:
     # Functions are not saved (None), callable objects by their attributes.
-    return {k: v for k, v in state_dict.items() if k != "lr_lambdas"}
+    state_dict = {k: v for k, v in state_dict.items() if k != "lr_lambdas"}
+    if "_schedulers" in state_dict:  # SequentialLR, ChainedScheduler: the inner ones
+        state_dict["_schedulers"] = [_comparable(s) for s in state_dict["_schedulers"]]
+    return state_dict
 
 
 @pytest.mark.parametrize("optimizer_name", list(OPTIMIZERS))
@@ -157,8 +192,10 @@ def test_reduce_on_plateau_accepts_a_tensor_metric() -> None:
 
 @pytest.mark.parametrize(
     "scheduler_name",
-    ["StepLR", "MultiStepLR", "CosineAnnealingLR", "LambdaLR", "OneCycleLR-cos", "LinearLR"],
-)
+    ["StepLR", "MultiStepLR", "CosineAnnealingLR", "LambdaLR", "OneCycleLR-cos", "LinearLR",
+     "CyclicLR-triangular2-per-group", "CosineAnnealingWarmRestarts-mult", "SequentialLR",
+     "ChainedScheduler"],
+)  # fmt: skip
 @pytest.mark.parametrize("through_file", [False, True], ids=["in_memory", "file"])
 def test_resume_from_state_dicts(scheduler_name: str, through_file: bool, tmp_path) -> None:
     make = SCHEDULERS[scheduler_name]
@@ -290,6 +327,47 @@ def test_scheduler_errors_as_torch() -> None:
                 one_cycle.step()
             with pytest.raises(ValueError, match="Tried to step 4 times"):
                 one_cycle.step()
+
+
+def test_warm_restarts_with_fractional_epochs_follow_torch() -> None:
+    histories = []
+    for lib in (gg, torch):
+        opt = _optimizer(lib, "SGD")
+        scheduler = lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=4, T_mult=3)
+        history = []
+        for epoch in [0.5, 1.25, 3.9, 4.0, 7.5, 16.0, 20.2, 2.0, 60.0]:
+            opt.step()
+            scheduler.step(epoch)
+            history.append((scheduler.get_last_lr(), scheduler.T_i, scheduler.T_cur))
+        histories.append(history)
+    assert histories[0] == histories[1]
+
+
+def test_composite_and_cyclic_scheduler_errors_as_torch() -> None:
+    for lib in (torch, gg):
+        S = lib.optim.lr_scheduler
+        opt, other = _optimizer(lib, "SGD"), _optimizer(lib, "SGD")
+        step = S.StepLR(opt, step_size=2)
+        with pytest.raises(ValueError, match="expects at least one scheduler"):
+            S.SequentialLR(opt, [], milestones=[])
+        with pytest.raises(ValueError, match="number of milestones to be equal to 2"):
+            S.SequentialLR(opt, [step], milestones=[1, 2])
+        with pytest.raises(ValueError, match="expects all schedulers to belong to the same"):
+            S.ChainedScheduler([step, S.StepLR(other, step_size=2)])
+        with pytest.raises(ValueError, match="does not support `ReduceLROnPlateau`"):
+            S.ChainedScheduler([step, S.ReduceLROnPlateau(opt)])
+        with pytest.raises(TypeError, match="should have `optimizer` as its attribute"):
+            S.SequentialLR(opt, [step, object()], milestones=[3])
+        with pytest.raises(ValueError, match="mode is invalid and scale_fn is None"):
+            S.CyclicLR(opt, 0.01, 0.1, mode="sawtooth")
+        with pytest.raises(ValueError, match="optimizer must support momentum or beta1"):
+            S.CyclicLR(lib.optim.Adagrad([lib.zeros(1, requires_grad=True)]), 0.01, 0.1)
+        with pytest.raises(ValueError, match="Expected positive integer T_0, but got 0"):
+            S.CosineAnnealingWarmRestarts(opt, T_0=0)
+        with pytest.raises(ValueError, match="Expected integer T_mult >= 1, but got 1.5"):
+            S.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=1.5)
+        with pytest.raises(ValueError, match="Expected non-negative epoch, but got -1"):
+            S.CosineAnnealingWarmRestarts(opt, T_0=2).step(-1)
 
 
 def test_resuming_with_last_epoch_continues_the_closed_form() -> None:

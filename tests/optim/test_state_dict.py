@@ -18,6 +18,13 @@ OPTIONS = {
     "AdamW": {"lr": 0.01},
     "RMSprop": {"lr": 0.01, "momentum": 0.5, "centered": True},
     "Adagrad": {"lr": 0.1, "lr_decay": 0.01},
+    "Adadelta": {"lr": 0.5, "rho": 0.8},
+    "Adamax": {"lr": 0.01},
+    "ASGD": {"lr": 0.01, "t0": 5},
+    "NAdam": {"lr": 0.01},
+    "RAdam": {"lr": 0.01},
+    "Rprop": {"lr": 0.01},
+    "Adafactor": {"lr": 0.05},
 }
 
 

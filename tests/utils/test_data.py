@@ -540,3 +540,72 @@ def test_random_split_errors_match_torch(lengths):
 def test_tensor_dataset_rejects_tensors_of_different_lengths():
     with pytest.raises(ValueError, match=r"Size mismatch.*\(3,\), \(4, 2\)"):
         data.TensorDataset(glassgrad.zeros(3), glassgrad.zeros(4, 2))
+
+
+def test_chain_and_stack_datasets_match_torch():
+    def build(lib, mod):
+        chain = mod.ChainDataset([make_stream_dataset(mod, 3), make_stream_dataset(mod, 4)])
+        stacked = mod.StackDataset(tensor_dataset(lib, mod, size=6), list(range(10, 16)))
+        named = mod.StackDataset(features=tensor_dataset(lib, mod, size=6), k=range(6))
+        return chain, stacked, named
+
+    (chain, stacked, named), (their_chain, their_stacked, their_named) = both(build)
+    assert len(chain) == len(their_chain) == 7
+    assert_same_loader(
+        data.DataLoader(chain, batch_size=3),
+        torch_data.DataLoader(their_chain, batch_size=3),
+    )
+    for ours, theirs in ((stacked, their_stacked), (named, their_named)):
+        assert len(ours) == len(theirs) == 6
+        assert_same_batch(ours[2], theirs[2])
+        # DataLoader fetches a batch through __getitems__ (TensorDataset has its own).
+        assert_same_batch(ours.__getitems__([0, 5, 3]), theirs.__getitems__([0, 5, 3]))
+        assert_same_loader(
+            data.DataLoader(ours, batch_size=4),
+            torch_data.DataLoader(theirs, batch_size=4),
+        )
+
+
+def test_chain_and_stack_dataset_errors_match_torch():
+    for mod in (data, torch_data):
+        with pytest.raises(AssertionError, match="ChainDataset only supports IterableDataset"):
+            list(mod.ChainDataset([range(3)]))
+        with pytest.raises(ValueError, match="Size mismatch between datasets"):
+            mod.StackDataset(range(3), range(4))
+        with pytest.raises(ValueError, match="At least one dataset should be passed"):
+            mod.StackDataset()
+        with pytest.raises(ValueError, match="but both types are given"):
+            mod.StackDataset(range(3), y=range(3))
+
+
+def test_weighted_random_sampler_draws_by_weight():
+    weights = [0.0, 1.0, 0.0, 3.0, 4.0]
+    generator = glassgrad.Generator().manual_seed(0)
+    sampler = data.WeightedRandomSampler(weights, 4000, generator=generator)
+    drawn = np.bincount(list(sampler), minlength=5)
+    assert len(sampler) == 4000 and drawn[0] == drawn[2] == 0
+    np.testing.assert_allclose(drawn / 4000, np.array(weights) / 8, atol=0.03)
+    # Without replacement every index comes once; the zero weights come last, as in PyTorch.
+    for _ in range(5):
+        order = list(data.WeightedRandomSampler(weights, 5, replacement=False))
+        assert sorted(order[:3]) == [1, 3, 4] and sorted(order[3:]) == [0, 2]
+    # A fixed seed repeats its draws, and a new pass draws anew.
+    first = data.WeightedRandomSampler(weights, 6, generator=glassgrad.Generator().manual_seed(3))
+    again = data.WeightedRandomSampler(weights, 6, generator=glassgrad.Generator().manual_seed(3))
+    assert list(first) == list(again)
+    assert isinstance(first.weights, glassgrad.Tensor) and first.weights.dtype == glassgrad.float64
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (([1.0, 2.0], 0), "num_samples should be a positive integer value"),
+        (([1.0, 2.0], True), "num_samples should be a positive integer value"),
+        (([1.0, 2.0], 2, 1), "replacement should be a boolean value"),
+        (([[1.0, 2.0]], 2), "weights should be a 1d sequence but given weights have shape"),
+    ],
+)
+def test_weighted_random_sampler_errors_match_torch(args, message):
+    for mod in (data, torch_data):
+        with pytest.raises(ValueError, match=message):
+            mod.WeightedRandomSampler(*args)

@@ -54,6 +54,10 @@ __all__ = [
     "CosineAnnealingLR",
     "OneCycleLR",
     "ReduceLROnPlateau",
+    "SequentialLR",
+    "ChainedScheduler",
+    "CyclicLR",
+    "CosineAnnealingWarmRestarts",
 ]
 
 EPOCH_DEPRECATION_WARNING = (
@@ -915,3 +919,12 @@ class ReduceLROnPlateau(LRScheduler):
         self._init_is_better(
             mode=self.mode, threshold=self.threshold, threshold_mode=self.threshold_mode
         )
+
+
+# Defined beside this module (which holds the base class they build on), exported from it.
+from ._lr_composite import (  # noqa: E402
+    ChainedScheduler,
+    CosineAnnealingWarmRestarts,
+    CyclicLR,
+    SequentialLR,
+)

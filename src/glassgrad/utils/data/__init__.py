@@ -28,21 +28,40 @@ glassgrad.Size([1, 2]) [4]
 
 from .collate import collate, default_collate, default_collate_fn_map, default_convert
 from .dataloader import DataLoader, get_worker_info
-from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
+from .dataset import (
+    ChainDataset,
+    ConcatDataset,
+    Dataset,
+    IterableDataset,
+    StackDataset,
+    Subset,
+    TensorDataset,
+    random_split,
+)
 from .distributed import DistributedSampler
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler
+from .sampler import (
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    WeightedRandomSampler,
+)
 
 __all__ = [
     "Dataset",
     "IterableDataset",
     "TensorDataset",
     "ConcatDataset",
+    "ChainDataset",
+    "StackDataset",
     "Subset",
     "random_split",
     "Sampler",
     "SequentialSampler",
     "RandomSampler",
     "SubsetRandomSampler",
+    "WeightedRandomSampler",
     "BatchSampler",
     "DistributedSampler",
     "collate",

@@ -16,7 +16,16 @@ import glassgrad  # attributes are read at call time, so importing during glassg
 
 from .._rng import numpy_generator
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "Subset", "random_split"]
+__all__ = [
+    "Dataset",
+    "IterableDataset",
+    "TensorDataset",
+    "ConcatDataset",
+    "ChainDataset",
+    "StackDataset",
+    "Subset",
+    "random_split",
+]
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -135,6 +144,101 @@ class ConcatDataset(Dataset[T_co]):
         which = bisect.bisect_right(self.cumulative_sizes, index)
         start = self.cumulative_sizes[which - 1] if which > 0 else 0
         return self.datasets[which][index - start]
+
+
+class ChainDataset(IterableDataset):
+    """Several iterable datasets, iterated one after the other (lazily).
+
+    Example
+    -------
+    >>> class Count(IterableDataset):
+    ...     def __init__(self, n): self.n = n
+    ...     def __iter__(self): return iter(range(self.n))
+    ...     def __len__(self): return self.n
+    >>> chain = ChainDataset([Count(2), Count(3)])
+    >>> list(chain), len(chain)
+    ([0, 1, 0, 1, 2], 5)
+    """
+
+    def __init__(self, datasets: Iterable[Dataset]) -> None:
+        super().__init__()
+        self.datasets = datasets
+
+    def __iter__(self) -> Iterator[Any]:
+        for dataset in self.datasets:
+            if not isinstance(dataset, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from dataset
+
+    def __len__(self) -> int:
+        total = 0
+        for dataset in self.datasets:
+            if not isinstance(dataset, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(dataset)  # type: ignore[arg-type]
+        return total
+
+
+class StackDataset(Dataset):
+    """Datasets of one length side by side: item ``i`` is the tuple (or, given by keyword,
+    the dict) of their items ``i``.
+
+    Example
+    -------
+    >>> pairs = StackDataset(TensorDataset(glassgrad.arange(3)), [10, 11, 12])
+    >>> pairs[1]
+    ((tensor(1),), 11)
+    >>> StackDataset(x=[1, 2], y=[3, 4])[0]
+    {'x': 1, 'y': 3}
+    """
+
+    def __init__(self, *args: Dataset, **kwargs: Dataset) -> None:
+        if args:
+            if kwargs:
+                raise ValueError(
+                    "Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) "
+                    "like input/output, but both types are given."
+                )
+            parts: Sequence[Any] = args
+            self.datasets: tuple | dict = args
+        elif kwargs:
+            parts = list(kwargs.values())
+            self.datasets = kwargs
+        else:
+            raise ValueError("At least one dataset should be passed")
+        self._length = len(parts[0])  # type: ignore[arg-type]
+        if any(self._length != len(dataset) for dataset in parts):  # type: ignore[arg-type]
+            raise ValueError("Size mismatch between datasets")
+
+    def __getitem__(self, index: int) -> Any:
+        if isinstance(self.datasets, dict):
+            return {key: dataset[index] for key, dataset in self.datasets.items()}
+        return tuple(dataset[index] for dataset in self.datasets)
+
+    def __getitems__(self, indices: list) -> list:
+        """Items ``indices`` at once, through each dataset's own ``__getitems__`` if any."""
+        named = isinstance(self.datasets, dict)
+        keys = list(self.datasets) if named else range(len(self.datasets))
+        datasets = list(self.datasets.values()) if named else list(self.datasets)
+        columns = []
+        for dataset in datasets:
+            if callable(getattr(dataset, "__getitems__", None)):
+                items = dataset.__getitems__(indices)
+                if len(items) != len(indices):
+                    raise ValueError(
+                        "Nested dataset's output size mismatch. Expected "
+                        f"{len(indices)}, got {len(items)}"
+                    )
+                columns.append(items)
+            else:
+                columns.append([dataset[index] for index in indices])
+        rows = list(zip(*columns)) if columns else []
+        if named:
+            return [dict(zip(keys, row)) for row in rows]
+        return [tuple(row) for row in rows]
+
+    def __len__(self) -> int:
+        return self._length
 
 
 class Subset(Dataset[T_co]):

@@ -6,10 +6,19 @@ import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Generic
 
+import glassgrad  # attributes are read at call time, so importing during glassgrad's init works
+
 from .._rng import numpy_generator
 from .dataset import T_co
 
-__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler"]
+__all__ = [
+    "Sampler",
+    "SequentialSampler",
+    "RandomSampler",
+    "SubsetRandomSampler",
+    "WeightedRandomSampler",
+    "BatchSampler",
+]
 
 
 class Sampler(Generic[T_co]):
@@ -114,6 +123,55 @@ class SubsetRandomSampler(Sampler[int]):
 
     def __len__(self) -> int:
         return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler[int]):
+    """``num_samples`` indices of ``weights`` drawn with probabilities proportional to them
+    (``glassgrad.multinomial``), anew at each iteration; without ``replacement`` an index is
+    drawn at most once.
+
+    Example
+    -------
+    >>> sorted(set(WeightedRandomSampler([0.0, 1.0, 0.0, 3.0], 20)))
+    [1, 3]
+    >>> sorted(WeightedRandomSampler([0.0, 1.0, 0.0, 3.0], 2, replacement=False))
+    [1, 3]
+    """
+
+    def __init__(
+        self,
+        weights: Sequence[float],
+        num_samples: int,
+        replacement: bool = True,
+        generator: Any = None,
+    ) -> None:
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(
+                f"num_samples should be a positive integer value, but got num_samples={num_samples}"
+            )
+        if not isinstance(replacement, bool):
+            raise ValueError(
+                f"replacement should be a boolean value, but got replacement={replacement}"
+            )
+        weights_tensor = glassgrad.as_tensor(weights, dtype=glassgrad.double)
+        if len(weights_tensor.shape) != 1:
+            raise ValueError(
+                "weights should be a 1d sequence but given weights have shape "
+                f"{tuple(weights_tensor.shape)}"
+            )
+        self.weights = weights_tensor
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        drawn = glassgrad.multinomial(
+            self.weights, self.num_samples, self.replacement, generator=self.generator
+        )
+        yield from drawn.tolist()
+
+    def __len__(self) -> int:
+        return self.num_samples
 
 
 class BatchSampler(Sampler[list[int]]):
