@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-NODE = re.compile(r'^\t(\S+) \[label=("(?:[^"\\]|\\.)*"|[^\s\]]+)(.*?)\]$', re.M | re.S)
-EDGE = re.compile(r"^\t(\S+) -> (\S+)(?: \[(.*?)\])?$", re.M)
+NODE = re.compile(r'^\t+(\S+) \[label=("(?:[^"\\]|\\.)*"|[^\s\]]+)(.*?)\]$', re.M | re.S)
+EDGE = re.compile(r"^\t+(\S+) -> (\S+)(?: \[(.*?)\])?$", re.M)
 
 
 class DotGraph:

@@ -1,9 +1,12 @@
 """Glass-box tools: draw, explore and debug the autograd graph.
 
-* :func:`make_dot` — a Graphviz drawing (torchviz-compatible), inline in Jupyter;
-* :func:`explore` — one self-contained interactive HTML page;
-* :func:`print_graph` — an indented tree in the terminal, with the backward order;
-* :func:`grad_report` — which parameters got a useful gradient, and why not;
+* :func:`make_dot` — a Graphviz drawing (torchviz-compatible), inline in Jupyter; with
+  ``forward_log=`` nested module clusters, ``depth=`` and repeated calls folded (``×49``);
+* :func:`explore` — one self-contained interactive HTML page (inline in Jupyter);
+* :func:`print_graph` — an indented tree in the terminal, with the backward order, or with
+  ``forward_log=`` an outline indented by module;
+* :func:`grad_report` — which parameters got a useful gradient, and why not; a summary row per
+  module and ``expected_frozen=``;
 * :func:`trace_backward` / :func:`record_backward` — record what backward did, node by node;
 * :func:`record_forward` — record which module ran, in which grad mode, creating which nodes;
 * :func:`diagnose_params` — why each parameter is or is not reachable from the root;
@@ -32,11 +35,18 @@ from .diagnose import (
     ParamStatus,
     diagnose_params,
 )
-from .dot import GlassDigraph, GraphvizNotInstalledError, make_dot
+from .dot import (
+    MAX_LAYOUT_SIZE,
+    GlassDigraph,
+    GraphTooLargeError,
+    GraphvizNotInstalledError,
+    make_dot,
+)
 from .explore import explore, explorer_data, read_page_data
 from .forward import ForwardLog, ModuleCall, record_forward
 from .health import Finding, Health, check_health
-from .report import GradReport, GradReportRow, grad_report
+from .notebook import ExplorerPage
+from .report import GradReport, GradReportRow, ModuleRow, grad_report
 from .trace import BackwardTrace, NodeRecord, record_backward, trace_backward
 from .tree import print_graph
 
@@ -44,13 +54,17 @@ __all__ = [
     "make_dot",
     "GlassDigraph",
     "GraphvizNotInstalledError",
+    "GraphTooLargeError",
+    "MAX_LAYOUT_SIZE",
     "explore",
+    "ExplorerPage",
     "explorer_data",
     "read_page_data",
     "print_graph",
     "grad_report",
     "GradReport",
     "GradReportRow",
+    "ModuleRow",
     "trace_backward",
     "record_backward",
     "record_forward",

@@ -359,8 +359,7 @@ def build_graph(
     show_saved : bool
         Add a node per saved tensor of each backward function, linked to it.
     read_details : bool
-        Read saved values, metadata and tracebacks of each op (the explorer needs them,
-        a plain drawing does not).
+        Read the saved values of each op (the explorer needs them, a plain drawing does not).
     collapse_checkpoints : bool
         Draw the nodes of each ``checkpoint(..., use_reentrant=False)`` call as one node, a
         :class:`SegmentNode` labelled ``Checkpoint(<function>)``.
@@ -525,7 +524,7 @@ class _Builder:
         }
         if self.read_details or self.show_saved:
             fields["saved"], fields["saved_error"] = read_saved(fn)
-            fields["traceback"] = read_traceback(fn)
+        fields["traceback"] = read_traceback(fn)  # cheap: names variables in every drawing
         key = self._add_node(fn, OP, op_name(fn), **fields)
         if type(fn) is SegmentNode:
             for member in fn.members:  # every node of the segment is found as this one

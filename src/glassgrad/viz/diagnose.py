@@ -100,6 +100,9 @@ def diagnose_params(
     statuses = []
     for name, tensor in _named_items(named_parameters, func_name):
         statuses.append(_diagnose_one(graph, leaf_keys, name, tensor, forward_log))
+    if len(graph.root_keys) > 1:  # the details say "the root"; here there are several
+        for status in statuses:
+            status.detail = status.detail.replace(" the root", " the roots")
     return statuses
 
 

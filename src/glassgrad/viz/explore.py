@@ -21,17 +21,21 @@ import json
 import math
 import os
 import re
+import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from importlib import resources
 from typing import Any
 
 from ._graph import OP, Graph, GraphNode, SegmentNode, build_graph, user_frame
+from ._groups import build_groups, groups_json
 from ._layout import layout
+from ._names import function_info, node_titles
 from ._stats import TensorStats, dtype_name, format_shape, tensor_stats
 from .diagnose import diagnose_params, forward_nonfinite_origins
 from .forward import ForwardLog
 from .health import check_health
+from .notebook import ExplorerPage
 from .trace import BackwardTrace
 
 __all__ = ["explore", "explorer_data", "read_page_data"]
@@ -49,7 +53,7 @@ def explore(
     forward_log: ForwardLog | None = None,
     title: str | None = None,
     expand_checkpoints: bool = False,
-) -> str:
+) -> ExplorerPage:
     """Write an interactive page for the graph behind ``roots`` to ``path``; return the path.
 
     Open it in any browser (it loads nothing from the network). It shows the graph (drag to
@@ -82,6 +86,11 @@ def explore(
         Show the nodes inside each ``checkpoint(..., use_reentrant=False)`` segment instead of
         one ``Checkpoint(<function>)`` node for the segment.
 
+    Returns
+    -------
+    ExplorerPage
+        The path written (a ``str``); in Jupyter it displays the explorer inline.
+
     Examples
     --------
     >>> model = glassgrad.nn.Linear(3, 1)
@@ -101,9 +110,24 @@ def explore(
             expand_checkpoints=expand_checkpoints,
         )
         page = render_page(data, title or "glassgrad graph explorer")
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(page)
-    return os.fspath(path)
+    write_text_atomically(path, page)
+    return ExplorerPage(path, page)
+
+
+def write_text_atomically(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file beside it, so a failed write (disk
+    full, an encoding error, an interrupt) leaves no empty or partial file behind."""
+    target = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(target))
+    handle, temporary = tempfile.mkstemp(prefix=".glassgrad-", suffix=".html", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.chmod(temporary, 0o644)  # mkstemp's 0o600 would hide the page from other users
+        os.replace(temporary, target)
+    except BaseException:
+        os.unlink(temporary)
+        raise
 
 
 @contextmanager
@@ -139,7 +163,8 @@ def explorer_data(
     )
     if trace is not None:
         _restore_saved(graph, trace)
-    labels = [_box_lines(node) for node in graph.nodes]
+    titles = node_titles(graph)  # "adv (SubBackward0)" where a line of code named it
+    labels = [_box_lines(node, titles[node.key]) for node in graph.nodes]
     boxes = layout(graph, labels)
     statuses = diagnose_params(graph, params, func_name="explore", forward_log=forward_log)
     backward_origins = set()
@@ -149,10 +174,12 @@ def explorer_data(
     forward_origins = set(forward_nonfinite_origins(graph))
 
     module_of = _module_of_nodes(graph, forward_log)
+    tree = build_groups(graph, forward_log) if forward_log is not None else None
     nodes = []
     for node, lines, box in zip(graph.nodes, labels, boxes, strict=True):
         module = module_of.get(node.key)
         entry = {
+            "group": tree.group_of[node.key] if tree is not None else None,
             "key": node.key,
             "kind": node.kind,
             "label": node.label,
@@ -172,6 +199,9 @@ def explorer_data(
         }
         entry.update(_node_details(graph, node, trace))
         entry["badGrad"] = _has_bad_grad(entry)
+        function = function_info(node.obj) if node.kind == OP else None
+        if function is not None:
+            entry["function"] = function
         nodes.append(entry)
     edges = [
         {"src": edge.src, "dst": edge.dst, "slot": edge.slot, "kind": edge.kind}
@@ -196,6 +226,16 @@ def explorer_data(
                 "grad": _stats_json(tensor_stats(grad)) if grad is not None else None,
             }
         )
+    param_grads = {}
+    for entry in parameters:
+        if entry["accKey"] is None:
+            continue
+        norm = entry["grad"]["norm"] if entry["grad"] else None
+        finite = isinstance(norm, (int, float))  # NaN/Inf travel as strings
+        problem = entry["reason"] != "ok" or (norm is not None and not finite)
+        param_grads[entry["accKey"]] = (norm if finite else None, problem)
+    grouping = groups_json(tree, param_grads) if tree is not None else {"groups": [], "folds": []}
+    # (the renderer's own "groups" are boxes any code may set; these are the module calls)
     origins = []
     for key in sorted(backward_origins, key=lambda k: trace.record_of(graph.nodes[k].obj).step):
         origins.append({"key": key, "where": "backward", "text": _origin_text(graph, key)})
@@ -210,6 +250,8 @@ def explorer_data(
         "params": parameters,
         "nanOrigins": origins,
         "modules": _modules_json(module_of, forward_log),
+        "moduleGroups": grouping["groups"],
+        "moduleFolds": grouping["folds"],
         "traced": trace is not None,
         "backwardError": str(trace.error) if trace is not None and trace.error else None,
         "counts": {
@@ -265,6 +307,9 @@ def _modules_json(module_of: dict[int, str], log: ForwardLog | None) -> list[dic
                 "type": type_name,
                 "label": log.describe(name),
                 "calls": len(calls),
+                # A ModuleList/ModuleDict is never called itself: its members are.
+                "container": not calls
+                and any(call.module_name.startswith(f"{name}.") for call in log.calls),
                 "gradEnabled": any(call.grad_enabled for call in calls),
                 "keys": keys.get(name, []),
             }
@@ -284,11 +329,11 @@ def _restore_saved(graph: Graph, trace: BackwardTrace) -> None:
             node.saved, node.saved_error = snapshot
 
 
-def _box_lines(node: GraphNode) -> list[str]:
+def _box_lines(node: GraphNode, title: str) -> list[str]:
     if node.kind == OP:
         if node.shape is not None and node.variable_key is None:
-            return [node.label, f"{format_shape(node.shape)} {node.dtype}"]
-        return [node.label]
+            return [title, f"{format_shape(node.shape)} {node.dtype}"]
+        return [title]
     name = node.label or {"output": "output", "base": "view base"}.get(node.kind, "tensor")
     return [name, f"{format_shape(node.shape)} {node.dtype}"]
 
@@ -417,7 +462,7 @@ def _origin_text(graph: Graph, key: int) -> str:
 # Node fields the page needs for its first frame, sent as columns; the rest (saved tensors,
 # stacks, gradients) travels apart and is read after the graph is on screen.
 CORE_FIELDS = ("kind", "label", "lines", "x", "y", "w", "h", "shape", "dtype", "module")
-CORE_FIELDS += ("nanOrigin", "badGrad", "stale")
+CORE_FIELDS += ("nanOrigin", "badGrad", "stale", "group")
 NUMERIC_FIELDS = frozenset({"x", "y", "w", "h", "src", "dst", "slot"})
 EDGE_FIELDS = ("src", "dst", "slot", "kind")
 
@@ -515,7 +560,11 @@ def render_page(data: dict[str, Any], title: str) -> str:
     folder = resources.files(__package__)
     template = folder.joinpath("explorer.html").read_text(encoding="utf-8")
     style = folder.joinpath("explorer.css").read_text(encoding="utf-8")
-    script = folder.joinpath("explorer.js").read_text(encoding="utf-8")
+    # The module boxes' layout first: explorer.js calls it.
+    script = "\n".join(
+        folder.joinpath(name).read_text(encoding="utf-8")
+        for name in ("explorer_modules.js", "explorer.js")
+    )
     # Base64 and JSON punctuation only: nothing in the payload can close the <script>.
     payload = encode_payload(data)
     pieces = {

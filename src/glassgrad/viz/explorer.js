@@ -988,7 +988,7 @@
       document.getElementById("modules-section").hidden = false;
       const moduleList = document.getElementById("module-list");
       modules.forEach((module) => {
-        const badge = !module.calls
+        const badge = !module.calls && !module.container
           ? el("span", { class: "badge warn", text: "not called" })
           : !module.gradEnabled
             ? el("span", { class: "badge warn", text: "no_grad" })

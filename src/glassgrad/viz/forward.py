@@ -26,13 +26,17 @@ class ModuleCall:
     """One call of one module during the recorded forward pass.
 
     ``grad_enabled`` is the grad mode the call ran in; ``outputs`` the tensors it returned
-    (kept alive while the log lives, so the graph behind them can be checked).
+    (kept alive while the log lives, so the graph behind them can be checked); ``call_id``
+    numbers the calls in the order they started, ``parent_id`` is the call that was running
+    when this one started (None at the top), so the calls form a tree.
     """
 
     module_name: str
     type_name: str
     grad_enabled: bool
     outputs: list[Any] = field(default_factory=list)
+    call_id: int = -1
+    parent_id: int | None = None
 
     @property
     def output_nodes(self) -> list[Any]:
@@ -42,15 +46,18 @@ class ModuleCall:
 @dataclass
 class ForwardLog:
     """What :func:`record_forward` saw: module calls in completion order, the module owning each
-    parameter and its name, the innermost module that created each graph node, and the modules
-    still running (``running``, outermost first: after a forward raised, where it raised)."""
+    parameter and its name, the innermost module (and module call) that created each graph
+    node, and the modules still running (``running``, outermost first: after a forward raised, where it raised)."""
 
     calls: list[ModuleCall] = field(default_factory=list)
     module_types: dict[str, str] = field(default_factory=dict)
     owner_of_param: dict[int, str] = field(default_factory=dict)  # id(param) -> module name
     param_names: dict[int, str] = field(default_factory=dict)  # id(param) -> "fc.weight"
     module_of_node: dict[int, str] = field(default_factory=dict)  # id(node) -> module name
+    call_of_node: dict[int, int] = field(default_factory=dict)  # id(node) -> call_id
     running: list[str] = field(default_factory=list)
+    running_ids: list[int] = field(default_factory=list, repr=False)
+    started: int = 0  # calls started so far (the next call_id)
     keepalive: list[Any] = field(default_factory=list, repr=False)
 
     def calls_of(self, module_name: str) -> list[ModuleCall]:
@@ -115,20 +122,29 @@ class _ModuleWatcher:
     def __init__(self, log: ForwardLog, name: str) -> None:
         self.log = log
         self.name = name
-        self.pending: list[tuple[bool, list[Any]]] = []
+        self.pending: list[tuple[bool, list[Any], int, int | None]] = []
 
     def before(self, module: Any, args: Any) -> None:
+        log = self.log
         inputs = [value for value in _flatten(args) if is_tensor(value)]
-        self.pending.append((is_grad_enabled(), inputs))
-        self.log.running.append(self.name)
+        parent = log.running_ids[-1] if log.running_ids else None
+        self.pending.append((is_grad_enabled(), inputs, log.started, parent))
+        log.running.append(self.name)
+        log.running_ids.append(log.started)
+        log.started += 1
 
     def after(self, module: Any, args: Any, output: Any) -> None:
         running = self.log.running
         if self.name in running:  # inner calls that raised and were caught end here too
-            del running[len(running) - 1 - running[::-1].index(self.name) :]
-        grad_enabled, inputs = self.pending.pop() if self.pending else (is_grad_enabled(), [])
+            cut = len(running) - 1 - running[::-1].index(self.name)
+            del running[cut:]
+            del self.log.running_ids[cut:]
+        if self.pending:
+            grad_enabled, inputs, call_id, parent = self.pending.pop()
+        else:
+            grad_enabled, inputs, call_id, parent = is_grad_enabled(), [], -1, None
         outputs = [value for value in _flatten(output) if is_tensor(value)]
-        call = ModuleCall(self.name, type(module).__name__, grad_enabled, outputs)
+        call = ModuleCall(self.name, type(module).__name__, grad_enabled, outputs, call_id, parent)
         self.log.calls.append(call)
         self.log.keepalive.append(inputs)
         self._claim_nodes(call, inputs)
@@ -139,6 +155,7 @@ class _ModuleWatcher:
         boundary = {id(t.grad_fn) for t in inputs if t.grad_fn is not None}
         input_leaves = {id(t) for t in inputs if t.grad_fn is None}
         owners = self.log.module_of_node
+        call_owners = self.log.call_of_node
         stack = list(call.output_nodes)
         seen: set[int] = set()
         while stack:
@@ -149,6 +166,7 @@ class _ModuleWatcher:
                 continue  # the AccumulateGrad of a leaf handed in belongs to the caller
             seen.add(id(node))
             owners.setdefault(id(node), self.name)
+            call_owners.setdefault(id(node), call.call_id)
             self.log.keepalive.append(node)
             for child, _ in getattr(node, "next_functions", ()):
                 if child is not None:

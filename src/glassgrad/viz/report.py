@@ -24,9 +24,28 @@ from ._graph import (
     user_frame,
 )
 from ._stats import TensorStats, dtype_name, format_shape, tensor_stats
+from ._status import (
+    STATUS_BACKWARD_ERROR,
+    STATUS_EXPLODING,
+    STATUS_FROZEN,
+    STATUS_INPLACE,
+    STATUS_NO_GRAD,
+    STATUS_NONFINITE,
+    STATUS_NOT_FROZEN,
+    STATUS_OK,
+    STATUS_VANISHING,
+    STATUS_ZERO,
+)
 from .diagnose import REASON_OK, diagnose_params
 from .forward import ForwardLog
 from .health import check_health
+from .report_modules import (
+    ModuleRow,
+    apply_expected_frozen,
+    format_module_table,
+    frozen_matcher,
+    module_rows,
+)
 from .trace import record_backward
 
 __all__ = [
@@ -41,18 +60,12 @@ __all__ = [
     "STATUS_VANISHING",
     "STATUS_INPLACE",
     "STATUS_BACKWARD_ERROR",
+    "STATUS_FROZEN",
+    "STATUS_NOT_FROZEN",
+    "ModuleRow",
     "format_table",
     "saved_version_problems",
 ]
-
-STATUS_OK = "ok"
-STATUS_NO_GRAD = "no grad"
-STATUS_NONFINITE = "nan/inf"
-STATUS_EXPLODING = "exploding"
-STATUS_ZERO = "zero"
-STATUS_VANISHING = "vanishing"
-STATUS_INPLACE = "in-place hazard"
-STATUS_BACKWARD_ERROR = "backward error"
 
 
 @dataclass(frozen=True)
@@ -78,11 +91,34 @@ class GradReportRow:
 
 
 class GradReport(list):
-    """A list of :class:`GradReportRow` whose ``str()`` is the terminal table."""
+    """A list of :class:`GradReportRow` whose ``str()`` is the terminal table; ``modules``
+    holds one :class:`ModuleRow` per module that owns parameters (a summary of its rows)."""
+
+    modules: list[ModuleRow]
+
+    def __init__(self, rows: Iterable[GradReportRow] = (), modules: list | None = None):
+        super().__init__(rows)
+        self.modules = list(modules or [])
 
     def problems(self) -> list[GradReportRow]:
-        """The rows whose status is not "ok"."""
-        return [row for row in self if row.status != STATUS_OK]
+        """The rows whose status is not "ok" (a parameter frozen as expected is no problem)."""
+        return [row for row in self if row.status not in (STATUS_OK, STATUS_FROZEN)]
+
+    def module(self, name: str) -> ModuleRow:
+        """The summary row of module ``name`` (``""`` for parameters of the model itself)."""
+        for row in self.modules:
+            if row.name == name:
+                return row
+        raise KeyError(f"grad_report: no module named {name!r}")
+
+    def _repr_html_(self) -> str:
+        from .notebook import report_html
+
+        return report_html(self)
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        # IPython's plain-text display: the table, not a list of dataclass reprs.
+        printer.text(str(self))
 
     def by_name(self, name: str) -> GradReportRow:
         for row in self:
@@ -101,6 +137,7 @@ def grad_report(
     backward: bool = True,
     exploding_norm: float = 1e3,
     forward_log: ForwardLog | None = None,
+    expected_frozen: Iterable[Any] | None = None,
     file: IO[str] | None = None,
     show: bool = True,
 ) -> GradReport:
@@ -120,7 +157,12 @@ def grad_report(
         A gradient whose L2 norm exceeds this is reported as exploding.
     forward_log : ForwardLog, optional
         From :func:`record_forward` around the forward pass: makes the "no grad" reasons exact
-        (module never called / ran under no_grad / output cut).
+        (module never called / ran under no_grad / output cut) and module types in the
+        module summary.
+    expected_frozen : iterable of str, Module or Tensor, optional
+        What you mean to keep frozen: parameter names, module name prefixes (``"backbone"``
+        covers ``backbone.0.weight``), modules or tensors. Those parameters are "frozen" (not a
+        problem) when they get no gradient, and "not frozen" (a problem) when they do.
     file : text stream, optional
         Where to print the table (default ``sys.stdout``).
     show : bool
@@ -129,7 +171,9 @@ def grad_report(
     Returns
     -------
     GradReport
-        A list of :class:`GradReportRow`, one per parameter, then one per hazard or error.
+        A list of :class:`GradReportRow`, one per parameter, then one per hazard or error;
+        ``.modules`` has one summary row per module (worst status, total gradient norm), also
+        printed under the table when there are several.
 
     Examples
     --------
@@ -152,10 +196,12 @@ def grad_report(
     extra: list[GradReportRow] = list(hazards)
     if backward:
         extra.extend(_run_backward(loss))
-    report = GradReport()
-    for status in statuses:
-        report.append(_param_row(status, exploding_norm))
-    report.extend(extra)
+    frozen = frozen_matcher(expected_frozen, pairs, "grad_report")
+    rows = [
+        apply_expected_frozen(_param_row(status, exploding_norm), status.tensor, frozen)
+        for status in statuses
+    ]
+    report = GradReport([*rows, *extra], module_rows(rows, pairs, forward_log))
     # The relative rules of the shared health verdict: growth or shrinkage across depth.
     health = check_health(loss, pairs, graph=graph, forward_log=forward_log)
     for finding in health.findings:
@@ -294,12 +340,16 @@ def format_table(rows: list[GradReportRow]) -> str:
     lines.append("  ".join("-" * w for w in widths))
     for cells in body:
         lines.append("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip())
-    problems = [row for row in rows if row.status != STATUS_OK and row.detail]
-    ok = sum(row.status == STATUS_OK for row in rows)
+    problems = [row for row in rows if row.status not in (STATUS_OK, STATUS_FROZEN) and row.detail]
+    ok = sum(row.status in (STATUS_OK, STATUS_FROZEN) for row in rows)
     lines.append("")
     lines.append(f"{ok} of {len(rows)} rows ok" + ("; problems:" if problems else ""))
     for row in problems:
         lines.append(f"  {row.name} [{row.status}]: {row.detail}")
+    modules = getattr(rows, "modules", [])
+    if len(modules) > 1:
+        lines.append("")
+        lines.append(format_module_table(modules))
     return "\n".join(lines)
 
 

@@ -12,8 +12,11 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import IO, Any
 
-from ._graph import OP, Graph, GraphNode, SegmentNode, build_graph
+from ._graph import OP, Graph, GraphNode, SegmentNode, build_graph, upstream_first
+from ._groups import GroupTree, View, build_groups, collapsed_view
+from ._names import node_titles
 from ._stats import TensorStats, format_shape
+from .forward import ForwardLog
 from .trace import BackwardTrace, NodeRecord, trace_backward
 
 __all__ = ["print_graph", "format_graph"]
@@ -31,8 +34,17 @@ def print_graph(
     ascii: bool = False,
     file: IO[str] | None = None,
     expand_checkpoints: bool = False,
+    forward_log: ForwardLog | None = None,
+    depth: int | None = None,
+    fold: bool = True,
 ) -> str:
     """Print the graph behind ``root`` as an indented tree, with shapes; return the text.
+
+    With a ``forward_log`` from :func:`record_forward` it prints an outline by module instead:
+    one line per node, numbered from the root (``#3``) and naming its inputs (``<- #4, #7``),
+    indented under the module call that created it (``blocks.0 (Block)``); modules deeper
+    than ``depth`` are one line each, and repeated identical calls (time steps, identical
+    blocks) one line ``cell (LSTMCell) ×49``.
 
     Parameters
     ----------
@@ -51,6 +63,12 @@ def print_graph(
     expand_checkpoints : bool
         Show the nodes inside each ``checkpoint(..., use_reentrant=False)`` segment instead of
         one ``Checkpoint(<function>)`` line for the segment.
+    forward_log : ForwardLog, optional
+        The recorded forward pass: print the outline by module.
+    depth : int, optional
+        With ``forward_log``: modules at this depth are one line each (the model is depth 0).
+    fold : bool
+        With ``forward_log``: repeated identical module calls are one line ``×count``.
 
     Examples
     --------
@@ -87,7 +105,11 @@ def print_graph(
         collapse_checkpoints=not expand_checkpoints,
         func_name="print_graph",
     )
-    text = format_graph(graph, trace, ascii=ascii)
+    if forward_log is not None:
+        tree = build_groups(graph, forward_log, fold)
+        text = format_outline(graph, tree, collapsed_view(graph, tree, depth, fold), trace)
+    else:
+        text = format_graph(graph, trace, ascii=ascii)
     print(text, file=file if file is not None else sys.stdout)
     return text
 
@@ -134,6 +156,100 @@ def format_graph(graph: Graph, trace: BackwardTrace | None = None, ascii: bool =
         lines.append("")
         lines.extend(_order_lines(trace, graph))
     return "\n".join(lines)
+
+
+INDENT = "  "
+
+
+def format_outline(
+    graph: Graph, tree: GroupTree, view: View, trace: BackwardTrace | None = None
+) -> str:
+    """The module outline of :func:`print_graph`: items numbered from the root, each under the
+    module call that created it."""
+    titles = node_titles(graph)
+    # Items in backward order: the root first, each after everything it feeds.
+    backward_order = []
+    seen = set()
+    for key in reversed(upstream_first(graph)):
+        item = view.item_of[key]
+        if item not in seen and not _is_accumulated_leaf(graph, item):
+            seen.add(item)
+            backward_order.append(item)
+    open_groups = set(view.open_groups)
+    # Each module's lines together: a group is listed where its first item would be.
+    entries: dict[int | None, list[tuple[int, str, Any]]] = {}
+    first_seen: set[int] = set()
+    for position, item in enumerate(backward_order):
+        start = tree.group_of[item[1]] if item[0] == "node" else tree.groups[item[1]].parent
+        chain = [g for g in tree.ancestors(start) if g in open_groups]
+        entries.setdefault(chain[0] if chain else None, []).append((position, "item", item))
+        for inner, outer in zip(chain, [*chain[1:], None][: len(chain)], strict=True):
+            if inner not in first_seen:
+                first_seen.add(inner)
+                entries.setdefault(outer, []).append((position, "group", inner))
+    rows: list[tuple[int, Any]] = []  # (indent, item or group id)
+    stack: list[tuple[int, str, Any]] = [(0, "group-body", None)]
+    while stack:
+        indent, what, value = stack.pop()
+        if what == "item":
+            rows.append((indent, value))
+            continue
+        if what == "header":
+            rows.append((indent, value))
+            continue
+        for _, kind, entry in reversed(sorted(entries.get(value, []), key=lambda e: e[0])):
+            if kind == "item":
+                stack.append((indent, "item", entry))
+            else:
+                stack.append((indent + 1, "group-body", entry))
+                stack.append((indent, "header", entry))
+    number: dict[tuple, int] = {}
+    for _, value in rows:
+        if isinstance(value, tuple):
+            number[value] = len(number) + 1
+    inputs: dict[tuple, list[int]] = {}
+    for src, dst, kind in view.edges:
+        if kind != "saved" and src in number:
+            inputs.setdefault(dst, []).append(number[src])
+    lines = []
+    for indent, value in rows:
+        if not isinstance(value, tuple):
+            lines.append(f"{INDENT * indent}{tree.groups[value].label}")
+            continue
+        feeds = sorted(set(inputs.get(value, [])))
+        source = f"  <- {', '.join(f'#{n}' for n in feeds)}" if feeds else ""
+        text = _outline_item(graph, tree, value, titles, trace)
+        lines.append(f"{INDENT * indent}#{number[value]} {text}{source}")
+    return "\n".join(lines)
+
+
+def _is_accumulated_leaf(graph: Graph, item: tuple[str, int]) -> bool:
+    # A leaf is printed on its AccumulateGrad's line, not as its own.
+    if item[0] != "node":
+        return False
+    node = graph.nodes[item[1]]
+    return node.kind in ("param", "leaf") and any(
+        edge.src == node.key and graph.nodes[edge.dst].variable_key == node.key
+        for edge in graph.edges
+    )
+
+
+def _outline_item(
+    graph: Graph,
+    tree: GroupTree,
+    item: tuple[str, int],
+    titles: list[str],
+    trace: BackwardTrace | None,
+) -> str:
+    if item[0] == "group":
+        group = tree.groups[item[1]]
+        each = " each" if group.fold is not None else ""
+        return f"[{tree.box_label(item[1])}] {group.size} nodes{each}"
+    node = graph.nodes[item[1]]
+    text = _describe(node, graph)
+    if titles[node.key] != node.label:
+        text = titles[node.key] + text[len(node.label) :]
+    return text + _step_text(node, trace)
 
 
 def _tree_children(graph: Graph, node: GraphNode) -> list[int]:
