@@ -110,27 +110,32 @@
   data.params.forEach((param) => { if (param.nodeKey !== null) paramByNode.set(param.nodeKey, param); });
 
   // ---- spatial index: nodes and edges sorted by their top y --------------------------------
-  const TOP = new Float64Array(count);
-  for (let k = 0; k < count; k++) TOP[k] = Y[k] - H[k] / 2;
-  const NODE_ORDER = new Int32Array(count);
-  for (let k = 0; k < count; k++) NODE_ORDER[k] = k;
-  NODE_ORDER.sort((a, b) => TOP[a] - TOP[b]);
-  const NODE_TOP = Float64Array.from(NODE_ORDER, (k) => TOP[k]);
-  let tallest = 0;
-  for (let k = 0; k < count; k++) tallest = Math.max(tallest, H[k]);
-  // Short edges (most) are found by binary search on their top; long ones are checked one by one.
+  // Rebuilt when nodes move (module boxes opening and closing lay the graph out again).
   const LONG_EDGE = 600;
-  const shortEdges = [], longEdges = [];
-  for (let i = 0; i < edges.length; i++) {
-    const top = Math.min(Y[ESRC[i]], Y[EDST[i]]), bottom = Math.max(Y[ESRC[i]], Y[EDST[i]]);
-    (bottom - top > LONG_EDGE ? longEdges : shortEdges).push(i);
+  let NODE_ORDER, NODE_TOP, tallest, SHORT_ORDER, SHORT_TOP, LONG_ORDER;
+  function buildIndex() {
+    const TOP = new Float64Array(count);
+    for (let k = 0; k < count; k++) TOP[k] = Y[k] - H[k] / 2;
+    NODE_ORDER = new Int32Array(count);
+    for (let k = 0; k < count; k++) NODE_ORDER[k] = k;
+    NODE_ORDER.sort((a, b) => TOP[a] - TOP[b]);
+    NODE_TOP = Float64Array.from(NODE_ORDER, (k) => TOP[k]);
+    tallest = 0;
+    for (let k = 0; k < count; k++) tallest = Math.max(tallest, H[k]);
+    // Short edges (most) are found by binary search on their top; long ones one by one.
+    const shortEdges = [], longEdges = [];
+    for (let i = 0; i < edges.length; i++) {
+      const top = Math.min(Y[ESRC[i]], Y[EDST[i]]), bottom = Math.max(Y[ESRC[i]], Y[EDST[i]]);
+      (bottom - top > LONG_EDGE ? longEdges : shortEdges).push(i);
+    }
+    const edgeTop = (i) => Math.min(Y[ESRC[i]], Y[EDST[i]]);
+    SHORT_ORDER = Int32Array.from(shortEdges);
+    const ETOP = Float64Array.from(edges, (_, i) => edgeTop(i));
+    SHORT_ORDER.sort((a, b) => ETOP[a] - ETOP[b]);
+    SHORT_TOP = Float64Array.from(SHORT_ORDER, (i) => ETOP[i]);
+    LONG_ORDER = Int32Array.from(longEdges);
   }
-  const edgeTop = (i) => Math.min(Y[ESRC[i]], Y[EDST[i]]);
-  const SHORT_ORDER = Int32Array.from(shortEdges);
-  const ETOP = Float64Array.from(edges, (_, i) => edgeTop(i));
-  SHORT_ORDER.sort((a, b) => ETOP[a] - ETOP[b]);
-  const SHORT_TOP = Float64Array.from(SHORT_ORDER, (i) => ETOP[i]);
-  const LONG_ORDER = Int32Array.from(longEdges);
+  buildIndex();
 
   function lowerBound(sorted, value) {
     let lo = 0, hi = sorted.length;
@@ -148,6 +153,7 @@
   let REP = new Int32Array(count).fill(-1); // the collapsed group standing for a node, or -1
   function setGroups(list) {
     groups = (list || []).map((group) => {
+      if (group.x0 !== undefined) return Object.assign({ collapsed: false, parent: null }, group); // placed by its maker
       let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
       for (const key of group.keys) {
         minX = Math.min(minX, X[key] - W[key] / 2); maxX = Math.max(maxX, X[key] + W[key] / 2);
@@ -205,6 +211,17 @@
       element.append(typeof child === "string" ? document.createTextNode(child) : child);
     }
     return element;
+  }
+
+  // A dotted name with a break opportunity after each dot: long names wrap between their
+  // parts ("blocks.0.attn." / "weight"), never inside one.
+  function breakable(name) {
+    const parts = [];
+    String(name).split(/(?<=[._])/).forEach((part, index) => {
+      if (index) parts.push(document.createElement("wbr"));
+      parts.push(part);
+    });
+    return parts;
   }
 
   function fmt(value) {
@@ -360,14 +377,35 @@
     const px = 1 / view.scale;
     for (const group of groups) {
       if (group.hidden || group.x1 < area.x0 || group.x0 > area.x1 || group.y1 < area.y0 || group.y0 > area.y1) continue;
+      if (group.kind === "fold") { // a stack of identical boxes
+        ctx.beginPath();
+        ctx.rect(group.x0 + 5, group.y0 - 5, group.x1 - group.x0, group.y1 - group.y0);
+        ctx.fillStyle = "#eef2ff"; ctx.fill();
+        ctx.lineWidth = px; ctx.strokeStyle = COLORS.group; ctx.stroke();
+      }
       ctx.beginPath();
       ctx.rect(group.x0, group.y0, group.x1 - group.x0, group.y1 - group.y0);
       ctx.fillStyle = group.collapsed ? "#e0e7ff" : "rgba(99, 102, 241, 0.05)";
       ctx.fill();
       ctx.lineWidth = (group.collapsed ? 2 : 1) * px;
-      ctx.strokeStyle = COLORS.group;
+      ctx.strokeStyle = group.problems ? COLORS.bad : COLORS.group;
       ctx.stroke();
-      if (view.scale * 12 >= TEXT_MIN_PX) {
+      if (group.loop) { // a fold whose steps feed each other
+        const cx = group.x1, cy = (group.y0 + group.y1) / 2, r = Math.min(12, (group.y1 - group.y0) / 3);
+        ctx.beginPath();
+        ctx.arc(cx, cy, r, -Math.PI / 2, Math.PI / 2);
+        ctx.lineWidth = 1.5 * px; ctx.strokeStyle = COLORS.stroke; ctx.stroke();
+      }
+      if (group.lines && group.collapsed && view.scale * 12 >= TEXT_MIN_PX) {
+        ctx.textAlign = "center";
+        ctx.textBaseline = "alphabetic";
+        const middle = (group.x0 + group.x1) / 2;
+        group.lines.forEach((line, index) => {
+          ctx.font = (index === 0 ? "bold 12px " : "11px ") + FONT;
+          ctx.fillStyle = index === 0 ? COLORS.group : COLORS.sub;
+          ctx.fillText(line, middle, group.y0 + 7 + 15 * index + 11);
+        });
+      } else if (view.scale * 12 >= TEXT_MIN_PX) {
         ctx.fillStyle = COLORS.group;
         ctx.font = "bold 12px " + FONT;
         ctx.textAlign = "left";
@@ -528,10 +566,16 @@
   function computeBounds() {
     let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
     for (let k = 0; k < count; k++) {
+      if (REP[k] >= 0) continue; // drawn as its group's box
       minX = Math.min(minX, X[k] - W[k] / 2); maxX = Math.max(maxX, X[k] + W[k] / 2);
       minY = Math.min(minY, Y[k] - H[k] / 2); maxY = Math.max(maxY, Y[k] + H[k] / 2);
     }
-    if (count) bounds = { x0: minX, y0: minY, x1: maxX, y1: maxY };
+    for (const group of groups) {
+      if (group.hidden) continue;
+      minX = Math.min(minX, group.x0); maxX = Math.max(maxX, group.x1);
+      minY = Math.min(minY, group.y0); maxY = Math.max(maxY, group.y1);
+    }
+    if (minX !== Infinity) bounds = { x0: minX, y0: minY, x1: maxX, y1: maxY };
   }
   // The minimap stretches x and y apart, so a long chain still fills it.
   function miniScale() {
@@ -657,7 +701,9 @@
     const slack = Math.max(0, 3 / view.scale - 1); // at least ~3 px to aim at when zoomed out
     for (let index = groups.length - 1; index >= 0; index--) {
       const group = groups[index];
-      if (group.collapsed && !group.hidden && wx >= group.x0 && wx <= group.x1 && wy >= group.y0 && wy <= group.y1) return { group: index };
+      // A collapsed box anywhere; an open one (a module frame) by its label band.
+      const bottom = group.collapsed ? group.y1 : group.header ? group.y0 + group.header : -Infinity;
+      if (!group.hidden && wx >= group.x0 && wx <= group.x1 && wy >= group.y0 && wy <= bottom) return { group: index };
     }
     let best = null, bestDistance = Infinity;
     const area = { x0: wx - slack, x1: wx + slack, y0: wy - slack, y1: wy + slack };
@@ -749,6 +795,7 @@
   function selectModule(module, listItem) {
     document.querySelectorAll("#param-list li.active, #module-list li.active").forEach((li) => li.classList.remove("active"));
     if (listItem) listItem.classList.add("active");
+    const extra = api.onModuleSelect ? api.onModuleSelect(module) || [] : [];
     highlightSet(module.keys);
     if (module.keys.length) fitOrFocus(module.keys, module.keys[module.keys.length - 1]);
     const body = [
@@ -757,6 +804,7 @@
       el("p", { text: module.calls ? `called ${module.calls} time${module.calls === 1 ? "" : "s"}` + (module.gradEnabled ? "" : ", always with grad mode off (no_grad)") : "never called in the recorded forward pass" }),
       el("p", { text: `${module.keys.length} node${module.keys.length === 1 ? "" : "s"} of this graph created by it (innermost module)` }),
     ];
+    body.push(...extra);
     const list = el("ul", {}, module.keys.slice(0, 500).map((key) => el("li", {}, [nodeLink(key)])));
     body.push(list);
     panelBody.replaceChildren(...body);
@@ -783,7 +831,8 @@
     // Fit the paths when they are few; a long chain would fit unreadably small anyway.
     if (size <= 2000) fitOrFocus(Array.from({ length: count }, (_, k) => k).filter((k) => onPath[k]), param.nodeKey);
     else centerOn(param.nodeKey);
-    panelBody.prepend(el("p", { class: "hint", text: `${size} nodes on the paths from ${param.name} to the root` }));
+    const roots = data.roots.length > 1 ? "roots" : "root";
+    panelBody.prepend(el("p", { class: "hint", text: `${size} nodes on the paths from ${param.name} to the ${roots}` }));
   }
 
   // ---- search ------------------------------------------------------------------------
@@ -944,7 +993,7 @@
 
   function renderPanel(key) {
     const node = nodes[key];
-    const body = [el("h3", { text: nodeTitle(key) })];
+    const body = [el("h3", {}, breakable(nodeTitle(key)))];
     if (node.kind === "op") renderOp(node, body);
     else renderTensor(node, body);
     panelBody.replaceChildren(...body);
@@ -952,7 +1001,7 @@
 
   function renderParamOnly(param) {
     panelBody.replaceChildren(
-      el("h3", { text: param.name }),
+      el("h3", {}, breakable(param.name)),
       el("div", { class: "kind", text: "parameter, not in this graph" }),
       el("p", { class: "mono", text: `${shapeText(param.shape)} ${param.dtype}` }),
       el("p", { class: "bad-text", text: param.reason }),
@@ -975,7 +1024,7 @@
     if (!data.params.length) list.append(el("li", { class: "none", text: "none given (pass params=)" }));
     data.params.forEach((param) => {
       const item = el("li", { "data-param": param.name, title: param.detail }, [
-        el("span", { class: "pname", text: param.name }),
+        el("span", { class: "pname" }, breakable(param.name)),
         el("span", { class: "pnorm", text: param.grad ? "‖g‖ " + fmt(param.grad.norm) : "" }),
         badgeFor(param),
       ]);
@@ -994,7 +1043,7 @@
             ? el("span", { class: "badge warn", text: "no_grad" })
             : null;
         const item = el("li", { "data-module": module.name, title: module.label }, [
-          el("span", { class: "pname", text: module.name === "" ? module.label : `${module.name} (${module.type})` }),
+          el("span", { class: "pname" }, breakable(module.name === "" ? module.label : `${module.name} (${module.type})`)),
           el("span", { class: "pnorm", text: String(module.keys.length) }),
           badge,
         ]);
@@ -1121,6 +1170,19 @@
     // A click on a collapsed group box; the default expands it.
     onGroupClick: (group) => setCollapsed(group.id, false),
     setGroups, setCollapsed, groups: () => groups,
+    // A module picked in the side bar: called first; returns elements to add to its panel.
+    onModuleSelect: null,
+    // Move nodes ({key: {x, y}} or a Map) and set the group boxes: a new layout.
+    relayout(positions, groupList) {
+      const entries = positions instanceof Map ? positions.entries() : Object.entries(positions);
+      for (const [key, point] of entries) { X[key] = point.x; Y[key] = point.y; }
+      buildIndex();
+      setGroups(groupList);
+      computeBounds();
+      drawMinimapBase();
+      scheduleDraw();
+    },
+    canvasSize,
     redraw: () => { draw(); return stats.lastFrameMs; },
     scheduleDraw, fit, fitOrFocus, centerOn, zoomAt, select, selectParam, selectModule,
     highlightSet, clearHighlight, el, fmt, statsTable, nodeLink, section,

@@ -145,7 +145,7 @@ const GlassgradModules = (function () {
       if (item[0] === "f") {
         const members = folds[id].groups.map((g) => groups[g]);
         const squares = members.reduce((s, g) => s + (g.gradNorm || 0) ** 2, 0);
-        const lines = [folds[id].label, `${members[0].size} nodes each`];
+        const lines = [folds[id].label, `${members[0].size} node${members[0].size === 1 ? "" : "s"} each`];
         if (members.some((g) => g.gradNorm !== null)) lines.push("‖g‖ " + fmt(Math.sqrt(squares)));
         return lines;
       }
@@ -268,4 +268,135 @@ const GlassgradModules = (function () {
   }
 
   return { create, layered, textSize };
+})();
+
+// ---- wiring to the explorer: module boxes replace the plain layout when modules are known ----
+(function () {
+  const MIN_LABEL_PX = 9; // the smallest label (11px shape lines) at the default fit
+  const MARGIN = 30; // the explorer's fit() margin
+
+  function attach(api) {
+    const data = api.data;
+    if (!data.moduleGroups || !data.moduleGroups.length) return;
+    const modules = GlassgradModules.create(data);
+    const groups = modules.groups;
+    const minScale = MIN_LABEL_PX / 11;
+
+    function apply() {
+      const result = modules.layout();
+      const positions = new Map(result.nodes);
+      const boxes = result.boxes.map((box) => {
+        if (box.kind !== "frame") {
+          // Hidden nodes sit at their box's centre, so edges to them end there.
+          for (const key of box.keys) positions.set(key, { x: (box.x0 + box.x1) / 2, y: (box.y0 + box.y1) / 2 });
+        }
+        const group = box.kind === "fold" ? groups[modules.folds[box.id].groups[0]] : groups[box.id];
+        return {
+          id: box.item, label: box.label, lines: box.lines, keys: box.keys, kind: box.kind,
+          collapsed: box.kind !== "frame", x0: box.x0, y0: box.y0, x1: box.x1, y1: box.y1,
+          header: box.kind === "frame" ? 24 : 0, loop: box.loop, module: box.id,
+          problems: group.problems,
+        };
+      });
+      api.relayout(positions, boxes);
+      return result;
+    }
+
+    function fitReadable(focus) {
+      api.fit();
+      if (api.view.scale >= minScale || !focus) return;
+      // Too big to read whole: show the box that changed at a readable scale.
+      const size = api.canvasSize();
+      api.view.scale = Math.max(minScale, 0.9);
+      api.view.x = size.width / 2 - ((focus.x0 + focus.x1) / 2) * api.view.scale;
+      api.view.y = size.height / 2 - ((focus.y0 + focus.y1) / 2) * api.view.scale;
+      api.scheduleDraw();
+    }
+
+    function boxOf(item) {
+      return api.groups().find((group) => group.id === item) || null;
+    }
+
+    function panel(kind, id) {
+      document.getElementById("panel-body").replaceChildren(...summary(kind, id, true));
+    }
+
+    // What the panel says about a module box: size, parameters inside and their gradient, and
+    // the actions (expand, collapse, unfold, fold again).
+    function summary(kind, id, header) {
+      const group = kind === "fold" ? groups[modules.folds[id].groups[0]] : groups[id];
+      const { el, fmt } = api;
+      const body = [];
+      if (header) body.push(el("h3", { text: kind === "fold" ? modules.folds[id].label : group.label }), el("div", { class: "kind", text: kind === "fold" ? "repeated module calls, folded" : group.called ? "module call" : "container module" }));
+      if (kind === "fold") body.push(el("p", { text: `${modules.folds[id].groups.length} calls with identical graphs (same ops, shapes and wiring), ${group.size} nodes each: click the box to see each call` }));
+      else body.push(el("p", { text: `${group.size} node${group.size === 1 ? "" : "s"} of this graph inside` + (group.calls > 1 ? `; call ${group.callNumber} of ${group.calls}` : "") }));
+      const members = kind === "fold" ? modules.folds[id].groups.map((g) => groups[g]) : [group];
+      const params = members.reduce((s, g) => s + g.params, 0), problems = members.reduce((s, g) => s + g.problems, 0);
+      const norms = members.filter((g) => g.gradNorm !== null);
+      if (params) {
+        const norm = norms.length ? Math.sqrt(norms.reduce((s, g) => s + g.gradNorm ** 2, 0)) : null;
+        body.push(el("h4", { text: "parameters inside" }));
+        body.push(el("p", { class: problems ? "bad-text" : "", text: `${params} parameter${params === 1 ? "" : "s"}` + (norm !== null ? `, gradient norm ${fmt(norm)}` : ", no gradient recorded") + (problems ? `; ${problems} without a usable gradient` : "") }));
+      }
+      const actions = [];
+      if (kind === "frame") actions.push(el("button", { "data-action": "collapse", text: "collapse", onclick: () => toggle("g" + id) }));
+      if (kind === "group") actions.push(el("button", { "data-action": "expand", text: "expand", onclick: () => toggle("g" + id) }));
+      if (kind === "fold" && !modules.state.unfolded.has(id)) actions.push(el("button", { "data-action": "unfold", text: "show each call", onclick: () => toggle("f" + id) }));
+      if (kind === "fold" && modules.state.unfolded.has(id)) actions.push(el("button", { "data-action": "fold", text: "fold the calls again", onclick: () => refold(id) }));
+      if (kind !== "fold" && group.fold !== null) {
+        const fold = group.fold;
+        actions.push(el("button", { "data-action": "fold", text: `fold the ${modules.folds[fold].groups.length} calls again`, onclick: () => refold(fold) }));
+      }
+      body.push(el("p", {}, actions));
+      return body;
+    }
+
+    function refold(fold) {
+      modules.state.unfolded.delete(fold);
+      apply();
+      fitReadable(boxOf("f" + fold));
+      panel("fold", fold);
+    }
+
+    // Open or close a module (or unfold a fold); the layout follows.
+    function toggle(item) {
+      const id = Number(item.slice(1));
+      let kind;
+      if (item[0] === "f") { modules.state.unfolded.add(id); kind = "fold"; }
+      else if (modules.state.open.has(id)) { modules.state.open.delete(id); kind = "group"; }
+      else { modules.state.open.add(id); kind = "frame"; }
+      apply();
+      fitReadable(boxOf(item));
+      panel(kind, id);
+    }
+
+    const plainGroupClick = api.onGroupClick;
+    api.onGroupClick = (group) => (group.module === undefined ? plainGroupClick(group) : toggle(group.id));
+    // A module picked in the side bar: open what is around its first call so its box shows,
+    // and add its gradient summary to the panel.
+    api.onModuleSelect = (module) => {
+      const gid = groups.findIndex((g) => g.name === module.name);
+      if (gid < 0) return [];
+      for (let g = groups[gid].parent; g !== null; g = groups[g].parent) {
+        modules.state.open.add(g);
+        if (groups[g].fold !== null) modules.state.unfolded.add(groups[g].fold);
+      }
+      apply();
+      const folded = groups[gid].fold !== null && !modules.state.unfolded.has(groups[gid].fold);
+      const kind = folded ? "fold" : modules.state.open.has(gid) ? "frame" : "group";
+      return summary(kind, folded ? groups[gid].fold : gid, false);
+    };
+
+    const size = api.canvasSize();
+    modules.chooseDefault(size.width, size.height, MARGIN, minScale);
+    apply();
+    api.fit();
+    api.modules = {
+      state: modules.state, toggle, apply, groups, folds: modules.folds,
+      // The smallest label on screen, in px: shape lines are drawn at 11px.
+      minLabelPx: () => 11 * api.view.scale,
+    };
+  }
+
+  window.addEventListener("glassgrad-explorer-ready", (event) => attach(event.detail));
 })();

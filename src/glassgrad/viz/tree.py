@@ -244,7 +244,8 @@ def _outline_item(
     if item[0] == "group":
         group = tree.groups[item[1]]
         each = " each" if group.fold is not None else ""
-        return f"[{tree.box_label(item[1])}] {group.size} nodes{each}"
+        plural = "s" if group.size != 1 else ""
+        return f"[{tree.box_label(item[1])}] {group.size} node{plural}{each}"
     node = graph.nodes[item[1]]
     text = _describe(node, graph)
     if titles[node.key] != node.label:
