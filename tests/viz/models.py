@@ -136,12 +136,11 @@ def _record(model: Any, forward) -> tuple[Any, ForwardLog]:
     return result, log
 
 
-def transformer(seed: int = 0) -> Run:
+def _language_model(model: Any, tokens_shape: tuple[int, int], seed: int) -> Run:
+    # Next-token cross-entropy over random tokens of a vocabulary of 11.
     rng = np.random.default_rng(seed)
-    gg.manual_seed(seed)
-    model = Transformer()
-    tokens = gg.tensor(rng.integers(0, 11, (2, 5)))
-    targets = gg.tensor(rng.integers(0, 11, (10,)))
+    tokens = gg.tensor(rng.integers(0, 11, tokens_shape))
+    targets = gg.tensor(rng.integers(0, 11, (tokens_shape[0] * tokens_shape[1],)))
 
     def forward():
         logits = model(tokens)
@@ -150,22 +149,16 @@ def transformer(seed: int = 0) -> Run:
 
     loss, log = _record(model, forward)
     return Run(model, loss, log, dict(model.named_parameters()))
+
+
+def transformer(seed: int = 0) -> Run:
+    gg.manual_seed(seed)
+    return _language_model(Transformer(), (2, 5), seed)
 
 
 def lstm(steps: int = 50, seed: int = 0) -> Run:
-    rng = np.random.default_rng(seed)
     gg.manual_seed(seed)
-    model = LSTMLanguageModel()
-    tokens = gg.tensor(rng.integers(0, 11, (steps, 2)))
-    targets = gg.tensor(rng.integers(0, 11, (steps * 2,)))
-
-    def forward():
-        logits = model(tokens)
-        loss = F.cross_entropy(logits.reshape(-1, 11), targets)
-        return loss
-
-    loss, log = _record(model, forward)
-    return Run(model, loss, log, dict(model.named_parameters()))
+    return _language_model(LSTMLanguageModel(), (steps, 2), seed)
 
 
 def cnn(seed: int = 0) -> Run:

@@ -5,34 +5,19 @@ the search used, and the screenshot checked for content."""
 from __future__ import annotations
 
 import io
-import shutil
 
 import numpy as np
 import pytest
 from PIL import Image
-from playwright.sync_api import sync_playwright
 
 import glassgrad as gg
 from glassgrad.autograd import detect_anomaly
 from glassgrad.viz import explore, record_forward, trace_backward
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-
 pytestmark = [
     pytest.mark.filterwarnings("ignore::RuntimeWarning"),  # log(0) on purpose
     pytest.mark.filterwarnings("ignore:Anomaly Detection has been enabled:UserWarning"),
 ]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    assert shutil.which("chromium"), "Debian's chromium must be installed (scripts/setup.sh dev)"
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
-        )
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")

@@ -5,28 +5,14 @@ boxes expand on click and collapse from their frame's label; folds unfold into t
 
 from __future__ import annotations
 
-import shutil
-
 import models
 import pytest
-from playwright.sync_api import sync_playwright
 
 from glassgrad.viz import explore
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 NEXT_FRAME = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 
 pytestmark = pytest.mark.filterwarnings("ignore:Anomaly Detection has been enabled:UserWarning")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
-        )
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")
