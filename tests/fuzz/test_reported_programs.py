@@ -7,6 +7,9 @@ every variable after every statement, the errors, first derivatives by ``backwar
 from __future__ import annotations
 
 import pytest
+import torch
+
+import glassgrad
 
 from .program import check
 
@@ -202,9 +205,59 @@ PROGRAMS = {
         "v2 = v1.expand(2)",
         "v2[[0, 0]] += v2 > 0",
     ],
+    # Ops PyTorch records with a NotImplemented node: results require grad, backward raises,
+    # and out= passes the node on to a non-leaf ``out`` (a leaf is refused).
+    "LDL factorization and solve require grad": [
+        "v0 = torch.tensor([[2.0, 1.0, 0.5], [1.0, -3.0, 0.2], [0.5, 0.2, 1.0]], "
+        "dtype=torch.float64, requires_grad=True)",
+        "v1, v2 = torch.linalg.ldl_factor(v0)",
+        "v3 = torch.linalg.ldl_solve(v1.detach(), v2, v0)",
+    ],
+    "out= of an op without a derivative": [
+        f"v0 = {MATRIX}",
+        "v1 = v0 * 2",
+        "v2 = torch.heaviside(v0, v0.detach(), out=v1)",
+        "v3 = torch.zeros((4, 3), dtype=torch.float64)",
+        "v4 = torch.floor_divide(v0, 2.0, out=v3[1:3])",
+        "v5 = torch.heaviside(v0, v0, out=torch.zeros((2, 3), dtype=torch.float64, "
+        "requires_grad=True))",
+    ],
+    # tril_/triu_ write only their zeros, into memory an expand shares (no overlap check).
+    "tril_ and triu_ into an expanded tensor": [
+        "v0 = torch.tensor([[-2.5, 0.5, -0.25]], dtype=torch.float64, requires_grad=True)",
+        "v1 = (v0 * 1).expand(2, 3).tril_()",
+        "v2 = (v0 * 1).expand(2, 3).triu_(1)",
+        "v3 = torch.zeros((1, 3)).expand(3, 3).tril_(-1)",
+    ],
+    # The view's regenerated history (AsStridedBackward0) of an empty base gives fresh zeros.
+    "in-place through a view of an empty tensor, create_graph": [
+        "v0 = torch.zeros((0, 3), dtype=torch.float64, requires_grad=True)",
+        "v1 = v0 * torch.tensor([0.9, 0.6, 0.2], dtype=torch.float64)",
+        "v1[:] *= True",
+        "v2 = v1.sinc()",
+    ],
+    # Saved indices are outside the graph: a graph of the backward never reaches the pool's
+    # node through them (its tensor hook ran with no gradient).
+    "second derivative past a hooked max pool": [
+        "v0 = torch.tensor([[[0.5, -1.0, 2.0], [1.5, 0.25, -0.75], [3.0, -2.0, 1.0]]], "
+        "dtype=torch.float64, requires_grad=True)",
+        "v1, v2 = torch.nn.functional.max_pool2d_with_indices(v0, 2, stride=1)",
+        "_ = v1.register_hook(lambda g: g * 2)",
+    ],
 }
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_reported_program_agrees_with_pytorch(name: str) -> None:
     assert check(PROGRAMS[name], seed=0) is None
+
+
+def test_not_implemented_nodes_have_edges_only_to_inputs_requiring_grad() -> None:
+    def edge_names(lib: object, op: str) -> list:
+        x = lib.tensor([1.0, -2.0], requires_grad=True)
+        y = lib.tensor([0.5, 3.0])
+        results = [getattr(lib, op)(x, y), getattr(lib, op)(y, x), getattr(lib, op)(x, x)]
+        return [[type(f).__name__ for f, _ in r.grad_fn.next_functions] for r in results]
+
+    for op in ("heaviside", "floor_divide"):
+        assert edge_names(glassgrad, op) == edge_names(torch, op), op

@@ -199,6 +199,10 @@ class Op(Node):
     # Written into a tensor whose elements share memory (an expand), PyTorch only warns with
     # this message (index_put_, masked_fill_), and ``write_overlapping`` writes the elements.
     overlap_warning: str = ""
+    # ``write_overlapping(data, *arrays, **params)``, for ops that write into memory several
+    # elements share: only the elements PyTorch's kernel writes (masked_fill_'s masked ones,
+    # tril_'s zeros), so that which write lands where is PyTorch's.
+    write_overlapping: Any = None
     # False for ops without a derivative (logical, bitwise): in place, they change the values
     # and the version but leave the tensor's history as it is, as in PyTorch.
     differentiable: bool = True
@@ -518,8 +522,16 @@ class Op(Node):
                     holder = Tensor._from_array(data)
                     holder._vc = counter
                     raise _modified_error(holder, version, self)
-                values.append(Tensor._result(data, self, nr) if as_tensors else data)
+                values.append(self._saved_output_tensor(data, nr) if as_tensors else data)
         return tuple(values)
+
+    def _saved_output_tensor(self, data: np.ndarray, nr: int) -> Any:
+        """Saved output ``nr`` as a Tensor: with this node as its history where the output is
+        differentiable; indices (max's, sort's) are saved outside the graph, as PyTorch's
+        integer outputs, so a graph of the backward never reaches this node through them."""
+        if nr in type(self).nondiff_outputs or data.dtype.kind not in "fc":
+            return graph.Tensor._from_array(data)
+        return graph.Tensor._result(data, self, nr)
 
     def __getattr__(self, name: str) -> Any:
         # PyTorch's ``grad_fn._saved_<name>`` (the tensor) and ``_raw_saved_<name>`` (a
@@ -557,7 +569,7 @@ class Op(Node):
             data, counter, _, nr = self._saved_output_entries()[k]
             if type(data) is _Packed:
                 return data
-            t = graph.Tensor._result(data, self, nr)
+            t = self._saved_output_tensor(data, nr)
             t._version_counter = counter
             return t
 
@@ -584,7 +596,7 @@ class Op(Node):
             return
         packed = []
         for data, counter, version, nr in self._saved_output_entries():
-            t = Tensor._result(data, self, nr)
+            t = self._saved_output_tensor(data, nr)
             t._version_counter = counter
             packed.append((pack_saved(t, self, nr), counter, version, nr))
         self._saved_out = packed if type(out) is list else packed[0][:3]
@@ -720,7 +732,7 @@ class Op(Node):
                 read.append(x)
         if self._saved_out is not None and only is None:
             for data, _, _, nr in self._saved_output_entries():
-                read.append(graph.Tensor._result(data, self, nr))
+                read.append(self._saved_output_tensor(data, nr))
         return read
 
     def _release(self) -> None:
@@ -966,7 +978,7 @@ def _same_elements(out: np.ndarray, src: np.ndarray) -> bool:
 
 def _write(node: Op, data: np.ndarray, out: np.ndarray, arrays: list, params: dict) -> None:
     """Write an in-place op's result into the target's memory."""
-    if node.overlap_warning and internal_overlap(data):
+    if node.write_overlapping is not None and internal_overlap(data):
         node.write_overlapping(data, *arrays, **params)  # only the written elements
     else:
         np.copyto(data, out, casting="unsafe")

@@ -315,6 +315,8 @@ class AsStridedBackward0(Node):
         grad = grads[0]
         if grad is None:
             return (None,)
+        if size == 0:
+            return (F.zeros(shape, dtype),)  # PyTorch's as_strided_backward: fresh zeros
         flat = F.index_zeros_add((size,), (where,), grad, False)
         result = F.reshape(flat, shape)
         if result.dtype != dtype:

@@ -39,18 +39,33 @@ _ABSENT = object()
 def _not_implemented_node(op: str, compute: Any) -> type:
     """PyTorch's ``NotImplemented`` grad_fn: the output is recorded, its backward raises.
 
-    Tensor operands are positional (graph edges); a Python-number operand is passed as
-    ``before=`` or ``after=`` so that, as in PyTorch, it is not an edge.
+    Tensor operands are positional; as in PyTorch, only those that require grad are graph
+    edges (the others reach ``compute`` in their places). A Python-number operand is passed
+    as ``before=`` or ``after=``.
     """
 
-    def forward(self: Op, *arrays: Any, before: Any = _ABSENT, after: Any = _ABSENT) -> Any:
-        operands = [v for v in (before, *arrays, after) if v is not _ABSENT]
+    def forward(
+        self: Op, *arrays: Any, before: Any = _ABSENT, after: Any = _ABSENT, fixed: tuple = ()
+    ) -> Any:
+        operands = list(arrays)
+        for position, array in fixed:
+            operands.insert(position, array)
+        operands = [v for v in (before, *operands, after) if v is not _ABSENT]
         return compute(*operands)
 
     def backward(self: Op, F: Any, grad: Any) -> Any:
         raise RuntimeError(f"derivative for aten::{op} is not implemented")
 
     def apply(cls: type, *inputs: Any, **params: Any) -> Any:
+        fixed = tuple(
+            (i, x._data)
+            for i, x in enumerate(inputs)
+            if isinstance(x, Tensor) and not x._requires_grad
+        )
+        if fixed and len(fixed) < len(inputs):
+            kept = {i for i, _ in fixed}
+            inputs = tuple(x for i, x in enumerate(inputs) if i not in kept)
+            params["fixed"] = fixed
         result = Op.apply.__func__(cls, *inputs, **params)
         if type(result._grad_fn) is cls:
             # PyTorch gives NotImplemented nodes the largest sequence number: the backward
@@ -66,6 +81,7 @@ def _not_implemented_node(op: str, compute: Any) -> type:
             "forward": forward,
             "backward": backward,
             "apply": classmethod(apply),
+            "records_out": True,
             "__doc__": f"{op}: no gradient",
         },
     )

@@ -2,7 +2,8 @@
 ``out_result`` writes it into the caller's tensor(s).
 
 - Under grad mode, an input or an ``out`` tensor that requires grad is refused (PyTorch:
-  out= functions do not support automatic differentiation).
+  out= functions do not support automatic differentiation), except for ops PyTorch records
+  with a ``NotImplemented`` node: ``out`` then takes that node as its history.
 - The result must cast to ``out``'s dtype in the same kind (float into double, not float
   into long); it is cast.
 - An ``out`` of another shape is resized (with PyTorch's deprecation warning when it held
@@ -21,6 +22,7 @@ import numpy as np
 from .._dtype import c_type_name, scalar_type_name
 from .._tensor import Tensor
 from ..autograd.grad_mode import state as grad_state
+from ..autograd.views import rebase_history
 
 __all__ = ["out_result", "write_into", "with_out"]
 
@@ -93,14 +95,25 @@ def out_result(
             )
         if len(out) != len(results):
             raise TypeError(f"expected tuple of {len(results)} elements but got {len(out)}")
+    elif not isinstance(out, Tensor):
+        raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}")
     outs = tuple(out) if several else (out,)
-    if grad_state.enabled and (
-        any(isinstance(x, Tensor) and x.requires_grad for x in inputs)
-        or any(isinstance(o, Tensor) and o.requires_grad for o in outs)
-        or any(r.requires_grad for r in results)
-    ):
-        raise _autograd_error(autograd_op or op)
+    histories = ()
+    if grad_state.enabled:
+        # An op PyTorch records with a NotImplemented node passes it on to ``out`` as an
+        # in-place op would (its backward raises there): only a leaf ``out`` is refused.
+        recorded = [r._grad_fn for r in results if r.requires_grad]
+        not_implemented = bool(recorded) and all(
+            getattr(fn, "records_out", False) for fn in recorded
+        )
+        if any(o.requires_grad and (o._grad_fn is None or not not_implemented) for o in outs) or (
+            not not_implemented and any(isinstance(x, Tensor) and x.requires_grad for x in inputs)
+        ):
+            raise _autograd_error(autograd_op or op)
+        histories = tuple((o, r._grad_fn) for o, r in zip(outs, results) if r.requires_grad)
     written = tuple(write_into(op, o, r._data, exact) for o, r in zip(outs, results))
+    for target, node in histories:
+        rebase_history(target, node)
     if not several:
         return written[0]
     return type(result)(*written) if hasattr(result, "_fields") else written

@@ -34,6 +34,13 @@ class TrilBackward0(Op):
 
     __slots__ = ("diagonal",)
     lower = True
+    # PyTorch's tril_/triu_ write only the zeros, without checking for overlap (the backward
+    # through the write then refuses it, in CopySlices).
+    allows_internal_overlap = True
+
+    @classmethod
+    def write_overlapping(cls, data, diagonal):
+        np.copyto(data, 0, where=~_triangle_mask(data.shape, diagonal, cls.lower))
 
     def forward(self, x, diagonal):
         self.diagonal = diagonal

@@ -22,6 +22,7 @@ from ._linalg_common import LinAlgError, check_square, spd
 from ._out import out_result
 from ._registry import Sample, register
 from ._samples import randn
+from ._not_implemented import _not_implemented_node
 
 __all__ = ["ldl_factor", "ldl_factor_ex", "ldl_solve"]
 
@@ -152,12 +153,24 @@ def _check_hermitian(op: str, hermitian: bool) -> None:
         )
 
 
+def _computed(*arrays: np.ndarray) -> np.ndarray:
+    """The result computed before recording (the last operand): the factorization's other
+    results and its error checks need the arrays first."""
+    return arrays[-1]
+
+
+# PyTorch records LDL with nodes whose backward raises: the results require grad.
+LdlFactorNotImplemented = _not_implemented_node("linalg_ldl_factor_ex", _computed)
+LdlSolveNotImplemented = _not_implemented_node("linalg_ldl_solve", _computed)
+
+
 def ldl_factor_ex(
     A: Tensor, *, hermitian: bool = False, check_errors: bool = False, out: Any = None
 ) -> tuple:
     """``(LD, pivots, info)``: the Bunch-Kaufman LDL factorization of a symmetric matrix (its
     lower triangle is read), packed as LAPACK's sytrf packs it; ``info`` is the 1-based index
-    of the first zero pivot of D (0 when none). Not differentiable.
+    of the first zero pivot of D (0 when none). Not differentiable: as in PyTorch, ``LD``
+    requires grad when ``A`` does and its backward raises.
 
     Example::
 
@@ -177,7 +190,9 @@ def ldl_factor_ex(
             f"input is singular: D[{first},{first}] is zero."
         )
     result = return_types.linalg_ldl_factor_ex(
-        Tensor._from_array(ld), Tensor._from_array(pivots), Tensor._from_array(info)
+        LdlFactorNotImplemented.apply(A, after=ld),
+        Tensor._from_array(pivots),
+        Tensor._from_array(info),
     )
     return out_result("linalg_ldl_factor_ex", out, result, (A,), exact=True)
 
@@ -201,7 +216,9 @@ def ldl_factor(A: Tensor, *, hermitian: bool = False, out: Any = None) -> tuple:
             f"torch.linalg.ldl_factor: The factorization could not be completed because the "
             f"input is singular: D[{first},{first}] is zero."
         )
-    result = return_types.linalg_ldl_factor(Tensor._from_array(ld), Tensor._from_array(pivots))
+    result = return_types.linalg_ldl_factor(
+        LdlFactorNotImplemented.apply(A, after=ld), Tensor._from_array(pivots)
+    )
     return out_result("linalg_ldl_factor", out, result, (A,), exact=True)
 
 
@@ -209,7 +226,8 @@ def ldl_solve(
     LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False, out: Any = None
 ) -> Tensor:
     """The solution X of ``A X = B`` given the LDL factorization ``(LD, pivots)`` of the
-    symmetric A from ``ldl_factor``. Not differentiable.
+    symmetric A from ``ldl_factor``. Not differentiable (the result requires grad, its
+    backward raises, as PyTorch's).
 
     Example::
 
@@ -250,7 +268,9 @@ def ldl_solve(
     pivs = np.broadcast_to(piv, (*batch, piv.shape[-1])).reshape(-1, piv.shape[-1])
     bs = np.broadcast_to(b, (*batch, *b.shape[-2:])).reshape(-1, *b.shape[-2:])
     x = np.stack([_sytrs(m, p, r) for m, p, r in zip(lds, pivs, bs)]) if bs.size else bs.copy()
-    result = Tensor._from_array(x.reshape(*batch, *b.shape[-2:]).astype(b.dtype))
+    result = LdlSolveNotImplemented.apply(
+        LD, B, after=x.reshape(*batch, *b.shape[-2:]).astype(b.dtype)
+    )
     return out_result("linalg_ldl_solve", out, result, (LD, B), exact=True)
 
 
