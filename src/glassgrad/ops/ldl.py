@@ -19,10 +19,10 @@ from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ._common import check_tensor
 from ._linalg_common import LinAlgError, check_square, spd
+from ._not_implemented import _not_implemented_node
 from ._out import out_result
 from ._registry import Sample, register
 from ._samples import randn
-from ._not_implemented import _not_implemented_node
 
 __all__ = ["ldl_factor", "ldl_factor_ex", "ldl_solve"]
 
