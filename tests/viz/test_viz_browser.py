@@ -225,3 +225,42 @@ def test_screenshot_is_not_blank(page, tmp_path):
     canvas = image[60:800, 300:1000]  # the graph area alone has drawn content
     assert canvas.std() > 10
     assert (np.abs(canvas - canvas[0, 0]).sum(axis=2) > 60).mean() > 0.01
+
+
+def open_page(browser, path):
+    page = browser.new_page(viewport={"width": 1400, "height": 850})
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(path.as_uri())
+    page.wait_for_selector("body[data-ready=true]", timeout=10_000)
+    page.errors = errors
+    return page
+
+
+def test_stale_node_and_exploding_stack_are_shown(browser, tmp_path):
+    x = gg.ones(3, requires_grad=True)
+    h = (x * 2).exp()
+    h.add_(1)  # changes what ExpBackward0 saved
+    explore(h.sum(), {"x": x}, tmp_path / "stale.html")
+    page = open_page(browser, tmp_path / "stale.html")
+    assert labels_with(page, "stale") == ["ExpBackward0"]
+    problem = page.inner_text("#problems .problem[data-problem=stale]")
+    assert "ExpBackward0" in problem and "h.add_(1)" in problem
+    page.close()
+
+    layers = [gg.nn.Linear(2, 2, bias=False) for _ in range(6)]
+    with gg.no_grad():  # activations shrink along e1, gradients grow along e2
+        for layer in layers:
+            layer.weight.copy_(gg.tensor([[0.5, 0.0], [0.0, 3.0]]))
+    y = gg.tensor([[1.0, 0.0]])
+    for layer in layers:
+        y = layer(y)
+    loss = (y[:, 1] - y[:, 0] * 50).sum()
+    trace = trace_backward(loss)
+    params = {f"{i}.weight": layer.weight for i, layer in enumerate(layers)}
+    explore(loss, params, tmp_path / "stack.html", trace=trace)
+    page = open_page(browser, tmp_path / "stack.html")
+    assert "0.weight: exploding" in page.inner_text("#problems")
+    assert page.is_visible("#depth-chart")
+    assert page.errors == []
+    page.close()

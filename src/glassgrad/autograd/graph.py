@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .grad_mode import state as grad_state
+from .inplace_record import note_write
 
 __all__ = [
     "Node",
@@ -96,6 +97,7 @@ def increment_version(tensor: Any) -> None:
     """
     for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
         t._vc[0] += 1
+        note_write(t._vc, "increment_version")
 
 
 def saved_tensors_freed_error() -> RuntimeError:

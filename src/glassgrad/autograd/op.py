@@ -38,6 +38,7 @@ from .graph import (
     pack_saved,
     saved_tensors_freed_error,
 )
+from .inplace_record import describe_last_write, note_write
 from .views import (
     OVERLAP_WRITE_ERROR,
     check_inplace,
@@ -117,12 +118,13 @@ def _modified_error(t: Any, expected: int, output_of: Node | None) -> RuntimeErr
     shape = list(t._data.shape) if t is not None else []
     type_name = tensor_type_name(t._data.dtype) if t is not None else "tensor"
     where = f", which is output 0 of {output_of.name()}," if output_of is not None else ""
+    culprit = describe_last_write(t._version_counter) if t is not None else ""
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: [{type_name} {shape}]{where} is at version {t._version}; expected version "
         f"{expected} instead. Hint: the backtrace further above shows the operation that "
         "failed to compute its gradient. The variable in question was changed in there or "
-        "anywhere later. Good luck!"
+        f"anywhere later. Good luck!{culprit}"
     )
 
 
@@ -619,9 +621,13 @@ class Op(Node):
             if isinstance(x, Tensor) and x._version != expected:
                 stale.append((slot, x, expected, x._version))
         if self._saved_out is not None:
-            for _, counter, version, _ in self._saved_output_entries():
+            for data, counter, version, _ in self._saved_output_entries():
                 if counter[0] != version:
-                    stale.append((-1, None, version, counter[0]))
+                    holder = None
+                    if type(data) is not _Packed:  # the result, sharing its version counter
+                        holder = Tensor._from_array(data)
+                        holder._vc = counter
+                    stale.append((-1, holder, version, counter[0]))
         return stale
 
     def _run(self, grads: list, create_graph: bool) -> tuple:
@@ -1034,6 +1040,7 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     if not recording:
         _write(node, data, out, arrays, params)
         target._vc[0] += 1
+        note_write(target._vc, f"{cls.__name__} (in place)")
         return target
     # The target's old value, as it stands in the graph, is the op's first input.
     before = Tensor._from_array(data.copy() if 0 in cls.saved_inputs else data)
@@ -1044,6 +1051,7 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     node._record((before, *others), [before._data, *arrays], out)
     _write(node, data, out, arrays, params)
     target._vc[0] += 1
+    note_write(target._vc, f"{cls.__name__} (in place)")
     if cls.saves_output:
         node._saved_out = (data, target._vc, target._vc[0])
     if _saved_hooks:

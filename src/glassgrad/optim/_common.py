@@ -14,6 +14,7 @@ import numpy as np
 
 from .._dtype import float64, get_default_dtype
 from .._tensor import Tensor
+from ..autograd.inplace_record import note_write
 
 __all__ = [
     "as_float",
@@ -156,3 +157,4 @@ def reject_unsupported(name: str, differentiable: bool, capturable: bool = False
 def bump_version(param: Tensor) -> None:
     """Count an in-place update of ``param`` (as PyTorch's ``param.add_`` does)."""
     param._vc[0] += 1
+    note_write(param._vc, "an optimizer step")

@@ -36,6 +36,7 @@ from .diagnose import diagnose_params, forward_nonfinite_origins
 from .forward import ForwardLog
 from .health import check_health
 from .notebook import ExplorerPage
+from .report import stale_saved_text
 from .trace import BackwardTrace
 
 __all__ = ["explore", "explorer_data", "read_page_data"]
@@ -202,6 +203,8 @@ def explorer_data(
         function = function_info(node.obj) if node.kind == OP else None
         if function is not None:
             entry["function"] = function
+        if node.kind == OP:
+            entry["stale"] = stale_saved_text(node.obj) or None
         nodes.append(entry)
     edges = [
         {"src": edge.src, "dst": edge.dst, "slot": edge.slot, "kind": edge.kind}

@@ -1079,6 +1079,13 @@
         ]));
       }
     });
+    nodes.forEach((node) => {
+      if (!node.stale) return;
+      entries.push(el("div", { class: "problem", "data-problem": "stale", onclick: () => { centerOn(node.key); select(node.key); } }, [
+        el("div", { class: "what", text: `${node.label}: saved tensor changed in place` }),
+        el("div", { class: "why", text: node.stale }),
+      ]));
+    });
     // The relative rules of the shared health verdict (check_health): NaN origins and dead
     // parameters are listed above from the same facts.
     const health = data.health || { findings: [], params: [] };

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
+from ..autograd.inplace_record import describe_last_write
 from ._graph import (
     OP,
     Graph,
@@ -65,6 +66,7 @@ __all__ = [
     "ModuleRow",
     "format_table",
     "saved_version_problems",
+    "stale_saved_text",
 ]
 
 
@@ -285,6 +287,28 @@ def saved_version_problems(fn: Any) -> list[tuple[int, Any, int, int]]:
     return check() if check is not None else []
 
 
+def last_change_text(tensor: Any) -> str:
+    """`` The last in-place change to it was made by <node> (in place), at file:line ...``
+    (recorded by glassgrad for every in-place write), or ``""``."""
+    counter = getattr(tensor, "_version_counter", None)
+    return describe_last_write(counter) if counter is not None else ""
+
+
+def stale_saved_text(fn: Any) -> str:
+    """Why backward through ``fn`` will fail on a saved tensor changed in place (the first
+    one), with the op and line that changed it; ``""`` if nothing it saved is stale."""
+    problems = saved_version_problems(fn)
+    if not problems:
+        return ""
+    slot, tensor, saved_version, current = problems[0]
+    what = "its result" if slot < 0 else f"its input {slot}"
+    return (
+        f"stale: {what} was saved at version {saved_version} and modified in place since "
+        f"(now version {current}); backward through this node will raise."
+        + last_change_text(tensor)
+    )
+
+
 def _inplace_hazards(graph: Graph, pairs: list[tuple[str, Any]]) -> list[GradReportRow]:
     rows = []
     for node in graph.nodes:
@@ -298,7 +322,8 @@ def _inplace_hazards(graph: Graph, pairs: list[tuple[str, Any]]) -> list[GradRep
             detail = (
                 f"{node.label} saved {what}{f' ({owner})' if owner else ''} at version "
                 f"{saved_version}; it was modified in place since (now version {current}), so "
-                f"backward will raise. Use the out-of-place op, or .clone() before modifying"
+                f"backward will raise. Use the out-of-place op, or .clone() before modifying."
+                + last_change_text(tensor)
             )
             rows.append(GradReportRow(name, STATUS_INPLACE, detail, shape=shape))
     return rows
