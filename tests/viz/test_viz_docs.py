@@ -16,6 +16,7 @@ MODULES = [
     "glassgrad.viz.attribution",
     "glassgrad.viz.health",
     "glassgrad.viz.diagnose",
+    "glassgrad.viz.diff",
     "glassgrad.viz.dot",
     "glassgrad.viz.explore",
     "glassgrad.viz.forward",

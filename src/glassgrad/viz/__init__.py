@@ -11,7 +11,8 @@
 * :func:`record_forward` — record which module ran, in which grad mode, creating which nodes;
 * :func:`diagnose_params` — why each parameter is or is not reachable from the root;
 * :func:`attribute_grads` / :func:`expect_no_grad` — which loss term sends gradient where;
-* :func:`check_health` — one verdict: NaN/Inf origin, dead parameters, vanishing/exploding.
+* :func:`check_health` — one verdict: NaN/Inf origin, dead parameters, vanishing/exploding;
+* :func:`diff_backward` — what changed between two backward passes.
 
 Example::
 
@@ -35,6 +36,7 @@ from .diagnose import (
     ParamStatus,
     diagnose_params,
 )
+from .diff import BackwardDiff, NodeChange, diff_backward
 from .dot import (
     MAX_LAYOUT_SIZE,
     GlassDigraph,
@@ -74,6 +76,9 @@ __all__ = [
     "NodeRecord",
     "diagnose_params",
     "ParamStatus",
+    "diff_backward",
+    "BackwardDiff",
+    "NodeChange",
     "check_health",
     "Health",
     "Finding",

@@ -33,6 +33,7 @@ from ._layout import layout
 from ._names import function_info, node_titles
 from ._stats import TensorStats, dtype_name, format_shape, tensor_stats
 from .diagnose import diagnose_params, forward_nonfinite_origins
+from .diff import BackwardDiff
 from .forward import ForwardLog
 from .health import check_health
 from .notebook import ExplorerPage
@@ -54,6 +55,7 @@ def explore(
     forward_log: ForwardLog | None = None,
     title: str | None = None,
     expand_checkpoints: bool = False,
+    compare: BackwardDiff | None = None,
 ) -> ExplorerPage:
     """Write an interactive page for the graph behind ``roots`` to ``path``; return the path.
 
@@ -86,6 +88,9 @@ def explore(
     expand_checkpoints : bool
         Show the nodes inside each ``checkpoint(..., use_reentrant=False)`` segment instead of
         one ``Checkpoint(<function>)`` node for the segment.
+    compare : BackwardDiff, optional
+        From :func:`diff_backward` (its second pass is ``trace``): each node and parameter
+        shows its gradient norm in both passes; nodes new in this pass are marked.
 
     Returns
     -------
@@ -109,6 +114,7 @@ def explore(
             trace=trace,
             forward_log=forward_log,
             expand_checkpoints=expand_checkpoints,
+            compare=compare,
         )
         page = render_page(data, title or "glassgrad graph explorer")
     write_text_atomically(path, page)
@@ -151,6 +157,7 @@ def explorer_data(
     trace: BackwardTrace | None = None,
     forward_log: ForwardLog | None = None,
     expand_checkpoints: bool = False,
+    compare: BackwardDiff | None = None,
 ) -> dict[str, Any]:
     """Everything the page shows, as JSON-ready data (also handy for tests)."""
     if isinstance(params, Iterable) and not isinstance(params, Mapping):
@@ -176,6 +183,7 @@ def explorer_data(
 
     module_of = _module_of_nodes(graph, forward_log)
     tree = build_groups(graph, forward_log) if forward_log is not None else None
+    changes = _changes_by_key(graph, compare)
     nodes = []
     for node, lines, box in zip(graph.nodes, labels, boxes, strict=True):
         module = module_of.get(node.key)
@@ -203,6 +211,8 @@ def explorer_data(
         function = function_info(node.obj) if node.kind == OP else None
         if function is not None:
             entry["function"] = function
+        if node.key in changes:
+            entry["diff"], entry["appeared"] = changes[node.key]
         if node.kind == OP:
             entry["stale"] = stale_saved_text(node.obj) or None
         nodes.append(entry)
@@ -246,6 +256,7 @@ def explorer_data(
         origins.append({"key": key, "where": "forward", "text": _origin_text(graph, key)})
     health = check_health(None, params, trace=trace, graph=graph, forward_log=forward_log)
     return {
+        "diff": _diff_summary(compare),
         "health": health.as_json(),
         "nodes": nodes,
         "edges": edges,
@@ -262,6 +273,34 @@ def explorer_data(
             "ops": sum(node.kind == OP for node in graph.nodes),
             "edges": len(edges),
         },
+    }
+
+
+def _changes_by_key(graph: Graph, compare: BackwardDiff | None) -> dict[int, tuple[Any, bool]]:
+    # The diff's nodes are keyed in its second pass's graph: find them here by object.
+    if compare is None:
+        return {}
+    changes = {}
+    for change in [*compare.nodes, *compare.appeared]:
+        key = graph.key_of(compare.after_graph.nodes[change.key_after].obj)
+        if key is not None:
+            changes[key] = (
+                {"before": _json_number(change.before), "after": _json_number(change.after)},
+                change.key_before is None,
+            )
+    return changes
+
+
+def _diff_summary(compare: BackwardDiff | None) -> dict[str, Any] | None:
+    if compare is None:
+        return None
+    return {
+        "params": [
+            {"name": n, "before": _json_number(b), "after": _json_number(a)}
+            for n, b, a in compare.params
+        ],
+        "appeared": len(compare.appeared),
+        "vanished": [str(change) for change in compare.vanished],
     }
 
 
@@ -465,7 +504,7 @@ def _origin_text(graph: Graph, key: int) -> str:
 # Node fields the page needs for its first frame, sent as columns; the rest (saved tensors,
 # stacks, gradients) travels apart and is read after the graph is on screen.
 CORE_FIELDS = ("kind", "label", "lines", "x", "y", "w", "h", "shape", "dtype", "module")
-CORE_FIELDS += ("nanOrigin", "badGrad", "stale", "group")
+CORE_FIELDS += ("nanOrigin", "badGrad", "stale", "group", "appeared")
 NUMERIC_FIELDS = frozenset({"x", "y", "w", "h", "src", "dst", "slot"})
 EDGE_FIELDS = ("src", "dst", "slot", "kind")
 

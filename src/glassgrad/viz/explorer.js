@@ -79,16 +79,16 @@
   const X = new Float64Array(count), Y = new Float64Array(count);
   const W = new Float32Array(count), H = new Float32Array(count);
   const KIND = new Uint8Array(count);
-  const FLAGS = new Uint8Array(count); // NAN_ORIGIN | BAD_GRAD | STALE
+  const FLAGS = new Uint8Array(count); // NAN_ORIGIN | BAD_GRAD | STALE | APPEARED
   const STATE = new Uint8Array(count); // 0 plain, ON_PATH, DIMMED
   const MATCH = new Uint8Array(count);
   const KINDS = ["op", "output", "param", "leaf", "base", "saved"];
-  const NAN_ORIGIN = 1, BAD_GRAD = 2, STALE = 4;
+  const NAN_ORIGIN = 1, BAD_GRAD = 2, STALE = 4, APPEARED = 8;
   const ON_PATH = 1, DIMMED = 2;
   nodes.forEach((node, key) => {
     X[key] = node.x; Y[key] = node.y; W[key] = node.w; H[key] = node.h;
     KIND[key] = Math.max(0, KINDS.indexOf(node.kind));
-    FLAGS[key] = (node.nanOrigin ? NAN_ORIGIN : 0) | (node.badGrad ? BAD_GRAD : 0) | (node.stale ? STALE : 0);
+    FLAGS[key] = (node.nanOrigin ? NAN_ORIGIN : 0) | (node.badGrad ? BAD_GRAD : 0) | (node.stale ? STALE : 0) | (node.appeared ? APPEARED : 0);
   });
   // Edges as flat arrays; adjacency in CSR form (offsets + indices) for path walks.
   const ESRC = new Int32Array(edges.length), EDST = new Int32Array(edges.length);
@@ -256,7 +256,7 @@
   const COLORS = {
     kind: ["#e5e7eb", "#caff70", "#add8e6", "#ffffe0", "#a2cd5a", "#ffa500"],
     stroke: "#8a8f98", hot: "#e8590c", bad: "#d00000", select: "#1c64f2", ink: "#1d232a",
-    sub: "#4b5563", bg: "#f7f7f5", stale: "#7c3aed", group: "#6366f1",
+    sub: "#4b5563", bg: "#f7f7f5", stale: "#7c3aed", group: "#6366f1", appeared: "#059669",
   };
   const FONT = 'ui-monospace, "DejaVu Sans Mono", monospace';
   const TEXT_MIN_PX = 4; // below this, labels are not drawn (boxes only)
@@ -476,6 +476,7 @@
     if (FLAGS[key] & NAN_ORIGIN) return [COLORS.bad, 3];
     if (MATCH[key]) return [COLORS.hot, 3];
     if (FLAGS[key] & STALE) return [COLORS.stale, 3];
+    if (FLAGS[key] & APPEARED) return [COLORS.appeared, 3];
     if (STATE[key] === ON_PATH) return [COLORS.hot, 2.5];
     return [COLORS.stroke, 1];
   }
@@ -968,7 +969,34 @@
     } else if (!data.traced) {
       body.push(...section("gradient", el("p", { class: "hint", text: "not recorded: run backward with glassgrad.viz.trace_backward(loss) and pass trace= to explore()" })));
     }
+    body.push(...diffSection(node));
     for (const extra of api.panelSections) body.push(...(extra(node) || []));
+  }
+
+  // The gradient this node received in the pass it is compared with (explore(compare=...)).
+  function diffSection(node) {
+    if (!data.diff) return [];
+    if (node.appeared) return section("compared with the other pass", el("p", { class: "bad-text", text: "not in the other pass: this node appeared" }));
+    if (!node.diff) return [];
+    return section("compared with the other pass", el("p", { class: "mono", "data-diff": "node", text: `gradient received: ${fmt(node.diff.before)} → ${fmt(node.diff.after)}${ratioText(node.diff.before, node.diff.after)}` }));
+  }
+
+  function ratioText(before, after) {
+    if (typeof before !== "number" || typeof after !== "number") return "";
+    if (before === 0) return after === 0 ? "" : " (from 0)";
+    return ` (×${fmt(after / before)})`;
+  }
+
+  function buildDiffSection() {
+    if (!data.diff) return;
+    document.getElementById("diff-section").hidden = false;
+    const rows = data.diff.params.map((p) => el("li", { "data-diff-param": p.name }, [
+      el("span", { class: "pname", text: p.name }),
+      el("span", { class: "pnorm", text: `${fmt(p.before)} → ${fmt(p.after)}${ratioText(p.before, p.after)}` }),
+    ]));
+    const vanished = data.diff.vanished;
+    rows.push(el("li", { class: "none", text: `${data.diff.appeared} node(s) appeared (green), ${vanished.length} vanished` + (vanished.length ? ": " + vanished.slice(0, 8).join(", ") : "") }));
+    document.getElementById("diff-list").replaceChildren(...rows);
   }
 
   function moduleLine(name) {
@@ -1204,6 +1232,7 @@
       if (FLAGS[key] & NAN_ORIGIN) names.push("nan-origin");
       if (FLAGS[key] & BAD_GRAD) names.push("bad-grad");
       if (FLAGS[key] & STALE) names.push("stale");
+      if (FLAGS[key] & APPEARED) names.push("appeared");
       if (REP[key] >= 0) names.push("collapsed");
       return names;
     },
@@ -1227,6 +1256,7 @@
   computeBounds();
   setGroups(data.groups || []);
   buildSidebar();
+  buildDiffSection();
   initialView();
   draw();
   drawMinimapBase();
