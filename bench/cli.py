@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench import ddp, probes
+from bench import ddp, explorer, probes
 from bench.document import render_document
 from bench.libraries import (
     CANDIDATE,
@@ -43,10 +43,11 @@ from bench.report import (
     memory_row,
     render_text,
     timed_rows,
+    viz_row,
 )
 from bench.workloads import WORKLOADS
 
-PROBES = ("import", "memory", "checkpoint", "ddp")
+PROBES = ("import", "memory", "checkpoint", "ddp", "viz")
 ALL_NAMES = (*WORKLOADS, *PROBES)
 DOCS_PATH = REPO_ROOT / "docs" / "benchmarks.md"
 WORKER_TIMEOUT_S = {"full": 3600, "quick": 300}
@@ -306,6 +307,13 @@ def main(argv: list[str] | None = None) -> int:
     if "ddp" in args.names:
         print("[probe] data-parallel step (mpiexec)", file=sys.stderr, flush=True)
         rows.append(ddp_row(ddp.measure(mode)))
+    if "viz" in args.names:
+        print(
+            "[probe] graph explorer on a long chain (headless Chromium)",
+            file=sys.stderr,
+            flush=True,
+        )
+        rows.append(viz_row(explorer.measure(mode)))
 
     result = {
         "schema": 1,

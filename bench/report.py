@@ -256,6 +256,52 @@ def checkpoint_row(result: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
+def viz_row(result: dict[str, Any]) -> dict[str, Any]:
+    """The ``viz`` row (see :mod:`bench.explorer`): the graph explorer on a long chain."""
+    from bench.explorer import TARGETS
+
+    row = {
+        "name": "viz",
+        "kind": "viz",
+        "title": f"graph explorer on a {result.get('nodes', '?')}-node chain (explore(), page "
+        "size; headless Chromium: first frame, highlight, zoom/pan fps)",
+        "unit": "page",
+        "target": f"first frame <= {TARGETS['first_frame_s']:g} s, highlight <= "
+        f"{TARGETS['highlight_s'] * 1e3:g} ms, >= {TARGETS['fps']:g} fps, page <= "
+        f"{TARGETS['page_mb']:g} MB",
+        "results": {
+            CANDIDATE: result,
+            REFERENCE: {"status": "n/a", "error": "PyTorch has no graph explorer"},
+        },
+        "ratio": None,
+        "meets": None,
+        "notes": [],
+    }
+    if result.get("status") != "ok":
+        row["verdict"] = f"unavailable ({result.get('error') or result.get('errors')})"
+        return row
+    slowest = min(scene["fps"] for scene in result["fps"].values())
+    row["meets"] = (
+        result["first_frame_s"] <= TARGETS["first_frame_s"]
+        and result["highlight_s"] <= TARGETS["highlight_s"]
+        and slowest >= TARGETS["fps"]
+        and result["page_mb"] <= TARGETS["page_mb"]
+    )
+    row["verdict"] = "meets" if row["meets"] else "misses"
+    parts = ", ".join(f"{k} {v:.2f} s" for k, v in result["first_frame_parts_s"].items())
+    row["notes"].append(f"first frame: {parts}")
+    row["notes"].append(
+        "fps by scene: "
+        + ", ".join(f"{k} {v['fps']:.0f} ({v['mode']})" for k, v in result["fps"].items())
+    )
+    row["notes"].append(
+        f"explore() {_fmt_time(result['explore_s'])} ({result['plain_mb']:.1f} MB) without a "
+        f"trace, {_fmt_time(result['explore_traced_s'])} with one; trace_backward "
+        f"{_fmt_time(result['trace_backward_s'])}"
+    )
+    return row
+
+
 def ddp_row(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The ``ddp`` row (see :mod:`bench.ddp`): the 2-rank data-parallel step of each library,
     their ratio, and glassgrad's throughput on 2 ranks over one process."""
@@ -328,6 +374,13 @@ def format_cell(row: dict[str, Any], library: str) -> str:
             f"peak {_fmt_bytes(result['checkpoint_peak_bytes'])} with / "
             f"{_fmt_bytes(result['plain_peak_bytes'])} without = "
             f"{result['checkpoint_over_plain']:.2f}x"
+        )
+    if row["kind"] == "viz" and status == "ok":
+        slowest = min(scene["fps"] for scene in result["fps"].values())
+        return (
+            f"first frame {_fmt_time(result['first_frame_s'])}, highlight "
+            f"{_fmt_time(result['highlight_s'])}, >= {slowest:.0f} fps, "
+            f"{result['page_mb']:.1f} MB"
         )
     if row["kind"] == "memory" and status == "ok":
         return (

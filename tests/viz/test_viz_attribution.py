@@ -112,3 +112,19 @@ def test_bad_terms_are_refused_clearly():
     assert found.terms == ["term0"]
     with pytest.raises(KeyError, match="no loss term named 'nope'"):
         found.expect_no_grad("nope", w)
+
+
+def test_explorer_shows_each_terms_gradient(tmp_path):
+    from glassgrad.viz import explorer_data
+
+    model, *batch = actor_critic(gg)
+    terms = ppo_terms(gg, model, *batch, detach=False)
+    found = attribute_grads(terms, model.named_parameters())
+    data = explorer_data(terms, dict(model.named_parameters()), attribution=found)
+    assert data["terms"] == ["policy_loss", "value_loss"]
+    by_name = {p["name"]: p for p in data["params"]}
+    assert set(by_name["value_head.weight"]["terms"]) == {"policy_loss", "value_loss"}  # the leak
+    assert set(by_name["policy_head.weight"]["terms"]) == {"policy_loss"}
+    terms_of = {n["label"]: set(n.get("terms") or ()) for n in data["nodes"]}
+    assert terms_of["SqueezeBackward1"] == {"policy_loss", "value_loss"}  # the values
+    assert terms_of["LogSoftmaxBackward0"] == {"policy_loss"}

@@ -49,11 +49,15 @@ def test_buggy_against_fixed_names_the_node_that_appeared():
     assert [c.name for c in diff.appeared] == ["ExpBackward0 #0"]
     assert diff.vanished == []
     (mul,) = [c for c in diff.nodes if c.name.startswith("MulBackward0")]
-    assert mul.before == pytest.approx(np.sqrt(3)) and mul.after == pytest.approx(np.exp(2) * np.sqrt(3))
+    assert mul.before == pytest.approx(np.sqrt(3)) and mul.after == pytest.approx(
+        np.exp(2) * np.sqrt(3)
+    )
     assert "appeared: ExpBackward0 #0 @ test_viz_diff.py:" in str(diff)  # where it was made
     # The explorer shows both norms on each node and marks the new one.
     data = explorer_data(fixed_loss, {"w": w}, trace=fixed, compare=diff)
     by_label = {n["label"]: n for n in data["nodes"]}
     assert by_label["ExpBackward0"]["appeared"] is True
-    assert by_label["MulBackward0"]["diff"]["after"] == pytest.approx(np.exp(2) * np.sqrt(3), rel=1e-3)
+    assert by_label["MulBackward0"]["diff"]["after"] == pytest.approx(
+        np.exp(2) * np.sqrt(3), rel=1e-3
+    )
     assert data["diff"]["appeared"] == 1 and data["diff"]["vanished"] == []

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["TensorStats", "tensor_stats", "as_array", "dtype_name", "format_shape"]
+__all__ = ["TensorStats", "tensor_stats", "as_array", "dtype_name", "format_shape", "json_number"]
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,14 @@ def dtype_name(dtype: Any) -> str:
     except TypeError:
         pass
     return name
+
+
+def json_number(value: float | None) -> float | str | None:
+    """``value`` for JSON, which has no NaN/Infinity: those become the strings ``"nan"``,
+    ``"inf"``, ``"-inf"`` (the explorer prints them as they are)."""
+    if value is None or math.isfinite(value):
+        return value
+    return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
 
 
 def format_shape(shape: Any) -> str:

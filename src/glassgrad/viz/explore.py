@@ -18,7 +18,6 @@ import gc
 import gzip
 import html
 import json
-import math
 import os
 import re
 import tempfile
@@ -31,7 +30,8 @@ from ._graph import OP, Graph, GraphNode, SegmentNode, build_graph, user_frame
 from ._groups import build_groups, groups_json
 from ._layout import layout
 from ._names import function_info, node_titles
-from ._stats import TensorStats, dtype_name, format_shape, tensor_stats
+from ._stats import TensorStats, dtype_name, format_shape, json_number, tensor_stats
+from .attribution import TermAttribution
 from .diagnose import diagnose_params, forward_nonfinite_origins
 from .diff import BackwardDiff
 from .forward import ForwardLog
@@ -56,6 +56,7 @@ def explore(
     title: str | None = None,
     expand_checkpoints: bool = False,
     compare: BackwardDiff | None = None,
+    attribution: TermAttribution | None = None,
 ) -> ExplorerPage:
     """Write an interactive page for the graph behind ``roots`` to ``path``; return the path.
 
@@ -91,6 +92,9 @@ def explore(
     compare : BackwardDiff, optional
         From :func:`diff_backward` (its second pass is ``trace``): each node and parameter
         shows its gradient norm in both passes; nodes new in this pass are marked.
+    attribution : TermAttribution, optional
+        From :func:`attribute_grads` (pass the same terms as ``roots``): each node and
+        parameter shows the gradient norm each loss term sends it.
 
     Returns
     -------
@@ -115,6 +119,7 @@ def explore(
             forward_log=forward_log,
             expand_checkpoints=expand_checkpoints,
             compare=compare,
+            attribution=attribution,
         )
         page = render_page(data, title or "glassgrad graph explorer")
     write_text_atomically(path, page)
@@ -158,6 +163,7 @@ def explorer_data(
     forward_log: ForwardLog | None = None,
     expand_checkpoints: bool = False,
     compare: BackwardDiff | None = None,
+    attribution: TermAttribution | None = None,
 ) -> dict[str, Any]:
     """Everything the page shows, as JSON-ready data (also handy for tests)."""
     if isinstance(params, Iterable) and not isinstance(params, Mapping):
@@ -184,6 +190,7 @@ def explorer_data(
     module_of = _module_of_nodes(graph, forward_log)
     tree = build_groups(graph, forward_log) if forward_log is not None else None
     changes = _changes_by_key(graph, compare)
+    term_norms = _terms_by_key(graph, attribution)
     nodes = []
     for node, lines, box in zip(graph.nodes, labels, boxes, strict=True):
         module = module_of.get(node.key)
@@ -213,6 +220,8 @@ def explorer_data(
             entry["function"] = function
         if node.key in changes:
             entry["diff"], entry["appeared"] = changes[node.key]
+        if node.key in term_norms:
+            entry["terms"] = term_norms[node.key]
         if node.kind == OP:
             entry["stale"] = stale_saved_text(node.obj) or None
         nodes.append(entry)
@@ -237,6 +246,7 @@ def explorer_data(
                 "accKey": status.leaf_key,
                 "evidenceKey": status.evidence_key,
                 "grad": _stats_json(tensor_stats(grad)) if grad is not None else None,
+                "terms": _term_json(attribution.params.get(status.name)) if attribution else None,
             }
         )
     param_grads = {}
@@ -256,6 +266,7 @@ def explorer_data(
         origins.append({"key": key, "where": "forward", "text": _origin_text(graph, key)})
     health = check_health(None, params, trace=trace, graph=graph, forward_log=forward_log)
     return {
+        "terms": attribution.terms if attribution else None,
         "diff": _diff_summary(compare),
         "health": health.as_json(),
         "nodes": nodes,
@@ -285,10 +296,26 @@ def _changes_by_key(graph: Graph, compare: BackwardDiff | None) -> dict[int, tup
         key = graph.key_of(compare.after_graph.nodes[change.key_after].obj)
         if key is not None:
             changes[key] = (
-                {"before": _json_number(change.before), "after": _json_number(change.after)},
+                {"before": json_number(change.before), "after": json_number(change.after)},
                 change.key_before is None,
             )
     return changes
+
+
+def _terms_by_key(graph: Graph, found: TermAttribution | None) -> dict[int, dict[str, Any]]:
+    # The attribution's nodes are keyed in its own graph: find them here by object.
+    if found is None:
+        return {}
+    norms = {}
+    for key, by_term in found.nodes.items():
+        here = graph.key_of(found.graph.nodes[key].obj)
+        if here is not None:
+            norms[here] = _term_json(by_term)
+    return norms
+
+
+def _term_json(by_term: dict[str, float] | None) -> dict[str, Any] | None:
+    return None if by_term is None else {t: json_number(n) for t, n in by_term.items()}
 
 
 def _diff_summary(compare: BackwardDiff | None) -> dict[str, Any] | None:
@@ -296,7 +323,7 @@ def _diff_summary(compare: BackwardDiff | None) -> dict[str, Any] | None:
         return None
     return {
         "params": [
-            {"name": n, "before": _json_number(b), "after": _json_number(a)}
+            {"name": n, "before": json_number(b), "after": json_number(a)}
             for n, b, a in compare.params
         ],
         "appeared": len(compare.appeared),
@@ -465,10 +492,10 @@ def _stats_json(stats: TensorStats | None) -> dict[str, Any] | None:
         "shape": list(stats.shape),
         "dtype": stats.dtype,
         "numel": stats.numel,
-        "norm": _json_number(stats.norm),
-        "min": _json_number(stats.min),
-        "max": _json_number(stats.max),
-        "mean": _json_number(stats.mean),
+        "norm": json_number(stats.norm),
+        "min": json_number(stats.min),
+        "max": json_number(stats.max),
+        "mean": json_number(stats.mean),
         "num_nan": stats.num_nan,
         "num_inf": stats.num_inf,
         "num_zero": stats.num_zero,
@@ -485,13 +512,6 @@ def _node_stats_json(stats: TensorStats | None) -> dict[str, Any] | None:
             if isinstance(value, float):
                 entry[name] = float(f"{value:.4g}")
     return entry
-
-
-def _json_number(value: float | None) -> float | str | None:
-    # JSON has no NaN/Infinity: send them as strings the page prints as they are.
-    if value is not None and not math.isfinite(value):
-        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-    return value
 
 
 def _origin_text(graph: Graph, key: int) -> str:

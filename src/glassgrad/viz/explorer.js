@@ -122,11 +122,12 @@
     NODE_TOP = Float64Array.from(NODE_ORDER, (k) => TOP[k]);
     tallest = 0;
     for (let k = 0; k < count; k++) tallest = Math.max(tallest, H[k]);
-    // Short edges (most) are found by binary search on their top; long ones one by one.
+    // Short edges (most; under LONG_EDGE across and down) are found by binary search on their
+    // top; long ones one by one.
     const shortEdges = [], longEdges = [];
     for (let i = 0; i < edges.length; i++) {
-      const top = Math.min(Y[ESRC[i]], Y[EDST[i]]), bottom = Math.max(Y[ESRC[i]], Y[EDST[i]]);
-      (bottom - top > LONG_EDGE ? longEdges : shortEdges).push(i);
+      const span = Math.max(Math.abs(Y[ESRC[i]] - Y[EDST[i]]), Math.abs(X[ESRC[i]] - X[EDST[i]]));
+      (span > LONG_EDGE ? longEdges : shortEdges).push(i);
     }
     const edgeTop = (i) => Math.min(Y[ESRC[i]], Y[EDST[i]]);
     SHORT_ORDER = Int32Array.from(shortEdges);
@@ -316,7 +317,8 @@
 
   function visibleEdges(area) {
     const found = [];
-    let index = lowerBound(SHORT_TOP, area.y0 - LONG_EDGE);
+    // Zoomed out so far that a short edge spans less than a pixel: none of them is drawn.
+    let index = LONG_EDGE * view.scale < 1 ? SHORT_ORDER.length : lowerBound(SHORT_TOP, area.y0 - LONG_EDGE);
     for (; index < SHORT_ORDER.length && SHORT_TOP[index] <= area.y1; index++) {
       const i = SHORT_ORDER[index];
       if (edgeVisible(i, area)) found.push(i);
@@ -970,7 +972,18 @@
       body.push(...section("gradient", el("p", { class: "hint", text: "not recorded: run backward with glassgrad.viz.trace_backward(loss) and pass trace= to explore()" })));
     }
     body.push(...diffSection(node));
+    body.push(...termSection(node.terms));
     for (const extra of api.panelSections) body.push(...(extra(node) || []));
+  }
+
+  // Per loss term, the gradient norm it sends here (explore(attribution=...)); "-": no path.
+  function termSection(terms) {
+    if (!data.terms) return [];
+    const rows = data.terms.map((term) => el("tr", { "data-term": term }, [
+      el("th", { text: term }),
+      el("td", { class: "mono", text: terms && terms[term] !== undefined ? fmt(terms[term]) : "- (no path)" }),
+    ]));
+    return section("gradient by loss term", el("table", { class: "kv" }, rows));
   }
 
   // The gradient this node received in the pass it is compared with (explore(compare=...)).
@@ -1016,6 +1029,7 @@
     }
     const param = paramByNode.get(node.key);
     if (param && param.reason !== "ok") body.push(el("p", { class: "bad-text", text: param.detail }));
+    if (param) body.push(...termSection(param.terms));
     for (const extra of api.panelSections) body.push(...(extra(node) || []));
   }
 

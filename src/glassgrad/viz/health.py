@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._graph import Graph, build_graph, upstream_first, user_frame
-from ._stats import tensor_stats
+from ._stats import json_number, tensor_stats
 from .diagnose import REASON_OK, diagnose_params, forward_nonfinite_origins
 from .forward import ForwardLog
 from .trace import BackwardTrace
@@ -115,8 +115,8 @@ class Health:
                 {
                     "name": n,
                     "depth": d,
-                    "norm": _finite_or_text(g),
-                    "weightNorm": _finite_or_text(w),
+                    "norm": json_number(g),
+                    "weightNorm": json_number(w),
                 }
                 for n, d, g, w in self.params
             ],
@@ -252,13 +252,6 @@ def check_health(
                     )
                 )
     return health
-
-
-def _finite_or_text(value: float | None) -> float | str | None:
-    # JSON has no NaN/Infinity: the page prints these strings as they are.
-    if value is None or math.isfinite(value):
-        return value
-    return "nan" if math.isnan(value) else "inf"
 
 
 def _depths(graph: Graph) -> list[int]:

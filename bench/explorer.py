@@ -1,0 +1,175 @@
+"""The ``viz`` row: the graph explorer on a long chain (100,000 nodes in full mode).
+
+``python -m bench.explorer --nodes 100000`` (run by ``measure`` in a fresh process) builds a
+chain ``h = tanh(h * w)`` with one parameter ``w`` feeding every other node (a 50,000-edge fan),
+and measures:
+
+* ``explore()`` wall time and the page's size, without and with a recorded backward (the trace
+  adds the gradient statistics of every node);
+* in headless Chromium (Debian's, driven by Playwright, ``--disable-gpu``: software drawing), on
+  the traced page: the time from navigation to the first frame, the time from a click on the
+  parameter to its 100,000 highlighted paths drawn, and frames per second while zooming with
+  the wheel at three zooms (the whole graph, a middle zoom with boxes, labels) and while
+  dragging, each event followed by the frame it causes.
+
+Targets (issue 17): first frame <= 2 s, highlight <= 200 ms, >= 30 fps, page <= 10 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+from bench.libraries import REPO_ROOT, child_env
+
+TARGETS = {"first_frame_s": 2.0, "highlight_s": 0.2, "fps": 30.0, "page_mb": 10.0}
+NODES = {"full": 100_000, "quick": 2_000}
+
+# Runs in the page: wheel zoom at three zooms and a drag, each event then its frame.
+_FPS_SCRIPT = """
+async () => {
+  const api = window.glassgradExplorer;
+  const canvas = document.getElementById("canvas");
+  const box = canvas.getBoundingClientRect();
+  const frame = () => new Promise((r) => requestAnimationFrame(r));
+  const cx = box.left + box.width / 2, cy = box.top + box.height / 2;
+  const out = {};
+  const scenes = {
+    whole: () => api.fit(),
+    boxes: () => { api.fit(); api.zoomAt(300, box.width / 2, box.height / 2); },
+    labels: () => api.centerOn(Math.floor(api.data.nodes.length / 2)),
+  };
+  for (const [name, setup] of Object.entries(scenes)) {
+    setup(); await frame(); await frame();
+    const f0 = api.stats.frames, t0 = performance.now();
+    for (let i = 0; i < 40; i++) {
+      canvas.dispatchEvent(new WheelEvent("wheel", { deltaY: i % 2 ? 80 : -80, clientX: cx, clientY: cy, bubbles: true, cancelable: true }));
+      await frame();
+    }
+    out[name] = { fps: (api.stats.frames - f0) / ((performance.now() - t0) / 1000), mode: api.stats.mode, visible: api.stats.visibleNodes };
+  }
+  scenes.whole(); await frame();
+  const f0 = api.stats.frames, t0 = performance.now();
+  canvas.dispatchEvent(new PointerEvent("pointerdown", { clientX: cx, clientY: cy, button: 0, bubbles: true }));
+  for (let i = 0; i < 40; i++) {
+    window.dispatchEvent(new PointerEvent("pointermove", { clientX: cx + i * 3, clientY: cy + i * 5, bubbles: true }));
+    await frame();
+  }
+  window.dispatchEvent(new PointerEvent("pointerup", { clientX: cx + 120, clientY: cy + 200, bubbles: true }));
+  out.drag = { fps: (api.stats.frames - f0) / ((performance.now() - t0) / 1000), mode: api.stats.mode, visible: api.stats.visibleNodes };
+  return out;
+}
+"""
+
+_HIGHLIGHT_SCRIPT = """
+async () => {
+  const frame = () => new Promise((r) => requestAnimationFrame(r));
+  const t0 = performance.now();
+  document.querySelector("#param-list li[data-param='w']").click();
+  await frame(); await frame();
+  return { seconds: (performance.now() - t0) / 1000, lit: glassgradExplorer.keysWith("on-path").length };
+}
+"""
+
+
+def build_pages(nodes: int, folder: str) -> dict[str, Any]:
+    """Build the chain, write the pages; wall time and size of each."""
+    import numpy as np
+
+    import glassgrad as gg
+    from glassgrad.viz import explore, trace_backward
+
+    w = gg.nn.Parameter(gg.tensor(np.full(4, 1.0001, dtype=np.float32)))
+    h = gg.ones(4)
+    for _ in range(nodes // 2 - 1):
+        h = (h * w).tanh()
+    loss = h.sum()
+    facts: dict[str, Any] = {}
+    plain = os.path.join(folder, "plain.html")
+    begin = time.perf_counter()
+    explore(loss, {"w": w}, plain)
+    facts["explore_s"] = time.perf_counter() - begin
+    facts["plain_mb"] = os.path.getsize(plain) / 1e6
+    begin = time.perf_counter()
+    trace = trace_backward(loss)
+    facts["trace_backward_s"] = time.perf_counter() - begin
+    traced = os.path.join(folder, "traced.html")
+    begin = time.perf_counter()
+    explore(loss, {"w": w}, traced, trace=trace)
+    facts["explore_traced_s"] = time.perf_counter() - begin
+    facts["page_mb"] = os.path.getsize(traced) / 1e6
+    facts["graph_nodes"] = len(trace.graph.nodes) + 1  # and the parameter's own node
+    facts["page"] = traced
+    return facts
+
+
+def browse(page_path: str) -> dict[str, Any]:
+    """First frame, highlight and frames per second of the page in headless Chromium."""
+    from playwright.sync_api import sync_playwright
+
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=chromium, args=["--no-sandbox", "--disable-gpu"]
+        )
+        page = browser.new_page(viewport={"width": 1400, "height": 850})
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto("file://" + page_path)
+        page.wait_for_selector("body[data-ready=true]", timeout=120_000)
+        timings = page.evaluate("glassgradExplorer.timings")
+        result = {"first_frame_s": (timings["start"] + timings["firstFrame"]) / 1000}
+        result["first_frame_parts_s"] = {
+            "html_and_script": timings["start"] / 1000,
+            "payload": timings["payload"] / 1000,
+            "index": (timings["indexed"] - timings["payload"]) / 1000,
+            "draw": (timings["firstFrame"] - timings["indexed"]) / 1000,
+        }
+        page.wait_for_selector("body[data-details=true]", timeout=120_000)
+        highlight = page.evaluate(_HIGHLIGHT_SCRIPT)
+        result["highlight_s"] = highlight["seconds"]
+        result["highlighted_nodes"] = highlight["lit"]
+        result["fps"] = page.evaluate(_FPS_SCRIPT)
+        result["errors"] = errors
+        browser.close()
+    return result
+
+
+def measure(mode: str) -> dict[str, Any]:
+    """Run the probe in a fresh process; the facts as a dict with ``status``."""
+    nodes = NODES[mode]
+    with tempfile.TemporaryDirectory(prefix="bench-viz-") as folder:
+        out = os.path.join(folder, "result.json")
+        command = [sys.executable, "-m", "bench.explorer", "--nodes", str(nodes), "--out", out]
+        try:
+            subprocess.run(command, env=child_env(), timeout=3600, check=True, cwd=str(REPO_ROOT))
+        except (subprocess.SubprocessError, OSError) as error:
+            return {"status": "failed", "error": str(error)}
+        with open(out, encoding="utf-8") as handle:
+            return json.load(handle)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.explorer")
+    parser.add_argument("--nodes", type=int, default=NODES["full"])
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bench-viz-pages-") as folder:
+        facts = build_pages(args.nodes, folder)
+        facts.update(browse(facts.pop("page")))
+    facts["status"] = "ok" if not facts["errors"] else "failed"
+    facts["nodes"] = args.nodes
+    with open(args.out, "w", encoding="utf-8") as handle:
+        json.dump(facts, handle, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
