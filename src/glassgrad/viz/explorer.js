@@ -112,29 +112,65 @@
   // ---- spatial index: nodes and edges sorted by their top y --------------------------------
   // Rebuilt when nodes move (module boxes opening and closing lay the graph out again).
   const LONG_EDGE = 600;
-  let NODE_ORDER, NODE_TOP, tallest, SHORT_ORDER, SHORT_TOP, LONG_ORDER;
+  // A node feeding many distant nodes (a weight shared by every step of a long chain) is a
+  // fan: its long edges sorted by the y of their other end, so a frame draws those ending in
+  // view one by one and those passing through as one line per side.
+  const FAN_MIN = 64;
+  let levels = new Map(); // zoom levels of binned cells (see buildLevel), dropped on changes
+  let NODE_ORDER, NODE_TOP, tallest, SHORT_ORDER, SHORT_TOP, LONG_ORDER, fans;
   function buildIndex() {
     const TOP = new Float64Array(count);
     for (let k = 0; k < count; k++) TOP[k] = Y[k] - H[k] / 2;
-    NODE_ORDER = new Int32Array(count);
-    for (let k = 0; k < count; k++) NODE_ORDER[k] = k;
-    NODE_ORDER.sort((a, b) => TOP[a] - TOP[b]);
+    NODE_ORDER = sortedBy(TOP, count);
     NODE_TOP = Float64Array.from(NODE_ORDER, (k) => TOP[k]);
     tallest = 0;
     for (let k = 0; k < count; k++) tallest = Math.max(tallest, H[k]);
     // Short edges (most; under LONG_EDGE across and down) are found by binary search on their
-    // top; long ones one by one.
-    const shortEdges = [], longEdges = [];
+    // top; long ones one by one, or by fan.
+    const longEdges = [];
+    const shortEdge = new Uint8Array(edges.length);
     for (let i = 0; i < edges.length; i++) {
       const span = Math.max(Math.abs(Y[ESRC[i]] - Y[EDST[i]]), Math.abs(X[ESRC[i]] - X[EDST[i]]));
-      (span > LONG_EDGE ? longEdges : shortEdges).push(i);
+      if (span > LONG_EDGE) longEdges.push(i);
+      else shortEdge[i] = 1;
     }
-    const edgeTop = (i) => Math.min(Y[ESRC[i]], Y[EDST[i]]);
-    SHORT_ORDER = Int32Array.from(shortEdges);
-    const ETOP = Float64Array.from(edges, (_, i) => edgeTop(i));
-    SHORT_ORDER.sort((a, b) => ETOP[a] - ETOP[b]);
+    const ETOP = Float64Array.from(edges, (_, i) => Math.min(Y[ESRC[i]], Y[EDST[i]]));
+    SHORT_ORDER = sortedBy(ETOP, edges.length).filter((i) => shortEdge[i]);
     SHORT_TOP = Float64Array.from(SHORT_ORDER, (i) => ETOP[i]);
-    LONG_ORDER = Int32Array.from(longEdges);
+    const longBySrc = new Map();
+    for (const i of longEdges) {
+      if (!longBySrc.has(ESRC[i])) longBySrc.set(ESRC[i], []);
+      longBySrc.get(ESRC[i]).push(i);
+    }
+    fans = [];
+    const loose = [];
+    for (const [src, list] of longBySrc) {
+      if (list.length < FAN_MIN) { loose.push(...list); continue; }
+      list.sort((a, b) => Y[EDST[a]] - Y[EDST[b]]);
+      let minX = Infinity, maxX = -Infinity;
+      for (const i of list) { minX = Math.min(minX, X[EDST[i]]); maxX = Math.max(maxX, X[EDST[i]]); }
+      fans.push({ src, edges: Int32Array.from(list), dstY: Float64Array.from(list, (i) => Y[EDST[i]]), minX, maxX });
+    }
+    LONG_ORDER = Int32Array.from(loose);
+    invalidateLevels();
+  }
+
+  // Indices 0..length-1 ordered by key[index]. Keys on a 0.1 px grid and indices are packed
+  // into one float and sorted without a comparator (several times faster at 100,000).
+  function sortedBy(key, length) {
+    let low = Infinity, high = -Infinity;
+    for (let i = 0; i < length; i++) { low = Math.min(low, key[i]); high = Math.max(high, key[i]); }
+    const order = new Int32Array(length);
+    if (length < 2 ** 21 && (high - low) * 10 < 2 ** 31) {
+      const packed = new Float64Array(length);
+      for (let i = 0; i < length; i++) packed[i] = Math.round((key[i] - low) * 10) * 2 ** 21 + i;
+      packed.sort();
+      for (let i = 0; i < length; i++) order[i] = packed[i] % 2 ** 21;
+    } else {
+      for (let i = 0; i < length; i++) order[i] = i;
+      order.sort((a, b) => key[a] - key[b]);
+    }
+    return order;
   }
   buildIndex();
 
@@ -171,6 +207,7 @@
   let groupIndex = new Map();
   function updateRepresentatives() {
     REP = new Int32Array(count).fill(-1);
+    invalidateLevels();
     // Outermost collapsed group wins: visit groups parents-first.
     const depthOf = (group) => { let d = 0, g = group; while (g.parent !== null && groupIndex.has(g.parent)) { g = groups[groupIndex.get(g.parent)]; d++; } return d; };
     const ordered = groups.map((g, i) => [depthOf(g), i]).sort((a, b) => b[0] - a[0]);
@@ -327,6 +364,24 @@
       const i = LONG_ORDER[index2];
       if (edgeVisible(i, area)) found.push(i);
     }
+    for (const fan of fans) {
+      const x = X[fan.src];
+      if (Math.max(x, fan.maxX) < area.x0 || Math.min(x, fan.minX) > area.x1) continue;
+      const low = lowerBound(fan.dstY, area.y0), high = lowerBound(fan.dstY, area.y1 + 1e-9);
+      for (let k = low; k < high; k++) if (edgeVisible(fan.edges[k], area)) found.push(fan.edges[k]);
+      // The edges ending above and below the view, passing through it: all of them when
+      // their ends spread over more than a pixel across, else the farthest one for all.
+      const narrow = (fan.maxX - fan.minX) * view.scale < 1;
+      for (const [from, to] of [[0, low], [high, fan.edges.length]]) {
+        if (from >= to) continue;
+        const farthest = from === 0 ? from : to - 1;
+        if (narrow) {
+          if (edgeVisible(fan.edges[farthest], area)) found.push(fan.edges[farthest]);
+        } else {
+          for (let k = from; k < to; k++) if (edgeVisible(fan.edges[k], area)) found.push(fan.edges[k]);
+        }
+      }
+    }
     return found;
   }
 
@@ -359,16 +414,27 @@
     ctx.fillRect(0, 0, size.width, size.height);
     ctx.setTransform(ratio * view.scale, 0, 0, ratio * view.scale, ratio * view.x, ratio * view.y);
     const area = worldView();
-    const visible = visibleNodes(area);
-    const dots = visible.length > DOT_LIMIT || Math.max(tallest, 1) * view.scale < 2;
-    stats.mode = dots ? "dots" : view.scale * 12 >= TEXT_MIN_PX ? "labels" : "boxes";
     drawGroups(area);
-    const lines = visibleEdges(area);
-    drawEdges(lines, dots);
-    if (dots) drawDots(visible, size, ratio);
-    else drawBoxes(visible);
-    stats.visibleNodes = visible.length;
-    stats.visibleEdges = lines.length;
+    // How many nodes the y-index puts in view (an upper bound, by two binary searches): beyond
+    // DOT_LIMIT the frame draws pre-binned cells of a zoom level, not nodes.
+    const inBand = lowerBound(NODE_TOP, area.y1 + 1e-9) - lowerBound(NODE_TOP, area.y0 - tallest);
+    if (inBand > DOT_LIMIT && Math.max(tallest, 1) * view.scale < 3) {
+      stats.mode = "cells";
+      const level = levelAt(view.scale);
+      drawLevel(level, area, size, ratio);
+      stats.visibleNodes = level.visible;
+      stats.visibleEdges = level.visibleEdges;
+    } else {
+      const visible = visibleNodes(area);
+      const dots = visible.length > DOT_LIMIT || Math.max(tallest, 1) * view.scale < 2;
+      stats.mode = dots ? "dots" : view.scale * 12 >= TEXT_MIN_PX ? "labels" : "boxes";
+      const lines = visibleEdges(area);
+      drawEdges(lines, dots);
+      if (dots) drawDots(visible, size, ratio);
+      else drawBoxes(visible);
+      stats.visibleNodes = visible.length;
+      stats.visibleEdges = lines.length;
+    }
     stats.frames++;
     stats.lastFrameMs = performance.now() - started;
     stats.totalFrameMs += stats.lastFrameMs;
@@ -535,7 +601,6 @@
   function drawDots(visible, size, ratio) {
     const width = Math.ceil(size.width), height = Math.ceil(size.height);
     const cell = new Uint8Array(width * height); // 0 empty, else priority + 1
-    const priority = (key) => (FLAGS[key] & NAN_ORIGIN ? 6 : key === selectedKey ? 5 : MATCH[key] ? 4 : STATE[key] === ON_PATH ? 3 : STATE[key] === DIMMED ? 0 : 1) * 8 + KIND[key];
     const boxes = [];
     for (const key of visible) {
       const w = W[key] * view.scale, h = H[key] * view.scale;
@@ -543,14 +608,10 @@
       if (w >= 3 && h >= 3) { boxes.push(key); continue; }
       const px = Math.floor(sx), py = Math.floor(sy);
       if (px < 0 || py < 0 || px >= width || py >= height) continue;
-      const index = py * width + px, value = priority(key) + 1;
+      const index = py * width + px, value = dotPriority(key) + 1;
       if (value > cell[index]) cell[index] = value;
     }
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    const dotColor = (value) => {
-      const level = (value - 1) >> 3, kind = (value - 1) & 7;
-      return level === 6 ? COLORS.bad : level === 5 ? COLORS.select : level === 4 || level === 3 ? COLORS.hot : level === 0 ? "#c8cbd0" : kind === 0 ? "#8a8f98" : COLORS.kind[kind];
-    };
     const batches = new Map();
     for (let index = 0; index < cell.length; index++) {
       const value = cell[index];
@@ -561,6 +622,98 @@
     [...batches.keys()].sort((a, b) => a - b).forEach((value) => { ctx.fillStyle = dotColor(value); ctx.fill(batches.get(value)); });
     ctx.setTransform(ratio * view.scale, 0, 0, ratio * view.scale, ratio * view.x, ratio * view.y);
     if (boxes.length) drawBoxes(boxes);
+  }
+
+  // ---- zoom levels: nodes and edges binned into cells of 2^k world px -----------------------
+  // Far out, a frame costs the number of occupied cells, not of nodes: a 100,000-node chain
+  // fitted to the screen is ~1,000 cells. A level is built on first use (one pass over nodes
+  // and edges) and dropped when what it shows changes (highlight, search, selection, groups).
+  function invalidateLevels() { levels = new Map(); }
+  function dotPriority(key) {
+    return (FLAGS[key] & NAN_ORIGIN ? 6 : key === selectedKey ? 5 : MATCH[key] ? 4 : STATE[key] === ON_PATH ? 3 : STATE[key] === DIMMED ? 0 : 1) * 8 + KIND[key];
+  }
+  function levelAt(scale) {
+    const k = Math.max(0, Math.ceil(Math.log2(1 / scale)));
+    if (!levels.has(k)) levels.set(k, buildLevel(2 ** k));
+    return levels.get(k);
+  }
+  function buildLevel(size) {
+    const index = new Map(), xs = [], ys = [], priorities = [];
+    const cellOf = new Int32Array(count).fill(-1);
+    const OFFSET = 2 ** 20, ROW = 2 ** 21;
+    const cellId = (x, y) => (Math.floor(x / size) + OFFSET) + (Math.floor(y / size) + OFFSET) * ROW;
+    const place = (x, y, priority) => {
+      const id = cellId(x, y);
+      let cell = index.get(id);
+      if (cell === undefined) {
+        cell = xs.length;
+        index.set(id, cell);
+        xs.push((Math.floor(x / size) + 0.5) * size); ys.push((Math.floor(y / size) + 0.5) * size); priorities.push(priority);
+      } else if (priority > priorities[cell]) priorities[cell] = priority;
+      return cell;
+    };
+    for (let key = 0; key < count; key++) {
+      if (REP[key] >= 0) continue;
+      cellOf[key] = place(X[key], Y[key], dotPriority(key));
+    }
+    groups.forEach((group) => {
+      if (!group.collapsed || group.hidden) return;
+      const cell = place((group.x0 + group.x1) / 2, (group.y0 + group.y1) / 2, 1 * 8);
+      for (const key of group.keys) cellOf[key] = cell;
+    });
+    const pairs = new Map(), from = [], to = [], styles = [];
+    for (let i = 0; i < ESRC.length; i++) {
+      const a = cellOf[ESRC[i]], b = cellOf[EDST[i]];
+      if (a === b || a < 0 || b < 0) continue;
+      const id = a * 4194304 + b, style = edgeClass(i);
+      const known = pairs.get(id);
+      if (known === undefined) { pairs.set(id, from.length); from.push(a); to.push(b); styles.push(style); }
+      else if (style === 1 || style === 3) styles[known] = style;
+    }
+    return {
+      x: Float64Array.from(xs), y: Float64Array.from(ys), priority: Uint8Array.from(priorities),
+      from: Int32Array.from(from), to: Int32Array.from(to), style: Uint8Array.from(styles),
+      visible: 0, visibleEdges: 0,
+    };
+  }
+  function drawLevel(level, area, size, ratio) {
+    const scale = view.scale;
+    const margin = 2 / scale;
+    const inside = (cell) => level.x[cell] >= area.x0 - margin && level.x[cell] <= area.x1 + margin && level.y[cell] >= area.y0 - margin && level.y[cell] <= area.y1 + margin;
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    const edgeStyles = [[COLORS.stroke, 1, 0.6], [COLORS.hot, 2, 1], [COLORS.stroke, 1, 0.12], [COLORS.select, 2, 1]];
+    const paths = edgeStyles.map(() => new Path2D());
+    let shown = 0;
+    for (let i = 0; i < level.from.length; i++) {
+      const a = level.from[i], b = level.to[i];
+      const ax = level.x[a], ay = level.y[a], bx = level.x[b], by = level.y[b];
+      if (Math.max(ax, bx) < area.x0 || Math.min(ax, bx) > area.x1 || Math.max(ay, by) < area.y0 || Math.min(ay, by) > area.y1) continue;
+      const path = paths[level.style[i]];
+      path.moveTo(ax * scale + view.x, ay * scale + view.y);
+      path.lineTo(bx * scale + view.x, by * scale + view.y);
+      shown++;
+    }
+    edgeStyles.forEach(([color, width, alpha], index) => {
+      ctx.globalAlpha = alpha; ctx.strokeStyle = color; ctx.lineWidth = width; ctx.stroke(paths[index]);
+    });
+    ctx.globalAlpha = 1;
+    const batches = new Map();
+    let cells = 0;
+    for (let cell = 0; cell < level.x.length; cell++) {
+      if (!inside(cell)) continue;
+      cells++;
+      const value = level.priority[cell];
+      if (!batches.has(value)) batches.set(value, new Path2D());
+      batches.get(value).rect(Math.round(level.x[cell] * scale + view.x) - 1, Math.round(level.y[cell] * scale + view.y) - 1, 3, 3);
+    }
+    [...batches.keys()].sort((a, b) => a - b).forEach((value) => { ctx.fillStyle = dotColor(value + 1); ctx.fill(batches.get(value)); });
+    ctx.setTransform(ratio * scale, 0, 0, ratio * scale, ratio * view.x, ratio * view.y);
+    level.visible = cells;
+    level.visibleEdges = shown;
+  }
+  function dotColor(value) {
+    const level = (value - 1) >> 3, kind = (value - 1) & 7;
+    return level === 6 ? COLORS.bad : level === 5 ? COLORS.select : level === 4 || level === 3 ? COLORS.hot : level === 0 ? "#c8cbd0" : kind === 0 ? "#8a8f98" : COLORS.kind[kind];
   }
 
   // ---- minimap: the whole graph, squeezed to fit, with the view's rectangle ----------------
@@ -761,6 +914,7 @@
 
   // ---- highlighting ------------------------------------------------------------------
   function clearHighlight() {
+    invalidateLevels();
     STATE.fill(0);
     document.querySelectorAll("#param-list li.active, #module-list li.active").forEach((li) => li.classList.remove("active"));
     selectedKey = null;
@@ -782,6 +936,7 @@
       }
     }
     for (let k = 0; k < count; k++) STATE[k] = onPath[k] ? ON_PATH : DIMMED;
+    invalidateLevels();
     scheduleDraw();
     drawMinimapBase();
     return { onPath, size };
@@ -791,6 +946,7 @@
   function highlightSet(keys) {
     STATE.fill(DIMMED);
     for (const key of keys) STATE[key] = ON_PATH;
+    invalidateLevels();
     scheduleDraw();
     drawMinimapBase();
   }
@@ -815,6 +971,7 @@
 
   function select(key) {
     selectedKey = key;
+    invalidateLevels();
     scheduleDraw();
     renderPanel(key);
   }
@@ -825,6 +982,7 @@
     if (param.nodeKey === null) {
       STATE.fill(0);
       selectedKey = null;
+      invalidateLevels();
       scheduleDraw();
       renderParamOnly(param);
       return;
@@ -845,6 +1003,7 @@
   function runSearch() {
     const query = searchBox.value.trim().toLowerCase();
     MATCH.fill(0);
+    invalidateLevels();
     matches = [];
     matchIndex = -1;
     if (query) {
