@@ -263,4 +263,31 @@ def test_stale_node_and_exploding_stack_are_shown(browser, tmp_path):
     assert "0.weight: exploding" in page.inner_text("#problems")
     assert page.is_visible("#depth-chart")
     assert page.errors == []
+
+
+def test_custom_function_shows_its_name_and_docstring(browser, tmp_path):
+    class Cube(gg.autograd.Function):
+        """x ** 3 with a hand-written backward."""
+
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x**3
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * 3 * x**2
+
+    x = gg.ones(2, requires_grad=True)
+    explore(Cube.apply(x).sum(), {"x": x}, tmp_path / "cube.html")
+    page = browser.new_page()
+    page.goto((tmp_path / "cube.html").as_uri())
+    page.wait_for_selector("body[data-details=true]", timeout=10_000)  # panels' data is read
+    (key,) = page.evaluate(
+        "glassgradExplorer.data.nodes.flatMap((n, k) => n.label === 'CubeBackward' ? [k] : [])"
+    )
+    page.evaluate(f"glassgradExplorer.select({key})")
+    panel = page.inner_text("#panel-body")
+    assert "custom Function" in panel and "Cube" in panel and "hand-written backward" in panel
     page.close()

@@ -148,3 +148,16 @@ def test_names_in_the_side_bar_break_only_between_parts(browser, pages):
     for text, offset in breaks:
         assert text[offset - 1] in "._", f"{text!r} broken inside a word at {offset}"
     page.close()
+
+
+def test_a_node_searched_for_inside_a_closed_box_is_shown(browser, pages):
+    page = open_page(browser, pages["lstm"])
+    hidden = page.evaluate("glassgradExplorer.keysWith('collapsed').length")
+    page.fill("#search", "SplitBackward0")  # one per time step, all inside cell boxes
+    page.press("#search", "Enter")
+    page.evaluate(NEXT_FRAME)
+    selected = page.evaluate("glassgradExplorer.selected()")
+    assert "collapsed" not in page.evaluate(f"glassgradExplorer.flags({selected})")
+    assert page.evaluate("glassgradExplorer.keysWith('collapsed').length") < hidden
+    assert page.inner_text("#panel-body").startswith("SplitBackward0")
+    page.close()

@@ -843,6 +843,7 @@
   }
 
   function centerOn(key) {
+    if (api.onReveal) api.onReveal(key);
     const size = canvasSize();
     if (view.scale < READABLE_SCALE) view.scale = 0.9;
     view.x = size.width / 2 - X[key] * view.scale;
@@ -970,6 +971,7 @@
   }
 
   function select(key) {
+    if (api.onReveal) api.onReveal(key);
     selectedKey = key;
     invalidateLevels();
     scheduleDraw();
@@ -1078,6 +1080,10 @@
 
   function renderOp(node, body) {
     body.push(el("div", { class: "kind", text: node.variable !== undefined ? "AccumulateGrad: adds the gradient into the leaf's .grad" : "backward function (grad_fn)" }));
+    if (node.function) { // the backward of a custom autograd.Function: which one, and its doc
+      body.push(el("p", {}, ["custom Function ", el("span", { class: "mono", text: node.function.name })]));
+      if (node.function.doc) body.push(el("div", { class: "code", text: node.function.doc }));
+    }
     if (node.module !== null && node.module !== undefined) body.push(moduleLine(node.module));
     if (node.variable !== undefined) {
       body.push(el("p", {}, ["leaf: ", nodeLink(node.variable)]));
@@ -1380,6 +1386,8 @@
     setGroups, setCollapsed, groups: () => groups,
     // A module picked in the side bar: called first; returns elements to add to its panel.
     onModuleSelect: null,
+    // Called with a node about to be centred or selected: code that hides nodes shows it.
+    onReveal: null,
     // Move nodes ({key: {x, y}} or a Map) and set the group boxes: a new layout.
     relayout(positions, groupList) {
       const entries = positions instanceof Map ? positions.entries() : Object.entries(positions);

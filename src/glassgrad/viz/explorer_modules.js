@@ -387,6 +387,18 @@ const GlassgradModules = (function () {
       return summary(kind, folded ? groups[gid].fold : gid, false);
     };
 
+    // A node searched for, picked from a list or a parameter's: open the boxes around it.
+    api.onReveal = (key) => {
+      const chain = modules.chains[key];
+      const closed = chain.filter((g) => !modules.state.open.has(g) || (groups[g].fold !== null && !modules.state.unfolded.has(groups[g].fold)));
+      if (!closed.length) return;
+      for (const g of chain) {
+        modules.state.open.add(g);
+        if (groups[g].fold !== null) modules.state.unfolded.add(groups[g].fold);
+      }
+      apply();
+    };
+
     const size = api.canvasSize();
     modules.chooseDefault(size.width, size.height, MARGIN, minScale);
     apply();
