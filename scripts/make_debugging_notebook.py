@@ -155,10 +155,17 @@ report""",
         "md",
         """## 5. More checks
 
-<!-- glassbox-scale: per-loss-term attribution (expect_no_grad), the health verdict and the
-per-depth gradient-norm chart, and diffing two backward passes go here. -->
-Further sections (which loss term sends gradient where, one health verdict for the whole
-model, comparing two backward passes) are added here as those tools land.""",
+One verdict for the whole model: NaN/Inf origins, dead parameters with the reason, and
+gradients growing or shrinking across depth (relative rules, not one absolute threshold).
+
+<!-- glassbox-scale: per-loss-term attribution (expect_no_grad) and diffing two backward
+passes go below. -->""",
+    ),
+    (
+        "code",
+        """trainable = [(name, p) for name, p in model.named_parameters() if p.requires_grad]
+health = viz.check_health(loss, trainable, forward_log=log)   # the frozen encoder left out
+print(health)""",
     ),
 ]
 

@@ -46,4 +46,6 @@ def test_debugging_notebook_runs_and_displays_inline(tmp_path):
     frame = shown["page"]["text/html"]
     assert frame.startswith("<iframe srcdoc=") and "the broken classifier" in frame
     assert (tmp_path / "debugging_graph.html").stat().st_size > 1000
-    assert "all 16 rows ok" in outputs_of(code[-1])["text/html"]
+    (fixed,) = [cell for cell in code if "assert report.problems() == []" in cell.source]
+    assert "all 16 rows ok" in outputs_of(fixed)["text/html"]
+    assert "print(health)" in code[-1].source and outputs_of(code[-1])["stream"]

@@ -82,8 +82,12 @@ def explore(
         through each node and the backward order. Saved tensors are shown as they were before
         backward freed them.
     forward_log : ForwardLog, optional
-        A recorded forward pass (:func:`record_forward`): nodes are grouped by the module that
-        created them (searchable, listed in the side bar) and "no gradient" reasons are exact.
+        A recorded forward pass (:func:`record_forward`): the graph is drawn as nested module
+        boxes (``blocks.0 (Block)``: closed, one box with its size and the gradient norm of
+        the parameters inside; open, a frame around its contents), identical repeated calls
+        as one box ``×49``; modules start open as far as every label stays readable (9 px or
+        more) with the whole graph in view, and open or close on click. Nodes are searchable
+        by module and "no gradient" reasons are exact.
     title : str, optional
         The page title.
     expand_checkpoints : bool
