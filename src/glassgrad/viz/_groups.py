@@ -138,9 +138,13 @@ class _GroupBuilder:
         for key, call_id in call_of.items():
             group_of[key] = self.by_call[call_id]
         # A parameter (and its AccumulateGrad) goes where every node that uses it is.
+        users_of: dict[int, list[int]] = {}
+        for edge in graph.edges:
+            if graph.nodes[edge.src].variable_key is not None:
+                users_of.setdefault(edge.src, []).append(edge.dst)
         for node in graph.nodes:
             if node.kind == OP and node.variable_key is not None:
-                users = {group_of[edge.dst] for edge in graph.edges if edge.src == node.key}
+                users = {group_of[user] for user in users_of.get(node.key, ())}
                 home = self._common_ancestor(users) if users else None
                 group_of[node.key] = home
                 group_of[node.variable_key] = home

@@ -168,11 +168,13 @@ def format_outline(
     module call that created it."""
     titles = node_titles(graph)
     # Items in backward order: the root first, each after everything it feeds.
+    # A leaf is printed on its AccumulateGrad's line, not as its own.
+    accumulated = {node.variable_key for node in graph.nodes if node.variable_key is not None}
     backward_order = []
     seen = set()
     for key in reversed(upstream_first(graph)):
         item = view.item_of[key]
-        if item not in seen and not _is_accumulated_leaf(graph, item):
+        if item not in seen and not (item[0] == "node" and item[1] in accumulated):
             seen.add(item)
             backward_order.append(item)
     open_groups = set(view.open_groups)
@@ -221,17 +223,6 @@ def format_outline(
         text = _outline_item(graph, tree, value, titles, trace)
         lines.append(f"{INDENT * indent}#{number[value]} {text}{source}")
     return "\n".join(lines)
-
-
-def _is_accumulated_leaf(graph: Graph, item: tuple[str, int]) -> bool:
-    # A leaf is printed on its AccumulateGrad's line, not as its own.
-    if item[0] != "node":
-        return False
-    node = graph.nodes[item[1]]
-    return node.kind in ("param", "leaf") and any(
-        edge.src == node.key and graph.nodes[edge.dst].variable_key == node.key
-        for edge in graph.edges
-    )
 
 
 def _outline_item(
