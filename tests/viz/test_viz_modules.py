@@ -223,6 +223,9 @@ def test_variable_names_in_a_loop_and_without_anomaly_mode():
     assert "out (SumBackward0)" in titles
     plain = (w * 2).sum()
     assert "SumBackward0" in DotGraph(make_dot(plain).source).labels.values()
+    tree = print_graph(out, file=open(os.devnull, "w"))  # the terminal tree names them too
+    assert tree.splitlines()[1].startswith("└── out (SumBackward0) -> () float32")
+    assert tree.count("h (AddBackward0)") == 3
 
 
 def test_make_dot_renders_grouped_drawings(transformer):

@@ -117,6 +117,7 @@ def print_graph(
 def format_graph(graph: Graph, trace: BackwardTrace | None = None, ascii: bool = False) -> str:
     """The tree text of :func:`print_graph` for an already built graph."""
     tee, elbow, pipe, blank = ASCII_BRANCHES if ascii else UNICODE_BRANCHES
+    titles = node_titles(graph)
     consumers = [0] * len(graph.nodes)
     for edge in graph.edges:
         consumers[edge.src] += 1
@@ -131,14 +132,16 @@ def format_graph(graph: Graph, trace: BackwardTrace | None = None, ascii: bool =
         key, prefix, child_prefix, depth = stack.pop()
         node = graph.nodes[key]
         if key in printed:
-            lines.append(f"{prefix}{_describe(node, graph)} ^ shared, see {shared_tags[key]} above")
+            lines.append(
+                f"{prefix}{_describe(node, graph, titles[key])} ^ shared, see {shared_tags[key]} above"
+            )
             continue
         printed.add(key)
         tag = ""
         if consumers[key] > 1:
             shared_tags[key] = f"@{len(shared_tags) + 1}"
             tag = f"  {shared_tags[key]}"
-        lines.append(f"{prefix}{_describe(node, graph)}{tag}{_step_text(node, trace)}")
+        lines.append(f"{prefix}{_describe(node, graph, titles[key])}{tag}{_step_text(node, trace)}")
         children = _tree_children(graph, node)
         if depth >= MAX_INDENT:
             child_prefix = f"{child_prefix[: 4 * MAX_INDENT]}"
@@ -238,10 +241,7 @@ def _outline_item(
         plural = "s" if group.size != 1 else ""
         return f"[{tree.box_label(item[1])}] {group.size} node{plural}{each}"
     node = graph.nodes[item[1]]
-    text = _describe(node, graph)
-    if titles[node.key] != node.label:
-        text = titles[node.key] + text[len(node.label) :]
-    return text + _step_text(node, trace)
+    return _describe(node, graph, titles[node.key]) + _step_text(node, trace)
 
 
 def _tree_children(graph: Graph, node: GraphNode) -> list[int]:
@@ -253,17 +253,19 @@ def _tree_children(graph: Graph, node: GraphNode) -> list[int]:
     return [edge.src for edge in graph.edges_into(node.key)]
 
 
-def _describe(node: GraphNode, graph: Graph) -> str:
+def _describe(node: GraphNode, graph: Graph, title: str | None = None) -> str:
+    """One node in words; ``title`` is its label with a variable name (``adv (SubBackward0)``)."""
     if node.kind == OP:
+        label = title or node.label
         if node.variable_key is not None:
             leaf = graph.nodes[node.variable_key]
             name = leaf.label or "(unnamed leaf)"
             return f"{node.label}  {name} {format_shape(leaf.shape)} {leaf.dtype}"
         outputs = [meta for meta in node.output_meta if meta is not None]
         if not outputs:
-            return node.label
+            return label
         shapes = ", ".join(f"{format_shape(shape)} {dtype}" for shape, dtype in outputs)
-        return f"{node.label} -> {shapes}"
+        return f"{label} -> {shapes}"
     name = node.label or {"output": "output", "base": "view base"}.get(node.kind, "tensor")
     return f"{name} {format_shape(node.shape)} {node.dtype}"
 
