@@ -244,6 +244,13 @@ PROGRAMS = {
         "v1, v2 = torch.nn.functional.max_pool2d_with_indices(v0, 2, stride=1)",
         "_ = v1.register_hook(lambda g: g * 2)",
     ],
+    "index_add and index_copy of another dtype": [
+        "v0 = torch.zeros((3, 2), dtype=torch.float64, requires_grad=True)",
+        "v1 = torch.ones((2, 2), requires_grad=True)",
+        "v2 = v0.index_add(0, torch.tensor([0, 1]), v1)",
+        "v3 = v0.index_copy(0, torch.tensor([0, 1]), v1)",
+        "v4 = v0.index_add(0, torch.tensor([0, 1]), v1.double())",
+    ],
 }
 
 

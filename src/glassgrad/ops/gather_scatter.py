@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import check_tensor, wrap_dim
@@ -141,6 +142,11 @@ def _check_index_add(input: Tensor, d: int, idx: np.ndarray, source: Any, op: st
     shape, src = input._data.shape, _array(source)
     if idx.ndim > 1:
         raise IndexError(f"{op}(): Index is supposed to be a vector")
+    if src.dtype != input._data.dtype:
+        raise RuntimeError(
+            f"index_add_(): self ({scalar_type_name(input._data.dtype)}) and source "
+            f"({scalar_type_name(src.dtype)}) must have the same scalar type"
+        )
     expected = shape[:d] + (idx.size,) + shape[d + 1 :] if shape else (idx.size,)
     if shape and src.shape != expected:
         if src.ndim != len(shape) or src.shape[d] != idx.size:

@@ -386,6 +386,12 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     check_tensor(input, "index_copy")
     index = _index_of(index, "index_copy")
     check_tensor(source, "index_copy", "source", 4)
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError(
+            "index_copy_(): self and source expected to have the same dtype, but got (self) "
+            f"{scalar_type_name(input._data.dtype)} and (source) "
+            f"{scalar_type_name(source._data.dtype)}"
+        )
     d = wrap_dim(dim, input._data.ndim, "index_copy")
     cleared = masked_fill(input, _index_mask(input, dim, index, "index_copy"), 0)
     return index_add(cleared, d, index, source)
