@@ -292,7 +292,10 @@ def viz_row(result: dict[str, Any]) -> dict[str, Any]:
     row["notes"].append(f"first frame: {parts}")
     row["notes"].append(
         "fps by scene: "
-        + ", ".join(f"{k} {v['fps']:.0f} ({v['mode']})" for k, v in result["fps"].items())
+        + ", ".join(
+            f"{k} {v['fps']:.0f} ({v['mode']}, script {v['scriptMs']:.2f} ms a frame)"
+            for k, v in result["fps"].items()
+        )
     )
     row["notes"].append(
         f"explore() {_fmt_time(result['explore_s'])} ({result['plain_mb']:.1f} MB) without a "
