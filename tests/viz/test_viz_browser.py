@@ -291,3 +291,34 @@ def test_custom_function_shows_its_name_and_docstring(browser, tmp_path):
     panel = page.inner_text("#panel-body")
     assert "custom Function" in panel and "Cube" in panel and "hand-written backward" in panel
     page.close()
+
+
+def test_a_long_chain_is_drawn_by_cells_and_stays_clickable(browser, tmp_path):
+    # 6,000 nodes with one weight feeding half of them: fitted whole, the page draws binned
+    # cells of a zoom level (not 6,000 boxes), highlights every path, and a click still finds
+    # the node under the pointer.
+    w = gg.nn.Parameter(gg.ones(2))
+    h = gg.ones(2)
+    for _ in range(2999):
+        h = (h * w).tanh()
+    explore(h.sum(), {"w": w}, tmp_path / "chain.html")
+    page = open_page(browser, tmp_path / "chain.html")
+    page.click("#fit")
+    page.evaluate(NEXT_FRAME)
+    stats = page.evaluate("glassgradExplorer.stats")
+    assert stats["mode"] == "cells" and 0 < stats["visibleNodes"] < 2000
+    page.click("#param-list li[data-param='w']")
+    page.evaluate(NEXT_FRAME)
+    lit = page.evaluate("glassgradExplorer.keysWith('on-path')")
+    assert len(lit) == page.evaluate("glassgradExplorer.data.nodes.length") == 6002
+    # Zoomed in on the middle of the chain: labels, a handful of nodes, and the weight's fan
+    # of edges passing through the view drawn as one line, not 3,000.
+    key = keys_labelled(page, "TanhBackward0")[1500]
+    click_node(page, key)
+    stats = page.evaluate("glassgradExplorer.stats")
+    assert stats["mode"] == "labels" and stats["visibleNodes"] < 40
+    assert stats["visibleEdges"] < 100
+    assert page.evaluate("glassgradExplorer.selected()") == key
+    assert page.inner_text("#panel-body").startswith("TanhBackward0")
+    assert page.errors == []
+    page.close()
