@@ -66,7 +66,13 @@ def test_grad_report_and_explorer_share_the_verdict():
     assert row.status == "exploding" and "-fold from 16.weight" in row.detail
     data = explorer_data(loss, params, trace=trace)
     kinds = [f["kind"] for f in data["health"]["findings"]]
-    assert kinds == ["exploding", "exploding"]
+    assert kinds[:2] == ["exploding", "exploding"]
+    # The absolute rule too (grad_report's 1e3): the page never says "none found" beside it.
+    large = {f["subject"] for f in data["health"]["findings"] if f["kind"] == "large-norm"}
+    assert large == {
+        r.name for r in report if r.status == "exploding" and not r.name.startswith("<")
+    }
+    assert large
     assert {p["name"] for p in data["health"]["params"]} == set(params)
 
 

@@ -8,6 +8,8 @@ judged by relative rules, not only by an absolute threshold.
   with vectors): a norm that grows ``ratio``-fold or more from the shallowest to the deepest is
   *exploding*, one that shrinks as much is *vanishing*. A stack whose first layer gets 2×10⁴
   times the gradient of its last is flagged whatever the absolute numbers.
+* **large norm** — a gradient norm above ``max_norm`` (1e3), the absolute rule ``grad_report``
+  has always applied, so the explorer never says "none found" beside a norm of 10⁴.
 * **update / weight ratio** (with ``lr=``) — ``lr·‖g‖ / ‖w‖``: above ``max_update`` one SGD
   step would change the weights by that fraction or more; below ``min_update`` they barely
   move.
@@ -35,12 +37,13 @@ __all__ = ["Finding", "Health", "check_health", "DEPTH_RATIO"]
 DEPTH_RATIO = 100.0  # norm growth (or shrinkage) across depth that is flagged
 MAX_UPDATE = 0.1  # lr * |g| / |w| above this: one step rewrites a tenth of the weights
 MIN_UPDATE = 1e-7
+MAX_NORM = 1e3  # grad_report's exploding_norm default
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One problem: ``kind`` is "nan", "dead", "exploding", "vanishing", "update-large" or
-    "update-small"; ``subject`` the parameter or node it is about; ``keys`` its graph keys."""
+    """One problem: ``kind`` is "nan", "dead", "exploding", "vanishing", "large-norm",
+    "update-large" or "update-small"; ``subject`` the parameter or node it is about; ``keys`` its graph keys."""
 
     kind: str
     subject: str
@@ -132,6 +135,7 @@ def check_health(
     ratio: float = DEPTH_RATIO,
     max_update: float = MAX_UPDATE,
     min_update: float = MIN_UPDATE,
+    max_norm: float = MAX_NORM,
     forward_log: ForwardLog | None = None,
     graph: Graph | None = None,
 ) -> Health:
@@ -152,6 +156,8 @@ def check_health(
         Growth (or shrinkage) of the gradient norm across depth that is flagged.
     max_update, min_update : float
         Bounds of ``lr * |grad| / |weight|``.
+    max_norm : float
+        A gradient norm above this is reported ("large-norm"), whatever the depth rule says.
     forward_log : ForwardLog, optional
         Exact reasons for dead parameters (see :func:`record_forward`).
     graph : Graph, optional
@@ -225,6 +231,12 @@ def check_health(
         )
         rows.append((status.name, tensor, node_key, norm, weight_norm))
     findings.extend(_depth_findings(health.params, rows, ratio))
+    for name, _, node_key, norm, _ in rows:
+        if norm is not None and math.isfinite(norm) and norm > max_norm:
+            keys = () if node_key is None else (node_key,)
+            findings.append(
+                Finding("large-norm", name, f"gradient norm {norm:.4g} > {max_norm:g}", keys)
+            )
     if lr is not None:
         for name, _, node_key, norm, weight_norm in rows:
             if norm is None or not math.isfinite(norm) or weight_norm == 0:
