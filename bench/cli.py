@@ -42,12 +42,14 @@ from bench.report import (
     import_row,
     memory_row,
     render_text,
+    sweep_row,
     timed_rows,
     viz_row,
 )
 from bench.workloads import WORKLOADS
 
-PROBES = ("import", "memory", "checkpoint", "ddp", "viz")
+SWEEPS = {"op_sweep_1": 1, "op_sweep_1000": 1000}
+PROBES = (*SWEEPS, "import", "memory", "checkpoint", "ddp", "viz")
 ALL_NAMES = (*WORKLOADS, *PROBES)
 DOCS_PATH = REPO_ROOT / "docs" / "benchmarks.md"
 WORKER_TIMEOUT_S = {"full": 3600, "quick": 300}
@@ -287,6 +289,10 @@ def main(argv: list[str] | None = None) -> int:
                 workers[library] = run_worker(library, wanted, mode, args.candidate, Path(scratch))
 
     rows = timed_rows(workers, timed)
+    for name, elements in SWEEPS.items():
+        if name in args.names:
+            print(f"[probe] op sweep, {elements} element(s)", file=sys.stderr, flush=True)
+            rows.append(sweep_row(name, probes.sweep(args.candidate, mode, elements)))
     if "import" in args.names:
         print("[probe] import cost", file=sys.stderr, flush=True)
         samples = 5 if mode == "full" else 1

@@ -16,6 +16,8 @@ import json
 import statistics
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from bench.libraries import child_env
@@ -233,6 +235,28 @@ def _probe_process(probe: str, module: str, mode: str, python: str) -> dict[str,
 def checkpoint(module: str, mode: str, python: str = sys.executable) -> dict[str, Any]:
     """Run :func:`checkpoint_memory` in a fresh process; report errors instead of raising."""
     return _probe_process("checkpoint", module, mode, python)
+
+
+def sweep(module: str, mode: str, elements: int, python: str = sys.executable) -> dict[str, Any]:
+    """Run the op sweep (:mod:`bench.sweep`) at one size in a fresh process; its report, or why
+    there is none."""
+    with tempfile.TemporaryDirectory(prefix="sweep-") as scratch:
+        out = Path(scratch) / "sweep.json"
+        command = [python, "-m", "bench.sweep", "--mode", mode, "--candidate", module]
+        command += ["--sizes", str(elements), "--out", str(out)]
+        try:
+            completed = subprocess.run(
+                command, capture_output=True, text=True, timeout=3600, env=child_env()
+            )
+        except subprocess.TimeoutExpired:
+            return {"status": "failed", "error": "the sweep timed out after 3600 s"}
+        if not out.exists():
+            tail = (completed.stderr.strip().splitlines() or ["no output"])[-1]
+            return {"status": "unavailable", "error": tail}
+        report = json.loads(out.read_text())
+    if report.get("status") != "ok":
+        return report
+    return {"status": "ok", "mode": report["mode"], **report["sizes"][str(elements)]}
 
 
 def main(argv: list[str] | None = None) -> int:

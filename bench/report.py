@@ -15,11 +15,16 @@ import numpy as np
 from bench.libraries import CANDIDATE, FLOOR, PEERS, REFERENCE
 from bench.workloads import WORKLOADS
 
-FLOOR_TARGET = 0.85
-SCALING_TARGET = 11.0
-IMPORT_TARGET_S = 0.25
-IMPORT_TARGET_BYTES = 40 * 2**20
-MEMORY_TARGET = 1.3
+SCALING_TARGET = 10.0
+IMPORT_TARGET_S = 0.2
+IMPORT_TARGET_BYTES = 35 * 2**20
+MEMORY_TARGET = 1.1
+# Op sweep (bench/sweep.py): for each size, the largest median, 90th percentile and worst
+# glassgrad / PyTorch ratio over the ops.
+SWEEP_TARGETS = {
+    "op_sweep_1": {"median": 0.9, "p90": 1.3, "max": 2.0},
+    "op_sweep_1000": {"median": 1.0, "p90": 1.3, "max": 2.0},
+}
 CHECKPOINT_TARGET = 0.5
 DDP_SCALING_TARGET = 1.8
 DDP_RATIO_TARGET = 1.1
@@ -121,7 +126,8 @@ def _judge_timed(row: dict[str, Any], target_ratio: float | None) -> None:
 
 
 def _add_floor(rows: list[dict[str, Any]]) -> None:
-    """Wide MLP: glassgrad must also reach 85% of NumPy's time for the same matrix products."""
+    """Wide MLP: the share of the NumPy floor (the step's matrix products alone) each library
+    reaches; a note, no longer a target (issue 18: PyTorch itself reaches ~71%)."""
     for row in rows:
         floor = row["results"].get(FLOOR, {})
         if row["name"] != "mlp_wide_adam" or floor.get("status") != "ok":
@@ -134,21 +140,21 @@ def _add_floor(rows: list[dict[str, Any]]) -> None:
         if fraction is not None and row["ratio"] is not None:
             row["notes"].append(
                 f"glassgrad reaches {fraction:.0%} of the NumPy floor "
-                f"({_fmt_time(floor['median_s'])}; target >= {FLOOR_TARGET:.0%})"
+                f"({_fmt_time(floor['median_s'])})"
             )
-            row["meets"] = bool(row["meets"]) and fraction >= FLOOR_TARGET
-            row["verdict"] = "meets" if row["meets"] else "misses"
 
 
 def _add_scaling(rows: list[dict[str, Any]]) -> None:
-    """Scalar chain: glassgrad's 1M-op chain must cost at most 11x its 100k-op chain."""
+    """Scalar chain: glassgrad's 1M-op chain must cost at most 10x its 100k-op chain."""
     by_name = {row["name"]: row for row in rows}
     small, large = by_name.get("scalar_chain_100k"), by_name.get("scalar_chain_1m")
     if large is None:
         return
     if small is None or small["ratio"] is None or large["ratio"] is None:
         if large["ratio"] is not None:
-            large["notes"].append("run scalar_chain_100k too to judge the 11x target")
+            large["notes"].append(
+                f"run scalar_chain_100k too to judge the {SCALING_TARGET:g}x target"
+            )
         return
 
     def cost(row: dict[str, Any], library: str) -> float:
@@ -163,6 +169,38 @@ def _add_scaling(rows: list[dict[str, Any]]) -> None:
         f"glassgrad 1M / 100k = {scaling:.2f}x (target <= {SCALING_TARGET:g}x; "
         f"PyTorch {torch_scaling:.2f}x)"
     )
+
+
+def sweep_row(name: str, result: dict[str, Any]) -> dict[str, Any]:
+    """An op-sweep row: the distribution of the per-op ratios against its three targets."""
+    targets = SWEEP_TARGETS[name]
+    elements = name.rsplit("_", 1)[1]
+    row = {
+        "name": name,
+        "kind": "sweep",
+        "title": f"every registry op (and the extra cases) on {elements} element(s), float32, "
+        "fwd + bwd: distribution of glassgrad / PyTorch",
+        "unit": "op",
+        "target": f"median <= {targets['median']}, 90th percentile <= {targets['p90']}, "
+        f"no op above {targets['max']}",
+        "results": {CANDIDATE: result, REFERENCE: {"status": "ok" if "cases" in result else "n/a"}},
+        "ratio": None,
+        "meets": None,
+        "notes": [],
+    }
+    if result.get("status") != "ok" or not result.get("cases"):
+        row["verdict"] = f"unavailable in glassgrad ({result.get('error', 'no case ran')})"
+        return row
+    spread = result["distribution"]
+    row["ratio"] = spread["median"]
+    row["meets"] = all(spread[k] <= targets[k] for k in ("median", "p90", "max"))
+    row["verdict"] = "meets" if row["meets"] else "misses"
+    worst = ", ".join(f"{c['name']} {c['ratio']:.2f}" for c in result["cases"][:10])
+    row["notes"].append(f"worst ten: {worst}")
+    skipped = len(result.get("left_out", {})) + len(result.get("invalid", {}))
+    if skipped:
+        row["notes"].append(f"{skipped} case(s) not timed (listed in the JSON, with why)")
+    return row
 
 
 def import_row(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -384,6 +422,16 @@ def format_cell(row: dict[str, Any], library: str) -> str:
             f"first frame {_fmt_time(result['first_frame_s'])}, highlight "
             f"{_fmt_time(result['highlight_s'])}, >= {slowest:.0f} fps, "
             f"{result['page_mb']:.1f} MB"
+        )
+    if row["kind"] == "sweep" and status == "ok":
+        if library != CANDIDATE:
+            total = sum(c["torch_s"] for c in row["results"][CANDIDATE]["cases"])
+            return f"sum of the ops' medians {_fmt_time(total)}"
+        spread, cases = result["distribution"], result["cases"]
+        total = sum(c["glassgrad_s"] for c in cases)
+        return (
+            f"median {spread['median']:.2f}, p90 {spread['p90']:.2f}, max {spread['max']:.2f} "
+            f"({cases[0]['name']}); {len(cases)} ops; sum of medians {_fmt_time(total)}"
         )
     if row["kind"] == "memory" and status == "ok":
         return (
