@@ -62,7 +62,7 @@ _METHOD = """\
   Python-scalar form where a sample has one, and the sweep's own cases (scalar operands,
   indexing by int, slice, tuple, mask and index tensor, views, reductions with `dim`, in-place
   ops, `setitem`); one call and one backward from fixed gradients per unit, both libraries in
-  one process taking turns block by block (5 rounds); outputs and gradients checked against
+  one process taking turns block by block (3 rounds); outputs and gradients checked against
   PyTorch's first. The row gives the distribution of the per-op ratios; the JSON has them all.
 """
 

@@ -59,6 +59,7 @@ _FIRST = tuple(tuple(range(n)) for n in range(64))  # saved_inputs naming every 
 anomaly = graph.anomaly
 _SAVED_NAMES = {0: "self", 1: "other"}
 _new = object.__new__
+_NUMBERS = frozenset((bool, int, float, complex))  # saved as they are, never packed or versioned
 
 # Nodes share equal metadata tuples: a graph of a million ops then holds a handful of them,
 # not a million (memory, and objects for Python's cyclic GC to walk).
@@ -67,8 +68,9 @@ _META_CACHE_LIMIT = 4096
 
 
 class _UniformMeta(tuple):
-    """Metadata whose inputs all have the (last) output's shape and dtype; ``Op._run`` reads
-    it for one-output nodes only."""
+    """Metadata whose tensor inputs all have the (last) output's shape and dtype; ``Op._run``
+    reads it for one-output nodes only. An input that is not a tensor (a Python number, its
+    metadata ``None, None``) has no edge: its gradient is never fitted nor used."""
 
     __slots__ = ()
 
@@ -79,7 +81,10 @@ def _shared_meta(meta: tuple) -> tuple:
         if len(_meta_cache) >= _META_CACHE_LIMIT:
             _meta_cache.clear()
         shape, dtype = meta[-2], meta[-1]
-        uniform = all(meta[i] == shape and meta[i + 1] == dtype for i in range(0, len(meta), 2))
+        uniform = all(
+            (meta[i] == shape and meta[i + 1] == dtype) or (meta[i] is None and meta[i + 1] is None)
+            for i in range(0, len(meta), 2)
+        )
         shared = _meta_cache[meta] = _UniformMeta(meta) if uniform else meta
     return shared
 
@@ -300,7 +305,13 @@ class Op(Node):
                 inputs if saved_inputs == _FIRST[2] else tuple([inputs[k] for k in saved_inputs])
             )
             if not (ra and rb) and cls.saved_for:
-                saved = _read_by_needed(cls.saved_for, saved, (fa, fb))
+                # One operand needs no gradient (a Python number, a constant tensor): keep
+                # only what the other's gradient reads (which ones is cached per op and case).
+                if len(saved) == 2:
+                    keep = _KEEP_TWO.get((cls, ra, rb)) or _keep_two(cls, ra, rb)
+                    saved = (saved[0] if keep[0] else None, saved[1] if keep[1] else None)
+                else:
+                    saved = _read_by_needed(cls.saved_for, saved, (fa, fb))
             node._saved = saved
             # Inputs never modified in place have no version counter yet: nothing to keep.
             va = a._version_counter if tensor_a else None
@@ -337,7 +348,47 @@ class Op(Node):
                 data = x
                 record = False
             out = node.forward(data, **params)
-            return cls._finish(node, inputs, [data], out, record, params)
+            if (
+                not record
+                or not grad_state.enabled
+                or type(out) is not np.ndarray
+                or legacy_volatile.alive
+            ):
+                return cls._finish(node, inputs, [data], out, record, params)
+            # One input, one array out, recorded (unary ops, reductions, views): _finish and
+            # _record inline, as apply does for two inputs. Metadata is cached only for
+            # differentiable outputs, so a cache hit needs no dtype check.
+            node._seq = next(_seq)
+            fn = x._grad_fn
+            if fn is None:
+                fn = accumulator_of(x)
+            node._next_nodes = (fn,)
+            nr = x._output_nr
+            node._next_nrs = (nr,) if nr else _ZEROS[1]
+            meta = (data.shape, data.dtype, out.shape, out.dtype)
+            node._meta = _meta_cache.get(meta) or _one_output_meta(meta)
+            node._n_out = 1
+            if cls.saved_inputs:
+                node._saved = inputs
+                node._saved_versions = () if x._version_counter is None else _saved_versions(inputs)
+            else:
+                node._saved = node._saved_versions = ()
+            node._saved_out = None
+            if anomaly.enabled:
+                node._record_creation()
+            if cls.is_view:
+                return wrap_view(cls, out, inputs, params, node)
+            result = _new(Tensor)  # Tensor._result(out, node, 0), inlined
+            result._data = out
+            result._requires_grad = True
+            result._grad = None
+            result._grad_fn = node
+            result._version_counter = None
+            if cls.saves_output:
+                node._saved_out = (out, result._vc, 0)
+            if _saved_hooks:
+                node._pack_saved()
+            return result
         arrays = []
         record = False
         for x in inputs:
@@ -677,12 +728,18 @@ class Op(Node):
                 and b._detached_at is None
             ):
                 return (a._data, b._data)
-        elif (a is None or isinstance(a, Tensor) and a._version_counter is None) and (
-            b is None or isinstance(b, Tensor) and b._version_counter is None
+        elif (
+            a is None or type(a) in _NUMBERS or isinstance(a, Tensor) and a._version_counter is None
+        ) and (
+            b is None or type(b) in _NUMBERS or isinstance(b, Tensor) and b._version_counter is None
         ):
-            # One operand left out (no needed gradient reads it, see saved_for), the other
-            # never modified: a Linear layer's input with its weight left out.
-            return (None if a is None else a._data, None if b is None else b._data)
+            # One operand left out (no needed gradient reads it, see saved_for) or a Python
+            # number, the other never modified: a Linear layer's input with its weight left
+            # out, ``x * 1.0001``.
+            return (
+                a._data if isinstance(a, Tensor) else a,
+                b._data if isinstance(b, Tensor) else b,
+            )
         return self._unpack(False)  # constants, or raises: modified since saved
 
     def _run_general(self, grads: list, create_graph: bool) -> tuple:
@@ -764,6 +821,18 @@ class Op(Node):
                         data if type(data) is _Packed else graph.Tensor._from_array(data)
                     )
         return info
+
+
+_KEEP_TWO: dict = {}
+
+
+def _keep_two(cls: type, ra: bool, rb: bool) -> tuple:
+    """For an op that saves two entries, whether each is kept when only the inputs marked
+    True need a gradient: ``_read_by_needed`` for a two-input op, cached in ``_KEEP_TWO``."""
+    nodes = (True if ra else None, True if rb else None)
+    keep = tuple(x is not None for x in _read_by_needed(cls.saved_for, (1, 1), nodes))
+    _KEEP_TWO[(cls, ra, rb)] = keep
+    return keep
 
 
 def _read_by_needed(saved_for: tuple, saved: tuple, nodes: Any) -> tuple:

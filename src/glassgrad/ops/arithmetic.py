@@ -17,6 +17,7 @@ from ._common import (
     binary_operands,
     broadcast_error,
     check_tensor,
+    float_array_and_number,
     number_or_tensor,
 )
 from ._namespace import default_float
@@ -40,7 +41,8 @@ class AddBackward0(Op):
 
     def forward(self, a, b, alpha=1):
         if type(a) is not np.ndarray or type(b) is not np.ndarray or a.dtype is not b.dtype:
-            a, b = binary_operands(a, b)  # promotion; the test above skips a call when equal
+            if not float_array_and_number(a, b):  # the tests skip a call when nothing to do
+                a, b = binary_operands(a, b)
         self.alpha = alpha
         try:
             return a + b if alpha == 1 else a + alpha * b
@@ -77,8 +79,9 @@ class SubBackward0(Op):
 
     def forward(self, a, b, alpha=1):
         if type(a) is not np.ndarray or type(b) is not np.ndarray or a.dtype is not b.dtype:
-            _refuse_bool_subtraction(a, b)
-            a, b = binary_operands(a, b)  # promotion; the test above skips a call when equal
+            if not float_array_and_number(a, b):  # the tests skip calls when nothing to do
+                _refuse_bool_subtraction(a, b)
+                a, b = binary_operands(a, b)
         elif a.dtype == np.bool_:
             _refuse_bool_subtraction(a, b)
         self.alpha = alpha
@@ -128,7 +131,8 @@ class MulBackward0(Op):
 
     def forward(self, a, b):
         if type(a) is not np.ndarray or type(b) is not np.ndarray or a.dtype is not b.dtype:
-            a, b = binary_operands(a, b)  # promotion; the test above skips a call when equal
+            if not float_array_and_number(a, b):  # the tests skip a call when nothing to do
+                a, b = binary_operands(a, b)
         try:
             return a * b
         except ValueError:

@@ -16,6 +16,7 @@ from ._common import (
     binary_operands,
     broadcast_error,
     check_tensor,
+    float_array_and_number,
     floating_operands,
     number_or_tensor,
     zeros_like_grad,
@@ -54,7 +55,8 @@ class DivBackward0(Op):
     elementwise_grads = True
 
     def forward(self, a, b):
-        a, b = floating_operands(a, b)
+        if not float_array_and_number(a, b):
+            a, b = floating_operands(a, b)
         try:
             return a / b
         except ValueError:
