@@ -61,9 +61,11 @@ _METHOD = """\
   brought to about 1 / 1,000 elements (a ~32x32 matrix for linear algebra), with its
   Python-scalar form where a sample has one, and the sweep's own cases (scalar operands,
   indexing by int, slice, tuple, mask and index tensor, views, reductions with `dim`, in-place
-  ops, `setitem`); one call and one backward from fixed gradients per unit, both libraries in
-  one process taking turns block by block (3 rounds); outputs and gradients checked against
-  PyTorch's first. The row gives the distribution of the per-op ratios; the JSON has them all.
+  ops, `setitem`); one call and one backward from fixed gradients per unit (CPU time of the
+  thread, one thread each: blocks of a few ms are shorter than another process's time slice),
+  both libraries in one process taking turns block by block (3 rounds); outputs and gradients
+  checked against PyTorch's first. The row gives the distribution of the per-op ratios; the
+  JSON has them all.
 """
 
 

@@ -19,8 +19,8 @@ two libraries is used; an op none of them fits keeps the registered sample close
 element count is in the table). Correctness first: a case whose values or gradients differ from
 PyTorch's is INVALID and gets no ratio.
 
-Timing: a unit is one call of the op and, when it has differentiable outputs, one backward from
-fixed gradients (``autograd.backward(outputs, grads)``, the leaves' ``.grad`` reset first). The
+Timing (CPU time of the calling thread, see ``_clock``): a unit is one call of the op and, when
+it has differentiable outputs, one backward from fixed gradients (``autograd.backward(outputs, grads)``, the leaves' ``.grad`` reset first). The
 two libraries take turns, block by block (a block runs enough units to last ``block_s``), for
 ``rounds`` rounds, each library first in every other round; the ratio is glassgrad's median time
 per unit over PyTorch's. Objects alive before the timing starts (both libraries, the cases) are
@@ -484,25 +484,32 @@ EXTRA_CASES = [
 
 # --- timing ------------------------------------------------------------------------------------
 
+# CPU time of this thread: a block of a few milliseconds is short enough for the wall clock to
+# count a whole time slice given to another process on a busy machine (a 3 ms block that waits
+# 20 ms reads 7x slower), which the thread's CPU time does not. At 1 and 1,000 elements both
+# libraries compute on the calling thread (PyTorch splits elementwise work across threads only
+# from 32,768 elements), so nothing of either is left out.
+_clock = time.thread_time
+
 
 def time_case(case: Case, ours: Any, theirs: Any, plan: dict[str, float]) -> dict[str, Any]:
     """Seconds per unit of each library: blocks of units, taking turns (see the module)."""
     units = {CANDIDATE: _prepare(case, ours), REFERENCE: _prepare(case, theirs)}
     for unit in units.values():  # warm-up: first calls fill caches in both libraries
         unit()
-    start = time.perf_counter()
+    start = _clock()
     units[REFERENCE]()
-    reference_s = time.perf_counter() - start
+    reference_s = _clock() - start
     per_block = max(1, math.ceil(plan["block_s"] / max(reference_s, 1e-7)))
     times: dict[str, list[float]] = {CANDIDATE: [], REFERENCE: []}
     for round_index in range(int(plan["rounds"])):
         order = (CANDIDATE, REFERENCE) if round_index % 2 == 0 else (REFERENCE, CANDIDATE)
         for library in order:
             unit = units[library]
-            begin = time.perf_counter()
+            begin = _clock()
             for _ in range(per_block):
                 unit()
-            times[library].append((time.perf_counter() - begin) / per_block)
+            times[library].append((_clock() - begin) / per_block)
     ours_s, theirs_s = statistics.median(times[CANDIDATE]), statistics.median(times[REFERENCE])
     return {
         "name": case.name,
@@ -513,6 +520,18 @@ def time_case(case: Case, ours: Any, theirs: Any, plan: dict[str, float]) -> dic
         "ratio": ours_s / theirs_s,
         "units_per_block": per_block,
     }
+
+
+def _one_thread(torch: Any) -> None:
+    """Both libraries on one thread (PyTorch's intra-op pool, NumPy's BLAS). At 1 and 1,000
+    elements neither gains from threads, and on a busy machine a pool's workers wait for CPU
+    while the calling thread spins at their barrier: its CPU time then counts their wait."""
+    torch.set_num_threads(1)
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # NumPy's BLAS keeps its threads; the products are small
+        return
+    threadpool_limits(1)
 
 
 def distribution(ratios: list[float]) -> dict[str, float]:
@@ -532,6 +551,7 @@ def run(candidate: str, mode: str, sizes: tuple[int, ...] = SIZES) -> dict[str, 
     """Every size's cases checked and timed: ``{"sizes": {"1": {...}, "1000": {...}}}``."""
     ours = importlib.import_module(candidate)
     theirs = importlib.import_module(REFERENCE)
+    _one_thread(theirs)
     plan = PLANS[mode]
     report: dict[str, Any] = {"status": "ok", "mode": mode, "plan": plan, "sizes": {}}
     registry = importlib.import_module("glassgrad.ops._registry").REGISTRY
