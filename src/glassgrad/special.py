@@ -13,7 +13,7 @@ Example::
 
 from .ops._out import with_out as _with_out
 from .ops.pointwise import sigmoid as expit
-from .ops.reduction_extra import logsumexp
+from .ops.reduction_math import logsumexp
 from .ops.rounding import round
 from .ops.special import (
     entr,

@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import glassgrad as gg
-from glassgrad.ops.linalg_extra import LinAlgError
+from glassgrad.ops._linalg_common import LinAlgError
 
 LIBS = (gg, torch)
 _BUILTIN_ERRORS = (IndexError, TypeError, ValueError, NotImplementedError, RuntimeError)
@@ -542,8 +542,10 @@ def test_einsum_matches_pytorch_on_random_equations(data: Any) -> None:
 def test_docstring_examples_run() -> None:
     import doctest
 
-    from glassgrad.ops import linalg_extra
+    from glassgrad.ops import blas, cholesky, determinants, inverses, linear_solve, norms, products
 
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
-    result = doctest.testmod(linalg_extra, extraglobs={"glassgrad": gg}, optionflags=flags)
-    assert result.attempted > 10 and result.failed == 0
+    modules = (products, blas, norms, determinants, inverses, linear_solve, cholesky)
+    results = [doctest.testmod(m, extraglobs={"glassgrad": gg}, optionflags=flags) for m in modules]
+    assert sum(r.attempted for r in results) > 10
+    assert sum(r.failed for r in results) == 0

@@ -1,4 +1,5 @@
-"""BLAS-style products added to a tensor: ``addmv`` (matrix-vector), ``addr`` (outer product)
+"""BLAS-style products added to a tensor: ``addmm`` and ``baddbmm`` (matrix and batched
+matrix products), ``addmv`` (matrix-vector), ``addr`` (outer product)
 and ``addbmm`` (a batch of matrix products, summed), each ``beta * input + alpha * product``
 with ``input`` broadcast to the product's shape (and ignored, NaN included, when beta is 0),
 and their in-place forms. Gradients are PyTorch's (derivatives.yaml).
@@ -17,8 +18,182 @@ from ._common import check_tensor
 from ._out import out_result
 from ._registry import Sample, register
 from ._samples import randn
+from .linalg import is_transposed_matrix, mat2_grad
 
-__all__ = ["addmv", "addr", "addbmm"]
+# --- addmm, baddbmm -------------------------------------------------------------------------
+
+
+class AddmmBackward0(Op):
+    """out = beta * input + alpha * (mat1 @ mat2); with beta == 0 input is ignored"""
+
+    saved_inputs = (1, 2)
+    saved_for = ((2,), (1,))
+    __slots__ = ("beta", "alpha", "_m2_transposed")
+
+    def forward(self, x, m1, m2, beta=1, alpha=1):
+        self.beta, self.alpha = beta, alpha
+        self._m2_transposed = is_transposed_matrix(m2)  # m2 itself is saved only for m1's gradient
+        product = np.matmul(m1, m2)
+        if alpha != 1:
+            product = product * alpha
+        if beta == 0:
+            return np.array(np.broadcast_to(product, np.broadcast_shapes(x.shape, product.shape)))
+        if beta == 1 and x.ndim <= product.ndim and product.dtype == x.dtype:
+            product += x  # a fresh array: no second allocation
+            return product
+        return product + (x if beta == 1 else x * beta)
+
+    def backward(self, F, grad):
+        m1, m2 = self.saved
+        needs = self.needs_input_grad
+        grad_input = grad_m1 = grad_m2 = None
+        if needs[0]:
+            grad_input = grad if self.beta == 1 else grad * self.beta
+        if needs[1]:
+            grad_m1 = F.matmul(grad, F.mT(m2))
+            grad_m1 = grad_m1 if self.alpha == 1 else grad_m1 * self.alpha
+        if needs[2]:
+            grad_m2 = mat2_grad(F, m1, grad, self._m2_transposed)
+            grad_m2 = grad_m2 if self.alpha == 1 else grad_m2 * self.alpha
+        return grad_input, grad_m1, grad_m2
+
+
+class BaddbmmBackward0(AddmmBackward0):
+    """out = beta * input + alpha * (batch1 @ batch2), batched over the first dim"""
+
+    __slots__ = ()
+
+
+def _check_add_product(op: str, x: Tensor, m1: Tensor, m2: Tensor, rank: int) -> None:
+    names = ("mat1", "mat2") if rank == 2 else ("batch1", "batch2")
+    a, b, c = x._data, m1._data, m2._data
+    for name, array in zip(names, (b, c)):
+        if array.ndim != rank:
+            kind = "a matrix" if rank == 2 else "a 3D tensor"
+            raise RuntimeError(f"{op}: {name} must be {kind}, got {array.ndim}-D tensor")
+    for name, array in (("self", a), (names[0], b)):
+        if array.dtype != c.dtype:
+            raise RuntimeError(
+                f"{op}: {name} and {names[1]} must have the same dtype, but got "
+                f"{scalar_type_name(array.dtype)} and {scalar_type_name(c.dtype)}"
+            )
+    if rank == 2 and b.shape[1] != c.shape[0]:
+        raise RuntimeError(
+            f"{op}: mat1 and mat2 shapes cannot be multiplied ({b.shape[0]}x{b.shape[1]} and "
+            f"{c.shape[0]}x{c.shape[1]})"
+        )
+    if rank == 3 and c.shape[:2] != (b.shape[0], b.shape[2]):
+        raise RuntimeError(
+            f"{op}: Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{b.shape[0]}, {b.shape[2]}] but got: [{c.shape[0]}, {c.shape[1]}]."
+        )
+    target = b.shape[:-1] + c.shape[-1:]
+    try:
+        if np.broadcast_shapes(a.shape, target) != target:
+            raise ValueError
+    except ValueError:
+        lead = len(target) - a.ndim
+        bad = next(
+            (
+                i
+                for i in range(max(lead, 0), len(target))
+                if a.shape[i - lead] not in (1, target[i])
+            ),
+            0,
+        )
+        raise RuntimeError(
+            f"{op}: The expanded size of the tensor ({target[bad]}) must match the existing size "
+            f"({a.shape[bad - lead] if bad >= lead else 0}) at non-singleton dimension {bad}.  "
+            f"Target sizes: {list(target)}.  Tensor sizes: {list(a.shape)}"
+        ) from None
+
+
+def addmm(
+    input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: float = 1
+) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to the product's shape.
+
+    Example::
+
+        >>> glassgrad.addmm(glassgrad.ones(2), glassgrad.eye(2), glassgrad.eye(2), beta=0.5)
+        tensor([[1.5000, 0.5000],
+                [0.5000, 1.5000]])
+    """
+    check_tensor(input, "addmm")
+    check_tensor(mat1, "addmm", "mat1", 2)
+    check_tensor(mat2, "addmm", "mat2", 3)
+    _check_add_product("addmm", input, mat1, mat2, 2)
+    return AddmmBackward0.apply(input, mat1, mat2, beta=beta, alpha=alpha)
+
+
+def addmm_(
+    input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: float = 1
+) -> Tensor:
+    """In-place ``addmm``."""
+    _check_add_product("addmm_", input, mat1, mat2, 2)
+    return apply_inplace(AddmmBackward0, input, mat1, mat2, beta=beta, alpha=alpha)
+
+
+def baddbmm(
+    input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1, alpha: float = 1
+) -> Tensor:
+    """``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices (3-D tensors).
+
+    Example::
+
+        >>> x = glassgrad.zeros(5, 2, 4)
+        >>> glassgrad.baddbmm(x, glassgrad.ones(5, 2, 3), glassgrad.ones(5, 3, 4)).shape
+        glassgrad.Size([5, 2, 4])
+    """
+    check_tensor(input, "baddbmm")
+    check_tensor(batch1, "baddbmm", "batch1", 2)
+    check_tensor(batch2, "baddbmm", "batch2", 3)
+    _check_add_product("baddbmm", input, batch1, batch2, 3)
+    return BaddbmmBackward0.apply(input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def baddbmm_(
+    input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1, alpha: float = 1
+) -> Tensor:
+    """In-place ``baddbmm``."""
+    _check_add_product("baddbmm_", input, batch1, batch2, 3)
+    return apply_inplace(BaddbmmBackward0, input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+register(
+    "addmm",
+    addmm,
+    samples=lambda rng: [
+        Sample((randn(rng, 2, 4), randn(rng, 2, 3), randn(rng, 3, 4))),
+        Sample((randn(rng, 4), randn(rng, 2, 3), randn(rng, 3, 4)), {"beta": 0.5, "alpha": 2}),
+        Sample((randn(rng), randn(rng, 2, 3), randn(rng, 4, 3).T), note="0-d input, mT"),
+        Sample((randn(rng, 2, 1), randn(rng, 2, 0), randn(rng, 0, 3)), {"beta": 0}),
+    ],
+)
+
+
+register(
+    "baddbmm",
+    baddbmm,
+    samples=lambda rng: [
+        Sample((randn(rng, 2, 3, 4), randn(rng, 2, 3, 5), randn(rng, 2, 5, 4))),
+        Sample((randn(rng, 4), randn(rng, 2, 3, 5), randn(rng, 2, 5, 4)), {"alpha": -1.5}),
+        Sample(
+            (randn(rng, 2, 3, 1), randn(rng, 2, 5, 3).transpose(0, 2, 1), randn(rng, 2, 5, 2)),
+            {"beta": 2, "alpha": 0.5},
+            note="non-contiguous",
+        ),
+    ],
+)
+
+
+__all__ = [
+    "addmm",
+    "baddbmm",
+    "addmv",
+    "addr",
+    "addbmm",
+]
 
 
 def _accumulate(x: np.ndarray, product: np.ndarray, beta: Any, alpha: Any) -> np.ndarray:
@@ -291,4 +466,10 @@ register(
     ],
 )
 
-TENSOR_METHODS = {"addmv_": addmv_, "addr_": addr_, "addbmm_": addbmm_}
+TENSOR_METHODS = {
+    "addmm_": addmm_,
+    "baddbmm_": baddbmm_,
+    "addmv_": addmv_,
+    "addr_": addr_,
+    "addbmm_": addbmm_,
+}

@@ -1,4 +1,5 @@
-"""What is built on a Cholesky factor: ``linalg.cholesky_ex`` (the factor and LAPACK's info),
+"""Cholesky factors and what is built on them: ``linalg.cholesky`` (and the deprecated
+``torch.cholesky``), ``linalg.cholesky_ex`` (the factor and LAPACK's info),
 ``torch.cholesky_solve`` (A X = B given A's factor) and ``torch.cholesky_inverse`` (A^-1
 given its factor), with PyTorch's gradients (``cholesky_solve_backward``,
 ``cholesky_inverse_backward``): like PyTorch's, the factor's gradient is a full matrix,
@@ -16,14 +17,153 @@ from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import check_tensor
-from ._linalg_common import LinAlgError, check_square, cholesky_with_info, spd, swap
+from ._linalg_common import (
+    LinAlgError,
+    batch_prefix,
+    check_square,
+    cholesky_with_info,
+    spd,
+    swap,
+)
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
-from .linalg_extra import LinalgCholeskyExBackward0
+from .linear_solve import LinalgSolveExBackward0
 from .solvers import triangular_solve_arrays
 
-__all__ = ["cholesky_ex", "cholesky_solve", "cholesky_inverse"]
+# --- cholesky -------------------------------------------------------------------------------
+
+
+def _first_bad_minor(m: np.ndarray) -> int:
+    for order in range(1, m.shape[-1] + 1):
+        try:
+            np.linalg.cholesky(m[:order, :order])
+        except np.linalg.LinAlgError:
+            return order
+    return m.shape[-1]
+
+
+def _not_positive_definite(m: np.ndarray) -> bool:
+    try:
+        np.linalg.cholesky(m)
+    except np.linalg.LinAlgError:
+        return True
+    return False
+
+
+class LinalgCholeskyExBackward0(Op):
+    """L with A = L L^T (U = L^T if ``upper``); the gradient is PyTorch's
+    gA = L^-T Phi(L^T gL) L^-1, Phi taking the lower triangle and halving the diagonal,
+    symmetrized."""
+
+    saves_output = True
+    __slots__ = ("upper",)
+    op_name = "linalg.cholesky"
+
+    def forward(self, a, upper=False, check_errors=True):
+        self.upper = upper
+        # A is symmetric by contract; reading its symmetric part makes the symmetric
+        # gradient below the exact one (finite differences over single entries agree).
+        symmetric = (a + swap(a)) * 0.5
+        try:
+            lower = np.linalg.cholesky(symmetric)
+        except np.linalg.LinAlgError:
+            if not check_errors:  # cholesky_ex: LAPACK's partial factor
+                lower = cholesky_with_info(symmetric)[0]
+                return np.ascontiguousarray(swap(lower)) if upper else lower
+            matrix, prefix = batch_prefix(symmetric, _not_positive_definite)
+            raise LinAlgError(
+                f"{self.op_name}: {prefix}The factorization could not be completed because the "
+                f"input is not positive-definite (the leading minor of order "
+                f"{_first_bad_minor(matrix)} is not positive-definite)."
+            ) from None
+        return np.ascontiguousarray(swap(lower)) if upper else lower
+
+    def backward(self, F, grad):
+        (factor,) = self.saved
+        lower, grad_lower = (F.mT(factor), F.mT(grad)) if self.upper else (factor, grad)
+        n = grad.shape[-1]
+        phi = F.where(np.tri(n, dtype=bool), F.matmul(F.mT(lower), grad_lower), 0.0)
+        phi = (phi + F.mT(F.where(np.tri(n, k=-1, dtype=bool), phi, 0.0))) * 0.5
+        left = LinalgSolveExBackward0.call(F.mT(lower), phi)  # L^-T phi
+        return LinalgSolveExBackward0.call(lower, left, left=False)  # ... L^-1
+
+
+class CholeskyBackward0(LinalgCholeskyExBackward0):
+    """``torch.cholesky`` (deprecated name) of the same factorization"""
+
+    __slots__ = ()
+    op_name = "cholesky"
+
+
+def cholesky(A: Tensor, *, upper: bool = False, out: Any = None) -> Tensor:
+    """The Cholesky factor L (lower triangular, ``A = L L^T``) of a symmetric
+    positive-definite matrix; ``upper=True`` gives ``U = L^T``.
+
+    Example::
+
+        >>> glassgrad.linalg.cholesky(glassgrad.tensor([[4.0, 2.0], [2.0, 5.0]]))
+        tensor([[2., 0.],
+                [1., 2.]])
+    """
+    check_square("linalg.cholesky", check_tensor(A, "linalg.cholesky", "A")._data)
+    result = LinalgCholeskyExBackward0.apply(A, upper=upper)
+    return out_result(
+        "linalg_cholesky", out, result, (A,), exact=True, autograd_op="linalg_cholesky_ex"
+    )
+
+
+def _cholesky_top(input: Tensor, upper: bool = False, *, out: Any = None) -> Tensor:
+    """``torch.cholesky`` (deprecated in PyTorch for ``linalg.cholesky``)."""
+    check_square("cholesky", check_tensor(input, "cholesky")._data)
+    result = CholeskyBackward0.apply(input, upper=upper)
+    return out_result("cholesky", out, result, (input,), exact=True)
+
+
+# --- registry ----------------------------------------------------------------------------
+
+
+def _quietly(function: Any, *args: Any) -> Any:
+    """Call ``function`` with its warnings silenced (PyTorch's deprecation of cholesky)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return function(*args)
+
+
+register(
+    "cholesky",
+    cholesky,
+    nodes=(LinalgCholeskyExBackward0,),
+    namespace="linalg",
+    samples=lambda rng: [
+        Sample((spd(rng, 3, 3),)),
+        Sample((spd(rng, 2, 4, 4),), note="batched"),
+        Sample((spd(rng, 3, 3),), {"upper": True}),
+        Sample((np.zeros((0, 0)),)),
+    ],
+)
+
+
+register(
+    "cholesky",
+    _cholesky_top,
+    nodes=(CholeskyBackward0,),
+    torch=lambda torch, A, upper=False: _quietly(torch.cholesky, A, upper),
+    samples=lambda rng: [Sample((spd(rng, 3, 3),)), Sample((spd(rng, 3, 3), True))],
+)
+
+
+_cholesky_top.__name__ = _cholesky_top.__qualname__ = "cholesky"
+
+
+__all__ = [
+    "cholesky",
+    "cholesky_ex",
+    "cholesky_solve",
+    "cholesky_inverse",
+]
 
 
 def cholesky_ex(

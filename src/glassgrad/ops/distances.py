@@ -1,6 +1,6 @@
 """Norms of differences: cdist (between rows of two sets), dist (of two tensors) and
 renorm (slices scaled down to a maximum norm). cdist and dist are nodes of their own, saving
-what PyTorch's save; their gradients are the vector norm's (linalg_extra.vector_norm_backward).
+what PyTorch's save; their gradients are the vector norm's (norms.vector_norm_backward).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from ..autograd.op import Op
 from ._common import array_of, broadcast_error, check_tensor, wrap_dim
 from ._registry import Sample, register
 from ._samples import randn
-from .linalg_extra import LinalgVectorNormBackward0, vector_norm_backward
+from .norms import LinalgVectorNormBackward0, vector_norm_backward
 from .pointwise import where
 
 

@@ -1,4 +1,4 @@
-"""Inverses and least squares: ``linalg.inv_ex`` and ``solve_ex`` (results with LAPACK's
+"""Inverses and least squares: ``linalg.inv`` (and ``torch.inverse``), ``linalg.inv_ex`` and ``solve_ex`` (results with LAPACK's
 info instead of errors), the pseudo-inverse ``linalg.pinv`` (``torch.pinverse``),
 ``linalg.matrix_rank``, ``linalg.lstsq`` and the tensor forms ``linalg.tensorinv`` /
 ``tensorsolve``.
@@ -19,15 +19,98 @@ from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import check_tensor, wrap_dim
-from ._linalg_common import check_floating, check_square, invertible, singular_error, swap
+from ._linalg_common import (
+    check_floating,
+    check_square,
+    invertible,
+    singular_error,
+    swap,
+)
 from ._out import composite_out, out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
-from .linalg_extra import LinalgInvExBackward0, LinalgSolveExBackward0, check_solve, inv, solve
-from .lu import lu_arrays
+from .linear_solve import LinalgSolveExBackward0, check_solve, solve
+from .lu import lu_arrays, lu_solve_arrays
 from .shape import permute, reshape
 
-__all__ = ["inv_ex", "solve_ex", "pinv", "pinverse", "matrix_rank", "lstsq", "tensorinv"]
+# --- inv, det, slogdet, logdet ------------------------------------------------------------
+
+
+class LinalgInvExBackward0(Op):
+    """out = A^-1; gA = -A^-T grad A^-T"""
+
+    saves_output = True
+
+    def forward(self, a, check_errors=True):
+        try:
+            return np.linalg.inv(a)
+        except np.linalg.LinAlgError:
+            if not check_errors:  # inv_ex: LAPACK's inf/nan, the zero pivot in its info
+                return lu_solve_arrays(
+                    *lu_arrays(a)[:2],
+                    np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape),
+                    True,
+                    False,
+                )
+            raise singular_error("linalg.inv", a) from None
+
+    def backward(self, F, grad):
+        (inverse,) = self.saved
+        inverse_t = F.mT(inverse)
+        return -F.matmul(inverse_t, F.matmul(grad, inverse_t))
+
+
+def inv(A: Tensor, *, out: Any = None) -> Tensor:
+    """The inverse of a square matrix (or of each in a batch).
+
+    Example::
+
+        >>> glassgrad.linalg.inv(glassgrad.tensor([[2.0, 0.0], [0.0, 4.0]]))
+        tensor([[0.5000, 0.0000],
+                [0.0000, 0.2500]])
+    """
+    check_square("linalg.inv", check_tensor(A, "linalg.inv", "A")._data)
+    result = LinalgInvExBackward0.apply(A)
+    return out_result("linalg_inv", out, result, (A,), exact=True, autograd_op="linalg_inv_ex")
+
+
+def inverse(input: Tensor, *, out: Any = None) -> Tensor:
+    """``torch.inverse``: the same as ``linalg.inv``."""
+    return out_result("inverse", out, inv(input), (input,), exact=True, autograd_op="linalg_inv_ex")
+
+
+register(
+    "inv",
+    inv,
+    namespace="linalg",
+    samples=lambda rng: [
+        Sample((invertible(rng, 3, 3),)),
+        Sample((invertible(rng, 2, 3, 3),), note="batched"),
+        Sample((invertible(rng, 3, 3).T,), note="non-contiguous"),
+        Sample((np.zeros((0, 0)),)),
+        Sample((np.zeros((2, 0, 0)),)),
+    ],
+)
+
+
+register(
+    "inverse",
+    inverse,
+    nodes=(LinalgInvExBackward0,),
+    samples=lambda rng: [Sample((invertible(rng, 3, 3),))],
+)
+
+
+__all__ = [
+    "inv",
+    "inv_ex",
+    "solve_ex",
+    "pinv",
+    "pinverse",
+    "matrix_rank",
+    "lstsq",
+    "tensorinv",
+]
 
 
 def _info(a: np.ndarray, result: np.ndarray) -> np.ndarray:

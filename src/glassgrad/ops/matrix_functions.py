@@ -27,9 +27,9 @@ from .decompositions import svdvals
 from .diagonals import diagonal as diagonal_view
 from .inverses import inv_ex
 from .linalg import matmul
-from .linalg_extra import matrix_norm
+from .norms import matrix_norm
 from .pointwise import where
-from .reduction_extra import cumprod
+from .scan import cumprod
 from .shape import cat, expand, unsqueeze
 from .shape_reorder import flip
 
@@ -69,7 +69,7 @@ def matrix_power(A: Tensor, n: int, *, out: Any = None) -> Tensor:
         eye = np.eye(data.shape[-1], dtype=data.dtype)
         return clone(A).copy_(Tensor._from_array(np.array(np.broadcast_to(eye, data.shape))))
     if n < 0:
-        from .linalg_extra import inv
+        from .inverses import inv
 
         A, n = inv(A), -n
     if n == 1:

@@ -31,7 +31,7 @@ from ._namespace import ArrayNamespace
 from ._registry import NoGrad, Sample, register
 from ._samples import randn, unary_samples
 from .clamping import clamp_min
-from .linalg_extra import LinalgVectorNormBackward0, vector_norm
+from .norms import LinalgVectorNormBackward0, vector_norm
 from .unary_math import ErfBackward0
 
 __all__ = [

@@ -15,7 +15,7 @@ from .. import _factories
 from .._dtype import c_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
-from . import arithmetic, linalg, linalg_extra, shape
+from . import arithmetic, blas, linalg, shape
 from ._common import check_tensor
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -61,14 +61,14 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         b = bias._data
         if b.shape == w.shape[:1] and x.dtype == w.dtype == b.dtype:
             # Shapes and dtypes checked above: addmm's own checks would repeat them.
-            return linalg_extra.AddmmBackward0.apply(bias, input, weight_t)
-        return linalg_extra.addmm(bias, input, weight_t)
+            return blas.AddmmBackward0.apply(bias, input, weight_t)
+        return blas.addmm(bias, input, weight_t)
     # PyTorch flattens the leading dims into one matrix product and views the result back.
     flat = shape.reshape(input, (-1, x.shape[-1]))
     out_shape = (*x.shape[:-1], w.shape[0])
     if bias is None:
         return shape.UnsafeViewBackward0.apply(linalg.mm(flat, weight_t), shape=out_shape)
-    return shape.reshape(linalg_extra.addmm(bias, flat, weight_t), out_shape)
+    return shape.reshape(blas.addmm(bias, flat, weight_t), out_shape)
 
 
 # --- bilinear ------------------------------------------------------------------------------

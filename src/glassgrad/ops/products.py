@@ -1,4 +1,4 @@
-"""Products of vectors and chains of matrices: ``linalg.multi_dot`` (``torch.chain_matmul``),
+"""Products of vectors and chains of matrices: ``outer``, ``tensordot``, ``linalg.multi_dot`` (``torch.chain_matmul``),
 ``linalg.vecdot``, ``linalg.cross`` (and ``torch.cross``), ``linalg.matmul``, and
 ``torch.inner``, ``vdot``.
 
@@ -24,11 +24,125 @@ from ._samples import randn
 from .arithmetic import mul
 from .conversion import clone
 from .linalg import _Matmul, matmul, mm
-from .linalg_extra import tensordot
 from .reduction import sum as reduce_sum
-from .shape import squeeze, unsqueeze
+from .shape import permute, reshape, squeeze, unsqueeze
 
-__all__ = ["multi_dot", "chain_matmul", "vecdot", "cross", "cross_top", "inner", "vdot"]
+# --- outer, tensordot ---------------------------------------------------------------------
+
+
+def outer(input: Tensor, vec2: Tensor, *, out: Any = None) -> Tensor:
+    """Outer product of two vectors: ``out[i, j] = input[i] * vec2[j]``.
+
+    Example::
+
+        >>> glassgrad.outer(glassgrad.tensor([1.0, 2.0]), glassgrad.tensor([1.0, 10.0]))
+        tensor([[ 1., 10.],
+                [ 2., 20.]])
+    """
+    for name, t, position in (("self", input, 1), ("vec2", vec2, 2)):
+        check_tensor(t, "outer", "input" if position == 1 else "vec2", position)
+        if t._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t._data.ndim}-D")
+    return out_result(
+        "outer", out, mul(reshape(input, (-1, 1)), vec2), (input, vec2), autograd_op="mul"
+    )
+
+
+def _tensordot_dims(a: np.ndarray, b: np.ndarray, dims: Any) -> tuple:
+    if isinstance(dims, Tensor):
+        dims = dims._data.tolist()
+    if isinstance(dims, (int, np.integer)):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > a.ndim or dims > b.ndim:
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        return tuple(range(a.ndim - dims, a.ndim)), tuple(range(dims))
+    dims_a, dims_b = dims
+    dims_a = (dims_a,) if isinstance(dims_a, (int, np.integer)) else tuple(dims_a)
+    dims_b = (dims_b,) if isinstance(dims_b, (int, np.integer)) else tuple(dims_b)
+    if len(dims_a) != len(dims_b):
+        raise RuntimeError(
+            f"tensordot: both dimension lists should have same length, got {len(dims_a)} and "
+            f"{len(dims_b)}"
+        )
+    return (
+        tuple(wrap_dim(d, a.ndim, "tensordot") for d in dims_a),
+        tuple(wrap_dim(d, b.ndim, "tensordot") for d in dims_b),
+    )
+
+
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
+    """Sum of products over the dims ``dims`` of ``a`` and ``b``: an int n contracts the
+    last n dims of ``a`` with the first n of ``b``; a pair of lists names them. Computed as
+    PyTorch does: permute and reshape both to matrices, one ``mm``, reshape back.
+
+    Example::
+
+        >>> glassgrad.tensordot(glassgrad.ones(2, 3, 4), glassgrad.ones(3, 4, 5)).shape
+        glassgrad.Size([2, 5])
+    """
+    x, y = check_tensor(a, "tensordot", "a")._data, check_tensor(b, "tensordot", "b", 2)._data
+    dims_a, dims_b = _tensordot_dims(x, y, dims)
+    for da, db in zip(dims_a, dims_b):
+        if x.shape[da] != y.shape[db]:
+            raise RuntimeError(
+                f"tensordot: contracted dimensions need to match, but first has size "
+                f"{x.shape[da]} in dim {da} and second has size {y.shape[db]} in dim {db}"
+            )
+    free_a = [d for d in range(x.ndim) if d not in dims_a]
+    free_b = [d for d in range(y.ndim) if d not in dims_b]
+    contracted = math.prod(x.shape[d] for d in dims_a)
+    rows = math.prod(x.shape[d] for d in free_a)
+    cols = math.prod(y.shape[d] for d in free_b)
+    left = reshape(permute(a, (*free_a, *dims_a)), (rows, contracted))
+    right = reshape(permute(b, (*dims_b, *free_b)), (contracted, cols))
+    shape = tuple(x.shape[d] for d in free_a) + tuple(y.shape[d] for d in free_b)
+    return reshape(mm(left, right), shape)
+
+
+register(
+    "outer",
+    outer,
+    samples=lambda rng: [
+        Sample((randn(rng, 3), randn(rng, 4))),
+        Sample((randn(rng, 6)[::2], randn(rng, 2)), note="non-contiguous"),
+        Sample((randn(rng, 0), randn(rng, 2))),
+    ],
+)
+
+
+register(
+    "ger",
+    outer,
+    samples=lambda rng: [Sample((randn(rng, 3), randn(rng, 2)))],
+)
+
+
+register(
+    "tensordot",
+    tensordot,
+    methods=(),
+    samples=lambda rng: [
+        Sample((randn(rng, 2, 3, 4), randn(rng, 3, 4, 5))),
+        Sample((randn(rng, 2, 3), randn(rng, 3, 2), 1)),
+        Sample((randn(rng, 2, 3, 4), randn(rng, 4, 3, 2)), {"dims": ([1, 2], [1, 0])}),
+        Sample((randn(rng, 2, 3), randn(rng, 4), 0)),
+        Sample((randn(rng, 3, 2).T, randn(rng, 4, 3).T, ([1], [0])), note="non-contiguous"),
+    ],
+)
+
+
+__all__ = [
+    "outer",
+    "tensordot",
+    "multi_dot",
+    "chain_matmul",
+    "vecdot",
+    "cross",
+    "cross_top",
+    "inner",
+    "vdot",
+]
 
 
 # --- multi_dot, chain_matmul -----------------------------------------------------------------

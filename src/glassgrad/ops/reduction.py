@@ -1,4 +1,6 @@
-"""Reductions of the core set: sum, mean, max, min."""
+"""Reductions: sum, mean, max, min, amax, amin, argmax, argmin, all and any (prod, logsumexp
+and norm are in ``reduction_math.py``, var and std in ``variance.py``, the cumulative ones in
+``scan.py``)."""
 
 from __future__ import annotations
 
@@ -12,10 +14,245 @@ from .. import return_types
 from .._dtype import to_numpy_dtype
 from .._tensor import Tensor
 from ..autograd.op import Op
-from ._common import check_tensor, wrap_dim, wrap_dims
+from ._common import array_of, check_tensor, wrap_dim, wrap_dims
 from ._out import out_result
-from ._registry import Sample, register
+from ._registry import NoGrad, Sample, register
 from ._samples import randn
+
+
+def _restore(F: Any, value: Any, dims: tuple | None, keepdim: bool) -> Any:
+    """A reduced result with its reduced dims put back as size 1 (for broadcasting)."""
+    if keepdim or dims is None:
+        return value
+    return F.unsqueeze_dims(value, dims)
+
+
+def _reduced_count(shape: tuple, dims: tuple | None) -> int:
+    if dims is None:
+        return int(math.prod(shape))
+    return int(math.prod(shape[d] for d in dims))
+
+
+def _axis(dims: tuple | None) -> tuple | None:
+    return None if dims is None else dims
+
+
+def _empty_reduction_error(op: str, dims: tuple | None, shape: tuple) -> Exception | None:
+    """PyTorch's error for max-like reductions over zero elements, or None if fine."""
+    if dims is None or dims == ():
+        if math.prod(shape) == 0:
+            return RuntimeError(
+                f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        return None
+    for d in dims:
+        if shape and shape[d] == 0:
+            return IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+    return None
+
+
+def _integer_accumulator(x: np.ndarray, dtype: Any) -> np.ndarray:
+    """The input in the dtype the reduction runs in: ``dtype`` if given, int64 for integers."""
+    if dtype is not None:
+        return x.astype(to_numpy_dtype(dtype), copy=False)
+    return x.astype(np.int64) if x.dtype.kind in "biu" else x
+
+
+# --- amax, amin, argmax, argmin --------------------------------------------------------------
+
+
+class _AExtremum(Op):
+    """Max or min over ``dim`` (all dims if empty); ties share the gradient evenly."""
+
+    saved_inputs = (0,)
+    saves_output = True
+    __slots__ = ("dim", "keepdim")
+    reduce: Any = None
+    op = ""
+
+    def forward(self, x, dim=(), keepdim=False):
+        dims = dim or None
+        error = _empty_reduction_error(self.op, dims, x.shape)
+        if error is not None:
+            raise error
+        self.dim, self.keepdim = dims, keepdim
+        return np.asarray(self.reduce(x, axis=dims, keepdims=keepdim))
+
+    def backward(self, F, grad):
+        x, out = self.saved
+        xv = array_of(x)
+        dims = self.dim
+        out_values = array_of(out)
+        if not self.keepdim and dims is not None:
+            out_values = np.expand_dims(out_values, dims)
+        mask = xv == out_values
+        count = mask.sum(axis=dims, keepdims=True).astype(xv.dtype)
+        # PyTorch's scale_grad_by_count: (grad / count) * mask.
+        return _restore(F, grad, dims, self.keepdim) / count * mask.astype(xv.dtype)
+
+
+class AmaxBackward0(_AExtremum):
+    reduce = staticmethod(np.max)
+    op = "amax"
+
+
+class AminBackward0(_AExtremum):
+    reduce = staticmethod(np.min)
+    op = "amin"
+
+
+def _a_extremum(name: str, node: type) -> Any:
+    def op(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+        check_tensor(input, name)
+        dims = wrap_dims(dim, input._data.ndim, name) if dim != () else ()
+        return node.apply(input, dim=dims or (), keepdim=keepdim)
+
+    word = "maximum" if name == "amax" else "minimum"
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (
+        f"The {word} over ``dim`` (an int or tuple; all dims by default), values only.\n\n"
+        f"Unlike ``{name[1:]}(dim)``, tied elements share the gradient evenly.\n\n"
+        f"Example::\n\n    >>> glassgrad.{name}(glassgrad.tensor([[1.0, 5.0], [7.0, 2.0]]), dim=1)\n"
+    )
+    return op
+
+
+amax = _a_extremum("amax", AmaxBackward0)
+
+
+amin = _a_extremum("amin", AminBackward0)
+
+
+def _arg_extremum(name: str, arg: Any) -> Any:
+    def op(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        values = check_tensor(input, name)._data
+        if values.dtype == np.bool_:
+            raise RuntimeError(f"{name}(): does not support bool input")
+        if dim is None:
+            if values.size == 0:
+                raise IndexError(
+                    f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
+                )
+            index = np.asarray(arg(values.reshape(-1)), dtype=np.int64)
+            if keepdim:
+                index = index.reshape((1,) * values.ndim)
+            return Tensor._from_array(index)
+        d = wrap_dim(dim, values.ndim, name)
+        if not values.ndim:
+            return Tensor._from_array(np.zeros((), dtype=np.int64))
+        if values.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        index = np.asarray(arg(values, axis=d), dtype=np.int64)
+        return Tensor._from_array(np.expand_dims(index, d) if keepdim else index)
+
+    word = "largest" if name == "argmax" else "smallest"
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (
+        f"Index of the {word} element (first one on ties; NaN counts as {word}), of the\n"
+        f"flattened tensor or along ``dim``; an int64 tensor without gradient.\n\n"
+        f"Example::\n\n    >>> glassgrad.{name}(glassgrad.tensor([[1.0, 5.0], [7.0, 2.0]]), dim=1)\n"
+    )
+    return op
+
+
+argmax = _arg_extremum("argmax", np.argmax)
+
+
+argmin = _arg_extremum("argmin", np.argmin)
+
+
+def _ties(rng: np.random.Generator) -> np.ndarray:
+    return np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0], [-1.0, -1.0, -1.0]])
+
+
+def _a_extremum_samples(rng: np.random.Generator) -> list[Sample]:
+    return [
+        Sample((randn(rng, 3, 4),)),
+        Sample((randn(rng, 3, 4), 1)),
+        Sample((randn(rng, 3, 4), 0, True)),
+        Sample((randn(rng, 2, 3, 4), (0, 2))),
+        Sample((randn(rng, 4, 3).T,), {"dim": -1, "keepdim": True}),
+        Sample((randn(rng),)),
+        Sample((randn(rng, 0, 3), 1)),
+        Sample((_ties(rng),), fd=False, note="ties share the gradient evenly"),
+        Sample((_ties(rng), 1), fd=False, note="ties in rows"),
+        Sample((np.array([[3, 1], [2, 5]]), 0), grad=False),
+    ]
+
+
+def _arg_samples(rng: np.random.Generator) -> list[Sample]:
+    nan = np.array([[1.0, np.nan, 3.0], [2.0, 2.0, np.nan]])
+    return [
+        Sample((randn(rng, 3, 4),), grad=False),
+        Sample((randn(rng, 3, 4), 1), grad=False),
+        Sample((randn(rng, 3, 4), 0, True), grad=False),
+        Sample((randn(rng, 3, 4),), {"keepdim": True}, grad=False),
+        Sample((randn(rng),), grad=False),
+        Sample((_ties(rng), 1), grad=False, note="first index on ties"),
+        Sample((NoGrad(nan), 1), grad=False, note="NaN wins"),
+        Sample((np.array([[3, 1], [2, 5]]), 0), grad=False),
+    ]
+
+
+register("amax", amax, nodes=(AmaxBackward0,), samples=_a_extremum_samples)
+
+
+register("amin", amin, nodes=(AminBackward0,), samples=_a_extremum_samples)
+
+
+register("argmax", argmax, differentiable=False, samples=_arg_samples)
+
+
+register("argmin", argmin, differentiable=False, samples=_arg_samples)
+
+
+# --- all, any --------------------------------------------------------------------------------
+
+
+def _truth_reduction(name: str, reduce: Any) -> Any:
+    def op(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+        values = check_tensor(input, name)._data
+        dims = wrap_dims(dim, values.ndim, name)
+        result = np.asarray(reduce(values, axis=dims, keepdims=keepdim))
+        # PyTorch keeps uint8 for uint8 input (legacy); everything else gives bool.
+        return Tensor._from_array(result.astype(np.uint8 if values.dtype == np.uint8 else bool))
+
+    word = "every" if name == "all" else "any"
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (
+        f"Whether {word} element is nonzero (NaN counts as nonzero), overall or over ``dim``\n"
+        f"(an int or tuple); a bool tensor.\n\n"
+        f"Example::\n\n    >>> glassgrad.{name}(glassgrad.tensor([[1, 0], [2, 3]]), dim=1)\n"
+    )
+    return op
+
+
+all = _truth_reduction("all", np.all)
+
+
+any = _truth_reduction("any", np.any)
+
+
+def _truth_samples(rng: np.random.Generator) -> list[Sample]:
+    mixed = np.where(rng.random((3, 4)) < 0.3, 0.0, randn(rng, 3, 4))
+    mixed[0] = 1.0
+    return [
+        Sample((rng.random((3, 4)) < 0.7,), grad=False),
+        Sample((rng.random((3, 4)) < 0.7, 1), grad=False),
+        Sample((rng.random((3, 4)) < 0.7, 0, True), grad=False),
+        Sample((NoGrad(mixed), 1), grad=False),
+        Sample((rng.integers(0, 2, size=(2, 3, 4)), (0, 2)), grad=False),
+        Sample((np.zeros((0, 3), dtype=bool), 0), grad=False),
+        Sample((rng.integers(0, 3, size=(3, 4)).astype(np.uint8), 1), grad=False),
+    ]
+
+
+register("all", all, differentiable=False, samples=_truth_samples)
+
+
+register("any", any, differentiable=False, samples=_truth_samples)
+
 
 # np.sum and np.mean are Python wrappers around np.add.reduce (1.5-5 us on small arrays);
 # the ops call the ufunc directly, with the same arguments and so the same results.

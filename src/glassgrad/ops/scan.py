@@ -1,4 +1,4 @@
-"""Running (scan) ops along a dim beyond cumsum/cumprod: cummax, cummin, logcumsumexp, the
+"""Running (scan) ops along a dim: cumsum, cumprod (and their in-place forms), cummax, cummin, logcumsumexp, the
 finite differences ``diff``, and trapezoidal integration (trapezoid, trapz,
 cumulative_trapezoid)."""
 
@@ -11,16 +11,181 @@ import numpy as np
 from .. import return_types
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
-from ..autograd.op import Op
+from ..autograd.op import Op, apply_inplace
 from ._common import array_of, check_tensor, wrap_dim
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .indexing import ScatterAddZerosBackward0
-from .reduction import sum
-from .reduction_extra import cumsum
+from .reduction import _integer_accumulator, sum
 from .shape import cat, reshape
 from .shape_views import narrow
+
+# --- cumsum, cumprod -------------------------------------------------------------------------
+
+
+class CumsumBackward0(Op):
+    """out_k = sum_{j <= k} x_j along ``dim``; the gradient is the reversed cumulative sum"""
+
+    __slots__ = ("dim",)
+
+    def forward(self, x, dim, dtype=None):
+        self.dim = dim
+        x = _integer_accumulator(x, dtype)
+        return np.cumsum(x, axis=dim) if x.ndim else x.copy()
+
+    def backward(self, F, grad):
+        if not array_of(grad).ndim:
+            return grad
+        return ReversedCumsumBackward0.call(grad, dim=self.dim)
+
+
+class ReversedCumsumBackward0(Op):
+    """out_k = sum_{j >= k} x_j along ``dim`` (the adjoint of cumsum; used by its backward)"""
+
+    __slots__ = ("dim",)
+
+    def forward(self, x, dim):
+        self.dim = dim
+        return np.flip(np.cumsum(np.flip(x, axis=dim), axis=dim), axis=dim)
+
+    def backward(self, F, grad):
+        return CumsumBackward0.call(grad, dim=self.dim)
+
+
+class CumprodBackward0(Op):
+    """out_k = prod_{j <= k} x_j along ``dim``
+
+    The gradient is ``reversed_cumsum(grad * out) / x`` without zeros. With zeros, on arrays
+    an O(n) formula from the first zero of each slice; under create_graph (Tensors), the
+    O(n^2) sum over "products with x_i left out", which is differentiable again (as PyTorch).
+    """
+
+    saved_inputs = (0,)
+    saves_output = True
+    __slots__ = ("dim",)
+
+    def forward(self, x, dim, dtype=None):
+        self.dim = dim
+        x = _integer_accumulator(x, dtype)
+        return np.cumprod(x, axis=dim) if x.ndim else x.copy()
+
+    def backward(self, F, grad):
+        x, out = self.saved
+        xv = array_of(x)
+        if xv.size <= 1 or xv.shape[self.dim] <= 1:  # PyTorch's shortcut, empty included
+            return grad
+        dim = self.dim
+        if not (xv == 0).any():
+            return ReversedCumsumBackward0.call(grad * out, dim=dim) / x
+        if not isinstance(grad, Tensor):
+            return _cumprod_grad_with_zeros(grad, xv, out, dim)
+        return _cumprod_grad_left_out(F, grad, x, dim)
+
+
+def _cumprod_grad_with_zeros(grad: np.ndarray, x: np.ndarray, out: np.ndarray, dim: int):
+    """O(n): before the first zero z, reversed_cumsum(grad*out)/x; at z, the product before z
+    times sum_{k>=z} grad_k prod_{z<j<=k} x_j; after z, zero."""
+    zeros_seen = np.cumsum(x == 0, axis=dim)
+    before = zeros_seen == 0
+    first_zero = (x == 0) & (zeros_seen == 1)
+    reversed_total = np.flip(np.cumsum(np.flip(grad * out, axis=dim), axis=dim), axis=dim)
+    result = np.where(before, reversed_total / np.where(before, x, 1.0), 0.0)
+    prefix = np.prod(np.where(before, x, 1.0), axis=dim, keepdims=True)
+    after_first = np.cumprod(np.where(before | first_zero, 1.0, x), axis=dim)
+    tail = np.sum(np.where(zeros_seen >= 1, grad * after_first, 0.0), axis=dim, keepdims=True)
+    return np.where(first_zero, prefix * tail, result).astype(x.dtype, copy=False)
+
+
+def _cumprod_grad_left_out(F: Any, grad: Any, x: Any, dim: int) -> Any:
+    """grad_i = sum_{k >= i} grad_k * prod_{j <= k, j != i} x_j, built from an n x n tensor."""
+    n = array_of(x).shape[dim]
+    moved = F.transpose(x, dim, -1)
+    moved_grad = F.transpose(grad, dim, -1)
+    eye = np.eye(n, dtype=bool)
+    left_out = F.where(eye, 1.0, F.unsqueeze(moved, -2))  # [..., i, j]: x_j, or 1 at j == i
+    products = CumprodBackward0.apply(left_out, dim=left_out.dim() - 1)
+    upper = np.triu(np.ones((n, n), dtype=bool))  # k >= i
+    terms = F.where(upper, F.unsqueeze(moved_grad, -2) * products, 0.0)
+    return F.transpose(F.sum(terms, -1), dim, -1)
+
+
+def _cumulative(name: str, node: type) -> Any:
+    def op(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+        check_tensor(input, name)
+        d = wrap_dim(dim, input._data.ndim, name)
+        return node.apply(input, dim=d, dtype=dtype)
+
+    word = "sum" if name == "cumsum" else "product"
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (
+        f"Cumulative {word} along ``dim``: ``out[k]`` combines ``input[0..k]``; integers and\n"
+        f"bools accumulate as int64 unless ``dtype`` is given.\n\n"
+        f"Example::\n\n    >>> glassgrad.{name}(glassgrad.tensor([1.0, 2.0, 3.0]), dim=0)\n"
+    )
+    return op
+
+
+cumsum = _cumulative("cumsum", CumsumBackward0)
+
+
+cumprod = _cumulative("cumprod", CumprodBackward0)
+
+
+def _cumulative_samples(rng: np.random.Generator) -> list[Sample]:
+    return [
+        Sample((randn(rng, 3, 4), 1)),
+        Sample((randn(rng, 3, 4), 0)),
+        Sample((randn(rng, 4, 3).T, -1)),
+        Sample((randn(rng, 2, 3, 4),), {"dim": 1}),
+        Sample((randn(rng), 0)),
+        Sample((randn(rng, 0, 3), 1)),
+        Sample((np.array([[1, 2], [3, 4]]), 1), grad=False),
+        Sample((np.array([True, False, True]), 0), grad=False),
+    ]
+
+
+def _cumprod_zero_samples(rng: np.random.Generator) -> list[Sample]:
+    one = randn(rng, 3, 5)
+    one[1, 2] = 0.0
+    two = randn(rng, 2, 5)
+    two[0, 1] = two[0, 3] = 0.0
+    first = randn(rng, 4, 3)
+    first[0, 1] = 0.0
+    return [
+        Sample((one, 1), note="one zero"),
+        Sample((two, 1), note="two zeros"),
+        Sample((first, 0), note="zero in the first position"),
+    ]
+
+
+register("cumsum", cumsum, nodes=(CumsumBackward0,), samples=_cumulative_samples)
+
+
+register(
+    "cumprod",
+    cumprod,
+    nodes=(CumprodBackward0,),
+    samples=lambda rng: [*_cumulative_samples(rng), *_cumprod_zero_samples(rng)],
+)
+
+
+def _cumsum_inplace(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    return apply_inplace(
+        CumsumBackward0, self, dim=wrap_dim(dim, self.dim(), "cumsum_"), dtype=dtype
+    )
+
+
+def _cumprod_inplace(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    return apply_inplace(
+        CumprodBackward0, self, dim=wrap_dim(dim, self.dim(), "cumprod_"), dtype=dtype
+    )
+
+
+TENSOR_METHODS = {
+    "cumsum_": _cumsum_inplace,
+    "cumprod_": _cumprod_inplace,
+}
 
 
 def _running_extremum(x: np.ndarray, axis: int, better: Any) -> tuple:

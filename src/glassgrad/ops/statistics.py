@@ -18,8 +18,7 @@ from ._common import array_of, check_tensor, wrap_dim, wrap_dims
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .pointwise import where
-from .reduction import mean, sum
-from .reduction_extra import amax, amin
+from .reduction import amax, amin, mean, sum
 from .shape import reshape, unsqueeze
 from .sorting import sort
 

@@ -4,7 +4,7 @@ LSTM with projections and the recurrent layers on packed sequences."""
 from __future__ import annotations
 
 from ..._tensor import Tensor
-from ...ops import linalg, linalg_extra, pointwise
+from ...ops import blas, linalg, pointwise
 from .. import functional as F
 
 __all__ = ["rnn_step", "lstm_step", "gru_step"]
@@ -15,7 +15,7 @@ __all__ = ["rnn_step", "lstm_step", "gru_step"]
 # ``w_hh_t`` is W_hh.T, transposed once per sequence rather than at every step.
 def _project(h: Tensor, w_t: Tensor, b: Tensor | None) -> Tensor:
     """``h @ w_t + b`` as one node (2-D ``h``)."""
-    return linalg.mm(h, w_t) if b is None else linalg_extra.addmm(b, h, w_t)
+    return linalg.mm(h, w_t) if b is None else blas.addmm(b, h, w_t)
 
 
 def rnn_step(gi: Tensor, h: Tensor, w_hh_t: Tensor, b_hh: Tensor | None, relu: bool) -> Tensor:

@@ -1,0 +1,209 @@
+"""Determinants: ``linalg.det``, ``linalg.slogdet`` and the top-level det, slogdet and logdet.
+
+Their backward formulas call ``inv`` and matmul, so under ``create_graph=True`` they record
+differentiable ops and second derivatives come for free.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import return_types
+from .._tensor import Tensor
+from ..autograd.op import Op
+from ._common import array_of, check_tensor
+from ._linalg_common import (
+    LinAlgError,
+    check_square,
+    invertible,
+    spd,
+    swap,
+)
+from ._out import out_result
+from ._registry import Sample, register
+from ._samples import randn
+from .inverses import LinalgInvExBackward0
+from .pointwise import where
+
+__all__ = ["det", "slogdet", "logdet"]
+
+
+linalg_slogdet = return_types.linalg_slogdet
+
+
+slogdet_result = return_types.slogdet
+
+
+def _unsqueeze2(F: Any, x: Any) -> Any:
+    return F.unsqueeze(F.unsqueeze(x, -1), -1)
+
+
+def _cofactor(a: np.ndarray) -> np.ndarray:
+    """The cofactor matrix adj(A)^T, from the SVD, defined for singular A too."""
+    u, s, vh = np.linalg.svd(a)
+    ones = np.ones(s.shape[:-1] + (1,), dtype=s.dtype)
+    before = np.cumprod(np.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
+    after = np.cumprod(np.concatenate([ones, s[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    sign = np.linalg.det(u) * np.linalg.det(vh)
+    return _unsqueeze_arr(sign) * np.matmul(u * np.expand_dims(before * after, -2), vh)
+
+
+def _unsqueeze_arr(x: np.ndarray) -> np.ndarray:
+    return np.expand_dims(np.asarray(x), (-1, -2))
+
+
+class LinalgDetBackward0(Op):
+    """out = det(A); gA = grad * det(A) * A^-T (the cofactor matrix if A is singular)"""
+
+    saved_inputs = (0,)
+    saves_output = True
+
+    def forward(self, a):
+        return np.asarray(np.linalg.det(a))
+
+    def backward(self, F, grad):
+        a, det_a = self.saved
+        if a.shape[-1] <= 1:
+            # det of a 1x1 matrix is its entry (a 0x0 one is 1): the gradient is grad itself,
+            # as PyTorch's shortcut gives it (not tied to A under create_graph).
+            if a.shape[-1]:
+                return F.reshape(grad, (*grad.shape, 1, 1))
+            return F.zeros(tuple(a.shape), array_of(a).dtype)
+        if isinstance(a, Tensor):
+            try:
+                inverse = LinalgInvExBackward0.apply(a)
+            except LinAlgError:
+                raise RuntimeError(
+                    "linalg.det: the derivative of the gradient (create_graph=True) at a "
+                    "singular matrix is not supported"
+                ) from None
+            return _unsqueeze2(F, grad * det_a) * F.mT(inverse)
+        try:
+            inverse = np.linalg.inv(a)
+        except np.linalg.LinAlgError:
+            return _unsqueeze_arr(grad) * _cofactor(a)
+        return _unsqueeze_arr(grad * det_a) * swap(inverse)
+
+
+def det(A: Tensor, *, out: Any = None) -> Tensor:
+    """The determinant of a square matrix (or of each in a batch).
+
+    Example::
+
+        >>> glassgrad.linalg.det(glassgrad.tensor([[2.0, 1.0], [1.0, 3.0]]))
+        tensor(5.)
+    """
+    check_square("linalg.det", check_tensor(A, "linalg.det", "A")._data)
+    result = LinalgDetBackward0.apply(A)
+    return out_result("linalg_det", out, result, (A,), exact=True, autograd_op="_linalg_det")
+
+
+class LinalgSlogdetBackward0(Op):
+    """(sign, log|det A|); the gradient of log|det A| is A^-T (sign has none)"""
+
+    saved_inputs = (0,)
+    saved_outputs = (0,)  # the sign, as PyTorch saves it
+
+    def forward(self, a):
+        sign, logabsdet = np.linalg.slogdet(a)
+        return np.asarray(sign, dtype=a.dtype), np.asarray(logabsdet, dtype=a.dtype)
+
+    def backward(self, F, grads):
+        a, _ = self.saved
+        grad = grads[1]
+        return _unsqueeze2(F, grad) * F.mT(LinalgInvExBackward0.call(a))
+
+
+def _slogdet(A: Tensor, op: str) -> tuple:
+    check_square(op, check_tensor(A, op, "A")._data)
+    return LinalgSlogdetBackward0.apply(A)
+
+
+def slogdet(A: Tensor, *, out: Any = None) -> tuple:
+    """``(sign, logabsdet)`` with ``det(A) = sign * exp(logabsdet)``, stable for large or
+    tiny determinants.
+
+    Example::
+
+        >>> glassgrad.linalg.slogdet(glassgrad.tensor([[-2.0, 0.0], [0.0, 3.0]])).logabsdet
+        tensor(1.7918)
+    """
+    result = linalg_slogdet(*_slogdet(A, "linalg.slogdet"))
+    return out_result(
+        "linalg_slogdet", out, result, (A,), exact=True, autograd_op="_linalg_slogdet"
+    )
+
+
+def _slogdet_top(input: Tensor, *, out: Any = None) -> tuple:
+    """``torch.slogdet``: as ``linalg.slogdet``, named ``slogdet``."""
+    result = slogdet_result(*_slogdet(input, "linalg.slogdet"))
+    return out_result("slogdet", out, result, (input,), exact=True, autograd_op="_linalg_slogdet")
+
+
+def logdet(input: Tensor) -> Tensor:
+    """``log(det(input))``: nan for a negative determinant, -inf for a zero one.
+
+    Example::
+
+        >>> glassgrad.logdet(glassgrad.tensor([[2.0, 0.0], [0.0, 3.0]]))
+        tensor(1.7918)
+    """
+    sign, logabsdet = _slogdet(input, "logdet")
+    return where(sign._data < 0, math.nan, logabsdet)
+
+
+def _det(input: Tensor) -> Tensor:
+    """``torch.det``: the same as ``linalg.det``."""
+    return det(input)
+
+
+_det_samples = lambda rng: [  # noqa: E731
+    Sample((invertible(rng, 3, 3),)),
+    Sample((randn(rng, 2, 3, 3),), note="batched"),
+    Sample((randn(rng, 4, 4).T,), note="non-contiguous"),
+    Sample((randn(rng, 1, 1),)),
+    Sample((np.zeros((0, 0)),)),
+]
+
+
+register("det", det, nodes=(LinalgDetBackward0,), namespace="linalg", samples=_det_samples)
+
+
+register("det", _det, nodes=(LinalgDetBackward0,), samples=_det_samples)
+
+
+_slogdet_samples = lambda rng: [  # noqa: E731
+    Sample((invertible(rng, 3, 3),)),
+    Sample((randn(rng, 2, 3, 3),), note="batched, signs"),
+    Sample((randn(rng, 4, 4).T,), note="non-contiguous"),
+]
+
+
+register(
+    "slogdet",
+    slogdet,
+    nodes=(LinalgSlogdetBackward0,),
+    namespace="linalg",
+    samples=_slogdet_samples,
+)
+
+
+register("slogdet", _slogdet_top, nodes=(LinalgSlogdetBackward0,), samples=_slogdet_samples)
+
+
+register(
+    "logdet",
+    logdet,
+    samples=lambda rng: [
+        Sample((spd(rng, 3, 3),)),
+        Sample((spd(rng, 2, 3, 3),)),
+        Sample((np.diag([-1.0, 2.0, 3.0]),), grad=False, note="negative det: nan"),
+    ],
+)
+
+
+for _alias, _public in ((_det, "det"), (_slogdet_top, "slogdet")):
+    _alias.__name__ = _alias.__qualname__ = _public
