@@ -9,7 +9,7 @@ from __future__ import annotations
 import warnings
 import weakref
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -86,7 +86,7 @@ class device:
                 raise RuntimeError(f"Invalid device string: '{type}'")
             index = int(number)
         self.type = name
-        self.index = index
+        self.index: int | None = index
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, device) and (other.type, other.index) == (self.type, self.index)
@@ -161,7 +161,13 @@ def _legacy_warning(old: str, new: str) -> None:
     warnings.warn(f"{old} is deprecated; use {new}", DeprecationWarning, stacklevel=3)
 
 
-class Tensor:
+if TYPE_CHECKING:  # the methods the op registry attaches at import time (scripts/generate_stubs.py)
+    from ._tensor_methods import _TensorMethods
+else:
+    _TensorMethods = object
+
+
+class Tensor(_TensorMethods):
     """A multi-dimensional array that records the operations applied to it.
 
     Build tensors with ``glassgrad.tensor`` and the other factories. A tensor created by the
@@ -523,7 +529,7 @@ class Tensor:
             >>> x.grad
             tensor([2., 4.])
         """
-        from .autograd import backward
+        from .autograd.api import backward
 
         if grad_variables is not None:
             _legacy_warning("backward(grad_variables=...)", "backward(gradient=...)")
@@ -612,7 +618,9 @@ class Tensor:
         """``resize_`` to ``the_template``'s shape."""
         return self.resize_(the_template._data.shape)
 
-    def cuda(self, device: Any = None, non_blocking: bool = False, memory_format: Any = None):
+    def cuda(
+        self, device: Any = None, non_blocking: bool = False, memory_format: Any = None
+    ) -> Tensor:
         """Raises: glassgrad has no CUDA device (see ``glassgrad.cuda.is_available``)."""
         check_device("cuda" if device is None else device)
         return self
@@ -675,7 +683,7 @@ class Tensor:
             return False
         return self._data.flags.c_contiguous
 
-    def stride(self, dim: int | None = None) -> tuple | int:
+    def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
         strides = tuple(s // self._data.itemsize for s in self._data.strides)
         return strides if dim is None else strides[wrap_dim(dim, self._data.ndim, "stride")]
 
@@ -810,7 +818,7 @@ class Tensor:
             return format(self.item(), spec)
         return repr(self)
 
-    def __deepcopy__(self, memo: dict) -> Tensor:
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
         if self.grad_fn is not None:
             raise RuntimeError(
                 "Only Tensors created explicitly by the user (graph leaves) support the "

@@ -121,7 +121,7 @@ def _grad(
     retain_graph: bool | None = None, is_grads_batched: bool = False,
 ) -> tuple:  # fmt: skip
     """``autograd.grad`` over the outputs that require grad (None for every input if none)."""
-    from . import grad
+    from .api import grad
 
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
@@ -268,7 +268,7 @@ def _standard_basis(tensors: tuple) -> tuple:
 def _jacobian_forward(func: Callable, inputs: Any, strict: bool, vectorize: bool) -> Any:
     """The Jacobian column by column: ``J e_i`` for each element of the inputs (forward mode,
     here through ``jvp``); in the output's dtype."""
-    from .. import stack
+    stack = graph.tensor_namespace.stack  # glassgrad.stack, without importing the package
 
     if strict:
         raise RuntimeError(
@@ -320,7 +320,7 @@ def jacobian(
         tensor([[2., 0.],
                 [0., 4.]])
     """
-    from .. import stack
+    stack = graph.tensor_namespace.stack  # glassgrad.stack, without importing the package
 
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError(

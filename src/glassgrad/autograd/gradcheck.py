@@ -167,7 +167,7 @@ def _numerical_jacobians(func: Callable, inputs: tuple, outputs: list, eps: floa
 
 
 def _vjps(output: Any, diff_inputs: tuple, grad_output: np.ndarray) -> tuple:
-    from . import grad
+    from .api import grad
 
     return grad(
         output,
@@ -339,7 +339,7 @@ def _zeros_like(t: Any) -> Any:
 
 def _check_backward_mul_by_grad_output(outputs: tuple, inputs: tuple) -> None:
     """Zero output gradients must give zero input gradients of the input's dtype and shape."""
-    from . import grad
+    from .api import grad
 
     diff_inputs = _differentiable(inputs)
     grads = grad(outputs, diff_inputs, [_zeros_like(o) for o in outputs], allow_unused=True)
@@ -370,7 +370,7 @@ class _UndefinedGrad(Function):
 def _check_undefined_grad(func: Callable, outputs: tuple, inputs: tuple) -> None:
     """Backward must work when every output gradient (then each one alone) is undefined,
     and give undefined or zero input gradients."""
-    from . import grad
+    from .api import grad
 
     diff_inputs = _differentiable(inputs)
 
@@ -529,7 +529,7 @@ def gradgradcheck(
         >>> glassgrad.autograd.gradgradcheck(lambda x: x ** 3, (x,))
         True
     """
-    from . import grad
+    from .api import grad
 
     if not (check_fwd_over_rev or check_rev_over_rev):
         raise AssertionError(

@@ -65,7 +65,7 @@ class RemovableHandle:
     __slots__ = ("_hooks", "id")
     _next_id = itertools.count()
 
-    def __init__(self, hooks: dict) -> None:
+    def __init__(self, hooks: dict[Any, Any]) -> None:
         self._hooks = hooks  # the dict only, never the node or tensor that owns it
         self.id = next(RemovableHandle._next_id)
 
@@ -79,7 +79,7 @@ class RemovableHandle:
         self.remove()
 
 
-def add_hook(hooks: dict, fn: Callable) -> RemovableHandle:
+def add_hook(hooks: dict[Any, Any], fn: Callable[..., Any]) -> RemovableHandle:
     handle = RemovableHandle(hooks)
     hooks[handle.id] = fn
     return handle

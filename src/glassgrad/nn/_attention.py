@@ -14,7 +14,8 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..ops import linalg, reduction, shape
-from . import functional as F
+from ..ops.nn_activation import softmax
+from ..ops.nn_misc import dropout, linear
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -93,9 +94,9 @@ def scaled_dot_product_attention(
     scores = linalg.matmul(query, key.transpose(-2, -1)) * factor
     if bias is not None:
         scores = scores + bias
-    weights = F.softmax(scores, -1)
+    weights = softmax(scores, -1)
     if dropout_p > 0.0:
-        weights = F.dropout(weights, dropout_p, True)
+        weights = dropout(weights, dropout_p, True)
     return linalg.matmul(weights, value)
 
 
@@ -199,9 +200,9 @@ def multi_head_attention_forward(
             b_q = in_proj_bias[:embed_dim]
             b_k = in_proj_bias[embed_dim : 2 * embed_dim]
             b_v = in_proj_bias[2 * embed_dim :]
-        q = F.linear(query, q_proj_weight, b_q)
-        k = F.linear(key, k_proj_weight, b_k)
-        v = F.linear(value, v_proj_weight, b_v)
+        q = linear(query, q_proj_weight, b_q)
+        k = linear(key, k_proj_weight, b_k)
+        v = linear(value, v_proj_weight, b_v)
     else:
         w_q = in_proj_weight[:embed_dim]
         w_k = in_proj_weight[embed_dim : 2 * embed_dim]
@@ -211,7 +212,7 @@ def multi_head_attention_forward(
             b_q = in_proj_bias[:embed_dim]
             b_k = in_proj_bias[embed_dim : 2 * embed_dim]
             b_v = in_proj_bias[2 * embed_dim :]
-        q, k, v = F.linear(query, w_q, b_q), F.linear(key, w_k, b_k), F.linear(value, w_v, b_v)
+        q, k, v = linear(query, w_q, b_q), linear(key, w_k, b_k), linear(value, w_v, b_v)
 
     attn_mask = _check_mask_shapes(attn_mask, tgt_len, src_len, bsz * num_heads)
     if bias_k is not None and bias_v is not None:
@@ -250,12 +251,12 @@ def multi_head_attention_forward(
     scores = linalg.matmul(q * math.sqrt(1.0 / head_dim), k.transpose(-2, -1))
     if attn_mask is not None:
         scores = scores + attn_mask
-    weights = F.softmax(scores, -1)
+    weights = softmax(scores, -1)
     if dropout_p > 0.0:
-        weights = F.dropout(weights, dropout_p, True)
+        weights = dropout(weights, dropout_p, True)
     output = linalg.matmul(weights, v)  # (batch * heads, tgt_len, head_dim)
     output = output.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-    output = F.linear(output, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
+    output = linear(output, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
     if not batched:
         output = output.squeeze(1)
     if not need_weights:

@@ -12,10 +12,9 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
-from ._common import check_tensor, wrap_dim
+from ._common import array_of, check_tensor, wrap_dim
 from ._registry import Sample, register
 from ._samples import randn
-from .shape_views import _array
 
 __all__ = ["tril", "triu", "diag", "diagonal", "diagonal_scatter"]
 
@@ -111,7 +110,7 @@ class DiagonalBackward0(Op):
         return _diagonal_view(x, offset, dim1, dim2)
 
     def backward(self, F, grad):
-        zeros = np.zeros(self.self_sizes, dtype=_array(grad).dtype)
+        zeros = np.zeros(self.self_sizes, dtype=array_of(grad).dtype)
         return DiagonalScatterBackward0.call(
             zeros,
             grad,

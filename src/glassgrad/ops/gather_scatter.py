@@ -18,11 +18,10 @@ import numpy as np
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
-from ._common import check_tensor, wrap_dim
+from ._common import array_of, check_tensor, wrap_dim
 from ._not_implemented import _not_implemented_node
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
-from .shape_views import _array
 
 __all__ = ["index_select", "gather", "scatter", "scatter_add", "index_add"]
 
@@ -74,7 +73,7 @@ class IndexSelectBackward0(Op):
         return x[_index_key(dim, index)]
 
     def backward(self, F, grad):
-        zeros = np.zeros(self.self_sizes, dtype=_array(grad).dtype)
+        zeros = np.zeros(self.self_sizes, dtype=array_of(grad).dtype)
         return IndexAddBackward0.call(zeros, grad, dim=self.dim, index=self.index)
 
 
@@ -139,7 +138,7 @@ class IndexAddBackward0(Op):
 
 
 def _check_index_add(input: Tensor, d: int, idx: np.ndarray, source: Any, op: str) -> None:
-    shape, src = input._data.shape, _array(source)
+    shape, src = input._data.shape, array_of(source)
     if idx.ndim > 1:
         raise IndexError(f"{op}(): Index is supposed to be a vector")
     if src.dtype != input._data.dtype:
@@ -225,7 +224,7 @@ class GatherBackward0(Op):
         return _gather_array(x, dim, index)
 
     def backward(self, F, grad):
-        zeros = np.zeros(self.self_sizes, dtype=_array(grad).dtype)
+        zeros = np.zeros(self.self_sizes, dtype=array_of(grad).dtype)
         return ScatterAddBackward0.call(zeros, grad, dim=self.dim, index=self.index)
 
 

@@ -11,11 +11,10 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
-from ._common import broadcast_error, check_tensor
+from ._common import array_of, broadcast_error, check_tensor
 from ._registry import Sample, register
 from ._samples import randn
 from .gather_scatter import _check_same_dtype
-from .shape_views import _array
 
 __all__ = ["masked_fill", "masked_select", "masked_scatter"]
 
@@ -128,7 +127,7 @@ class MaskedSelectBackward0(Op):
         return np.broadcast_to(x, shape)[self.mask]
 
     def backward(self, F, grad):
-        zeros = np.zeros(self.mask.shape, dtype=_array(grad).dtype)
+        zeros = np.zeros(self.mask.shape, dtype=array_of(grad).dtype)
         return MaskedScatterBackward0.call(zeros, grad, mask=self.mask)
 
 

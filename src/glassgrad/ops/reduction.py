@@ -37,7 +37,7 @@ def _axis(dims: tuple | None) -> tuple | None:
     return None if dims is None else dims
 
 
-def _empty_reduction_error(op: str, dims: tuple | None, shape: tuple) -> Exception | None:
+def _empty_dims_error(op: str, dims: tuple | None, shape: tuple) -> Exception | None:
     """PyTorch's error for max-like reductions over zero elements, or None if fine."""
     if dims is None or dims == ():
         if math.prod(shape) == 0:
@@ -73,7 +73,7 @@ class _AExtremum(Op):
 
     def forward(self, x, dim=(), keepdim=False):
         dims = dim or None
-        error = _empty_reduction_error(self.op, dims, x.shape)
+        error = _empty_dims_error(self.op, dims, x.shape)
         if error is not None:
             raise error
         self.dim, self.keepdim = dims, keepdim

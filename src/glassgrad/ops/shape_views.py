@@ -14,7 +14,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.op import Op
-from ._common import check_tensor, wrap_dim
+from ._common import array_of, check_tensor, wrap_dim
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .indexing import SelectBackward0, SliceBackward0
@@ -37,14 +37,10 @@ __all__ = [
 # --- helpers ------------------------------------------------------------------------------
 
 
-def _array(x: Any) -> np.ndarray:
-    return x._data if isinstance(x, Tensor) else x
-
-
 def _sizes_arg(sizes: tuple) -> tuple:
     """``repeat(2, 3)`` and ``repeat((2, 3))`` alike."""
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list, Tensor, np.ndarray)):
-        sizes = tuple(np.asarray(_array(sizes[0])).reshape(-1).tolist())
+        sizes = tuple(np.asarray(array_of(sizes[0])).reshape(-1).tolist())
     return tuple(int(s) for s in sizes)
 
 
@@ -295,7 +291,7 @@ def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
     if n == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, n, "narrow")
-    start = int(_array(start)) if isinstance(start, Tensor) else int(start)
+    start = int(array_of(start)) if isinstance(start, Tensor) else int(start)
     length = int(length)
     size = input._data.shape[d]
     if length < 0:
@@ -325,7 +321,7 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     if not shape:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, len(shape), "select")
-    index = int(_array(index)) if isinstance(index, Tensor) else int(index)
+    index = int(array_of(index)) if isinstance(index, Tensor) else int(index)
     if not -shape[d] <= index < shape[d]:
         raise IndexError(
             f"select(): index {index} out of range for tensor of size {list(shape)} at "
