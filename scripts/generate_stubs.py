@@ -82,7 +82,7 @@ _NAMESPACES = {
 
 
 def _modules() -> list[types.ModuleType]:
-    """glassgrad's loaded modules, defining modules before the namespaces that re-export."""
+    """glassgrad's loaded modules, in name order."""
     names = sorted(n for n in sys.modules if n == "glassgrad" or n.startswith("glassgrad."))
     return [sys.modules[n] for n in names if sys.modules[n] is not None]
 
@@ -106,9 +106,14 @@ def _home(obj: Any, exclude: str) -> tuple[str, str] | None:
             defining = sys.modules.get(module)
             if defining is not None and getattr(defining, qualname, None) is target:
                 return module, qualname
+    # Then the module of its class (a dtype, a layout), then any op module: all are imported
+    # by ``import glassgrad``, so the answer does not depend on what else the process imported.
+    own = sys.modules.get(type(obj).__module__)
+    candidates = [own] if own is not None and own.__name__.startswith("glassgrad") else []
+    candidates += [m for m in _modules() if m.__name__.startswith("glassgrad.ops.")]
     for target in targets:
-        for module in _modules():
-            if module.__name__ == exclude or module.__name__ in _NAMESPACES:
+        for module in candidates:
+            if module.__name__ == exclude:
                 continue
             for name, value in vars(module).items():
                 if value is target and not name.startswith("__"):
@@ -225,6 +230,17 @@ def _namespace_stub(module_name: str, extra_modules: tuple = (), extra: dict | N
         if name.startswith("_") and name != "__version__":
             continue
         public[name] = value
+    # Submodules: those the module imports itself and the lazy ones, not whatever else the
+    # process happened to import (which Python also sets as attributes of the package).
+    tree = ast.parse(Path(module.__file__).read_text())
+    own = set()
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            if node.module is None:
+                own.update(alias.asname or alias.name for alias in node.names)
+            else:
+                own.add(node.module.split(".")[0])  # ``from .ops import x`` imports ops
+    public = {k: v for k, v in public.items() if not isinstance(v, types.ModuleType) or k in own}
     for sub in extra_modules:
         public[sub] = importlib.import_module(f"{module_name}.{sub}")
     for name in sorted(public):
