@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from .lr_scheduler import LRScheduler, ReduceLROnPlateau, _current_lrs, _per_group
+from ._lr_base import LRScheduler, ReduceLROnPlateau, _current_lrs, _per_group
 from .optimizer import Optimizer
 
 __all__ = ["SequentialLR", "ChainedScheduler", "CyclicLR", "CosineAnnealingWarmRestarts"]
