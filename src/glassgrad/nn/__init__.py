@@ -16,6 +16,16 @@ Example::
 from . import functional, init, parallel, utils
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
-from .parameter import Buffer, Parameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = ["Parameter", "Buffer", "functional", "init", "parallel", "utils", *_modules_all]
+__all__ = [
+    "Parameter",
+    "Buffer",
+    "UninitializedParameter",
+    "UninitializedBuffer",
+    "functional",
+    "init",
+    "parallel",
+    "utils",
+    *_modules_all,
+]

@@ -13,6 +13,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, broadcast_error, check_tensor, wrap_dim
+from ._namespace import ArrayNamespace
 from ._registry import Sample, register
 from ._samples import randn
 from .norms import LinalgVectorNormBackward0, vector_norm_backward
@@ -149,6 +150,83 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     return input * factor
 
 
+class PdistBackwardBackward0(Op):
+    """The gradient of pdist computed under ``create_graph``: PyTorch has no derivative of
+    ``_pdist_backward``, so this node records it and its backward raises."""
+
+    __slots__ = ()
+
+    def forward(self, grad, x, result):
+        return result
+
+    def backward(self, F, grad):
+        raise RuntimeError("the derivative for '_pdist_backward' is not implemented.")
+
+
+class PdistBackward0(Op):
+    """out[k] = || x[i_k] - x[j_k] ||_p over the pairs i < j of rows, in row-major order."""
+
+    saved_inputs = (0,)
+    saves_output = True
+    __slots__ = ("p",)
+
+    def forward(self, x, p):
+        self.p = p
+        first, second = np.triu_indices(x.shape[0], 1)
+        return _norm_of(x[first] - x[second], p, (1,))
+
+    def backward(self, F, grad):
+        saved, out = self.saved
+        x, dist, g = array_of(saved), array_of(out)[:, None], array_of(grad)[:, None]
+        first, second = np.triu_indices(x.shape[0], 1)
+        diff = x[first] - x[second]
+        p = self.p
+        # ATen's pdist backward kernels, case by case (an infinity-norm tie gets the whole
+        # gradient in every tied coordinate, unlike the vector norm's even split).
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if p == 0:
+                per_pair = np.zeros_like(diff)
+            elif p == 1:
+                per_pair = np.sign(diff) * g
+            elif math.isinf(p):
+                per_pair = g * np.sign(diff) * (np.abs(diff) == dist)
+            elif p == 2:
+                per_pair = np.where(dist == 0, 0.0, g * diff / dist)
+            elif p < 2:
+                zero = (dist == 0) | ((diff == 0) & (p < 1))
+                value = np.sign(diff) * np.abs(diff) ** (p - 1) * g / dist ** (p - 1)
+                per_pair = np.where(zero, 0.0, value)
+            else:
+                value = diff * np.abs(diff) ** (p - 2) * g / dist ** (p - 1)
+                per_pair = np.where(dist == 0, 0.0, value)
+        result = np.zeros_like(x)
+        np.add.at(result, first, per_pair.astype(x.dtype))
+        np.add.at(result, second, -per_pair.astype(x.dtype))
+        if F is ArrayNamespace:
+            return result
+        return PdistBackwardBackward0.apply(grad, saved, Tensor._from_array(result))
+
+
+def pdist(input: Tensor, p: float = 2) -> Tensor:
+    """The p-norm distance between every pair of rows of ``input`` (N, M): the upper triangle
+    of ``cdist(input, input)`` without its diagonal, row by row, N (N - 1) / 2 values.
+
+    Example::
+
+        >>> glassgrad.nn.functional.pdist(glassgrad.tensor([[0.0, 0.0], [3.0, 4.0], [0.0, 1.0]]))
+        tensor([5.0000, 1.0000, 4.2426])
+    """
+    check_tensor(input, "pdist")
+    x = input._data
+    if x.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {x.ndim}D")
+    if x.dtype.kind != "f":
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if not p >= 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    return PdistBackward0.apply(input, p=float(p))
+
+
 def _cdist_samples(rng):
     return [
         Sample((randn(rng, 3, 4), randn(rng, 2, 4))),
@@ -160,6 +238,23 @@ def _cdist_samples(rng):
     ]
 
 
+register(
+    "pdist",
+    pdist,
+    nodes=(PdistBackward0,),
+    samples=lambda rng: [
+        Sample((randn(rng, 5, 3),)),
+        Sample((randn(rng, 4, 3), 1.0)),
+        Sample((randn(rng, 4, 3), 0.5)),
+        Sample((randn(rng, 4, 3), 1.5)),
+        Sample((randn(rng, 4, 3), 3.0)),
+        Sample((randn(rng, 4, 3), math.inf)),
+        Sample((randn(rng, 4, 3), 0.0), grad=False),
+        Sample((randn(rng, 1, 3),), note="one row: no pairs"),
+    ],
+    namespace="nn.functional",
+    second_order=False,  # PyTorch has no derivative of _pdist_backward
+)
 register("cdist", cdist, methods=(), samples=_cdist_samples, second_order=False)
 register(
     "dist",

@@ -1,9 +1,11 @@
 """Containers: ``Sequential`` (a pipeline), ``ModuleList`` (a list), ``ModuleDict`` (a dict)
-of registered submodules; ``ParameterList`` and ``ParameterDict`` of registered parameters."""
+of registered submodules; ``ParameterList`` and ``ParameterDict`` of registered parameters;
+the deprecated ``Container``."""
 
 from __future__ import annotations
 
 import operator
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain, islice
@@ -13,7 +15,14 @@ from ..._tensor import Tensor
 from ..parameter import Parameter
 from .module import Module, _addindent
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = [
+    "Sequential",
+    "ModuleList",
+    "ModuleDict",
+    "ParameterList",
+    "ParameterDict",
+    "Container",
+]
 
 
 class Sequential(Module):
@@ -574,3 +583,28 @@ class ParameterDict(Module):
     def __ior__(self, other: ParameterDict) -> ParameterDict:
         self.update(other)
         return self
+
+
+class Container(Module):
+    """A module holding the modules given as keyword arguments; deprecated in PyTorch
+    (FutureWarning): subclass ``Module`` instead.
+
+    Example::
+
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     list(nn.Container(fc=nn.Linear(2, 2)).named_children())[0][0]
+        'fc'
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        warnings.warn(
+            "`nn.Container` is deprecated. All of its functionality is now implemented in "
+            "`nn.Module`. Subclass that instead.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)

@@ -1,4 +1,5 @@
-"""Per-sample normalization: ``LayerNorm``, ``GroupNorm``, ``RMSNorm``, ``LocalResponseNorm``."""
+"""Per-sample normalization: ``LayerNorm``, ``GroupNorm``, ``RMSNorm``, ``LocalResponseNorm``,
+``CrossMapLRN2d``."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from typing import Any
 from ..._tensor import Tensor
 from .. import functional as F
 from .. import init
+from . import _functions
 from ._utils import new_parameter
 from .module import Module
 
-__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "CrossMapLRN2d"]
 
 
 class LayerNorm(Module):
@@ -214,6 +216,30 @@ class LocalResponseNorm(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class CrossMapLRN2d(Module):
+    """Local response normalization across channels of a 4-d input, as Lua Torch's
+    ``SpatialCrossMapLRN``: ``x / (k + alpha / size * sum of x^2 over nearby channels)^beta``.
+
+    Example::
+
+        >>> nn.CrossMapLRN2d(3)(glassgrad.ones(1, 4, 2, 2)).shape
+        glassgrad.Size([1, 4, 2, 2])
+    """
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return _functions.CrossMapLRN2d.apply(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self) -> str:
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

@@ -463,7 +463,18 @@ class LSTM(RNNBase):
 
 
 # --- cells ---------------------------------------------------------------------------------
-class _CellBase(Module):
+class RNNCellBase(Module):
+    """The parameters shared by ``RNNCell``, ``LSTMCell`` and ``GRUCell``: ``weight_ih``
+    (num_chunks * hidden_size, input_size), ``weight_hh`` (num_chunks * hidden_size,
+    hidden_size) and, with ``bias``, ``bias_ih`` and ``bias_hh``, all drawn from
+    U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)).
+
+    Example::
+
+        >>> nn.RNNCellBase(3, 4, bias=True, num_chunks=2).weight_ih.shape
+        glassgrad.Size([8, 3])
+    """
+
     def __init__(
         self,
         input_size: int,
@@ -517,7 +528,7 @@ class _CellBase(Module):
         return input, hx, batched
 
 
-class RNNCell(_CellBase):
+class RNNCell(RNNCellBase):
     """One step of an Elman RNN: ``h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)``.
 
     Example::
@@ -548,7 +559,7 @@ class RNNCell(_CellBase):
         return h if batched else h.squeeze(0)
 
 
-class GRUCell(_CellBase):
+class GRUCell(RNNCellBase):
     """One step of a GRU (see ``GRU``).
 
     Example::
@@ -575,7 +586,7 @@ class GRUCell(_CellBase):
         return h if batched else h.squeeze(0)
 
 
-class LSTMCell(_CellBase):
+class LSTMCell(RNNCellBase):
     """One step of an LSTM (see ``LSTM``); ``forward(input, (h, c))`` returns ``(h', c')``.
 
     Example::
