@@ -242,3 +242,156 @@ def test_rnn_cell_base_is_the_cells_base() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert repr(nn.RNNCellBase(3, 5, False, 1)) == repr(torch.nn.RNNCellBase(3, 5, False, 1))
+
+
+def test_adaptive_log_softmax_matches_torch() -> None:
+    rng = np.random.default_rng(7)
+    theirs = torch.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4, 7], div_value=2.0, head_bias=True)
+    theirs = theirs.double()
+    ours = nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4, 7], div_value=2.0, head_bias=True).double()
+    assert repr(ours) == repr(theirs)
+    ours.load_state_dict({k: gg.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()})
+    x, target = rng.standard_normal((6, 8)), np.array([0, 3, 5, 9, 6, 1])  # one row in cluster 2
+    a, b = _both(x, True)
+    ours_out, theirs_out = ours(a, gg.tensor(target)), theirs(b, torch.tensor(target))
+    assert type(ours_out).__name__ == "_ASMoutput" and ours_out._fields == ("output", "loss")
+    _close(ours_out.output, theirs_out.output, rtol=1e-12)
+    _close(ours_out.loss, theirs_out.loss, rtol=1e-12)
+    ours_out.loss.backward()
+    theirs_out.loss.backward()
+    _close(a.grad, b.grad, rtol=1e-10, atol=1e-14)
+    for (name, p), q in zip(ours.named_parameters(), theirs.parameters()):
+        _close(p.grad, q.grad, rtol=1e-10, atol=1e-14, err_msg=name)
+    _close(ours.log_prob(gg.tensor(x)), theirs.log_prob(torch.tensor(x)), rtol=1e-12)
+    assert ours.predict(gg.tensor(x)).tolist() == theirs.predict(torch.tensor(x)).tolist()
+    single = ours(gg.tensor(x[0]), gg.tensor(5)).output
+    assert single.shape == () and float(single) == pytest.approx(
+        float(theirs(torch.tensor(x[0]), torch.tensor(5)).output), rel=1e-12
+    )
+    for lib in (nn, torch.nn):
+        with pytest.raises(ValueError, match="cutoffs should be a sequence of unique, positive"):
+            lib.AdaptiveLogSoftmaxWithLoss(8, 10, [4, 10])
+        with pytest.raises(RuntimeError, match=r"Target values should be in \[0, 9\]"):
+            model = lib.AdaptiveLogSoftmaxWithLoss(8, 10, [4])
+            model(
+                (gg if lib is nn else torch).ones(2, 8),
+                (gg if lib is nn else torch).tensor([1, 12]),
+            )
+
+
+def test_sync_batch_norm_in_one_process_is_batch_norm() -> None:
+    x = np.random.default_rng(8).standard_normal((4, 3, 2, 5)).astype(np.float32)
+    ours, theirs = nn.SyncBatchNorm(3, momentum=None), torch.nn.SyncBatchNorm(3, momentum=None)
+    assert repr(ours) == repr(theirs)
+    for training in (True, True, False):
+        ours.train(training)
+        theirs.train(training)
+        _close(ours(gg.tensor(x)), theirs(torch.tensor(x)), rtol=1e-5, atol=1e-6)
+    _close(ours.running_var, theirs.running_var, rtol=1e-6)
+    assert int(ours.num_batches_tracked) == int(theirs.num_batches_tracked) == 2
+    for lib in (nn, torch.nn):
+        with pytest.raises(ValueError, match=r"expected at least 2D input \(got 1D input\)"):
+            lib.SyncBatchNorm(3)((gg if lib is nn else torch).ones(3))
+        with pytest.raises(ValueError, match="number of input channels should be non-zero"):
+            lib.SyncBatchNorm(0)((gg if lib is nn else torch).ones(2, 0))
+    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.InstanceNorm1d(4))
+    model[1].running_mean.fill_(0.5)
+    reference = torch.nn.Sequential(
+        torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4), torch.nn.InstanceNorm1d(4)
+    )
+    converted = nn.SyncBatchNorm.convert_sync_batchnorm(model)
+    assert repr(converted) == repr(torch.nn.SyncBatchNorm.convert_sync_batchnorm(reference))
+    assert converted[1].running_mean is model[1].running_mean
+    assert converted[1].weight is model[1].weight
+
+
+def test_ctc_loss_module_and_gradcheck_through_log_softmax() -> None:
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((7, 3, 5))
+    targets = np.array([[1, 2, 2, 4], [3, 1, 0, 0], [4, 4, 4, 1]])
+    lengths = ([7, 6, 7], [3, 2, 4])
+    for kwargs in ({}, {"blank": 4, "reduction": "sum"}, {"reduction": "none"}):
+        a, b = _both(x, True)
+        ours, theirs = nn.CTCLoss(**kwargs), torch.nn.CTCLoss(**kwargs)
+        assert repr(ours) == repr(theirs)
+        out_a = ours(a.log_softmax(2), gg.tensor(targets), *lengths)
+        out_b = theirs(b.log_softmax(2), torch.tensor(targets), *lengths)
+        _close(out_a, out_b, rtol=1e-10)
+        out_a.sum().backward()
+        out_b.sum().backward()
+        _close(a.grad, b.grad, rtol=1e-8, atol=1e-12)
+    # Through log_softmax PyTorch's gradient is the true derivative: finite differences agree.
+    small = gg.tensor(rng.standard_normal((5, 2, 4)), requires_grad=True)
+    assert gg.autograd.gradcheck(
+        lambda z: F.ctc_loss(z.log_softmax(2), gg.tensor([[1, 2], [3, 3]]), [5, 4], [2, 2]),
+        (small,),
+    )
+
+
+@pytest.mark.parametrize(
+    "make_args",
+    [
+        lambda l, lp: (lp, l.tensor([[1, 2]]), l.tensor([7]), l.tensor([2])),
+        lambda l, lp: (lp, l.tensor([[1, 2]]), l.tensor([6]), l.tensor([3])),
+        lambda l, lp: (lp, l.tensor([1, 2]), [6], [3]),
+        lambda l, lp: (lp, l.tensor([[1, 2]]), [6], [2], 9),
+        lambda l, lp: (lp[:, :, None], l.tensor([[1, 2]]), [6], [2]),
+    ],
+)
+def test_ctc_loss_errors_as_torch(make_args) -> None:
+    x = np.random.default_rng(10).standard_normal((6, 1, 4))
+    messages = []
+    for lib in (gg, torch):
+        with pytest.raises(RuntimeError) as caught:
+            lib.nn.functional.ctc_loss(*make_args(lib, lib.tensor(x)))
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "kwargs", "shape"),
+    [
+        ("FractionalMaxPool2d", (3,), {"output_ratio": 0.5, "return_indices": True}, (2, 3, 9, 8)),
+        ("FractionalMaxPool2d", ((2, 3),), {"output_size": (4, 3)}, (3, 7, 6)),
+        ("FractionalMaxPool3d", (2,), {"output_size": (3, 2, 3)}, (1, 2, 5, 5, 6)),
+    ],
+)
+def test_fractional_max_pool_modules_match_torch(name, args, kwargs, shape) -> None:
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal(shape)
+    nd = 2 if name.endswith("2d") else 3
+    batch = shape[0] if len(shape) == nd + 2 else 1
+    samples = rng.random((batch, shape[-nd - 1], nd))
+    ours = getattr(nn, name)(*args, _random_samples=gg.tensor(samples), **kwargs)
+    theirs = getattr(torch.nn, name)(*args, _random_samples=torch.tensor(samples), **kwargs)
+    assert repr(ours) == repr(theirs)
+    a, b = _both(x, True)
+    out_a, out_b = ours(a), theirs(b)
+    if kwargs.get("return_indices"):
+        assert out_a[1].tolist() == out_b[1].tolist()
+        out_a, out_b = out_a[0], out_b[0]
+    _close(out_a, out_b, rtol=0)
+    out_a.pow(2).sum().backward()
+    out_b.pow(2).sum().backward()
+    _close(a.grad, b.grad, rtol=1e-12)
+    # Without fixed samples each call draws new windows; the shape is the same.
+    free = getattr(nn, name)(*args, **kwargs)
+    drawn = free(gg.tensor(x))
+    assert tuple((drawn[0] if isinstance(drawn, tuple) else drawn).shape) == tuple(out_b.shape)
+
+
+def test_fractional_max_pool_errors_as_torch() -> None:
+    for lib in (gg, torch):
+        x = lib.ones(1, 1, 5, 5)
+        with pytest.raises(
+            RuntimeError, match="pool height 6 too large relative to input height 5"
+        ):
+            lib.nn.functional.fractional_max_pool2d(x, 6, output_size=2)
+        with pytest.raises(RuntimeError, match="pool width 2 too large relative to input width 5"):
+            lib.nn.functional.fractional_max_pool2d(x, (1, 2), output_size=(2, 5))
+        with pytest.raises(ValueError, match="requires specifying either an output_size or an"):
+            lib.nn.functional.fractional_max_pool2d(x, 2)
+        with pytest.raises(ValueError, match="only one of output_size and output_ratio"):
+            lib.nn.FractionalMaxPool2d(2, output_size=2, output_ratio=0.5)
+        with pytest.raises(ValueError, match=r"output_ratio must be between 0 and 1 \(got 1.5\)"):
+            lib.nn.FractionalMaxPool3d(2, output_ratio=1.5)

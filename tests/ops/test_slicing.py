@@ -68,3 +68,16 @@ def test_errors() -> None:
     same_error(lambda lib: lib.select_scatter(lib.ones(2, 2), lib.ones(3), 0, 0))
     same_error(lambda lib: lib.repeat_interleave(lib.ones(2), lib.tensor([-1, 1])))
     same_error(lambda lib: lib.diag_embed(lib.ones(2), dim1=0, dim2=0))
+
+
+def test_index_add_and_copy_take_a_0d_index_as_torch() -> None:
+    # ATen reads a 0-d index as one position (AdaptiveLogSoftmaxWithLoss relies on it).
+    for name in ("index_add", "index_copy"):
+
+        def program(lib: Any, name: str = name) -> Any:
+            source = lib.ones(1, 2, dtype=lib.float64, requires_grad=True)
+            out = getattr(lib.zeros(3, 2, dtype=lib.float64), name)(0, lib.tensor(1), source * 2)
+            out.sum().backward()
+            return out, source.grad
+
+        same(program)

@@ -176,6 +176,7 @@ def index_add(input: Tensor, dim: int, index: Any, source: Any, *, alpha: float 
     """
     d = wrap_dim(dim, check_tensor(input, "index_add")._data.ndim, "index_add")
     idx = _index_array(index, "index_add", "index_add_(): Expected dtype int32/int64 for index")
+    idx = idx.reshape(1) if idx.ndim == 0 else idx  # ATen takes a 0-d index as one position
     check_tensor(source, "index_add", "source", 4)
     _check_index_add(input, d, idx, source, "index_add")
     return IndexAddBackward0.apply(input, source, dim=d, index=idx, alpha=alpha)
@@ -185,6 +186,7 @@ def index_add_(input: Tensor, dim: int, index: Any, source: Any, *, alpha: float
     """In-place ``index_add``."""
     d = wrap_dim(dim, check_tensor(input, "index_add_")._data.ndim, "index_add_")
     idx = _index_array(index, "index_add_", "index_add_(): Expected dtype int32/int64 for index")
+    idx = idx.reshape(1) if idx.ndim == 0 else idx  # ATen takes a 0-d index as one position
     _check_index_add(input, d, idx, check_tensor(source, "index_add_", "source", 4), "index_add_")
     return apply_inplace(IndexAddBackward0, input, source, dim=d, index=idx, alpha=alpha)
 

@@ -19,6 +19,7 @@ from ..autograd.inplace_record import note_write
 __all__ = [
     "as_float",
     "bump_version",
+    "check_options",
     "fused_multiply_add",
     "grad_array",
     "increment_step",
@@ -26,6 +27,7 @@ __all__ = [
     "multiply_add",
     "new_step",
     "reject_unsupported",
+    "signed_decayed_grad",
     "state_tensor",
 ]
 
@@ -158,3 +160,37 @@ def bump_version(param: Tensor) -> None:
     """Count an in-place update of ``param`` (as PyTorch's ``param.add_`` does)."""
     param._vc[0] += 1
     note_write(param._vc, "an optimizer step")
+
+
+def check_options(
+    lr: Any = None, eps: Any = None, betas: Any = None, weight_decay: Any = None
+) -> None:
+    """PyTorch's checks of the common hyperparameters given, in its order and words."""
+    if lr is not None and not 0.0 <= as_float(lr):
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if eps is not None and not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    for i, beta in enumerate(betas or ()):
+        if not 0.0 <= as_float(beta) < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+    if weight_decay is not None and not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def signed_decayed_grad(
+    param: np.ndarray,
+    grad: np.ndarray,
+    weight_decay: float,
+    maximize: bool,
+    work: np.ndarray,
+    tmp: np.ndarray,
+) -> np.ndarray:
+    """``-grad`` if ``maximize``, plus ``weight_decay * param`` (PyTorch's
+    ``grad.add(param, alpha=weight_decay)``), written into ``work`` when it differs from
+    ``grad``; ``tmp`` is overwritten."""
+    if maximize:
+        grad = np.negative(grad, out=work)
+    if weight_decay != 0:
+        np.multiply(param, weight_decay, out=tmp)
+        grad = np.add(grad, tmp, out=work)
+    return grad

@@ -10,10 +10,12 @@ import numpy as np
 from ._common import (
     as_float,
     bump_version,
+    check_options,
     grad_array,
     increment_step,
     new_step,
     reject_unsupported,
+    signed_decayed_grad,
     state_tensor,
 )
 from ._elementwise import for_each_chunk
@@ -75,14 +77,10 @@ class Adadelta(Optimizer):
         maximize: bool = False,
         differentiable: bool = False,
     ) -> None:
-        if not 0.0 <= as_float(lr):
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_options(lr=lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_options(eps=eps, weight_decay=weight_decay)
         reject_unsupported("Adadelta", differentiable, capturable)
         defaults = {
             "lr": lr,
@@ -136,11 +134,7 @@ def _adadelta_kernel(
     # torch/optim/adadelta.py _single_tensor_adadelta, operation for operation.
     param, grad, square_avg, acc_delta = arrays
     work, delta = scratch
-    if maximize:
-        grad = np.negative(grad, out=work)
-    if weight_decay != 0:
-        np.multiply(param, weight_decay, out=delta)  # grad.add(param, alpha=weight_decay)
-        grad = np.add(grad, delta, out=work)
+    grad = signed_decayed_grad(param, grad, weight_decay, maximize, work, delta)
     square_avg *= rho  # square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
     np.multiply(grad, 1 - rho, out=delta)
     delta *= grad

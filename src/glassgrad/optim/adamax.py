@@ -10,11 +10,13 @@ import numpy as np
 from ._common import (
     as_float,
     bump_version,
+    check_options,
     grad_array,
     increment_step,
     lerp_,
     new_step,
     reject_unsupported,
+    signed_decayed_grad,
     state_tensor,
 )
 from ._elementwise import for_each_chunk
@@ -75,16 +77,7 @@ class Adamax(Optimizer):
         differentiable: bool = False,
         capturable: bool = False,
     ) -> None:
-        if not 0.0 <= as_float(lr):
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_options(lr, eps, betas, weight_decay)
         reject_unsupported("Adamax", differentiable, capturable)
         defaults = {
             "lr": lr,
@@ -141,11 +134,7 @@ def _adamax_kernel(
     # torch/optim/adamax.py _single_tensor_adamax (capturable=False), operation for operation.
     param, grad, exp_avg, exp_inf = arrays
     work, tmp = scratch
-    if maximize:
-        grad = np.negative(grad, out=work)
-    if weight_decay != 0:
-        np.multiply(param, weight_decay, out=tmp)  # grad.add(param, alpha=weight_decay)
-        grad = np.add(grad, tmp, out=work)
+    grad = signed_decayed_grad(param, grad, weight_decay, maximize, work, tmp)
     lerp_(exp_avg, grad, lerp_weight, tmp)  # exp_avg.lerp_(grad, 1 - beta1)
     exp_inf *= beta2  # torch.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps))
     np.abs(grad, out=tmp)

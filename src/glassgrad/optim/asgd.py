@@ -10,10 +10,12 @@ import numpy as np
 from ._common import (
     as_float,
     bump_version,
+    check_options,
     grad_array,
     increment_step,
     new_step,
     reject_unsupported,
+    signed_decayed_grad,
     state_tensor,
 )
 from ._elementwise import for_each_chunk
@@ -79,10 +81,7 @@ class ASGD(Optimizer):
         differentiable: bool = False,
         capturable: bool = False,
     ) -> None:
-        if not 0.0 <= as_float(lr):
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_options(lr=lr, weight_decay=weight_decay)
         reject_unsupported("ASGD", differentiable, capturable)
         defaults = {
             "lr": lr,
@@ -144,11 +143,7 @@ def _asgd_kernel(
     # torch/optim/asgd.py _single_tensor_asgd (capturable=False), operation for operation.
     param, grad, ax = arrays
     work, tmp = scratch
-    if maximize:
-        grad = np.negative(grad, out=work)
-    if weight_decay != 0:
-        np.multiply(param, weight_decay, out=tmp)  # grad.add(param, alpha=weight_decay)
-        grad = np.add(grad, tmp, out=work)
+    grad = signed_decayed_grad(param, grad, weight_decay, maximize, work, tmp)
     param *= decay  # param.mul_(1 - lambd * eta)
     np.multiply(grad, neg_eta, out=tmp)  # param.add_(grad, alpha=-eta)
     param += tmp

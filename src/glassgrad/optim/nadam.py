@@ -10,11 +10,13 @@ import numpy as np
 from ._common import (
     as_float,
     bump_version,
+    check_options,
     grad_array,
     increment_step,
     lerp_,
     new_step,
     reject_unsupported,
+    signed_decayed_grad,
     state_tensor,
 )
 from ._elementwise import for_each_chunk
@@ -84,16 +86,7 @@ class NAdam(Optimizer):
         capturable: bool = False,
         differentiable: bool = False,
     ) -> None:
-        if not 0.0 <= as_float(lr):
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_options(lr, eps, betas, weight_decay)
         if not 0.0 <= momentum_decay:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
         reject_unsupported("NAdam", differentiable, capturable)
@@ -171,14 +164,10 @@ def _nadam_kernel(
     # torch/optim/nadam.py _single_tensor_nadam (capturable=False), operation for operation.
     param, grad, exp_avg, exp_avg_sq = arrays
     work, denom = scratch
-    if maximize:
-        grad = np.negative(grad, out=work)
-    if weight_decay != 0:
-        if decoupled:
-            param *= decay_factor  # param.mul_(1 - lr * weight_decay)
-        else:
-            np.multiply(param, weight_decay, out=denom)  # grad.add(param, alpha=weight_decay)
-            grad = np.add(grad, denom, out=work)
+    if weight_decay != 0 and decoupled:
+        param *= decay_factor  # param.mul_(1 - lr * weight_decay)
+    l2 = weight_decay if not decoupled else 0
+    grad = signed_decayed_grad(param, grad, l2, maximize, work, denom)
     lerp_(exp_avg, grad, lerp_weight, denom)  # exp_avg.lerp_(grad, 1 - beta1)
     exp_avg_sq *= beta2  # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
     np.multiply(grad, 1 - beta2, out=denom)

@@ -25,8 +25,9 @@ from .activation import (
     Tanhshrink,
 )
 from .activation_piecewise import GLU, Hardshrink, PReLU, RReLU, Softshrink, Threshold
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .attention import MultiheadAttention
-from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm
 from .container import (
     Container,
     ModuleDict,
@@ -87,6 +88,7 @@ from .loss import (
     TripletMarginWithDistanceLoss,
 )
 from .loss_multiclass import (
+    CTCLoss,
     LinearCrossEntropyLoss,
     MultiLabelMarginLoss,
     MultiMarginLoss,
@@ -132,6 +134,7 @@ from .pooling import (
     MaxUnpool2d,
     MaxUnpool3d,
 )
+from .pooling_fractional import FractionalMaxPool2d, FractionalMaxPool3d
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
 from .transformer import (
@@ -147,6 +150,7 @@ __all__ = [
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
     "AdaptiveAvgPool3d",
+    "AdaptiveLogSoftmaxWithLoss",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
     "AdaptiveMaxPool3d",
@@ -161,6 +165,7 @@ __all__ = [
     "BatchNorm3d",
     "Bilinear",
     "CELU",
+    "CTCLoss",
     "ChannelShuffle",
     "CircularPad1d",
     "CircularPad2d",
@@ -189,6 +194,8 @@ __all__ = [
     "FeatureAlphaDropout",
     "Flatten",
     "Fold",
+    "FractionalMaxPool2d",
+    "FractionalMaxPool3d",
     "GELU",
     "GLU",
     "GRU",
@@ -287,6 +294,7 @@ __all__ = [
     "Softplus",
     "Softshrink",
     "Softsign",
+    "SyncBatchNorm",
     "Tanh",
     "Tanhshrink",
     "Threshold",

@@ -1,4 +1,4 @@
-"""Batch normalization: ``BatchNorm1d``, ``BatchNorm2d``, ``BatchNorm3d``."""
+"""Batch normalization: ``BatchNorm1d``, ``BatchNorm2d``, ``BatchNorm3d``, ``SyncBatchNorm``."""
 
 from __future__ import annotations
 
@@ -8,12 +8,13 @@ import numpy as np
 
 from ... import _factories
 from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
 from ._utils import new_parameter
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"]
 
 
 class _BatchNorm(Module):
@@ -195,3 +196,87 @@ class BatchNorm3d(_BatchNorm):
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 5:
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch norm over an input of any rank (at least 2-d) whose statistics PyTorch would
+    gather across processes. In one process it is ``BatchNorm``, as in PyTorch; under an
+    initialised process group PyTorch syncs only GPU inputs and refuses CPU ones, and so does
+    glassgrad (which runs on the CPU).
+
+    Example::
+
+        >>> nn.SyncBatchNorm(3)(glassgrad.randn(4, 3, 2)).shape
+        glassgrad.Size([4, 3, 2])
+    """
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        process_group: Any = None,
+        device: Any = None,
+        dtype: Any = None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__(
+            num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias
+        )
+        self.process_group = process_group
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        from ... import distributed  # read at call time: no MPI import with glassgrad.nn
+
+        if self.training and distributed.is_available() and distributed.is_initialized():
+            raise ValueError(
+                "SyncBatchNorm expected input tensor to be on GPU or XPU or privateuseone"
+            )
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module: Module, process_group: Any = None) -> Module:
+        """``module`` with every ``BatchNorm*d`` inside replaced by a ``SyncBatchNorm``
+        holding the same parameters and statistics (instance norms are left alone).
+
+        Example::
+
+            >>> model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
+            >>> nn.SyncBatchNorm.convert_sync_batchnorm(model)[1]
+            SyncBatchNorm(4, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+        """
+        output = module
+        # PyTorch's test is isinstance(module, _BatchNorm), which its instance norms fail.
+        if isinstance(module, (BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm)):
+            output = cls(
+                module.num_features,
+                module.eps,
+                module.momentum,
+                module.affine,
+                module.track_running_stats,
+                process_group,
+            )
+            if module.affine:
+                with no_grad():
+                    output.weight = module.weight
+                    output.bias = module.bias
+            output.running_mean = module.running_mean
+            output.running_var = module.running_var
+            output.num_batches_tracked = module.num_batches_tracked
+            output.training = module.training
+            if hasattr(module, "qconfig"):
+                output.qconfig = module.qconfig
+        for name, child in module.named_children():
+            output.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        del module
+        return output

@@ -1,6 +1,6 @@
 """Multi-class losses beyond cross entropy: ``MultiMarginLoss``, ``MultiLabelMarginLoss``,
-``LinearCrossEntropyLoss`` (a linear head fused with cross entropy) and the deprecated
-``NLLLoss2d``."""
+``LinearCrossEntropyLoss`` (a linear head fused with cross entropy), ``CTCLoss`` (sequences
+without alignment) and the deprecated ``NLLLoss2d``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,13 @@ from .linear import Linear
 from .linear_cross_entropy_options import LinearCrossEntropyOptions
 from .loss import NLLLoss, _Loss, _WeightedLoss
 
-__all__ = ["MultiMarginLoss", "MultiLabelMarginLoss", "LinearCrossEntropyLoss", "NLLLoss2d"]
+__all__ = [
+    "MultiMarginLoss",
+    "MultiLabelMarginLoss",
+    "LinearCrossEntropyLoss",
+    "CTCLoss",
+    "NLLLoss2d",
+]
 
 
 class MultiMarginLoss(_WeightedLoss):
@@ -169,3 +175,31 @@ class LinearCrossEntropyLoss(_WeightedLoss):
             f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
             f"label_smoothing={self.label_smoothing}, options={self.options}"
         )
+
+
+class CTCLoss(_Loss):
+    """The connectionist temporal classification loss (``F.ctc_loss``): ``forward(log_probs,
+    targets, input_lengths, target_lengths)``.
+
+    Example::
+
+        >>> loss = nn.CTCLoss()
+        >>> log_probs = glassgrad.randn(6, 2, 4).log_softmax(2)
+        >>> loss(log_probs, glassgrad.tensor([[1, 2], [3, 3]]), [6, 6], [2, 2]).shape
+        glassgrad.Size([])
+    """
+
+    __constants__ = ["blank", "reduction"]
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False):
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(
+        self, log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any
+    ) -> Tensor:
+        return F.ctc_loss(
+            log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+            self.zero_infinity,
+        )  # fmt: skip
