@@ -58,6 +58,7 @@ MODULES = [
     "glassgrad.nn.utils.rnn",
     "glassgrad.nn.utils.parametrize",
     "glassgrad.nn.utils.parametrizations",
+    "glassgrad.nn.utils._orthogonal",
     "glassgrad.nn.utils.weight_norm",
     "glassgrad.nn.utils.spectral_norm",
     "glassgrad.nn.utils.fusion",

@@ -34,6 +34,18 @@ _MultilabelMarginBackwardNode = _not_implemented_node(
 )
 
 
+def _check_scores(x: np.ndarray, kernel: str) -> None:
+    """ATen's checks of a margin loss's scores: floating, a non-empty vector or matrix."""
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(x.dtype)}'")
+    ndims = x.ndim
+    if not ((ndims == 2 and x.shape[1] != 0) or (ndims == 1 and x.shape[0] != 0) or ndims == 0):
+        raise RuntimeError(
+            "Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+            f"{list(x.shape)}"
+        )
+
+
 def _reduce_rows(loss: np.ndarray, how: str, batched: bool, dtype: np.dtype) -> np.ndarray:
     """One loss per sample (``loss``, shape (N,)) reduced as ``how``; unbatched: 0-d."""
     if how == "none":
@@ -130,16 +142,8 @@ def multi_margin_loss(
         if weight.dim() != 1:
             raise ValueError("weight must be one-dimensional")
     x, t = input._data, target._data
-    if x.dtype.kind != "f":
-        raise NotImplementedError(
-            f"\"{op}_cpu_kernel\" not implemented for '{scalar_type_name(x.dtype)}'"
-        )
+    _check_scores(x, f"{op}_cpu_kernel")
     ndims = x.ndim
-    if not ((ndims == 2 and x.shape[1] != 0) or (ndims == 1 and x.shape[0] != 0) or ndims == 0):
-        raise RuntimeError(
-            "Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
-            f"{list(x.shape)}"
-        )
     nframe = 1 if ndims <= 1 else x.shape[0]
     dim = 1 if ndims == 0 else x.shape[-1]
     if (t.ndim > 1 if ndims <= 1 else t.ndim != 1) or t.size != nframe:
@@ -244,16 +248,8 @@ def multilabel_margin_loss(
     check_tensor(input, op)
     check_tensor(target, op, "target", 2)
     x, t = input._data, target._data
-    if x.dtype.kind != "f":
-        raise NotImplementedError(
-            f"\"{op}_forward_out_frame\" not implemented for '{scalar_type_name(x.dtype)}'"
-        )
+    _check_scores(x, f"{op}_forward_out_frame")
     ndims = x.ndim
-    if not ((ndims == 2 and x.shape[1] != 0) or (ndims == 1 and x.shape[0] != 0) or ndims == 0):
-        raise RuntimeError(
-            "Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
-            f"{list(x.shape)}"
-        )
     dim = 1 if ndims == 0 else x.shape[-1]
     if ndims <= 1:
         consistent = t.ndim <= 1 and t.size == dim

@@ -1,5 +1,5 @@
-"""``nn.utils.parametrizations``: weight normalisation and spectral normalisation as
-parametrizations (``nn.utils.parametrize``), with PyTorch's sub-module and state-dict layout.
+"""``nn.utils.parametrizations``: orthogonal matrices, weight normalisation and spectral
+normalisation as parametrizations (``nn.utils.parametrize``), with PyTorch's sub-module and state-dict layout.
 
 Example::
 
@@ -18,8 +18,9 @@ from .. import functional as F
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module
 from . import parametrize
+from ._orthogonal import orthogonal
 
-__all__ = ["weight_norm", "spectral_norm"]
+__all__ = ["orthogonal", "weight_norm", "spectral_norm"]
 
 
 def norm_except_dim(v: Tensor, pow: float, dim: int) -> Tensor:
