@@ -4,6 +4,9 @@
 from .._tensor import (
     Tensor as Tensor,
 )
+from ..ops.distances import (
+    pdist as pdist,
+)
 from ..ops.nn_activation import (
     celu as celu,
 )
@@ -154,6 +157,9 @@ from ..ops.nn_dropout_feature import (
 from ..ops.nn_dropout_feature import (
     feature_alpha_dropout as feature_alpha_dropout,
 )
+from ..ops.nn_embedding_bag import (
+    embedding_bag as embedding_bag,
+)
 from ..ops.nn_grid_sample import (
     affine_grid as affine_grid,
 )
@@ -187,6 +193,9 @@ from ..ops.nn_loss import (
 from ..ops.nn_loss import (
     smooth_l1_loss as smooth_l1_loss,
 )
+from ..ops.nn_loss_ctc import (
+    ctc_loss as ctc_loss,
+)
 from ..ops.nn_loss_margin import (
     cosine_embedding_loss as cosine_embedding_loss,
 )
@@ -213,6 +222,15 @@ from ..ops.nn_loss_margin import (
 )
 from ..ops.nn_loss_margin import (
     triplet_margin_with_distance_loss as triplet_margin_with_distance_loss,
+)
+from ..ops.nn_loss_multiclass import (
+    linear_cross_entropy as linear_cross_entropy,
+)
+from ..ops.nn_loss_multiclass import (
+    multi_margin_loss as multi_margin_loss,
+)
+from ..ops.nn_loss_multiclass import (
+    multilabel_margin_loss as multilabel_margin_loss,
 )
 from ..ops.nn_misc import (
     bilinear as bilinear,
@@ -300,6 +318,18 @@ from ..ops.nn_pool_avg import (
 )
 from ..ops.nn_pool_avg import (
     avg_pool3d as avg_pool3d,
+)
+from ..ops.nn_pool_fractional import (
+    fractional_max_pool2d as fractional_max_pool2d,
+)
+from ..ops.nn_pool_fractional import (
+    fractional_max_pool2d_with_indices as fractional_max_pool2d_with_indices,
+)
+from ..ops.nn_pool_fractional import (
+    fractional_max_pool3d as fractional_max_pool3d,
+)
+from ..ops.nn_pool_fractional import (
+    fractional_max_pool3d_with_indices as fractional_max_pool3d_with_indices,
 )
 from ..ops.nn_pool_unpool import (
     lp_pool1d as lp_pool1d,
@@ -390,6 +420,7 @@ __all__ = [
     "cosine_embedding_loss",
     "cosine_similarity",
     "cross_entropy",
+    "ctc_loss",
     "dropout",
     "dropout1d",
     "dropout2d",
@@ -397,8 +428,13 @@ __all__ = [
     "elu",
     "elu_",
     "embedding",
+    "embedding_bag",
     "feature_alpha_dropout",
     "fold",
+    "fractional_max_pool2d",
+    "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d",
+    "fractional_max_pool3d_with_indices",
     "gaussian_nll_loss",
     "gelu",
     "glu",
@@ -420,6 +456,7 @@ __all__ = [
     "leaky_relu",
     "leaky_relu_",
     "linear",
+    "linear_cross_entropy",
     "local_response_norm",
     "log_softmax",
     "logsigmoid",
@@ -439,6 +476,8 @@ __all__ = [
     "mish",
     "mse_loss",
     "multi_head_attention_forward",
+    "multi_margin_loss",
+    "multilabel_margin_loss",
     "multilabel_soft_margin_loss",
     "native_channel_shuffle",
     "nll_loss",
@@ -446,6 +485,7 @@ __all__ = [
     "one_hot",
     "pad",
     "pairwise_distance",
+    "pdist",
     "pixel_shuffle",
     "pixel_unshuffle",
     "poisson_nll_loss",
