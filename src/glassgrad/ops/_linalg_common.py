@@ -17,6 +17,7 @@ __all__ = [
     "check_square",
     "check_kernel_dtype",
     "swap",
+    "column_major",
     "batch_prefix",
     "is_singular",
     "first_zero_pivot",
@@ -64,6 +65,13 @@ def check_kernel_dtype(kernel: str, a: np.ndarray) -> None:
 
 def swap(a: np.ndarray) -> np.ndarray:
     return np.swapaxes(a, -1, -2)
+
+
+def column_major(a: np.ndarray) -> np.ndarray:
+    """``a`` laid out as LAPACK returns it and PyTorch keeps it: each matrix column-major
+    (strides (1, m)), the batch of matrices row-major (stride m*n). A user's later ``.mT.view``
+    or ``stride()`` then agrees with PyTorch's."""
+    return swap(np.ascontiguousarray(swap(a)))
 
 
 def batch_prefix(a: np.ndarray, failing: Any) -> tuple:

@@ -22,6 +22,7 @@ from ._linalg_common import (
     batch_prefix,
     check_square,
     cholesky_with_info,
+    column_major,
     spd,
     swap,
 )
@@ -70,14 +71,14 @@ class LinalgCholeskyExBackward0(Op):
         except np.linalg.LinAlgError:
             if not check_errors:  # cholesky_ex: LAPACK's partial factor
                 lower = cholesky_with_info(symmetric)[0]
-                return np.ascontiguousarray(swap(lower)) if upper else lower
+                return column_major(swap(lower) if upper else lower)
             matrix, prefix = batch_prefix(symmetric, _not_positive_definite)
             raise LinAlgError(
                 f"{self.op_name}: {prefix}The factorization could not be completed because the "
                 f"input is not positive-definite (the leading minor of order "
                 f"{_first_bad_minor(matrix)} is not positive-definite)."
             ) from None
-        return np.ascontiguousarray(swap(lower)) if upper else lower
+        return column_major(swap(lower) if upper else lower)
 
     def backward(self, F, grad):
         (factor,) = self.saved
@@ -221,7 +222,7 @@ class CholeskySolveBackward0(Op):
 
     def forward(self, b, factor, upper=False):
         self.upper = upper
-        return _cholesky_solve_arrays(b, factor, upper)
+        return column_major(_cholesky_solve_arrays(b, factor, upper))
 
     def backward(self, F, grad):
         _, factor, x = self.saved
@@ -283,7 +284,7 @@ class CholeskyInverseBackward0(Op):
     def forward(self, factor, upper=False):
         self.upper = upper
         eye = np.broadcast_to(np.eye(factor.shape[-1], dtype=factor.dtype), factor.shape)
-        return _cholesky_solve_arrays(eye, factor, upper)
+        return column_major(_cholesky_solve_arrays(eye, factor, upper))
 
     def backward(self, F, grad):
         factor, inverse = self.saved

@@ -19,7 +19,7 @@ from .. import return_types
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor
-from ._linalg_common import LinAlgError, check_floating, check_square, spd, swap
+from ._linalg_common import LinAlgError, check_floating, check_square, column_major, spd, swap
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -68,7 +68,7 @@ def _svd_arrays(a: np.ndarray, full_matrices: bool) -> tuple:
             "ill-conditioned or has too many repeated singular values (error code: "
             f"{min(m, n) - 1})."
         ) from None
-    return u, s.astype(a.dtype, copy=False), vh
+    return column_major(u), s.astype(a.dtype, copy=False), column_major(vh)
 
 
 class LinalgSvdBackward0(Op):
@@ -209,7 +209,9 @@ def svd_top(input: Tensor, some: bool = True, compute_uv: bool = True, *, out: A
         batch = data.shape[:-2]
         s = LinalgSvdBackward0.apply(input)[1]
         u = Tensor._from_array(np.zeros((*batch, m, m), data.dtype))
-        return return_types.svd(u, s, Tensor._from_array(np.zeros((*batch, n, n), data.dtype)))
+        # V is the transpose of PyTorch's zero Vh: column-major
+        v = Tensor._from_array(column_major(np.zeros((*batch, n, n), data.dtype)))
+        return return_types.svd(u, s, v)
     u, s, vh = LinalgSvdBackward0.apply(input, full_matrices=not some)
     return return_types.svd(u, s, transpose(vh, -2, -1))
 
@@ -241,13 +243,15 @@ class LinalgQrBackward0(Op):
                 if a.size
                 else np.zeros(a.shape[:-2] + (min(m, n), n), a.dtype)
             )
-            return np.zeros((0,), a.dtype), np.ascontiguousarray(r, dtype=a.dtype)
+            return np.zeros((0,), a.dtype), column_major(r.astype(a.dtype, copy=False))
         if a.size == 0:
             rows = m if mode == "complete" else min(m, n)
             q = np.broadcast_to(np.eye(m, rows, dtype=a.dtype), (*a.shape[:-2], m, rows))
             return np.array(q), np.zeros((*a.shape[:-2], rows, n), a.dtype)
         q, r = np.linalg.qr(a, mode=mode)
-        return q.astype(a.dtype, copy=False), r.astype(a.dtype, copy=False)
+        return column_major(q.astype(a.dtype, copy=False)), column_major(
+            r.astype(a.dtype, copy=False)
+        )
 
     def backward(self, F, grads):
         q, r = self.saved
@@ -344,7 +348,7 @@ class LinalgEighBackward0(Op):
         if a.size == 0:
             return np.zeros(a.shape[:-1], a.dtype), np.zeros(a.shape, a.dtype)
         values, vectors = np.linalg.eigh(a, UPLO=UPLO)
-        return values.astype(a.dtype, copy=False), vectors.astype(a.dtype, copy=False)
+        return values.astype(a.dtype, copy=False), column_major(vectors.astype(a.dtype, copy=False))
 
     def backward(self, F, grads):
         values, vectors = self.saved

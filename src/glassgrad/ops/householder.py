@@ -18,7 +18,7 @@ from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor
-from ._linalg_common import check_kernel_dtype, constant_like, swap
+from ._linalg_common import check_kernel_dtype, column_major, constant_like, swap
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -54,7 +54,7 @@ class LinalgHouseholderProductBackward0(Op):
     __slots__ = ()
 
     def forward(self, a, tau):
-        return householder_product_arrays(a, tau)
+        return column_major(householder_product_arrays(a, tau))
 
     def backward(self, F, grad):
         a, tau, q = self.saved
@@ -178,7 +178,7 @@ def geqrf(input: Tensor, *, out: Any = None) -> tuple:
         raw, t = np.linalg.qr(data, mode="raw")
         h = swap(raw)
     result = return_types.geqrf(
-        Tensor._from_array(np.ascontiguousarray(h, dtype=data.dtype)),
+        Tensor._from_array(column_major(h.astype(data.dtype, copy=False))),
         Tensor._from_array(np.asarray(t, dtype=data.dtype)),
     )
     return out_result("geqrf", out, result, (input,), exact=True)
@@ -217,7 +217,7 @@ class OrmqrBackward0(Op):
     def forward(self, a, tau, c, left=True, transpose=False):
         self.left, self.transpose = left, transpose
         q = householder_product_arrays(_square(_ArrayOps, a), tau)
-        return _apply_q(_ArrayOps, q, c, left, transpose)
+        return column_major(_apply_q(_ArrayOps, q, c, left, transpose))
 
     def backward(self, F, grad):
         a, tau, c, _ = self.saved

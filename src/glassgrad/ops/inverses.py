@@ -22,6 +22,7 @@ from ._common import check_tensor, wrap_dim
 from ._linalg_common import (
     check_floating,
     check_square,
+    column_major,
     invertible,
     singular_error,
     swap,
@@ -43,15 +44,11 @@ class LinalgInvExBackward0(Op):
 
     def forward(self, a, check_errors=True):
         try:
-            return np.linalg.inv(a)
+            return column_major(np.linalg.inv(a))
         except np.linalg.LinAlgError:
             if not check_errors:  # inv_ex: LAPACK's inf/nan, the zero pivot in its info
-                return lu_solve_arrays(
-                    *lu_arrays(a)[:2],
-                    np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape),
-                    True,
-                    False,
-                )
+                eye = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape)
+                return column_major(lu_solve_arrays(*lu_arrays(a)[:2], eye, True, False))
             raise singular_error("linalg.inv", a) from None
 
     def backward(self, F, grad):
@@ -350,7 +347,11 @@ class LinalgLstsqBackward0(Op):
             x = np.zeros(
                 np.broadcast_shapes(a.shape[:-2], matrix_b.shape[:-2]) + (n, matrix_b.shape[-1])
             )
-        x = x.astype(a.dtype)
+        # LAPACK's gels* write X over B's column-major buffer of max(m, n) rows; PyTorch
+        # returns the first n rows of that buffer, with its strides.
+        buffer = column_major(np.zeros((*x.shape[:-2], max(m, n), x.shape[-1]), a.dtype))
+        buffer[..., :n, :] = x
+        x = buffer[..., :n, :]
         rank = keep.sum(-1).astype(np.int64)
         full = driver == "gels" or bool(np.all(rank == n))
         if m > n and driver != "gelsy" and full:

@@ -18,7 +18,7 @@ from .. import return_types
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ._common import check_tensor
-from ._linalg_common import LinAlgError, check_square, spd
+from ._linalg_common import LinAlgError, check_square, column_major, spd
 from ._not_implemented import _not_implemented_node
 from ._out import out_result
 from ._registry import Sample, register
@@ -98,14 +98,18 @@ def _sytf2(a: np.ndarray) -> tuple:
 
 
 def ldl_arrays(a: np.ndarray) -> tuple:
-    """``_sytf2`` over a batch."""
+    """``_sytf2`` over a batch; LD column-major as LAPACK's sytrf leaves it."""
     flat = a.reshape(-1, *a.shape[-2:])
     results = [_sytf2(m) for m in flat]
     n = a.shape[-1]
     ld = np.stack([r[0] for r in results]) if results else np.zeros(flat.shape, a.dtype)
     pivots = np.stack([r[1] for r in results]) if results else np.zeros((0, n), np.int32)
     info = np.array([r[2] for r in results], np.int32)
-    return ld.reshape(a.shape), pivots.reshape(a.shape[:-1]), info.reshape(a.shape[:-2])
+    return (
+        column_major(ld.reshape(a.shape)),
+        pivots.reshape(a.shape[:-1]),
+        info.reshape(a.shape[:-2]),
+    )
 
 
 def _sytrs(ld: np.ndarray, pivots: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -269,7 +273,7 @@ def ldl_solve(
     bs = np.broadcast_to(b, (*batch, *b.shape[-2:])).reshape(-1, *b.shape[-2:])
     x = np.stack([_sytrs(m, p, r) for m, p, r in zip(lds, pivs, bs)]) if bs.size else bs.copy()
     result = LdlSolveNotImplemented.apply(
-        LD, B, after=x.reshape(*batch, *b.shape[-2:]).astype(b.dtype)
+        LD, B, after=column_major(x.reshape(*batch, *b.shape[-2:]).astype(b.dtype))
     )
     return out_result("linalg_ldl_solve", out, result, (LD, B), exact=True)
 

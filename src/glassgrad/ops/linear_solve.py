@@ -18,6 +18,7 @@ from ._linalg_common import (
     batch_prefix,
     check_floating,
     check_square,
+    column_major,
     invertible,
     is_singular,
     swap,
@@ -33,6 +34,10 @@ __all__ = ["solve"]
 # --- solve ------------------------------------------------------------------------------
 
 
+def _vector_layout(x: np.ndarray) -> np.ndarray:
+    return column_major(x) if x.ndim > 1 else x
+
+
 class LinalgSolveExBackward0(Op):
     """X with A X = B (or X A = B if not ``left``); gB = solve(A^T, grad), gA = -gB X^T"""
 
@@ -43,17 +48,19 @@ class LinalgSolveExBackward0(Op):
     def forward(self, a, b, left=True, vector=False, check_errors=True):
         self.left, self.vector = left, vector
         try:
-            if not left:
-                return swap(np.linalg.solve(swap(a), swap(b)))
-            if vector:
-                return np.linalg.solve(a, b[..., None])[..., 0]
-            return np.linalg.solve(a, b)
+            if not left:  # PyTorch solves the transposed system: X is row-major
+                return np.ascontiguousarray(swap(np.linalg.solve(swap(a), swap(b))))
+            if vector:  # PyTorch's batch of vectors is a column-major matrix
+                return _vector_layout(np.linalg.solve(a, b[..., None])[..., 0])
+            return column_major(np.linalg.solve(a, b))
         except np.linalg.LinAlgError:
             if not check_errors:  # solve_ex: LAPACK's inf/nan, the zero pivot in its info
                 lu_data, pivots, _ = lu_arrays(a)
                 matrix_b = b[..., None] if vector else b
                 x = lu_solve_arrays(lu_data, pivots, matrix_b, left, False)
-                return x[..., 0] if vector else x
+                if vector:
+                    return _vector_layout(x[..., 0])
+                return column_major(x) if left else np.ascontiguousarray(x)
             _, prefix = batch_prefix(a, is_singular)
             raise LinAlgError(
                 f"linalg.solve: {prefix}The solver failed because the input matrix is singular."

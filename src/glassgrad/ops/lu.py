@@ -24,6 +24,7 @@ from ._linalg_common import (
     LinAlgError,
     batch_prefix,
     check_kernel_dtype,
+    column_major,
     constant_like,
     invertible,
     swap,
@@ -146,7 +147,8 @@ class LinalgLuFactorExBackward0(Op):
     __slots__ = ()
 
     def forward(self, a):
-        return lu_arrays(a)
+        lu, pivots, info = lu_arrays(a)
+        return column_major(lu), pivots, info
 
     def backward(self, F, grads):
         lu, pivots = self.saved
@@ -391,7 +393,9 @@ class LinalgLuSolveBackward0(Op):
 
     def forward(self, lu_data, pivots, b, left=True, adjoint=False):
         self.left, self.adjoint = left, adjoint
-        return lu_solve_arrays(lu_data, pivots, b, left, adjoint)
+        x = lu_solve_arrays(lu_data, pivots, b, left, adjoint)
+        # PyTorch solves X op(A) = B transposed: X is then row-major
+        return column_major(x) if left else np.ascontiguousarray(x)
 
     def backward(self, F, grad):
         lu_data, pivots, x = self.saved

@@ -17,7 +17,7 @@ from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import check_tensor
-from ._linalg_common import check_kernel_dtype, invertible, swap
+from ._linalg_common import check_kernel_dtype, column_major, invertible, swap
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -78,7 +78,8 @@ class LinalgSolveTriangularBackward0(Op):
     def forward(self, a, b, upper, left=True, unitriangular=False):
         self.upper, self.left, self.unitriangular = upper, left, unitriangular
         # PyTorch solves in A's dtype, whatever B's is.
-        return triangular_solve_arrays(a, b.astype(a.dtype, copy=False), upper, left, unitriangular)
+        x = triangular_solve_arrays(a, b.astype(a.dtype, copy=False), upper, left, unitriangular)
+        return column_major(x)
 
     def backward(self, F, grad):
         a, x = self.saved
@@ -171,7 +172,7 @@ class TriangularSolveBackward0(Op):
         matrix = swap(a) if transpose else a
         x = triangular_solve_arrays(matrix, b, upper != transpose, True, unitriangular)
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-        return x, np.array(np.broadcast_to(a, (*batch, *a.shape[-2:])))
+        return column_major(x), column_major(np.broadcast_to(a, (*batch, *a.shape[-2:])))
 
     def backward(self, F, grads):
         _, a, x = self.saved
