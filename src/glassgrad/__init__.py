@@ -20,7 +20,9 @@ from typing import Any
 from . import autograd, return_types
 from ._allocator import tune_malloc as _tune_malloc
 from ._creation import (
+    asarray,
     empty_strided,
+    frombuffer,
     logspace,
     range,
     scalar_tensor,
@@ -88,17 +90,20 @@ from ._layout import (
 from ._legacy import (
     BoolTensor,
     ByteTensor,
+    CharTensor,
     DoubleTensor,
     FloatTensor,
     HalfTensor,
     IntTensor,
     LongTensor,
+    ShortTensor,
 )
 from ._runtime import (
     are_deterministic_algorithms_enabled,
     can_cast,
     detach,
     fill,
+    get_device,
     get_float32_matmul_precision,
     get_num_interop_threads,
     get_num_threads,

@@ -1,5 +1,5 @@
 """Factories beyond the basic ones: logspace, range, scalar_tensor, empty_strided,
-tril_indices/triu_indices and unravel_index. None records a graph; each takes PyTorch's
+tril_indices/triu_indices, unravel_index, and asarray/frombuffer (which share memory). None records a graph; each takes PyTorch's
 factory arguments. (The signal windows are in ops/windows.py.)"""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ._factories import _created, _np_dtype, _out_dtype, _size
+from . import _dtype
+from ._factories import _created, _finish, _np_dtype, _out_dtype, _size, tensor
 from ._layout import check_factory_options
 from ._tensor import Tensor, check_device
 
@@ -23,6 +24,8 @@ __all__ = [
     "tril_indices",
     "triu_indices",
     "unravel_index",
+    "asarray",
+    "frombuffer",
 ]
 
 
@@ -229,3 +232,106 @@ def unravel_index(indices: Any, shape: Any) -> tuple:
         raise ValueError("'indices' must be in range [-prod(shape), prod(shape) - 1]")
     coords = np.unravel_index(np.where(flat < 0, flat + total, flat), dims)
     return tuple(Tensor._from_array(np.asarray(c, np.int64)) for c in coords)
+
+
+def asarray(
+    obj: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    copy: bool | None = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``obj`` as a tensor, sharing memory with a tensor or an array (or any object with the
+    buffer protocol) when the dtype allows it; ``copy=True`` always copies, ``copy=False``
+    never does (an error when it would have to).
+
+    Example::
+
+        >>> a = np.arange(3.0); t = glassgrad.asarray(a); a[0] = 7.0; t
+        tensor([7., 1., 2.], dtype=glassgrad.float64)
+    """
+    if device is not None:
+        check_device(device)
+    want = None if dtype is None else _np_dtype(dtype)
+    if isinstance(obj, Tensor):
+        if want is not None and want != obj._data.dtype:
+            if copy is False:
+                raise ValueError(
+                    f"can't alias tensor with dtype '{_dtype.scalar_type_name(obj._data.dtype)}' "
+                    f"into dtype '{_dtype.scalar_type_name(want)}'."
+                )
+            result = obj.to(dtype)
+        else:
+            result = obj.clone() if copy else obj
+        if requires_grad:  # PyTorch sets it on the tensor itself when it is returned as is
+            result.requires_grad_(True)
+        return result
+    array = None
+    if not isinstance(obj, (list, tuple, int, float, complex, bool)):
+        try:
+            array = np.asarray(memoryview(obj)) if not isinstance(obj, np.ndarray) else obj
+        except TypeError:
+            array = None
+    if array is None:
+        if copy is False:
+            raise ValueError("can't alias arbitrary sequence into a tensor.")
+        return tensor(obj, dtype=dtype, requires_grad=requires_grad)
+    _dtype.from_numpy_dtype(array.dtype)
+    if want is not None and want != array.dtype:
+        if copy is False:
+            raise ValueError(
+                f"can't alias NumPy array with dtype '{array.dtype}' into dtype "
+                f"'{_dtype.scalar_type_name(want)}'."
+            )
+        array = array.astype(want)
+    elif copy:
+        array = array.copy()
+    return _finish(array, requires_grad)
+
+
+def frombuffer(
+    buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0, requires_grad: bool = False
+) -> Tensor:
+    """A 1-D tensor over the memory of an object with the buffer protocol (``bytearray``,
+    ``array.array``...): ``count`` elements of ``dtype`` (all, with -1) from byte ``offset``.
+
+    Example::
+
+        >>> glassgrad.frombuffer(bytearray(b"\\x01\\x02"), dtype=glassgrad.uint8)
+        tensor([1, 2], dtype=glassgrad.uint8)
+    """
+    view = memoryview(buffer).cast("B")
+    length = view.nbytes
+    size = _np_dtype(dtype).itemsize
+    if length <= 0 or count == 0:
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if offset < 0 or offset >= length:
+        raise ValueError(
+            f"offset ({offset} bytes) must be non-negative and no greater than buffer length "
+            f"({length} bytes) minus 1"
+        )
+    if count < 0:
+        if (length - offset) % size:
+            raise ValueError(
+                f"buffer length ({length - offset} bytes) after offset ({offset} bytes) must be "
+                f"a multiple of element size ({size})"
+            )
+        count = (length - offset) // size
+    elif offset + count * size > length:
+        raise ValueError(
+            f"requested buffer length ({count} * {size} bytes) after offset ({offset} bytes) "
+            f"must not be greater than actual buffer length ({length} bytes)"
+        )
+    if view.readonly:
+        warnings.warn(
+            "The given buffer is not writable, and PyTorch does not support non-writable "
+            "tensors. This means you can write to the underlying (supposedly non-writable) "
+            "buffer using the tensor. You may want to copy the buffer to protect its data or "
+            "make it writable before converting it to a tensor. This type of warning will be "
+            "suppressed for the rest of this program.",
+            UserWarning,
+            stacklevel=2,
+        )
+    data = np.frombuffer(view, dtype=_np_dtype(dtype), count=count, offset=offset)
+    return _finish(data, requires_grad)

@@ -30,6 +30,7 @@ __all__ = [
     "can_cast",
     "is_signed",
     "is_nonzero",
+    "get_device",
     "typename",
     "detach",
     "fill",
@@ -186,6 +187,17 @@ def is_nonzero(input: Tensor) -> bool:
         True
     """
     return input.is_nonzero()
+
+
+def get_device(input: Tensor) -> int:
+    """The index of ``input``'s device: -1 for the CPU, where glassgrad's tensors live.
+
+    Example::
+
+        >>> glassgrad.get_device(glassgrad.ones(1))
+        -1
+    """
+    return input.get_device()
 
 
 def typename(obj: Any) -> str:

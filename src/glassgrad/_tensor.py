@@ -199,6 +199,10 @@ class Tensor(_TensorMethods):
     _view_steps = None
     _attr_version = None
     _creation_meta = 0
+    # In-place view ops on a base (``b.t_()``) change the geometry its views were made from:
+    # the base keeps the steps back to each earlier geometry, a view how many it has seen.
+    _geometry_changes = ()
+    _base_geometry = 0
     _requires_grad_from_base = False  # a view made in no-grad mode of a tensor requiring grad
     _grad_acc = None
     _hooks = None

@@ -39,6 +39,7 @@ __all__ = [
     "AsStridedBackward0",
     "CopySlices",
     "CreationMeta",
+    "apply_inplace_view",
     "internal_overlap",
     "check_inplace",
     "edge_of",
@@ -46,6 +47,7 @@ __all__ = [
     "refresh_view",
     "replay_view_array",
     "replay_view_tensor",
+    "view_steps",
     "wrap_view",
 ]
 
@@ -114,10 +116,14 @@ def _view_result(
         if root is None:
             t._base = src
             t._view_steps = ((cls, inputs[1:], params, index),)
+            if src._geometry_changes:
+                t._base_geometry = len(src._geometry_changes)
             meta = _creation_meta(index is not None)
         else:
             t._base = root
-            t._view_steps = src._view_steps + ((cls, inputs[1:], params, index),)
+            t._view_steps = view_steps(src) + ((cls, inputs[1:], params, index),)
+            if src._base_geometry:
+                t._base_geometry = src._base_geometry
             meta = _propagate(src._creation_meta, _creation_meta(index is not None))
         t._attr_version = counter[0]
         if meta:
@@ -127,6 +133,17 @@ def _view_result(
                 # AccumulateGrad of its own: gradient reaching it goes nowhere.
                 t._requires_grad = t._requires_grad_from_base = True
     return t
+
+
+def view_steps(t: Any) -> tuple:
+    """View ``t``'s ops from its base as the base is laid out now: if the base changed its
+    own geometry in place since (``b.t_()``), the steps back to the geometry ``t`` was made
+    from come first (and ``t`` keeps the result)."""
+    changes = t._base._geometry_changes
+    if len(changes) != t._base_geometry:
+        t._view_steps = tuple(reversed(changes[t._base_geometry :])) + t._view_steps
+        t._base_geometry = len(changes)
+    return t._view_steps
 
 
 def replay_view_array(steps: tuple, base: np.ndarray) -> np.ndarray:
@@ -278,7 +295,7 @@ def rebase_history(target: Any, fn: Node) -> None:
             target._output_nr = 0
         target._requires_grad = True
         return
-    copy = CopySlices(base, target._view_steps, fn)
+    copy = CopySlices(base, view_steps(target), fn)
     _move_retained_grad(base, base._grad_fn, copy)
     base._grad_fn = copy
     if base._output_nr:
@@ -302,7 +319,7 @@ class AsStridedBackward0(Node):
         b, v = base._data, view._data
         self._meta = (b.shape, b.dtype, v.shape, v.dtype)
         self._n_out = 1
-        self._view_steps = view._view_steps
+        self._view_steps = view_steps(view)
         if graph.anomaly.enabled:
             self._record_creation()
 
@@ -387,3 +404,40 @@ class CopySlices(Node):
 
     def _saved_info(self) -> dict:
         return {"fn": self.fn.name()}
+
+
+# --- in-place view ops (t_, squeeze_, unsqueeze_, transpose_) -----------------------------
+def apply_inplace_view(cls: type, target: Any, **params: Any) -> Any:
+    """Change ``target``'s own geometry with view op ``cls`` (``x.t_()``), as PyTorch does;
+    ``cls.inverse_step(shape)`` gives the view step back from the new geometry to ``shape``.
+
+    The tensor keeps its storage and its version counter (bumped once); recorded, its history
+    is extended by ``cls``'s node (``TBackward1`` ...), not rebased through ``CopySlices``: its
+    values do not change, only how they are laid out. A view stays a view of its base, one
+    step longer. Leaves that require grad and views whose creation forbids in-place changes
+    raise PyTorch's errors; a retained gradient stays with the old history, as in PyTorch.
+    """
+    Tensor = graph.Tensor
+    recording = grad_state.enabled and view_requires_grad(target)
+    node = cls.__new__(cls)
+    data = target._data
+    new = node.forward(data, **params)  # argument errors first, as PyTorch's
+    step = (cls, (), params, None)
+    if recording:
+        check_inplace(target)
+        before = Tensor._from_array(data)
+        before._grad_fn, before._output_nr = target._grad_fn, target._output_nr
+        before._requires_grad = True  # check_inplace let through only tensors with history
+        node._record((before,), [data], new)
+        target._grad_fn = node
+        target._output_nr = 0
+        target._requires_grad = True
+    target._data = new
+    counter = target._vc
+    counter[0] += 1
+    if target._base is not None:
+        target._view_steps = view_steps(target) + (step,)
+        target._attr_version = counter[0]
+    else:  # its views were made from the old geometry: the way back to it, for them
+        target._geometry_changes = (*target._geometry_changes, node.inverse_step(data.shape))
+    return target

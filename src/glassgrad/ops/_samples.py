@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from ._registry import Sample
+from ._registry import Sample, register
 
 
 def randn(rng: np.random.Generator, *shape: int) -> np.ndarray:
@@ -53,3 +55,21 @@ def complex_binary_samples(rng: np.random.Generator) -> list[Sample]:
         Sample((complex_randn(rng, 3), 1.5 - 2.0j)),
         Sample((complex_randn(rng, 2, 3), 2.0)),
     ]
+
+
+def register_on_copy(method: str, samples: Any) -> None:
+    """A registry row ``_<method>`` for an in-place Tensor method: it runs on a copy of the
+    sample (a leaf that requires grad cannot be written), in both libraries, so that the
+    in-place op's values and first and second derivatives are compared."""
+
+    def run(x: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(x * 1, method)(*args, **kwargs)
+
+    run.__name__ = f"_{method}"
+    register(
+        f"_{method}",
+        run,
+        methods=(),
+        samples=samples,
+        torch=lambda torch, x, *a, **k: run(x, *a, **k),
+    )

@@ -105,3 +105,17 @@ TENSOR_METHODS = {
     for alias, (target, method) in ALIASES.items()
     if method
 }
+
+
+def subtract_(input: Tensor, other: Any, alpha: float = 1) -> Tensor:
+    """In-place ``subtract``; as there, PyTorch takes ``alpha`` by position too.
+
+    Example::
+
+        >>> glassgrad.tensor([3.0]).subtract_(1, 2)
+        tensor([1.])
+    """
+    return input.sub_(other, alpha=alpha)
+
+
+TENSOR_METHODS["subtract_"] = subtract_

@@ -11,13 +11,12 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.op import Op
+from ..autograd.op import Op, apply_inplace
 from ._common import array_of, broadcast_error, check_tensor, wrap_dim
 from ._namespace import ArrayNamespace
 from ._registry import Sample, register
-from ._samples import randn
+from ._samples import randn, register_on_copy
 from .norms import LinalgVectorNormBackward0, vector_norm_backward
-from .pointwise import where
 
 
 def _norm_of(difference: np.ndarray, p: float, axis: Any) -> np.ndarray:
@@ -126,6 +125,46 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     return DistBackward0.apply(input, other, p=float(p))
 
 
+class RenormBackward0(Op):
+    """out = x * c per slice along ``dim``: c = maxnorm / (norm + 1e-7) where the slice's
+    p-norm exceeds maxnorm, else 1 (PyTorch's factor); the gradient (PyTorch's
+    renorm_backward) adds, where scaled, the factor's dependence on the norm."""
+
+    __slots__ = ("p", "others", "maxnorm")
+    saved_inputs = (0,)
+
+    def forward(self, x, p, others, maxnorm):
+        self.p, self.others, self.maxnorm = p, others, maxnorm
+        norm = _norm_of(x, p, others).reshape(
+            [1 if k in others else n for k, n in enumerate(x.shape)]
+        )
+        with np.errstate(divide="ignore", invalid="ignore"):
+            factor = np.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+        return (x * factor).astype(x.dtype, copy=False)
+
+    def backward(self, F, grad):
+        (x,) = self.saved
+        norm = LinalgVectorNormBackward0.call(x, ord=self.p, dim=self.others, keepdim=True)
+        exceeds = array_of(norm) > self.maxnorm
+        inverse = 1.0 / (norm + 1e-7)
+        along = F.sum(x * grad, self.others, True)
+        through_norm = vector_norm_backward(F, along, x, norm, self.p, self.others, True)
+        scaled = grad * (inverse * self.maxnorm) - through_norm * (self.maxnorm * inverse**2)
+        return F.where(exceeds, scaled, grad)
+
+
+def _renorm_args(input: Tensor, p: float, dim: int, maxnorm: float, op: str) -> dict:
+    check_tensor(input, op)
+    if p <= 0:
+        raise RuntimeError(f"{op}: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"{op}: expected maxnorm to be >= 0 but got {maxnorm}")
+    n = input._data.ndim
+    d = wrap_dim(dim, n, op)
+    others = tuple(k for k in range(n) if k != d)
+    return {"p": float(p), "others": others, "maxnorm": float(maxnorm)}
+
+
 def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     """Each slice along ``dim`` whose p-norm exceeds ``maxnorm`` scaled down to that norm.
 
@@ -135,19 +174,21 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
         tensor([[0.6000, 0.8000],
                 [0.3000, 0.4000]])
     """
-    check_tensor(input, "renorm")
-    if p <= 0:
-        raise RuntimeError("renorm: non-positive-norm not supported")
-    if maxnorm < 0:
-        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
-    n = input._data.ndim
-    d = wrap_dim(dim, n, "renorm")
-    others = tuple(k for k in range(n) if k != d)
-    norm = LinalgVectorNormBackward0.apply(input, ord=float(p), dim=others, keepdim=True)
-    # PyTorch's factor: maxnorm / (norm + 1e-7) where the norm exceeds maxnorm, else 1.
-    exceeds = Tensor._from_array(norm._data > maxnorm)
-    factor = where(exceeds, maxnorm / (norm + 1e-7), 1.0)
-    return input * factor
+    return RenormBackward0.apply(input, **_renorm_args(input, p, dim, maxnorm, "renorm"))
+
+
+def renorm_(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    """In-place ``renorm``.
+
+    Example::
+
+        >>> glassgrad.tensor([[3.0, 4.0]]).renorm_(2, 0, 1.0)
+        tensor([[0.6000, 0.8000]])
+    """
+    return apply_inplace(RenormBackward0, input, **_renorm_args(input, p, dim, maxnorm, "renorm_"))
+
+
+TENSOR_METHODS = {"renorm_": renorm_}
 
 
 class PdistBackwardBackward0(Op):
@@ -269,9 +310,19 @@ register(
 register(
     "renorm",
     renorm,
+    nodes=(RenormBackward0,),
     samples=lambda rng: [
         Sample((3 * randn(rng, 3, 4), 2, 0, 1.0)),
         Sample((3 * randn(rng, 3, 4), 1, 1, 2.0)),
+        Sample((randn(rng, 2, 3, 2), 3, -1, 0.5)),
+        Sample((randn(rng, 3, 4), math.inf, 1, 0.5)),
+        Sample((np.array([[3.0, 4.0], [0.3, 0.4]]), 2, 0, 100.0), note="nothing scaled"),
+    ],
+)
+register_on_copy(
+    "renorm_",
+    lambda rng: [
+        Sample((3 * randn(rng, 3, 4), 2, 0, 1.0)),
         Sample((randn(rng, 2, 3, 2), 3, -1, 0.5)),
     ],
 )

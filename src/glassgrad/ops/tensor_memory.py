@@ -1,0 +1,261 @@
+"""Tensor methods about memory and layout: ``new_empty_strided``, ``as_subclass``,
+``dim_order``, ``const_data_ptr``, ``is_set_to``; and the methods that run a Python callable
+on each element, in place (``apply_``, ``map_``, ``map2_``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._creation import empty_strided
+from .._layout import memory_format
+from .._tensor import Tensor
+from ._common import check_tensor
+from .indexing import ViewBackward0Alias
+
+
+def new_empty_strided(
+    input: Tensor,
+    size: Any,
+    stride: Any,
+    *,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: bool | None = False,
+    requires_grad: bool | None = False,
+) -> Tensor:
+    """An uninitialised tensor of ``size`` and ``stride``, with this tensor's dtype unless
+    given.
+
+    Example::
+
+        >>> glassgrad.ones(2).new_empty_strided((2, 3), (1, 2)).stride()
+        (1, 2)
+    """
+    return empty_strided(
+        size,
+        stride,
+        dtype=input.dtype if dtype is None else dtype,
+        layout=layout,
+        device=device,
+        pin_memory=bool(pin_memory),
+        requires_grad=bool(requires_grad),
+    )
+
+
+def as_subclass(input: Tensor, cls: type) -> Tensor:
+    """This tensor as an instance of ``cls`` (a subclass of Tensor): an alias sharing its
+    memory and version, recorded as ``AliasBackward0`` when it requires grad.
+
+    Example::
+
+        >>> class Mine(glassgrad.Tensor): pass
+        >>> type(glassgrad.ones(2).as_subclass(Mine)).__name__
+        'Mine'
+    """
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError(
+            "Creating a Tensor subclass from a class that does not inherit from Tensor is not "
+            "possible. Make sure your class inherits from Tensor."
+        )
+    result = ViewBackward0Alias.apply(check_tensor(input, "as_subclass"))
+    result.__class__ = cls
+    return result
+
+
+def _contiguous_in(shape: tuple, strides: tuple, order: tuple) -> bool:
+    """Dense in the dimension order ``order`` (outermost first); size-1 dims are free."""
+    expected = 1
+    for d in reversed(order):
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def _order_against(shape: tuple, strides: tuple, a: int, b: int) -> int:
+    """PyTorch's comparison of two dims for the layout order (1: swap, -1: keep, 0: tie)."""
+
+    def at_least(x: int, y: int) -> bool:
+        if y == 0:
+            return True
+        if x == 0:
+            return False
+        return x >= y or x % y == 0
+
+    sa, sb = strides[a], strides[b]
+    if sa == 0 or sb == 0:
+        return 0
+    if sa == sb:
+        return 0 if at_least(shape[b], shape[a]) else 1
+    if at_least(sb, sa):
+        return -1
+    return 1 if at_least(sa, sb) else 0
+
+
+def _layout_order(input: Tensor, check: bool) -> list:
+    """PyTorch's ``compute_elementwise_output_logical_to_physical_perm`` for one tensor: the
+    dims from outermost to innermost in memory; ``check`` refuses an order the strides do not
+    impose (where the layout is neither row-major nor channels-last)."""
+    shape, strides = input.shape, input.stride()
+    n = len(shape)
+    if n <= 1:
+        return list(range(n))
+    contiguous = _contiguous_in(shape, strides, tuple(range(n)))
+    channels_last = n == 4 and _contiguous_in(shape, strides, (0, 2, 3, 1))
+    if contiguous and not channels_last:
+        return list(range(n))
+    if channels_last and not contiguous:
+        return [0, 2, 3, 1]
+    perm = list(reversed(range(n)))  # sorted innermost first, reversed on return
+    for i in range(1, n):
+        dim1 = i
+        for dim0 in reversed(range(i)):
+            comparison = _order_against(shape, strides, perm[dim0], perm[dim1])
+            if comparison > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif comparison < 0:
+                break
+    if check and any(_order_against(shape, strides, a, b) != -1 for a, b in zip(perm, perm[1:])):
+        raise RuntimeError("The tensor does not have unique dim order.")
+    return list(reversed(perm))
+
+
+def dim_order(input: Tensor, *, ambiguity_check: bool | list = False) -> tuple:
+    """The dims from outermost to innermost in memory; ``ambiguity_check=True`` (or a list of
+    memory formats, one of which must fit exactly) refuses layouts several orders describe.
+
+    Example::
+
+        >>> glassgrad.zeros(2, 3, 4).permute(2, 0, 1).dim_order()
+        (1, 2, 0)
+    """
+    formats = ambiguity_check if isinstance(ambiguity_check, list) else []
+    if not isinstance(ambiguity_check, (bool, list)) or not all(
+        isinstance(f, memory_format) for f in formats
+    ):
+        raise TypeError("The ambiguity_check argument must be a bool or a list of memory formats.")
+    if ambiguity_check is not False:
+        shape, strides = input.shape, input.stride()
+        ambiguous = any(s == 1 for s in shape) or any(a == b for a, b in zip(strides, strides[1:]))
+        fitting = sum(1 for f in formats if input.is_contiguous(memory_format=f))
+        if ambiguous and fitting != 1:
+            raise RuntimeError(
+                "The tensor does not have unique dim order, or cannot map to exact one of the "
+                "given memory formats."
+            )
+    return tuple(_layout_order(input, bool(ambiguity_check)))
+
+
+def const_data_ptr(input: Tensor) -> int:
+    """The address of the first element (``data_ptr``, for reading only).
+
+    Example::
+
+        >>> t = glassgrad.ones(2); t.const_data_ptr() == t.data_ptr()
+        True
+    """
+    return input.data_ptr()
+
+
+def is_set_to(input: Tensor, tensor: Tensor) -> bool:
+    """True if both tensors are the same memory: same storage, offset, sizes and strides.
+
+    Example::
+
+        >>> t = glassgrad.ones(3); t.is_set_to(t[:]), t.is_set_to(t.clone())
+        (True, False)
+    """
+    a, b = input._data, tensor._data
+    return (
+        a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+        and a.shape == b.shape
+        and a.strides == b.strides
+        and a.dtype == b.dtype
+    )
+
+
+# --- Python callables per element (CPU only in PyTorch, and slow there too) -------------
+def _refuse_grad(input: Tensor, name: str) -> None:
+    if input.requires_grad:
+        raise RuntimeError(
+            f"Can't call {name}() on Variable that requires grad. Use var.detach().{name}() "
+            "instead."
+        )
+
+
+def _write_each(input: Tensor, fn: Callable, *others: Tensor) -> Tensor:
+    """``input[i] = fn(input[i], *others[i])`` for every element (others broadcast to it),
+    written without a version bump, as PyTorch's ``apply_`` family."""
+    data = input._data
+    sources = [np.broadcast_to(o._data, data.shape) for o in others]
+    kind = data.dtype.type
+    for index in np.ndindex(data.shape):
+        data[index] = kind(fn(data[index].item(), *(s[index].item() for s in sources)))
+    return input
+
+
+def apply_(input: Tensor, callable: Callable) -> Tensor:
+    """Replace each element ``x`` by ``callable(x)``, in place (slow: a Python call each).
+
+    Example::
+
+        >>> glassgrad.tensor([1, 2]).apply_(lambda x: x * 10)
+        tensor([10, 20])
+    """
+    _refuse_grad(input, "apply_")
+    return _write_each(input, callable)
+
+
+def _check_broadcast(input: Tensor, others: tuple) -> None:
+    from .shape import expand
+
+    for other in others:
+        check_tensor(other, "map_")
+        expand(other.detach(), input.shape)  # PyTorch's expand error when it does not fit
+
+
+def map_(input: Tensor, other: Tensor, callable: Callable) -> Tensor:
+    """Replace each element ``x`` by ``callable(x, y)`` with ``y`` from ``other`` (broadcast
+    to this tensor's shape), in place.
+
+    Example::
+
+        >>> glassgrad.tensor([1, 2]).map_(glassgrad.tensor([10, 20]), lambda x, y: x + y)
+        tensor([11, 22])
+    """
+    _refuse_grad(input, "map_")
+    _check_broadcast(input, (other,))
+    return _write_each(input, callable, other)
+
+
+def map2_(input: Tensor, x: Tensor, y: Tensor, callable: Callable) -> Tensor:
+    """Replace each element ``a`` by ``callable(a, b, c)`` with ``b``, ``c`` from ``x`` and
+    ``y`` (broadcast to this tensor's shape), in place.
+
+    Example::
+
+        >>> t = glassgrad.tensor([1, 2])
+        >>> t.map2_(glassgrad.tensor([1, 1]), glassgrad.tensor([2, 3]), lambda a, b, c: a + b * c)
+        tensor([3, 5])
+    """
+    _refuse_grad(input, "map2_")
+    _check_broadcast(input, (x, y))
+    return _write_each(input, callable, x, y)
+
+
+TENSOR_METHODS: dict[str, Any] = {
+    "new_empty_strided": new_empty_strided,
+    "as_subclass": as_subclass,
+    "dim_order": dim_order,
+    "const_data_ptr": const_data_ptr,
+    "is_set_to": is_set_to,
+    "apply_": apply_,
+    "map_": map_,
+    "map2_": map2_,
+}
