@@ -219,6 +219,10 @@ class Op(Node):
     # The backward is pointwise arithmetic: when every input has the output's shape and dtype,
     # so has every gradient it returns, and fitting them (fit_gradients) can be skipped.
     elementwise_grads: bool = False
+    # The op is complex-analytic and its backward formula is written as for real values
+    # (J^T grad): with a complex result, PyTorch's convention (conjugate Wirtinger) wants
+    # J^H grad, computed as conj(backward(conj(grad))) by _run_general.
+    holomorphic: bool = False
 
     @property
     def needs_input_grad(self) -> tuple:
@@ -683,7 +687,12 @@ class Op(Node):
 
     def _run(self, grads: list, create_graph: bool) -> tuple:
         saved = self._saved
-        if create_graph or saved is None or len(grads) != 1:
+        if (
+            create_graph
+            or saved is None
+            or len(grads) != 1
+            or (self.holomorphic and self._meta[-1].kind == "c")
+        ):
             return self._run_general(grads, create_graph)
         # The hot path: arrays and one output. Kept lean.
         if not saved and self._saved_out is None:
@@ -751,12 +760,16 @@ class Op(Node):
         F = graph.tensor_namespace if create_graph else graph.array_namespace
         if saved or self._saved_out is not None:
             self.saved = self._unpack(create_graph)
-        result = self.backward(
-            F, grads[0] if len(grads) == 1 else tuple(self._materialize(grads, F))
-        )
+        grad = grads[0] if len(grads) == 1 else tuple(self._materialize(grads, F))
+        conjugate = self.holomorphic and self._meta[-1].kind == "c"
+        if conjugate:
+            grad = F.conj(grad) if len(grads) == 1 else tuple(F.conj(g) for g in grad)
+        result = self.backward(F, grad)
         self.saved = None
         if type(result) is not tuple:
             result = (result,)
+        if conjugate:
+            result = tuple(None if g is None else F.conj(g) for g in result)
         fitted = fit_gradients(self, result, F, create_graph)
         if create_graph and self.grad_reads_saved:
             return self._depend_on_saved(fitted)

@@ -161,6 +161,7 @@ class NegBackward0(Op):
 
 
 class ReciprocalBackward0(Op):
+    holomorphic = True
     saves_output = True
 
     def forward(self, x):

@@ -26,6 +26,8 @@ from .linalg import is_transposed_matrix, mat2_grad
 class AddmmBackward0(Op):
     """out = beta * input + alpha * (mat1 @ mat2); with beta == 0 input is ignored"""
 
+    holomorphic = True
+
     saved_inputs = (1, 2)
     saved_for = ((2,), (1,))
     __slots__ = ("beta", "alpha", "_m2_transposed")
@@ -230,6 +232,8 @@ def _check_input(x: np.ndarray, target: tuple) -> None:
 class AddmvBackward0(Op):
     """out = beta * input + alpha * mat @ vec"""
 
+    holomorphic = True
+
     saved_inputs = (1, 2)
     saved_for = ((2,), (1,))
     __slots__ = ("beta", "alpha")
@@ -301,6 +305,8 @@ def addmv_(input: Tensor, mat: Tensor, vec: Tensor, *, beta: float = 1, alpha: f
 class AddrBackward0(Op):
     """out = beta * input + alpha * outer(vec1, vec2)"""
 
+    holomorphic = True
+
     saved_inputs = (1, 2)
     saved_for = ((2,), (1,))
     __slots__ = ("beta", "alpha")
@@ -360,6 +366,8 @@ def addr_(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: float = 1, alpha: 
 
 class AddbmmBackward0(Op):
     """out = beta * input + alpha * sum_b batch1[b] @ batch2[b]"""
+
+    holomorphic = True
 
     saved_inputs = (1, 2)
     saved_for = ((2,), (1,))

@@ -26,7 +26,7 @@ from ._samples import randn
 from .shape import transpose
 from .solvers import LinalgSolveTriangularBackward0
 
-__all__ = ["svd", "svdvals", "svd_top", "qr", "qr_top", "eigh", "eigvalsh", "eig", "eigvals"]
+__all__ = ["svd", "svdvals", "svd_top", "qr", "qr_top", "eigh", "eigvalsh"]
 
 
 def diag_embed(F: Any, v: Any) -> Any:
@@ -409,43 +409,6 @@ def eigvalsh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Tensor:
     return LinalgEighBackward0.apply(A, UPLO=uplo)[0]
 
 
-# --- general eigendecomposition ------------------------------------------------------------
-
-
-def _refuse_complex(op: str, A: Tensor) -> None:
-    check_square(op, check_tensor(A, op, "A")._data)
-    raise NotImplementedError(
-        f"{op}: the eigenvalues and eigenvectors of a general real matrix are complex, and "
-        "glassgrad has no complex dtypes: use linalg.eigh / linalg.eigvalsh for a symmetric "
-        "matrix (real results)"
-    )
-
-
-def eig(A: Tensor, *, out: Any = None) -> tuple:
-    """``linalg.eig``: refused with a clear error: its results are complex and glassgrad
-    has no complex dtypes (``linalg.eigh`` covers symmetric matrices).
-
-    Example::
-
-        >>> glassgrad.linalg.eig(glassgrad.eye(2))
-        Traceback (most recent call last):
-        NotImplementedError: linalg.eig: the eigenvalues and eigenvectors of a general ...
-    """
-    _refuse_complex("linalg.eig", A)
-
-
-def eigvals(A: Tensor, *, out: Any = None) -> Tensor:
-    """``linalg.eigvals``: refused with a clear error, as ``linalg.eig``.
-
-    Example::
-
-        >>> glassgrad.linalg.eigvals(glassgrad.eye(2))
-        Traceback (most recent call last):
-        NotImplementedError: linalg.eigvals: the eigenvalues and eigenvectors of a general ...
-    """
-    _refuse_complex("linalg.eigvals", A)
-
-
 # --- registry ----------------------------------------------------------------------------
 
 
@@ -562,6 +525,3 @@ register(
         Sample((spd(rng, 2, 3, 3), "U"), fd=False),
     ],
 )
-# eig and eigvals only refuse (complex results): no samples to compare.
-register("eig", eig, namespace="linalg", differentiable=False)
-register("eigvals", eigvals, namespace="linalg", differentiable=False)

@@ -118,6 +118,8 @@ def _three_operands(op: str, x: np.ndarray, t1: np.ndarray, t2: np.ndarray) -> l
 class AddcmulBackward0(Op):
     """out = input + value * tensor1 * tensor2"""
 
+    holomorphic = True
+
     saved_inputs = (1, 2)
     saved_for = ((2,), (1,))
     __slots__ = ("value",)
@@ -142,6 +144,8 @@ class AddcmulBackward0(Op):
 
 class AddcdivBackward0(Op):
     """out = input + value * tensor1 / tensor2"""
+
+    holomorphic = True
 
     saved_inputs = (1, 2)
     saved_for = ((2,), (1, 2))

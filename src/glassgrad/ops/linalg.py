@@ -55,6 +55,8 @@ def _check_operands(op: str, a: np.ndarray, b: np.ndarray) -> None:
 class _Matmul(Op):
     """out = a @ b with NumPy's matmul rules (1-D operands are promoted and squeezed)."""
 
+    holomorphic = True
+
     saved_inputs = (0, 1)
     saved_for = ((1,), (0,))
     __slots__ = ("_ranks", "_b_transposed")

@@ -41,6 +41,8 @@ def _vector_layout(x: np.ndarray) -> np.ndarray:
 class LinalgSolveExBackward0(Op):
     """X with A X = B (or X A = B if not ``left``); gB = solve(A^T, grad), gA = -gB X^T"""
 
+    holomorphic = True
+
     saved_inputs = (0,)
     saves_output = True
     __slots__ = ("left", "vector")

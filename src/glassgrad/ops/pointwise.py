@@ -28,6 +28,7 @@ from .complex import SgnBackward0
 
 
 class ExpBackward0(Op):
+    holomorphic = True
     saves_output = True
 
     def forward(self, x):
@@ -39,6 +40,7 @@ class ExpBackward0(Op):
 
 
 class LogBackward0(Op):
+    holomorphic = True
     saved_inputs = (0,)
 
     def forward(self, x):
@@ -50,6 +52,7 @@ class LogBackward0(Op):
 
 
 class SqrtBackward0(Op):
+    holomorphic = True
     saves_output = True
 
     def forward(self, x):
@@ -61,6 +64,7 @@ class SqrtBackward0(Op):
 
 
 class SinBackward0(Op):
+    holomorphic = True
     saved_inputs = (0,)
 
     def forward(self, x):
@@ -72,6 +76,7 @@ class SinBackward0(Op):
 
 
 class CosBackward0(Op):
+    holomorphic = True
     saved_inputs = (0,)
 
     def forward(self, x):
@@ -83,6 +88,7 @@ class CosBackward0(Op):
 
 
 class TanhBackward0(Op):
+    holomorphic = True
     saves_output = True
 
     def forward(self, x):
@@ -104,6 +110,7 @@ def sigmoid_into(x: np.ndarray, out: np.ndarray) -> np.ndarray:
 
 
 class SigmoidBackward0(Op):
+    holomorphic = True
     saves_output = True
 
     def forward(self, x):

@@ -48,6 +48,8 @@ def _power(base: Any, exponent: Any) -> np.ndarray:
 class PowBackward0(Op):
     """out = x ** exponent, exponent a Python number"""
 
+    holomorphic = True
+
     saved_inputs = (0,)
     __slots__ = ("exponent",)
 
@@ -73,6 +75,8 @@ class PowBackward0(Op):
 
 class PowBackward1(Op):
     """out = x ** exponent, both tensors"""
+
+    holomorphic = True
 
     saved_inputs = (0, 1)
     saves_output = True
@@ -107,6 +111,8 @@ class PowBackward1(Op):
 
 class PowBackward2(Op):
     """out = base ** exponent, base a Python number"""
+
+    holomorphic = True
 
     saved_inputs = (0,)  # unread, but saved as PyTorch saves it (in-place checks)
     saves_output = True

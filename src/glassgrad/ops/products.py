@@ -21,9 +21,10 @@ from ._common import check_tensor, wrap_dim
 from ._out import composite_out, out_result
 from ._registry import Sample, register
 from ._samples import randn
-from .arithmetic import mul
+from .arithmetic import conj_of, mul
+from .complex import conj
 from .conversion import clone
-from .linalg import _Matmul, matmul, mm
+from .linalg import matmul, mm
 from .reduction import sum as reduce_sum
 from .shape import permute, reshape, squeeze, unsqueeze
 
@@ -271,11 +272,13 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Any = None) -> Tensor:
         )
     if out is not None:
         return composite_out("linalg.vecdot", out, lambda: vecdot(x, y, dim=dim))
-    return reduce_sum(mul(x, y), dim)
+    return reduce_sum(mul(conj(x), y), dim)  # conj: a no-op, no node, for real x
 
 
 class LinalgCrossBackward0(Op):
     """out = input x other along ``dim``; g_input = other x grad, g_other = grad x input"""
+
+    holomorphic = True
 
     saved_inputs = (0, 1)
     saved_for = ((1,), (0,))
@@ -380,8 +383,20 @@ def inner(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
     return tensordot(input, other, ([-1], [-1]))
 
 
-class VdotBackward0(_Matmul):
-    op_name = "vdot"
+class VdotBackward0(Op):
+    """out = sum(conj(a) * b) of two vectors; g_a = conj(grad) * b, g_b = grad * a (anti-linear
+    in a: not a holomorphic op)."""
+
+    saved_inputs = (0, 1)
+    saved_for = ((1,), (0,))
+
+    def forward(self, a, b):
+        return np.asarray(np.vdot(a, b))
+
+    def backward(self, F, grad):
+        a, b = self.saved
+        needs = self.needs_input_grad
+        return (conj_of(F, grad) * b if needs[0] else None, grad * a if needs[1] else None)
 
 
 def vdot(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:

@@ -62,6 +62,8 @@ def _prod_backward(F: Any, grad: Any, x: Any, out: Any, dims: tuple) -> Any:
 class ProdBackward0(Op):
     """out = product of all elements"""
 
+    holomorphic = True
+
     saved_inputs = (0,)
     saves_output = True
 
@@ -78,6 +80,8 @@ class ProdBackward0(Op):
 
 class ProdBackward1(Op):
     """out = product over ``dim``"""
+
+    holomorphic = True
 
     saved_inputs = (0,)
     saves_output = True

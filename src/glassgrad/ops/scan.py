@@ -61,6 +61,8 @@ class CumprodBackward0(Op):
     O(n^2) sum over "products with x_i left out", which is differentiable again (as PyTorch).
     """
 
+    holomorphic = True
+
     saved_inputs = (0,)
     saves_output = True
     __slots__ = ("dim",)

@@ -182,7 +182,9 @@ class Resize(Function):
                 "a given tensor, while preserving the number of elements. "
             )
         ctx.input_sizes = tensor.shape
-        return tensor.contiguous().clone().view(*sizes)
+        # As PyTorch's: a contiguous input is viewed (its result is a view made inside a
+        # custom Function, which may not see its base changed in place), another copied.
+        return tensor.view(*sizes) if tensor.is_contiguous() else tensor.contiguous().view(*sizes)
 
     @staticmethod
     def backward(ctx: Any, grad_output: Tensor) -> tuple:

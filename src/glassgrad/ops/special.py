@@ -185,6 +185,8 @@ class LogitBackward0(Op):
 class SincBackward0(Op):
     """d sinc(x)/dx = (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 at x = 0"""
 
+    holomorphic = True
+
     saved_inputs = (0,)
 
     def forward(self, x):

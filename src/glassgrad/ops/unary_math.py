@@ -43,6 +43,7 @@ _HALF_SQRT_PI = 0.5 * math.sqrt(math.pi)
 
 
 class Exp2Backward0(Op):
+    holomorphic = True
     saves_output = True
 
     def forward(self, x):
@@ -54,6 +55,7 @@ class Exp2Backward0(Op):
 
 
 class Expm1Backward0(Op):
+    holomorphic = True
     saves_output = True
 
     def forward(self, x):
@@ -65,6 +67,7 @@ class Expm1Backward0(Op):
 
 
 class Log2Backward0(Op):
+    holomorphic = True
     saved_inputs = (0,)
 
     def forward(self, x):
@@ -76,6 +79,7 @@ class Log2Backward0(Op):
 
 
 class Log10Backward0(Op):
+    holomorphic = True
     saved_inputs = (0,)
 
     def forward(self, x):
@@ -87,6 +91,7 @@ class Log10Backward0(Op):
 
 
 class Log1PBackward0(Op):
+    holomorphic = True
     saved_inputs = (0,)
 
     def forward(self, x):
@@ -98,6 +103,7 @@ class Log1PBackward0(Op):
 
 
 class RsqrtBackward0(Op):
+    holomorphic = True
     saves_output = True
 
     def forward(self, x):
@@ -113,6 +119,7 @@ class RsqrtBackward0(Op):
 
 
 class TanBackward0(Op):
+    holomorphic = True
     saves_output = True
 
     def forward(self, x):
@@ -124,6 +131,7 @@ class TanBackward0(Op):
 
 
 class AsinBackward0(Op):
+    holomorphic = True
     saved_inputs = (0,)
 
     def forward(self, x):
@@ -135,6 +143,7 @@ class AsinBackward0(Op):
 
 
 class AcosBackward0(Op):
+    holomorphic = True
     saved_inputs = (0,)
 
     def forward(self, x):
@@ -146,6 +155,7 @@ class AcosBackward0(Op):
 
 
 class AtanBackward0(Op):
+    holomorphic = True
     saved_inputs = (0,)
 
     def forward(self, x):
@@ -176,6 +186,7 @@ class Atan2Backward0(Op):
 
 
 class SinhBackward0(Op):
+    holomorphic = True
     saved_inputs = (0,)
 
     def forward(self, x):
@@ -187,6 +198,7 @@ class SinhBackward0(Op):
 
 
 class CoshBackward0(Op):
+    holomorphic = True
     saved_inputs = (0,)
 
     def forward(self, x):
@@ -198,6 +210,7 @@ class CoshBackward0(Op):
 
 
 class AsinhBackward0(Op):
+    holomorphic = True
     saved_inputs = (0,)
 
     def forward(self, x):
@@ -209,6 +222,7 @@ class AsinhBackward0(Op):
 
 
 class AcoshBackward0(Op):
+    holomorphic = True
     saved_inputs = (0,)
 
     def forward(self, x):
@@ -216,10 +230,13 @@ class AcoshBackward0(Op):
 
     def backward(self, F, grad):
         (x,) = self.saved
-        return grad / F.sqrt(x * x - 1.0)
+        # sqrt(x - 1) sqrt(x + 1), not sqrt(x^2 - 1): the same for real x, the right branch
+        # for complex x (PyTorch's formula)
+        return grad / (F.sqrt(x - 1.0) * F.sqrt(x + 1.0))
 
 
 class AtanhBackward0(Op):
+    holomorphic = True
     saved_inputs = (0,)
 
     def forward(self, x):

@@ -1,0 +1,136 @@
+"""Complex autograd against PyTorch (conjugate Wirtinger convention): the complex-analytic
+ops (matmul and the products, exp, pow, the trigonometric family ...), vdot and vecdot,
+view_as_real / view_as_complex, and linalg.eig / eigvals, first and second order."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ._parity import same, same_error
+
+_RNG = np.random.default_rng(16)
+_A = _RNG.standard_normal((3, 3)) + 1j * _RNG.standard_normal((3, 3))
+_B = _RNG.standard_normal((3, 3)) + 1j * _RNG.standard_normal((3, 3))
+_R = _RNG.standard_normal((3, 3))
+
+PROGRAMS = {
+    "matmul": lambda L, a, b: a @ b,
+    "mm": lambda L, a, b: L.mm(a, b),
+    "bmm": lambda L, a, b: L.bmm(a[None], b[None]),
+    "mv": lambda L, a, b: L.mv(a, b[0]),
+    "dot": lambda L, a, b: L.dot(a[0], b[0]),
+    "vdot": lambda L, a, b: L.vdot(a[0], b[0]),
+    "vecdot": lambda L, a, b: L.linalg.vecdot(a, b),
+    "addmm": lambda L, a, b: L.addmm(a, a, b),
+    "addmv": lambda L, a, b: L.addmv(a[0], a, b[1]),
+    "addr": lambda L, a, b: L.addr(a, a[0], b[1]),
+    "einsum": lambda L, a, b: L.einsum("ij,jk->ik", a, b),
+    "tensordot": lambda L, a, b: L.tensordot(a, b, 1),
+    "kron": lambda L, a, b: L.kron(a, b),
+    "inner": lambda L, a, b: L.inner(a, b),
+    "cross": lambda L, a, b: L.linalg.cross(a, b),
+    "exp": lambda L, a, b: L.exp(a),
+    "pow 2": lambda L, a, b: a**2,
+    "pow 2.5": lambda L, a, b: a**2.5,
+    "pow tensor": lambda L, a, b: a**b,
+    "pow of number": lambda L, a, b: 2**a,
+    "log": lambda L, a, b: L.log(a),
+    "sqrt": lambda L, a, b: L.sqrt(a),
+    "rsqrt": lambda L, a, b: L.rsqrt(a),
+    "reciprocal": lambda L, a, b: L.reciprocal(a),
+    "sigmoid": lambda L, a, b: L.sigmoid(a),
+    "sin cos tan": lambda L, a, b: L.sin(a) + L.cos(b) + L.tan(a),
+    "hyperbolic": lambda L, a, b: L.sinh(a) + L.cosh(b) + L.tanh(a),
+    "inverse trigonometric": lambda L, a, b: L.asin(a) + L.acos(b) + L.atan(a),
+    "inverse hyperbolic": lambda L, a, b: L.asinh(a) + L.acosh(b) + L.atanh(a),
+    "logs and exps": lambda L, a, b: L.log2(a) + L.log10(b) + L.log1p(a) + L.exp2(b) + L.expm1(a),
+    "sinc": lambda L, a, b: L.sinc(a),
+    "prod cumprod": lambda L, a, b: a.prod(0) + L.cumprod(b, 1).sum(0),
+    "addcmul addcdiv": lambda L, a, b: L.addcmul(a, a, b) + L.addcdiv(b, a, b),
+    "view_as_real": lambda L, a, b: L.view_as_real(a * b),
+    "view_as_complex": lambda L, a, b: L.view_as_complex(L.view_as_real(a).exp()),
+    "eigvals": lambda L, a, b: L.linalg.eigvals(a @ b),
+    "eigvals of a real matrix": lambda L, a, b: L.linalg.eigvals(L.tensor(_R, requires_grad=True)),
+}
+
+
+def _grads(L, name):
+    a = L.tensor(_A, requires_grad=True)
+    b = L.tensor(_B, requires_grad=True)
+    out = PROGRAMS[name](L, a, b)
+    rng = np.random.default_rng(1)
+    v = rng.standard_normal(tuple(out.shape)) + 1j * rng.standard_normal(tuple(out.shape))
+    v = L.tensor(v if out.is_complex() else v.real, dtype=out.dtype)
+    first = L.autograd.grad(out, [a, b], v, allow_unused=True, create_graph=True)
+    first = [L.zeros_like(a) if g is None else g for g in first]
+    total = sum((g.abs() ** 2).sum() for g in first if g.requires_grad)
+    second = L.autograd.grad(total, [a, b], allow_unused=True) if total != 0 else ()
+    return [out.resolve_conj(), *(g.resolve_conj() for g in first), *second]
+
+
+def _close(ours, theirs):
+    for x, y in zip(ours, theirs):
+        if x is None or y is None:
+            assert x is None and y is None
+            continue
+        a, b = x.detach().numpy(), y.detach().resolve_conj().numpy()
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_first_and_second_order_as_pytorch(name: str) -> None:
+    import torch
+
+    import glassgrad as gg
+
+    _close(_grads(gg, name), _grads(torch, name))
+
+
+def test_view_as_real_and_complex_share_memory() -> None:
+    def program(L):
+        z = L.tensor([1 + 2j, 3 - 4j])
+        r = L.view_as_real(z)
+        r[0, 1] = 9.0
+        x = L.tensor([[1.0, 2.0, 0.0, 0.0], [3.0, 4.0, 0.0, 0.0]])
+        c = L.view_as_complex(x[:, :2])
+        x[1, 0] = -3.0
+        w = L.tensor([[1.0, 2.0]], requires_grad=True)
+        names = (L.view_as_real(L.view_as_complex(w)).grad_fn.name(), r._is_view(), c._is_view())
+        return (z, r.stride(), c, c.stride(), names)
+
+    same(program)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.view_as_real(L.ones(3)),
+        lambda L: L.view_as_complex(L.ones(3)),
+        lambda L: L.view_as_complex(L.ones(3, 2).t()),
+        lambda L: L.view_as_complex(L.ones(3, 3)[:, 1:]),
+        lambda L: L.view_as_complex(L.arange(4).view(2, 2)),
+    ],
+)
+def test_view_errors(call) -> None:
+    same_error(call)
+
+
+def test_eig_values_vectors_and_errors() -> None:
+    def program(L):
+        rotation = L.tensor([[0.0, -1.0], [1.0, 0.0]], dtype=L.float64)
+        values, vectors = L.linalg.eig(rotation)
+        diagonal = L.linalg.eig(L.tensor([[2.0, 0.0], [0.0, 3.0]]))
+        return (values, (vectors.abs() ** 2).sum(0), diagonal.eigenvalues, diagonal.eigenvectors)
+
+    same(program)
+    same_error(lambda L: L.linalg.eig(L.ones(2, 3)))
+    same_error(lambda L: L.linalg.eigvals(L.ones(3)))
+    same_error(lambda L: L.linalg.eig(L.ones(2, 2, dtype=L.int64)))
+
+    def phase_dependent(L):
+        values, vectors = L.linalg.eig(L.tensor([[1.0, -2.0], [3.0, 1.0]], requires_grad=True))
+        vectors.real.sum().backward()
+
+    same_error(phase_dependent)
