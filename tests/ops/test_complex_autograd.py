@@ -134,3 +134,16 @@ def test_eig_values_vectors_and_errors() -> None:
         vectors.real.sum().backward()
 
     same_error(phase_dependent)
+
+
+def test_view_as_real_after_its_base_changed_in_place() -> None:
+    def program(L):
+        x = L.tensor(_A, requires_grad=True)
+        z = x * 1
+        r = L.view_as_real(z)
+        z.mul_(2j)
+        name = r.grad_fn.name()
+        (r * L.arange(18.0, dtype=L.float64).view(3, 3, 2)).sum().backward()
+        return (name, r, x.grad)
+
+    same(program)

@@ -190,13 +190,28 @@ def refresh_view(t: Any, strict: bool = False) -> None:
         if not (strict or grad_state.enabled):
             return  # asked again (and refused) once grad mode is back
         raise view_rebase_error(t, indirect=True)
-    fn = AsStridedBackward0(base, t)
+    fn = _replayed_grad_fn(base, t) or AsStridedBackward0(base, t)
     _move_retained_grad(t, old, fn)
     t._grad_fn = fn
     if t._output_nr:
         t._output_nr = 0
     t._requires_grad = True
     t._attr_version = version
+
+
+def _replayed_grad_fn(base: Any, t: Any) -> Node | None:
+    """For a view one of whose ops is no strided view of the same elements
+    (``view_as_real``: ``replays_in_graph``), the node made by replaying its view ops on the
+    base's current history, as PyTorch replays a view's ``view_fn``; None for the others."""
+    steps = view_steps(t)
+    if not any(getattr(cls, "replays_in_graph", False) for cls, *_ in steps):
+        return None
+    enabled = grad_state.enabled
+    grad_state.enabled = True
+    try:
+        return replay_view_tensor(steps, base)._grad_fn
+    finally:
+        grad_state.enabled = enabled
 
 
 def _move_retained_grad(t: Any, old: Node | None, new: Node) -> None:

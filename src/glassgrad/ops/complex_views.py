@@ -45,6 +45,7 @@ class ViewAsRealBackward0(Op):
     """out = z as (real, imag) pairs; the gradient is the pairs' gradient as complex values."""
 
     is_view = True
+    replays_in_graph = True  # no strided view of z's elements: replayed after in-place changes
 
     def forward(self, z):
         return _as_real(z)
@@ -60,6 +61,7 @@ class ViewAsComplexBackward0(Op):
     pairs."""
 
     is_view = True
+    replays_in_graph = True
 
     def forward(self, x):
         return _as_complex(x)
