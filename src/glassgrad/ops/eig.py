@@ -15,6 +15,7 @@ from .._dtype import complex_of, scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor
+from ._linalg_common import column_major
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import complex_randn, randn
@@ -41,9 +42,10 @@ class LinalgEigBackward0(Op):
     def forward(self, a):
         dtype = complex_of(a.dtype) if a.dtype.kind == "f" else a.dtype
         if a.size == 0:
-            return np.zeros(a.shape[:-1], dtype), np.zeros(a.shape, dtype)
+            return np.zeros(a.shape[:-1], dtype), column_major(np.zeros(a.shape, dtype))
         values, vectors = np.linalg.eig(a)
-        return values.astype(dtype, copy=False), vectors.astype(dtype, copy=False)
+        # LAPACK's layout, which PyTorch keeps: each matrix of vectors column-major
+        return values.astype(dtype, copy=False), column_major(vectors.astype(dtype, copy=False))
 
     def backward(self, F, grads):
         values, vectors = self.saved
