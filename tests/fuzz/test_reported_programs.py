@@ -251,6 +251,24 @@ PROGRAMS = {
         "v3 = v0.index_copy(0, torch.tensor([0, 1]), v1)",
         "v4 = v0.index_add(0, torch.tensor([0, 1]), v1.double())",
     ],
+    # PyTorch's derivative of nextafter is 0 where both operands are equal.
+    "nextafter towards equal values": [
+        "v0 = torch.tensor([0.3, 1.4, 2.0], dtype=torch.float64, requires_grad=True)",
+        "v1 = torch.nextafter(v0, v0)",
+        "v2 = torch.nextafter(v0, torch.tensor([2.0, 1.4, -1.0], dtype=torch.float64))",
+    ],
+    # Found by the 30-minute run of 2026-11-27 (seeds 20000-21433).
+    "geqrf records a node without a derivative": [
+        f"v0 = {MATRIX}",
+        "v1, v2 = torch.geqrf(v0.t())",
+    ],
+    "diff with n=0 copies": [f"v0 = {MATRIX}", "v1 = v0.diff(n=0)", "v2 = v0.diff(n=0, dim=0)"],
+    "unique's backward raises NotImplementedError": [
+        f"v0 = {MATRIX}",
+        "v1 = torch.unique(v0)",
+        "v2 = torch.unique(v0, dim=0)",
+    ],
+    "pow with a tuple exponent": [f"v0 = {MATRIX}", "v1 = v0 ** (1, 2)"],
 }
 
 

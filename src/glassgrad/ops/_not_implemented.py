@@ -36,13 +36,18 @@ def _binary(op: str, a: Any, b: Any, fn: Any) -> np.ndarray:
 _ABSENT = object()
 
 
-def _not_implemented_node(op: str, compute: Any) -> type:
+def _not_implemented_node(op: str, compute: Any, name: str | None = None) -> type:
     """PyTorch's ``NotImplemented`` grad_fn: the output is recorded, its backward raises.
 
     Tensor operands are positional; as in PyTorch, only those that require grad are graph
     edges (the others reach ``compute`` in their places). A Python-number operand is passed
     as ``before=`` or ``after=``.
+
+    With ``name``, the node is instead one PyTorch generates for a ``not_implemented``
+    formula (``GeqrfBackward0``): an ordinary node whose backward raises NotImplementedError.
     """
+    if name is not None:
+        return _named_not_implemented_node(op, compute, name)
 
     def forward(
         self: Op, *arrays: Any, before: Any = _ABSENT, after: Any = _ABSENT, fixed: tuple = ()
@@ -82,6 +87,25 @@ def _not_implemented_node(op: str, compute: Any) -> type:
             "backward": backward,
             "apply": classmethod(apply),
             "records_out": True,
+            "__doc__": f"{op}: no gradient",
+        },
+    )
+
+
+def _named_not_implemented_node(op: str, compute: Any, name: str) -> type:
+    def forward(self: Op, *arrays: Any, after: Any = _ABSENT) -> Any:
+        return compute(*arrays) if after is _ABSENT else compute(*arrays, after)
+
+    def backward(self: Op, F: Any, grad: Any) -> Any:
+        raise NotImplementedError(f"the derivative for '{op}' is not implemented.")
+
+    return type(
+        name,
+        (Op,),
+        {
+            "__slots__": (),
+            "forward": forward,
+            "backward": backward,
             "__doc__": f"{op}: no gradient",
         },
     )

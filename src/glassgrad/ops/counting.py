@@ -163,12 +163,11 @@ def _unique_forward(x: np.ndarray, params: tuple) -> Any:
 
 
 # PyTorch records unique with nodes whose backward raises; these stand for them.
-Unique2Backward0 = _not_implemented_node("_unique2", _unique_forward)
-Unique2Backward0.__name__ = "Unique2Backward0"
-UniqueDimBackward0 = _not_implemented_node("unique_dim", _unique_forward)
-UniqueDimBackward0.__name__ = "UniqueDimBackward0"
-UniqueConsecutiveBackward0 = _not_implemented_node("unique_consecutive", _unique_forward)
-UniqueConsecutiveBackward0.__name__ = "UniqueConsecutiveBackward0"
+Unique2Backward0 = _not_implemented_node("_unique2", _unique_forward, "Unique2Backward0")
+UniqueDimBackward0 = _not_implemented_node("unique_dim", _unique_forward, "UniqueDimBackward0")
+UniqueConsecutiveBackward0 = _not_implemented_node(
+    "unique_consecutive", _unique_forward, "UniqueConsecutiveBackward0"
+)
 
 
 def _unique_result(

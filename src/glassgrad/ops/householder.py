@@ -19,6 +19,7 @@ from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor
 from ._linalg_common import check_kernel_dtype, column_major, constant_like, swap
+from ._not_implemented import _not_implemented_node
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -158,8 +159,8 @@ def orgqr(input: Tensor, input2: Tensor) -> Tensor:
 
 def geqrf(input: Tensor, *, out: Any = None) -> tuple:
     """``(a, tau)``: LAPACK's QR factorization: R on and above the diagonal of ``a``, the
-    Householder reflectors of Q below it with their scales in ``tau`` (not differentiable,
-    as in PyTorch).
+    Householder reflectors of Q below it with their scales in ``tau`` (not differentiable:
+    as in PyTorch, the results require grad and their backward raises).
 
     Example::
 
@@ -171,17 +172,22 @@ def geqrf(input: Tensor, *, out: Any = None) -> tuple:
     if data.ndim < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
     check_kernel_dtype("geqrf_cpu", data)
+    result = return_types.geqrf(*GeqrfBackward0.apply(input))
+    return out_result("geqrf", out, result, (input,), exact=True)
+
+
+def _geqrf_arrays(data: np.ndarray) -> tuple:
     if data.size == 0:
         k = min(data.shape[-2:])
         h, t = np.array(data), np.zeros(data.shape[:-2] + (k,), data.dtype)
     else:
         raw, t = np.linalg.qr(data, mode="raw")
         h = swap(raw)
-    result = return_types.geqrf(
-        Tensor._from_array(column_major(h.astype(data.dtype, copy=False))),
-        Tensor._from_array(np.asarray(t, dtype=data.dtype)),
-    )
-    return out_result("geqrf", out, result, (input,), exact=True)
+    return column_major(h.astype(data.dtype, copy=False)), np.asarray(t, dtype=data.dtype)
+
+
+# PyTorch records geqrf with a node whose backward raises: both results require grad.
+GeqrfBackward0 = _not_implemented_node("geqrf", _geqrf_arrays, "GeqrfBackward0")
 
 
 def _square(F: Any, a: Any) -> Any:

@@ -1,7 +1,7 @@
 """Binary pointwise math beyond the arithmetic operators: copysign, float_power, fmax, fmin,
 fmod, hypot, ldexp, logaddexp, logaddexp2, nextafter, heaviside, gcd, lcm and the bit
 shifts. Derivatives are PyTorch's (tools/autograd/derivatives.yaml, nextafter's included:
-1 for its first operand); heaviside and the integer ops have none.
+1 for its first operand where it differs from the second); heaviside and the integer ops have none.
 """
 
 from __future__ import annotations
@@ -355,7 +355,8 @@ def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
 
 
 class NextafterBackward0(Op):
-    """out = the next float after a towards b; PyTorch's derivative: 1 for a, 0 for b"""
+    """out = the next float after a towards b; PyTorch's derivative: 1 for a where a != b
+    (0 where a == b, where out is a itself), 0 for b"""
 
     saved_inputs = (0, 1)  # as PyTorch's node
 
@@ -366,7 +367,10 @@ class NextafterBackward0(Op):
     def backward(self, F, grad):
         needs = self.needs_input_grad
         zero = F.zeros(self._meta[2], self._meta[3]) if needs[1] else None
-        return (grad if needs[0] else None), zero
+        if not needs[0]:
+            return None, zero
+        a, b = self.saved
+        return F.where(a != b, grad, 0.0), zero
 
 
 def nextafter(input: Tensor, other: Tensor) -> Tensor:

@@ -145,6 +145,10 @@ def pow(input: Any, exponent: Any) -> Tensor:
         return PowBackward2.apply(check_tensor(exponent, "pow", "exponent", 2), base=input)
     if isinstance(exponent, Tensor):
         return PowBackward1.apply(input, exponent)
+    if isinstance(exponent, (list, tuple)):
+        raise TypeError(
+            f"unsupported operand type(s) for ** or pow(): 'Tensor' and '{type(exponent).__name__}'"
+        )
     return PowBackward0.apply(input, exponent=exponent)
 
 

@@ -350,6 +350,10 @@ def diff(
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = wrap_dim(dim, input._data.ndim, "diff")
+    if n == 0:
+        # PyTorch's diff_helper: a copy of input (CopyBackwards), prepend and append unused.
+        copy = Tensor._from_array(np.zeros_like(input._data)).copy_(input)
+        return out_result("diff", out, copy, (input, prepend, append))
     x = input
     if prepend is not None or append is not None:
         parts = [t for t in (prepend, input, append) if t is not None]
