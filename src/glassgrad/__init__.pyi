@@ -52,7 +52,13 @@ from . import (
     viz as viz,
 )
 from ._creation import (
+    asarray as asarray,
+)
+from ._creation import (
     empty_strided as empty_strided,
+)
+from ._creation import (
+    frombuffer as frombuffer,
 )
 from ._creation import (
     logspace as logspace,
@@ -250,6 +256,9 @@ from ._legacy import (
     ByteTensor as ByteTensor,
 )
 from ._legacy import (
+    CharTensor as CharTensor,
+)
+from ._legacy import (
     DoubleTensor as DoubleTensor,
 )
 from ._legacy import (
@@ -264,6 +273,9 @@ from ._legacy import (
 from ._legacy import (
     LongTensor as LongTensor,
 )
+from ._legacy import (
+    ShortTensor as ShortTensor,
+)
 from ._runtime import (
     are_deterministic_algorithms_enabled as are_deterministic_algorithms_enabled,
 )
@@ -275,6 +287,9 @@ from ._runtime import (
 )
 from ._runtime import (
     fill as fill,
+)
+from ._runtime import (
+    get_device as get_device,
 )
 from ._runtime import (
     get_float32_matmul_precision as get_float32_matmul_precision,
@@ -543,6 +558,12 @@ from .ops.complex import (
 from .ops.complex import (
     sgn as sgn,
 )
+from .ops.complex_views import (
+    view_as_complex as view_as_complex,
+)
+from .ops.complex_views import (
+    view_as_real as view_as_real,
+)
 from .ops.conversion import (
     clone as clone,
 )
@@ -758,6 +779,33 @@ from .ops.nn_activation import (
 )
 from .ops.nn_activation import (
     _softmax_method as softmax,
+)
+from .ops.nn_torch_level import (
+    alpha_dropout as alpha_dropout,
+)
+from .ops.nn_torch_level import (
+    alpha_dropout_ as alpha_dropout_,
+)
+from .ops.nn_torch_level import (
+    dropout as dropout,
+)
+from .ops.nn_torch_level import (
+    dropout_ as dropout_,
+)
+from .ops.nn_torch_level import (
+    feature_alpha_dropout as feature_alpha_dropout,
+)
+from .ops.nn_torch_level import (
+    feature_alpha_dropout_ as feature_alpha_dropout_,
+)
+from .ops.nn_torch_level import (
+    feature_dropout as feature_dropout,
+)
+from .ops.nn_torch_level import (
+    feature_dropout_ as feature_dropout_,
+)
+from .ops.nn_torch_level import (
+    nuclear_norm as nuclear_norm,
 )
 from .ops.pointwise import (
     abs as abs,
@@ -984,6 +1032,12 @@ from .ops.scan import (
 from .ops.scan import (
     trapz as trapz,
 )
+from .ops.scatter_reduce import (
+    index_reduce as index_reduce,
+)
+from .ops.scatter_reduce import (
+    scatter_reduce as scatter_reduce,
+)
 from .ops.searching import (
     argwhere as argwhere,
 )
@@ -1043,6 +1097,9 @@ from .ops.shape import (
 )
 from .ops.shape import (
     view as view,
+)
+from .ops.shape_inplace import (
+    resize as resize,
 )
 from .ops.shape_reorder import (
     flip as flip,
@@ -1342,12 +1399,14 @@ from .serialization import (
 __all__ = [
     "BoolTensor",
     "ByteTensor",
+    "CharTensor",
     "DoubleTensor",
     "FloatTensor",
     "Generator",
     "HalfTensor",
     "IntTensor",
     "LongTensor",
+    "ShortTensor",
     "Size",
     "Tensor",
     "__version__",
@@ -1364,6 +1423,8 @@ __all__ = [
     "addr",
     "all",
     "allclose",
+    "alpha_dropout",
+    "alpha_dropout_",
     "amax",
     "amin",
     "aminmax",
@@ -1383,6 +1444,7 @@ __all__ = [
     "argsort",
     "argwhere",
     "as_tensor",
+    "asarray",
     "asin",
     "asinh",
     "atan",
@@ -1472,6 +1534,8 @@ __all__ = [
     "divide",
     "dot",
     "double",
+    "dropout",
+    "dropout_",
     "dsplit",
     "dstack",
     "dtype",
@@ -1492,6 +1556,10 @@ __all__ = [
     "expand_as",
     "expm1",
     "eye",
+    "feature_alpha_dropout",
+    "feature_alpha_dropout_",
+    "feature_dropout",
+    "feature_dropout_",
     "fft",
     "fill",
     "finfo",
@@ -1513,6 +1581,7 @@ __all__ = [
     "frac",
     "frexp",
     "from_numpy",
+    "frombuffer",
     "full",
     "full_like",
     "functional",
@@ -1523,6 +1592,7 @@ __all__ = [
     "ger",
     "get_default_device",
     "get_default_dtype",
+    "get_device",
     "get_float32_matmul_precision",
     "get_num_interop_threads",
     "get_num_threads",
@@ -1549,6 +1619,7 @@ __all__ = [
     "index_copy",
     "index_fill",
     "index_put",
+    "index_reduce",
     "index_select",
     "inf",
     "inference_mode",
@@ -1653,6 +1724,7 @@ __all__ = [
     "norm",
     "normal",
     "not_equal",
+    "nuclear_norm",
     "numel",
     "ones",
     "ones_like",
@@ -1694,6 +1766,7 @@ __all__ = [
     "repeat_interleave",
     "reshape",
     "reshape_as",
+    "resize",
     "result_type",
     "return_types",
     "roll",
@@ -1706,6 +1779,7 @@ __all__ = [
     "scalar_tensor",
     "scatter",
     "scatter_add",
+    "scatter_reduce",
     "searchsorted",
     "seed",
     "select",
@@ -1788,6 +1862,8 @@ __all__ = [
     "vdot",
     "view",
     "view_as",
+    "view_as_complex",
+    "view_as_real",
     "viz",
     "vsplit",
     "vstack",

@@ -14,13 +14,7 @@ from .ops.cholesky import (
     cholesky_ex as cholesky_ex,
 )
 from .ops.decompositions import (
-    eig as eig,
-)
-from .ops.decompositions import (
     eigh as eigh,
-)
-from .ops.decompositions import (
-    eigvals as eigvals,
 )
 from .ops.decompositions import (
     eigvalsh as eigvalsh,
@@ -39,6 +33,12 @@ from .ops.determinants import (
 )
 from .ops.determinants import (
     slogdet as slogdet,
+)
+from .ops.eig import (
+    eig as eig,
+)
+from .ops.eig import (
+    eigvals as eigvals,
 )
 from .ops.householder import (
     householder_product as householder_product,
