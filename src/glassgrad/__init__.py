@@ -206,3 +206,21 @@ def is_floating_point(input: Tensor) -> Any:
 def is_complex(input: Tensor) -> Any:
     """True if ``input`` has a complex dtype."""
     return input.is_complex()
+
+
+def is_inference(input: Tensor) -> bool:
+    """True if ``input`` is an inference tensor: made inside ``inference_mode()``, or a view
+    of one.
+
+    Example::
+
+        >>> with glassgrad.inference_mode():
+        ...     glassgrad.is_inference(glassgrad.zeros(1))
+        True
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            "is_inference(): argument 'input' (position 1) must be Tensor, not "
+            f"{type(input).__name__}"
+        )
+    return input.is_inference()

@@ -15,9 +15,11 @@ import numpy as np
 
 from . import _dtype
 from ._tensor_str import tensor_repr
-from .autograd import graph
+from .autograd import grad_mode, graph
+from .autograd.grad_mode import INFERENCE_VERSION
 from .autograd.grad_mode import state as grad_state
 from .autograd.graph import RemovableHandle, add_hook
+from .autograd.op import special_inputs
 from .autograd.views import CreationMeta, refresh_view
 
 __all__ = [
@@ -161,6 +163,47 @@ def _legacy_warning(old: str, new: str) -> None:
     warnings.warn(f"{old} is deprecated; use {new}", DeprecationWarning, stacklevel=3)
 
 
+def _plain_tensor(data: Any) -> Tensor:
+    """A leaf tensor (no grad) around ``data`` without copying."""
+    t = object.__new__(Tensor)
+    t._data = data if type(data) is np.ndarray else np.asarray(data)
+    t._requires_grad = False
+    t._grad = None
+    t._grad_fn = None
+    t._version_counter = None
+    return t
+
+
+def _tensor_marked_in_inference_mode(data: Any) -> Tensor:
+    """``_plain_tensor``, an inference tensor when this thread is in inference mode."""
+    t = _plain_tensor(data)
+    if grad_state.inference:
+        t._version_counter = INFERENCE_VERSION
+    return t
+
+
+def _inference_requires_grad(t: Tensor) -> None:
+    """Let inference tensor ``t`` require grad (inside inference mode only, as PyTorch)."""
+    if not grad_state.inference:
+        raise RuntimeError(
+            "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
+        )
+    # Ops outside inference mode whose tensors are all inference tensors record nothing, even
+    # if one requires grad (PyTorch's inference tensors carry no autograd dispatch key):
+    # the general path checks for that while such a tensor lives.
+    special_inputs.alive += 1
+    weakref.finalize(t, special_inputs.release)
+
+
+def _mark_inference_tensors(on: bool) -> None:
+    # Tensor creation checks the thread's inference mode only while some thread is inside
+    # inference_mode(): grad-mode code pays nothing for inference tensors.
+    Tensor._from_array = staticmethod(_tensor_marked_in_inference_mode if on else _plain_tensor)
+
+
+grad_mode.on_inference_change.append(_mark_inference_tensors)
+
+
 if TYPE_CHECKING:  # the methods the op registry attaches at import time (scripts/generate_stubs.py)
     from ._tensor_methods import _TensorMethods
 else:
@@ -212,7 +255,6 @@ class Tensor(_TensorMethods):
     # created before that which saved it may no longer use it (PyTorch's SavedVariable).
     _detached_at = None
     _volatile = False
-    _inference = False
     __array_priority__ = 1000
 
     # --- construction ------------------------------------------------------------------
@@ -222,16 +264,9 @@ class Tensor(_TensorMethods):
             _legacy_warning("glassgrad.Tensor(...)", "glassgrad.tensor(data) or glassgrad.empty")
         return _legacy_new(_dtype.get_default_dtype(), args, kwargs, cls)
 
-    @staticmethod
-    def _from_array(data: Any) -> Tensor:
-        """A leaf tensor (no grad) around ``data`` without copying."""
-        t = object.__new__(Tensor)
-        t._data = data if type(data) is np.ndarray else np.asarray(data)
-        t._requires_grad = False
-        t._grad = None
-        t._grad_fn = None
-        t._version_counter = None
-        return t
+    # A leaf tensor (no grad) around an array, without copying: _plain_tensor, or while a
+    # thread is inside inference_mode(), _tensor_marked_in_inference_mode.
+    _from_array = staticmethod(_plain_tensor)
 
     @staticmethod
     def _result(data: Any, node: Any, output_nr: int) -> Tensor:
@@ -292,6 +327,8 @@ class Tensor(_TensorMethods):
             raise RuntimeError(
                 "only Tensors of floating point and complex dtype can require gradients"
             )
+        if value and self._version_counter is INFERENCE_VERSION and not self._requires_grad:
+            _inference_requires_grad(self)
         self._requires_grad = bool(value)
         if self._requires_grad_from_base:
             self._requires_grad_from_base = False  # now a leaf of its own
@@ -352,8 +389,12 @@ class Tensor(_TensorMethods):
 
     @property
     def data(self) -> Tensor:
-        """The same storage as a tensor the graph does not track (and with its own version)."""
-        return Tensor._from_array(self._data)
+        """The same storage as a tensor the graph does not track (and with its own version;
+        that of an inference tensor is an inference tensor)."""
+        t = _plain_tensor(self._data)
+        if self._version_counter is INFERENCE_VERSION:
+            t._version_counter = INFERENCE_VERSION
+        return t
 
     @data.setter
     def data(self, value: Tensor) -> None:
@@ -365,6 +406,10 @@ class Tensor(_TensorMethods):
                 "dtype"
             )
         self._data = value._data
+        inference = value._version_counter is INFERENCE_VERSION
+        if inference or self._version_counter is INFERENCE_VERSION:
+            # Being an inference tensor comes with the data (PyTorch's set_data).
+            self._version_counter = INFERENCE_VERSION if inference else None
 
     @data.deleter
     def data(self) -> None:
@@ -418,11 +463,22 @@ class Tensor(_TensorMethods):
     @property
     def _version(self) -> int:
         counter = self._version_counter
+        if counter is INFERENCE_VERSION:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return 0 if counter is None else counter[0]
 
     def is_inference(self) -> bool:
-        """True for tensors created inside ``inference_mode()``."""
-        return self._inference
+        """True for an inference tensor: made inside ``inference_mode()`` (an op's result or a
+        factory's), or a view of one. Views of ordinary tensors made there are not.
+
+        Example::
+
+            >>> with glassgrad.inference_mode():
+            ...     t = glassgrad.ones(2)
+            >>> t.is_inference(), glassgrad.ones(2).is_inference()
+            (True, False)
+        """
+        return self._version_counter is INFERENCE_VERSION
 
     def detach(self) -> Tensor:
         """A tensor on the same storage, cut from the graph (shares the version counter).
@@ -601,12 +657,14 @@ class Tensor(_TensorMethods):
             tensor([[0., 1.],
                     [2., 3.]])
         """
-        if self._requires_grad:
+        if self._requires_grad and not grad_state.inference:  # an autograd check (see op.py)
             raise RuntimeError("cannot resize variables that require grad")
         shape = (
             tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
         )
         shape = tuple(int(s) for s in shape)
+        if shape == self._data.shape:
+            return self  # nothing changes, and the version stays (PyTorch)
         count = int(np.prod(shape))
         flat = self._data.reshape(-1)
         if count <= flat.size and self._data.flags.c_contiguous:
@@ -920,7 +978,7 @@ def _legacy_new(dt: _dtype.dtype, args: tuple, kwargs: dict, cls: type = Tensor)
     t._requires_grad = False
     t._grad = None
     t._grad_fn = None
-    t._version_counter = None
+    t._version_counter = INFERENCE_VERSION if grad_state.inference else None
     return t
 
 

@@ -206,7 +206,9 @@ def _run_backward(
             tick += 1
 
     previous_mode = grad_state.enabled
-    grad_state.enabled = create_graph
+    # Inference mode records nothing, create_graph or not (the short-circuit keeps the
+    # common create_graph=False free of the extra read).
+    grad_state.enabled = create_graph and not grad_state.inference
     anomaly = graph.anomaly.enabled
     heappush, heappop = heapq.heappush, heapq.heappop
     direct = None  # the next node when it was the only one made ready (a chain): no heap

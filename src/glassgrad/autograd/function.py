@@ -28,10 +28,10 @@ from typing import Any
 import numpy as np
 
 from . import graph
-from .grad_mode import no_grad
+from .grad_mode import INFERENCE_VERSION, no_grad
 from .grad_mode import state as grad_state
 from .graph import Node, SavedTensor, pack_saved, saved_tensors_freed_error
-from .op import _modified_error, fit_gradients
+from .op import SAVED_INFERENCE_ERROR, _modified_error, fit_gradients
 from .views import CreationMeta, check_inplace, edge_of, rebase_history
 
 __all__ = ["Function", "FunctionCtx", "InplaceFunction", "once_differentiable"]
@@ -494,6 +494,8 @@ def _freeze_saved(tensors: tuple, outs: tuple, wrapped: list, node: Node) -> lis
                 entry = ("output", (final._data, final._vc, nr), final._vc[0])
                 break
         else:
+            if t._version_counter is INFERENCE_VERSION:
+                raise RuntimeError(SAVED_INFERENCE_ERROR)
             entry = ("input", t, t._vc[0])
         if graph.saved_hooks_stack:
             tensor = _entry_tensor(node, entry)

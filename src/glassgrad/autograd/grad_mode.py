@@ -1,4 +1,14 @@
-"""Grad mode: whether ops record the graph. The state is per thread, as in PyTorch."""
+"""Grad mode and inference mode: whether ops record the graph. The state is per thread, as
+in PyTorch.
+
+Inference mode (PyTorch's ``InferenceMode``) turns recording off even where grad mode is on
+(``enable_grad`` inside it changes ``is_grad_enabled()`` only), and the tensors made inside
+it are *inference tensors*: they track no version (their version counter is
+``INFERENCE_VERSION``), may be changed in place only inside inference mode, and may not be
+saved for backward. While no thread is inside ``inference_mode()``, no code path pays for
+this: tensor creation learns to mark inference tensors only while one is (see
+``on_inference_change``).
+"""
 
 from __future__ import annotations
 
@@ -24,15 +34,61 @@ _CO_GENERATOR = 0x20  # code flag of generator functions (what inspect checks), 
 
 
 class _GradState(threading.local):
-    enabled = True
+    enabled = True  # ops record; outside inference mode, also the grad mode (the hot flag)
     inference = False
+    grad = False  # the grad mode while inference mode is on (recording stays off)
 
 
 state = _GradState()
 
 
+def _set_grad_mode(mode: bool) -> None:
+    if state.inference:
+        state.grad = mode
+    else:
+        state.enabled = mode
+
+
+INPLACE_ON_INFERENCE_ERROR = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+
+
+class _InferenceVersion(list):
+    """The version counter of every inference tensor: PyTorch's track no version. It reads
+    as a fixed nonzero version, so that saving one for backward takes the checked path
+    (``op._saved_versions``); a bump is ignored inside inference mode and is PyTorch's error
+    outside (as ``VariableVersion::bump``: the in-place op has already written)."""
+
+    __slots__ = ()
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        if not state.inference:
+            raise RuntimeError(INPLACE_ON_INFERENCE_ERROR)
+
+
+INFERENCE_VERSION = _InferenceVersion([1])
+
+# Called with True when the first thread enters inference mode and with False when the last
+# leaves: tensor creation swaps in its inference-marking form only meanwhile (_tensor.py).
+on_inference_change: list[Callable[[bool], None]] = []
+_inference_lock = threading.Lock()
+_inference_depth = [0]  # inference_mode(True) contexts open, all threads together
+
+
+def _count_inference(delta: int) -> None:
+    with _inference_lock:
+        before = _inference_depth[0]
+        _inference_depth[0] = before + delta
+        if (before == 0) != (_inference_depth[0] == 0):
+            for callback in on_inference_change:
+                callback(before == 0)
+
+
 def is_grad_enabled() -> bool:
-    """True if ops currently record the graph (the thread's grad mode).
+    """True if grad mode is on: ops record the graph (outside inference mode).
 
     Example::
 
@@ -40,11 +96,18 @@ def is_grad_enabled() -> bool:
         ...     glassgrad.is_grad_enabled()
         False
     """
-    return state.enabled
+    return state.grad if state.inference else state.enabled
 
 
 def is_inference_mode_enabled() -> bool:
-    """True inside ``inference_mode()``."""
+    """True inside ``inference_mode()`` (and not inside a nested ``inference_mode(False)``).
+
+    Example::
+
+        >>> with glassgrad.inference_mode():
+        ...     glassgrad.is_inference_mode_enabled()
+        True
+    """
     return state.inference
 
 
@@ -131,9 +194,9 @@ class set_grad_enabled(_ModeContext):
 
     def __init__(self, mode: bool) -> None:
         # Takes effect at once, so that a plain call works; the context restores on exit.
-        self.prev = state.enabled
+        self.prev = is_grad_enabled()
         self.mode = bool(mode)
-        state.enabled = self.mode
+        _set_grad_mode(self.mode)
 
     def clone(self) -> set_grad_enabled:
         copy = set_grad_enabled.__new__(set_grad_enabled)
@@ -143,16 +206,16 @@ class set_grad_enabled(_ModeContext):
     def __call__(self, func: Callable) -> Callable:
         # Used as a decorator, the call that made this object changes nothing: the mode
         # applies inside the decorated function only.
-        state.enabled = self.prev
+        _set_grad_mode(self.prev)
         return super().__call__(func)
 
     def __enter__(self) -> None:
         if not hasattr(self, "prev"):  # a clone made for a decorated call
-            self.prev = state.enabled
-        state.enabled = self.mode
+            self.prev = is_grad_enabled()
+        _set_grad_mode(self.mode)
 
     def __exit__(self, *exc: object) -> None:
-        state.enabled = self.prev
+        _set_grad_mode(self.prev)
 
 
 _multithreading = [True]  # process-wide, as PyTorch's engine setting
@@ -213,11 +276,15 @@ class no_grad(_NoParamDecorator):
     """
 
     def __enter__(self) -> None:
-        self.prev = state.enabled
-        state.enabled = False
+        if state.inference:
+            self.prev = state.grad
+            state.grad = False
+        else:
+            self.prev = state.enabled
+            state.enabled = False
 
     def __exit__(self, *exc: object) -> None:
-        state.enabled = self.prev
+        _set_grad_mode(self.prev)
 
 
 class enable_grad(_NoParamDecorator):
@@ -232,22 +299,31 @@ class enable_grad(_NoParamDecorator):
     """
 
     def __enter__(self) -> None:
-        self.prev = state.enabled
-        state.enabled = True
+        if state.inference:
+            self.prev = state.grad
+            state.grad = True
+        else:
+            self.prev = state.enabled
+            state.enabled = True
 
     def __exit__(self, *exc: object) -> None:
-        state.enabled = self.prev
+        _set_grad_mode(self.prev)
 
 
 class inference_mode(_ModeContext):
-    """Like ``no_grad``, for code that will never need gradients (``mode=False`` is a no-op).
+    """Like ``no_grad``, for code that will never need gradients: nothing records (even
+    under ``enable_grad``) and the tensors made inside are inference tensors
+    (``Tensor.is_inference()``), which track no version and cannot be saved for backward or
+    changed in place outside inference mode. Views of ordinary tensors stay ordinary tensors.
+    ``inference_mode(False)`` turns both modes off inside: inference mode off, grad mode on
+    (as PyTorch's). Also a decorator, with or without parentheses.
 
     Example::
 
         >>> with glassgrad.inference_mode():
         ...     y = glassgrad.ones(2, requires_grad=True) * 2
-        >>> y.requires_grad
-        False
+        >>> y.requires_grad, y.is_inference()
+        (False, True)
     """
 
     def __new__(cls, mode: Any = True) -> Any:
@@ -262,10 +338,17 @@ class inference_mode(_ModeContext):
         return inference_mode(self.mode)
 
     def __enter__(self) -> None:
-        self.prev = (state.enabled, state.inference)
+        self.prev = (state.enabled, state.inference, state.grad)
+        # PyTorch's InferenceMode guard sets grad mode to the opposite of inference mode.
         if self.mode:
-            state.enabled = False
+            _count_inference(1)
+            state.enabled = state.grad = False
             state.inference = True
+        else:
+            state.enabled = True
+            state.inference = False
 
     def __exit__(self, *exc: object) -> None:
-        state.enabled, state.inference = self.prev
+        state.enabled, state.inference, state.grad = self.prev
+        if self.mode:
+            _count_inference(-1)

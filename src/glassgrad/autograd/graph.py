@@ -87,7 +87,8 @@ def add_hook(hooks: dict[Any, Any], fn: Callable[..., Any]) -> RemovableHandle:
 
 def increment_version(tensor: Any) -> None:
     """Mark ``tensor`` (or each tensor of an iterable) as modified in place, as an in-place
-    op would: saved copies of it then fail the version check in backward.
+    op would: saved copies of it then fail the version check in backward. Inference tensors,
+    which track no version, are left as they are.
 
     Example::
 
@@ -96,8 +97,9 @@ def increment_version(tensor: Any) -> None:
         1
     """
     for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
-        t._vc[0] += 1
-        note_write(t._vc, "increment_version")
+        if not t.is_inference():
+            t._vc[0] += 1
+            note_write(t._vc, "increment_version")
 
 
 def saved_tensors_freed_error() -> RuntimeError:

@@ -29,6 +29,7 @@ import numpy as np
 
 from .._dtype import scalar_type_name, tensor_type_name
 from . import graph
+from .grad_mode import INFERENCE_VERSION
 from .grad_mode import state as grad_state
 from .graph import (
     Node,
@@ -49,7 +50,7 @@ from .views import (
     wrap_view,
 )
 
-__all__ = ["Op", "apply_inplace", "fit_gradients", "legacy_volatile"]
+__all__ = ["Op", "apply_inplace", "fit_gradients", "special_inputs"]
 
 _seq = graph.sequence_counter
 _saved_hooks = graph.saved_hooks_stack  # non-empty inside saved_tensors_hooks
@@ -106,17 +107,26 @@ def _check_differentiable_dtype(dtype: np.dtype) -> None:
         raise RuntimeError(f"Autograd not support dtype: {scalar_type_name(dtype)}")
 
 
-class _Volatile:
-    """Live count of legacy ``volatile=True`` tensors: zero keeps the check off the hot path."""
+class _SpecialInputs:
+    """Live count of the tensors an op must look for among its inputs: legacy
+    ``volatile=True`` tensors and inference tensors that require grad. Zero (the usual case)
+    keeps the check off the hot path."""
 
     alive = 0
 
+    def release(self) -> None:
+        """One of them died (a ``weakref.finalize`` callback)."""
+        self.alive -= 1
 
-legacy_volatile = _Volatile()
 
+special_inputs = _SpecialInputs()
 
-def _decrement_volatile() -> None:
-    legacy_volatile.alive -= 1
+SAVED_INFERENCE_ERROR = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`."
+)
 
 
 def _modified_error(t: Any, expected: int, output_of: Node | None) -> RuntimeError:
@@ -216,6 +226,9 @@ class Op(Node):
     # In place, refuse leaves that require grad and forbidden views (False: logical ops,
     # which PyTorch keeps outside autograd altogether).
     checks_inplace: bool = True
+    # Recorded even when every input is an inference tensor (outside inference mode): PyTorch
+    # makes clone and dtype copies by copying into a new ordinary tensor, which records.
+    records_inference_inputs: bool = False
     # The backward is pointwise arithmetic: when every input has the output's shape and dtype,
     # so has every gradient it returns, and fitting them (fit_gradients) can be skipped.
     elementwise_grads: bool = False
@@ -268,8 +281,8 @@ class Op(Node):
         rb = tensor_b and b._requires_grad
         node = _new(cls)
         out = node.forward(da, db, **params) if params else node.forward(da, db)
-        if not (ra or rb) or not grad_state.enabled or type(out) is tuple or legacy_volatile.alive:
-            # Not recorded, several outputs or legacy volatile tensors alive: the general path.
+        if not (ra or rb) or not grad_state.enabled or type(out) is tuple or special_inputs.alive:
+            # Not recorded, several outputs or special inputs alive: the general path.
             return cls._finish(node, inputs, [da, db], out, ra or rb, params)
         if type(out) is not np.ndarray:
             out = np.asarray(out)  # 0-d NumPy math gives scalars
@@ -413,8 +426,11 @@ class Op(Node):
     ) -> Any:
         """Wrap the forward's result ``out`` in Tensors, recording ``node`` if needed."""
         Tensor = graph.Tensor
-        if legacy_volatile.alive and _any_volatile(inputs):
-            return _wrap_volatile(out)
+        if special_inputs.alive:
+            if _any_volatile(inputs):
+                return _wrap_volatile(out)
+            if record and not cls.records_inference_inputs and _all_inference(inputs):
+                record = False
         if not record or not grad_state.enabled:
             if cls.is_view:
                 return wrap_view(cls, out, inputs, params, None)
@@ -871,6 +887,8 @@ def _saved_versions(saved: tuple) -> tuple:
         if isinstance(x, Tensor):
             counter = x._version_counter
             if counter is not None and counter[0]:
+                if counter is INFERENCE_VERSION:  # reads as version 1: checked only here
+                    raise RuntimeError(SAVED_INFERENCE_ERROR)
                 if versions is None:
                     versions = [0] * len(saved)
                 versions[k] = counter[0]
@@ -970,6 +988,20 @@ def _any_volatile(inputs: tuple) -> bool:
     return any(getattr(x, "_volatile", False) for x in inputs)
 
 
+def _all_inference(inputs: tuple) -> bool:
+    """Every input is an inference tensor: outside inference mode PyTorch records nothing
+    then (its inference tensors carry no autograd dispatch key). A Python number counts as
+    an ordinary tensor, as PyTorch wraps one given for a Tensor argument (``x * 2``)."""
+    Tensor = graph.Tensor
+    for x in inputs:
+        if isinstance(x, Tensor):
+            if x._version_counter is not INFERENCE_VERSION:
+                return False
+        elif isinstance(x, (int, float, complex)):
+            return False
+    return True
+
+
 def _wrap_volatile(out: Any) -> Any:
     Tensor = graph.Tensor
     outs = out if type(out) is tuple else (out,)
@@ -977,8 +1009,8 @@ def _wrap_volatile(out: Any) -> Any:
     for o in outs:
         t = Tensor._from_array(o)
         t._volatile = True
-        legacy_volatile.alive += 1
-        weakref.finalize(t, _decrement_volatile)
+        special_inputs.alive += 1
+        weakref.finalize(t, special_inputs.release)
         wrapped.append(t)
     return tuple(wrapped) if type(out) is tuple else wrapped[0]
 
@@ -1084,6 +1116,8 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
         view_requires_grad(target)
         or any(isinstance(x, Tensor) and view_requires_grad(x) for x in others)
     )
+    if requires_grad and special_inputs.alive and _all_inference((target, *others)):
+        requires_grad = False  # as an out-of-place op on inference tensors (_all_inference)
     checking = requires_grad and cls.checks_inplace
     # As PyTorch's generated in-place ops, a write records on an integer or bool target too
     # (it then requires grad); copy_ is PyTorch's hand-written exception.

@@ -7,7 +7,7 @@ import weakref
 from typing import Any
 
 from . import engine, graph
-from .op import _decrement_volatile, legacy_volatile
+from .op import special_inputs
 
 __all__ = ["Variable"]
 
@@ -56,8 +56,8 @@ def _make_variable(data: Any, requires_grad: bool, volatile: bool) -> Any:
     t._vc = data._vc
     if volatile:
         t._volatile = True
-        legacy_volatile.alive += 1
-        weakref.finalize(t, _decrement_volatile)
+        special_inputs.alive += 1
+        weakref.finalize(t, special_inputs.release)
         return t
     if requires_grad:
         t.requires_grad = True

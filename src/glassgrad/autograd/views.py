@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from . import graph
+from .grad_mode import INFERENCE_VERSION
 from .grad_mode import state as grad_state
 from .graph import Node, accumulator_of
 
@@ -112,6 +113,8 @@ def _view_result(
         or (o.size == 0 and type(o) is np.ndarray)
     ):
         counter = t._version_counter = src._vc  # created on first use, then shared
+        if counter is INFERENCE_VERSION:
+            return t  # a view of an inference tensor is one, not tracked as a view (PyTorch)
         root = src._base
         if root is None:
             t._base = src

@@ -18,6 +18,8 @@ from ._samples import randn
 
 
 class CloneBackward0(Op):
+    records_inference_inputs = True  # a copy into an ordinary tensor (see Op)
+
     def forward(self, x):
         return x.copy()
 
@@ -27,6 +29,8 @@ class CloneBackward0(Op):
 
 class ToCopyBackward0(Op):
     """A copy in another dtype; the gradient is cast back by the machinery."""
+
+    records_inference_inputs = True
 
     def forward(self, x, dtype):
         return x.astype(dtype)
