@@ -123,6 +123,7 @@ from ._runtime import (
 from ._tensor import Size, Tensor, device, get_default_device, set_default_device
 from ._tensor_str import get_printoptions, set_printoptions
 from ._type_info import finfo, iinfo
+from ._warn_once import is_warn_always_enabled, set_warn_always
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,

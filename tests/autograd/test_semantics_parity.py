@@ -586,7 +586,14 @@ def _create_graph_and_saved_variables_warnings(lib):
             (t,) = ctx.saved_variables
             return g * 2
 
-    first = caught_warnings(lambda: (x * x).sum().backward(create_graph=True))
+    # Both libraries give the create_graph warning once per process (the test that checks
+    # that runs in fresh processes: test_create_graph_warning_once_per_process); made to
+    # repeat, it does not depend on which test ran first.
+    lib.set_warn_always(True)
+    try:
+        first = caught_warnings(lambda: (x * x).sum().backward(create_graph=True))
+    finally:
+        lib.set_warn_always(False)
     second = caught_warnings(lambda: F.apply(x).sum().backward())
     return first, second
 
@@ -668,3 +675,43 @@ CASES = [
 @pytest.mark.parametrize("program", CASES, ids=[case.__name__.strip("_") for case in CASES])
 def test_issue_case_matches_pytorch(program: Any) -> None:
     same(program)
+
+
+_WARN_ONCE_PROGRAM = """
+import sys, warnings
+lib = __import__(sys.argv[1])
+x = lib.ones(2, requires_grad=True)
+def warned(fn):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fn()
+    return [w.category.__name__ for w in caught if "create_graph=True" in str(w.message)]
+seen = [warned(lambda: lib.autograd.grad((x * x).sum(), x, create_graph=True))]
+for _ in range(2):
+    seen.append(warned(lambda: (x * x).sum().backward(create_graph=True)))
+lib.set_warn_always(True)
+seen.append(warned(lambda: (x * x).sum().backward(create_graph=True)))
+lib.set_warn_always(False)
+seen.append(warned(lambda: (x * x).sum().backward(create_graph=True)))
+print(seen)
+"""
+
+
+def test_create_graph_warning_once_per_process() -> None:
+    # PyTorch's engine warns with TORCH_WARN_ONCE: the first backward(create_graph=True) of
+    # a process only (autograd.grad never), every one under set_warn_always(True). Each
+    # library runs in a fresh process, so no earlier test can have used up the warning.
+    import subprocess
+    import sys
+
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", _WARN_ONCE_PROGRAM, name],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+        ).stdout
+        for name in ("glassgrad", "torch")
+    ]
+    assert runs[0] == runs[1] == "[[], ['UserWarning'], [], ['UserWarning'], []]\n"

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .._warn_once import warn_once
 from . import graph
 from .engine import run_backward
 
@@ -123,16 +124,6 @@ def backward(
     grads = _make_grads(outputs, _as_list(grad_tensors), create_graph)
     if retain_graph is None:
         retain_graph = create_graph
-    if create_graph:
-        warnings.warn(
-            "Using backward() with create_graph=True will create a reference cycle between the "
-            "parameter and its gradient which can cause a memory leak. We recommend using "
-            "autograd.grad when creating the graph to avoid this. If you have to use this "
-            "function, make sure to reset the .grad fields of your parameters to None after use "
-            "to break the cycle and avoid the leak.",
-            UserWarning,
-            stacklevel=2,
-        )
     input_list = None
     if inputs is not None:
         input_list = _as_list(inputs)
@@ -141,6 +132,16 @@ def backward(
         for t in input_list:
             if isinstance(t, graph.Tensor) and t.grad_fn is not None:
                 t.retain_grad()  # as PyTorch: a non-leaf input gets its .grad that way
+    if create_graph:  # once per process, as PyTorch's engine (TORCH_WARN_ONCE)
+        warn_once(
+            "Using backward() with create_graph=True will create a reference cycle between the "
+            "parameter and its gradient which can cause a memory leak. We recommend using "
+            "autograd.grad when creating the graph to avoid this. If you have to use this "
+            "function, make sure to reset the .grad fields of your parameters to None after use "
+            "to break the cycle and avoid the leak.",
+            UserWarning,
+            stacklevel=2,
+        )
     run_backward(outputs, grads, retain_graph, create_graph, input_list, accumulate_grad=True)
 
 
