@@ -138,8 +138,14 @@ def disable_gc() -> Iterator[None]:
 
 @contextlib.contextmanager
 def set_warn_always_context(new_val: bool) -> Iterator[None]:
-    """PyTorch's switch that makes once-per-process warnings repeat; here Python's filter."""
-    with warnings.catch_warnings():
-        if new_val:
-            warnings.simplefilter("always")
-        yield
+    """PyTorch's helper: ``set_warn_always(new_val)`` inside (once-per-process warnings
+    repeat), and Python's filter to match, so that no earlier warning hides one."""
+    old_val = glassgrad.is_warn_always_enabled()
+    glassgrad.set_warn_always(new_val)
+    try:
+        with warnings.catch_warnings():
+            if new_val:
+                warnings.simplefilter("always")
+            yield
+    finally:
+        glassgrad.set_warn_always(old_val)
