@@ -363,6 +363,12 @@ from ._type_info import (
 from ._type_info import (
     iinfo as iinfo,
 )
+from ._warn_once import (
+    is_warn_always_enabled as is_warn_always_enabled,
+)
+from ._warn_once import (
+    set_warn_always as set_warn_always,
+)
 from .autograd.grad_mode import (
     enable_grad as enable_grad,
 )
@@ -1635,10 +1641,12 @@ __all__ = [
     "is_deterministic_algorithms_warn_only_enabled",
     "is_floating_point",
     "is_grad_enabled",
+    "is_inference",
     "is_inference_mode_enabled",
     "is_nonzero",
     "is_signed",
     "is_tensor",
+    "is_warn_always_enabled",
     "isclose",
     "isfinite",
     "isin",
@@ -1794,6 +1802,7 @@ __all__ = [
     "set_num_threads",
     "set_printoptions",
     "set_rng_state",
+    "set_warn_always",
     "sgn",
     "short",
     "sigmoid",
@@ -1879,6 +1888,7 @@ inf: float
 
 def is_complex(input: Tensor) -> Any: ...
 def is_floating_point(input: Tensor) -> Any: ...
+def is_inference(input: Tensor) -> bool: ...
 def is_tensor(obj: Any) -> Any: ...
 
 nan: float

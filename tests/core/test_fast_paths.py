@@ -1,6 +1,6 @@
 """The recording fast paths give what the general path gives, bit for bit (issue 18).
 
-Each program runs twice: on the fast paths, and with them turned off (``legacy_volatile.alive``
+Each program runs twice: on the fast paths, and with them turned off (``special_inputs.alive``
 sends every op through ``Op._finish``/``_record``; ``float_array_and_number`` returning False
 sends Python-number operands through the promotion helpers; ``_two_saved_arrays`` replaced by
 the general ``_unpack``). Values, gradients, the recorded graph (node types, edges, saved
@@ -22,7 +22,7 @@ from glassgrad.ops import arithmetic, division
 
 
 def _general_paths(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(op_module.legacy_volatile, "alive", 1)
+    monkeypatch.setattr(op_module.special_inputs, "alive", 1)
     for module in (arithmetic, division):
         monkeypatch.setattr(module, "float_array_and_number", lambda a, b: False)
     monkeypatch.setattr(op_module.Op, "_two_saved_arrays", lambda self: self._unpack(False))

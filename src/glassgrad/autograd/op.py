@@ -369,7 +369,7 @@ class Op(Node):
                 not record
                 or not grad_state.enabled
                 or type(out) is not np.ndarray
-                or legacy_volatile.alive
+                or special_inputs.alive
             ):
                 return cls._finish(node, inputs, [data], out, record, params)
             # One input, one array out, recorded (unary ops, reductions, views): _finish and
