@@ -4,6 +4,7 @@ its errors."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import struct
 import subprocess
@@ -15,7 +16,7 @@ import pytest
 from tb_helpers import accumulate, event_files, raw_events, summary_events
 
 import glassgrad as gg
-from glassgrad.utils.tensorboard import SummaryWriter
+from glassgrad.utils.tensorboard import SummaryWriter, _event_file
 from glassgrad.utils.tensorboard.summary import default_bins
 
 
@@ -225,7 +226,10 @@ def test_events_reach_the_disk_after_flush_secs(tmp_path):
     writer.close()
 
 
-def test_purge_step_writes_a_session_start_at_that_step(tmp_path):
+def test_purge_step_writes_a_session_start_at_that_step(tmp_path, monkeypatch):
+    # TensorBoard reads a run's files in name order; two files made in one second differ
+    # by the process's file counter, unpadded as TensorBoard's ("10" sorts before "9").
+    monkeypatch.setattr(_event_file, "_file_number", itertools.count())
     with SummaryWriter(tmp_path) as writer:
         for step in range(10):
             writer.add_scalar("x", step, step)
