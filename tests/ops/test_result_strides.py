@@ -168,3 +168,20 @@ def test_column_major_lapack_results_allow_torch_views() -> None:
     ours = gg.linalg.cholesky(gg.tensor(a), upper=True).mT.view(-1)
     theirs = torch.linalg.cholesky(torch.tensor(a), upper=True).mT.view(-1)
     np.testing.assert_allclose(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("op", ["linalg.cholesky", "linalg.inv", "exp of a transpose", "add"])
+def test_out_resized_from_empty_takes_the_result_layout(op: str) -> None:
+    def strides(lib):
+        a = lib.tensor([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]], dtype=lib.float64)
+        out = lib.empty(0, dtype=lib.float64)
+        calls = {
+            "linalg.cholesky": lambda: lib.linalg.cholesky(a, out=out),
+            "linalg.inv": lambda: lib.linalg.inv(a, out=out),
+            "exp of a transpose": lambda: lib.exp(a.t(), out=out),
+            "add": lambda: lib.add(a, 1, out=out),
+        }
+        calls[op]()
+        return out.stride()
+
+    assert strides(gg) == strides(torch)

@@ -63,7 +63,7 @@ def write_into(op: str, out: Any, values: np.ndarray, exact: bool = False) -> Te
                 UserWarning,
                 stacklevel=4,
             )
-        out._data = np.empty(values.shape, target.dtype)
+        out._data = np.empty_like(values, dtype=target.dtype)  # the result's layout, as PyTorch
     elif not target.flags.writeable:
         raise RuntimeError(f"{op}(): the 'out' tensor's memory is read-only")
     np.copyto(out._data, values, casting="unsafe")
