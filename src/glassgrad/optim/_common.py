@@ -143,6 +143,26 @@ def lerp_(
         np.add(end, scratch, out=start)
 
 
+def update_moments(
+    exp_avg: np.ndarray,
+    exp_avg_sq: np.ndarray,
+    grad: np.ndarray,
+    lerp_weight: Any,
+    one_minus_beta2: Any,
+    beta2: float,
+    scratch: np.ndarray,
+) -> None:
+    """Adam's moment updates in place, operation for operation as PyTorch's:
+    ``exp_avg.lerp_(grad, 1 - beta1)`` and
+    ``exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)``; ``scratch`` is
+    overwritten."""
+    lerp_(exp_avg, grad, lerp_weight, scratch)
+    exp_avg_sq *= beta2
+    np.multiply(grad, one_minus_beta2, out=scratch)
+    scratch *= grad
+    exp_avg_sq += scratch
+
+
 def reject_unsupported(name: str, differentiable: bool, capturable: bool = False) -> None:
     """Refuse options that have no meaning for in-place NumPy updates on the CPU."""
     if differentiable:

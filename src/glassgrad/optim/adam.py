@@ -12,10 +12,10 @@ from ._common import (
     bump_version,
     grad_array,
     increment_step,
-    lerp_,
     new_step,
     reject_unsupported,
     state_tensor,
+    update_moments,
 )
 from ._elementwise import for_each_chunk
 from .optimizer import Optimizer
@@ -186,11 +186,7 @@ def _adam_kernel(
         else:
             np.multiply(param, weight_decay, out=tmp)  # grad.add(param, alpha=weight_decay)
             grad = np.add(grad, tmp, out=work)
-    lerp_(exp_avg, grad, lerp_weight, tmp)  # exp_avg.lerp_(grad, 1 - beta1)
-    exp_avg_sq *= beta2  # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-    np.multiply(grad, one_minus_beta2, out=tmp)
-    tmp *= grad
-    exp_avg_sq += tmp
+    update_moments(exp_avg, exp_avg_sq, grad, lerp_weight, one_minus_beta2, beta2, tmp)
     second_moment = exp_avg_sq
     if amsgrad:
         second_moment = np.maximum(arrays[4], exp_avg_sq, out=arrays[4])

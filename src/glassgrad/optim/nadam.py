@@ -13,11 +13,11 @@ from ._common import (
     check_options,
     grad_array,
     increment_step,
-    lerp_,
     new_step,
     reject_unsupported,
     signed_decayed_grad,
     state_tensor,
+    update_moments,
 )
 from ._elementwise import for_each_chunk
 from .optimizer import Optimizer
@@ -168,11 +168,7 @@ def _nadam_kernel(
         param *= decay_factor  # param.mul_(1 - lr * weight_decay)
     l2 = weight_decay if not decoupled else 0
     grad = signed_decayed_grad(param, grad, l2, maximize, work, denom)
-    lerp_(exp_avg, grad, lerp_weight, denom)  # exp_avg.lerp_(grad, 1 - beta1)
-    exp_avg_sq *= beta2  # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-    np.multiply(grad, 1 - beta2, out=denom)
-    denom *= grad
-    exp_avg_sq += denom
+    update_moments(exp_avg, exp_avg_sq, grad, lerp_weight, 1 - beta2, beta2, denom)
     np.divide(exp_avg_sq, bias_correction2, out=denom)  # denom = (v / bc2).sqrt().add_(eps)
     np.sqrt(denom, out=denom)
     denom += eps
