@@ -780,10 +780,10 @@ from .ops.matrix_functions import (
 from .ops.matrix_functions import (
     vander_top as vander,
 )
-from .ops.nn_activation import (
+from .ops.nn_softmax import (
     _log_softmax_method as log_softmax,
 )
-from .ops.nn_activation import (
+from .ops.nn_softmax import (
     _softmax_method as softmax,
 )
 from .ops.nn_torch_level import (

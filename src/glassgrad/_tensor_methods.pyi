@@ -522,7 +522,7 @@ class _TensorMethods:
     ) -> Any: ...  # glassgrad.ops.random.log_normal_
     def log_softmax(
         self, dim: int, dtype: Any = ...
-    ) -> Tensor: ...  # glassgrad.ops.nn_activation._log_softmax_method
+    ) -> Tensor: ...  # glassgrad.ops.nn_softmax._log_softmax_method
     def logaddexp(self, other: Tensor) -> Tensor: ...  # glassgrad.ops.pointwise_binary.logaddexp
     def logaddexp2(self, other: Tensor) -> Tensor: ...  # glassgrad.ops.pointwise_binary.logaddexp2
     def logcumsumexp(
@@ -815,7 +815,7 @@ class _TensorMethods:
     ) -> tuple[Any, ...]: ...  # glassgrad.ops.determinants._slogdet_top
     def softmax(
         self, dim: int, dtype: Any = ...
-    ) -> Tensor: ...  # glassgrad.ops.nn_activation._softmax_method
+    ) -> Tensor: ...  # glassgrad.ops.nn_softmax._softmax_method
     def sort(
         self, dim: int = ..., descending: bool = ..., *, stable: bool | None = ..., out: Any = ...
     ) -> Any: ...  # glassgrad.ops.sorting.sort

@@ -14,8 +14,8 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..ops import linalg, reduction, shape
-from ..ops.nn_activation import softmax
 from ..ops.nn_misc import dropout, linear
+from ..ops.nn_softmax import softmax
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 

@@ -14,22 +14,10 @@ from ..ops.nn_activation import (
     celu_ as celu_,
 )
 from ..ops.nn_activation import (
-    cosine_similarity as cosine_similarity,
-)
-from ..ops.nn_activation import (
     elu as elu,
 )
 from ..ops.nn_activation import (
     elu_ as elu_,
-)
-from ..ops.nn_activation import (
-    gelu as gelu,
-)
-from ..ops.nn_activation import (
-    hardsigmoid as hardsigmoid,
-)
-from ..ops.nn_activation import (
-    hardswish as hardswish,
 )
 from ..ops.nn_activation import (
     hardtanh as hardtanh,
@@ -42,21 +30,6 @@ from ..ops.nn_activation import (
 )
 from ..ops.nn_activation import (
     leaky_relu_ as leaky_relu_,
-)
-from ..ops.nn_activation import (
-    log_softmax as log_softmax,
-)
-from ..ops.nn_activation import (
-    logsigmoid as logsigmoid,
-)
-from ..ops.nn_activation import (
-    mish as mish,
-)
-from ..ops.nn_activation import (
-    normalize as normalize,
-)
-from ..ops.nn_activation import (
-    pairwise_distance as pairwise_distance,
 )
 from ..ops.nn_activation import (
     relu as relu,
@@ -72,24 +45,6 @@ from ..ops.nn_activation import (
 )
 from ..ops.nn_activation import (
     selu_ as selu_,
-)
-from ..ops.nn_activation import (
-    silu as silu,
-)
-from ..ops.nn_activation import (
-    softmax as softmax,
-)
-from ..ops.nn_activation import (
-    softmin as softmin,
-)
-from ..ops.nn_activation import (
-    softplus as softplus,
-)
-from ..ops.nn_activation import (
-    softsign as softsign,
-)
-from ..ops.nn_activation import (
-    tanhshrink as tanhshrink,
 )
 from ..ops.nn_activation_piecewise import (
     glu as glu,
@@ -117,6 +72,33 @@ from ..ops.nn_activation_piecewise import (
 )
 from ..ops.nn_activation_piecewise import (
     threshold_ as threshold_,
+)
+from ..ops.nn_activation_smooth import (
+    gelu as gelu,
+)
+from ..ops.nn_activation_smooth import (
+    hardsigmoid as hardsigmoid,
+)
+from ..ops.nn_activation_smooth import (
+    hardswish as hardswish,
+)
+from ..ops.nn_activation_smooth import (
+    logsigmoid as logsigmoid,
+)
+from ..ops.nn_activation_smooth import (
+    mish as mish,
+)
+from ..ops.nn_activation_smooth import (
+    silu as silu,
+)
+from ..ops.nn_activation_smooth import (
+    softplus as softplus,
+)
+from ..ops.nn_activation_smooth import (
+    softsign as softsign,
+)
+from ..ops.nn_activation_smooth import (
+    tanhshrink as tanhshrink,
 )
 from ..ops.nn_conv import (
     conv1d as conv1d,
@@ -360,6 +342,24 @@ from ..ops.nn_shuffle import (
 )
 from ..ops.nn_shuffle import (
     pixel_unshuffle as pixel_unshuffle,
+)
+from ..ops.nn_similarity import (
+    cosine_similarity as cosine_similarity,
+)
+from ..ops.nn_similarity import (
+    normalize as normalize,
+)
+from ..ops.nn_similarity import (
+    pairwise_distance as pairwise_distance,
+)
+from ..ops.nn_softmax import (
+    log_softmax as log_softmax,
+)
+from ..ops.nn_softmax import (
+    softmax as softmax,
+)
+from ..ops.nn_softmax import (
+    softmin as softmin,
 )
 from ..ops.nn_upsample import (
     interpolate as interpolate,

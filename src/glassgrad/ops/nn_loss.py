@@ -26,15 +26,10 @@ from ._common import array_of, binary_operands, broadcast_error, check_tensor
 from ._namespace import cached_constant
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
-from .nn_activation import (
-    DivBackward1,
-    LogSigmoidBackward0,
-    LogSoftmaxBackward0,
-    MulBackward1,
-    _broadcast_pair,
-    call_op,
-    log_softmax,
-)
+from .nn_activation import DivBackward1, MulBackward1, call_op
+from .nn_activation_smooth import LogSigmoidBackward0
+from .nn_similarity import _broadcast_pair
+from .nn_softmax import LogSoftmaxBackward0, log_softmax
 
 __all__ = [
     "mse_loss",

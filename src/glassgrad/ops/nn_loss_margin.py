@@ -23,8 +23,9 @@ from . import reduction as reductions
 from ._common import array_of, check_tensor
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
-from .nn_activation import logsigmoid, pairwise_distance
+from .nn_activation_smooth import logsigmoid
 from .nn_loss import _reduce, _reduction
+from .nn_similarity import pairwise_distance
 
 _EPSILON = 1e-12  # ATen's cosine_embedding_loss
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
-from . import _erf, nn_activation
+from . import _erf, nn_softmax
 from ._common import (
     array_of,
     broadcast_error,
@@ -572,7 +572,7 @@ def softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
         >>> glassgrad.special.softmax(glassgrad.tensor([0.0, 0.0]), 0)
         tensor([0.5000, 0.5000])
     """
-    return nn_activation.softmax(input, dim, dtype=dtype)
+    return nn_softmax.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
@@ -583,7 +583,7 @@ def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
         >>> glassgrad.special.log_softmax(glassgrad.tensor([0.0, 0.0]), 0)
         tensor([-0.6931, -0.6931])
     """
-    return nn_activation.log_softmax(input, dim, dtype=dtype)
+    return nn_softmax.log_softmax(input, dim, dtype=dtype)
 
 
 def _softmax_samples(rng: np.random.Generator) -> list[Sample]:

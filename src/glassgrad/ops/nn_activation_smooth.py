@@ -1,0 +1,365 @@
+"""``nn.functional``'s smooth activations: gelu (exact and tanh), silu, mish, softplus,
+hardsigmoid, hardswish, logsigmoid, and the composites softsign and tanhshrink (built from
+other ops, as PyTorch builds them, so the graphs look the same).
+
+Backward formulas that need a smooth function of the input (``sigmoid``, ``tanh``, ``erf``,
+``softplus``) call its Node through ``call_op``: a plain forward on arrays, a recorded op on
+Tensors, so second derivatives come from the same formula.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.op import Op, apply_inplace
+from . import arithmetic, division, pointwise
+from ._common import array_of, check_tensor
+from ._namespace import ArrayNamespace
+from ._registry import Sample, register
+from ._samples import randn
+from .nn_activation import NN, _activation_samples, _check_floating, _sigmoid, _softplus, call_op
+from .unary_math import ErfBackward0
+
+__all__ = [
+    "gelu",
+    "silu",
+    "mish",
+    "softplus",
+    "hardsigmoid",
+    "hardswish",
+    "logsigmoid",
+    "softsign",
+    "tanhshrink",
+]
+
+
+_SQRT1_2 = math.sqrt(0.5)
+
+
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+_GELU_TANH_BETA = math.sqrt(2.0 / math.pi)
+
+
+_GELU_TANH_KAPPA = 0.044715
+
+
+# --- smooth activations ------------------------------------------------------------------------
+
+
+class GeluBackward0(Op):
+    """out = x * Phi(x) (Phi the standard normal CDF, through erf), or its tanh approximation
+    ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``."""
+
+    saved_inputs = (0,)
+    # The forward's Phi(x), kept for one array-path backward (erf is the costly part).
+    __slots__ = ("approximate", "cdf")
+
+    def forward(self, x, approximate="none"):
+        _check_floating(x, "gelu")
+        self.approximate = approximate
+        self.cdf = None
+        if approximate == "tanh":
+            inner = _GELU_TANH_BETA * (x + _GELU_TANH_KAPPA * x * x * x)
+            return 0.5 * x * (1.0 + np.tanh(inner))
+        self.cdf = 0.5 * (1.0 + call_op(ArrayNamespace, ErfBackward0, x * _SQRT1_2))
+        return x * self.cdf
+
+    def backward(self, F, grad):
+        (x,) = self.saved
+        if self.approximate == "tanh":
+            inner = _GELU_TANH_BETA * (x + _GELU_TANH_KAPPA * x * x * x)
+            t = call_op(F, pointwise.TanhBackward0, inner)
+            d_inner = _GELU_TANH_BETA * (1.0 + 3.0 * _GELU_TANH_KAPPA * x * x)
+            return grad * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * d_inner)
+        cdf, self.cdf = self.cdf, None
+        if cdf is None or F is not ArrayNamespace:
+            cdf = 0.5 * (1.0 + call_op(F, ErfBackward0, x * _SQRT1_2))
+        pdf = _INV_SQRT_2PI * F.exp(-0.5 * x * x)
+        return grad * (cdf + x * pdf)
+
+
+class SiluBackward0(Op):
+    """out = x * sigmoid(x)"""
+
+    saved_inputs = (0,)
+
+    def forward(self, x):
+        _check_floating(x, "silu")
+        return x * _sigmoid(x)
+
+    def backward(self, F, grad):
+        (x,) = self.saved
+        s = call_op(F, pointwise.SigmoidBackward0, x)
+        return grad * (s * (1.0 + x * (1.0 - s)))
+
+
+class SoftplusBackward0(Op):
+    """out = log(1 + exp(beta x)) / beta, or x where beta x > threshold"""
+
+    saved_inputs = (0,)
+    __slots__ = ("beta", "threshold")
+
+    def forward(self, x, beta=1.0, threshold=20.0):
+        _check_floating(x, "softplus")
+        self.beta, self.threshold = beta, threshold
+        scaled = x * beta
+        return np.where(scaled > threshold, x, _softplus(scaled) / beta)
+
+    def backward(self, F, grad):
+        (x,) = self.saved
+        linear = array_of(x) * self.beta > self.threshold
+        s = call_op(F, pointwise.SigmoidBackward0, x * self.beta)
+        return F.where(linear, grad, grad * s)
+
+
+class MishBackward0(Op):
+    """out = x * tanh(softplus(x))"""
+
+    saved_inputs = (0,)
+
+    def forward(self, x):
+        _check_floating(x, "mish")
+        return x * np.tanh(_softplus(x))
+
+    def backward(self, F, grad):
+        (x,) = self.saved
+        sp = call_op(F, SoftplusBackward0, x, beta=1.0, threshold=math.inf)
+        t = call_op(F, pointwise.TanhBackward0, sp)
+        s = call_op(F, pointwise.SigmoidBackward0, x)
+        return grad * (t + x * s * (1.0 - t * t))
+
+
+class HardsigmoidBackward0(Op):
+    """out = min(max(x + 3, 0), 6) / 6; the gradient is 1/6 strictly inside (-3, 3)."""
+
+    saved_inputs = (0,)
+    grad_reads_saved = True
+
+    def forward(self, x):
+        _check_floating(x, "hardsigmoid")
+        return np.minimum(np.maximum(x + 3.0, 0.0), 6.0) / 6.0
+
+    def backward(self, F, grad):
+        (x,) = self.saved
+        v = array_of(x)
+        return F.where((v > -3.0) & (v < 3.0), grad / 6.0, 0.0)
+
+
+class HardswishBackward0(Op):
+    """out = x * min(max(x + 3, 0), 6) / 6"""
+
+    saved_inputs = (0,)
+
+    def forward(self, x):
+        _check_floating(x, "hardswish")
+        return x * np.minimum(np.maximum(x + 3.0, 0.0), 6.0) / 6.0
+
+    def backward(self, F, grad):
+        (x,) = self.saved
+        v = array_of(x)
+        # 0 for x <= -3, x/3 + 1/2 inside, 1 for x >= 3 (PyTorch's choices at the kinks).
+        return F.where(v <= -3.0, 0.0, grad * F.where(v < 3.0, x / 3.0 + 0.5, 1.0))
+
+
+class LogSigmoidBackward0(Op):
+    """out = log(sigmoid(x)) = -softplus(-x), finite for any x"""
+
+    saved_inputs = (0,)
+
+    def forward(self, x):
+        _check_floating(x, "logsigmoid")
+        return -_softplus(-x)
+
+    def backward(self, F, grad):
+        (x,) = self.saved
+        return grad * call_op(F, pointwise.SigmoidBackward0, -x)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """Gaussian error linear unit ``x * Phi(x)``, Phi the standard normal CDF (exact, via
+    erf), or with ``approximate='tanh'`` ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``.
+
+    Example::
+
+        >>> glassgrad.nn.functional.gelu(glassgrad.tensor([1.0]))
+        tensor([0.8413])
+    """
+    check_tensor(input, "gelu")
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(
+            f"gelu: approximate argument must be either none or tanh. (got {approximate!r})"
+        )
+    return GeluBackward0.apply(input, approximate=approximate)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """Sigmoid linear unit (swish), ``x * sigmoid(x)``.
+
+    Example::
+
+        >>> glassgrad.nn.functional.silu(glassgrad.tensor([1.0]))
+        tensor([0.7311])
+    """
+    check_tensor(input, "silu")
+    if inplace:
+        return apply_inplace(SiluBackward0, input)
+    return SiluBackward0.apply(input)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * tanh(softplus(x))``.
+
+    Example::
+
+        >>> glassgrad.nn.functional.mish(glassgrad.tensor([1.0]))
+        tensor([0.8651])
+    """
+    check_tensor(input, "mish")
+    if inplace:
+        return apply_inplace(MishBackward0, input)
+    return MishBackward0.apply(input)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """``log(1 + exp(beta * x)) / beta``, and ``x`` itself where ``beta * x > threshold``.
+
+    Computed without overflow: finite values and gradients for inputs of any magnitude.
+
+    Example::
+
+        >>> glassgrad.nn.functional.softplus(glassgrad.tensor([0.0, 1e4]))
+        tensor([6.9315e-01, 1.0000e+04])
+    """
+    check_tensor(input, "softplus")
+    return SoftplusBackward0.apply(input, beta=beta, threshold=threshold)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """``relu6(x + 3) / 6``.
+
+    Example::
+
+        >>> glassgrad.nn.functional.hardsigmoid(glassgrad.tensor([-4.0, 0.0, 4.0]))
+        tensor([0.0000, 0.5000, 1.0000])
+    """
+    check_tensor(input, "hardsigmoid")
+    if inplace:
+        return apply_inplace(HardsigmoidBackward0, input)
+    return HardsigmoidBackward0.apply(input)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * relu6(x + 3) / 6``.
+
+    Example::
+
+        >>> glassgrad.nn.functional.hardswish(glassgrad.tensor([-4.0, 1.0, 4.0]))
+        tensor([-0.0000,  0.6667,  4.0000])
+    """
+    check_tensor(input, "hardswish")
+    if inplace:
+        return apply_inplace(HardswishBackward0, input)
+    return HardswishBackward0.apply(input)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """``log(sigmoid(x)) = -softplus(-x)``, finite for inputs of any magnitude.
+
+    Example::
+
+        >>> glassgrad.nn.functional.logsigmoid(glassgrad.tensor([0.0, -1e4]))
+        tensor([-6.9315e-01, -1.0000e+04])
+    """
+    return LogSigmoidBackward0.apply(check_tensor(input, "logsigmoid"))
+
+
+def softsign(input: Tensor) -> Tensor:
+    """``x / (1 + |x|)`` (built from div, add and abs, as PyTorch records it).
+
+    Example::
+
+        >>> glassgrad.nn.functional.softsign(glassgrad.tensor([-1.0, 3.0]))
+        tensor([-0.5000,  0.7500])
+    """
+    check_tensor(input, "softsign")
+    return division.div(input, arithmetic.add(pointwise.abs(input), 1))
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """``x - tanh(x)``.
+
+    Example::
+
+        >>> glassgrad.nn.functional.tanhshrink(glassgrad.tensor([1.0]))
+        tensor([0.2384])
+    """
+    check_tensor(input, "tanhshrink")
+    return arithmetic.sub(input, pointwise.tanh(input))
+
+
+register(
+    "gelu",
+    gelu,
+    nodes=(GeluBackward0,),
+    namespace=NN,
+    samples=lambda rng: [
+        *_activation_samples(rng),
+        Sample((3.0 * randn(rng, 4, 5),), {"approximate": "tanh"}),
+        Sample((randn(rng, 4, 3).T,), {"approximate": "tanh"}),
+        Sample((randn(rng, 3, 4),), {"approximate": "none"}),
+    ],
+)
+
+
+register("silu", silu, nodes=(SiluBackward0,), namespace=NN, samples=_activation_samples)
+
+
+register("mish", mish, nodes=(MishBackward0,), namespace=NN, samples=_activation_samples)
+
+
+register(
+    "softplus",
+    softplus,
+    nodes=(SoftplusBackward0,),
+    namespace=NN,
+    samples=lambda rng: [
+        *_activation_samples(rng),
+        Sample((3.0 * randn(rng, 3, 4), 2.0, 1.5)),
+        Sample((3.0 * randn(rng, 3, 4),), {"beta": 0.5, "threshold": 1.0}),
+    ],
+)
+
+
+register(
+    "hardsigmoid",
+    hardsigmoid,
+    nodes=(HardsigmoidBackward0,),
+    namespace=NN,
+    samples=_activation_samples,
+    second_order=False,  # PyTorch has no derivative of hardsigmoid_backward
+)
+
+
+register(
+    "hardswish", hardswish, nodes=(HardswishBackward0,), namespace=NN, samples=_activation_samples
+)
+
+
+register(
+    "logsigmoid",
+    logsigmoid,
+    nodes=(LogSigmoidBackward0,),
+    namespace=NN,
+    samples=_activation_samples,
+)
+
+
+register("softsign", softsign, namespace=NN, samples=_activation_samples)
+
+
+register("tanhshrink", tanhshrink, namespace=NN, samples=_activation_samples)
