@@ -149,19 +149,7 @@ from ..ops.nn_grid_sample import (
     grid_sample as grid_sample,
 )
 from ..ops.nn_loss import (
-    binary_cross_entropy as binary_cross_entropy,
-)
-from ..ops.nn_loss import (
-    binary_cross_entropy_with_logits as binary_cross_entropy_with_logits,
-)
-from ..ops.nn_loss import (
-    cross_entropy as cross_entropy,
-)
-from ..ops.nn_loss import (
     huber_loss as huber_loss,
-)
-from ..ops.nn_loss import (
-    kl_div as kl_div,
 )
 from ..ops.nn_loss import (
     l1_loss as l1_loss,
@@ -170,10 +158,13 @@ from ..ops.nn_loss import (
     mse_loss as mse_loss,
 )
 from ..ops.nn_loss import (
-    nll_loss as nll_loss,
-)
-from ..ops.nn_loss import (
     smooth_l1_loss as smooth_l1_loss,
+)
+from ..ops.nn_loss_classification import (
+    cross_entropy as cross_entropy,
+)
+from ..ops.nn_loss_classification import (
+    nll_loss as nll_loss,
 )
 from ..ops.nn_loss_ctc import (
     ctc_loss as ctc_loss,
@@ -213,6 +204,15 @@ from ..ops.nn_loss_multiclass import (
 )
 from ..ops.nn_loss_multiclass import (
     multilabel_margin_loss as multilabel_margin_loss,
+)
+from ..ops.nn_loss_probabilistic import (
+    binary_cross_entropy as binary_cross_entropy,
+)
+from ..ops.nn_loss_probabilistic import (
+    binary_cross_entropy_with_logits as binary_cross_entropy_with_logits,
+)
+from ..ops.nn_loss_probabilistic import (
+    kl_div as kl_div,
 )
 from ..ops.nn_misc import (
     bilinear as bilinear,

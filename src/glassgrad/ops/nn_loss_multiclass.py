@@ -20,7 +20,8 @@ from ._namespace import ArrayNamespace
 from ._not_implemented import _not_implemented_node
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
-from .nn_loss import _reduction, cross_entropy
+from .nn_loss import _reduction
+from .nn_loss_classification import cross_entropy
 from .nn_misc import linear
 
 
