@@ -14,7 +14,7 @@ import pytest
 import torch
 
 import glassgrad as gg
-from glassgrad.ops import nn_conv
+from glassgrad.ops import _conv_kernels
 
 GF = gg.nn.functional
 TF = torch.nn.functional
@@ -488,7 +488,7 @@ def test_few_channel_convolutions(x_shape: tuple, w_shape: tuple, params: dict) 
         x, w, b = leaves(lib, *arrays)
         conv = F.conv2d if len(x_shape) == 4 else F.conv1d
         out = conv(x, w, b, **params)
-        assert nn_conv._channels_first_suits(x_shape[1], w_shape[-1], out.shape[-1], 1)
+        assert _conv_kernels._channels_first_suits(x_shape[1], w_shape[-1], out.shape[-1], 1)
         (out * out).sum().backward(retain_graph=True)
         first = [t.grad.clone() for t in (x, w, b)]
         (out * out).sum().backward()

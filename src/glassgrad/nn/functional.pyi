@@ -109,20 +109,14 @@ from ..ops.nn_conv import (
 from ..ops.nn_conv import (
     conv3d as conv3d,
 )
-from ..ops.nn_conv import (
+from ..ops.nn_conv_transpose import (
     conv_transpose1d as conv_transpose1d,
 )
-from ..ops.nn_conv import (
+from ..ops.nn_conv_transpose import (
     conv_transpose2d as conv_transpose2d,
 )
-from ..ops.nn_conv import (
+from ..ops.nn_conv_transpose import (
     conv_transpose3d as conv_transpose3d,
-)
-from ..ops.nn_conv import (
-    fold as fold,
-)
-from ..ops.nn_conv import (
-    unfold as unfold,
 )
 from ..ops.nn_dropout_feature import (
     alpha_dropout as alpha_dropout,
@@ -141,6 +135,12 @@ from ..ops.nn_dropout_feature import (
 )
 from ..ops.nn_embedding_bag import (
     embedding_bag as embedding_bag,
+)
+from ..ops.nn_fold import (
+    fold as fold,
+)
+from ..ops.nn_fold import (
+    unfold as unfold,
 )
 from ..ops.nn_grid_sample import (
     affine_grid as affine_grid,

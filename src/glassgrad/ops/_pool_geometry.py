@@ -14,7 +14,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import shape as shape_ops
 from ._common import check_tensor
-from .nn_conv import _tuple_arg
+from ._conv_kernels import _tuple_arg
 
 # --- window geometry (any number of spatial dimensions: len(kernel)) ---------------------------
 

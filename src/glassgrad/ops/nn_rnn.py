@@ -47,9 +47,9 @@ from .._tensor import Tensor
 from ..autograd.op import Op, _modified_error
 from . import linalg, pointwise, shape
 from ._common import array_of
+from ._conv_kernels import _Workspace
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
-from .nn_conv import _Workspace
 
 __all__ = ["rnn_layer"]
 

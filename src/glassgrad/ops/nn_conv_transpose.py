@@ -1,0 +1,245 @@
+"""Transposed convolutions: ``nn.functional.conv_transpose1d/2d/3d``, each the ordinary
+convolution of ``nn_conv.py`` on the input with ``stride - 1`` zeros between its elements and
+the weight flipped, recorded as PyTorch's ConvolutionBackward0 with ``transposed=True``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from . import shape
+from ._conv_kernels import _size_text, _tuple_arg
+from ._registry import Sample, register
+from ._samples import randn
+from .nn_conv import _NF, ConvolutionBackward0, _check_conv, _check_geometry
+
+__all__ = ["conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
+
+
+def _conv_transpose(
+    op: str,
+    n: int,
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    stride: Any,
+    padding: Any,
+    output_padding: Any,
+    groups: int,
+    dilation: Any,
+) -> Tensor:
+    _check_conv(op, input, weight, bias, n, True, groups)
+    stride = _tuple_arg(stride, n, "stride", op)
+    dilation = _tuple_arg(dilation, n, "dilation", op)
+    _check_geometry(op, stride, dilation)
+    if isinstance(padding, str):
+        raise TypeError(f"{op}(): argument 'padding' must be tuple of ints, not str")
+    pad_values = _tuple_arg(padding, n, "padding", op)
+    if any(p < 0 for p in pad_values):
+        raise RuntimeError(f"{op}(): negative padding is not supported, got {list(pad_values)}")
+    output_padding = _tuple_arg(output_padding, n, "output_padding", op)
+    if any(p < 0 or (p >= s and p >= d) for p, s, d in zip(output_padding, stride, dilation)):
+        raise RuntimeError(
+            f"{op}(): output padding must be smaller than either stride or dilation, but got "
+            f"output_padding={list(output_padding)}, stride={list(stride)}, "
+            f"dilation={list(dilation)}"
+        )
+    kernel = weight._data.shape[2:]
+    spatial = input._data.shape[-n:]
+    out_size = tuple(
+        (s - 1) * st - 2 * p + d * (k - 1) + op_ + 1
+        for s, st, p, d, k, op_ in zip(
+            spatial, stride, pad_values, dilation, kernel, output_padding
+        )
+    )
+    if any(o <= 0 for o in out_size):
+        raise RuntimeError(
+            f"{op}(): Given input size per channel: ({_size_text(spatial)}), calculated output "
+            f"size per channel: ({_size_text(out_size)}). Output size is too small"
+        )
+    unbatched = input._data.ndim == n + 1
+    x = shape.unsqueeze(input, 0) if unbatched else input
+    out = ConvolutionBackward0.apply(
+        x,
+        weight,
+        bias,
+        stride=stride,
+        padding=tuple((p, p) for p in pad_values),
+        dilation=dilation,
+        transposed=True,
+        output_padding=output_padding,
+        groups=int(groups),
+    )
+    return shape.squeeze(out, 0) if unbatched else out
+
+
+def conv_transpose2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    output_padding: Any = 0,
+    groups: int = 1,
+    dilation: Any = 1,
+) -> Tensor:
+    """2-d transposed convolution (the gradient of ``conv2d`` with respect to its input) of
+    ``input`` (N, Cin, H, W) with ``weight`` (Cin, Cout/groups, kh, kw).
+
+    Output size per dimension: ``(H - 1)*stride - 2*padding + dilation*(k - 1) +
+    output_padding + 1``; ``out[n, o, y*stride + i*dilation - padding, ...] += input[n, c, y,
+    x] * weight[c, o, i, j]``.
+
+    Example::
+
+        >>> x, w = glassgrad.ones(1, 1, 2, 2), glassgrad.ones(1, 1, 3, 3)
+        >>> glassgrad.nn.functional.conv_transpose2d(x, w, stride=2).shape
+        glassgrad.Size([1, 1, 5, 5])
+    """
+    return _conv_transpose(
+        "conv_transpose2d",
+        2,
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation,
+    )
+
+
+def conv_transpose1d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    output_padding: Any = 0,
+    groups: int = 1,
+    dilation: Any = 1,
+) -> Tensor:
+    """1-d transposed convolution (the gradient of ``conv1d`` with respect to its input) of
+    ``input`` (N, Cin, L) or (Cin, L) with ``weight`` (Cin, Cout/groups, k); output length
+    ``(L - 1)*stride - 2*padding + dilation*(k - 1) + output_padding + 1``.
+
+    Example::
+
+        >>> x, w = glassgrad.ones(1, 1, 3), glassgrad.ones(1, 2, 3)
+        >>> glassgrad.nn.functional.conv_transpose1d(x, w, stride=2).shape
+        glassgrad.Size([1, 2, 7])
+    """
+    return _conv_transpose(
+        "conv_transpose1d",
+        1,
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation,
+    )
+
+
+def conv_transpose3d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    output_padding: Any = 0,
+    groups: int = 1,
+    dilation: Any = 1,
+) -> Tensor:
+    """3-d transposed convolution (the gradient of ``conv3d`` with respect to its input) of
+    ``input`` (N, Cin, D, H, W) or (Cin, D, H, W) with ``weight`` (Cin, Cout/groups, kd, kh,
+    kw); output sizes as in ``conv_transpose2d``.
+
+    Example::
+
+        >>> x, w = glassgrad.ones(1, 1, 2, 2, 2), glassgrad.ones(1, 2, 3, 3, 3)
+        >>> glassgrad.nn.functional.conv_transpose3d(x, w, stride=2).shape
+        glassgrad.Size([1, 2, 5, 5, 5])
+    """
+    return _conv_transpose(
+        "conv_transpose3d",
+        3,
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation,
+    )
+
+
+def _conv_transpose2d_samples(rng: np.random.Generator) -> list[Sample]:
+    return [
+        Sample((randn(rng, 2, 3, 4, 4), randn(rng, 3, 2, 3, 3), randn(rng, 2))),
+        Sample(
+            (randn(rng, 1, 4, 3, 4), randn(rng, 4, 3, 3, 2)),
+            {"stride": 2, "padding": 1, "output_padding": 1, "groups": 2},
+        ),
+        Sample(
+            (randn(rng, 2, 2, 3, 3), randn(rng, 2, 2, 2, 3)),
+            {"stride": (1, 2), "padding": (0, 1), "dilation": 2, "output_padding": (1, 0)},
+        ),
+        Sample((randn(rng, 2, 3, 3), randn(rng, 2, 3, 2, 2)), note="unbatched"),
+    ]
+
+
+def _conv_transpose1d_samples(rng: np.random.Generator) -> list[Sample]:
+    return [
+        Sample((randn(rng, 2, 3, 5), randn(rng, 3, 2, 3), randn(rng, 2))),
+        Sample(
+            (randn(rng, 1, 4, 4), randn(rng, 4, 3, 2)),
+            {"stride": 3, "padding": 1, "output_padding": 2, "groups": 2, "dilation": 2},
+        ),
+        Sample((randn(rng, 2, 4), randn(rng, 2, 3, 3)), {"stride": 2}, note="unbatched"),
+    ]
+
+
+def _conv_transpose3d_samples(rng: np.random.Generator) -> list[Sample]:
+    return [
+        Sample((randn(rng, 2, 2, 3, 2, 3), randn(rng, 2, 3, 2, 2, 2), randn(rng, 3))),
+        Sample(
+            (randn(rng, 1, 4, 2, 3, 2), randn(rng, 4, 1, 3, 2, 2)),
+            {"stride": (2, 1, 2), "padding": 1, "output_padding": (1, 0, 1), "groups": 2},
+        ),
+        Sample((randn(rng, 2, 2, 2, 3), randn(rng, 2, 2, 2, 2, 2)), {"dilation": 2}),
+    ]
+
+
+register(
+    "conv_transpose2d",
+    conv_transpose2d,
+    nodes=(ConvolutionBackward0,),
+    samples=_conv_transpose2d_samples,
+    namespace=_NF,
+)
+
+
+register(
+    "conv_transpose1d",
+    conv_transpose1d,
+    nodes=(ConvolutionBackward0,),
+    samples=_conv_transpose1d_samples,
+    namespace=_NF,
+)
+
+
+register(
+    "conv_transpose3d",
+    conv_transpose3d,
+    nodes=(ConvolutionBackward0,),
+    samples=_conv_transpose3d_samples,
+    namespace=_NF,
+)
