@@ -850,12 +850,6 @@ from .ops.pointwise import (
     where as where,
 )
 from .ops.pointwise_binary import (
-    bitwise_left_shift as bitwise_left_shift,
-)
-from .ops.pointwise_binary import (
-    bitwise_right_shift as bitwise_right_shift,
-)
-from .ops.pointwise_binary import (
     copysign as copysign,
 )
 from .ops.pointwise_binary import (
@@ -871,16 +865,10 @@ from .ops.pointwise_binary import (
     fmod as fmod,
 )
 from .ops.pointwise_binary import (
-    gcd as gcd,
-)
-from .ops.pointwise_binary import (
     heaviside as heaviside,
 )
 from .ops.pointwise_binary import (
     hypot as hypot,
-)
-from .ops.pointwise_binary import (
-    lcm as lcm,
 )
 from .ops.pointwise_binary import (
     ldexp as ldexp,
@@ -893,6 +881,18 @@ from .ops.pointwise_binary import (
 )
 from .ops.pointwise_binary import (
     nextafter as nextafter,
+)
+from .ops.pointwise_integer import (
+    bitwise_left_shift as bitwise_left_shift,
+)
+from .ops.pointwise_integer import (
+    bitwise_right_shift as bitwise_right_shift,
+)
+from .ops.pointwise_integer import (
+    gcd as gcd,
+)
+from .ops.pointwise_integer import (
+    lcm as lcm,
 )
 from .ops.pointwise_unary import (
     deg2rad as deg2rad,

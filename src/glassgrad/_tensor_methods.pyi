@@ -197,16 +197,16 @@ class _TensorMethods:
     def bitwise_and_(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical._bitwise_and_inplace
     def bitwise_left_shift(
         self, other: Any
-    ) -> Tensor: ...  # glassgrad.ops.pointwise_binary.bitwise_left_shift
-    def bitwise_left_shift_(self, other: Any) -> Tensor: ...  # glassgrad.ops.pointwise_binary
+    ) -> Tensor: ...  # glassgrad.ops.pointwise_integer.bitwise_left_shift
+    def bitwise_left_shift_(self, other: Any) -> Tensor: ...  # glassgrad.ops.pointwise_integer
     def bitwise_not(self) -> Tensor: ...  # glassgrad.ops.logical.bitwise_not
     def bitwise_not_(self) -> Tensor: ...  # glassgrad.ops.logical
     def bitwise_or(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical.bitwise_or
     def bitwise_or_(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical._bitwise_or_inplace
     def bitwise_right_shift(
         self, other: Any
-    ) -> Tensor: ...  # glassgrad.ops.pointwise_binary.bitwise_right_shift
-    def bitwise_right_shift_(self, other: Any) -> Tensor: ...  # glassgrad.ops.pointwise_binary
+    ) -> Tensor: ...  # glassgrad.ops.pointwise_integer.bitwise_right_shift
+    def bitwise_right_shift_(self, other: Any) -> Tensor: ...  # glassgrad.ops.pointwise_integer
     def bitwise_xor(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical.bitwise_xor
     def bitwise_xor_(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical._bitwise_xor_inplace
     def bmm(self, mat2: Tensor) -> Tensor: ...  # glassgrad.ops.linalg.bmm
@@ -391,8 +391,8 @@ class _TensorMethods:
     def gather(
         self, dim: int, index: Any, *, sparse_grad: bool = ...
     ) -> Tensor: ...  # glassgrad.ops.gather_scatter.gather
-    def gcd(self, other: Any) -> Tensor: ...  # glassgrad.ops.pointwise_binary.gcd
-    def gcd_(self, other: Any) -> Tensor: ...  # glassgrad.ops.pointwise_binary
+    def gcd(self, other: Any) -> Tensor: ...  # glassgrad.ops.pointwise_integer.gcd
+    def gcd_(self, other: Any) -> Tensor: ...  # glassgrad.ops.pointwise_integer
     def ge(self, other: Any) -> Tensor: ...  # glassgrad.ops.comparison.ge
     def ge_(self, other: Any) -> Tensor: ...  # glassgrad.ops.comparison
     def geometric_(
@@ -491,8 +491,8 @@ class _TensorMethods:
     def kthvalue(
         self, k: int, dim: int = ..., keepdim: bool = ..., *, out: Any = ...
     ) -> Any: ...  # glassgrad.ops.sorting.kthvalue
-    def lcm(self, other: Any) -> Tensor: ...  # glassgrad.ops.pointwise_binary.lcm
-    def lcm_(self, other: Any) -> Tensor: ...  # glassgrad.ops.pointwise_binary
+    def lcm(self, other: Any) -> Tensor: ...  # glassgrad.ops.pointwise_integer.lcm
+    def lcm_(self, other: Any) -> Tensor: ...  # glassgrad.ops.pointwise_integer
     def ldexp(self, other: Tensor) -> Tensor: ...  # glassgrad.ops.pointwise_binary.ldexp
     def ldexp_(self, other: Any) -> Any: ...  # glassgrad.ops.pointwise_binary
     def le(self, other: Any) -> Tensor: ...  # glassgrad.ops.comparison.le

@@ -1,7 +1,8 @@
 """Binary pointwise math beyond the arithmetic operators: copysign, float_power, fmax, fmin,
-fmod, hypot, ldexp, logaddexp, logaddexp2, nextafter, heaviside, gcd, lcm and the bit
-shifts. Derivatives are PyTorch's (tools/autograd/derivatives.yaml, nextafter's included:
-1 for its first operand where it differs from the second); heaviside and the integer ops have none.
+fmod, hypot, ldexp, logaddexp, logaddexp2, nextafter and heaviside (gcd, lcm and the bit
+shifts are in ``pointwise_integer.py``). Derivatives are PyTorch's
+(tools/autograd/derivatives.yaml, nextafter's included: 1 for its first operand where it
+differs from the second); heaviside has none.
 """
 
 from __future__ import annotations
@@ -31,14 +32,6 @@ def _tensor_other(other: Any, op: str) -> Tensor:
 def _floats_only(op: str, *arrays: Any) -> None:
     for a in arrays:
         if isinstance(a, np.ndarray) and a.dtype.kind != "f":
-            raise NotImplementedError(
-                f"\"{op}_cpu\" not implemented for '{scalar_type_name(a.dtype)}'"
-            )
-
-
-def _integers_only(op: str, *arrays: Any) -> None:
-    for a in arrays:
-        if isinstance(a, np.ndarray) and a.dtype.kind not in "iub":
             raise NotImplementedError(
                 f"\"{op}_cpu\" not implemented for '{scalar_type_name(a.dtype)}'"
             )
@@ -406,73 +399,6 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
     return HeavisideNotImplemented.apply(input, check_tensor(values, "heaviside", "values", 2))
 
 
-# --- integer ops ---------------------------------------------------------------------------------
-
-
-def _integer_op(name: str, ufunc: Any, kernel: str, doc: str) -> Any:
-    def op(input: Tensor, other: Any) -> Tensor:
-        check_tensor(input, name)
-        a = input._data
-        b = other._data if isinstance(other, Tensor) else other
-        _integers_only(kernel, a, *([b] if isinstance(b, np.ndarray) else []))
-        a, b = binary_operands(a, b)
-        return Tensor._from_array(_binary(name, a, b, ufunc))
-
-    op.__name__ = op.__qualname__ = name
-    op.__doc__ = doc
-    return op
-
-
-gcd = _integer_op(
-    "gcd",
-    np.gcd,
-    "gcd",
-    """The greatest common divisor, elementwise (integers).
-
-Example::
-
-    >>> glassgrad.gcd(glassgrad.tensor([4, 6]), glassgrad.tensor([6, 9]))
-    tensor([2, 3])
-""",
-)
-lcm = _integer_op(
-    "lcm",
-    np.lcm,
-    "lcm",
-    """The least common multiple, elementwise (integers).
-
-Example::
-
-    >>> glassgrad.lcm(glassgrad.tensor([4, 6]), glassgrad.tensor([6, 9]))
-    tensor([12, 18])
-""",
-)
-bitwise_left_shift = _integer_op(
-    "bitwise_left_shift",
-    np.left_shift,
-    "lshift",
-    """``input << other``, elementwise (integers).
-
-Example::
-
-    >>> glassgrad.bitwise_left_shift(glassgrad.tensor([1, 2]), 2)
-    tensor([4, 8])
-""",
-)
-bitwise_right_shift = _integer_op(
-    "bitwise_right_shift",
-    np.right_shift,
-    "rshift",
-    """``input >> other``, elementwise (integers; arithmetic shift for signed ones).
-
-Example::
-
-    >>> glassgrad.bitwise_right_shift(glassgrad.tensor([8, -8]), 2)
-    tensor([ 2, -2])
-""",
-)
-
-
 def _write_back(self: Tensor, result: Tensor) -> Tensor:
     """``result`` written into ``self`` (an in-place op built on its out-of-place form)."""
     if result._data.dtype != self._data.dtype and not np.can_cast(
@@ -493,15 +419,6 @@ def _heaviside_inplace(self: Tensor, values: Tensor) -> Tensor:
     return _write_back(self, heaviside(self, values))
 
 
-def _integer_inplace(fn: Any) -> Any:
-    def method(self: Tensor, other: Any) -> Tensor:
-        return _write_back(self, fn(self, other))
-
-    method.__name__ = method.__qualname__ = f"{fn.__name__}_"
-    method.__doc__ = f"In-place ``{fn.__name__}``."
-    return method
-
-
 def _copysign_inplace(self: Tensor, other: Any) -> Tensor:
     if isinstance(other, Tensor):
         return apply_inplace(CopysignBackward0, self, other)
@@ -512,25 +429,6 @@ def _fmod_inplace(self: Tensor, other: Any) -> Tensor:
     if isinstance(other, Tensor):
         return apply_inplace(FmodBackward1, self, other)
     return apply_inplace(FmodBackward0, self, other)
-
-
-TENSOR_METHODS = {
-    "copysign_": _copysign_inplace,
-    "fmod_": _fmod_inplace,
-    "hypot_": lambda self, other: apply_inplace(
-        HypotBackward0, self, _tensor_other(other, "hypot_")
-    ),
-    "ldexp_": lambda self, other: apply_inplace(
-        LdexpBackward0, self, _tensor_other(other, "ldexp_")
-    ),
-    "nextafter_": lambda self, other: apply_inplace(NextafterBackward0, self, other),
-    "float_power_": _float_power_inplace,
-    "heaviside_": _heaviside_inplace,
-    "gcd_": _integer_inplace(gcd),
-    "lcm_": _integer_inplace(lcm),
-    "bitwise_left_shift_": _integer_inplace(bitwise_left_shift),
-    "bitwise_right_shift_": _integer_inplace(bitwise_right_shift),
-}
 
 
 # --- registry ------------------------------------------------------------------------------
@@ -563,6 +461,8 @@ register(
         Sample((np.array([1, -2]), np.array([-1, 1])), grad=False),
     ],
 )
+
+
 register(
     "float_power",
     float_power,
@@ -574,6 +474,8 @@ register(
         Sample((2.0, randn(rng, 3))),
     ],
 )
+
+
 register(
     "ldexp",
     ldexp,
@@ -588,7 +490,11 @@ register(
         Sample((np.array([1, 2]), np.array([3, 1])), grad=False),
     ],
 )
+
+
 register("fmax", fmax, nodes=(FmaxBackward0,), samples=lambda rng: _extremum_samples(rng))
+
+
 register("fmin", fmin, nodes=(FminBackward0,), samples=lambda rng: _extremum_samples(rng))
 
 
@@ -616,9 +522,17 @@ register(
         Sample((np.array([5, -5, 7]), np.array([3, 3, -2]))),
     ],
 )
+
+
 register("hypot", hypot, nodes=(HypotBackward0,), samples=_pair_samples)
+
+
 register("logaddexp", logaddexp, nodes=(LogaddexpBackward0,), samples=_pair_samples)
+
+
 register("logaddexp2", logaddexp2, nodes=(Logaddexp2Backward0,), samples=_pair_samples)
+
+
 register(
     "nextafter",
     nextafter,
@@ -628,6 +542,8 @@ register(
         Sample((randn(rng, 2, 3), NoGrad(randn(rng, 3))), fd=False),
     ],
 )
+
+
 register(
     "heaviside",
     heaviside,
@@ -638,24 +554,18 @@ register(
         Sample((np.array([-1, 0, 2]), np.array([7, 8, 9]))),
     ],
 )
-for _fn in (gcd, lcm):
-    register(
-        _fn.__name__,
-        _fn,
-        differentiable=False,
-        samples=lambda rng: [
-            Sample((np.array([4, 6, -8, 0]), np.array([6, 9, 12, 5]))),
-            Sample((np.array([[4], [6]]), np.array([6, 9]))),
-        ],
-    )
-for _fn in (bitwise_left_shift, bitwise_right_shift):
-    register(
-        _fn.__name__,
-        _fn,
-        differentiable=False,
-        samples=lambda rng: [
-            Sample((np.array([1, 2, -8]), np.array([2, 1, 1]))),
-            Sample((np.array([1, 2, -8]), 2)),
-            Sample((np.array([1, 2], dtype=np.uint8), np.array([3, 1], dtype=np.uint8))),
-        ],
-    )
+
+
+TENSOR_METHODS = {
+    "copysign_": _copysign_inplace,
+    "fmod_": _fmod_inplace,
+    "hypot_": lambda self, other: apply_inplace(
+        HypotBackward0, self, _tensor_other(other, "hypot_")
+    ),
+    "ldexp_": lambda self, other: apply_inplace(
+        LdexpBackward0, self, _tensor_other(other, "ldexp_")
+    ),
+    "nextafter_": lambda self, other: apply_inplace(NextafterBackward0, self, other),
+    "float_power_": _float_power_inplace,
+    "heaviside_": _heaviside_inplace,
+}
