@@ -684,6 +684,24 @@ from .ops.householder import (
 from .ops.householder import (
     ormqr as ormqr,
 )
+from .ops.indexed_copies import (
+    index_copy as index_copy,
+)
+from .ops.indexed_copies import (
+    index_fill as index_fill,
+)
+from .ops.indexed_copies import (
+    put as put,
+)
+from .ops.indexed_copies import (
+    select_scatter as select_scatter,
+)
+from .ops.indexed_copies import (
+    slice_scatter as slice_scatter,
+)
+from .ops.indexed_copies import (
+    take as take,
+)
 from .ops.indexing import (
     index_put as index_put,
 )
@@ -1174,15 +1192,6 @@ from .ops.slicing import (
     hsplit as hsplit,
 )
 from .ops.slicing import (
-    index_copy as index_copy,
-)
-from .ops.slicing import (
-    index_fill as index_fill,
-)
-from .ops.slicing import (
-    put as put,
-)
-from .ops.slicing import (
     ravel as ravel,
 )
 from .ops.slicing import (
@@ -1190,15 +1199,6 @@ from .ops.slicing import (
 )
 from .ops.slicing import (
     rot90 as rot90,
-)
-from .ops.slicing import (
-    select_scatter as select_scatter,
-)
-from .ops.slicing import (
-    slice_scatter as slice_scatter,
-)
-from .ops.slicing import (
-    take as take,
 )
 from .ops.slicing import (
     tensor_split as tensor_split,

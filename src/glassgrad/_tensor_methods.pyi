@@ -451,11 +451,11 @@ class _TensorMethods:
     ) -> Tensor: ...  # glassgrad.ops.gather_scatter.index_add_
     def index_copy(
         self, dim: int, index: Tensor, source: Tensor
-    ) -> Tensor: ...  # glassgrad.ops.slicing.index_copy
+    ) -> Tensor: ...  # glassgrad.ops.indexed_copies.index_copy
     def index_copy_(self, *args: Any, **kwargs: Any) -> Tensor: ...  # glassgrad.ops.slicing
     def index_fill(
         self, dim: int, index: Tensor, value: Any
-    ) -> Tensor: ...  # glassgrad.ops.slicing.index_fill
+    ) -> Tensor: ...  # glassgrad.ops.indexed_copies.index_fill
     def index_fill_(self, *args: Any, **kwargs: Any) -> Tensor: ...  # glassgrad.ops.slicing
     def index_put(
         self, indices: tuple[Any, ...], values: Any, accumulate: bool = ...
@@ -722,7 +722,7 @@ class _TensorMethods:
     ) -> Any: ...  # glassgrad.ops.reduction_math.prod
     def put(
         self, index: Tensor, source: Tensor, accumulate: bool = ...
-    ) -> Tensor: ...  # glassgrad.ops.slicing.put
+    ) -> Tensor: ...  # glassgrad.ops.indexed_copies.put
     def put_(self, *args: Any, **kwargs: Any) -> Tensor: ...  # glassgrad.ops.slicing
     def qr(
         self, some: bool = ..., *, out: Any = ...
@@ -788,7 +788,7 @@ class _TensorMethods:
     def select(self, dim: int, index: int) -> Tensor: ...  # glassgrad.ops.shape_views.select
     def select_scatter(
         self, src: Tensor, dim: int, index: int
-    ) -> Tensor: ...  # glassgrad.ops.slicing.select_scatter
+    ) -> Tensor: ...  # glassgrad.ops.indexed_copies.select_scatter
     def sgn(self, *, out: Tensor | None = ...) -> Tensor: ...  # glassgrad.ops.complex.sgn
     def short(self, memory_format: Any = ...) -> Tensor: ...  # glassgrad.ops.conversion
     def sigmoid(self) -> Tensor: ...  # glassgrad.ops.pointwise.sigmoid
@@ -809,7 +809,7 @@ class _TensorMethods:
         start: int | None = ...,
         end: int | None = ...,
         step: int = ...,
-    ) -> Tensor: ...  # glassgrad.ops.slicing.slice_scatter
+    ) -> Tensor: ...  # glassgrad.ops.indexed_copies.slice_scatter
     def slogdet(
         self, *, out: Any = ...
     ) -> tuple[Any, ...]: ...  # glassgrad.ops.determinants._slogdet_top
@@ -867,7 +867,7 @@ class _TensorMethods:
     ) -> Tensor: ...  # glassgrad.ops.shape_inplace.swapdims_
     def t(self) -> Tensor: ...  # glassgrad.ops.shape.t
     def t_(self) -> Tensor: ...  # glassgrad.ops.shape_inplace.t_
-    def take(self, index: Tensor) -> Tensor: ...  # glassgrad.ops.slicing.take
+    def take(self, index: Tensor) -> Tensor: ...  # glassgrad.ops.indexed_copies.take
     def take_along_dim(
         self, indices: Tensor, dim: int | None = ...
     ) -> Tensor: ...  # glassgrad.ops.indexing.take_along_dim
