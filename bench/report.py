@@ -294,6 +294,9 @@ def checkpoint_row(result: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
+_VIZ_STEPS = ("explore", "trace_backward", "explore_traced")
+
+
 def viz_row(result: dict[str, Any]) -> dict[str, Any]:
     """The ``viz`` row (see :mod:`bench.explorer`): the graph explorer on a long chain."""
     from bench.explorer import TARGETS
@@ -335,10 +338,16 @@ def viz_row(result: dict[str, Any]) -> dict[str, Any]:
             for k, v in result["fps"].items()
         )
     )
+    cpu = {name: result.get(f"{name}_cpu_s") for name in _VIZ_STEPS}
     row["notes"].append(
         f"explore() {_fmt_time(result['explore_s'])} ({result['plain_mb']:.1f} MB) without a "
         f"trace, {_fmt_time(result['explore_traced_s'])} with one; trace_backward "
         f"{_fmt_time(result['trace_backward_s'])}"
+        + (
+            " (CPU time: " + ", ".join(f"{n} {_fmt_time(t)}" for n, t in cpu.items()) + ")"
+            if None not in cpu.values()
+            else ""
+        )
     )
     return row
 

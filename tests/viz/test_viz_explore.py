@@ -12,7 +12,8 @@ import pytest
 import glassgrad as gg
 from glassgrad.autograd import detect_anomaly
 from glassgrad.viz import explore, explorer_data, read_page_data, trace_backward
-from glassgrad.viz.explore import encode_payload
+from glassgrad.viz._payload import encode_payload
+from glassgrad.viz.explore import page_data
 
 
 def read_data(path) -> dict:
@@ -165,8 +166,12 @@ def test_page_payload_round_trips_and_is_compact(tmp_path):
     y = x
     for _ in range(2000):
         y = (y * 1.001).tanh()
-    big = explorer_data(y.sum(), {"x": x}, trace=trace_backward(y.sum()))
-    assert len(encode_payload(big)) < len(json.dumps(big)) / 8
+    trace = trace_backward(y.sum())
+    readable = explorer_data(y.sum(), {"x": x}, trace=trace)
+    assert (
+        len(encode_payload(page_data(y.sum(), {"x": x}, trace=trace)))
+        < len(json.dumps(readable)) / 8
+    )
 
 
 def test_explore_rejects_a_model():

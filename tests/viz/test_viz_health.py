@@ -4,6 +4,7 @@ growth across depth that an absolute threshold misses."""
 
 from __future__ import annotations
 
+import models
 import numpy as np
 import pytest
 import torch
@@ -11,6 +12,7 @@ import torch
 import glassgrad as gg
 from glassgrad.autograd import detect_anomaly
 from glassgrad.viz import check_health, explorer_data, grad_report, trace_backward
+from glassgrad.viz.report import STATUS_NOT_FROZEN
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::RuntimeWarning"),  # log(0) on purpose
@@ -103,6 +105,34 @@ def test_frozen_layer_and_update_ratio():
     assert health.of_kind("update-large")
     assert "lr·|g|/|w|" in health.of_kind("update-large")[0].detail
     assert not check_health(loss, model.named_parameters(), lr=1e-3).of_kind("update-large")
+
+
+def test_expected_frozen_as_grad_report_means_it():
+    model = models.ActorCritic()
+    model.body.requires_grad_(False)  # frozen on purpose
+    loss = sum(out.sum() for out in model(gg.ones(4, 6)))
+    loss.backward()
+    # The intent: body and policy_head frozen; the user forgot policy_head.
+    intent = ["body", model.policy_head]
+    health = check_health(loss, model.named_parameters(), expected_frozen=intent)
+    assert not health.of_kind("dead")  # body gets no gradient, as meant
+    leaks = health.of_kind("not-frozen")
+    assert [f.subject for f in leaks] == ["policy_head.weight", "policy_head.bias"]
+    report = grad_report(
+        loss, model.named_parameters(), backward=False, expected_frozen=intent, show=False
+    )
+    assert [(r.name, r.detail) for r in report if r.status == STATUS_NOT_FROZEN] == [
+        (f.subject, f.detail) for f in leaks
+    ]
+    assert leaks[0].keys == (health.graph.key_of(model.policy_head.weight),)
+    # Without the intent: body is dead, nothing is "not frozen".
+    plain = check_health(loss, model.named_parameters())
+    assert {f.subject for f in plain.of_kind("dead")} == {
+        name for name, _ in model.body.named_parameters(prefix="body")
+    }
+    assert not plain.of_kind("not-frozen")
+    with pytest.raises(ValueError, match="check_health: expected_frozen entry 'bdy' matches no"):
+        check_health(loss, model.named_parameters(), expected_frozen=["bdy"])
 
 
 def test_nan_origin_in_anomaly_mode_words():

@@ -896,14 +896,20 @@ def _saved_versions(saved: tuple) -> tuple:
     return () if versions is None else tuple(versions)
 
 
-def _public_slots(cls: type) -> list:
-    names = []
-    for klass in cls.__mro__:
-        if klass in (Op, Node, object):
-            break
-        names.extend(
-            n for n in getattr(klass, "__slots__", ()) if not n.startswith("_") and n != "saved"
-        )
+_PUBLIC_SLOTS: dict = {}  # class -> its public attribute slots (read per node by the viz tools)
+
+
+def _public_slots(cls: type) -> tuple:
+    names = _PUBLIC_SLOTS.get(cls)
+    if names is None:
+        found: list = []
+        for klass in cls.__mro__:
+            if klass in (Op, Node, object):
+                break
+            found.extend(
+                n for n in getattr(klass, "__slots__", ()) if not n.startswith("_") and n != "saved"
+            )
+        names = _PUBLIC_SLOTS[cls] = tuple(found)
     return names
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._graph import Graph, upstream_first
+from ._graph import Graph, depths
 
 __all__ = ["Box", "layout"]
 
@@ -46,23 +46,18 @@ def layout(graph: Graph, labels: list[list[str]]) -> list[Box]:
     if count == 0:
         return []
     neighbours: list[list[int]] = [[] for _ in range(count)]
-    feeders: list[list[int]] = [[] for _ in range(count)]
     for edge in graph.edges:
         if edge.kind == "saved":
             continue
         neighbours[edge.src].append(edge.dst)
         neighbours[edge.dst].append(edge.src)
-        feeders[edge.dst].append(edge.src)
 
-    # 1. Layers: longest distance from a root (roots have no consumers), downstream first.
-    depth = [0] * count
-    for key in reversed(upstream_first(graph)):
-        for src in feeders[key]:
-            depth[src] = max(depth[src], depth[key] + 1)
+    # 1. Layers: longest distance from a root (roots have no consumers).
+    depth = depths(graph)
     deepest = max(depth)
     layer_of = [deepest - d for d in depth]  # inputs on top (layer 0)
     layers: list[list[int]] = [[] for _ in range(deepest + 1)]
-    for key in sorted(range(count), key=lambda k: graph.nodes[k].discovery):
+    for key in range(count):  # keys are in order of discovery from the roots
         layers[layer_of[key]].append(key)
 
     # 2. Order within layers by the barycentre of the neighbours' positions.
@@ -78,13 +73,20 @@ def layout(graph: Graph, labels: list[list[str]]) -> list[Box]:
             for key in layer:
                 near = neighbours[key]
                 if near:
-                    position[key] = sum(position[n] for n in near) / len(near)
+                    position[key] = sum(map(position.__getitem__, near)) / len(near)
             layer.sort(key=lambda k: position[k])
             for index, key in enumerate(layer):
                 position[key] = float(index)
 
     # 3. Coordinates: pack each layer, then pull towards neighbours without overlapping.
-    sizes = [box_size(labels[key]) for key in range(count)]
+    known: dict[tuple[str, ...], tuple[float, float]] = {}  # most labels repeat
+    sizes = []
+    for lines in labels:
+        text = tuple(lines)
+        size = known.get(text)
+        if size is None:
+            size = known[text] = box_size(lines)
+        sizes.append(size)
     x = [0.0] * count
     for layer in layers:
         cursor = 0.0
@@ -95,14 +97,16 @@ def layout(graph: Graph, labels: list[list[str]]) -> list[Box]:
         shift = cursor / 2
         for key in layer:
             x[key] -= shift
+    at = x.__getitem__
     for sweep in range(SWEEPS):
         sequence = reversed(layers) if sweep % 2 == 0 else layers
         for layer in sequence:
             for key in layer:
                 near = neighbours[key]
                 if near:
-                    x[key] = sum(x[n] for n in near) / len(near)
-            _separate(layer, x, sizes)
+                    x[key] = sum(map(at, near)) / len(near)
+            if len(layer) > 1:
+                _separate(layer, x, sizes)
 
     heights = [max((sizes[k][1] for k in layer), default=0.0) for layer in layers]
     y_of_layer = []
@@ -118,8 +122,6 @@ def layout(graph: Graph, labels: list[list[str]]) -> list[Box]:
 
 def _separate(layer: list[int], x: list[float], sizes: list[tuple[float, float]]) -> None:
     # Keep the order, push right where boxes overlap, then re-centre on the wanted mean.
-    if len(layer) < 2:
-        return
     wanted_mean = sum(x[k] for k in layer) / len(layer)
     for left, right in zip(layer, layer[1:], strict=False):
         least = x[left] + (sizes[left][0] + sizes[right][0]) / 2 + GAP_X

@@ -3,21 +3,28 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["TensorStats", "tensor_stats", "as_array", "dtype_name", "format_shape", "json_number"]
+__all__ = [
+    "TensorStats",
+    "tensor_stats",
+    "tensor_stats_many",
+    "as_array",
+    "dtype_name",
+    "format_shape",
+    "json_number",
+]
 
 
-@dataclass(frozen=True)
-class TensorStats:
+class TensorStats(NamedTuple):
     """Shape, dtype and value statistics of one tensor.
 
     ``norm`` is the L2 norm over all entries (NaN if any entry is NaN); ``min``, ``max`` and
     ``mean`` are over the finite entries only (None if there are none), so one NaN does not hide
-    the scale of the rest.
+    the scale of the rest. (A named tuple: a traced backward makes two per node.)
     """
 
     shape: tuple[int, ...]
@@ -36,7 +43,7 @@ class TensorStats:
         return self.num_nan == 0 and self.num_inf == 0
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return self._asdict()
 
     def summary(self) -> str:
         """One line, e.g. ``"(2, 3) float32 norm=1.2 min=-0.5 max=0.9 nan=0 inf=0 zero=1"``."""
@@ -119,7 +126,64 @@ def tensor_stats(value: Any) -> TensorStats:
     >>> tensor_stats(np.array([3.0, 4.0, np.nan])).num_nan
     1
     """
-    array = as_array(value)
+    return tensor_stats_many([value])[0]
+
+
+# Arrays up to this size are reduced together (a few NumPy calls for all of them: the call
+# overhead, not the arithmetic, is the cost of small tensors); larger ones one by one.
+BATCH_NUMEL = 1 << 16
+
+
+def tensor_stats_many(values: Sequence[Any]) -> list[TensorStats]:
+    """:func:`tensor_stats` of each value, small ones in one vectorized pass (a big graph has a
+    saved tensor and two gradients per node, mostly small)."""
+    arrays = [as_array(value) for value in values]
+    out: list[TensorStats | None] = [None] * len(arrays)
+    batch: list[int] = []
+    for index, array in enumerate(arrays):
+        if 0 < array.size <= BATCH_NUMEL and array.dtype.kind in "biuf":
+            batch.append(index)
+        else:
+            out[index] = _one_stats(array)
+    if batch:
+        _batch_stats([arrays[i] for i in batch], batch, out)
+    return out  # type: ignore[return-value]
+
+
+def _batch_stats(arrays: list[np.ndarray], positions: list[int], out: list) -> None:
+    # One flat float64 copy; each array a segment of it: per-segment min, max, sum, sum of
+    # squares and zero count by reduceat / cumulative sums.
+    sizes = [array.size for array in arrays]
+    flat = np.concatenate([array.reshape(-1) for array in arrays], dtype=np.float64)
+    ends = np.cumsum(sizes)
+    starts = ends - sizes
+    low = np.minimum.reduceat(flat, starts).tolist()
+    high = np.maximum.reduceat(flat, starts).tolist()
+    total = np.add.reduceat(flat, starts).tolist()
+    squares = np.add.reduceat(flat * flat, starts).tolist()
+    zeros_before = np.concatenate(([0], np.cumsum(flat == 0)))
+    zeros = (zeros_before[ends] - zeros_before[starts]).tolist()
+    isfinite = math.isfinite
+    for k, array in enumerate(arrays):
+        if not (isfinite(low[k]) and isfinite(high[k])):  # NaN/Inf: counted one by one
+            out[positions[k]] = _one_stats(array)
+            continue
+        numel = sizes[k]
+        out[positions[k]] = TensorStats(
+            tuple(array.shape),
+            _numpy_dtype_name(array.dtype),
+            numel,
+            math.sqrt(squares[k]),
+            low[k],
+            high[k],
+            total[k] / numel,
+            0,
+            0,
+            zeros[k],
+        )
+
+
+def _one_stats(array: np.ndarray) -> TensorStats:
     shape = tuple(int(d) for d in array.shape)
     numel = int(array.size)
     dtype = _numpy_dtype_name(array.dtype)
@@ -132,8 +196,6 @@ def tensor_stats(value: Any) -> TensorStats:
         array = array.astype(np.int8)
     elif kind == "c":
         array = np.abs(array)
-    # Called for every gradient of a traced backward: a few whole-array reductions, and the
-    # NaN/Inf counts only when min or max says there is one.
     wide = array.astype(np.float64, copy=False).reshape(-1)
     low, high = float(np.minimum.reduce(wide)), float(np.maximum.reduce(wide))
     num_zero = numel - int(np.count_nonzero(wide))

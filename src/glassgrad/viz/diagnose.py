@@ -298,6 +298,13 @@ def forward_nonfinite_origins(graph: Graph) -> list[int]:
     The forward values themselves are not kept by the graph; saved tensors are the part of them
     that is, so this is where the forward pass is first seen to go non-finite.
     """
+    found = graph.memo.get("forward_nonfinite_origins")
+    if found is None:
+        found = graph.memo["forward_nonfinite_origins"] = _forward_nonfinite_origins(graph)
+    return list(found)
+
+
+def _forward_nonfinite_origins(graph: Graph) -> list[int]:
     nonfinite = {
         node.key
         for node in graph.nodes

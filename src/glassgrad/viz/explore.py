@@ -5,31 +5,28 @@ graph are written into the file. Python computes everything heavy (layout, stati
 diagnoses); the script draws on a canvas and handles pan, zoom, search, selection, path
 highlighting, groups and a minimap.
 
-Big graphs: the graph travels as columns and a table of distinct values, gzip + base64
-(:func:`encode_payload`, about 60 bytes a node), and the page draws only what is in view, with
-less detail as it zooms out (labels, then boxes, then one dot per pixel). Measured on a
-100,000-node chain (``python -m bench --only viz``): see docs/benchmarks.md.
+Big graphs: the nodes are built straight into the form the page carries (:mod:`._payload`:
+columns, rows of positions, tables of distinct values; gzip + base64), so building the page
+costs a few list appends per node; the page draws only what is in view, with less detail as it
+zooms out (labels, then boxes, then one dot per pixel). Measured on a 100,000-node chain
+(``python -m bench --only viz``): see docs/benchmarks.md.
 """
 
 from __future__ import annotations
 
-import base64
-import gc
-import gzip
 import html
-import json
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from importlib import resources
 from typing import Any
 
-from ._graph import OP, Graph, GraphNode, SegmentNode, build_graph, user_frame
+from ._graph import OP, Graph, GraphNode, SegmentNode, build_graph, collector_paused, user_frame
 from ._groups import build_groups, groups_json
 from ._layout import layout
 from ._names import function_info, node_titles
+from ._payload import ABSENT, PageNodes, decode_payload, edge_columns, encode_payload, expand_page
 from ._stats import TensorStats, dtype_name, format_shape, json_number, tensor_stats
 from .attribution import TermAttribution
 from .diagnose import diagnose_params, forward_nonfinite_origins
@@ -40,10 +37,9 @@ from .notebook import ExplorerPage
 from .report import stale_saved_text
 from .trace import BackwardTrace
 
-__all__ = ["explore", "explorer_data", "read_page_data"]
+__all__ = ["explore", "explorer_data", "page_data", "read_page_data"]
 
 MAX_TRACEBACK_FRAMES = 12
-_ABSENT = "\u0000absent"  # a field a row does not have, in a payload column
 
 
 def explore(
@@ -115,17 +111,20 @@ def explore(
     """
     if isinstance(params, Iterable) and not isinstance(params, Mapping):
         params = list(params)
-    with _collector_paused():
-        data = explorer_data(
-            roots,
-            params,
-            trace=trace,
-            forward_log=forward_log,
-            expand_checkpoints=expand_checkpoints,
-            compare=compare,
-            attribution=attribution,
+    with collector_paused():
+        # (the data is dropped before the collector runs again: it would scan it once more)
+        page = render_page(
+            page_data(
+                roots,
+                params,
+                trace=trace,
+                forward_log=forward_log,
+                expand_checkpoints=expand_checkpoints,
+                compare=compare,
+                attribution=attribution,
+            ),
+            title or "glassgrad graph explorer",
         )
-        page = render_page(data, title or "glassgrad graph explorer")
     write_text_atomically(path, page)
     return ExplorerPage(path, page)
 
@@ -146,19 +145,6 @@ def write_text_atomically(path: str | os.PathLike, text: str) -> None:
         raise
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    # A big page is ~10^6 small dicts and lists, all alive until written: the cyclic collector
-    # would rescan them again and again and free nothing (a third of the time at 20,000 nodes).
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def explorer_data(
     roots: Any,
     params: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
@@ -169,7 +155,32 @@ def explorer_data(
     compare: BackwardDiff | None = None,
     attribution: TermAttribution | None = None,
 ) -> dict[str, Any]:
-    """Everything the page shows, as JSON-ready data (also handy for tests)."""
+    """Everything the page shows, as JSON-ready data, one dict per node (handy for tests;
+    :func:`read_page_data` reads the same back from a page)."""
+    return expand_page(
+        page_data(
+            roots,
+            params,
+            trace=trace,
+            forward_log=forward_log,
+            expand_checkpoints=expand_checkpoints,
+            compare=compare,
+            attribution=attribution,
+        )
+    )
+
+
+def page_data(
+    roots: Any,
+    params: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
+    *,
+    trace: BackwardTrace | None = None,
+    forward_log: ForwardLog | None = None,
+    expand_checkpoints: bool = False,
+    compare: BackwardDiff | None = None,
+    attribution: TermAttribution | None = None,
+) -> dict[str, Any]:
+    """What the page carries, its nodes as columns and rows (see :mod:`._payload`)."""
     if isinstance(params, Iterable) and not isinstance(params, Mapping):
         params = list(params)
     graph = build_graph(
@@ -178,9 +189,9 @@ def explorer_data(
         read_details=True,
         collapse_checkpoints=not expand_checkpoints,
         func_name="explore",
+        # Backward frees saved tensors: show the values the trace read before it ran.
+        saved_before=trace.saved if trace is not None else None,
     )
-    if trace is not None:
-        _restore_saved(graph, trace)
     titles = node_titles(graph)  # "adv (SubBackward0)" where a line of code named it
     labels = [_box_lines(node, titles[node.key]) for node in graph.nodes]
     boxes = layout(graph, labels)
@@ -195,45 +206,52 @@ def explorer_data(
     tree = build_groups(graph, forward_log) if forward_log is not None else None
     changes = _changes_by_key(graph, compare)
     term_norms = _terms_by_key(graph, attribution)
-    nodes = []
-    for node, lines, box in zip(graph.nodes, labels, boxes, strict=True):
-        module = module_of.get(node.key)
-        entry = {
-            "group": tree.group_of[node.key] if tree is not None else None,
-            "key": node.key,
-            "kind": node.kind,
-            "label": node.label,
-            "lines": lines,
-            "x": round(box.x, 1),
-            "y": round(box.y, 1),
-            "w": round(box.width, 1),
-            "h": round(box.height, 1),
-            "shape": list(node.shape) if node.shape is not None else None,
-            "dtype": node.dtype,
-            "module": module,
-            "nanOrigin": (
-                "backward"
-                if node.key in backward_origins
-                else ("forward" if node.key in forward_origins else None)
-            ),
-        }
-        entry.update(_node_details(graph, node, trace))
-        entry["badGrad"] = _has_bad_grad(entry)
-        function = function_info(node.obj) if node.kind == OP else None
-        if function is not None:
-            entry["function"] = function
-        if node.key in changes:
-            entry["diff"], entry["appeared"] = changes[node.key]
-        if node.key in term_norms:
-            entry["terms"] = term_norms[node.key]
+    nodes = graph.nodes
+    page = PageNodes()
+    page.column("kind", [node.kind for node in nodes])
+    page.column("label", [node.label for node in nodes])
+    page.column("lines", labels)
+    page.column("x", [round(box.x, 1) for box in boxes])
+    page.column("y", [round(box.y, 1) for box in boxes])
+    page.column("w", [round(box.width, 1) for box in boxes])
+    page.column("h", [round(box.height, 1) for box in boxes])
+    page.column("shape", [list(node.shape) if node.shape is not None else None for node in nodes])
+    page.column("dtype", [node.dtype for node in nodes])
+    page.column("module", [module_of.get(node.key) for node in nodes])
+    page.column(
+        "nanOrigin",
+        [
+            "backward"
+            if node.key in backward_origins
+            else ("forward" if node.key in forward_origins else None)
+            for node in nodes
+        ],
+    )
+    page.column("group", tree.group_of if tree is not None else [None] * len(nodes))
+    bad_grads, stale, appeared = [], [], []
+    for node in nodes:
+        key = node.key
+        details, bad = _node_details(graph, node, trace, page)
+        bad_grads.append(bad)
         if node.kind == OP:
-            entry["stale"] = stale_saved_text(node.obj) or None
-        nodes.append(entry)
-    edges = [
-        {"src": edge.src, "dst": edge.dst, "slot": edge.slot, "kind": edge.kind}
-        for edge in graph.edges
-        if edge.kind != "saved"
-    ]
+            function = function_info(node.obj)
+            if function is not None:
+                details["function"] = (function, ("function", function["name"], function["doc"]))
+            stale.append(stale_saved_text(node.obj) or None)
+        else:
+            stale.append(ABSENT)
+        if key in changes:
+            details["diff"], new = changes[key]
+            appeared.append(new)
+        else:
+            appeared.append(ABSENT)
+        if key in term_norms:
+            details["terms"] = term_norms[key]
+        page.detail_row(**details)
+    page.column("badGrad", bad_grads)
+    page.column("stale", stale)
+    page.column("appeared", appeared)
+    edges = [edge for edge in graph.edges if edge.kind != "saved"]
     parameters = []
     for status in statuses:
         grad = getattr(status.tensor, "grad", None)
@@ -273,8 +291,8 @@ def explorer_data(
         "terms": attribution.terms if attribution else None,
         "diff": _diff_summary(compare),
         "health": health.as_json(),
-        "nodes": nodes,
-        "edges": edges,
+        **page.as_json(),
+        "edgeColumns": edge_columns(edges, page.core_table),
         "roots": graph.root_keys,
         "params": parameters,
         "nanOrigins": origins,
@@ -335,17 +353,6 @@ def _diff_summary(compare: BackwardDiff | None) -> dict[str, Any] | None:
     }
 
 
-def _has_bad_grad(entry: dict[str, Any]) -> bool:
-    # NaN/Inf in a gradient this node sent (ops) or in its .grad (leaves).
-    backward = entry.get("backward")
-    sent = backward["sent"] if backward else []
-    return any(_is_bad(stats) for stats in [*sent, entry.get("grad")])
-
-
-def _is_bad(stats: dict[str, Any] | None) -> bool:
-    return bool(stats) and (stats["num_nan"] > 0 or stats["num_inf"] > 0)
-
-
 def _module_of_nodes(graph: Graph, log: ForwardLog | None) -> dict[int, str]:
     """Graph key -> name of the innermost module that created the node (leaf tensors go with
     their AccumulateGrad, outputs with the op that made them)."""
@@ -394,14 +401,6 @@ def _dtype_text(tensor: Any) -> str:
     return dtype_name(tensor.dtype)
 
 
-def _restore_saved(graph: Graph, trace: BackwardTrace) -> None:
-    # Backward frees saved tensors; show the values the trace read before it ran.
-    for node in graph.nodes:
-        snapshot = trace.saved.get(id(node.obj)) if node.kind == OP else None
-        if snapshot is not None:
-            node.saved, node.saved_error = snapshot
-
-
 def _box_lines(node: GraphNode, title: str) -> list[str]:
     if node.kind == OP:
         if node.shape is not None and node.variable_key is None:
@@ -411,75 +410,80 @@ def _box_lines(node: GraphNode, title: str) -> list[str]:
     return [name, f"{format_shape(node.shape)} {node.dtype}"]
 
 
-def _node_details(graph: Graph, node: GraphNode, trace: BackwardTrace | None) -> dict[str, Any]:
-    details: dict[str, Any] = {}
+def _node_details(
+    graph: Graph, node: GraphNode, trace: BackwardTrace | None, page: PageNodes
+) -> tuple[dict[str, Any], bool]:
+    """The node's detail fields for ``page.detail_row``, and whether a gradient it sent (ops)
+    or its ``.grad`` (leaves) holds NaN/Inf."""
     if node.kind != OP:
         tensor = node.obj
         grad = getattr(tensor, "grad", None) if node.kind in ("param", "leaf") else None
-        details["requiresGrad"] = bool(getattr(tensor, "requires_grad", False))
-        details["value"] = _stats_json(tensor_stats(tensor))
-        details["grad"] = _stats_json(tensor_stats(grad)) if grad is not None else None
-        return details
+        grad_stats = tensor_stats(grad) if grad is not None else None
+        details = {
+            "requiresGrad": bool(getattr(tensor, "requires_grad", False)),
+            "value": page.stats(tensor_stats(tensor)),
+            "grad": page.stats(grad_stats),
+        }
+        return details, grad_stats is not None and not grad_stats.finite
     inputs_by_slot = {edge.slot: edge.src for edge in graph.edges_into(node.key)}
-    slots = max(len(node.input_meta), len(getattr(node.obj, "next_functions", ())))
-    details["inputs"] = [
-        {
-            "slot": slot,
-            "from": inputs_by_slot.get(slot),
-            "meta": _meta_json(node.input_meta[slot] if slot < len(node.input_meta) else None),
-        }
-        for slot in range(slots)
-    ]
-    details["outputs"] = [_meta_json(meta) for meta in node.output_meta]
-    details["saved"] = [
-        {
-            "name": saved.name,
-            "stats": _node_stats_json(saved.stats) if saved.is_tensor and saved.stats else None,
-            "value": saved.value_text if not saved.is_tensor else None,
-        }
-        for saved in node.saved
-    ]
-    details["savedError"] = node.saved_error or None
+    meta = node.input_meta
+    slots = max(len(meta), len(getattr(node.obj, "next_functions", ())))
     frame = user_frame(node.traceback)
-    details["code"] = (
+    code = (
         {"file": frame[0], "line": frame[1], "function": frame[2], "text": frame[3]}
         if frame
         else None
     )
-    details["traceback"] = [line.rstrip("\n") for line in node.traceback[-MAX_TRACEBACK_FRAMES:]]
+    traceback = tuple(line.rstrip("\n") for line in node.traceback[-MAX_TRACEBACK_FRAMES:])
+    details: dict[str, Any] = {
+        "inputs": [
+            [inputs_by_slot.get(slot), page.meta(meta[slot] if slot < len(meta) else None)]
+            for slot in range(slots)
+        ],
+        "outputs": ([_meta_json(m) for m in node.output_meta], ("outputs", node.output_meta)),
+        "saved": [
+            [
+                saved.name,
+                page.stats(saved.stats, short=True) if saved.is_tensor else None,
+                saved.value_text if not saved.is_tensor else None,
+            ]
+            for saved in node.saved
+        ],
+        "savedError": (node.saved_error or None, ("savedError", node.saved_error)),
+        "code": (code, ("code", frame)),
+        "traceback": (list(traceback), ("traceback", traceback)),
+    }
     if node.variable_key is not None:
         details["variable"] = node.variable_key
     if isinstance(node.obj, SegmentNode):
-        details["backward"] = _segment_backward(node.obj, trace)
-        return details
+        details["backward"], bad = _segment_backward(node.obj, trace, page)
+        return details, bad
     record = trace.record_of(node.obj) if trace is not None else None
-    details["backward"] = (
-        {
-            "step": record.step,
-            "received": [_node_stats_json(s) for s in record.grad_outputs],
-            "sent": [_node_stats_json(s) for s in record.grad_inputs],
-        }
-        if record
-        else None
-    )
-    return details
+    if record is None:
+        details["backward"] = None
+        return details, False
+    details["backward"] = [
+        record.step,
+        [page.stats(s, short=True) for s in record.grad_outputs],
+        [page.stats(s, short=True) for s in record.grad_inputs],
+    ]
+    return details, any(s is not None and not s.finite for s in record.grad_inputs)
 
 
-def _segment_backward(segment: SegmentNode, trace: BackwardTrace | None) -> Any:
+def _segment_backward(
+    segment: SegmentNode, trace: BackwardTrace | None, page: PageNodes
+) -> tuple[list[Any] | None, bool]:
     # The steps of the segment's nodes and the gradient its first node received.
     if trace is None:
-        return None
+        return None, False
     records = sorted(
         (r for r in map(trace.record_of, segment.members) if r is not None), key=lambda r: r.step
     )
     if not records:
-        return None
+        return None, False
     first, last = records[0].step, records[-1].step
-    return {
-        "step": first if first == last else f"{first}-{last}",
-        "received": [_node_stats_json(s) for s in records[0].grad_outputs],
-        "sent": [],
-    }
+    step = first if first == last else f"{first}-{last}"
+    return [step, [page.stats(s, short=True) for s in records[0].grad_outputs], []], False
 
 
 def _meta_json(meta: Any) -> dict[str, Any] | None:
@@ -506,111 +510,11 @@ def _stats_json(stats: TensorStats | None) -> dict[str, Any] | None:
     }
 
 
-def _node_stats_json(stats: TensorStats | None) -> dict[str, Any] | None:
-    # Statistics of every node's tensors: the page shows 4 significant digits, and 17 random
-    # digits per number would be most of a big graph's page (they do not compress).
-    entry = _stats_json(stats)
-    if entry is not None:
-        for name in ("norm", "min", "max", "mean"):
-            value = entry[name]
-            if isinstance(value, float):
-                entry[name] = float(f"{value:.4g}")
-    return entry
-
-
 def _origin_text(graph: Graph, key: int) -> str:
     node = graph.nodes[key]
     frame = user_frame(node.traceback)
     where = f" (created at {os.path.basename(frame[0])}:{frame[1]}: {frame[3]})" if frame else ""
     return f"{node.label}{where}"
-
-
-# Node fields the page needs for its first frame, sent as columns; the rest (saved tensors,
-# stacks, gradients) travels apart and is read after the graph is on screen.
-CORE_FIELDS = ("kind", "label", "lines", "x", "y", "w", "h", "shape", "dtype", "module")
-CORE_FIELDS += ("nanOrigin", "badGrad", "stale", "group", "appeared")
-NUMERIC_FIELDS = frozenset({"x", "y", "w", "h", "src", "dst", "slot"})
-EDGE_FIELDS = ("src", "dst", "slot", "kind")
-
-
-def encode_payload(data: dict[str, Any]) -> str:
-    """``data`` as the page's payload: JSON holding two gzip + base64 parts, ``core`` (the page,
-    its nodes and edges as columns) and ``details`` (one dict per node, the fields not in
-    ``CORE_FIELDS``). Columns of repeated values are indices into a table of distinct values;
-    with gzip that keeps 100,000 nodes under 10 MB and quick to read."""
-    table: list[Any] = []
-    index: dict[Any, int] = {}
-    details = [{k: v for k, v in node.items() if k not in CORE_FIELDS} for node in data["nodes"]]
-    for extra in details:
-        del extra["key"]  # a node's key is its position in the list
-    core = {k: v for k, v in data.items() if k not in ("nodes", "edges")}
-    core["nodeColumns"] = _columns(data["nodes"], CORE_FIELDS, table, index)
-    core["edgeColumns"] = _columns(data["edges"], EDGE_FIELDS, table, index)
-    core["values"] = table
-    return json.dumps(
-        {"encoding": "gzip-base64", "core": _pack(core), "details": _pack(details)},
-        separators=(",", ":"),
-    )
-
-
-def _columns(
-    rows: list[dict[str, Any]], fields: tuple[str, ...], table: list[Any], index: dict[Any, int]
-) -> dict[str, list[Any]]:
-    columns = {}
-    for name in fields:
-        if name in NUMERIC_FIELDS:
-            columns[name] = [row[name] for row in rows]
-            continue
-        column = []
-        for row in rows:
-            value = row.get(name, _ABSENT)
-            # (type, value) keeps True apart from 1; lists (shapes, lines) as tuples.
-            key = (type(value), tuple(value) if isinstance(value, list) else value)
-            position = index.get(key)
-            if position is None:
-                position = index[key] = len(table)
-                table.append(value)
-            column.append(position)
-        columns[name] = column
-    return columns
-
-
-def _pack(value: Any) -> str:
-    text = json.dumps(value, separators=(",", ":"), allow_nan=False)
-    return base64.b64encode(gzip.compress(text.encode("utf-8"), 3, mtime=0)).decode("ascii")
-
-
-def decode_payload(payload: str) -> dict[str, Any]:
-    """The data dict back from :func:`encode_payload`'s text (for tests and tools).
-
-    Examples
-    --------
-    >>> node = {"key": 0, "kind": "op", "x": 1.0, "y": 2.0, "w": 9.0, "h": 5.0, "saved": []}
-    >>> decode_payload(encode_payload({"nodes": [node], "edges": []}))["nodes"] == [node]
-    True
-    """
-    raw = json.loads(payload)
-    unpack = lambda text: json.loads(gzip.decompress(base64.b64decode(text)))  # noqa: E731
-    data = unpack(raw["core"])
-    table = data.pop("values")
-    data["nodes"] = _rows(data.pop("nodeColumns"), table)
-    for key, (node, extra) in enumerate(zip(data["nodes"], unpack(raw["details"]), strict=True)):
-        node["key"] = key
-        node.update(extra)
-    data["edges"] = _rows(data.pop("edgeColumns"), table)
-    return data
-
-
-def _rows(columns: dict[str, list[Any]], table: list[Any]) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = [{} for _ in next(iter(columns.values()), [])]
-    for name, column in columns.items():
-        for row, value in zip(rows, column, strict=True):
-            if name not in NUMERIC_FIELDS:
-                value = table[value]
-                if value == _ABSENT:
-                    continue
-            row[name] = value
-    return rows
 
 
 def read_page_data(path: str | os.PathLike) -> dict[str, Any]:
@@ -622,7 +526,7 @@ def read_page_data(path: str | os.PathLike) -> dict[str, Any]:
 
 
 def render_page(data: dict[str, Any], title: str) -> str:
-    """The HTML page with the style, the script and ``data`` written inline."""
+    """The HTML page with the style, the script and ``data`` (from :func:`page_data`) inline."""
     folder = resources.files(__package__)
     template = folder.joinpath("explorer.html").read_text(encoding="utf-8")
     style = folder.joinpath("explorer.css").read_text(encoding="utf-8")

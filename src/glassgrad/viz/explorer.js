@@ -55,6 +55,36 @@
     return out;
   }
 
+  // Per-node details travel as rows of positions into their own table (the layout is
+  // glassgrad/viz/_payload.py's); a node's are expanded the first time its panel is shown.
+  const DETAIL_FIELDS = ["inputs", "outputs", "saved", "savedError", "code", "traceback", "variable",
+    "backward", "function", "diff", "terms", "requiresGrad", "value", "grad"];
+  const SHARED_DETAILS = new Set(["outputs", "savedError", "code", "traceback", "function"]);
+  const STAT_NAMES = ["norm", "min", "max", "mean", "num_nan", "num_inf", "num_zero"];
+  const MISSING = -1;
+  function expandDetails(row, table) {
+    const stats = (position) => {
+      if (position === null) return null;
+      const entry = table[position];
+      const [shape, dtype, numel] = table[entry[0]];
+      const out = { shape, dtype, numel };
+      STAT_NAMES.forEach((name, i) => { out[name] = entry[i + 1]; });
+      return out;
+    };
+    const node = {};
+    DETAIL_FIELDS.forEach((name, i) => {
+      let value = row[i];
+      if (value === MISSING) return;
+      if (SHARED_DETAILS.has(name)) value = table[value];
+      else if (name === "inputs") value = value.map(([from, meta], slot) => ({ slot, from, meta: table[meta] }));
+      else if (name === "saved") value = value.map(([savedName, entry, text]) => ({ name: savedName, stats: stats(entry), value: text }));
+      else if (name === "backward" && value !== null) value = { step: value[0], received: value[1].map((e) => stats(e)), sent: value[2].map((e) => stats(e)) };
+      else if (name === "value" || name === "grad") value = stats(value);
+      node[name] = value;
+    });
+    return node;
+  }
+
   readPayload().then(start);
 
   function start(data) {
@@ -70,8 +100,17 @@
   const nodes = data.nodes;
   const edges = data.edges;
   const count = nodes.length;
-  data.detailsReady.then((details) => {
-    details.forEach((extra, key) => Object.assign(nodes[key], extra));
+  let details = null; // { values, rows } once inflated
+  const expanded = new Uint8Array(count);
+  function withDetails(key) {
+    if (details !== null && !expanded[key]) {
+      Object.assign(nodes[key], expandDetails(details.rows[key], details.values));
+      expanded[key] = 1;
+    }
+    return nodes[key];
+  }
+  data.detailsReady.then((inflated) => {
+    details = inflated;
     if (selectedKey !== null) renderPanel(selectedKey);
     document.body.setAttribute("data-details", "true");
   });
@@ -1199,7 +1238,7 @@
   }
 
   function renderPanel(key) {
-    const node = nodes[key];
+    const node = withDetails(key);
     const body = [el("h3", {}, breakable(nodeTitle(key)))];
     if (node.kind === "op") renderOp(node, body);
     else renderTensor(node, body);

@@ -16,7 +16,9 @@ judged by relative rules, not only by an absolute threshold.
 * **NaN/Inf origin** — the node that received finite gradients and sent NaN/Inf (with the
   words anomaly mode raises: "Function 'LogBackward0' returned nan values ...") and the first
   op whose saved forward values hold them.
-* **dead parameters** — unreachable from the loss, with the reason (:mod:`.diagnose`).
+* **dead parameters** — unreachable from the loss, with the reason (:mod:`.diagnose`);
+  with ``expected_frozen=``, the parameters meant to be frozen are not dead when they get no
+  gradient and are *not-frozen* when they get one (``grad_report``'s meaning).
 """
 
 from __future__ import annotations
@@ -26,10 +28,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._graph import Graph, build_graph, upstream_first, user_frame
+from ._graph import Graph, build_graph, depths, user_frame
 from ._stats import json_number, tensor_stats
 from .diagnose import REASON_OK, diagnose_params, forward_nonfinite_origins
 from .forward import ForwardLog
+from .report_modules import frozen_matcher, not_frozen_text
 from .trace import BackwardTrace
 
 __all__ = ["Finding", "Health", "check_health", "DEPTH_RATIO"]
@@ -42,8 +45,9 @@ MAX_NORM = 1e3  # grad_report's exploding_norm default
 
 @dataclass(frozen=True)
 class Finding:
-    """One problem: ``kind`` is "nan", "dead", "exploding", "vanishing", "large-norm",
-    "update-large" or "update-small"; ``subject`` the parameter or node it is about; ``keys`` its graph keys."""
+    """One problem: ``kind`` is "nan", "dead", "not-frozen", "exploding", "vanishing",
+    "large-norm", "update-large" or "update-small"; ``subject`` the parameter or node it is
+    about; ``keys`` its graph keys."""
 
     kind: str
     subject: str
@@ -138,6 +142,7 @@ def check_health(
     max_norm: float = MAX_NORM,
     forward_log: ForwardLog | None = None,
     graph: Graph | None = None,
+    expected_frozen: Iterable[Any] | None = None,
 ) -> Health:
     """Judge the gradients of ``named_parameters`` from ``loss`` (after backward has run).
 
@@ -162,6 +167,11 @@ def check_health(
         Exact reasons for dead parameters (see :func:`record_forward`).
     graph : Graph, optional
         An already built graph of ``loss`` (saves building it again).
+    expected_frozen : iterable of str, Module or Tensor, optional
+        What you mean to keep frozen, as for :func:`grad_report`: parameter names, module
+        name prefixes (``"backbone"`` covers ``backbone.0.weight``), modules or tensors. Those
+        that get no gradient are no finding (not "dead"); those that get one are
+        "not-frozen" findings.
 
     Examples
     --------
@@ -186,7 +196,7 @@ def check_health(
     if graph is None:
         graph = build_graph(loss, pairs, read_details=True, func_name="check_health")
     health = Health(graph=graph)
-    depth = _depths(graph)
+    depth = depths(graph)
     findings = health.findings
     if trace is not None:
         for node in trace.nonfinite_origins():
@@ -216,16 +226,27 @@ def check_health(
             )
         )
     statuses = diagnose_params(graph, pairs, func_name="check_health", forward_log=forward_log)
+    frozen = frozen_matcher(expected_frozen, pairs, "check_health")
     rows = []
     for status in statuses:
         tensor = status.tensor
         weight_norm = tensor_stats(tensor).norm or 0.0
         if status.reason != REASON_OK:
-            findings.append(Finding("dead", status.name, f"{status.reason}: {status.detail}"))
+            if id(tensor) not in frozen:
+                findings.append(Finding("dead", status.name, f"{status.reason}: {status.detail}"))
             continue
         grad = getattr(tensor, "grad", None)
         norm = tensor_stats(grad).norm if grad is not None else None
         node_key = graph.key_of(tensor)
+        if id(tensor) in frozen:
+            findings.append(
+                Finding(
+                    "not-frozen",
+                    status.name,
+                    not_frozen_text(norm, tuple(tensor.shape)),
+                    () if node_key is None else (node_key,),
+                )
+            )
         health.params.append(
             (status.name, depth[node_key] if node_key is not None else 0, norm, weight_norm)
         )
@@ -264,19 +285,6 @@ def check_health(
                     )
                 )
     return health
-
-
-def _depths(graph: Graph) -> list[int]:
-    # Longest distance from a root along data edges (roots 0): a layer's index from the loss.
-    depth = [0] * len(graph.nodes)
-    feeders: list[list[int]] = [[] for _ in graph.nodes]
-    for edge in graph.edges:
-        if edge.kind != "saved":
-            feeders[edge.dst].append(edge.src)
-    for key in reversed(upstream_first(graph)):
-        for src in feeders[key]:
-            depth[src] = max(depth[src], depth[key] + 1)
-    return depth
 
 
 def _depth_findings(

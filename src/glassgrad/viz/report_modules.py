@@ -24,6 +24,7 @@ __all__ = [
     "format_module_table",
     "frozen_matcher",
     "apply_expected_frozen",
+    "not_frozen_text",
 ]
 
 
@@ -135,14 +136,16 @@ def apply_expected_frozen(row: Any, tensor: Any, frozen: set[int]) -> Any:
         return row
     if row.status == STATUS_NO_GRAD:
         return replace(row, status=STATUS_FROZEN, detail=f"no gradient, as expected ({row.reason})")
-    shape = format_shape(row.shape) if row.shape is not None else ""
-    norm = f" of norm {row.grad.norm:.4g}" if row.grad is not None and row.grad.norm else ""
-    return replace(
-        row,
-        status=STATUS_NOT_FROZEN,
-        detail=(
-            f"expected frozen, but it requires grad and received a gradient{norm} {shape}: an "
-            "optimizer holding it will train it. Call .requires_grad_(False) on it (or leave "
-            "it out of the optimizer)"
-        ),
+    norm = row.grad.norm if row.grad is not None else None
+    return replace(row, status=STATUS_NOT_FROZEN, detail=not_frozen_text(norm, row.shape))
+
+
+def not_frozen_text(norm: float | None, shape: tuple[int, ...] | None) -> str:
+    """Why a parameter expected frozen is a problem: it received a gradient (of ``norm``)."""
+    norm_text = f" of norm {norm:.4g}" if norm else ""
+    shape_text = format_shape(shape) if shape is not None else ""
+    return (
+        f"expected frozen, but it requires grad and received a gradient{norm_text} "
+        f"{shape_text}: an optimizer holding it will train it. Call .requires_grad_(False) on "
+        "it (or leave it out of the optimizer)"
     )

@@ -13,8 +13,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._graph import Graph, SavedValue, build_graph, is_tensor
-from ._stats import TensorStats, as_array, tensor_stats
+from ._graph import Graph, SavedValue, build_graph, collector_paused, is_tensor
+from ._stats import BATCH_NUMEL, TensorStats, as_array, tensor_stats, tensor_stats_many
 
 __all__ = ["BackwardTrace", "NodeRecord", "record_backward", "trace_backward"]
 
@@ -58,33 +58,67 @@ class BackwardTrace:
     records: dict[int, NodeRecord] = field(default_factory=dict)
     saved: dict[int, tuple[list[SavedValue], str]] = field(default_factory=dict)
     error: BaseException | None = None
+    _origins: list[Any] | None = field(default=None, repr=False)  # (found once recorded)
 
     def record_of(self, node: Any) -> NodeRecord | None:
         return self.records.get(id(node))
 
     def nonfinite_origins(self) -> list[Any]:
         """Nodes that received finite gradients and produced NaN or Inf, in backward order."""
-        return [node for node in self.order if self.records[id(node)].made_nonfinite]
+        if self._origins is None:
+            self._origins = [node for node in self.order if self.records[id(node)].made_nonfinite]
+        return list(self._origins)
 
 
 # Gradients with at most this many entries are also kept as values (for print_graph).
 SMALL_VALUE_LIMIT = 8
+# Small gradients are copied and their statistics computed together when the pass ends (or
+# when this many entries wait): per-tensor NumPy calls would cost more than the backward.
+PENDING_LIMIT = 1 << 22
 
 
-def _grad_stats(grads: Any) -> tuple[list[TensorStats | None], list[list | None]]:
-    stats: list[TensorStats | None] = []
-    values: list[list | None] = []
-    for grad in grads or ():
+class _PendingStats:
+    """Gradients waiting for their statistics: ``(list, index, copy)``; :meth:`flush` puts
+    each one's :class:`TensorStats` at ``list[index]``."""
+
+    __slots__ = ("targets", "arrays", "size")
+
+    def __init__(self) -> None:
+        self.targets: list[tuple[list, int]] = []
+        self.arrays: list[Any] = []
+        self.size = 0
+
+    def add(self, target: list, index: int, array: Any) -> None:
+        if array.size > BATCH_NUMEL:  # big: the NumPy calls are worth it, and no copy
+            target[index] = tensor_stats(array)
+            return
+        self.targets.append((target, index))
+        self.arrays.append(array.copy())  # a later hook or op might write into the original
+        self.size += array.size
+        if self.size > PENDING_LIMIT:
+            self.flush()
+
+    def flush(self) -> None:
+        with collector_paused():
+            computed = tensor_stats_many(self.arrays)
+        for (target, index), stats in zip(self.targets, computed, strict=True):
+            target[index] = stats
+        self.targets, self.arrays, self.size = [], [], 0
+
+
+def _grad_stats(
+    grads: Any, pending: _PendingStats
+) -> tuple[list[TensorStats | None], list[list | None]]:
+    # None per gradient for now: ``pending`` fills in the statistics.
+    stats: list[TensorStats | None] = [None] * len(grads or ())
+    values: list[list | None] = [None] * len(stats)
+    for index, grad in enumerate(grads or ()):
         if grad is None:
-            stats.append(None)
-            values.append(None)
             continue
-        summary = tensor_stats(grad)
-        stats.append(summary)
-        if summary.numel <= SMALL_VALUE_LIMIT:
-            values.append(as_array(grad).reshape(-1).tolist())
-        else:
-            values.append(None)
+        array = as_array(grad)
+        pending.add(stats, index, array)
+        if array.size <= SMALL_VALUE_LIMIT:
+            values[index] = array.reshape(-1).tolist()
     return stats, values
 
 
@@ -100,7 +134,7 @@ def record_backward(roots: Any) -> Iterator[BackwardTrace]:
     Yields
     ------
     BackwardTrace
-        Filled in as backward runs; complete when the block ends.
+        Filled in as backward runs; its gradient statistics are complete when the block ends.
 
     Examples
     --------
@@ -113,31 +147,36 @@ def record_backward(roots: Any) -> Iterator[BackwardTrace]:
     """
     graph = build_graph(roots, func_name="record_backward")
     trace = BackwardTrace(graph)
+    pending = _PendingStats()
     handles = []
     for node in graph.op_nodes():
         trace.saved[id(node.obj)] = (node.saved, node.saved_error)
-        handles.append(node.obj.register_hook(_Recorder(trace, node.obj)))
+        handles.append(node.obj.register_hook(_Recorder(trace, node.obj, pending)))
     try:
         yield trace
     finally:
         for handle in handles:
             handle.remove()
+        pending.flush()
+        trace._origins = None  # (asked for before the statistics were in)
 
 
 class _Recorder:
     """The post-hook for one node (a small object, not a closure, to keep the frame free)."""
 
-    __slots__ = ("trace", "node")
+    __slots__ = ("trace", "node", "pending")
 
-    def __init__(self, trace: BackwardTrace, node: Any) -> None:
+    def __init__(self, trace: BackwardTrace, node: Any, pending: _PendingStats) -> None:
         self.trace = trace
         self.node = node
+        self.pending = pending
 
     def __call__(self, grad_inputs: Any, grad_outputs: Any) -> None:
         trace = self.trace
-        input_stats, input_values = _grad_stats(grad_inputs)
-        output_stats, output_values = _grad_stats(grad_outputs)
+        input_stats, input_values = _grad_stats(grad_inputs, self.pending)
+        output_stats, output_values = _grad_stats(grad_outputs, self.pending)
         trace.order.append(self.node)
+        trace._origins = None
         trace.records[id(self.node)] = NodeRecord(
             step=len(trace.order),
             name=type(self.node).__name__,
@@ -184,7 +223,7 @@ def trace_backward(
             f"trace_backward: expected the tensor to differentiate (e.g. the loss), "
             f"got {type(root).__name__}"
         )
-    with record_backward(root) as trace:
+    with collector_paused(), record_backward(root) as trace:
         try:
             root.backward(gradient, retain_graph=retain_graph)
         except Exception as error:  # noqa: BLE001 - handed back to the caller on request
