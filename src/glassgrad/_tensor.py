@@ -19,6 +19,7 @@ from .autograd import grad_mode, graph
 from .autograd.grad_mode import INFERENCE_VERSION
 from .autograd.grad_mode import state as grad_state
 from .autograd.graph import RemovableHandle, add_hook
+from .autograd.inplace_record import note_write
 from .autograd.op import special_inputs
 from .autograd.views import CreationMeta, refresh_view
 
@@ -674,6 +675,7 @@ class Tensor(_TensorMethods):
             grown[: min(count, flat.size)] = flat[:count]
             self._data = grown.reshape(shape)
         self._vc[0] += 1
+        note_write(self._vc, "resize_")
         return self
 
     def resize_as_(self, the_template: Tensor, *, memory_format: Any = None) -> Tensor:

@@ -78,3 +78,55 @@ def test_an_optimizer_step_is_named_as_the_change():
     assert f":{line_of('MARK-step')} in test_an_optimizer_step_is_named_as_the_change" in str(
         info.value
     )
+
+
+def out_write(lib):
+    w = lib.ones(3, requires_grad=True)
+    c = lib.full((3,), 2.0)
+    y = w * c  # Mul saves c for w's gradient
+    lib.add(lib.ones(3), lib.ones(3), out=c)  # MARK-out
+    return y
+
+
+def resize(lib):
+    w = lib.ones(3, requires_grad=True)
+    c = lib.full((3,), 2.0)
+    y = w * c
+    c.resize_(2)  # MARK-resize
+    return y
+
+
+def embedding_renorm(lib):
+    weight = (lib.ones(4, 3) * 3).requires_grad_()
+    y = weight.pow(2)  # Pow saves weight
+    lib.nn.functional.embedding(lib.tensor([1, 2]), weight, max_norm=1.0)  # MARK-renorm
+    return y
+
+
+def in_place_transpose(lib):
+    w = lib.ones(2, 3, requires_grad=True)
+    c = lib.ones(2, 3) * 2
+    y = w * c
+    c.t_()  # MARK-transpose
+    return y
+
+
+@pytest.mark.parametrize(
+    ("program", "marker", "what"),
+    [
+        (out_write, "MARK-out", "add(..., out=...)"),
+        (resize, "MARK-resize", "resize_"),
+        (embedding_renorm, "MARK-renorm", "embedding's max_norm=1 renorm (embedding_renorm_)"),
+        (in_place_transpose, "MARK-transpose", "TBackward1 (in place)"),
+    ],
+)
+def test_every_version_bump_is_named(program, marker, what):
+    # PyTorch raises for each of these programs; glassgrad with its words, then the change.
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        program(torch).sum().backward()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation") as info:
+        program(gg).sum().backward()
+    where = f"{__file__}:{line_of(marker)} in {program.__name__}"
+    message = str(info.value)
+    assert f"The last in-place change to it was made by {what}, at {where}: " in message
+    assert message.endswith(f"# {marker}.")

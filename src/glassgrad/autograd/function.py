@@ -31,6 +31,7 @@ from . import graph
 from .grad_mode import INFERENCE_VERSION, no_grad
 from .grad_mode import state as grad_state
 from .graph import Node, SavedTensor, pack_saved, saved_tensors_freed_error
+from .inplace_record import note_write
 from .op import SAVED_INFERENCE_ERROR, _modified_error, fit_gradients
 from .views import CreationMeta, check_inplace, edge_of, rebase_history
 
@@ -351,6 +352,7 @@ class Function(metaclass=_FunctionMeta):
         for t in node._dirty:
             if isinstance(t, Tensor):
                 t._vc[0] += 1  # as PyTorch's mark_dirty: the version moves once more
+                note_write(t._vc, f"{cls.__qualname__}.forward (mark_dirty)")
         if not record:
             _mark_views_of_function(outs, {id(a) for a in args if isinstance(a, Tensor)})
             return outputs

@@ -34,6 +34,7 @@ from . import graph
 from .grad_mode import INFERENCE_VERSION
 from .grad_mode import state as grad_state
 from .graph import Node, accumulator_of
+from .inplace_record import note_write
 
 __all__ = [
     "OVERLAP_WRITE_ERROR",
@@ -453,6 +454,7 @@ def apply_inplace_view(cls: type, target: Any, **params: Any) -> Any:
     target._data = new
     counter = target._vc
     counter[0] += 1
+    note_write(counter, f"{cls.__name__} (in place)")
     if target._base is not None:
         target._view_steps = view_steps(target) + (step,)
         target._attr_version = counter[0]

@@ -22,6 +22,7 @@ import numpy as np
 from .._dtype import c_type_name, scalar_type_name
 from .._tensor import Tensor
 from ..autograd.grad_mode import state as grad_state
+from ..autograd.inplace_record import note_write
 from ..autograd.views import rebase_history
 
 __all__ = ["out_result", "write_into", "with_out"]
@@ -68,6 +69,7 @@ def write_into(op: str, out: Any, values: np.ndarray, exact: bool = False) -> Te
         raise RuntimeError(f"{op}(): the 'out' tensor's memory is read-only")
     np.copyto(out._data, values, casting="unsafe")
     out._vc[0] += 1
+    note_write(out._vc, f"{op}(..., out=...)")
     return out
 
 

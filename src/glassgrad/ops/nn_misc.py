@@ -14,6 +14,7 @@ import numpy as np
 from .. import _factories
 from .._dtype import c_type_name
 from .._tensor import Tensor
+from ..autograd.inplace_record import note_write
 from ..autograd.op import Op
 from . import arithmetic, blas, linalg, shape
 from ._common import check_tensor
@@ -196,6 +197,7 @@ def _renorm_rows(weight: Tensor, indices: np.ndarray, max_norm: float, norm_type
         scale = max_norm / (norms[over] + 1e-7)
         data[rows[over]] *= scale.astype(data.dtype)[:, None]
         weight._vc[0] += 1
+        note_write(weight._vc, f"embedding's max_norm={max_norm:g} renorm (embedding_renorm_)")
 
 
 def embedding(

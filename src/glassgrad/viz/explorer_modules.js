@@ -9,7 +9,9 @@
 "use strict";
 const GlassgradModules = (function () {
   const CHAR_WIDTH = 7.2; // px per character of the 12px monospace font
-  const LINE_HEIGHT = 15, PAD_X = 10, PAD_Y = 7, GAP_X = 24, GAP_Y = 42, SWEEPS = 4;
+  // Layers 24px apart (the plain layout's 42 made a 13-layer loss, e.g. PPO's, too tall to read
+  // at fit on a 1400x850 window).
+  const LINE_HEIGHT = 15, PAD_X = 10, PAD_Y = 7, GAP_X = 24, GAP_Y = 24, SWEEPS = 4;
   const FRAME_PAD = 12, FRAME_HEAD = 24; // an open module: padding and its label's band
 
   function textSize(lines) {
@@ -401,8 +403,18 @@ const GlassgradModules = (function () {
 
     const size = api.canvasSize();
     modules.chooseDefault(size.width, size.height, MARGIN, minScale);
-    apply();
+    const result = apply();
     api.fit();
+    const at = result.nodes;
+    const roots = data.roots.filter((key) => at.has(key)).map((key) => ({ x: at.get(key).x, bottom: at.get(key).y + data.nodes[key].h / 2 }));
+    if (api.view.scale < minScale && roots.length) {
+      // Unreadable at fit even with every module closed (nodes outside modules make it tall):
+      // start readable at the outputs, at the bottom, as plain big graphs do; "fit" shows all.
+      api.view.scale = minScale;
+      api.view.x = size.width / 2 - (roots.reduce((sum, r) => sum + r.x, 0) / roots.length) * minScale;
+      api.view.y = size.height - MARGIN - Math.max(...roots.map((r) => r.bottom)) * minScale;
+      api.scheduleDraw();
+    }
     api.modules = {
       state: modules.state, toggle, apply, groups, folds: modules.folds,
       // The smallest label on screen, in px: shape lines are drawn at 11px.
