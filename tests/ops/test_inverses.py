@@ -54,6 +54,37 @@ def test_cholesky_ex_gives_lapacks_partial_factor_and_info() -> None:
     assert_same_results(ours, theirs)
 
 
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_reads_only_its_triangle_as_pytorch(upper: bool) -> None:
+    """The triangle cholesky does not read (the upper one for L, the lower one for U) may
+    hold anything, also for the partial factor of cholesky_ex."""
+    rng = np.random.default_rng(3)
+    m = rng.standard_normal((2, 3, 3))
+    spd = m @ m.transpose(0, 2, 1) + 3 * np.eye(3)
+    noise = np.triu(rng.standard_normal((3, 3)), 1)
+    general = spd + (noise.T if upper else noise)
+    indefinite = general - 10 * np.eye(3)
+    for matrices in (general, indefinite):
+        ours, theirs = both(
+            lambda lib, m=matrices: lib.linalg.cholesky_ex(lib.tensor(m), upper=upper)
+        )
+        assert_same_results(ours, theirs)
+    ours, theirs = both(lambda lib: lib.linalg.cholesky(lib.tensor(general), upper=upper))
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), atol=1e-12)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_gradients_of_symmetric_inputs_by_finite_differences(upper: bool) -> None:
+    """Through A A^T + I every entry counts in both triangles, so finite differences apply."""
+    a = gg.tensor(np.random.default_rng(4).standard_normal((2, 3, 3)), requires_grad=True)
+
+    def factor(x: Any) -> Any:
+        return gg.linalg.cholesky(x @ x.mT + gg.eye(3, dtype=x.dtype), upper=upper)
+
+    assert gg.autograd.gradcheck(factor, (a,))
+    assert gg.autograd.gradgradcheck(factor, (a,))
+
+
 EX_ERRORS = {
     "inv_ex check_errors": (
         lambda lib: lib.linalg.inv_ex(lib.zeros(2, 2), check_errors=True),

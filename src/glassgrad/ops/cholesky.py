@@ -44,6 +44,18 @@ def _first_bad_minor(m: np.ndarray) -> int:
     return m.shape[-1]
 
 
+def _lower_source(a: np.ndarray, upper: bool) -> np.ndarray:
+    """The matrix whose lower triangle LAPACK reads: A is Hermitian by contract and, as
+    PyTorch's, only its lower triangle (its upper one when ``upper``) is read."""
+    return np.conj(swap(a)) if upper else a
+
+
+def _from_lower(lower: np.ndarray, upper: bool) -> np.ndarray:
+    """The factor of ``_lower_source``'s matrix as the op returns it: U = L^H when ``upper``,
+    a batch of column-major matrices as PyTorch's."""
+    return column_major(np.conj(swap(lower)) if upper else lower)
+
+
 def _not_positive_definite(m: np.ndarray) -> bool:
     try:
         np.linalg.cholesky(m)
@@ -63,22 +75,19 @@ class LinalgCholeskyExBackward0(Op):
 
     def forward(self, a, upper=False, check_errors=True):
         self.upper = upper
-        # A is symmetric by contract; reading its symmetric part makes the symmetric
-        # gradient below the exact one (finite differences over single entries agree).
-        symmetric = (a + swap(a)) * 0.5
+        source = _lower_source(a, upper)
         try:
-            lower = np.linalg.cholesky(symmetric)
+            lower = np.linalg.cholesky(source)
         except np.linalg.LinAlgError:
             if not check_errors:  # cholesky_ex: LAPACK's partial factor
-                lower = cholesky_with_info(symmetric)[0]
-                return column_major(swap(lower) if upper else lower)
-            matrix, prefix = batch_prefix(symmetric, _not_positive_definite)
+                return _from_lower(cholesky_with_info(source)[0], upper)
+            matrix, prefix = batch_prefix(source, _not_positive_definite)
             raise LinAlgError(
                 f"{self.op_name}: {prefix}The factorization could not be completed because the "
                 f"input is not positive-definite (the leading minor of order "
                 f"{_first_bad_minor(matrix)} is not positive-definite)."
             ) from None
-        return column_major(swap(lower) if upper else lower)
+        return _from_lower(lower, upper)
 
     def backward(self, F, grad):
         (factor,) = self.saved
@@ -124,6 +133,12 @@ def _cholesky_top(input: Tensor, upper: bool = False, *, out: Any = None) -> Ten
 # --- registry ----------------------------------------------------------------------------
 
 
+def _unread_triangle_noise(rng: np.random.Generator, a: np.ndarray, upper: bool) -> np.ndarray:
+    """``a`` with noise in the triangle cholesky does not read (the lower one when ``upper``)."""
+    noise = np.tril(randn(rng, *a.shape), -1)
+    return a + (noise if upper else swap(noise))
+
+
 def _quietly(function: Any, *args: Any) -> Any:
     """Call ``function`` with its warnings silenced (PyTorch's deprecation of cholesky)."""
     import warnings
@@ -139,9 +154,15 @@ register(
     nodes=(LinalgCholeskyExBackward0,),
     namespace="linalg",
     samples=lambda rng: [
-        Sample((spd(rng, 3, 3),)),
-        Sample((spd(rng, 2, 4, 4),), note="batched"),
-        Sample((spd(rng, 3, 3),), {"upper": True}),
+        # cholesky reads one triangle while finite differences move both: fd=False here, and
+        # tests/ops/test_inverses.py checks gradients of symmetric inputs instead.
+        Sample((spd(rng, 3, 3),), fd=False),
+        Sample((spd(rng, 2, 4, 4),), fd=False, note="batched"),
+        Sample((spd(rng, 3, 3),), {"upper": True}, fd=False),
+        Sample((_unread_triangle_noise(rng, spd(rng, 3, 3), upper=False),), fd=False),
+        Sample(
+            (_unread_triangle_noise(rng, spd(rng, 3, 3), upper=True),), {"upper": True}, fd=False
+        ),
         Sample((np.zeros((0, 0)),)),
     ],
 )
@@ -152,7 +173,10 @@ register(
     _cholesky_top,
     nodes=(CholeskyBackward0,),
     torch=lambda torch, A, upper=False: _quietly(torch.cholesky, A, upper),
-    samples=lambda rng: [Sample((spd(rng, 3, 3),)), Sample((spd(rng, 3, 3), True))],
+    samples=lambda rng: [
+        Sample((spd(rng, 3, 3),), fd=False),
+        Sample((_unread_triangle_noise(rng, spd(rng, 3, 3), upper=True), True), fd=False),
+    ],
 )
 
 
@@ -181,12 +205,12 @@ def cholesky_ex(
     """
     data = check_tensor(A, "linalg.cholesky_ex", "A")._data
     check_square("linalg.cholesky", data)
-    symmetric = (data + swap(data)) * 0.5
+    source = _lower_source(data, upper)
     try:
-        np.linalg.cholesky(symmetric)
+        np.linalg.cholesky(source)
         info = np.zeros(data.shape[:-2], np.int32)
     except np.linalg.LinAlgError:
-        info = cholesky_with_info(symmetric)[1]
+        info = cholesky_with_info(source)[1]
     if check_errors and info.any():
         first = int(info.reshape(-1)[np.flatnonzero(info.reshape(-1))[0]])
         batch = np.flatnonzero(info.reshape(-1))[0]
@@ -322,8 +346,8 @@ register(
     nodes=(LinalgCholeskyExBackward0,),
     namespace="linalg",
     samples=lambda rng: [
-        Sample((spd(rng, 3, 3),)),
-        Sample((spd(rng, 2, 3, 3),), {"upper": True}),
+        Sample((spd(rng, 3, 3),), fd=False),
+        Sample((spd(rng, 2, 3, 3),), {"upper": True}, fd=False),
         Sample((-np.eye(3),), grad=False, note="not positive-definite: info"),
     ],
 )
