@@ -174,6 +174,41 @@ def test_gradients(key: str, index: int, sample: Sample) -> None:
         _assert_close(a, b, info, f"second derivative wrt input {i}", 1e-6, 1e-8)
 
 
+@pytest.mark.parametrize("key, index, sample", CASES)
+def test_gradient_through_one_output_alone(key: str, index: int, sample: Sample) -> None:
+    """Through one output of a multi-output op, the other outputs' gradients are undefined,
+    not zeros, as in PyTorch: an input gets no gradient (None with allow_unused), or one that
+    requires grad under create_graph, exactly where PyTorch's does."""
+    info = REGISTRY[key]
+    if not (info.differentiable and sample.grad):
+        return
+    ours, our_leaves = _run(info, sample, gg)
+    ours = _differentiable(ours, gg)
+    if len(ours) < 2 or not our_leaves:
+        return
+    theirs, their_leaves = _run(info, sample, torch)
+    theirs = _differentiable(theirs, torch)
+    vs = _cotangents(ours, np.random.default_rng(index))
+    for k, (mine, reference, v) in enumerate(zip(ours, theirs, vs)):
+        got, expected = (
+            lib.autograd.grad(
+                [out],
+                leaves,
+                [lib.tensor(v, dtype=out.dtype)],
+                retain_graph=True,
+                create_graph=True,
+                allow_unused=True,
+            )
+            for lib, out, leaves in ((gg, mine, our_leaves), (torch, reference, their_leaves))
+        )
+        for i, (a, b) in enumerate(zip(got, expected)):
+            what = f"grad of input {i} through output {k} alone"
+            assert (a is None) == (b is None), f"{key}: {what}: {a} vs torch {b}"
+            if a is not None:
+                assert a.requires_grad == b.requires_grad, f"{key}: {what}: requires_grad"
+                _assert_close(a, b, info, what, 1e-7, 1e-9)
+
+
 def _second_grads(lib: Any, first: list, leaves: list, ws: list) -> list:
     """d<first, w>/d leaves; a first gradient that is constant contributes zero."""
     pairs = [(g, w) for g, w in zip(first, ws) if g.requires_grad]

@@ -200,6 +200,11 @@ class Op(Node):
     # Inputs whose gradient PyTorch's double-backward graph computes without the saved tensors
     # (group norm's bias: its gradient is a sum of the incoming one): never tied to them.
     grads_free_of_saved: tuple = ()
+    # Several outputs: backward gets None (PyTorch's undefined gradient) for an output that
+    # received none, instead of zeros, and skips that output's term as PyTorch's formula
+    # does; otherwise a gradient through the other outputs alone would depend on what the
+    # skipped term reads (its flags under create_graph, or a zero where PyTorch has none).
+    takes_undefined_grads: bool = False
     # Which saved inputs that node takes as differentiable inputs (None: every saved one read
     # by the gradient, see saved_for, and the saved outputs), and whether differentiating
     # through them gives zeros (threshold_backward) or nothing (convolution_backward).
@@ -776,10 +781,17 @@ class Op(Node):
         F = graph.tensor_namespace if create_graph else graph.array_namespace
         if saved or self._saved_out is not None:
             self.saved = self._unpack(create_graph)
-        grad = grads[0] if len(grads) == 1 else tuple(self._materialize(grads, F))
+        if len(grads) == 1:
+            grad = grads[0]
+        else:
+            grad = tuple(grads if self.takes_undefined_grads else self._materialize(grads, F))
         conjugate = self.holomorphic and self._meta[-1].kind == "c"
         if conjugate:
-            grad = F.conj(grad) if len(grads) == 1 else tuple(F.conj(g) for g in grad)
+            grad = (
+                F.conj(grad)
+                if len(grads) == 1
+                else tuple(None if g is None else F.conj(g) for g in grad)
+            )
         result = self.backward(F, grad)
         self.saved = None
         if type(result) is not tuple:

@@ -111,9 +111,13 @@ class LinalgSlogdetBackward0(Op):
         sign, logabsdet = np.linalg.slogdet(a)
         return np.asarray(sign, dtype=a.dtype), np.asarray(logabsdet, dtype=a.dtype)
 
+    takes_undefined_grads = True
+
     def backward(self, F, grads):
         a, _ = self.saved
         grad = grads[1]
+        if grad is None:  # the sign of a real determinant has no gradient
+            return None
         return _unsqueeze2(F, grad) * F.mT(LinalgInvExBackward0.call(a))
 
 

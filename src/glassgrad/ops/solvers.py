@@ -16,7 +16,7 @@ from .. import return_types
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
-from ._common import check_tensor
+from ._common import check_tensor, zeros_like_grad
 from ._linalg_common import check_kernel_dtype, column_major, invertible, swap
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
@@ -174,10 +174,14 @@ class TriangularSolveBackward0(Op):
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         return column_major(x), column_major(np.broadcast_to(a, (*batch, *a.shape[-2:])))
 
+    takes_undefined_grads = True
+
     def backward(self, F, grads):
-        _, a, x = self.saved
+        b, a, x = self.saved
         grad_x, grad_m = grads
         needs = self.needs_input_grad
+        if grad_x is None:  # through the clone of A alone: PyTorch's zeros for b
+            return (zeros_like_grad(F, b) if needs[0] else None), (grad_m if needs[1] else None)
         # tri(A)^-T grad (tri(A)^-1 grad when the forward solved with the transpose)
         matrix = a if self.transpose else F.mT(a)
         grad_b = LinalgSolveTriangularBackward0.call(
@@ -190,7 +194,9 @@ class TriangularSolveBackward0(Op):
         grad_a = None
         if needs[1]:
             grad_a = -(F.matmul(x, F.mT(grad_b)) if self.transpose else F.matmul(grad_b, F.mT(x)))
-            grad_a = _project(F, grad_a, a.shape[-1], self.upper, self.unitriangular) + grad_m
+            grad_a = _project(F, grad_a, a.shape[-1], self.upper, self.unitriangular)
+            if grad_m is not None:
+                grad_a = grad_a + grad_m
         return (grad_b if needs[0] else None), grad_a
 
 

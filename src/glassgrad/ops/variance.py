@@ -82,6 +82,11 @@ def _std_backward(F, grad, x, std, dims, correction, keepdim) -> Any:
     return _var_backward(F, grad, x, dims, correction, True)
 
 
+def _sum_defined(a: Any, b: Any) -> Any:
+    """``a + b`` of the gradient terms whose output gradient was defined (None: neither)."""
+    return b if a is None else a if b is None else a + b
+
+
 def _mean_backward(F, grad, x, dims, keepdim) -> Any:
     xv = array_of(x)
     count = _reduced_count(xv.shape, dims)
@@ -125,13 +130,19 @@ class VarMeanBackward0(Op):
         self.dim, self.correction, self.keepdim = dim, correction, keepdim
         return _variance_forward(x, dim, correction, keepdim, "var_mean")
 
+    takes_undefined_grads = True
+
     def backward(self, F, grads):
         (x,) = self.saved
         grad_var, grad_mean = grads
         dims, keepdim = self.dim, self.keepdim
-        return _var_backward(F, grad_var, x, dims, self.correction, keepdim) + _mean_backward(
-            F, grad_mean, x, dims, keepdim
+        var_term = (
+            None
+            if grad_var is None
+            else _var_backward(F, grad_var, x, dims, self.correction, keepdim)
         )
+        mean_term = None if grad_mean is None else _mean_backward(F, grad_mean, x, dims, keepdim)
+        return _sum_defined(var_term, mean_term)
 
 
 class StdMeanBackward0(Op):
@@ -146,13 +157,19 @@ class StdMeanBackward0(Op):
         variance, mean = _variance_forward(x, dim, correction, keepdim, "std_mean")
         return np.sqrt(variance), mean
 
+    takes_undefined_grads = True
+
     def backward(self, F, grads):
         x, std = self.saved
         grad_std, grad_mean = grads
         dims, keepdim = self.dim, self.keepdim
-        return _std_backward(F, grad_std, x, std, dims, self.correction, keepdim) + _mean_backward(
-            F, grad_mean, x, dims, keepdim
+        std_term = (
+            None
+            if grad_std is None
+            else _std_backward(F, grad_std, x, std, dims, self.correction, keepdim)
         )
+        mean_term = None if grad_mean is None else _mean_backward(F, grad_mean, x, dims, keepdim)
+        return _sum_defined(std_term, mean_term)
 
 
 def _variance_arguments(op: str, input: Tensor, dim: Any, unbiased: Any, correction: Any):
