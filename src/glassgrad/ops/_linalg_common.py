@@ -41,10 +41,14 @@ def check_floating(op: str, a: np.ndarray) -> None:
         )
 
 
-def check_square(op: str, a: np.ndarray, name: str = "A", kernel: str | None = None) -> None:
-    """PyTorch's checks of a (batch of) square floating matrices. With ``kernel``, the dtype
-    is checked last, with PyTorch's NotImplementedError naming that LAPACK kernel."""
-    if kernel is None:
+def check_square(
+    op: str, a: np.ndarray, name: str = "A", kernel: str | None = None, floating: bool = True
+) -> None:
+    """PyTorch's checks of a (batch of) square matrices: floating ones first (integers are
+    refused by name) unless not ``floating``; with ``kernel``, the dtype is also checked
+    last, with PyTorch's NotImplementedError naming that LAPACK kernel (float16, and the
+    integers that reach it)."""
+    if floating:
         check_floating(op, a)
     if a.ndim < 2:
         raise RuntimeError(f"{op}: The input tensor {name} must have at least 2 dimensions.")
@@ -55,6 +59,13 @@ def check_square(op: str, a: np.ndarray, name: str = "A", kernel: str | None = N
         )
     if kernel is not None:
         check_kernel_dtype(kernel, a)
+
+
+def check_full_precision(op: str, a: np.ndarray) -> None:
+    """PyTorch's refusal of float16 where a linear-algebra function checks the precision
+    itself (``checkFloatingOrComplex`` with ``allow_low_precision_dtypes=false``)."""
+    if a.dtype == np.float16:
+        raise RuntimeError(f"{op}: Low precision dtypes not supported. Got Half")
 
 
 def check_kernel_dtype(kernel: str, a: np.ndarray) -> None:

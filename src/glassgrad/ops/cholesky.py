@@ -20,6 +20,7 @@ from ._common import check_tensor
 from ._linalg_common import (
     LinAlgError,
     batch_prefix,
+    check_kernel_dtype,
     check_square,
     cholesky_with_info,
     column_major,
@@ -116,7 +117,9 @@ def cholesky(A: Tensor, *, upper: bool = False, out: Any = None) -> Tensor:
         tensor([[2., 0.],
                 [1., 2.]])
     """
-    check_square("linalg.cholesky", check_tensor(A, "linalg.cholesky", "A")._data)
+    check_square(
+        "linalg.cholesky", check_tensor(A, "linalg.cholesky", "A")._data, kernel="cholesky_cpu"
+    )
     result = LinalgCholeskyExBackward0.apply(A, upper=upper)
     return out_result(
         "linalg_cholesky", out, result, (A,), exact=True, autograd_op="linalg_cholesky_ex"
@@ -125,7 +128,8 @@ def cholesky(A: Tensor, *, upper: bool = False, out: Any = None) -> Tensor:
 
 def _cholesky_top(input: Tensor, upper: bool = False, *, out: Any = None) -> Tensor:
     """``torch.cholesky`` (deprecated in PyTorch for ``linalg.cholesky``)."""
-    check_square("cholesky", check_tensor(input, "cholesky")._data)
+    data = check_tensor(input, "cholesky")._data
+    check_square("cholesky", data, kernel="cholesky_cpu", floating=False)
     result = CholeskyBackward0.apply(input, upper=upper)
     return out_result("cholesky", out, result, (input,), exact=True)
 
@@ -204,7 +208,7 @@ def cholesky_ex(
         tensor(1, dtype=glassgrad.int32)
     """
     data = check_tensor(A, "linalg.cholesky_ex", "A")._data
-    check_square("linalg.cholesky", data)
+    check_square("linalg.cholesky", data, kernel="cholesky_cpu")
     source = _lower_source(data, upper)
     try:
         np.linalg.cholesky(source)
@@ -288,6 +292,7 @@ def cholesky_solve(
             f"{scalar_type_name(b.dtype)} and A of type {scalar_type_name(factor.dtype)} instead."
         )
     check_square("cholesky_solve", factor)
+    check_kernel_dtype("cholesky_solve_cpu", factor)
     if factor.shape[-1] != b.shape[-2]:
         raise RuntimeError(
             f"Incompatible matrix sizes for cholesky_solve: each A matrix is "
@@ -327,7 +332,7 @@ def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Any = None) -> 
                 [0.0000, 1.0000]])
     """
     factor = check_tensor(input, "cholesky_inverse")._data
-    check_square("cholesky_inverse", factor, "input")
+    check_square("cholesky_inverse", factor, "input", "cholesky_inverse_out_cpu", floating=False)
     result = CholeskyInverseBackward0.apply(input, upper=bool(upper))
     return out_result("cholesky_inverse", out, result, (input,), exact=True)
 

@@ -19,7 +19,15 @@ from .. import return_types
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor
-from ._linalg_common import LinAlgError, check_floating, check_square, column_major, spd, swap
+from ._linalg_common import (
+    LinAlgError,
+    check_floating,
+    check_kernel_dtype,
+    check_square,
+    column_major,
+    spd,
+    swap,
+)
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -35,10 +43,11 @@ def diag_embed(F: Any, v: Any) -> Any:
     return F.unsqueeze(v, -1) * np.eye(k, dtype=bool)
 
 
-def _at_least_matrix(op: str, a: np.ndarray) -> None:
+def _at_least_matrix(op: str, a: np.ndarray, kernel: str) -> None:
     check_floating(op, a)
     if a.ndim < 2:
         raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
+    check_kernel_dtype(kernel, a)
 
 
 def _refuse_driver(op: str, driver: Any) -> None:
@@ -150,7 +159,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None, out: Any =
         tensor([4., 3.])
     """
     data = check_tensor(A, "linalg.svd", "A")._data
-    _at_least_matrix("linalg.svd", data)
+    _at_least_matrix("linalg.svd", data, "linalg_svd_cpu")
     _refuse_driver("linalg.svd", driver)
     if out is not None:
         return out_result(
@@ -168,7 +177,7 @@ def svdvals(A: Tensor, *, driver: Any = None, out: Any = None) -> Tensor:
         tensor([4., 3.])
     """
     data = check_tensor(A, "linalg.svdvals", "A")._data
-    _at_least_matrix("linalg.svd", data)
+    _at_least_matrix("linalg.svd", data, "linalg_svd_cpu")
     _refuse_driver("linalg.svdvals", driver)
     if out is not None:
         return out_result(
@@ -195,6 +204,7 @@ def svd_top(input: Tensor, some: bool = True, compute_uv: bool = True, *, out: A
             "dimensions instead"
         )
     check_floating("linalg.svd", data)
+    check_kernel_dtype("linalg_svd_cpu", data)
     if out is not None:
         return out_result(
             "svd",
@@ -300,7 +310,7 @@ def qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> tuple:
     """
     data = check_tensor(A, "linalg.qr", "A")._data
     mode = _parse_qr_mode(mode)
-    _at_least_matrix("linalg.qr", data)
+    _at_least_matrix("linalg.qr", data, "geqrf_cpu")
     if out is not None:
         return out_result("linalg_qr", out, qr(A, mode), (A,), exact=True)
     return return_types.linalg_qr(*LinalgQrBackward0.apply(A, mode=mode))
@@ -325,7 +335,7 @@ def qr_top(input: Tensor, some: bool = True, *, out: Any = None) -> tuple:
         stacklevel=2,
     )
     data = check_tensor(input, "qr")._data
-    _at_least_matrix("linalg.qr", data)
+    _at_least_matrix("linalg.qr", data, "geqrf_cpu")
     if out is not None:
         return out_result(
             "qr", out, qr_top(input, some), (input,), exact=True, autograd_op="linalg_qr"
@@ -382,7 +392,7 @@ def eigh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> tuple:
         tensor([1., 3.])
     """
     data = check_tensor(A, "linalg.eigh", "A")._data
-    check_square("linalg.eigh", data, kernel="linalg_eigh_cpu")
+    check_square("linalg.eigh", data, kernel="linalg_eigh_cpu", floating=False)
     uplo = _check_uplo(UPLO)
     if out is not None:
         return out_result(
@@ -400,7 +410,7 @@ def eigvalsh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Tensor:
         tensor([1., 3.])
     """
     data = check_tensor(A, "linalg.eigvalsh", "A")._data
-    check_square("linalg.eigvalsh", data, kernel="linalg_eigh_cpu")
+    check_square("linalg.eigvalsh", data, kernel="linalg_eigh_cpu", floating=False)
     uplo = _check_uplo(UPLO)
     if out is not None:
         return out_result(

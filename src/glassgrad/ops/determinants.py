@@ -17,6 +17,7 @@ from ..autograd.op import Op
 from ._common import array_of, check_tensor
 from ._linalg_common import (
     LinAlgError,
+    check_full_precision,
     check_square,
     invertible,
     spd,
@@ -96,7 +97,7 @@ def det(A: Tensor, *, out: Any = None) -> Tensor:
         >>> glassgrad.linalg.det(glassgrad.tensor([[2.0, 1.0], [1.0, 3.0]]))
         tensor(5.)
     """
-    check_square("linalg.det", check_tensor(A, "linalg.det", "A")._data)
+    check_square("linalg.det", check_tensor(A, "linalg.det", "A")._data, kernel="lu_cpu")
     result = LinalgDetBackward0.apply(A)
     return out_result("linalg_det", out, result, (A,), exact=True, autograd_op="_linalg_det")
 
@@ -122,7 +123,9 @@ class LinalgSlogdetBackward0(Op):
 
 
 def _slogdet(A: Tensor, op: str) -> tuple:
-    check_square(op, check_tensor(A, op, "A")._data)
+    data = check_tensor(A, op, "A")._data
+    check_square(op, data)
+    check_full_precision("logdet" if op == "logdet" else "linalg.slogdet", data)
     return LinalgSlogdetBackward0.apply(A)
 
 

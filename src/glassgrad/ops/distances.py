@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import array_of, broadcast_error, check_tensor, wrap_dim
@@ -84,8 +85,21 @@ def cdist(
         raise RuntimeError(
             f"X1 and X2 must have the same number of columns. X1: {a.shape[-1]} X2: {b.shape[-1]}"
         )
+    for name, array in (("X1", a), ("X2", b)):
+        if array.dtype.kind != "f":
+            raise RuntimeError(
+                f"cdist only supports floating-point dtypes, {name} got: "
+                f"{scalar_type_name(array.dtype)}"
+            )
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
+    if a.dtype == np.float16:  # the kernel is chosen by x1's dtype, then reads x2 as it
+        raise NotImplementedError("\"cdist\" not implemented for 'Half'")
+    if a.dtype != b.dtype:
+        raise RuntimeError(
+            f"expected scalar type {scalar_type_name(a.dtype)} but found "
+            f"{scalar_type_name(b.dtype)}"
+        )
     return CdistBackward0.apply(x1, x2, p=float(p))
 
 
@@ -265,6 +279,8 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
         raise RuntimeError("pdist only supports floating-point dtypes")
     if not p >= 0:
         raise RuntimeError("pdist only supports non-negative p values")
+    if x.dtype == np.float16:
+        raise NotImplementedError("\"pdist\" not implemented for 'Half'")
     return PdistBackward0.apply(input, p=float(p))
 
 

@@ -82,6 +82,8 @@ def _check(op: str, A: Tensor) -> None:
             f"{op}: A must be batches of square matrices, but they are {a.shape[-2]} by "
             f"{a.shape[-1]} matrices"
         )
+    if a.dtype == np.float16:  # the LAPACK kernel has no Half version
+        raise NotImplementedError("\"linalg_eig_out_cpu\" not implemented for 'Half'")
     if not np.isfinite(a).all():
         raise RuntimeError(f"{op}: input tensor should not contain infs or NaNs.")
 

@@ -251,6 +251,43 @@ class _ArrayOps:
     mT = staticmethod(swap)
 
 
+def _check_ormqr(a: np.ndarray, tau: np.ndarray, other: np.ndarray, side: int) -> None:
+    """PyTorch's checks of ormqr's arguments, in its order (``side``: the dimension of
+    ``other`` that Q multiplies, -2 from the left)."""
+    for name, array in (("input", a), ("other", other)):
+        if array.ndim < 2:
+            raise RuntimeError(f"torch.ormqr: {name} must have at least 2 dimensions.")
+    if other.shape[side] != a.shape[-2]:
+        raise RuntimeError(f"torch.ormqr: other.shape[{side}] must be equal to input.shape[-2]")
+    if tau.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    if tau.shape[-1] != min(other.shape[side], a.shape[-1]):
+        raise RuntimeError(
+            f"torch.ormqr: tau.shape[-1] must be equal to min(other.shape[{side}], input.shape[-1])"
+        )
+    for name, array, less in (("tau", tau, 1), ("other", other, 0)):
+        if array.ndim != a.ndim - less:
+            expectation = "one dimension less than" if less else "the same number of dimensions as"
+            raise RuntimeError(
+                f"torch.ormqr: Expected {name} to have {expectation} input, but got {name}.ndim "
+                f"equal to {array.ndim} and input.ndim is equal to {a.ndim}"
+            )
+    for name, batch in (("tau", tau.shape[:-1]), ("other", other.shape[:-2])):
+        if a.ndim > 2 and batch != a.shape[:-2]:
+            raise RuntimeError(
+                f"torch.ormqr: Expected batch dimensions of {name} to be equal to "
+                f"input.shape[:-2], but got {list(batch)}"
+            )
+    for name, array in (("tau", tau), ("other", other)):
+        if array.dtype != a.dtype:
+            raise RuntimeError(
+                f"torch.ormqr: Expected input and {name} to have the same dtype, but input has "
+                f"dtype{scalar_type_name(a.dtype)} and {name} has dtype "
+                f"{scalar_type_name(array.dtype)}"
+            )
+    check_kernel_dtype("ormqr_cpu", a)
+
+
 def ormqr(
     input: Tensor,
     input2: Tensor,
@@ -274,15 +311,9 @@ def ormqr(
     """
     tau, other = input2, input3
     a = check_tensor(input, "ormqr")._data
-    check_tensor(tau, "ormqr", "input2", 2)
+    t = check_tensor(tau, "ormqr", "input2", 2)._data
     c = check_tensor(other, "ormqr", "input3", 3)._data
-    if a.ndim < 2 or c.ndim < 2:
-        raise RuntimeError("torch.ormqr: input and other must have at least 2 dimensions.")
-    m = a.shape[-2]
-    rows = c.shape[-2] if left else c.shape[-1]
-    if rows != m:
-        side = "other.shape[-2]" if left else "other.shape[-1]"
-        raise RuntimeError(f"torch.ormqr: Expected input.shape[-2] to be equal to {side}")
+    _check_ormqr(a, t, c, -2 if left else -1)
     result = OrmqrBackward0.apply(input, tau, other, left=bool(left), transpose=bool(transpose))
     return out_result("ormqr", out, result, (input, tau, other), exact=True)
 

@@ -21,6 +21,7 @@ from ..autograd.op import Op
 from ._common import check_tensor, wrap_dim
 from ._linalg_common import (
     check_floating,
+    check_full_precision,
     check_square,
     column_major,
     invertible,
@@ -66,7 +67,9 @@ def inv(A: Tensor, *, out: Any = None) -> Tensor:
         tensor([[0.5000, 0.0000],
                 [0.0000, 0.2500]])
     """
-    check_square("linalg.inv", check_tensor(A, "linalg.inv", "A")._data)
+    data = check_tensor(A, "linalg.inv", "A")._data
+    check_square("linalg.inv", data)
+    check_full_precision("linalg.inv", data)
     result = LinalgInvExBackward0.apply(A)
     return out_result("linalg_inv", out, result, (A,), exact=True, autograd_op="linalg_inv_ex")
 
@@ -128,6 +131,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out: Any = None) -> tuple:
     """
     data = check_tensor(A, "linalg.inv_ex", "A")._data
     check_square("linalg.inv_ex", data)
+    check_full_precision("linalg.inv", data)
     inverse = LinalgInvExBackward0.apply(A, check_errors=False)
     info = _info(data, inverse._data)
     if check_errors and info.any():
@@ -258,7 +262,7 @@ def pinv(
                 [0., 0.]])
     """
     data = check_tensor(A, "linalg.pinv", "A")._data
-    if data.ndim < 2 or data.dtype.kind != "f":
+    if data.ndim < 2 or data.dtype.kind != "f" or data.dtype == np.float16:
         raise RuntimeError(
             f"linalg.pinv({scalar_type_name(data.dtype)}{{{list(data.shape)}}}): expected a "
             "tensor with 2 or more dimensions of float, double, cfloat or cdouble types"
@@ -285,6 +289,12 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     return pinv(input, rcond)
 
 
+def _check_epsilon_dtype(a: np.ndarray) -> None:
+    """float16 has no LAPACK epsilon in PyTorch's default tolerances (its ``_get_epsilon``)."""
+    if a.dtype == np.float16:
+        raise RuntimeError("This function doesn't handle types other than float and double")
+
+
 def matrix_rank(
     A: Tensor,
     tol: Any = None,
@@ -308,6 +318,7 @@ def matrix_rank(
         raise RuntimeError(
             "linalg.matrix_rank: The input tensor input must have at least 2 dimensions."
         )
+    _check_epsilon_dtype(data)
     if tol is not None:
         atol, rtol = tol, 0.0
     if data.size == 0:
@@ -431,6 +442,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: Any = None, *, driver: Any = None) -> tup
             f"input's dtype {scalar_type_name(a.dtype)} and other's dtype "
             f"{scalar_type_name(b.dtype)}"
         )
+    _check_epsilon_dtype(a)
     driver = "gelsy" if driver is None else driver
     if driver not in _DRIVERS:
         raise RuntimeError(

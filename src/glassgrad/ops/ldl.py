@@ -18,7 +18,7 @@ from .. import return_types
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ._common import check_tensor
-from ._linalg_common import LinAlgError, check_square, column_major, spd
+from ._linalg_common import LinAlgError, check_kernel_dtype, check_square, column_major, spd
 from ._not_implemented import _not_implemented_node
 from ._out import out_result
 from ._registry import Sample, register
@@ -185,7 +185,7 @@ def ldl_factor_ex(
     """
     data = check_tensor(A, "linalg.ldl_factor_ex", "A")._data
     _check_hermitian("linalg_ldl_factor_ex", hermitian)
-    check_square("torch.linalg.ldl_factor_ex", data)
+    check_square("torch.linalg.ldl_factor_ex", data, kernel="ldl_factor_kernel_cpu")
     ld, pivots, info = ldl_arrays(data)
     if check_errors and info.any():
         first = int(info.reshape(-1)[np.flatnonzero(info.reshape(-1))[0]])
@@ -212,7 +212,7 @@ def ldl_factor(A: Tensor, *, hermitian: bool = False, out: Any = None) -> tuple:
     """
     data = check_tensor(A, "linalg.ldl_factor", "A")._data
     _check_hermitian("linalg_ldl_factor", hermitian)
-    check_square("torch.linalg.ldl_factor_ex", data)
+    check_square("torch.linalg.ldl_factor_ex", data, kernel="ldl_factor_kernel_cpu")
     ld, pivots, info = ldl_arrays(data)
     if info.any():
         first = int(info.reshape(-1)[np.flatnonzero(info.reshape(-1))[0]])
@@ -246,6 +246,7 @@ def ldl_solve(
     b = check_tensor(B, "linalg.ldl_solve", "B", 3)._data
     _check_hermitian("linalg_ldl_solve", hermitian)
     check_square(op, ld, "LD")
+    check_kernel_dtype("ldl_solve_kernel_cpu", ld)
     if b.ndim < 2:
         raise IndexError(
             f"Dimension out of range (expected to be in range of [{-max(b.ndim, 1)}, "

@@ -17,6 +17,7 @@ from ._linalg_common import (
     LinAlgError,
     batch_prefix,
     check_floating,
+    check_kernel_dtype,
     check_square,
     column_major,
     invertible,
@@ -93,6 +94,7 @@ def check_solve(op: str, A: Tensor, B: Tensor, left: bool) -> bool:
     b = check_tensor(B, op, "B", 2)._data
     check_square(op, a)
     check_floating(op, b)
+    check_kernel_dtype("lu_cpu", a)
     if a.dtype != b.dtype:
         raise RuntimeError(
             f"{op}: Expected A and B to have the same dtype, but found A of type "

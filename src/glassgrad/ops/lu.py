@@ -475,7 +475,18 @@ def lu_solve(
             f"{scalar_type_name(lu_data.dtype)} and B of type {scalar_type_name(b.dtype)} "
             "instead"
         )
-    check_kernel_dtype("lu_solve_cpu", lu_data)
+    # LAPACK would read out of range: PyTorch's kernel checks the pivots first.
+    if not (piv > 0).all():
+        raise RuntimeError(
+            "Pivots given to lu_solve must all be greater or equal to 1. Did you properly pass "
+            "the result of lu_factor?"
+        )
+    if not (piv <= n).all():
+        raise RuntimeError(
+            "Pivots given to lu_solve must all be smaller or equal to LU.size(-2). Did you "
+            "properly pass the result of lu_factor?"
+        )
+    check_kernel_dtype("linalg.lu_solve_cpu", lu_data)
     result = LinalgLuSolveBackward0.apply(LU, pivots, B, left=bool(left), adjoint=bool(adjoint))
     return out_result("linalg_lu_solve", out, result, (LU, B), exact=True)
 

@@ -58,7 +58,7 @@ def matrix_power(A: Tensor, n: int, *, out: Any = None) -> Tensor:
                 [0., 1.]])
     """
     data = check_tensor(A, "linalg.matrix_power", "A")._data
-    check_square("linalg.matrix_power", data)
+    check_square("linalg.matrix_power", data, floating=False)  # integer powers are exact
     if out is not None:
         return composite_out("linalg.matrix_power", out, lambda: matrix_power(A, n))
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
@@ -258,6 +258,10 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
         raise RuntimeError("N must be greater than 1.")
     if data.dtype == np.bool_:
         raise RuntimeError("linalg.vander: x must not be a boolean tensor")
+    if data.dtype == np.float16:
+        raise RuntimeError(
+            "linalg.vander supports floating point, complex, and integer tensors, but got Half"
+        )
     return _powers(x, n)
 
 

@@ -16,6 +16,7 @@ from ..autograd.op import Op
 from ._common import check_tensor, wrap_dim, wrap_dims
 from ._linalg_common import (
     check_floating,
+    check_full_precision,
 )
 from ._out import composite_out, out_result
 from ._registry import Sample, register
@@ -218,6 +219,7 @@ def matrix_norm(
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
     if ord == "nuc" or ord in (2, -2):
+        check_full_precision(op, data)
         if dtype is not None:
             from .conversion import to
 
