@@ -92,11 +92,13 @@ def diagnose_params(
     >>> [s.reason for s in diagnose_params(build_graph(loss), {"w": w, "v": v})]
     ['ok', 'not reachable from the root']
     """
-    leaf_keys = {
-        id(node.obj.variable): node.key
-        for node in graph.nodes
-        if node.kind == OP and getattr(node.obj, "variable", None) is not None
-    }
+    leaf_keys = graph.memo.get("leaf_keys")  # id(leaf tensor) -> its AccumulateGrad's key
+    if leaf_keys is None:
+        leaf_keys = graph.memo["leaf_keys"] = {
+            id(node.obj.variable): node.key
+            for node in graph.nodes
+            if node.kind == OP and getattr(node.obj, "variable", None) is not None
+        }
     statuses = []
     for name, tensor in _named_items(named_parameters, func_name):
         statuses.append(_diagnose_one(graph, leaf_keys, name, tensor, forward_log))

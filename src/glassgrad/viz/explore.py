@@ -193,7 +193,8 @@ def page_data(
         saved_before=trace.saved if trace is not None else None,
     )
     titles = node_titles(graph)  # "adv (SubBackward0)" where a line of code named it
-    labels = [_box_lines(node, titles[node.key]) for node in graph.nodes]
+    shape_texts: dict[Any, str] = {}  # most nodes share a few shapes
+    labels = [_box_lines(node, titles[node.key], shape_texts) for node in graph.nodes]
     boxes = layout(graph, labels)
     statuses = diagnose_params(graph, params, func_name="explore", forward_log=forward_log)
     backward_origins = set()
@@ -401,13 +402,16 @@ def _dtype_text(tensor: Any) -> str:
     return dtype_name(tensor.dtype)
 
 
-def _box_lines(node: GraphNode, title: str) -> list[str]:
-    if node.kind == OP:
-        if node.shape is not None and node.variable_key is None:
-            return [title, f"{format_shape(node.shape)} {node.dtype}"]
+def _box_lines(node: GraphNode, title: str, shape_texts: dict[Any, str]) -> list[str]:
+    if node.kind == OP and (node.shape is None or node.variable_key is not None):
         return [title]
-    name = node.label or {"output": "output", "base": "view base"}.get(node.kind, "tensor")
-    return [name, f"{format_shape(node.shape)} {node.dtype}"]
+    if node.kind != OP:
+        title = node.label or {"output": "output", "base": "view base"}.get(node.kind, "tensor")
+    key = (node.shape, node.dtype)
+    text = shape_texts.get(key)
+    if text is None:
+        text = shape_texts[key] = f"{format_shape(node.shape)} {node.dtype}"
+    return [title, text]
 
 
 def _node_details(
