@@ -170,7 +170,7 @@ def _plain_tensor(data: Any) -> Tensor:
     t._data = data if type(data) is np.ndarray else np.asarray(data)
     t._requires_grad = False
     t._grad = None
-    t._grad_fn = None
+    t._node = None
     t._version_counter = None
     return t
 
@@ -226,11 +226,13 @@ class Tensor(_TensorMethods):
         tensor([4., 6.])
     """
 
+    # No __setattr__ or __delattr__ here: defining either sends every attribute write of every
+    # tensor through a slower path. ``_node`` is the slot behind ``grad_fn``.
     __slots__ = (
         "_data",
         "_requires_grad",
         "_grad",
-        "_grad_fn",
+        "_node",
         "_version_counter",
         "__weakref__",
         "__dict__",
@@ -276,7 +278,7 @@ class Tensor(_TensorMethods):
         t._data = data if type(data) is np.ndarray else np.asarray(data)
         t._requires_grad = True
         t._grad = None
-        t._grad_fn = node
+        t._node = node
         t._version_counter = None
         if output_nr:
             t._output_nr = output_nr
@@ -292,7 +294,7 @@ class Tensor(_TensorMethods):
         """
         if self._version_counter is not None and self._base is not None:
             refresh_view(self, strict=True)
-        return self._grad_fn
+        return self._node
 
     @property
     def output_nr(self) -> int:
@@ -311,7 +313,7 @@ class Tensor(_TensorMethods):
         requires grad, as in PyTorch)."""
         base = self._base
         if base is not None:
-            return self._requires_grad or self._grad_fn is not None or base._requires_grad
+            return self._requires_grad or self._node is not None or base._requires_grad
         return self._requires_grad
 
     @requires_grad.setter
@@ -416,12 +418,47 @@ class Tensor(_TensorMethods):
     def data(self) -> None:
         raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
 
-    def __delattr__(self, name: str) -> None:
-        if name == "_grad_fn":
-            raise RuntimeError("Deletion of _grad_fn not allowed. Detach tensor instead!")
-        if name == "_backward_hooks":
-            raise RuntimeError("Deletion of _backwards_hooks not allowed!")
-        super().__delattr__(name)
+    @property
+    def _grad_fn(self) -> Any:
+        """PyTorch's ``_grad_fn``: ``grad_fn`` without refreshing a view's history."""
+        return self._node
+
+    @_grad_fn.setter
+    def _grad_fn(self, node: Any) -> None:
+        self._node = node
+
+    @_grad_fn.deleter
+    def _grad_fn(self) -> None:
+        raise RuntimeError("Deletion of _grad_fn not allowed. Detach tensor instead!")
+
+    @property
+    def _backward_hooks(self) -> dict | None:
+        """PyTorch's ``_backward_hooks``: the hooks registered on this tensor (None before
+        the first), by handle id."""
+        if "_assigned_backward_hooks" in self.__dict__:
+            return self._assigned_backward_hooks
+        if self._node is None:
+            return self._hooks
+        hooks = self._node._tensor_hooks
+        return None if hooks is None else hooks.get(self._output_nr)
+
+    @_backward_hooks.setter
+    def _backward_hooks(self, hooks: dict | None) -> None:
+        if hooks is not None and not isinstance(hooks, dict):
+            raise TypeError(f"_backward_hooks must be a dict or None, got {type(hooks).__name__}")
+        if self._node is not None:
+            # PyTorch keeps the dict of a non-leaf without running it (its registered hooks
+            # stay as they are).
+            self._assigned_backward_hooks = hooks
+            return
+        self._hooks = hooks  # a leaf's AccumulateGrad runs them, as PyTorch's
+        acc = self._grad_acc() if self._grad_acc is not None else None
+        if acc is not None and hooks:
+            acc._hooked = True
+
+    @_backward_hooks.deleter
+    def _backward_hooks(self) -> None:
+        raise RuntimeError("Deletion of _backwards_hooks not allowed!")
 
     @property
     def retains_grad(self) -> bool:
@@ -509,12 +546,12 @@ class Tensor(_TensorMethods):
                 "be called on these gradients. To fix this error, please refer to the "
                 "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
             )
-        if self._grad_fn is not None:
+        if self._node is not None:
             self._detached_at = next(graph.sequence_counter)
             if self._version_counter is None:
                 # A version counter sends saved-tensor reads the careful way (Op._unpack).
                 self._version_counter = [0]
-        self._grad_fn = None
+        self._node = None
         self._requires_grad = False
         if self._output_nr:
             self._output_nr = 0
@@ -979,7 +1016,7 @@ def _legacy_new(dt: _dtype.dtype, args: tuple, kwargs: dict, cls: type = Tensor)
     t._data = data
     t._requires_grad = False
     t._grad = None
-    t._grad_fn = None
+    t._node = None
     t._version_counter = INFERENCE_VERSION if grad_state.inference else None
     return t
 

@@ -124,10 +124,11 @@ def test_saved_number_under_saved_tensor_hooks_and_version_check() -> None:
     np.testing.assert_array_equal(z.grad.numpy(), [1.5, 1.5])
 
 
-def test_no_attribute_hooks_on_nodes() -> None:
-    # A __getattr__ defined in Python on a node class sends every attribute read of every node
-    # through a slower lookup that the interpreter cannot specialize (Op.__getattr__ cost a
-    # small-tensor chain 10% of its instructions): computed names are properties instead.
+def test_no_attribute_hooks_on_tensors_and_nodes() -> None:
+    # A __getattr__, __setattr__ or __delattr__ defined in Python on Tensor or on a node class
+    # sends every attribute read or write of it through a slower lookup that the interpreter
+    # cannot specialize (Op.__getattr__ and Tensor.__delattr__ cost a small-tensor chain 19%
+    # of its instructions): refusals and computed names are properties instead.
     from glassgrad.autograd.graph import Node
     from glassgrad.autograd.op import Op
 
@@ -137,6 +138,8 @@ def test_no_attribute_hooks_on_nodes() -> None:
             found.extend(subclasses(sub))
         return found
 
-    for cls in subclasses(Node):
+    for cls in [*subclasses(gg.Tensor), *subclasses(Node)]:
+        assert cls.__setattr__ is object.__setattr__, cls
+        assert cls.__delattr__ is object.__delattr__, cls
         assert not hasattr(cls, "__getattr__"), cls
     assert len(subclasses(Op)) > 300

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+import torch
 
 import glassgrad as gg
 
@@ -245,3 +246,32 @@ def test_gradcheck_on_non_contiguous_input() -> None:
     x = gg.randn(3, 2, dtype=gg.float64).t().requires_grad_()
     assert not x.is_contiguous()
     assert gg.autograd.gradcheck(lambda t: (t * t).sum(0), (x,))
+
+
+def test_assigned_backward_hooks_run_on_leaves_only(parity) -> None:
+    # PyTorch runs a dict assigned to a leaf's _backward_hooks (its AccumulateGrad reads it) and
+    # keeps one assigned to a non-leaf without running it, registered hooks included.
+    def program(lib):
+        x = lib.ones(2, requires_grad=True)
+        y = x * 2
+        x._backward_hooks = {0: lambda g: g * 3}
+        y.register_hook(lambda g: g * 7)
+        y._backward_hooks = {0: lambda g: g * 5}
+        y.sum().backward()
+        kept = sorted(y._backward_hooks)
+        x._backward_hooks = None
+        (x * 1).sum().backward()
+        return [x.grad, kept]
+
+    parity(program)
+
+
+@pytest.mark.parametrize("name", ["_grad_fn", "_backward_hooks", "data", "requires_grad"])
+def test_deleting_tensor_attributes_is_refused(name: str) -> None:
+    errors = []
+    for lib in (gg, torch):
+        x = lib.ones(2, requires_grad=True) * 2
+        with pytest.raises(RuntimeError) as error:
+            delattr(x, name)
+        errors.append(str(error.value))
+    assert errors[0] == errors[1]

@@ -379,7 +379,7 @@ class Function(metaclass=_FunctionMeta):
                     if out._base is not None:
                         rebase_history(out, node)
                     else:
-                        out._grad_fn = node
+                        out._node = node
                         out._requires_grad = True
                         if nr:
                             out._output_nr = nr
@@ -395,7 +395,7 @@ class Function(metaclass=_FunctionMeta):
             if id(out) in non_diff:
                 wrapped.append(target)
                 continue
-            target._grad_fn = node
+            target._node = node
             target._requires_grad = True
             if nr:
                 target._output_nr = nr

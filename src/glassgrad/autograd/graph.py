@@ -466,7 +466,7 @@ def accumulate(
         else:
             # Backward formulas may hand the same array to several inputs: own a copy.
             var._grad = Tensor._from_array(np.array(grad, dtype=var._data.dtype, copy=True))
-    elif current._grad_fn is None and not current._requires_grad:
+    elif current._node is None and not current._requires_grad:
         data = current._data
         if data.shape == grad.shape and data.flags.writeable:
             np.add(data, grad, out=data, casting="unsafe")
@@ -638,7 +638,7 @@ def pack_saved(tensor: Any, grad_fn: Any = None, output_nr: int = 0) -> Any:
         raise RuntimeError(saved_hooks_state.disabled_message)
     pack_hook, unpack_hook = saved_hooks_stack[-1]
     if grad_fn is None:
-        grad_fn, output_nr = tensor._grad_fn, tensor._output_nr
+        grad_fn, output_nr = tensor._node, tensor._output_nr
         return _Packed(tensor, pack_hook, unpack_hook, grad_fn, output_nr)
     return _Packed(tensor, pack_hook, unpack_hook, grad_fn, output_nr, owner=grad_fn)
 
@@ -708,7 +708,7 @@ class SavedTensor:
                 "Hint: only one pair of hooks is allowed at a time."
             )
         packed = _Packed(
-            entry, args[0], args[1], entry._grad_fn, entry._output_nr, entry.detach(), self._owner
+            entry, args[0], args[1], entry._node, entry._output_nr, entry.detach(), self._owner
         )
         self._set(packed)
 

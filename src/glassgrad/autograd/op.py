@@ -305,12 +305,12 @@ class Op(Node):
         fa = fb = None
         nr_a = nr_b = 0
         if ra:
-            fa = a._grad_fn
+            fa = a._node
             if fa is None:
                 fa = accumulator_of(a)
             nr_a = a._output_nr
         if rb:
-            fb = b._grad_fn
+            fb = b._node
             if fb is None:
                 fb = accumulator_of(b)
             nr_b = b._output_nr
@@ -356,7 +356,7 @@ class Op(Node):
         result._data = out
         result._requires_grad = True
         result._grad = None
-        result._grad_fn = node
+        result._node = node
         result._version_counter = None
         if cls.saves_output:
             node._saved_out = (out, result._vc, 0)
@@ -391,7 +391,7 @@ class Op(Node):
             # _record inline, as apply does for two inputs. Metadata is cached only for
             # differentiable outputs, so a cache hit needs no dtype check.
             node._seq = next(_seq)
-            fn = x._grad_fn
+            fn = x._node
             if fn is None:
                 fn = accumulator_of(x)
             node._next_nodes = (fn,)
@@ -414,7 +414,7 @@ class Op(Node):
             result._data = out
             result._requires_grad = True
             result._grad = None
-            result._grad_fn = node
+            result._node = node
             result._version_counter = None
             if cls.saves_output:
                 node._saved_out = (out, result._vc, 0)
@@ -501,7 +501,7 @@ class Op(Node):
             # One input, one output (unary ops, reductions, views), unrolled. The input is a
             # Tensor that requires grad: nothing is recorded otherwise.
             x = inputs[0]
-            fn = x._grad_fn
+            fn = x._node
             if fn is None:
                 fn = accumulator_of(x)
             self._next_nodes = (fn,)
@@ -530,7 +530,7 @@ class Op(Node):
                 meta.append(d.shape)
                 meta.append(d.dtype)
                 if x._requires_grad:
-                    fn = x._grad_fn
+                    fn = x._node
                     if fn is None:
                         fn = accumulator_of(x)
                     elif x._output_nr:
@@ -585,7 +585,7 @@ class Op(Node):
         for x in self._saved:
             if isinstance(x, Tensor):
                 counter = x._version_counter
-                if x._detached_at is not None and x._grad_fn is None and x._detached_at > self._seq:
+                if x._detached_at is not None and x._node is None and x._detached_at > self._seq:
                     raise RuntimeError(
                         "Trying to use a saved tensor that has been detached in-place, i.e. with "
                         ".detach_().This is not supported, please use out-of-place `.detach()` "
@@ -1208,8 +1208,8 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
         return target
     # The target's old value, as it stands in the graph, is the op's first input.
     before = Tensor._from_array(data.copy() if 0 in cls.saved_inputs else data)
-    if target._grad_fn is not None:
-        before._grad_fn = target._grad_fn
+    if target._node is not None:
+        before._node = target._node
         before._output_nr = target._output_nr
         before._requires_grad = True
     node._record((before, *others), [before._data, *arrays], out)

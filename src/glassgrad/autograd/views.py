@@ -83,7 +83,7 @@ def edge_of(t: Any) -> tuple:
     """The ``(Node, input_nr)`` through which gradient reaches tensor ``t``."""
     if t._version_counter is not None and t._base is not None:
         refresh_view(t)
-    fn = t._grad_fn
+    fn = t._node
     if fn is not None:
         return (fn, t._output_nr)
     return (accumulator_of(t), 0)
@@ -187,7 +187,7 @@ def refresh_view(t: Any, strict: bool = False) -> None:
     if version == t._attr_version:
         return
     base = t._base
-    old = t._grad_fn
+    old = t._node
     if old is None and not base._requires_grad:
         return
     if t._creation_meta:
@@ -196,7 +196,7 @@ def refresh_view(t: Any, strict: bool = False) -> None:
         raise view_rebase_error(t, indirect=True)
     fn = _replayed_grad_fn(base, t) or AsStridedBackward0(base, t)
     _move_retained_grad(t, old, fn)
-    t._grad_fn = fn
+    t._node = fn
     if t._output_nr:
         t._output_nr = 0
     t._requires_grad = True
@@ -213,7 +213,7 @@ def _replayed_grad_fn(base: Any, t: Any) -> Node | None:
     enabled = grad_state.enabled
     grad_state.enabled = True
     try:
-        return replay_view_tensor(steps, base)._grad_fn
+        return replay_view_tensor(steps, base)._node
     finally:
         grad_state.enabled = enabled
 
@@ -234,7 +234,7 @@ def _move_retained_grad(t: Any, old: Node | None, new: Node) -> None:
 def view_rebase_error(t: Any, indirect: bool) -> RuntimeError:
     """PyTorch's error for changing in place a view its creation forbids to change."""
     meta = t._creation_meta
-    fn = t._grad_fn
+    fn = t._node
     modified = "its base or another view of its base has been" if indirect else "is being"
     # PyTorch names the forward op: "Output 0 of Unbind", not UnbindBackward0.
     op = re.sub(r"Backward\d*$", "", fn.name()) if fn is not None else ""
@@ -291,12 +291,12 @@ def check_inplace(target: Any) -> None:
     if base is not None:
         if target._creation_meta:
             raise view_rebase_error(target, indirect=False)
-        if base._grad_fn is None and base._requires_grad:
+        if base._node is None and base._requires_grad:
             raise RuntimeError(
                 "a view of a leaf Variable that requires grad is being used in an in-place "
                 "operation."
             )
-    if target._grad_fn is None and target._requires_grad:
+    if target._node is None and target._requires_grad:
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation."
         )
@@ -307,16 +307,16 @@ def rebase_history(target: Any, fn: Node) -> None:
     the new history of ``target``: directly, or through ``CopySlices`` on a view's base."""
     base = target._base
     if base is None:
-        old = target._grad_fn
+        old = target._node
         _move_retained_grad(target, old, fn)
-        target._grad_fn = fn
+        target._node = fn
         if target._output_nr:
             target._output_nr = 0
         target._requires_grad = True
         return
     copy = CopySlices(base, view_steps(target), fn)
-    _move_retained_grad(base, base._grad_fn, copy)
-    base._grad_fn = copy
+    _move_retained_grad(base, base._node, copy)
+    base._node = copy
     if base._output_nr:
         base._output_nr = 0
     base._requires_grad = True
@@ -445,10 +445,10 @@ def apply_inplace_view(cls: type, target: Any, **params: Any) -> Any:
     if recording:
         check_inplace(target)
         before = Tensor._from_array(data)
-        before._grad_fn, before._output_nr = target._grad_fn, target._output_nr
+        before._node, before._output_nr = target._node, target._output_nr
         before._requires_grad = True  # check_inplace let through only tensors with history
         node._record((before,), [data], new)
-        target._grad_fn = node
+        target._node = node
         target._output_nr = 0
         target._requires_grad = True
     target._data = new

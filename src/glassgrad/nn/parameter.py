@@ -31,7 +31,7 @@ def _share(cls: type, data: Any, requires_grad: bool, caller: str) -> Tensor:
     t._data = data._data
     t._requires_grad = False
     t._grad = None
-    t._grad_fn = None
+    t._node = None
     t._vc = data._vc
     t.requires_grad = requires_grad  # the setter refuses integer tensors
     return t

@@ -72,10 +72,10 @@ def _not_implemented_node(op: str, compute: Any, name: str | None = None) -> typ
             inputs = tuple(x for i, x in enumerate(inputs) if i not in kept)
             params["fixed"] = fixed
         result = Op.apply.__func__(cls, *inputs, **params)
-        if type(result._grad_fn) is cls:
+        if type(result._node) is cls:
             # PyTorch gives NotImplemented nodes the largest sequence number: the backward
             # reaches them, and raises, before the nodes recorded after them.
-            result._grad_fn._seq = ACCUMULATE_PRIORITY
+            result._node._seq = ACCUMULATE_PRIORITY
         return result
 
     return type(

@@ -104,15 +104,15 @@ def out_result(
     if grad_state.enabled:
         # An op PyTorch records with a NotImplemented node passes it on to ``out`` as an
         # in-place op would (its backward raises there): only a leaf ``out`` is refused.
-        recorded = [r._grad_fn for r in results if r.requires_grad]
+        recorded = [r._node for r in results if r.requires_grad]
         not_implemented = bool(recorded) and all(
             getattr(fn, "records_out", False) for fn in recorded
         )
-        if any(o.requires_grad and (o._grad_fn is None or not not_implemented) for o in outs) or (
+        if any(o.requires_grad and (o._node is None or not not_implemented) for o in outs) or (
             not not_implemented and any(isinstance(x, Tensor) and x.requires_grad for x in inputs)
         ):
             raise _autograd_error(autograd_op or op)
-        histories = tuple((o, r._grad_fn) for o, r in zip(outs, results) if r.requires_grad)
+        histories = tuple((o, r._node) for o, r in zip(outs, results) if r.requires_grad)
     written = tuple(write_into(op, o, r._data, exact) for o, r in zip(outs, results))
     for target, node in histories:
         rebase_history(target, node)
