@@ -48,6 +48,15 @@ def test_mode_picks_the_smallest_most_frequent_value_at_its_last_index() -> None
     same(lambda lib: lib.mode(lib.tensor(TIES[1:] + [[3.0, 1.0, 3.0, 2.0, 1.0, 3.0]])))
 
 
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_mode_of_many_rows_with_ties(dim: int) -> None:
+    # Every row at once (mode sorts all rows together): rows of few distinct values, so most
+    # rows have several equally frequent values, in float and integer tensors.
+    values = [[[(3 * i + 5 * j + 7 * k) % 4 for k in range(5)] for j in range(6)] for i in range(4)]
+    same(lambda lib: lib.mode(lib.tensor(values), dim))
+    same(lambda lib: lib.mode(lib.tensor(values, dtype=lib.float32) - 1.5, dim, keepdim=True))
+
+
 def test_sorted_gradient_reaches_the_picked_positions() -> None:
     def program(lib: Any) -> Any:
         x = lib.tensor([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]], requires_grad=True)

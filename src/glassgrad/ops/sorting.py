@@ -122,15 +122,34 @@ class ModeBackward0(_Selecting):
         if x.shape[dim] == 0:
             raise IndexError(f"mode(): Expected reduction dim {dim} to have non-zero size.")
         moved = np.moveaxis(x, dim, -1)
-        flat = moved.reshape(-1, moved.shape[-1])
-        index = np.empty(flat.shape[0], dtype=np.int64)
-        for row, values in enumerate(flat):
-            # The most frequent value, the smallest among equally frequent ones; its index is
-            # that of its last occurrence, as PyTorch's CPU kernel.
-            uniques, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
-            chosen = int(np.argmax(counts))
-            index[row] = np.flatnonzero(inverse.reshape(-1) == chosen)[-1]
-        return np.expand_dims(index.reshape(moved.shape[:-1]), dim)
+        return np.expand_dims(
+            _mode_index(moved.reshape(-1, moved.shape[-1])).reshape(moved.shape[:-1]), dim
+        )
+
+
+def _mode_index(rows: np.ndarray) -> np.ndarray:
+    """For each row, the index of the most frequent value (the smallest among equally frequent
+    ones; NaNs count as one value) at its last occurrence, as PyTorch's CPU kernel.
+
+    All rows at once: a stable sort puts equal values side by side in their original order, so
+    each run of equal values ends at its value's last occurrence; the longest run (the first,
+    so the smallest value, among equally long ones) is the mode.
+    """
+    order = np.argsort(rows, axis=1, kind="stable")
+    ordered = np.take_along_axis(rows, order, axis=1)
+    same = ordered[:, 1:] == ordered[:, :-1]
+    if rows.dtype.kind in "fc":
+        same |= np.isnan(ordered[:, 1:]) & np.isnan(ordered[:, :-1])
+    n = rows.shape[1]
+    positions = np.arange(n)
+    starts = np.ones(rows.shape, dtype=bool)
+    starts[:, 1:] = ~same
+    run_start = np.maximum.accumulate(np.where(starts, positions, 0), axis=1)
+    ends = np.ones(rows.shape, dtype=bool)
+    ends[:, :-1] = ~same
+    run_length = np.where(ends, positions - run_start + 1, 0)
+    last = np.argmax(run_length, axis=1)
+    return order[np.arange(rows.shape[0]), last]
 
 
 class _FullMedian(_FullExtremum):
