@@ -143,3 +143,36 @@ def test_no_attribute_hooks_on_tensors_and_nodes() -> None:
         assert cls.__delattr__ is object.__delattr__, cls
         assert not hasattr(cls, "__getattr__"), cls
     assert len(subclasses(Op)) > 300
+
+
+POLYNOMIALS = [
+    "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u",
+    "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w",
+    "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w",
+    "hermite_polynomial_h",
+    "hermite_polynomial_he",
+    "laguerre_polynomial_l",
+    "legendre_polynomial_p",
+]
+_POLYNOMIAL_POINTS = [-3.0, -1.0, -0.9999, -0.5, -0.0, 0.0, 0.3, 0.5, 0.9999, 1.0, 1.5, 1e30]
+_POLYNOMIAL_POINTS += [float("inf"), float("-inf"), float("nan")]
+
+
+@pytest.mark.parametrize("name", POLYNOMIALS)
+def test_polynomial_of_one_degree_is_bit_identical_to_the_general_path(name: str) -> None:
+    # A Python-number degree takes the one-degree path (a float recurrence for one element);
+    # the same degree as a tensor takes the general per-element path.
+    fn = getattr(gg.special, name)
+    for dtype in (gg.float32, gg.float64):
+        x = gg.tensor(_POLYNOMIAL_POINTS, dtype=dtype)
+        for n in (-1, 0, 1, 2, 3, 7, 9, 12, 40, 4.7):
+            general = fn(x, gg.tensor(n, dtype=dtype)).numpy()
+            assert fn(x, n).numpy().tobytes() == general.tobytes(), (dtype, n)
+            for i in range(len(_POLYNOMIAL_POINTS)):
+                one = fn(x[i : i + 1], n).numpy()
+                assert one.tobytes() == general[i : i + 1].tobytes(), (dtype, n, i)

@@ -10,6 +10,7 @@ recurrences elsewhere, so the values agree to rounding.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -108,6 +109,90 @@ def _shifted(kind: str) -> Any:
     return lambda x, n: _chebyshev(kind, x + x - 1, n)
 
 
+# --- one degree for the whole tensor (a Python number n, the usual call) ---------------------
+# The same arithmetic as the kernels above, element for element, with the degree's branches
+# taken once in Python instead of selected per element: a handful of NumPy calls instead of
+# dozens. ``x`` is a float64 array, or a float when the tensor holds one element (Python float
+# arithmetic is NumPy's float64 arithmetic, without a call per operation). At the ends of
+# [-1, 1] (and at 0 for Laguerre) the recurrences give the special values exactly (small
+# integers), so they need no separate case here.
+
+
+def _select(condition: Any, a: Any, b: Any) -> Any:
+    """``np.where`` for an array, a plain choice for one value."""
+    if type(condition) is np.ndarray:
+        return np.where(condition, a, b)
+    return a if condition else b
+
+
+def _recurrence_at(x: Any, n: int, first: Any, step: Any) -> Any:
+    """``_recurrence`` for one degree n >= 0."""
+    if n == 0:
+        return np.ones_like(x) if type(x) is np.ndarray else 1.0
+    previous, current = 1.0, first(x)
+    for k in range(1, n):
+        previous, current = current, step(k, x, current, previous)
+    return current
+
+
+_HIGH_DEGREE = {"t": 6, "u": 8, "v": 8, "w": 8}  # above: the closed form inside (-1, 1)
+
+
+def _chebyshev_at(kind: str, x: Any, n: int) -> Any:
+    twice = x + x  # (x + x) of every step, computed once
+    first = {"t": x, "u": twice, "v": twice - 1, "w": twice + 1}[kind]
+
+    def recurrence() -> Any:
+        return _recurrence_at(x, n, lambda v: first, lambda k, v, q, p: twice * q - p)
+
+    if n <= _HIGH_DEGREE[kind]:
+        return recurrence()
+    inside = abs(x) < 1
+    every = inside.all() if type(inside) is np.ndarray else inside
+    angle = np.arccos(_select(inside, x, 0.0))
+    if kind == "t":
+        closed = np.cos(n * angle)
+    elif kind == "u":
+        closed = np.sin((n + 1) * angle) / np.sin(angle)
+    elif kind == "v":
+        closed = np.cos((n + 0.5) * angle) / np.cos(angle / 2)
+    else:
+        closed = np.sin((n + 0.5) * angle) / np.sin(angle / 2)
+    if every:
+        return closed
+    return _select(inside, closed, recurrence())
+
+
+def _at_degree(name: str, x: Any, n: int) -> Any:
+    """Polynomial ``name`` of degree ``n`` (any integer) at ``x``, as its kernel above."""
+    if n < 0:
+        return np.zeros_like(x) if type(x) is np.ndarray else 0.0
+    if name.startswith("shifted_"):
+        return _chebyshev_at(name[-1], x + x - 1, n)
+    if name.startswith("chebyshev_"):
+        return _chebyshev_at(name[-1], x, n)
+    if name == "hermite_polynomial_h":
+        twice = x + x
+        return _recurrence_at(x, n, lambda v: twice, lambda k, v, q, p: twice * q - 2 * k * p)
+    if name == "hermite_polynomial_he":
+        return _recurrence_at(x, n, lambda v: v, lambda k, v, q, p: v * q - k * p)
+    if name == "laguerre_polynomial_l":
+        rest = 1.0 - x  # (1 - x) of every step, computed once
+        return _recurrence_at(
+            x, n, lambda v: rest, lambda k, v, q, p: (((k + k) + rest) * q - k * p) / (k + 1)
+        )
+    return _recurrence_at(
+        x, n, lambda v: v, lambda k, v, q, p: ((k + k + 1) * v * q - k * p) / (k + 1)
+    )
+
+
+def _overflow_free(largest: float, n: int, dtype: np.dtype) -> bool:
+    """Whether degree ``n`` > 0 at values of magnitude <= ``largest`` stays finite in ``dtype``
+    (False for inf or NaN): each step of these recurrences multiplies by at most
+    2 * largest + 2 * n + 2, so the values stay below that to the power n."""
+    return n * math.log2(2 * largest + 2 * n + 2) < _MAX_EXPONENT[dtype]
+
+
 _KERNELS = {
     "chebyshev_polynomial_t": lambda x, n: _chebyshev("t", x, n),
     "chebyshev_polynomial_u": lambda x, n: _chebyshev("u", x, n),
@@ -138,11 +223,41 @@ _TITLES = {
 }
 
 
+_DEGREES = (int, float)
+_LARGEST_DEGREE = 2.0**62
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_MAX_EXPONENT = {dtype: np.finfo(dtype).maxexp - 1 for dtype in _FLOATS}  # 2**e is finite
+
+
+def _one_degree(name: str, data: np.ndarray, n: int | float) -> Tensor:
+    """Polynomial ``name`` of a float tensor's values at one Python-number degree."""
+    n = int(n)  # truncated toward zero, as np.trunc
+    if data.size == 1:
+        x: Any = float(data.reshape(-1)[0])
+        largest = abs(x)
+    else:
+        x = data.astype(np.float64)
+        largest = float(np.abs(x).max()) if x.size else 0.0
+    if n <= 0 or _overflow_free(largest, n, data.dtype):  # degree 0 and below: no arithmetic
+        values = _at_degree(name, x, n)
+    else:
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            values = np.asarray(_at_degree(name, x, n), dtype=data.dtype)
+    return Tensor._from_array(np.asarray(values, dtype=data.dtype).reshape(data.shape))
+
+
 def _polynomial(name: str) -> Any:
     kernel = _KERNELS[name]
     op = f"special_{name}"
 
     def function(input: Any, n: Any, *, out: Tensor | None = None) -> Tensor:
+        if (
+            type(n) in _DEGREES
+            and -_LARGEST_DEGREE < n < _LARGEST_DEGREE  # not inf or NaN
+            and isinstance(input, Tensor)
+            and input._data.dtype in _FLOATS
+        ):
+            return out_result(op, out, _one_degree(name, input._data, n))
         if not isinstance(input, Tensor) and not (is_scalar(input) and isinstance(n, Tensor)):
             check_tensor(n if is_scalar(input) else input, op, "x")
         if isinstance(input, Tensor) and not (isinstance(n, Tensor) or is_scalar(n)):
@@ -153,9 +268,9 @@ def _polynomial(name: str) -> Any:
         )
         dtype = np.result_type(*[a for a in (x, degree) if isinstance(a, np.ndarray)])
         x, degree = np.broadcast_arrays(np.asarray(x), np.asarray(degree))
-        with np.errstate(invalid="ignore", over="ignore"):
+        with np.errstate(invalid="ignore", over="ignore"):  # inf and NaN silently, as PyTorch
             values = kernel(x.astype(np.float64), np.trunc(degree).astype(np.int64))
-        result = Tensor._from_array(np.asarray(values).astype(dtype))
+            result = Tensor._from_array(np.asarray(values).astype(dtype))
         return out_result(op, out, result)
 
     function.__name__ = function.__qualname__ = name
