@@ -3,11 +3,11 @@ exponentially scaled forms i0e, i1e (differentiable, with PyTorch's formulas), a
 modified Bessel, spherical Bessel and Airy functions of ``torch.special`` that PyTorch does not
 differentiate (their results never require grad, as in PyTorch).
 
-Values come from ``scipy.special`` (imported on first use). One deviation, where PyTorch's
-own values are inaccurate (checked against mpmath in tests/ops/test_special.py): its
-``bessel_j0``/``j1``/``y0``/``y1`` are off by up to 1e-6 for 2.5 < |x| < 15.3, and its
-``airy_ai`` by up to 3e-6 for x < -2.09; SciPy's values, exact to double precision, are
-returned there.
+Values come from ``scipy.special`` (imported on first use), except ``spherical_bessel_j0``
+(``sin(x) / x``). One deviation, where PyTorch's own values are inaccurate (checked against
+mpmath in tests/ops/test_special.py): its ``bessel_j0``/``j1``/``y0``/``y1`` are off by up to
+1e-6 for 2.5 < |x| < 15.3, and its ``airy_ai`` by up to 3e-6 for x < -2.09; SciPy's values,
+exact to double precision, are returned there.
 """
 
 from __future__ import annotations
@@ -170,8 +170,15 @@ def _non_differentiable(name: str, kernel: Any, doc: str, example: str) -> Any:
     return op
 
 
-def _spherical_j0(values: np.ndarray) -> np.ndarray:
-    return scipy_special("special.spherical_bessel_j0").spherical_jn(0, values)
+def _spherical_j0(x: np.ndarray) -> np.ndarray:
+    # sin(x) / x, 1 at 0 and 0 at +-inf, as PyTorch's kernel (whose Taylor series below 0.5
+    # agrees with the ratio to rounding); NaN stays NaN. SciPy's spherical_jn is much slower.
+    regular = np.isfinite(x) & (x != 0)
+    if regular.all():
+        return np.sin(x) / x
+    safe = np.where(regular, x, 1.0)
+    ends = np.where(x == 0, 1.0, np.where(np.isinf(x), 0.0, x))
+    return np.where(regular, np.sin(safe) / safe, ends)
 
 
 def _airy_ai(values: np.ndarray) -> np.ndarray:
