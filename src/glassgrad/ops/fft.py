@@ -40,21 +40,33 @@ _NUMPY_NORM = {
 }
 
 
+# The n-dimensional transforms as NumPy's fftn/rfftn/irfftn compute them, one 1-D transform per
+# dim in their order, without their argument handling (most of the time of a short transform).
+
+
 def _c2c(z: np.ndarray, dim: tuple, normalization: int, forward: bool) -> np.ndarray:
-    transform = np.fft.fftn if forward else np.fft.ifftn
-    out = transform(z, axes=dim, norm=_NUMPY_NORM[forward][normalization])
+    norm = _NUMPY_NORM[forward][normalization]
+    transform = np.fft.fft if forward else np.fft.ifft
+    out = z
+    for axis in reversed(dim):
+        out = transform(out, axis=axis, norm=norm)
     return out.astype(z.dtype, copy=False)
 
 
 def _r2c(x: np.ndarray, dim: tuple, normalization: int, onesided: bool) -> np.ndarray:
-    transform = np.fft.rfftn if onesided else np.fft.fftn
-    out = transform(x, axes=dim, norm=_NUMPY_NORM[True][normalization])
+    norm = _NUMPY_NORM[True][normalization]
+    out = (np.fft.rfft if onesided else np.fft.fft)(x, axis=dim[-1], norm=norm)
+    for axis in reversed(dim[:-1]):
+        out = np.fft.fft(out, axis=axis, norm=norm)
     return out.astype(complex_of(x.dtype), copy=False)
 
 
 def _c2r(z: np.ndarray, dim: tuple, normalization: int, last_dim_size: int) -> np.ndarray:
-    sizes = [z.shape[d] for d in dim[:-1]] + [last_dim_size]
-    out = np.fft.irfftn(z, s=sizes, axes=dim, norm=_NUMPY_NORM[False][normalization])
+    norm = _NUMPY_NORM[False][normalization]
+    out = z
+    for axis in dim[:-1]:
+        out = np.fft.ifft(out, axis=axis, norm=norm)
+    out = np.fft.irfft(out, n=last_dim_size, axis=dim[-1], norm=norm)
     return out.astype(np.float32 if z.dtype == np.complex64 else np.float64, copy=False)
 
 
