@@ -651,6 +651,12 @@ from .ops.division import (
 from .ops.einsum import (
     einsum as einsum,
 )
+from .ops.fft_stft import (
+    istft as istft,
+)
+from .ops.fft_stft import (
+    stft as stft,
+)
 from .ops.fused_arithmetic import (
     addcdiv as addcdiv,
 )
@@ -1654,6 +1660,7 @@ __all__ = [
     "isnan",
     "isneginf",
     "isposinf",
+    "istft",
     "kaiser_window",
     "kron",
     "kthvalue",
@@ -1824,6 +1831,7 @@ __all__ = [
     "stack",
     "std",
     "std_mean",
+    "stft",
     "strided",
     "sub",
     "subtract",

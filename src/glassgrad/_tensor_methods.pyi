@@ -487,6 +487,18 @@ class _TensorMethods:
     def isnan(self) -> Tensor: ...  # glassgrad.ops.logical.isnan
     def isneginf(self) -> Tensor: ...  # glassgrad.ops.pointwise_unary.isneginf
     def isposinf(self) -> Tensor: ...  # glassgrad.ops.pointwise_unary.isposinf
+    def istft(
+        self,
+        n_fft: int,
+        hop_length: int | None = ...,
+        win_length: int | None = ...,
+        window: Tensor | None = ...,
+        center: bool = ...,
+        normalized: bool = ...,
+        onesided: bool | None = ...,
+        length: int | None = ...,
+        return_complex: bool = ...,
+    ) -> Tensor: ...  # glassgrad.ops.fft_stft.istft
     def kron(self, other: Tensor) -> Tensor: ...  # glassgrad.ops.combining.kron
     def kthvalue(
         self, k: int, dim: int = ..., keepdim: bool = ..., *, out: Any = ...
@@ -838,6 +850,19 @@ class _TensorMethods:
         *,
         correction: float | None = ...,
     ) -> Tensor: ...  # glassgrad.ops.variance.std
+    def stft(
+        self,
+        n_fft: int,
+        hop_length: int | None = ...,
+        win_length: int | None = ...,
+        window: Tensor | None = ...,
+        center: bool = ...,
+        pad_mode: str = ...,
+        normalized: bool = ...,
+        onesided: bool | None = ...,
+        return_complex: bool | None = ...,
+        align_to_window: bool | None = ...,
+    ) -> Tensor: ...  # glassgrad.ops.fft_stft.stft
     def sub(self, other: Any, *, alpha: float = ...) -> Tensor: ...  # glassgrad.ops.arithmetic.sub
     def sub_(
         self, other: Any, *, alpha: float = ...
