@@ -1,6 +1,7 @@
 """affine_grid and grid_sample beyond the registry: the spatial-transformer pipeline of
 PyTorch's tutorial (theta from a layer, grid, sampled image) with gradients to the layer,
-the align_corners warning, second derivatives refused, and the errors."""
+the align_corners warning, second and third derivatives (either gradient alone or both),
+and the errors."""
 
 from __future__ import annotations
 
@@ -45,13 +46,68 @@ def test_align_corners_default_warns_like_pytorch():
             F.grid_sample(lib.ones(1, 1, 2, 2), grid)
 
 
-def test_second_derivative_is_refused():
-    x = gg.randn(1, 1, 3, 3, requires_grad=True)
-    grid = gg.rand(1, 2, 2, 2, requires_grad=True)
-    out = gg.nn.functional.grid_sample(x, grid, align_corners=True)
-    (gx, gg_grid) = gg.autograd.grad(out.sum(), (x, grid), create_graph=True)
-    with pytest.raises(RuntimeError, match="grid_sampler_2d_backward"):
-        gg_grid.sum().backward()
+def _sampled_twice(lib: Any, x: np.ndarray, grid: np.ndarray, mode: str, which: str) -> tuple:
+    """Gradients of grid_sample built with create_graph, then a function of one or both of
+    them differentiated again: the leaves' .grad (None where PyTorch leaves it None)."""
+    xt, gt = lib.tensor(x, requires_grad=True), lib.tensor(grid, requires_grad=True)
+    out = lib.nn.functional.grid_sample(xt, gt, mode=mode, align_corners=False)
+    grad_x, grad_grid = lib.autograd.grad((out * out).sum(), (xt, gt), create_graph=True)
+    parts = {"input": (grad_x * grad_x).sum(), "grid": grad_grid.sin().sum()}
+    total = parts["input"] + parts["grid"] if which == "both" else parts[which]
+    if total.requires_grad:
+        total.backward()
+    return xt.grad, gt.grad
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("which", ["input", "grid", "both"])
+def test_second_derivatives_of_either_gradient_match_pytorch(mode: str, which: str) -> None:
+    # Differentiating only grad_input (or only grad_grid) leaves the other's terms out:
+    # PyTorch's double backward then gives no gradient at all to some inputs, not zeros.
+    rng = np.random.default_rng(3)
+    x, grid = rng.standard_normal((2, 2, 3, 4)), rng.uniform(-1.2, 1.2, (2, 3, 2, 2))
+    ours, theirs = (
+        _sampled_twice(gg, x, grid, mode, which),
+        _sampled_twice(torch, x, grid, mode, which),
+    )
+    for a, b in zip(ours, theirs):
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("padding_mode", ["zeros", "reflection"])
+def test_third_derivatives_match_pytorch(padding_mode: str) -> None:
+    rng = np.random.default_rng(4)
+    x, grid = rng.standard_normal((1, 2, 3, 4)), rng.uniform(-1.3, 1.3, (1, 2, 3, 2))
+    cotangents = [rng.standard_normal(s) for s in ((1, 2, 2, 3), x.shape, grid.shape)]
+    results = []
+    for lib in (gg, torch):
+        inputs = [lib.tensor(a, requires_grad=True) for a in (cotangents[0], x, grid)]
+        out = lib.nn.functional.grid_sample(
+            inputs[1], inputs[2], padding_mode=padding_mode, align_corners=True
+        )
+        first = lib.autograd.grad(out, inputs[1:], inputs[0], create_graph=True)
+        paired = sum((g * lib.tensor(c)).sum() for g, c in zip(first, cotangents[1:]))
+        second = lib.autograd.grad(paired, inputs, create_graph=True)
+        third = lib.autograd.grad(sum((g * g).sum() for g in second), inputs)
+        results.append([t.detach().numpy() for t in (*second, *third)])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+
+
+def test_gradgradcheck_in_float64():
+    rng = np.random.default_rng(5)
+    x = gg.tensor(rng.standard_normal((1, 2, 3, 3)), requires_grad=True)
+    grid = gg.tensor(rng.uniform(-1.1, 1.1, (1, 2, 2, 2)), requires_grad=True)
+    for padding_mode in ("zeros", "border", "reflection"):
+
+        def sample(x: gg.Tensor, grid: gg.Tensor, padding_mode: str = padding_mode) -> gg.Tensor:
+            return gg.nn.functional.grid_sample(
+                x, grid, padding_mode=padding_mode, align_corners=False
+            )
+
+        assert gg.autograd.gradgradcheck(sample, (x, grid))
 
 
 @pytest.mark.parametrize(

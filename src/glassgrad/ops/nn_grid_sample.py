@@ -7,21 +7,25 @@ product, linear in ``theta``. ``grid_sample`` reads (N, C, H, W) at those coordi
 bilinear or nearest interpolation and zeros, border or reflection padding, following ATen's
 CPU kernel step by step (coordinate unnormalisation, clipping and reflection with their
 gradient factors, the four corner weights), so values and both gradients (input and grid)
-are PyTorch's. Its second derivatives are not provided: differentiating its gradient raises.
+are PyTorch's; so are its second derivatives (and, since those are written with
+differentiable ops, the third).
 """
 
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
-from ._common import check_tensor
+from ._common import array_of, check_tensor
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
+from .gather_scatter import GatherBackward0
+from .indexing import ScatterAddZerosBackward0
 
 _ALIGN_WARNING = (
     "Default grid_sample and affine_grid behavior has changed to align_corners=False since "
@@ -194,7 +198,6 @@ class GridSampler2DBackward0(Op):
     """out[n, c, i, j] = input[n, c] interpolated at grid[n, i, j] (normalised x, y)."""
 
     saved_inputs = (0, 1)
-    grad_reads_saved = True
     __slots__ = ("mode", "padding_mode", "align_corners")
 
     def forward(self, x, grid, mode, padding_mode, align_corners):
@@ -221,11 +224,20 @@ class GridSampler2DBackward0(Op):
 
 
 class GridSampler2DBackwardBackward0(Op):
-    """(grad_input, grad_grid) of ``grid_sample``; not differentiable further here."""
+    """(grad_input, grad_grid) of ``grid_sample`` from (grad, input, grid).
 
-    nondiff_outputs = ()
+    grad_input = S^T grad, with S the sampling (linear in the input, weights set by the
+    grid); grad_grid = per point, the slopes of the interpolant along x and y dotted with
+    grad over channels, times d(pixel coordinate)/d(grid). Its own derivative, written with
+    differentiable ops so that third derivatives follow, is in ``backward``.
+    """
+
+    saved_inputs = (0, 1, 2)
+    takes_undefined_grads = True  # an undefined gradient's terms are left out, as in PyTorch
+    __slots__ = ("mode", "padding_mode", "align_corners")
 
     def forward(self, grad, x, grid, mode, padding_mode, align_corners, needs):
+        self.mode, self.padding_mode, self.align_corners = mode, padding_mode, align_corners
         ix, iy, gx, gy, corners = _sample(x, grid, mode, padding_mode, align_corners)
         n, c, h, w = x.shape
         g = grad.reshape(n, c, -1)
@@ -251,10 +263,104 @@ class GridSampler2DBackwardBackward0(Op):
         return grad_x, grad_grid
 
     def backward(self, F, grads):
-        raise RuntimeError(
-            "the derivative for 'grid_sampler_2d_backward' is not implemented in glassgrad "
-            "(second derivatives of grid_sample)"
-        )
+        """PyTorch's ``grid_sampler_2d_double_backward``: the gradients of
+        <gg_input, grad_input> + <gg_grid, grad_grid> for (grad, input, grid)."""
+        gg_input, gg_grid = grads
+        grad, x, grid = self.saved
+        needs = self.needs_input_grad
+        params = {
+            "mode": self.mode,
+            "padding_mode": self.padding_mode,
+            "align_corners": self.align_corners,
+        }
+        # <gg_input, S^T grad> = <S gg_input, grad>: sampling gg_input is the gradient for
+        # grad, and grid_sample's grid gradient at input gg_input the one for the grid.
+        d_grad = d_input = d_grid = None
+        if gg_input is not None:
+            if needs[0]:
+                d_grad = GridSampler2DBackward0.call(gg_input, grid, **params)
+            if needs[2]:
+                d_grid = GridSampler2DBackwardBackward0.call(
+                    grad, gg_input, grid, needs=(False, True), **params
+                )[1]
+        if gg_grid is not None and self.mode == "bilinear":  # nearest: grad_grid is zero
+            terms = _grid_gradient_terms(F, grad, x, grid, gg_grid, needs, params)
+            d_grad, d_input, d_grid = (
+                _plus(a, b) for a, b in zip((d_grad, d_input, d_grid), terms)
+            )
+        return d_grad, d_input, d_grid
+
+
+def _plus(a: Any, b: Any) -> Any:
+    return b if a is None else a if b is None else a + b
+
+
+def _tracking(grid_coord: Any, value: np.ndarray, slope: np.ndarray) -> Any:
+    """The pixel coordinate ``value`` as a function of the grid coordinate (affine with
+    ``slope`` between kinks): under ``create_graph`` its derivatives reach the grid."""
+    if not isinstance(grid_coord, Tensor):
+        return value
+    return grid_coord * slope + (value - grid_coord._data * slope)
+
+
+def _grid_gradient_terms(F, grad, x, grid, gg_grid, needs, params) -> tuple:
+    """The derivative of <gg_grid, grad_grid> (bilinear) for (grad, input, grid).
+
+    With a_k = gg_x gx dw_k/dix + gg_y gy dw_k/diy per corner k (gx, gy: d pixel / d grid),
+    grad_grid paired with gg_grid is sum_k a_k <input at corner k, grad>: its gradient for
+    grad gathers the input with weights a_k, the one for the input scatters grad with them;
+    and as dw_k/dix is affine in iy alone (and dw_k/diy in ix), with cross slope s_k = +-1,
+    the one for the grid is (gx gy gg_y, gy gx gg_x) times sum_k s_k <input at k, grad>.
+    """
+    x_arr, grid_arr = array_of(x), array_of(grid)
+    n, c, h, w = x_arr.shape
+    padding, align = params["padding_mode"], params["align_corners"]
+    ix, gx = _source_index(grid_arr[..., 0], w, padding, align)
+    iy, gy = _source_index(grid_arr[..., 1], h, padding, align)
+    points = ix.size // n
+    gx, gy = gx.reshape(n, points), gy.reshape(n, points)
+    ix_t = F.reshape(_tracking(grid[..., 0], ix, gx.reshape(ix.shape)), (n, points))
+    iy_t = F.reshape(_tracking(grid[..., 1], iy, gy.reshape(iy.shape)), (n, points))
+    gg_x = F.reshape(gg_grid[..., 0], (n, points)) * gx
+    gg_y = F.reshape(gg_grid[..., 1], (n, points)) * gy
+    x0, y0 = np.floor(ix).reshape(n, points), np.floor(iy).reshape(n, points)
+    right, left = ix_t - x0, (x0 + 1) - ix_t  # bilinear weights along x of the two columns
+    down, up = iy_t - y0, (y0 + 1) - iy_t
+    # (column, row, dw/dix, dw/diy, cross slope) of each corner
+    corners = (
+        (x0, y0, -up, -left, 1.0),
+        (x0 + 1, y0, up, -right, -1.0),
+        (x0, y0 + 1, -down, left, -1.0),
+        (x0 + 1, y0 + 1, down, right, 1.0),
+    )
+    flat_x = F.reshape(x, (n, c, h * w))
+    g = F.reshape(grad, (n, c, points))
+    d_grad = d_input = cross = None
+    for cx, cy, dwx, dwy, slope in corners:
+        inside = (cx >= 0) & (cx <= w - 1) & (cy >= 0) & (cy <= h - 1)
+        index = np.where(inside, cy * w + cx, 0).astype(np.intp).reshape(n, 1, points)
+        index = np.broadcast_to(index, (n, c, points))
+        mask = inside.reshape(n, 1, points).astype(x_arr.dtype)
+        weight = F.unsqueeze(gg_x * dwx + gg_y * dwy, 1) * mask
+        values = GatherBackward0.call(flat_x, dim=2, index=index)
+        if needs[0]:
+            d_grad = _plus(d_grad, values * weight)
+        if needs[1]:
+            spread = ScatterAddZerosBackward0.call(
+                g * weight, shape=(n, c, h * w), dim=2, index=index
+            )
+            d_input = _plus(d_input, spread)
+        if needs[2]:
+            seen = F.sum(values * mask * g, 1) * slope
+            cross = _plus(cross, seen)
+    if d_grad is not None:
+        d_grad = F.reshape(d_grad, array_of(grad).shape)
+    if d_input is not None:
+        d_input = F.reshape(d_input, x_arr.shape)
+    d_grid = None
+    if cross is not None:
+        d_grid = F.reshape(F.stack([gg_y * gx * cross, gg_x * gy * cross], -1), grid_arr.shape)
+    return d_grad, d_input, d_grid
 
 
 def grid_sample(
@@ -349,14 +455,12 @@ def _grid_sample_samples(rng: np.random.Generator) -> list[Sample]:
                 Sample(
                     (randn(rng, 2, 3, 4, 5), grid(2, 3, 6)),
                     {"padding_mode": padding, "align_corners": align},
-                    gradgrad=False,
                 )
             )
     samples.append(
         Sample(
             (randn(rng, 1, 2, 4, 4), NoGrad(grid(1, 5, 3))),
             {"mode": "nearest", "align_corners": False},
-            gradgrad=False,
             note="nearest: no gradient for the grid",
         )
     )
@@ -376,7 +480,6 @@ register(
     grid_sample,
     nodes=(GridSampler2DBackward0, GridSampler2DBackwardBackward0),
     samples=_grid_sample_samples,
-    second_order=False,
     namespace=_NF,
 )
 
