@@ -1,6 +1,8 @@
 """Complex autograd against PyTorch (conjugate Wirtinger convention): the complex-analytic
 ops (matmul and the products, exp, pow, the trigonometric family ...), vdot and vecdot,
-view_as_real / view_as_complex, and linalg.eig / eigvals, first and second order."""
+the reductions mean, var, std, var_mean, std_mean and logsumexp, view_as_real /
+view_as_complex, linalg.eig / eigvals, inv, det, slogdet, logdet, solve and the vector and matrix norms,
+first and second order."""
 
 from __future__ import annotations
 
@@ -50,6 +52,25 @@ PROGRAMS = {
     "addcmul addcdiv": lambda L, a, b: L.addcmul(a, a, b) + L.addcdiv(b, a, b),
     "view_as_real": lambda L, a, b: L.view_as_real(a * b),
     "view_as_complex": lambda L, a, b: L.view_as_complex(L.view_as_real(a).exp()),
+    "mean": lambda L, a, b: a.mean() + b.mean(1),
+    "var": lambda L, a, b: a.var() + b.var(1, correction=0),
+    "std": lambda L, a, b: a.std(0) + L.std(b, 1, keepdim=True).squeeze(1),
+    "var_mean": lambda L, a, b: sum(L.var_mean(a @ b, 1)),
+    "std_mean": lambda L, a, b: sum(L.std_mean(a * b, (0, 1), correction=2)),
+    "logsumexp": lambda L, a, b: L.logsumexp(a, 1) + L.logsumexp(b * 300, (0, 1)),
+    "inv": lambda L, a, b: L.linalg.inv(a) + L.inverse(b),
+    "inv_ex": lambda L, a, b: L.linalg.inv_ex(a @ b).inverse,
+    "det": lambda L, a, b: L.linalg.det(a) + L.det(a @ b),
+    "slogdet": lambda L, a, b: L.linalg.slogdet(a).sign * L.linalg.slogdet(b).logabsdet,
+    "slogdet logabsdet": lambda L, a, b: L.slogdet(a @ b)[1],
+    "logdet": lambda L, a, b: L.logdet(a),
+    "solve": lambda L, a, b: L.linalg.solve(a, b) + L.linalg.solve(b, a[0])[None],
+    "solve left=False": lambda L, a, b: L.linalg.solve(a, b, left=False),
+    "vector_norm": lambda L, a, b: L.linalg.vector_norm(a) + L.linalg.vector_norm(b, 1, 0),
+    "vector_norm p": lambda L, a, b: L.linalg.vector_norm(a, 3, 1) + L.linalg.vector_norm(b, 1.5),
+    "vector_norm inf": lambda L, a, b: L.linalg.vector_norm(a, float("inf"), 1),
+    "matrix_norm": lambda L, a, b: L.linalg.matrix_norm(a) + L.linalg.matrix_norm(b, 1),
+    "norm": lambda L, a, b: L.linalg.norm(a, dim=1) + L.norm(b, 3, 0) + L.dist(a, b),
     "eigvals": lambda L, a, b: L.linalg.eigvals(a @ b),
     "eigvals of a real matrix": lambda L, a, b: L.linalg.eigvals(L.tensor(_R, requires_grad=True)),
 }
@@ -147,3 +168,60 @@ def test_view_as_real_after_its_base_changed_in_place() -> None:
         return (name, r, x.grad)
 
     same(program)
+
+
+_GRADCHECKED = (
+    "mean",
+    "var",
+    "std",
+    "var_mean",
+    "std_mean",
+    "logsumexp",
+    "inv",
+    "det",
+    "slogdet",
+    "logdet",
+    "solve",
+    "vector_norm",
+    "vector_norm p",
+    "matrix_norm",
+)
+
+
+@pytest.mark.parametrize("name", _GRADCHECKED)
+def test_gradcheck_on_complex_inputs(name: str) -> None:
+    # Finite differences in the real and imaginary parts, independent of PyTorch.
+    import glassgrad as gg
+
+    a, b = (gg.tensor(v, requires_grad=True) for v in (_A, _B))
+    program = PROGRAMS[name]
+    assert gg.autograd.gradcheck(lambda a, b: program(gg, a, b), (a, b))
+    assert gg.autograd.gradgradcheck(lambda a, b: program(gg, a, b), (a, b))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.ones(4, 2, dtype=L.float64) @ L.tensor(_A[:2]),
+        lambda L: L.matmul(L.tensor(_A), L.ones(3, 2, dtype=L.float32)),
+        lambda L: L.mm(L.tensor(_A).to(L.complex64), L.tensor(_B)),
+        lambda L: L.tensor(_A[0]) @ L.tensor(_R[0]),
+        lambda L: L.mv(L.tensor(_R), L.tensor(_A[0])),
+    ],
+)
+def test_real_and_complex_matrix_products_refuse_as_pytorch(call) -> None:
+    # PyTorch does not promote in matrix products: mixed dtypes are an error.
+    same_error(call)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.linalg.vector_norm(L.tensor(_A), dtype=L.float64),
+        lambda L: L.linalg.vector_norm(L.tensor(_R), dtype=L.complex128),
+        lambda L: L.linalg.vector_norm(L.tensor(_R), dtype=L.int64),
+        lambda L: L.linalg.matrix_norm(L.tensor(_A), dtype=L.float64),
+    ],
+)
+def test_norm_dtype_errors(call) -> None:
+    same_error(call)

@@ -55,6 +55,7 @@ _BACKWARD_FUNCTIONS: dict[str, Any] = {
     "sin": pointwise.sin,
     "cos": pointwise.cos,
     "sign": pointwise.sign,
+    "sgn": complex.sgn,
     "abs": pointwise.abs,
     "real": complex.real,
     "conj": complex.conj,

@@ -34,22 +34,34 @@ class LinAlgError(RuntimeError):
     ``torch.linalg.LinAlgError``."""
 
 
-def check_floating(op: str, a: np.ndarray) -> None:
-    if a.dtype.kind != "f":
+def check_floating(op: str, a: np.ndarray, complex_ok: bool = False) -> None:
+    """A floating input (or complex, where the op supports it: ``complex_ok``). A complex
+    input of an op that does not yet take one is refused by name, never computed wrongly."""
+    if a.dtype.kind == "c" and not complex_ok:
+        raise NotImplementedError(
+            f"{op}: complex inputs are not supported by glassgrad yet (got "
+            f"{scalar_type_name(a.dtype)})"
+        )
+    if a.dtype.kind not in "fc":
         raise RuntimeError(
             f"{op}: Expected a floating point or complex tensor as input. Got {scalar_type_name(a.dtype)}"
         )
 
 
 def check_square(
-    op: str, a: np.ndarray, name: str = "A", kernel: str | None = None, floating: bool = True
+    op: str,
+    a: np.ndarray,
+    name: str = "A",
+    kernel: str | None = None,
+    floating: bool = True,
+    complex_ok: bool = False,
 ) -> None:
     """PyTorch's checks of a (batch of) square matrices: floating ones first (integers are
-    refused by name) unless not ``floating``; with ``kernel``, the dtype is also checked
-    last, with PyTorch's NotImplementedError naming that LAPACK kernel (float16, and the
-    integers that reach it)."""
+    refused by name; complex ones where the op has complex formulas, ``complex_ok``) unless
+    not ``floating``; with ``kernel``, the dtype is also checked last, with PyTorch's
+    NotImplementedError naming that LAPACK kernel (float16, and the integers that reach it)."""
     if floating:
-        check_floating(op, a)
+        check_floating(op, a, complex_ok)
     if a.ndim < 2:
         raise RuntimeError(f"{op}: The input tensor {name} must have at least 2 dimensions.")
     if a.shape[-1] != a.shape[-2]:
@@ -58,7 +70,7 @@ def check_square(
             f"{a.shape[-1]} matrices"
         )
     if kernel is not None:
-        check_kernel_dtype(kernel, a)
+        check_kernel_dtype(kernel, a, complex_ok)
 
 
 def check_full_precision(op: str, a: np.ndarray) -> None:
@@ -68,8 +80,11 @@ def check_full_precision(op: str, a: np.ndarray) -> None:
         raise RuntimeError(f"{op}: Low precision dtypes not supported. Got Half")
 
 
-def check_kernel_dtype(kernel: str, a: np.ndarray) -> None:
-    """LAPACK kernels run on float32 and float64 only: PyTorch's NotImplementedError."""
+def check_kernel_dtype(kernel: str, a: np.ndarray, complex_ok: bool = False) -> None:
+    """LAPACK kernels run on float32 and float64 (and, where glassgrad has the complex
+    formulas, complex64 and complex128) only: PyTorch's NotImplementedError."""
+    if complex_ok and a.dtype in (np.complex64, np.complex128):
+        return
     if a.dtype not in (np.float32, np.float64):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(a.dtype)}'")
 

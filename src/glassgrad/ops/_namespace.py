@@ -104,6 +104,7 @@ class ArrayNamespace:
     sin = staticmethod(np.sin)
     cos = staticmethod(np.cos)
     sign = staticmethod(np.sign)
+    sgn = staticmethod(np.sign)  # NumPy 2's sign of a complex z is z / |z|, PyTorch's sgn
     abs = staticmethod(np.abs)
     real = staticmethod(np.real)
     conj = staticmethod(np.conj)

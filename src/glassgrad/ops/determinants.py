@@ -27,7 +27,7 @@ from ._out import out_result
 from ._registry import Sample, register
 from ._samples import randn
 from .inverses import LinalgInvExBackward0
-from .pointwise import where
+from .pointwise import log, where
 
 __all__ = ["det", "slogdet", "logdet"]
 
@@ -43,13 +43,15 @@ def _unsqueeze2(F: Any, x: Any) -> Any:
 
 
 def _cofactor(a: np.ndarray) -> np.ndarray:
-    """The cofactor matrix adj(A)^T, from the SVD, defined for singular A too."""
+    """The cofactor matrix adj(A)^T = det(A) A^-T, from the SVD A = U S Vh, defined for
+    singular A too: det(U) det(Vh) conj(U) diag(prod of the other s) conj(Vh)."""
     u, s, vh = np.linalg.svd(a)
     ones = np.ones(s.shape[:-1] + (1,), dtype=s.dtype)
     before = np.cumprod(np.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
     after = np.cumprod(np.concatenate([ones, s[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
     sign = np.linalg.det(u) * np.linalg.det(vh)
-    return _unsqueeze_arr(sign) * np.matmul(u * np.expand_dims(before * after, -2), vh)
+    products = np.matmul(np.conj(u) * np.expand_dims(before * after, -2), np.conj(vh))
+    return _unsqueeze_arr(sign) * products
 
 
 def _unsqueeze_arr(x: np.ndarray) -> np.ndarray:
@@ -57,10 +59,12 @@ def _unsqueeze_arr(x: np.ndarray) -> np.ndarray:
 
 
 class LinalgDetBackward0(Op):
-    """out = det(A); gA = grad * det(A) * A^-T (the cofactor matrix if A is singular)"""
+    """out = det(A); gA = grad * det(A) * A^-T (the cofactor matrix if A is singular);
+    holomorphic, so complex A gets grad * conj(det(A) A^-T)"""
 
     saved_inputs = (0,)
     saves_output = True
+    holomorphic = True
 
     def forward(self, a):
         return np.asarray(np.linalg.det(a))
@@ -97,34 +101,47 @@ def det(A: Tensor, *, out: Any = None) -> Tensor:
         >>> glassgrad.linalg.det(glassgrad.tensor([[2.0, 1.0], [1.0, 3.0]]))
         tensor(5.)
     """
-    check_square("linalg.det", check_tensor(A, "linalg.det", "A")._data, kernel="lu_cpu")
+    check_square(
+        "linalg.det", check_tensor(A, "linalg.det", "A")._data, kernel="lu_cpu", complex_ok=True
+    )
     result = LinalgDetBackward0.apply(A)
     return out_result("linalg_det", out, result, (A,), exact=True, autograd_op="_linalg_det")
 
 
 class LinalgSlogdetBackward0(Op):
-    """(sign, log|det A|); the gradient of log|det A| is A^-T (sign has none)"""
+    """(sign, log|det A|); the gradient of log|det A| is A^-T. For complex A (sign = det/|det|
+    on the unit circle) both outputs have one: with g = grad_logabsdet - i Im(grad_sign
+    conj(sign)), gA = conj(g) A^-H, PyTorch's slogdet_backward."""
 
     saved_inputs = (0,)
     saved_outputs = (0,)  # the sign, as PyTorch saves it
 
     def forward(self, a):
         sign, logabsdet = np.linalg.slogdet(a)
-        return np.asarray(sign, dtype=a.dtype), np.asarray(logabsdet, dtype=a.dtype)
+        return np.asarray(sign, dtype=a.dtype), np.asarray(logabsdet, dtype=a.real.dtype)
 
     takes_undefined_grads = True
 
     def backward(self, F, grads):
-        a, _ = self.saved
-        grad = grads[1]
-        if grad is None:  # the sign of a real determinant has no gradient
+        a, sign = self.saved
+        grad_sign, grad = grads
+        if array_of(a).dtype.kind != "c":
+            if grad is None:  # the sign of a real determinant has no gradient
+                return None
+            return _unsqueeze2(F, grad) * F.mT(LinalgInvExBackward0.call(a))
+        # Im(w) as Re(-i w): the namespace has real and conj only.
+        g = grad
+        if grad_sign is not None:
+            phase = -1j * F.real(-1j * (grad_sign * F.conj(sign)))
+            g = phase if g is None else g + phase
+        if g is None:
             return None
-        return _unsqueeze2(F, grad) * F.mT(LinalgInvExBackward0.call(a))
+        return F.conj(_unsqueeze2(F, g) * F.mT(LinalgInvExBackward0.call(a)))
 
 
 def _slogdet(A: Tensor, op: str) -> tuple:
     data = check_tensor(A, op, "A")._data
-    check_square(op, data)
+    check_square(op, data, complex_ok=True)
     check_full_precision("logdet" if op == "logdet" else "linalg.slogdet", data)
     return LinalgSlogdetBackward0.apply(A)
 
@@ -151,7 +168,8 @@ def _slogdet_top(input: Tensor, *, out: Any = None) -> tuple:
 
 
 def logdet(input: Tensor) -> Tensor:
-    """``log(det(input))``: nan for a negative determinant, -inf for a zero one.
+    """``log(det(input))``: nan for a negative determinant, -inf for a zero one (for complex
+    input, ``log(sign) + logabsdet``, the principal logarithm).
 
     Example::
 
@@ -159,6 +177,8 @@ def logdet(input: Tensor) -> Tensor:
         tensor(1.7918)
     """
     sign, logabsdet = _slogdet(input, "logdet")
+    if sign._data.dtype.kind == "c":
+        return log(sign) + logabsdet
     return where(sign._data < 0, math.nan, logabsdet)
 
 

@@ -39,9 +39,10 @@ from .shape import permute, reshape
 
 
 class LinalgInvExBackward0(Op):
-    """out = A^-1; gA = -A^-T grad A^-T"""
+    """out = A^-1; gA = -A^-T grad A^-T (-A^-H grad A^-H for complex A: holomorphic)"""
 
     saves_output = True
+    holomorphic = True
 
     def forward(self, a, check_errors=True):
         try:
@@ -68,7 +69,7 @@ def inv(A: Tensor, *, out: Any = None) -> Tensor:
                 [0.0000, 0.2500]])
     """
     data = check_tensor(A, "linalg.inv", "A")._data
-    check_square("linalg.inv", data)
+    check_square("linalg.inv", data, complex_ok=True)
     check_full_precision("linalg.inv", data)
     result = LinalgInvExBackward0.apply(A)
     return out_result("linalg_inv", out, result, (A,), exact=True, autograd_op="linalg_inv_ex")
@@ -130,7 +131,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out: Any = None) -> tuple:
         tensor(0, dtype=glassgrad.int32)
     """
     data = check_tensor(A, "linalg.inv_ex", "A")._data
-    check_square("linalg.inv_ex", data)
+    check_square("linalg.inv_ex", data, complex_ok=True)
     check_full_precision("linalg.inv", data)
     inverse = LinalgInvExBackward0.apply(A, check_errors=False)
     info = _info(data, inverse._data)

@@ -92,9 +92,9 @@ def check_solve(op: str, A: Tensor, B: Tensor, left: bool) -> bool:
     """PyTorch's checks of ``linalg.solve``'s operands; whether B is a (batch of) vectors."""
     a = check_tensor(A, op, "A")._data
     b = check_tensor(B, op, "B", 2)._data
-    check_square(op, a)
-    check_floating(op, b)
-    check_kernel_dtype("lu_cpu", a)
+    check_square(op, a, complex_ok=True)
+    check_floating(op, b, complex_ok=True)
+    check_kernel_dtype("lu_cpu", a, complex_ok=True)
     if a.dtype != b.dtype:
         raise RuntimeError(
             f"{op}: Expected A and B to have the same dtype, but found A of type "

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import to_numpy_dtype
+from .._dtype import scalar_type_name, to_numpy_dtype
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import check_tensor, wrap_dim, wrap_dims
@@ -34,7 +34,8 @@ __all__ = ["vector_norm", "matrix_norm", "norm"]
 
 
 class LinalgVectorNormBackward0(Op):
-    """out = (sum |x|^ord)^(1/ord) over ``dim`` (max |x| for inf, count of non-zeros for 0)"""
+    """out = (sum |x|^ord)^(1/ord) over ``dim`` (max |x| for inf, count of non-zeros for 0);
+    real, also for complex x (|x| its modulus)"""
 
     saved_inputs = (0,)
     saves_output = True
@@ -63,7 +64,7 @@ class LinalgVectorNormBackward0(Op):
         else:
             with np.errstate(divide="ignore"):
                 out = np.sum(a**ord, axis=dim, keepdims=keepdim) ** (1.0 / ord)
-        return np.asarray(out, dtype=x.dtype)
+        return np.asarray(out, dtype=x.real.dtype)
 
     def backward(self, F, grad):
         x, norm = self.saved
@@ -74,7 +75,8 @@ def vector_norm_backward(
     F: Any, grad: Any, x: Any, norm: Any, p: float, dim: tuple | None, keepdim: bool
 ) -> Any:
     """The gradient of ``vector_norm(x, p, dim, keepdim) = norm`` (PyTorch's norm_backward);
-    shared by the ops whose result is such a norm (dist, cdist)."""
+    shared by the ops whose result is such a norm (dist, cdist). Written with sgn(x) = x/|x|,
+    it is also the conjugate-Wirtinger gradient for complex x."""
     xv = x._data if isinstance(x, Tensor) else x
     nv = norm._data if isinstance(norm, Tensor) else norm
     if not keepdim and dim is not None:
@@ -84,12 +86,12 @@ def vector_norm_backward(
     if p == 0:
         return F.zeros(xv.shape, xv.dtype)
     if p == 1:
-        return F.sign(x) * grad
+        return F.sgn(x) * grad
     if math.isinf(p):
         # The gradient is shared evenly among the entries that reach the extremum.
         hits = np.abs(xv) == nv
         share = hits / np.maximum(np.sum(hits, axis=dim, keepdims=True), 1)
-        return F.sign(x) * grad * share.astype(xv.dtype)
+        return F.sgn(x) * grad * share.astype(nv.dtype)
     # PyTorch's norm_backward, operation for operation: its masks come after the
     # division, so a zero norm gives a zero gradient but a NaN second derivative.
     zero = nv == 0
@@ -97,21 +99,31 @@ def vector_norm_backward(
         if p == 2:
             return grad * F.where(zero, 0.0, x / norm)
         if p < 1:
-            scaled = F.sign(x) * F.where(xv == 0, 0.0, F.abs(x) ** (p - 1))
+            scaled = F.sgn(x) * F.where(xv == 0, 0.0, F.abs(x) ** (p - 1))
             return scaled * grad * norm ** (1 - p)
         scale = F.where(zero, 0.0, grad / norm ** (p - 1))
         if p < 2:
-            return F.sign(x) * F.abs(x) ** (p - 1) * scale
+            return F.sgn(x) * F.abs(x) ** (p - 1) * scale
         return x * F.abs(x) ** (p - 2) * scale
 
 
 def _norm_dtype(op: str, x: np.ndarray, dtype: Any) -> np.dtype | None:
-    check_floating(op, x)
+    check_floating(op, x, complex_ok=True)
     if dtype is None:
         return None
     target = to_numpy_dtype(dtype)
-    if target.kind != "f":
-        raise RuntimeError(f"{op}: dtype should be floating point or complex, but got {dtype}")
+    if target.kind not in "fc":
+        raise RuntimeError(
+            f"{op}: dtype should be floating point or complex, but got {scalar_type_name(target)}"
+        )
+    if x.dtype.kind == "c" and target.kind != "c":
+        raise RuntimeError(
+            f"{op}: dtype should be complex for complex inputs, but got {scalar_type_name(target)}"
+        )
+    if x.dtype.kind == "f" and target.kind != "f":
+        raise RuntimeError(
+            f"{op}: dtype should be real for real inputs, but got {scalar_type_name(target)}"
+        )
     return target
 
 

@@ -320,7 +320,7 @@ class SumBackward1(Op):
 
 
 def _check_mean_dtype(x: np.ndarray, dtype: Any) -> None:
-    if dtype is None and x.dtype.kind != "f":
+    if dtype is None and x.dtype.kind not in "fc":
         name = {"i": "Long", "b": "Bool", "u": "Byte"}.get(x.dtype.kind, str(x.dtype))
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "

@@ -196,7 +196,7 @@ def norm(
     if dtype is not None:
         input = input.to(dtype)
         values = input._data
-    if values.dtype.kind != "f":
+    if values.dtype.kind not in "fc":
         kind = {"i": "Long", "b": "Bool", "u": "Byte"}.get(values.dtype.kind, str(values.dtype))
         raise RuntimeError(
             f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {kind}"
@@ -233,21 +233,23 @@ register(
 
 
 class LogsumexpBackward0(Op):
-    """out = log(sum(exp(x))) over ``dim``, shifted by the max so that 1e4 stays finite"""
+    """out = log(sum(exp(x))) over ``dim``, shifted by the max (of the real parts, for complex
+    inputs, as PyTorch) so that 1e4 stays finite"""
 
     saved_inputs = (0,)
     saves_output = True
+    holomorphic = True
     __slots__ = ("dim", "keepdim")
 
     def forward(self, x, dim, keepdim=False):
         self.dim, self.keepdim = dim, keepdim
-        x = x if x.dtype.kind == "f" else x.astype(default_numpy_float())
+        x = x if x.dtype.kind in "fc" else x.astype(default_numpy_float())
         if x.size == 0:
             total = np.sum(np.exp(x), axis=dim, keepdims=keepdim)
             with np.errstate(divide="ignore"):
                 return np.log(total)
-        shift = np.max(x, axis=dim, keepdims=True)
-        shift = np.where(np.isinf(shift), 0.0, shift).astype(x.dtype)
+        shift = np.max(x.real, axis=dim, keepdims=True)
+        shift = np.where(np.isinf(shift), 0.0, shift).astype(x.real.dtype)
         total = np.sum(np.exp(x - shift), axis=dim, keepdims=True)
         with np.errstate(divide="ignore"):
             out = np.log(total) + shift

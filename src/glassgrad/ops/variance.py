@@ -37,7 +37,9 @@ def _resolve_correction(op: str, unbiased: Any, correction: Any) -> float:
 
 
 def _variance_forward(x: np.ndarray, dims: tuple | None, correction: float, keepdim: bool, op):
-    if x.dtype.kind != "f":
+    """(variance, mean); a complex input's variance is the mean squared modulus of the
+    deviations, real (of the matching real dtype), as in PyTorch."""
+    if x.dtype.kind not in "fc":
         raise RuntimeError("std and var only support floating point and complex dtypes")
     count = _reduced_count(x.shape, dims)
     dof = builtins.max(0, count - correction)
@@ -48,14 +50,18 @@ def _variance_forward(x: np.ndarray, dims: tuple | None, correction: float, keep
             UserWarning,
             stacklevel=4,
         )
+    real_dtype = x.real.dtype
     with np.errstate(divide="ignore", invalid="ignore"):
-        mean = np.sum(x, axis=dims, keepdims=True) / x.dtype.type(count)
+        mean = np.sum(x, axis=dims, keepdims=True) / real_dtype.type(count)
         centered = x - mean
-        squares = np.sum(centered * centered, axis=dims, keepdims=keepdim)
-        variance = np.asarray(squares / x.dtype.type(dof))
+        if x.dtype.kind == "c":
+            squares = np.sum(centered.real**2 + centered.imag**2, axis=dims, keepdims=keepdim)
+        else:
+            squares = np.sum(centered * centered, axis=dims, keepdims=keepdim)
+        variance = np.asarray(squares / real_dtype.type(dof))
     if not keepdim:
         mean = np.squeeze(mean, axis=dims)
-    return variance.astype(x.dtype, copy=False), np.asarray(mean, dtype=x.dtype)
+    return variance.astype(real_dtype, copy=False), np.asarray(mean, dtype=x.dtype)
 
 
 def _var_backward(F, grad, x, dims, correction, keepdim) -> Any:
