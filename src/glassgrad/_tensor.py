@@ -251,6 +251,9 @@ class Tensor(_TensorMethods):
     _base_geometry = 0
     _requires_grad_from_base = False  # a view made in no-grad mode of a tensor requiring grad
     _grad_acc = None
+    # A leaf's grad_dtype when set: a NumPy dtype its incoming gradients are cast to, or
+    # graph.ANY_GRAD_DTYPE (grad_dtype None: any dtype, no cast). None: the tensor's dtype.
+    _grad_dtype = None
     _hooks = None
     _post_accumulate_hooks = None
     _retains_grad = False
@@ -379,16 +382,63 @@ class Tensor(_TensorMethods):
                     f"assigned grad has data of a different size: expected "
                     f"{list(self._data.shape)}, got {list(value._data.shape)}"
                 )
-            if value._data.dtype != self._data.dtype:
+            allowed = self._grad_dtype or self._data.dtype
+            if allowed is not graph.ANY_GRAD_DTYPE and value._data.dtype != allowed:
                 raise RuntimeError(
-                    "assigned grad has data of a different type: expected "
-                    f"{self._data.dtype}, got {value._data.dtype}"
+                    f"attempting to assign a gradient with dtype "
+                    f"'{_dtype.c_type_name(value._data.dtype)}' to a tensor with grad_dtype "
+                    f"'{_dtype.scalar_type_name(allowed)}'. The gradient must match the "
+                    "tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
+                    "tensor's grad_dtype attribute with a specific dtype, or None to allow any "
+                    "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and "
+                    "its gradient may break downstream systems that assume they match."
                 )
         self._grad = value
 
     @grad.deleter
     def grad(self) -> None:
         self._grad = None
+
+    @property
+    def grad_dtype(self) -> _dtype.dtype | None:
+        """The dtype a leaf's gradient is given: by default the tensor's own; set to another
+        dtype, the engine casts the gradients reaching the leaf to it (before its hooks);
+        None allows any dtype (no cast). Leaves only.
+
+        Example::
+
+            >>> x = glassgrad.tensor([1.0, 2.0], requires_grad=True)
+            >>> x.grad_dtype = glassgrad.float64
+            >>> (x * 3).sum().backward(); x.grad.dtype
+            glassgrad.float64
+        """
+        if self.grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+        wanted = self._grad_dtype
+        if wanted is graph.ANY_GRAD_DTYPE:
+            return None
+        return _dtype.from_numpy_dtype(wanted if wanted is not None else self._data.dtype)
+
+    @grad_dtype.setter
+    def grad_dtype(self, value: _dtype.dtype | None) -> None:
+        if self.grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+        if value is not None and not isinstance(value, _dtype.dtype):
+            raise RuntimeError(
+                f"grad_dtype must be a torch.dtype or None, but got {type(value).__name__}"
+            )
+        wanted = None if value is None else _dtype.to_numpy_dtype(value)
+        if self._grad is not None and wanted is not None and self._grad._data.dtype != wanted:
+            raise RuntimeError(
+                f"Cannot set grad_dtype to '{_dtype.scalar_type_name(wanted)}' because there "
+                f"is already a gradient with dtype '{_dtype.c_type_name(self._grad._data.dtype)}'"
+                ". Please clear the gradient (.grad = None) before changing grad_dtype, or "
+                "ensure the new grad_dtype matches the existing gradient's dtype."
+            )
+        self._grad_dtype = graph.ANY_GRAD_DTYPE if wanted is None else wanted
+        acc = self._grad_acc() if self._grad_acc is not None else None
+        if acc is not None:
+            acc._hooked = True  # the engine then casts what reaches the leaf (graph.py)
 
     @property
     def data(self) -> Tensor:
@@ -930,7 +980,9 @@ class Tensor(_TensorMethods):
             t = self._rewrap(t)
         t._requires_grad = self._requires_grad
         if self._grad is not None:
-            t._grad = Tensor._from_array(self._grad._data.copy())
+            # Through the setter, as PyTorch's: grad_dtype is not copied, so a gradient of
+            # another dtype than the tensor's is refused.
+            t.grad = Tensor._from_array(self._grad._data.copy())
         for name, value in self.__dict__.items():
             if not name.startswith("_"):
                 setattr(t, name, value)

@@ -68,7 +68,7 @@ EXCLUDED = {
     r"GradScaler|OutOfMemoryError|AcceleratorError|FatalError|JITException|"
     r"BFloat16\w*|\w+Storage|StorageBase|TypedStorage|UntypedStorage|"
     r"BufferDict|ModuleDict|ParameterDict|DataChunk|\w*DataPipe|"
-    r"float8\w*|float4\w*|bits\w+|int[1-7]|uint(1|2|3|4|5|6|7|16|32|64)|bfloat16|"
+    r"float8\w*|float4\w*|uint(16|32|64)|bfloat16|"
     r"_\w+)$",
     "copy variants of views (the views themselves are counted)": r"^\w+_copy$",
     "ATen internals exported at the top level, undocumented": r"^(native_\w+|\w+_backward\w*|"
@@ -87,6 +87,16 @@ EXCLUDED = {
     r"matrix_rank|chain_matmul_)$",
     "other accelerators and wrappers": r"^(DataParallel|SyncBatchNorm|scaled_mm|"
     r"scaled_grouped_mm|grouped_mm|is_maia|is_meta|is_ipu|is_vulkan)$",
+    # torch.bit is uint1 under another name: NumPy has no dtype under a byte, and a byte per
+    # element would not be what PyTorch's packed sub-byte types are (PyTorch itself has no
+    # operators on them but copies).
+    "sub-byte dtypes (bit, bits*, int1-int7, uint1-uint7): no NumPy representation": (
+        r"^(bit|bits\w+|int[1-7]|uint[1-7])$"
+    ),
+    # Tensor.index binds a tensor's dims to functorch.dim Dim objects, making a first-class
+    # dimension tensor: a separate tensor model (Dim objects, level-indexed tensors) that
+    # glassgrad does not have.
+    "first-class dimensions (functorch.dim: Tensor.index)": r"^index$",
     "typing and module plumbing": r"^(TYPE_CHECKING|BroadcastingList\d|DType|ScalingType|"
     r"SwizzleType|GRID_SAMPLE_\w+)$",
 }

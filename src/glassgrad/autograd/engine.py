@@ -84,6 +84,7 @@ def _call_tensor_hooks(node: Node, grads: list, create_graph: bool) -> None:
     pre-hooks, which run before the node's own pre-hooks). An output that got no gradient
     is shown to its hooks as None, as PyTorch does."""
     if type(node) is AccumulateGrad:
+        grads[0] = node._cast_to_grad_dtype(grads[0])
         if node.variable._hooks:
             grads[0] = node._hooked_grad(grads[0], create_graph)
         return

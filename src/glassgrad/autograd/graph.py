@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._dtype import from_numpy_dtype
 from .grad_mode import state as grad_state
 from .inplace_record import note_write
 
@@ -316,6 +317,10 @@ def unwrap_tensor(value: Any, create_graph: bool) -> Any:
     return value._data if isinstance(value, Tensor) else value
 
 
+# A leaf's grad_dtype set to None: its gradients keep the dtype they come with.
+ANY_GRAD_DTYPE = np.dtype("V1")
+
+
 class AccumulateGrad(Node):
     """The sink for a leaf tensor's gradient: adds it into ``variable.grad``.
 
@@ -356,6 +361,16 @@ class AccumulateGrad(Node):
             self._accumulate(grads[0], create_graph, owned)
         return ()
 
+    def _cast_to_grad_dtype(self, grad: Any) -> Any:
+        """The gradient reaching the leaf, cast to the leaf's ``grad_dtype`` when one is set
+        (PyTorch casts it as it leaves the node that made it, before the leaf's hooks)."""
+        wanted = self.variable._grad_dtype
+        if grad is None or wanted is None or wanted is ANY_GRAD_DTYPE:
+            return grad
+        if isinstance(grad, Tensor):
+            return grad if grad._data.dtype == wanted else grad.to(from_numpy_dtype(wanted))
+        return grad if grad.dtype == wanted else np.asarray(grad).astype(wanted)
+
     def _hooked_grad(self, grad: Any, create_graph: bool) -> Any:
         """The gradient after the leaf's tensor hooks (each may replace it)."""
         var = self.variable
@@ -393,8 +408,8 @@ def accumulator_of(t: Any) -> AccumulateGrad | None:
     acc = ref() if ref is not None else None
     if acc is None:
         acc = AccumulateGrad(t)
-        if t._hooks:
-            acc._hooked = True
+        if t._hooks or t._grad_dtype is not None:
+            acc._hooked = True  # hooks to run, or a grad_dtype to cast to, first
         t._grad_acc = weakref.ref(acc)
     return acc
 
@@ -445,6 +460,9 @@ def accumulate(
     first gradient of the variable's dtype becomes ``.grad`` as it is. ``retained``: ``var``
     is a non-leaf that retains its gradient (``retain_grad``)."""
     current = var._grad
+    # The dtype of .grad: the leaf's own, unless its grad_dtype was set (the gradient then
+    # arrives cast to it, or, set to None, keeps its own dtype).
+    dtype = var._data.dtype if var._grad_dtype is None else _array_dtype(grad)
     if create_graph:
         grad_tensor = grad if isinstance(grad, Tensor) else Tensor._from_array(grad)
         if current is not None:
@@ -454,18 +472,17 @@ def accumulate(
         else:
             # As PyTorch's AccumulateGrad under create_graph: a copy into a fresh tensor laid
             # out like the leaf (its grad_fn is CopyBackwards when the gradient has a graph).
-            data = var._data
-            var._grad = Tensor._from_array(np.empty(data.shape, dtype=data.dtype))
+            var._grad = Tensor._from_array(np.empty(var._data.shape, dtype=dtype))
             var._grad.copy_(grad_tensor)
         return
     if isinstance(grad, Tensor):
         grad = grad._data
     if current is None:
-        if owned and grad.dtype == var._data.dtype:
+        if owned and grad.dtype == dtype:
             var._grad = Tensor._from_array(grad)
         else:
             # Backward formulas may hand the same array to several inputs: own a copy.
-            var._grad = Tensor._from_array(np.array(grad, dtype=var._data.dtype, copy=True))
+            var._grad = Tensor._from_array(np.array(grad, dtype=dtype, copy=True))
     elif current._node is None and not current._requires_grad:
         data = current._data
         if data.shape == grad.shape and data.flags.writeable:
@@ -475,6 +492,10 @@ def accumulate(
             var._grad = Tensor._from_array(data + grad)
     else:
         var._grad = current + Tensor._from_array(grad)
+
+
+def _array_dtype(grad: Any) -> np.dtype:
+    return grad._data.dtype if isinstance(grad, Tensor) else np.asarray(grad).dtype
 
 
 # --- saved-tensor hooks ---------------------------------------------------------------------

@@ -32,6 +32,8 @@ from . import graph
 from .grad_mode import INFERENCE_VERSION
 from .grad_mode import state as grad_state
 from .graph import (
+    ANY_GRAD_DTYPE,
+    AccumulateGrad,
     Node,
     SavedTensor,
     _Packed,
@@ -1013,11 +1015,17 @@ def _fit_gradient(
                 f"{list(data.shape)} but expected shape compatible with {list(shape)}"
             )
         g = F.sum_to_size(g, shape)
-    if data.dtype != dtype:
+    if data.dtype != dtype and not _any_grad_dtype(node._next_nodes[i]):
         if data.dtype.kind == "c" and dtype.kind != "c":
             g = F.real(g)  # a real input of a complex result: PyTorch's handle_r_to_c
         g = F.cast(g, dtype)
     return g
+
+
+def _any_grad_dtype(target: Any) -> bool:
+    """Whether ``target`` is the AccumulateGrad of a leaf whose grad_dtype is None: its
+    gradient keeps the dtype the formula gives it, as in PyTorch."""
+    return type(target) is AccumulateGrad and target.variable._grad_dtype is ANY_GRAD_DTYPE
 
 
 def _expandable(shape: tuple, target: tuple) -> bool:

@@ -28,15 +28,24 @@ class CloneBackward0(Op):
 
 
 class ToCopyBackward0(Op):
-    """A copy in another dtype; the gradient is cast back by the machinery."""
+    """A copy in another dtype; the gradient is cast back to the source's dtype (its real
+    part for a real source), PyTorch's _to_copy_backward: in the formula itself, so that a
+    leaf whose grad_dtype is None gets it in the source's dtype too."""
 
     records_inference_inputs = True
+    __slots__ = ("source",)
 
     def forward(self, x, dtype):
+        self.source = x.dtype
         return x.astype(dtype)
 
     def backward(self, F, grad):
-        return grad
+        values = grad._data if isinstance(grad, Tensor) else grad
+        if values.dtype == self.source:
+            return grad
+        if values.dtype.kind == "c" and self.source.kind != "c":
+            grad = F.real(grad)
+        return F.cast(grad, self.source)
 
 
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
