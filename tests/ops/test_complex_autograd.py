@@ -1,8 +1,8 @@
 """Complex autograd against PyTorch (conjugate Wirtinger convention): the complex-analytic
 ops (matmul and the products, exp, pow, the trigonometric family ...), vdot and vecdot,
 the reductions mean, var, std, var_mean, std_mean and logsumexp, view_as_real /
-view_as_complex, linalg.eig / eigvals, inv, det, slogdet, logdet, solve and the vector and matrix norms,
-first and second order."""
+view_as_complex, linalg.eig / eigvals, inv, det, slogdet, logdet, solve, solve_triangular, cholesky, qr,
+eigh, svd, matrix_exp, matrix_power and the vector and matrix norms, first and second order."""
 
 from __future__ import annotations
 
@@ -71,6 +71,34 @@ PROGRAMS = {
     "vector_norm inf": lambda L, a, b: L.linalg.vector_norm(a, float("inf"), 1),
     "matrix_norm": lambda L, a, b: L.linalg.matrix_norm(a) + L.linalg.matrix_norm(b, 1),
     "norm": lambda L, a, b: L.linalg.norm(a, dim=1) + L.norm(b, 3, 0) + L.dist(a, b),
+    "cholesky": lambda L, a, b: (
+        L.linalg.cholesky(a @ a.mH + L.eye(3)) + L.linalg.cholesky(b @ b.mH + L.eye(3), upper=True)
+    ),
+    "cholesky_ex": lambda L, a, b: L.linalg.cholesky_ex(a @ b @ (a @ b).mH + L.eye(3)).L,
+    "qr": lambda L, a, b: L.linalg.qr(a).Q + L.linalg.qr(a @ b).R,
+    "qr wide": lambda L, a, b: (lambda q, r: r.mH @ q)(*L.linalg.qr(a[:2])),
+    "qr tall": lambda L, a, b: (lambda q, r: q @ r)(*L.linalg.qr(L.cat([a, b[:1]]))),
+    "eigh": lambda L, a, b: (lambda w, v: v @ L.diag(w.to(v.dtype)) @ v.mH + v.abs())(
+        *L.linalg.eigh(a + a.mH)
+    ),
+    "eigvalsh": lambda L, a, b: L.linalg.eigvalsh(a @ b + (a @ b).mH, UPLO="U"),
+    "svd": lambda L, a, b: (lambda u, s, vh: u @ vh + u.abs() + s)(
+        *L.linalg.svd(a, full_matrices=False)
+    ),
+    "svd wide, full": lambda L, a, b: (lambda u, s, vh: u @ vh[:2])(*L.linalg.svd(a[:2])),
+    "svd tall": lambda L, a, b: (lambda u, s, vh: u @ vh)(
+        *L.linalg.svd(L.cat([a, b[:1]]), full_matrices=False)
+    ),
+    "svd_top": lambda L, a, b: (lambda u, s, v: u @ v.mH)(*L.svd(a)),
+    "svdvals nuc 2": lambda L, a, b: (
+        L.linalg.svdvals(a @ b) + L.linalg.matrix_norm(a, "nuc") + L.linalg.matrix_norm(b, 2)
+    ),
+    "matrix_exp": lambda L, a, b: L.linalg.matrix_exp(a) + L.matrix_exp(b * 3),
+    "matrix_power": lambda L, a, b: L.linalg.matrix_power(a, 3) + L.linalg.matrix_power(b, -2),
+    "solve_triangular": lambda L, a, b: (
+        L.linalg.solve_triangular(a.triu() + 3 * L.eye(3), b, upper=True)
+        + L.linalg.solve_triangular(a.tril() + 3 * L.eye(3), b, upper=False, left=False)
+    ),
     "eigvals": lambda L, a, b: L.linalg.eigvals(a @ b),
     "eigvals of a real matrix": lambda L, a, b: L.linalg.eigvals(L.tensor(_R, requires_grad=True)),
 }
@@ -185,6 +213,11 @@ _GRADCHECKED = (
     "vector_norm",
     "vector_norm p",
     "matrix_norm",
+    "cholesky",
+    "qr",
+    "eigh",
+    "svd",
+    "matrix_exp",
 )
 
 
@@ -225,3 +258,45 @@ def test_real_and_complex_matrix_products_refuse_as_pytorch(call) -> None:
 )
 def test_norm_dtype_errors(call) -> None:
     same_error(call)
+
+
+def test_conjugate_transposes() -> None:
+    def program(L):
+        z = L.tensor(_A, requires_grad=True)
+        names = (
+            z.mH.grad_fn.name(),
+            z.H.grad_fn.name(),
+            L.tensor(_R, requires_grad=True).mH.grad_fn.name(),
+        )
+        (z.mH * L.tensor(_B)).real.sum().backward()
+        views = (z.H, z.mH, L.tensor(_R).mH, L.tensor(_A[0, 0]).H)
+        return (*(v.resolve_conj() for v in views), names, z.grad)
+
+    same(program)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: (
+            L.linalg.eigh(L.tensor(_A + _A.conj().T, requires_grad=True))
+            .eigenvectors.real.sum()
+            .backward()
+        ),
+        lambda L: L.linalg.svd(L.tensor(_A, requires_grad=True)).U.real.sum().backward(),
+    ],
+)
+def test_phase_dependent_losses_are_refused(call) -> None:
+    same_error(call)
+
+
+def test_complex_input_of_an_op_without_complex_formulas_is_refused_by_name() -> None:
+    import glassgrad as gg
+
+    for call in (
+        lambda: gg.linalg.lstsq(gg.tensor(_A), gg.tensor(_B)),
+        lambda: gg.linalg.pinv(gg.tensor(_A)),
+        lambda: gg.linalg.lu_factor(gg.tensor(_A)),
+    ):
+        with pytest.raises(NotImplementedError, match="complex|ComplexDouble"):
+            call()

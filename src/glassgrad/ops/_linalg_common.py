@@ -17,6 +17,7 @@ __all__ = [
     "check_square",
     "check_kernel_dtype",
     "swap",
+    "adjoint",
     "column_major",
     "batch_prefix",
     "is_singular",
@@ -93,6 +94,14 @@ def swap(a: np.ndarray) -> np.ndarray:
     return np.swapaxes(a, -1, -2)
 
 
+def adjoint(F: Any, x: Any) -> Any:
+    """``x^H`` in a backward formula (``x^T`` for real ``x``): complex formulas are the real
+    ones with the transposes conjugated."""
+    transposed = F.mT(x)
+    data = x._data if isinstance(x, Tensor) else x
+    return F.conj(transposed) if data.dtype.kind == "c" else transposed
+
+
 def column_major(a: np.ndarray) -> np.ndarray:
     """``a`` laid out as LAPACK returns it and PyTorch keeps it: each matrix column-major
     (strides (1, m)), the batch of matrices row-major (stride m*n). A user's later ``.mT.view``
@@ -149,14 +158,14 @@ def cholesky_with_info(a: np.ndarray) -> tuple:
     for j in range(n):
         live = info == 0
         row = lower[:, j, :j]
-        pivot = lower[:, j, j] - np.einsum("bk,bk->b", row, row)
+        pivot = lower[:, j, j] - np.einsum("bk,bk->b", row, np.conj(row))
         failed = live & ~(pivot > 0)
         lower[failed, j, j] = pivot[failed]
         info[failed] = j + 1
         ok = live & ~failed
         root = np.sqrt(np.where(ok, pivot, 1.0))
         lower[ok, j, j] = root[ok]
-        below = lower[:, j + 1 :, j] - np.einsum("bik,bk->bi", lower[:, j + 1 :, :j], row)
+        below = lower[:, j + 1 :, j] - np.einsum("bik,bk->bi", lower[:, j + 1 :, :j], np.conj(row))
         lower[ok, j + 1 :, j] = below[ok] / root[ok, None]
     return lower.reshape(a.shape), info.reshape(a.shape[:-2])
 

@@ -19,6 +19,7 @@ from ..autograd.op import Op
 from ._common import check_tensor
 from ._linalg_common import (
     LinAlgError,
+    adjoint,
     batch_prefix,
     check_kernel_dtype,
     check_square,
@@ -66,9 +67,9 @@ def _not_positive_definite(m: np.ndarray) -> bool:
 
 
 class LinalgCholeskyExBackward0(Op):
-    """L with A = L L^T (U = L^T if ``upper``); the gradient is PyTorch's
-    gA = L^-T Phi(L^T gL) L^-1, Phi taking the lower triangle and halving the diagonal,
-    symmetrized."""
+    """L with A = L L^H (U = L^H if ``upper``); the gradient is PyTorch's
+    gA = L^-H Phi(L^H gL) L^-1, Phi taking the lower triangle and halving the diagonal,
+    symmetrized (^H is ^T for real A)."""
 
     saves_output = True
     __slots__ = ("upper",)
@@ -92,11 +93,14 @@ class LinalgCholeskyExBackward0(Op):
 
     def backward(self, F, grad):
         (factor,) = self.saved
-        lower, grad_lower = (F.mT(factor), F.mT(grad)) if self.upper else (factor, grad)
+        if self.upper:
+            lower, grad_lower = adjoint(F, factor), adjoint(F, grad)
+        else:
+            lower, grad_lower = factor, grad
         n = grad.shape[-1]
-        phi = F.where(np.tri(n, dtype=bool), F.matmul(F.mT(lower), grad_lower), 0.0)
-        phi = (phi + F.mT(F.where(np.tri(n, k=-1, dtype=bool), phi, 0.0))) * 0.5
-        left = LinalgSolveExBackward0.call(F.mT(lower), phi)  # L^-T phi
+        phi = F.where(np.tri(n, dtype=bool), F.matmul(adjoint(F, lower), grad_lower), 0.0)
+        phi = (phi + adjoint(F, F.where(np.tri(n, k=-1, dtype=bool), phi, 0.0))) * 0.5
+        left = LinalgSolveExBackward0.call(adjoint(F, lower), phi)  # L^-H phi
         return LinalgSolveExBackward0.call(lower, left, left=False)  # ... L^-1
 
 
@@ -118,7 +122,10 @@ def cholesky(A: Tensor, *, upper: bool = False, out: Any = None) -> Tensor:
                 [1., 2.]])
     """
     check_square(
-        "linalg.cholesky", check_tensor(A, "linalg.cholesky", "A")._data, kernel="cholesky_cpu"
+        "linalg.cholesky",
+        check_tensor(A, "linalg.cholesky", "A")._data,
+        kernel="cholesky_cpu",
+        complex_ok=True,
     )
     result = LinalgCholeskyExBackward0.apply(A, upper=upper)
     return out_result(
@@ -129,7 +136,7 @@ def cholesky(A: Tensor, *, upper: bool = False, out: Any = None) -> Tensor:
 def _cholesky_top(input: Tensor, upper: bool = False, *, out: Any = None) -> Tensor:
     """``torch.cholesky`` (deprecated in PyTorch for ``linalg.cholesky``)."""
     data = check_tensor(input, "cholesky")._data
-    check_square("cholesky", data, kernel="cholesky_cpu", floating=False)
+    check_square("cholesky", data, kernel="cholesky_cpu", floating=False, complex_ok=True)
     result = CholeskyBackward0.apply(input, upper=upper)
     return out_result("cholesky", out, result, (input,), exact=True)
 
@@ -208,7 +215,7 @@ def cholesky_ex(
         tensor(1, dtype=glassgrad.int32)
     """
     data = check_tensor(A, "linalg.cholesky_ex", "A")._data
-    check_square("linalg.cholesky", data, kernel="cholesky_cpu")
+    check_square("linalg.cholesky", data, kernel="cholesky_cpu", complex_ok=True)
     source = _lower_source(data, upper)
     try:
         np.linalg.cholesky(source)

@@ -21,6 +21,7 @@ from ..autograd.op import Op
 from ._common import array_of, check_tensor
 from ._linalg_common import (
     LinAlgError,
+    adjoint,
     check_floating,
     check_kernel_dtype,
     check_square,
@@ -31,7 +32,6 @@ from ._linalg_common import (
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
-from .shape import transpose
 from .solvers import LinalgSolveTriangularBackward0
 
 __all__ = ["svd", "svdvals", "svd_top", "qr", "qr_top", "eigh", "eigvalsh"]
@@ -43,11 +43,11 @@ def diag_embed(F: Any, v: Any) -> Any:
     return F.unsqueeze(v, -1) * np.eye(k, dtype=bool)
 
 
-def _at_least_matrix(op: str, a: np.ndarray, kernel: str) -> None:
-    check_floating(op, a)
+def _at_least_matrix(op: str, a: np.ndarray, kernel: str, complex_ok: bool = False) -> None:
+    check_floating(op, a, complex_ok)
     if a.ndim < 2:
         raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
-    check_kernel_dtype(kernel, a)
+    check_kernel_dtype(kernel, a, complex_ok)
 
 
 def _refuse_driver(op: str, driver: Any) -> None:
@@ -68,7 +68,7 @@ def _svd_arrays(a: np.ndarray, full_matrices: bool) -> tuple:
         cols, rows = (m, n) if full_matrices else (k, k)
         u = np.broadcast_to(np.eye(m, cols, dtype=a.dtype), (*batch, m, cols))
         vh = np.broadcast_to(np.eye(rows, n, dtype=a.dtype), (*batch, rows, n))
-        return np.array(u), np.zeros((*batch, k), a.dtype), np.array(vh)
+        return np.array(u), np.zeros((*batch, k), a.real.dtype), np.array(vh)
     try:
         u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
     except np.linalg.LinAlgError:
@@ -77,7 +77,7 @@ def _svd_arrays(a: np.ndarray, full_matrices: bool) -> tuple:
             "ill-conditioned or has too many repeated singular values (error code: "
             f"{min(m, n) - 1})."
         ) from None
-    return column_major(u), s.astype(a.dtype, copy=False), column_major(vh)
+    return column_major(u), s.astype(a.real.dtype, copy=False), column_major(vh)
 
 
 class LinalgSvdBackward0(Op):
@@ -108,41 +108,71 @@ class LinalgSvdBackward0(Op):
 
 
 def _svd_backward(F: Any, u: Any, s: Any, vh: Any, gu: Any, gs: Any, gvh: Any) -> Any:
-    """Gradient of A from those of U, S, Vh of A = U diag(S) Vh (real, reduced SVD).
+    """Gradient of A from those of U, S, Vh of A = U diag(S) Vh (reduced SVD).
 
-    With E[j, k] = S[k]^2 - S[j]^2 (1 on the diagonal), skew(X) = X - X^T:
-    gA = U [(skew(U^T gU) S_row + S_col skew(V^T gV)) / E + diag(gS)] Vh, plus the parts
-    of gU, gV outside the spans of U, V when the matrix is not square.
+    With E[j, k] = S[k]^2 - S[j]^2 (1 on the diagonal), skew(X) = X - X^H (^H: ^T for real A):
+    gA = U [(skew(U^H gU) S_row + S_col skew(V^H gV)) / E + diag(gS)] Vh, plus the parts
+    of gU, gV outside the spans of U, V when the matrix is not square; for complex A also
+    diag(skew(U^H gU)) / (2 S) (the phases of the singular vectors, PyTorch's svd_backward).
     """
     m, n = u.shape[-2], vh.shape[-1]
     k = min(m, n)
     s_row, s_col = F.unsqueeze(s, -2), F.unsqueeze(s, -1)
     has_u = gu is not None and np.any(array_of(gu))
     has_v = gvh is not None and np.any(array_of(gvh))
+    if not (has_u or has_v):  # svdvals: U diag(gS) Vh
+        if m >= n:
+            return F.matmul(u, F.unsqueeze(gs, -1) * vh)
+        return F.matmul(u * F.unsqueeze(gs, -2), vh)
     core = diag_embed(F, gs)
-    if has_u or has_v:
-        s2 = s * s
-        gap = F.where(np.eye(k, dtype=bool), 1.0, F.unsqueeze(s2, -2) - F.unsqueeze(s2, -1))
-        inner = 0.0
-        if has_u:
-            uhgu = F.matmul(F.mT(u), gu)
-            inner = inner + (uhgu - F.mT(uhgu)) * s_row
-        if has_v:
-            gv = F.mT(gvh)
-            vhgv = F.matmul(vh, gv)
-            inner = inner + s_col * (vhgv - F.mT(vhgv))
-        core = core + inner / gap
+    s2 = s * s
+    eye = np.eye(k, dtype=bool)
+    gap = F.where(eye, 1.0, F.unsqueeze(s2, -2) - F.unsqueeze(s2, -1))
+    inner = 0.0
+    uhgu = vhgv = None
+    if has_u:
+        uhgu = F.matmul(adjoint(F, u), gu)
+        uhgu = uhgu - adjoint(F, uhgu)
+        inner = inner + uhgu * s_row
+    if has_v:
+        vhgv = F.matmul(vh, adjoint(F, gvh))
+        vhgv = vhgv - adjoint(F, vhgv)
+        inner = inner + s_col * vhgv
+    _check_svd_phases(uhgu, vhgv)
+    core = core + inner / gap
+    if uhgu is not None and array_of(uhgu).dtype.kind == "c":
+        core = core + F.where(eye, uhgu, 0.0) / (2.0 * s_row)
     if m > k and has_u:
         grad = F.matmul(u, core)
         gu_sinv = gu / s_row
-        grad = grad + gu_sinv - F.matmul(u, F.matmul(F.mT(u), gu_sinv))
+        grad = grad + gu_sinv - F.matmul(u, F.matmul(adjoint(F, u), gu_sinv))
         return F.matmul(grad, vh)
     if n > k and has_v:
         grad = F.matmul(core, vh)
-        gv_sinv = F.mT(gvh) / s_row
-        grad = grad + F.mT(gv_sinv) - F.matmul(F.matmul(F.mT(gv_sinv), F.mT(vh)), vh)
+        sinv_gvh = gvh / s_col
+        grad = grad + sinv_gvh - F.matmul(F.matmul(sinv_gvh, adjoint(F, vh)), vh)
         return F.matmul(u, grad)
     return F.matmul(u, F.matmul(core, vh))
+
+
+def _check_svd_phases(uhgu: Any, vhgv: Any) -> None:
+    """PyTorch's check that the loss does not depend on the common phase of each pair of
+    complex singular vectors: Im diag(skew(U^H gU)) = -Im diag(skew(V^H gV))."""
+    known = uhgu if uhgu is not None else vhgv
+    if array_of(known).dtype.kind != "c":
+        return
+
+    def imaginary_diagonal(x: Any) -> np.ndarray:
+        if x is None:
+            return np.zeros(array_of(known).shape[:-1])
+        return np.diagonal(array_of(x), axis1=-2, axis2=-1).imag
+
+    if not np.allclose(imaginary_diagonal(uhgu), -imaginary_diagonal(vhgv), rtol=1e-2, atol=1e-2):
+        raise RuntimeError(
+            "svd_backward: The singular vectors in the complex case are specified up to "
+            "multiplication by e^{i phi}. The specified loss function depends on this phase "
+            "term, making it ill-defined."
+        )
 
 
 def svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None, out: Any = None) -> tuple:
@@ -159,7 +189,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None, out: Any =
         tensor([4., 3.])
     """
     data = check_tensor(A, "linalg.svd", "A")._data
-    _at_least_matrix("linalg.svd", data, "linalg_svd_cpu")
+    _at_least_matrix("linalg.svd", data, "linalg_svd_cpu", complex_ok=True)
     _refuse_driver("linalg.svd", driver)
     if out is not None:
         return out_result(
@@ -177,7 +207,7 @@ def svdvals(A: Tensor, *, driver: Any = None, out: Any = None) -> Tensor:
         tensor([4., 3.])
     """
     data = check_tensor(A, "linalg.svdvals", "A")._data
-    _at_least_matrix("linalg.svd", data, "linalg_svd_cpu")
+    _at_least_matrix("linalg.svd", data, "linalg_svd_cpu", complex_ok=True)
     _refuse_driver("linalg.svdvals", driver)
     if out is not None:
         return out_result(
@@ -203,8 +233,8 @@ def svd_top(input: Tensor, some: bool = True, compute_uv: bool = True, *, out: A
             f"linalg.svd: input should have at least 2 dimensions, but has {data.ndim} "
             "dimensions instead"
         )
-    check_floating("linalg.svd", data)
-    check_kernel_dtype("linalg_svd_cpu", data)
+    check_floating("linalg.svd", data, complex_ok=True)
+    check_kernel_dtype("linalg_svd_cpu", data, complex_ok=True)
     if out is not None:
         return out_result(
             "svd",
@@ -223,7 +253,7 @@ def svd_top(input: Tensor, some: bool = True, compute_uv: bool = True, *, out: A
         v = Tensor._from_array(column_major(np.zeros((*batch, n, n), data.dtype)))
         return return_types.svd(u, s, v)
     u, s, vh = LinalgSvdBackward0.apply(input, full_matrices=not some)
-    return return_types.svd(u, s, transpose(vh, -2, -1))
+    return return_types.svd(u, s, vh.mH)  # V = Vh^H (its transpose if real)
 
 
 # --- QR -----------------------------------------------------------------------------------
@@ -277,20 +307,23 @@ class LinalgQrBackward0(Op):
                 "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
             )
         grad_q, grad_r = grads
-        # gA = gR R^T - Q^T gQ, then (m >= n) gA = (Q syminvadj(triu(gA)) + gQ) R^-T
-        grad = F.matmul(grad_r, F.mT(r)) - F.matmul(F.mT(q), grad_q)
+        # X = gR R^H - Q^H gQ (^H: ^T for real A), then (m >= n)
+        # gA = (Q (triu(X, 1) + triu(X, 1)^H + Re diag(X)) + gQ) R^-H
+        grad = F.matmul(grad_r, adjoint(F, r)) - F.matmul(adjoint(F, q), grad_q)
         if m >= n:
             k = grad.shape[-1]
-            upper = F.where(np.triu(np.ones((k, k), bool)), grad, 0.0)
             strict = F.where(np.triu(np.ones((k, k), bool), 1), grad, 0.0)
-            grad = F.matmul(q, upper + F.mT(strict)) + grad_q
+            diagonal = F.real(F.where(np.eye(k, dtype=bool), grad, 0.0))
+            grad = F.matmul(q, strict + diagonal + adjoint(F, strict)) + grad_q
             return LinalgSolveTriangularBackward0.call(
-                F.mT(r), grad, upper=False, left=False, unitriangular=False
+                adjoint(F, r), grad, upper=False, left=False, unitriangular=False
             )
-        # m < n: gA = [Q tril(gA^T - gA) R_1^-T, 0] + Q gR
-        skew = F.where(np.tril(np.ones((m, m), bool)), F.mT(grad) - grad, 0.0)
+        # m < n: gA = [Q S R_1^-H, 0] + Q gR, S = tril(X^H - X) with its diagonal halved
+        # (zero for real A)
+        skew = F.where(np.tril(np.ones((m, m), bool)), adjoint(F, grad) - grad, 0.0)
+        skew = F.where(np.eye(m, dtype=bool), skew * 0.5, skew)
         grad = LinalgSolveTriangularBackward0.call(
-            F.mT(r[..., :m]), F.matmul(q, skew), upper=False, left=False, unitriangular=False
+            adjoint(F, r[..., :m]), F.matmul(q, skew), upper=False, left=False, unitriangular=False
         )
         # [I, 0]: pads the columns with zeros (PyTorch concatenates them)
         widen = F.where(np.eye(m, n, dtype=bool), 1.0, F.zeros((m, n), array_of(r).dtype))
@@ -310,7 +343,7 @@ def qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> tuple:
     """
     data = check_tensor(A, "linalg.qr", "A")._data
     mode = _parse_qr_mode(mode)
-    _at_least_matrix("linalg.qr", data, "geqrf_cpu")
+    _at_least_matrix("linalg.qr", data, "geqrf_cpu", complex_ok=True)
     if out is not None:
         return out_result("linalg_qr", out, qr(A, mode), (A,), exact=True)
     return return_types.linalg_qr(*LinalgQrBackward0.apply(A, mode=mode))
@@ -335,7 +368,7 @@ def qr_top(input: Tensor, some: bool = True, *, out: Any = None) -> tuple:
         stacklevel=2,
     )
     data = check_tensor(input, "qr")._data
-    _at_least_matrix("linalg.qr", data, "geqrf_cpu")
+    _at_least_matrix("linalg.qr", data, "geqrf_cpu", complex_ok=True)
     if out is not None:
         return out_result(
             "qr", out, qr_top(input, some), (input,), exact=True, autograd_op="linalg_qr"
@@ -348,30 +381,50 @@ def qr_top(input: Tensor, some: bool = True, *, out: Any = None) -> tuple:
 
 
 class LinalgEighBackward0(Op):
-    """(L, V) = eigendecomposition of the symmetric A (read from its ``UPLO`` triangle);
-    gA = V (skew(V^T gV) / 2 / E + diag(gL)) V^T with E[i, j] = L[j] - L[i]"""
+    """(L, V) = eigendecomposition of the symmetric (Hermitian) A, read from its ``UPLO``
+    triangle; gA = V (skew(V^H gV) / 2 / E + diag(gL)) V^H with E[i, j] = L[j] - L[i]
+    (^H: ^T for real A; L is real)"""
 
     saved_outputs = (0, 1)
     __slots__ = ()
 
     def forward(self, a, UPLO="L"):
         if a.size == 0:
-            return np.zeros(a.shape[:-1], a.dtype), np.zeros(a.shape, a.dtype)
+            return np.zeros(a.shape[:-1], a.real.dtype), np.zeros(a.shape, a.dtype)
         values, vectors = np.linalg.eigh(a, UPLO=UPLO)
-        return values.astype(a.dtype, copy=False), column_major(vectors.astype(a.dtype, copy=False))
+        values = values.astype(a.real.dtype, copy=False)
+        return values, column_major(vectors.astype(a.dtype, copy=False))
 
     def backward(self, F, grads):
         values, vectors = self.saved
         grad_values, grad_vectors = grads
-        if not np.any(array_of(grad_vectors)):  # eigvalsh: V diag(gL) V^T
-            return F.matmul(vectors * F.unsqueeze(grad_values, -2), F.mT(vectors))
-        vhgv = F.matmul(F.mT(vectors), grad_vectors)
-        vhgv = (vhgv - F.mT(vhgv)) * 0.5
-        gap = F.unsqueeze(values, -2) - F.unsqueeze(values, -1)
+        if not np.any(array_of(grad_vectors)):  # eigvalsh: V diag(gL) V^H
+            return F.matmul(vectors * F.unsqueeze(grad_values, -2), adjoint(F, vectors))
+        vhgv = F.matmul(adjoint(F, vectors), grad_vectors)
+        check_phase_invariance("linalg_eigh_backward", "eigenvectors", vhgv)
         n = values.shape[-1]
+        # The diagonal is gL's: a complex V^H gV has an imaginary one, which a loss that is
+        # well defined (invariant to each eigenvector's phase) leaves at zero.
+        vhgv = F.where(np.eye(n, dtype=bool), 0.0, (vhgv - adjoint(F, vhgv)) * 0.5)
+        gap = F.unsqueeze(values, -2) - F.unsqueeze(values, -1)
         gap = F.where(np.eye(n, dtype=bool), 1.0, gap)
         inner = vhgv / gap + diag_embed(F, grad_values)
-        return F.matmul(vectors, F.matmul(inner, F.mT(vectors)))
+        return F.matmul(vectors, F.matmul(inner, adjoint(F, vectors)))
+
+
+def check_phase_invariance(op: str, vectors: str, vhgv: Any) -> None:
+    """PyTorch's check that a loss does not depend on the phase of complex singular or eigen
+    vectors (each is unique up to e^(i phi)): the imaginary diagonal of V^H gV is zero."""
+    data = array_of(vhgv)
+    if data.dtype.kind != "c":
+        return
+    imaginary = np.diagonal(data, axis1=-2, axis2=-1).imag
+    if not np.allclose(imaginary, 0.0, rtol=1e-2, atol=1e-2):
+        raise RuntimeError(
+            f"{op}: The {vectors} in the complex case are specified up to multiplication by "
+            "e^{i phi}. The specified loss function depends on this quantity, so it is "
+            "ill-defined."
+        )
 
 
 def _check_uplo(uplo: Any) -> str:
@@ -392,7 +445,7 @@ def eigh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> tuple:
         tensor([1., 3.])
     """
     data = check_tensor(A, "linalg.eigh", "A")._data
-    check_square("linalg.eigh", data, kernel="linalg_eigh_cpu", floating=False)
+    check_square("linalg.eigh", data, kernel="linalg_eigh_cpu", floating=False, complex_ok=True)
     uplo = _check_uplo(UPLO)
     if out is not None:
         return out_result(
@@ -410,7 +463,7 @@ def eigvalsh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Tensor:
         tensor([1., 3.])
     """
     data = check_tensor(A, "linalg.eigvalsh", "A")._data
-    check_square("linalg.eigvalsh", data, kernel="linalg_eigh_cpu", floating=False)
+    check_square("linalg.eigvalsh", data, kernel="linalg_eigh_cpu", floating=False, complex_ok=True)
     uplo = _check_uplo(UPLO)
     if out is not None:
         return out_result(

@@ -263,6 +263,8 @@ def pinv(
                 [0., 0.]])
     """
     data = check_tensor(A, "linalg.pinv", "A")._data
+    if data.ndim >= 2 and data.dtype.kind == "c":
+        check_floating("linalg.pinv", data)  # refused by name: no complex formulas yet
     if data.ndim < 2 or data.dtype.kind != "f" or data.dtype == np.float16:
         raise RuntimeError(
             f"linalg.pinv({scalar_type_name(data.dtype)}{{{list(data.shape)}}}): expected a "

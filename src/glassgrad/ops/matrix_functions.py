@@ -126,7 +126,8 @@ def matrix_exp_arrays(a: np.ndarray) -> np.ndarray:
     1-norm is at most theta_13, the [13/13] Pade approximant, then squared s times."""
     if a.size == 0:
         return np.array(a)
-    work = a.astype(np.float64).reshape(-1, *a.shape[-2:])
+    wide = np.complex128 if a.dtype.kind == "c" else np.float64
+    work = a.astype(wide).reshape(-1, *a.shape[-2:])
     n = a.shape[-1]
     norms = np.abs(work).sum(axis=-2).max(axis=-1)
     with np.errstate(divide="ignore"):
@@ -150,8 +151,10 @@ def matrix_exp_arrays(a: np.ndarray) -> np.ndarray:
 
 
 class LinalgMatrixExpBackward0(Op):
-    """out = exp(A); gA = the upper right block of exp([[A^T, grad], [0, A^T]])"""
+    """out = exp(A); gA = the upper right block of exp([[A^T, grad], [0, A^T]]) (A^H for
+    complex A: the op is holomorphic)"""
 
+    holomorphic = True
     saved_inputs = (0,)
     __slots__ = ()
 
@@ -183,7 +186,7 @@ def matrix_exp(A: Tensor) -> Tensor:
                 [0., 1.]])
     """
     data = check_tensor(A, "linalg.matrix_exp", "A")._data
-    check_square("linalg.matrix_exp", data)
+    check_square("linalg.matrix_exp", data, complex_ok=True)
     return LinalgMatrixExpBackward0.apply(A)
 
 

@@ -15,6 +15,7 @@ from ..autograd.op import Op
 from ._common import array_of, check_tensor, wrap_dim
 from ._registry import Sample, register
 from ._samples import randn
+from .complex import conj
 from .conversion import clone
 from .diagonals import diag
 from .gather_scatter import index_select
@@ -382,7 +383,7 @@ def _h(self: Tensor) -> Tensor:
         raise RuntimeError(
             f"tensor.H is only supported on matrices (2-D tensors). Got {self._data.ndim}-D tensor."
         )
-    return transpose(self, 0, 1) if self._data.ndim == 2 else self
+    return conj(transpose(self, 0, 1)) if self._data.ndim == 2 else conj(self)
 
 
 # --- registry ------------------------------------------------------------------------------
@@ -498,10 +499,10 @@ register(
 
 
 TENSOR_METHODS = {
-    "H": property(_h, doc="The conjugate transpose of a matrix (its transpose here)."),
+    "H": property(_h, doc="The conjugate transpose of a matrix (its transpose if real)."),
     "mH": property(
-        lambda self: transpose(self, -2, -1),
-        doc="The conjugate transpose of the last two dims (their transpose here).",
+        lambda self: conj(transpose(self, -2, -1)),
+        doc="The conjugate transpose of the last two dims (their transpose if real).",
     ),
     "where": _where_method,
     "fill_diagonal_": _fill_diagonal_,

@@ -69,8 +69,10 @@ def _project(F: Any, grad: Any, n: int, upper: bool, unitriangular: bool) -> Any
 
 class LinalgSolveTriangularBackward0(Op):
     """X with tri(A) X = B (X tri(A) = B if not ``left``); gB = tri(A)^-T grad,
-    gA = -gB X^T on A's triangle (PyTorch's ``linalg_solve_triangular_backward``)"""
+    gA = -gB X^T on A's triangle (PyTorch's ``linalg_solve_triangular_backward``);
+    holomorphic, so complex A, B get the conjugate-transposed formula"""
 
+    holomorphic = True
     saved_inputs = (0,)
     saves_output = True
     __slots__ = ("upper", "left", "unitriangular")
@@ -140,7 +142,7 @@ def solve_triangular(
     a = check_tensor(A, op, "A")._data
     b = check_tensor(B, op, "B", 2)._data
     _check_matrices(op, a, b)
-    check_kernel_dtype("triangular_solve_cpu", a)
+    check_kernel_dtype("triangular_solve_cpu", a, complex_ok=True)
     n = a.shape[-1]
     rows = b.shape[-2] if left else b.shape[-1]
     if rows != n:
