@@ -1,8 +1,9 @@
 """Complex autograd against PyTorch (conjugate Wirtinger convention): the complex-analytic
 ops (matmul and the products, exp, pow, the trigonometric family ...), vdot and vecdot,
 the reductions mean, var, std, var_mean, std_mean and logsumexp, view_as_real /
-view_as_complex, linalg.eig / eigvals, inv, det, slogdet, logdet, solve, solve_triangular, cholesky, qr,
-eigh, svd, matrix_exp, matrix_power and the vector and matrix norms, first and second order."""
+view_as_complex, and linear algebra: eig / eigvals, inv, det, slogdet, logdet, solve,
+solve_triangular, cholesky, qr, eigh, svd, pinv, matrix_exp, matrix_power, the vector and
+matrix norms (first and second order), matrix_rank; Tensor.H / mH."""
 
 from __future__ import annotations
 
@@ -99,6 +100,11 @@ PROGRAMS = {
         L.linalg.solve_triangular(a.triu() + 3 * L.eye(3), b, upper=True)
         + L.linalg.solve_triangular(a.tril() + 3 * L.eye(3), b, upper=False, left=False)
     ),
+    "pinv": lambda L, a, b: (
+        L.linalg.pinv(a) + L.pinverse(b) + L.linalg.pinv(a + a.mH, hermitian=True)
+    ),
+    "pinv wide": lambda L, a, b: L.linalg.pinv(a[:2]),
+    "pinv tall": lambda L, a, b: L.linalg.pinv(L.cat([a, b[:1]])),
     "eigvals": lambda L, a, b: L.linalg.eigvals(a @ b),
     "eigvals of a real matrix": lambda L, a, b: L.linalg.eigvals(L.tensor(_R, requires_grad=True)),
 }
@@ -218,6 +224,7 @@ _GRADCHECKED = (
     "eigh",
     "svd",
     "matrix_exp",
+    "pinv",
 )
 
 
@@ -295,8 +302,20 @@ def test_complex_input_of_an_op_without_complex_formulas_is_refused_by_name() ->
 
     for call in (
         lambda: gg.linalg.lstsq(gg.tensor(_A), gg.tensor(_B)),
-        lambda: gg.linalg.pinv(gg.tensor(_A)),
         lambda: gg.linalg.lu_factor(gg.tensor(_A)),
+        lambda: gg.cholesky_inverse(gg.tensor(_A)),
     ):
         with pytest.raises(NotImplementedError, match="complex|ComplexDouble"):
             call()
+
+
+def test_matrix_rank_of_complex_matrices() -> None:
+    def program(L):
+        low = L.tensor(_A[:, :2] @ _B[:2])
+        return (
+            L.linalg.matrix_rank(low),
+            L.linalg.matrix_rank(low + low.mH, hermitian=True),
+            L.linalg.matrix_rank(L.tensor(_A)),
+        )
+
+    same(program)

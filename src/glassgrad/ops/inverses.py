@@ -20,6 +20,7 @@ from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import check_tensor, wrap_dim
 from ._linalg_common import (
+    adjoint,
     check_floating,
     check_full_precision,
     check_square,
@@ -183,11 +184,11 @@ def _tolerances(a: np.ndarray, atol: Any, rtol: Any) -> tuple:
 
 
 def _spectrum(a: np.ndarray, hermitian: bool) -> tuple:
-    """(values, left, right) with A = left diag(values) right: the SVD, or for a symmetric A
-    its eigendecomposition (values may be negative)."""
+    """(values, left, right) with A = left diag(values) right: the SVD, or for a symmetric
+    (Hermitian) A its eigendecomposition (values may be negative)."""
     if hermitian:
         values, vectors = np.linalg.eigh(a)
-        return values, vectors, swap(vectors)
+        return values, vectors, np.conj(swap(vectors))
     u, s, vh = np.linalg.svd(a, full_matrices=False)
     return s, u, vh
 
@@ -213,6 +214,8 @@ class LinalgPinvBackward0(Op):
         values, left, right = _spectrum(a, hermitian)
         keep = _kept(values, *_tolerances(a, atol, rtol))
         inverse = np.where(keep, 1 / np.where(keep, values, 1), 0).astype(a.dtype)
+        if a.dtype.kind == "c":  # A^+ = right^H diag(1 / values) left^H
+            right, left = np.conj(right), np.conj(left)
         return np.matmul(swap(right) * inverse[..., None, :], swap(left))
 
     def backward(self, F, grad):
@@ -221,14 +224,15 @@ class LinalgPinvBackward0(Op):
 
 
 def pinv_backward(F: Any, grad: Any, pinv_a: Any, a: Any) -> Any:
-    """PyTorch's ``pinv_backward``: the gradient of A from that of A^+."""
+    """PyTorch's ``pinv_backward``: the gradient of A from that of A^+ (the transposes
+    conjugated for complex A)."""
     m, n = a.shape[-2:]
-    pinv_t, grad_t = F.mT(pinv_a), F.mT(grad)
+    pinv_t, grad_t = adjoint(F, pinv_a), adjoint(F, grad)
     if m <= n:
         k = F.matmul(grad_t, pinv_a)
         k_pinv_t = F.matmul(k, pinv_t)
         return (
-            -F.mT(F.matmul(pinv_a, k))
+            -adjoint(F, F.matmul(pinv_a, k))
             + k_pinv_t
             - F.matmul(F.matmul(a, pinv_a), k_pinv_t)
             + F.matmul(F.matmul(pinv_t, pinv_a), grad_t - F.matmul(k, a))
@@ -236,7 +240,7 @@ def pinv_backward(F: Any, grad: Any, pinv_a: Any, a: Any) -> Any:
     k = F.matmul(pinv_a, grad_t)
     pinv_t_k = F.matmul(pinv_t, k)
     return (
-        -F.mT(F.matmul(k, pinv_a))
+        -adjoint(F, F.matmul(k, pinv_a))
         + F.matmul(F.matmul(grad_t - F.matmul(a, k), pinv_a), pinv_t)
         + pinv_t_k
         - F.matmul(F.matmul(pinv_t_k, pinv_a), a)
@@ -263,9 +267,7 @@ def pinv(
                 [0., 0.]])
     """
     data = check_tensor(A, "linalg.pinv", "A")._data
-    if data.ndim >= 2 and data.dtype.kind == "c":
-        check_floating("linalg.pinv", data)  # refused by name: no complex formulas yet
-    if data.ndim < 2 or data.dtype.kind != "f" or data.dtype == np.float16:
+    if data.ndim < 2 or data.dtype.kind not in "fc" or data.dtype == np.float16:
         raise RuntimeError(
             f"linalg.pinv({scalar_type_name(data.dtype)}{{{list(data.shape)}}}): expected a "
             "tensor with 2 or more dimensions of float, double, cfloat or cdouble types"
@@ -275,7 +277,7 @@ def pinv(
             raise TypeError("linalg.pinv(): rcond cannot be given together with atol or rtol")
         atol, rtol = 0.0, rcond
     if hermitian:
-        check_square("linalg.pinv(hermitian=True)", data)
+        check_square("linalg.pinv(hermitian=True)", data, complex_ok=True)
     result = LinalgPinvBackward0.apply(A, atol=atol, rtol=rtol, hermitian=bool(hermitian))
     return out_result("linalg_pinv", out, result, (A,), exact=True)
 
@@ -316,7 +318,7 @@ def matrix_rank(
         tensor(1)
     """
     data = check_tensor(A, "linalg.matrix_rank", "A")._data
-    check_floating("linalg.matrix_rank", data)
+    check_floating("linalg.matrix_rank", data, complex_ok=True)
     if data.ndim < 2:
         raise RuntimeError(
             "linalg.matrix_rank: The input tensor input must have at least 2 dimensions."
