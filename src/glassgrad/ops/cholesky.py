@@ -239,17 +239,19 @@ def cholesky_ex(
 
 
 def _cholesky_solve_arrays(b: np.ndarray, factor: np.ndarray, upper: bool) -> np.ndarray:
-    """X with L L^T X = B (U^T U X = B when ``upper``), reading the factor's triangle."""
+    """X with L L^H X = B (U^H U X = B when ``upper``; ^H is ^T for real factors), reading
+    the factor's triangle."""
+    factor_h = np.conj(swap(factor)) if factor.dtype.kind == "c" else swap(factor)
     if upper:
-        y = triangular_solve_arrays(swap(factor), b, False)
+        y = triangular_solve_arrays(factor_h, b, False)
         return triangular_solve_arrays(factor, y, True)
     y = triangular_solve_arrays(factor, b, False)
-    return triangular_solve_arrays(swap(factor), y, True)
+    return triangular_solve_arrays(factor_h, y, True)
 
 
 class CholeskySolveBackward0(Op):
-    """X = (L L^T)^-1 B; gB = cholesky_solve(grad, L), gL = -(gB X^T + X gB^T) L
-    (-L (...) when ``upper``)"""
+    """X = (L L^H)^-1 B; gB = cholesky_solve(grad, L), gL = -(gB X^H + X gB^H) L
+    (-L (...) when ``upper``; ^H is ^T for real factors)"""
 
     saved_inputs = (0, 1)
     saves_output = True
@@ -265,8 +267,8 @@ class CholeskySolveBackward0(Op):
         grad_b = CholeskySolveBackward0.call(grad, factor, upper=self.upper)
         grad_factor = None
         if needs[1]:
-            common = F.matmul(grad_b, F.mT(x))
-            common = common + F.mT(common)
+            common = F.matmul(grad_b, adjoint(F, x))
+            common = common + adjoint(F, common)
             grad_factor = -(F.matmul(factor, common) if self.upper else F.matmul(common, factor))
         return (grad_b if needs[0] else None), grad_factor
 
@@ -298,8 +300,8 @@ def cholesky_solve(
             f"Expected b and A to have the same dtype, but found b of type "
             f"{scalar_type_name(b.dtype)} and A of type {scalar_type_name(factor.dtype)} instead."
         )
-    check_square("cholesky_solve", factor)
-    check_kernel_dtype("cholesky_solve_cpu", factor)
+    check_square("cholesky_solve", factor, complex_ok=True)
+    check_kernel_dtype("cholesky_solve_cpu", factor, complex_ok=True)
     if factor.shape[-1] != b.shape[-2]:
         raise RuntimeError(
             f"Incompatible matrix sizes for cholesky_solve: each A matrix is "
@@ -311,7 +313,8 @@ def cholesky_solve(
 
 
 class CholeskyInverseBackward0(Op):
-    """out = (L L^T)^-1; gL = -out (grad + grad^T) out L (-L (...) when ``upper``)"""
+    """out = (L L^H)^-1; gL = -out (grad + grad^H) out L (-L (...) when ``upper``; ^H is ^T
+    for real factors)"""
 
     saved_inputs = (0,)
     saves_output = True
@@ -324,7 +327,7 @@ class CholeskyInverseBackward0(Op):
 
     def backward(self, F, grad):
         factor, inverse = self.saved
-        common = F.matmul(inverse, F.matmul(grad + F.mT(grad), inverse))
+        common = F.matmul(inverse, F.matmul(grad + adjoint(F, grad), inverse))
         return -(F.matmul(factor, common) if self.upper else F.matmul(common, factor))
 
 
@@ -339,7 +342,14 @@ def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Any = None) -> 
                 [0.0000, 1.0000]])
     """
     factor = check_tensor(input, "cholesky_inverse")._data
-    check_square("cholesky_inverse", factor, "input", "cholesky_inverse_out_cpu", floating=False)
+    check_square(
+        "cholesky_inverse",
+        factor,
+        "input",
+        "cholesky_inverse_out_cpu",
+        floating=False,
+        complex_ok=True,
+    )
     result = CholeskyInverseBackward0.apply(input, upper=bool(upper))
     return out_result("cholesky_inverse", out, result, (input,), exact=True)
 
