@@ -2,7 +2,7 @@
 ops (matmul and the products, exp, pow, the trigonometric family ...), vdot and vecdot,
 the reductions mean, var, std, var_mean, std_mean and logsumexp, view_as_real /
 view_as_complex, and linear algebra: eig / eigvals, inv, det, slogdet, logdet, solve,
-solve_triangular, cholesky, cholesky_solve, cholesky_inverse, qr, eigh, svd, pinv,
+solve_triangular, cholesky, cholesky_solve, cholesky_inverse, qr, lu, eigh, svd, pinv,
 matrix_exp, matrix_power, the vector and matrix norms (first and second order),
 matrix_rank; Tensor.H / mH."""
 
@@ -113,6 +113,10 @@ PROGRAMS = {
         L.cholesky_inverse(L.linalg.cholesky(a @ a.mH + L.eye(3)))
         + L.cholesky_inverse(L.linalg.cholesky(b @ b.mH + L.eye(3), upper=True), upper=True)
     ),
+    "lu_factor": lambda L, a, b: L.linalg.lu_factor(a @ b).LU + L.linalg.lu_factor_ex(a).LU,
+    "lu": lambda L, a, b: (lambda p, l, u: l + u)(*L.linalg.lu(a)),
+    "lu wide": lambda L, a, b: (lambda p, l, u: l @ u[:, :2] + u[:, 1:])(*L.linalg.lu(a[:2])),
+    "lu tall": lambda L, a, b: (lambda p, l, u: l[:3] + u)(*L.linalg.lu(L.cat([a, b[:1]]))),
     "pinv wide": lambda L, a, b: L.linalg.pinv(a[:2]),
     "pinv tall": lambda L, a, b: L.linalg.pinv(L.cat([a, b[:1]])),
     "eigvals": lambda L, a, b: L.linalg.eigvals(a @ b),
@@ -235,6 +239,7 @@ _GRADCHECKED = (
     "svd",
     "matrix_exp",
     "pinv",
+    "lu",
 )
 
 
@@ -312,7 +317,7 @@ def test_complex_input_of_an_op_without_complex_formulas_is_refused_by_name() ->
 
     for call in (
         lambda: gg.linalg.lstsq(gg.tensor(_A), gg.tensor(_B)),
-        lambda: gg.linalg.lu_factor(gg.tensor(_A)),
+        lambda: gg.linalg.lu_solve(*gg.linalg.lu_factor(gg.tensor(_A)), gg.tensor(_B)),
         lambda: gg.linalg.householder_product(gg.tensor(_A), gg.tensor(_B[0])),
     ):
         with pytest.raises(NotImplementedError, match="complex|ComplexDouble"):
@@ -327,5 +332,14 @@ def test_matrix_rank_of_complex_matrices() -> None:
             L.linalg.matrix_rank(low + low.mH, hermitian=True),
             L.linalg.matrix_rank(L.tensor(_A)),
         )
+
+    same(program)
+
+
+def test_lu_pivots_as_lapack_for_complex() -> None:
+    # LAPACK picks the pivot of largest |Re| + |Im|, not of largest modulus: 3+3j over 5.
+    def program(L):
+        lu, pivots = L.linalg.lu_factor(L.tensor([[3 + 3j, 1.0], [5.0, 2j]]))
+        return lu, pivots
 
     same(program)

@@ -22,6 +22,7 @@ from ..autograd.op import Op
 from ._common import array_of, check_tensor
 from ._linalg_common import (
     LinAlgError,
+    adjoint,
     batch_prefix,
     check_kernel_dtype,
     column_major,
@@ -52,7 +53,10 @@ def lu_arrays(a: np.ndarray) -> tuple:
     info = np.zeros(lu.shape[0], np.int32)
     rows = np.arange(lu.shape[0])
     for j in range(k):
-        p = j + np.argmax(np.abs(lu[:, j:, j]), axis=1) if m > j else np.full(len(rows), j)
+        column = lu[:, j:, j]
+        # LAPACK's pivot is the largest |x| (for complex x, |Re x| + |Im x|: i?amax)
+        size = np.abs(column.real) + np.abs(column.imag) if a.dtype.kind == "c" else np.abs(column)
+        p = j + np.argmax(size, axis=1) if m > j else np.full(len(rows), j)
         pivots[:, j] = p + 1
         swapped = lu[rows, p].copy()
         lu[rows, p] = lu[rows, j]
@@ -104,30 +108,35 @@ def _solve_tri(a: Any, b: Any, upper: bool, left: bool = True, unit: bool = Fals
 
 
 def _lu_backward(F: Any, grad_l: Any, grad_u: Any, p: Any, lower: Any, upper: Any) -> Any:
-    """PyTorch's ``linalg_lu_backward`` (pivoting): the gradient of A = P L U."""
+    """PyTorch's ``linalg_lu_backward`` (pivoting): the gradient of A = P L U (^H for complex
+    A where a real one has ^T)."""
     m, n = lower.shape[-2], upper.shape[-1]
     k = min(m, n)
     if m == n:
-        grad = _tri(F, F.matmul(F.mT(lower), grad_l), False, -1)
-        grad = grad + _tri(F, F.matmul(grad_u, F.mT(upper)), True)
-        grad = _solve_tri(F.mT(upper), grad, False, left=False)
-        return F.matmul(p, _solve_tri(F.mT(lower), grad, True, unit=True))
+        grad = _tri(F, F.matmul(adjoint(F, lower), grad_l), False, -1)
+        grad = grad + _tri(F, F.matmul(grad_u, adjoint(F, upper)), True)
+        grad = _solve_tri(adjoint(F, upper), grad, False, left=False)
+        return F.matmul(p, _solve_tri(adjoint(F, lower), grad, True, unit=True))
     if m < n:  # wide: A1 = P L U1, A2 = P L U2
         u1 = upper[..., :, :k]
-        grad = F.matmul(F.mT(lower), grad_l) - F.matmul(_tri(F, grad_u, True), F.mT(upper))
-        grad = _solve_tri(F.mT(u1), _tri(F, grad, False, -1), False, left=False)
+        grad = F.matmul(adjoint(F, lower), grad_l) - F.matmul(
+            _tri(F, grad_u, True), adjoint(F, upper)
+        )
+        grad = _solve_tri(adjoint(F, u1), _tri(F, grad, False, -1), False, left=False)
         # [grad + triu(gU1), gU2], the columns set side by side by two embeddings
         left_block = F.matmul(grad + _tri(F, grad_u[..., :, :k], True), _eye(F, grad, k, n))
         right_part = grad_u - F.matmul(grad_u[..., :, :k], _eye(F, grad, k, n))
-        grad = _solve_tri(F.mT(lower), left_block + right_part, True, unit=True)
+        grad = _solve_tri(adjoint(F, lower), left_block + right_part, True, unit=True)
         return F.matmul(p, grad)
     # tall: A1 = P L1 U, A2 = P L2 U
     l1 = lower[..., :k, :]
-    grad = F.matmul(grad_u, F.mT(upper)) - F.matmul(F.mT(lower), _tri(F, grad_l, False, -1))
-    grad = _solve_tri(F.mT(l1), _tri(F, grad, True), True, unit=True)
+    grad = F.matmul(grad_u, adjoint(F, upper)) - F.matmul(
+        adjoint(F, lower), _tri(F, grad_l, False, -1)
+    )
+    grad = _solve_tri(adjoint(F, l1), _tri(F, grad, True), True, unit=True)
     top = F.matmul(_eye(F, grad, m, k), grad + _tri(F, grad_l[..., :k, :], False, -1))
     bottom = grad_l - F.matmul(_eye(F, grad, m, k), grad_l[..., :k, :])
-    grad = _solve_tri(F.mT(upper), top + bottom, False, left=False)
+    grad = _solve_tri(adjoint(F, upper), top + bottom, False, left=False)
     return F.matmul(p, grad)
 
 
@@ -185,7 +194,7 @@ def _check_lu_input(op: str, a: np.ndarray, pivot: bool) -> None:
         raise RuntimeError(
             f"{op}: Expected tensor with 2 or more dimensions. Got size: {list(a.shape)} instead"
         )
-    check_kernel_dtype("lu_cpu", a)
+    check_kernel_dtype("lu_cpu", a, complex_ok=True)
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
 
