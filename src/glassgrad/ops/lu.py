@@ -378,18 +378,23 @@ def lu_unpack(
 
 
 def lu_solve_arrays(lu_data: np.ndarray, pivots: np.ndarray, b: np.ndarray, left, adjoint):
-    """X with op(A) X = B (X op(A) = B if not ``left``), A = P L U, op the transpose when
-    ``adjoint``."""
-    if not left:  # X op(A) = B  <=>  op(A)^T X^T = B^T
-        return swap(lu_solve_arrays(lu_data, pivots, swap(b), True, not adjoint))
+    """X with op(A) X = B (X op(A) = B if not ``left``), A = P L U, op the conjugate
+    transpose when ``adjoint``."""
+    if not left:  # X op(A) = B  <=>  op(A)^H X^H = B^H
+        return _h(lu_solve_arrays(lu_data, pivots, _h(b), True, not adjoint))
     m = lu_data.shape[-1]
     p = permutation_arrays(pivots, m, lu_data.dtype)
-    if adjoint:  # A^T X = B: U^T L^T P^T X = B
-        y = triangular_solve_arrays(swap(lu_data), b, False)
-        y = triangular_solve_arrays(swap(lu_data), y, True, unitriangular=True)
+    if adjoint:  # A^H X = B: U^H L^H P^T X = B
+        y = triangular_solve_arrays(_h(lu_data), b, False)
+        y = triangular_solve_arrays(_h(lu_data), y, True, unitriangular=True)
         return np.matmul(p, y)
     y = triangular_solve_arrays(lu_data, np.matmul(swap(p), b), False, unitriangular=True)
     return triangular_solve_arrays(lu_data, y, True)
+
+
+def _h(x: np.ndarray) -> np.ndarray:
+    """The conjugate transpose of (a batch of) matrices: the transpose if real."""
+    return np.conj(swap(x)) if x.dtype.kind == "c" else swap(x)
 
 
 class LinalgLuSolveBackward0(Op):
@@ -409,29 +414,33 @@ class LinalgLuSolveBackward0(Op):
     def backward(self, F, grad):
         lu_data, pivots, x = self.saved
         needs = self.needs_input_grad
-        left, adjoint = self.left, self.adjoint
+        left, transposed = self.left, self.adjoint
         grad_b = None
         if needs[2]:
             grad_b = LinalgLuSolveBackward0.call(
-                lu_data, pivots, grad, left=left, adjoint=not adjoint
+                lu_data, pivots, grad, left=left, adjoint=not transposed
             )
         if not needs[0]:
             return None, None, grad_b
         lower, upper = _unpacked(F, lu_data)
-        if left != adjoint:
-            product = F.matmul(grad, F.mT(x)) if left else F.matmul(F.mT(grad), x)
-            grad_r = _solve_tri(F.mT(upper), -product, False)
-            grad_l = _solve_tri(F.mT(lower), F.matmul(grad_r, F.mT(upper)), True, unit=True)
+        if left != transposed:
+            product = F.matmul(grad, adjoint(F, x)) if left else F.matmul(adjoint(F, grad), x)
+            grad_r = _solve_tri(adjoint(F, upper), -product, False)
+            grad_l = _solve_tri(
+                adjoint(F, lower), F.matmul(grad_r, adjoint(F, upper)), True, unit=True
+            )
             grad_lu = _tri(F, grad_l, False, -1) + _tri(F, grad_r, True)
         else:
             p = constant_like(
                 grad,
                 permutation_arrays(array_of(pivots), lu_data.shape[-1], array_of(lu_data).dtype),
             )
-            product = F.matmul(x, F.mT(grad)) if left else F.matmul(F.mT(x), grad)
-            grad_r = -F.matmul(F.matmul(F.mT(p), product), p)
-            grad_r = _solve_tri(F.mT(lower), grad_r, True, left=False, unit=True)
-            grad_u = _solve_tri(F.mT(upper), F.matmul(F.mT(lower), grad_r), False, left=False)
+            product = F.matmul(x, adjoint(F, grad)) if left else F.matmul(adjoint(F, x), grad)
+            grad_r = -F.matmul(F.matmul(adjoint(F, p), product), p)
+            grad_r = _solve_tri(adjoint(F, lower), grad_r, True, left=False, unit=True)
+            grad_u = _solve_tri(
+                adjoint(F, upper), F.matmul(adjoint(F, lower), grad_r), False, left=False
+            )
             grad_lu = _tri(F, grad_r, False, -1) + _tri(F, grad_u, True)
         return grad_lu, None, grad_b
 
@@ -446,7 +455,7 @@ def lu_solve(
     out: Any = None,
 ) -> Tensor:
     """The solution X of ``A X = B`` given the LU factorization ``(LU, pivots)`` of A from
-    ``linalg.lu_factor``; ``left=False`` solves ``X A = B``, ``adjoint=True`` uses A^T.
+    ``linalg.lu_factor``; ``left=False`` solves ``X A = B``, ``adjoint=True`` uses A^H (A^T if real).
 
     Example::
 
@@ -495,7 +504,7 @@ def lu_solve(
             "Pivots given to lu_solve must all be smaller or equal to LU.size(-2). Did you "
             "properly pass the result of lu_factor?"
         )
-    check_kernel_dtype("linalg.lu_solve_cpu", lu_data)
+    check_kernel_dtype("linalg.lu_solve_cpu", lu_data, complex_ok=True)
     result = LinalgLuSolveBackward0.apply(LU, pivots, B, left=bool(left), adjoint=bool(adjoint))
     return out_result("linalg_lu_solve", out, result, (LU, B), exact=True)
 
