@@ -130,6 +130,12 @@ def array_of(x: Any) -> Any:
     return x._data if isinstance(x, Tensor) else x
 
 
+def sum_defined(a: Any, b: Any) -> Any:
+    """``a + b`` of two gradient terms, either of which may be undefined (None): the terms of
+    an undefined output gradient are left out, as PyTorch's formulas leave them."""
+    return b if a is None else a if b is None else a + b
+
+
 def zeros_like_grad(F: Any, grad: Any) -> Any:
     """A zero gradient that is constant (no graph, no NaN from an infinite ``grad``), as
     PyTorch's ``zeros_like(grad)`` in a derivative formula."""

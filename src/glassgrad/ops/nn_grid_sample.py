@@ -21,7 +21,7 @@ import numpy as np
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
-from ._common import array_of, check_tensor
+from ._common import array_of, check_tensor, sum_defined
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .gather_scatter import GatherBackward0
@@ -286,13 +286,9 @@ class GridSampler2DBackwardBackward0(Op):
         if gg_grid is not None and self.mode == "bilinear":  # nearest: grad_grid is zero
             terms = _grid_gradient_terms(F, grad, x, grid, gg_grid, needs, params)
             d_grad, d_input, d_grid = (
-                _plus(a, b) for a, b in zip((d_grad, d_input, d_grid), terms)
+                sum_defined(a, b) for a, b in zip((d_grad, d_input, d_grid), terms)
             )
         return d_grad, d_input, d_grid
-
-
-def _plus(a: Any, b: Any) -> Any:
-    return b if a is None else a if b is None else a + b
 
 
 def _tracking(grid_coord: Any, value: np.ndarray, slope: np.ndarray) -> Any:
@@ -344,15 +340,15 @@ def _grid_gradient_terms(F, grad, x, grid, gg_grid, needs, params) -> tuple:
         weight = F.unsqueeze(gg_x * dwx + gg_y * dwy, 1) * mask
         values = GatherBackward0.call(flat_x, dim=2, index=index)
         if needs[0]:
-            d_grad = _plus(d_grad, values * weight)
+            d_grad = sum_defined(d_grad, values * weight)
         if needs[1]:
             spread = ScatterAddZerosBackward0.call(
                 g * weight, shape=(n, c, h * w), dim=2, index=index
             )
-            d_input = _plus(d_input, spread)
+            d_input = sum_defined(d_input, spread)
         if needs[2]:
             seen = F.sum(values * mask * g, 1) * slope
-            cross = _plus(cross, seen)
+            cross = sum_defined(cross, seen)
     if d_grad is not None:
         d_grad = F.reshape(d_grad, array_of(grad).shape)
     if d_input is not None:

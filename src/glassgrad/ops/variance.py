@@ -13,7 +13,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.op import Op
-from ._common import array_of, check_tensor, wrap_dims
+from ._common import array_of, check_tensor, sum_defined, wrap_dims
 from ._registry import Sample, register
 from ._samples import randn
 from .reduction import _reduced_count, _restore
@@ -88,11 +88,6 @@ def _std_backward(F, grad, x, std, dims, correction, keepdim) -> Any:
     return _var_backward(F, grad, x, dims, correction, True)
 
 
-def _sum_defined(a: Any, b: Any) -> Any:
-    """``a + b`` of the gradient terms whose output gradient was defined (None: neither)."""
-    return b if a is None else a if b is None else a + b
-
-
 def _mean_backward(F, grad, x, dims, keepdim) -> Any:
     xv = array_of(x)
     count = _reduced_count(xv.shape, dims)
@@ -148,7 +143,7 @@ class VarMeanBackward0(Op):
             else _var_backward(F, grad_var, x, dims, self.correction, keepdim)
         )
         mean_term = None if grad_mean is None else _mean_backward(F, grad_mean, x, dims, keepdim)
-        return _sum_defined(var_term, mean_term)
+        return sum_defined(var_term, mean_term)
 
 
 class StdMeanBackward0(Op):
@@ -175,7 +170,7 @@ class StdMeanBackward0(Op):
             else _std_backward(F, grad_std, x, std, dims, self.correction, keepdim)
         )
         mean_term = None if grad_mean is None else _mean_backward(F, grad_mean, x, dims, keepdim)
-        return _sum_defined(std_term, mean_term)
+        return sum_defined(std_term, mean_term)
 
 
 def _variance_arguments(op: str, input: Tensor, dim: Any, unbiased: Any, correction: Any):
