@@ -20,6 +20,7 @@ from .autograd.grad_mode import INFERENCE_VERSION
 from .autograd.grad_mode import state as grad_state
 from .autograd.graph import RemovableHandle, add_hook
 from .autograd.inplace_record import note_write
+from .autograd.mutation import before_write, write_hooks
 from .autograd.op import special_inputs
 from .autograd.views import CreationMeta, refresh_view
 
@@ -753,6 +754,8 @@ class Tensor(_TensorMethods):
         shape = tuple(int(s) for s in shape)
         if shape == self._data.shape:
             return self  # nothing changes, and the version stays (PyTorch)
+        if write_hooks:
+            before_write(self)
         count = int(np.prod(shape))
         flat = self._data.reshape(-1)
         if count <= flat.size and self._data.flags.c_contiguous:

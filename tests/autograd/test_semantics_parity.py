@@ -715,3 +715,94 @@ def test_create_graph_warning_once_per_process() -> None:
         for name in ("glassgrad", "torch")
     ]
     assert runs[0] == runs[1] == "[[], ['UserWarning'], [], ['UserWarning'], []]\n"
+
+
+# --- allow_mutation_on_saved_tensors: every kind of in-place write clones what was saved ----
+def _mutation_by_inplace_view_op(lib):
+    with lib.autograd.graph.allow_mutation_on_saved_tensors() as ctx:
+        a = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        x = a.clone()
+        out = (x * lib.tensor([[1.0, 10.0], [100.0, 1000.0]])).sum() + (x**2).sum()
+        x.t_()
+        cloned = len(ctx.cloned)
+        out.backward()
+    return cloned, a.grad
+
+
+def _mutation_by_optimizer_step(lib):
+    with lib.autograd.graph.allow_mutation_on_saved_tensors() as ctx:
+        w = lib.nn.Parameter(lib.tensor([1.0, 2.0]))
+        out = (w**2).sum()
+        w.grad = lib.tensor([1.0, 1.0])
+        lib.optim.SGD([w], lr=0.5).step()
+        cloned = len(ctx.cloned)
+        w.grad = None
+        out.backward()
+    return cloned, w.grad, w
+
+
+def _mutation_by_resize(lib):
+    with lib.autograd.graph.allow_mutation_on_saved_tensors() as ctx:
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        b = lib.tensor([3.0, 4.0])
+        out = (a * b).sum()
+        b.resize_(4)
+        cloned = len(ctx.cloned)
+        out.backward()
+    return cloned, a.grad
+
+
+def _mutation_by_gradient_accumulation(lib):
+    with lib.autograd.graph.allow_mutation_on_saved_tensors() as ctx:
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        (x * 3).sum().backward()
+        y = lib.tensor([1.0, 1.0], requires_grad=True)
+        out = (y * x.grad).sum()  # saves x.grad, which the next backward adds to in place
+        (x * 5).sum().backward()
+        cloned = len(ctx.cloned)
+        out.backward()
+    return cloned, y.grad, x.grad
+
+
+def _mutation_by_embedding_renorm(lib):
+    with lib.autograd.graph.allow_mutation_on_saved_tensors() as ctx:
+        w = lib.tensor([[3.0, 4.0], [0.3, 0.4]], requires_grad=True)
+        table = w.clone()
+        out = (table**2).sum()
+        with lib.no_grad():
+            lib.nn.functional.embedding(lib.tensor([0, 1]), table, max_norm=1.0)
+        cloned = len(ctx.cloned)
+        out.backward()
+    return cloned, w.grad
+
+
+MUTATION_CASES = [
+    _mutation_by_inplace_view_op,
+    _mutation_by_optimizer_step,
+    _mutation_by_resize,
+    _mutation_by_gradient_accumulation,
+    _mutation_by_embedding_renorm,
+]
+
+
+@pytest.mark.parametrize(
+    "program", MUTATION_CASES, ids=[case.__name__.strip("_") for case in MUTATION_CASES]
+)
+def test_allow_mutation_on_saved_tensors_matches_pytorch(program: Any) -> None:
+    cloned = same(program)[0]
+    assert cloned == 1
+
+
+def test_allow_mutation_clones_a_saved_view_written_through_its_base() -> None:
+    # A saved view that starts elsewhere in its base's memory: glassgrad matches saved tensors
+    # to writes by storage (the shared version counter), so the view is cloned and the
+    # gradient is that of the values it had. PyTorch matches by data pointer, misses this view
+    # and computes with the written values (a = [1, 2, 3] gives [0, 40, 60]).
+    with gg.autograd.graph.allow_mutation_on_saved_tensors() as ctx:
+        a = gg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        b = a.clone()
+        out = (b[1:] ** 2).sum()
+        b.mul_(10)
+        assert len(ctx.cloned) == 1
+        out.backward()
+    assert a.grad.tolist() == [0.0, 4.0, 6.0]

@@ -21,6 +21,7 @@ import numpy as np
 from .._dtype import from_numpy_dtype
 from .grad_mode import state as grad_state
 from .inplace_record import note_write
+from .mutation import allow_mutation_on_saved_tensors, before_write, write_hooks
 
 __all__ = [
     "Node",
@@ -29,6 +30,7 @@ __all__ = [
     "RemovableHandle",
     "SavedTensor",
     "accumulator_of",
+    "allow_mutation_on_saved_tensors",
     "disable_saved_tensors_hooks",
     "get_gradient_edge",
     "increment_version",
@@ -486,6 +488,8 @@ def accumulate(
     elif current._node is None and not current._requires_grad:
         data = current._data
         if data.shape == grad.shape and data.flags.writeable:
+            if write_hooks:
+                before_write(current)
             np.add(data, grad, out=data, casting="unsafe")
             current._vc[0] += 1
         else:

@@ -42,6 +42,7 @@ from .graph import (
     saved_tensors_freed_error,
 )
 from .inplace_record import describe_last_write, note_write
+from .mutation import before_write, write_hooks
 from .views import (
     OVERLAP_WRITE_ERROR,
     check_inplace,
@@ -1209,6 +1210,8 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
             f"output with shape {list(data.shape)} doesn't match the broadcast shape "
             f"{list(out.shape)}"
         )
+    if write_hooks:
+        before_write(target)
     if not recording:
         _write(node, data, out, arrays, params)
         target._vc[0] += 1

@@ -35,6 +35,7 @@ from .grad_mode import INFERENCE_VERSION
 from .grad_mode import state as grad_state
 from .graph import Node, accumulator_of
 from .inplace_record import note_write
+from .mutation import before_write, write_hooks
 
 __all__ = [
     "OVERLAP_WRITE_ERROR",
@@ -442,6 +443,8 @@ def apply_inplace_view(cls: type, target: Any, **params: Any) -> Any:
     data = target._data
     new = node.forward(data, **params)  # argument errors first, as PyTorch's
     step = (cls, (), params, None)
+    if write_hooks:
+        before_write(target)
     if recording:
         check_inplace(target)
         before = Tensor._from_array(data)

@@ -23,6 +23,7 @@ from .._dtype import c_type_name, scalar_type_name
 from .._tensor import Tensor
 from ..autograd.grad_mode import state as grad_state
 from ..autograd.inplace_record import note_write
+from ..autograd.mutation import before_write, write_hooks
 from ..autograd.views import rebase_history
 
 __all__ = ["out_result", "write_into", "with_out"]
@@ -52,6 +53,8 @@ def write_into(op: str, out: Any, values: np.ndarray, exact: bool = False) -> Te
             f"result type {scalar_type_name(values.dtype)} can't be cast to the desired output "
             f"type {scalar_type_name(target.dtype)}"
         )
+    if write_hooks:
+        before_write(out)
     if target.shape != values.shape:
         if target.size:
             warnings.warn(

@@ -15,6 +15,7 @@ from .. import _factories
 from .._dtype import c_type_name
 from .._tensor import Tensor
 from ..autograd.inplace_record import note_write
+from ..autograd.mutation import before_write, write_hooks
 from ..autograd.op import Op
 from . import arithmetic, blas, linalg, shape
 from ._common import check_tensor
@@ -194,6 +195,8 @@ def _renorm_rows(weight: Tensor, indices: np.ndarray, max_norm: float, norm_type
     norms = np.linalg.norm(data[rows], ord=norm_type, axis=1)
     over = norms > max_norm
     if over.any():
+        if write_hooks:
+            before_write(weight)
         scale = max_norm / (norms[over] + 1e-7)
         data[rows[over]] *= scale.astype(data.dtype)[:, None]
         weight._vc[0] += 1

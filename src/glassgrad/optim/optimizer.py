@@ -33,6 +33,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.graph import RemovableHandle
+from ..autograd.mutation import before_write, write_hooks
 
 __all__ = [
     "Optimizer",
@@ -109,6 +110,11 @@ def _hooked_step(step: Callable) -> Callable:
                         f"{step} must return None or a tuple of (new_args, new_kwargs), "
                         f"but got {result}."
                     )
+        if write_hooks:  # the step writes the parameters that have a gradient in place
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        before_write(p)
         self._step_running = True
         try:
             with no_grad():
