@@ -1168,6 +1168,9 @@ from .ops.shape_views import (
     split as split,
 )
 from .ops.shape_views import (
+    split_with_sizes as split_with_sizes,
+)
+from .ops.shape_views import (
     swapaxes as swapaxes,
 )
 from .ops.shape_views import (
@@ -1175,6 +1178,15 @@ from .ops.shape_views import (
 )
 from .ops.shape_views import (
     unflatten as unflatten,
+)
+from .ops.shape_views import (
+    unsafe_chunk as unsafe_chunk,
+)
+from .ops.shape_views import (
+    unsafe_split as unsafe_split,
+)
+from .ops.shape_views import (
+    unsafe_split_with_sizes as unsafe_split_with_sizes,
 )
 from .ops.shape_views import (
     view_as as view_as,
@@ -1825,6 +1837,7 @@ __all__ = [
     "sparse_coo",
     "special",
     "split",
+    "split_with_sizes",
     "sqrt",
     "square",
     "squeeze",
@@ -1870,6 +1883,9 @@ __all__ = [
     "unique",
     "unique_consecutive",
     "unravel_index",
+    "unsafe_chunk",
+    "unsafe_split",
+    "unsafe_split_with_sizes",
     "unsqueeze",
     "use_deterministic_algorithms",
     "utils",

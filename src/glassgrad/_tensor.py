@@ -378,6 +378,8 @@ class Tensor(_TensorMethods):
                     f"assigned grad expected to be a Tensor or None but got grad of type "
                     f"{type(value).__name__}"
                 )
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
             if value._data.shape != self._data.shape:
                 raise RuntimeError(
                     f"assigned grad has data of a different size: expected "

@@ -834,6 +834,9 @@ class _TensorMethods:
     def split(
         self, split_size: Any, dim: int = ...
     ) -> tuple[Any, ...]: ...  # glassgrad.ops.shape_views._split_method
+    def split_with_sizes(
+        self, split_sizes: Any, dim: int = ...
+    ) -> tuple[Any, ...]: ...  # glassgrad.ops.shape_views.split_with_sizes
     def sqrt(self) -> Tensor: ...  # glassgrad.ops.pointwise.sqrt
     def sqrt_(self, *args: Any, **kwargs: Any) -> Tensor: ...  # glassgrad.ops.conversion
     def square(self) -> Tensor: ...  # glassgrad.ops.unary_math.square
@@ -960,6 +963,15 @@ class _TensorMethods:
     def unique_consecutive(
         self, return_inverse: bool = ..., return_counts: bool = ..., dim: int | None = ...
     ) -> Any: ...  # glassgrad.ops.counting.unique_consecutive
+    def unsafe_chunk(
+        self, chunks: int, dim: int = ...
+    ) -> tuple[Any, ...]: ...  # glassgrad.ops.shape_views.unsafe_chunk
+    def unsafe_split(
+        self, split_size: int, dim: int = ...
+    ) -> tuple[Any, ...]: ...  # glassgrad.ops.shape_views.unsafe_split
+    def unsafe_split_with_sizes(
+        self, split_sizes: Any, dim: int = ...
+    ) -> tuple[Any, ...]: ...  # glassgrad.ops.shape_views.unsafe_split_with_sizes
     def unsqueeze(self, dim: int) -> Tensor: ...  # glassgrad.ops.shape.unsqueeze
     def unsqueeze_(self, dim: int) -> Tensor: ...  # glassgrad.ops.shape_inplace.unsqueeze_
     def var(

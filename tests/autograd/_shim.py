@@ -83,6 +83,8 @@ class TestCase(unittest.TestCase):
             if first is None or second is None:
                 super().assertEqual(first, second, msg)
                 return
+            # A Python int beyond int64 (int(sys.float_info.max)) is compared as a float.
+            first, second = (float(v) if isinstance(v, int) else v for v in (first, second))
             np.testing.assert_allclose(
                 first,
                 second,

@@ -544,6 +544,17 @@ class _DelayedErrorNode(Node):
 _DelayedErrorNode.__name__ = "Error"  # PyTorch's name for the node DelayedError records
 
 
+def delayed_error(message: str, t: Any) -> Any:
+    """``t`` as the output of an ``Error`` node: differentiating through it raises
+    RuntimeError(``message``) (PyTorch's DelayedError, which a backward formula puts on a
+    gradient it computed but cannot differentiate). Without a graph, ``t`` itself."""
+    if not (grad_state.enabled and t._requires_grad):
+        return t
+    node = _DelayedErrorNode(message, (t,))
+    node._output_meta = ((t._data.shape, t._data.dtype),)
+    return graph.Tensor._result(t._data, node, 0)
+
+
 def once_differentiable(fn: Callable) -> Callable:
     """Decorate a ``backward`` that is not itself differentiable: it runs without recording,
     and differentiating its result raises an error (instead of a silently wrong gradient).

@@ -125,12 +125,22 @@ class PowBackward2(Op):
 
     def backward(self, F, grad):
         exponent, out = self.saved
+        values = array_of(exponent)
+        # PyTorch's pow_backward_exponent: the log of the base, a complex one when the
+        # exponent is complex (so a negative base has one: log(-1) = i*pi).
+        if values.dtype.kind == "c" or isinstance(self.base, complex):
+            with np.errstate(divide="ignore"):
+                log_base: complex | float = complex(np.log(complex(self.base)))
+            nonnegative = (values.imag == 0) & (values.real >= 0)
+        else:
+            log_base = -np.inf if self.base == 0 else float(np.log(self.base))
+            nonnegative = values >= 0
         if self.base == 0:
-            # PyTorch's pow_backward_exponent: 0 where the exponent is >= 0, else
-            # result * log(0) (-inf at 0 ** -1: the true slope).
+            # 0 where the exponent is >= 0, else result * log(0) (-inf at 0 ** -1: the
+            # true slope).
             with np.errstate(divide="ignore", invalid="ignore"):
-                return grad * F.where(array_of(exponent) >= 0, 0.0, out * -np.inf)
-        return grad * (out * float(np.log(self.base)))
+                return grad * F.where(nonnegative, 0.0, out * log_base)
+        return grad * (out * log_base)
 
 
 def pow(input: Any, exponent: Any) -> Tensor:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.function import delayed_error
 from ..autograd.op import Op, apply_inplace
 from ._common import array_of, check_tensor, wrap_dim
 from ._registry import NoGrad, Sample, register
@@ -72,6 +73,10 @@ class ScatterReduceBackward0(Op):
     saved_inputs = (0, 1)
     saves_output = True
     __slots__ = ("dim", "index", "reduce", "include_self", "src_sizes")
+    _double_backward_message = (
+        "scatter_reduce(): Double backward is unsupported for src when >1 zeros in src are "
+        "scattered to the same position in self"
+    )
 
     def forward(self, x, src, dim, index, reduce, include_self=True):
         self.dim, self.index, self.reduce = dim, index, reduce
@@ -129,6 +134,9 @@ class ScatterReduceBackward0(Op):
                 self._gather(grad * masked_src_result),
                 self._gather(grad * result) / F.where(src_zero, 1.0, src_box),
             )
+            if isinstance(grad_src_box, Tensor) and (zeros_at > 1).any():
+                # As PyTorch: where several zeros meet, this gradient has no derivative.
+                grad_src_box = delayed_error(self._double_backward_message, grad_src_box)
         if not self.include_self:
             scattered = _reduce_into(
                 np.zeros(xv.shape, bool), dim, index, np.ones(index.shape, bool), "amax", True
@@ -210,6 +218,11 @@ def scatter_reduce_(
 class IndexReduceBackward0(ScatterReduceBackward0):
     """``index_reduce``: a scatter_reduce whose index is ``index`` along ``dim`` for every
     element of ``source``."""
+
+    _double_backward_message = (
+        "index_reduce(): Double backward is unsupported for source when >1 zeros in source are "
+        "scattered to the same position in self"
+    )
 
 
 def _index_reduce_args(op: str, input: Tensor, dim: int, index: Any, source: Tensor,

@@ -1,8 +1,12 @@
 """Views that reshape or cut a tensor: flatten, unflatten, movedim/moveaxis,
-swapdims/swapaxes, view_as, reshape_as, split, chunk, narrow and select.
+swapdims/swapaxes, view_as, reshape_as, split, split_with_sizes, chunk, narrow and select;
+and the unsafe splits (unsafe_split, unsafe_split_with_sizes, unsafe_chunk).
 
 Each result shares its input's storage (where NumPy can give a view), so in-place changes
-through it reach the base as in PyTorch.
+through it reach the base as in PyTorch. The unsafe splits share it too but are not tracked
+as views: their pieces have their own version counters and may be changed in place without
+rebasing the input's history (PyTorch's contract: the caller knows the input is not used
+again).
 """
 
 from __future__ import annotations
@@ -25,7 +29,11 @@ __all__ = [
     "unflatten",
     "movedim",
     "split",
+    "split_with_sizes",
+    "unsafe_split",
+    "unsafe_split_with_sizes",
     "chunk",
+    "unsafe_chunk",
     "narrow",
     "select",
     "view_as",
@@ -216,6 +224,62 @@ def _split_dim(input: Tensor, dim: int, op: str) -> int:
     return wrap_dim(dim, n, op)
 
 
+class UnsafeSplitBackward0(SplitBackward0):
+    """outs = consecutive slices of ``sizes`` along ``dim``, sharing memory with ``x`` but
+    not tracked as views (new version counters, no view history)"""
+
+    __slots__ = ()
+    is_view = False
+
+
+class UnsafeSplitWithSizesBackward0(UnsafeSplitBackward0):
+    __slots__ = ()
+
+
+def _split_sizes(tensor: Tensor, split_size: Any, d: int) -> tuple:
+    """The piece sizes of ``split(split_size)`` along dimension ``d``."""
+    size = tensor._data.shape[d]
+    step = int(split_size)
+    if step < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
+    if step == 0:
+        if size != 0:
+            raise RuntimeError(
+                f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}"
+            )
+        return (0,)
+    sizes = (step,) * (size // step) + ((size % step,) if size % step else ())
+    return sizes or (0,)
+
+
+def _checked_sizes(tensor: Tensor, split_sizes: Any, d: int) -> tuple:
+    """``split_sizes`` as a tuple, checked against dimension ``d`` (split_with_sizes)."""
+    size = tensor._data.shape[d]
+    sizes = _sizes_arg((split_sizes,))
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(
+            "split_with_sizes expects split_sizes have only non-negative entries, but got "
+            f"split_sizes={list(sizes)}"
+        )
+    if sum(sizes) != size:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
+            f"size at dimension {d}), but got split_sizes={list(sizes)}"
+        )
+    return sizes
+
+
+def _chunk_sizes(input: Tensor, chunks: int, d: int) -> tuple:
+    """The piece sizes of ``chunk(chunks)`` along dimension ``d``."""
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    size = input._data.shape[d]
+    if size == 0:
+        return (0,) * chunks
+    step = -(-size // chunks)
+    return (step,) * (size // step) + ((size % step,) if size % step else ())
+
+
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     """Split into pieces of ``split_size`` (the last may be smaller), or of the given sizes.
 
@@ -227,36 +291,50 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
         [1, 4]
     """
     d = _split_dim(tensor, dim, "split")
-    size = tensor._data.shape[d]
     if isinstance(split_size_or_sections, (int, np.integer)):
-        step = int(split_size_or_sections)
-        if step < 0:
-            raise RuntimeError(
-                f"split expects split_size be non-negative, but got split_size={step}"
-            )
-        if step == 0:
-            if size != 0:
-                raise RuntimeError(
-                    "split_size can only be 0 if dimension size is 0, but got dimension size "
-                    f"of {size}"
-                )
-            sizes: tuple = (0,)
-        else:
-            sizes = (step,) * (size // step) + ((size % step,) if size % step else ())
-            sizes = sizes or (0,)
-        return SplitBackward0.apply(tensor, dim=d, sizes=sizes)
-    sizes = _sizes_arg((split_size_or_sections,))
-    if any(s < 0 for s in sizes):
-        raise RuntimeError(
-            "split_with_sizes expects split_sizes have only non-negative entries, but got "
-            f"split_sizes={list(sizes)}"
+        return SplitBackward0.apply(
+            tensor, dim=d, sizes=_split_sizes(tensor, split_size_or_sections, d)
         )
-    if sum(sizes) != size:
-        raise RuntimeError(
-            f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
-            f"size at dimension {d}), but got split_sizes={list(sizes)}"
-        )
+    sizes = _checked_sizes(tensor, split_size_or_sections, d)
     return SplitWithSizesBackward0.apply(tensor, dim=d, sizes=sizes)
+
+
+def split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple:
+    """Split into pieces of the given sizes along ``dim`` (views).
+
+    Example::
+
+        >>> [t.shape[0] for t in glassgrad.zeros(5, 2).split_with_sizes([1, 4])]
+        [1, 4]
+    """
+    d = _split_dim(input, dim, "split_with_sizes")
+    return SplitWithSizesBackward0.apply(input, dim=d, sizes=_checked_sizes(input, split_sizes, d))
+
+
+def unsafe_split(input: Tensor, split_size: int, dim: int = 0) -> tuple:
+    """``split`` whose pieces are not tracked as views: they may be changed in place, and
+    the input's history does not see it (use only if the input is not used again).
+
+    Example::
+
+        >>> [t.shape[0] for t in glassgrad.zeros(5, 2).unsafe_split(2)]
+        [2, 2, 1]
+    """
+    d = _split_dim(input, dim, "unsafe_split")
+    return UnsafeSplitBackward0.apply(input, dim=d, sizes=_split_sizes(input, split_size, d))
+
+
+def unsafe_split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple:
+    """``split_with_sizes`` whose pieces are not tracked as views (see ``unsafe_split``).
+
+    Example::
+
+        >>> [t.shape[0] for t in glassgrad.zeros(5, 2).unsafe_split_with_sizes([1, 4])]
+        [1, 4]
+    """
+    d = _split_dim(input, dim, "unsafe_split_with_sizes")
+    sizes = _checked_sizes(input, split_sizes, d)
+    return UnsafeSplitWithSizesBackward0.apply(input, dim=d, sizes=sizes)
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
@@ -269,14 +347,22 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
         [2, 2, 1]
     """
     d = _split_dim(input, dim, "chunk")
-    if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    size = input._data.shape[d]
-    if size == 0:
-        return SplitWithSizesBackward0.apply(input, dim=d, sizes=(0,) * chunks)
-    step = -(-size // chunks)
-    sizes = (step,) * (size // step) + ((size % step,) if size % step else ())
+    sizes = _chunk_sizes(input, chunks, d)
+    if input._data.shape[d] == 0:
+        return SplitWithSizesBackward0.apply(input, dim=d, sizes=sizes)
     return SplitBackward0.apply(input, dim=d, sizes=sizes)
+
+
+def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    """``chunk`` whose pieces are not tracked as views (see ``unsafe_split``).
+
+    Example::
+
+        >>> [t.shape[0] for t in glassgrad.zeros(5, 2).unsafe_chunk(3)]
+        [2, 2, 1]
+    """
+    d = _split_dim(input, dim, "unsafe_chunk")
+    return UnsafeSplitBackward0.apply(input, dim=d, sizes=_chunk_sizes(input, chunks, d))
 
 
 def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
@@ -425,6 +511,31 @@ register(
         Sample((randn(rng, 5, 2), 4)),
         Sample((randn(rng, 0, 2), 2)),
     ],
+)
+
+
+def _split_samples(rng: np.random.Generator) -> list:
+    return [
+        Sample((randn(rng, 5, 2), 2)),
+        Sample((randn(rng, 5, 2).T, 1, 1), note="non-contiguous"),
+        Sample((randn(rng, 0, 2), 0)),
+    ]
+
+
+def _split_with_sizes_samples(rng: np.random.Generator) -> list:
+    return [
+        Sample((randn(rng, 2, 5), (1, 4), 1)),
+        Sample((randn(rng, 2, 5), [2, 0, 3]), {"dim": -1}),
+    ]
+
+
+register("split_with_sizes", split_with_sizes, samples=_split_with_sizes_samples)
+register("unsafe_split", unsafe_split, samples=_split_samples)
+register("unsafe_split_with_sizes", unsafe_split_with_sizes, samples=_split_with_sizes_samples)
+register(
+    "unsafe_chunk",
+    unsafe_chunk,
+    samples=lambda rng: [Sample((randn(rng, 5, 2), 3)), Sample((randn(rng, 2, 6), 2, 1))],
 )
 
 
