@@ -122,8 +122,7 @@ class TestAutogradInferenceMode(TestCase):
                 self.assertEqual(c.requires_grad, requires_grad)
 
         run_test(lambda x: x.add_(2))
-        # PORT: run_test(lambda x: x.transpose_(0, 1)) is left out: glassgrad has no in-place
-        # view ops (transpose_, t_, squeeze_ ...).
+        run_test(lambda x: x.transpose_(0, 1))
 
         # inplace ops with manual kernel for ADInplaceOrView key in VariableTypeManual.cpp
         run_test(lambda x: x.resize_(1, 2))
@@ -170,8 +169,7 @@ class TestAutogradInferenceMode(TestCase):
                         fn(c)
 
         run_test(lambda x: x.add_(2))
-        # PORT: run_test(lambda x: x.transpose_(0, 1)) is left out: glassgrad has no in-place
-        # view ops (transpose_, t_, squeeze_ ...).
+        run_test(lambda x: x.transpose_(0, 1))
 
     def test_inference_mode_inf_tensor_in_normal_mode_view_op(self):
         for requires_grad in (True, False):
@@ -206,8 +204,7 @@ class TestAutogradInferenceMode(TestCase):
                     self.assertEqual(view_out.requires_grad, requires_grad)
 
         run_test(lambda x: x.add_(2))
-        # PORT: run_test(lambda x: x.transpose_(0, 1)) is left out: glassgrad has no in-place
-        # view ops (transpose_, t_, squeeze_ ...).
+        run_test(lambda x: x.transpose_(0, 1))
 
     def test_normal_tensor_inplace_output_in_normal_mode(self):
         def run_test(fn):
@@ -234,8 +231,7 @@ class TestAutogradInferenceMode(TestCase):
                 self.assertFalse(torch.is_inference(view_out))
                 self.assertEqual(view_out.requires_grad, requires_grad)
             run_test(lambda x: x.add_(2))
-            # PORT: run_test(lambda x: x.transpose_(0, 1)) is left out: glassgrad has no in-place
-            # view ops (transpose_, t_, squeeze_ ...).
+            run_test(lambda x: x.transpose_(0, 1))
 
     def test_normal_tensor_view_output_in_inference_mode(self):
         for requires_grad in (True, False):
@@ -388,8 +384,7 @@ class TestAutogradInferenceMode(TestCase):
                     fn(view_out)
 
         run_test(lambda x: x.add_(2))
-        # PORT: run_test(lambda x: x.transpose_(0, 1)) is left out: glassgrad has no in-place
-        # view ops (transpose_, t_, squeeze_ ...).
+        run_test(lambda x: x.transpose_(0, 1))
 
     def test_inference_mode_handle_indirect_view_on_rebase(self):
         def run_test(fn):
@@ -409,5 +404,4 @@ class TestAutogradInferenceMode(TestCase):
                     view_out.grad_fn
 
         run_test(lambda x: x.add_(2))
-        # PORT: run_test(lambda x: x.transpose_(0, 1)) is left out: glassgrad has no in-place
-        # view ops (transpose_, t_, squeeze_ ...).
+        run_test(lambda x: x.transpose_(0, 1))

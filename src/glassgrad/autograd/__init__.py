@@ -18,6 +18,7 @@ from .grad_mode import (
     set_multithreading_enabled,
 )
 from .gradcheck import gradcheck, gradgradcheck
+from .profiler import _profiler_enabled, kineto_available  # noqa: F401 (PyTorch's names)
 from .variable import Variable
 
 __all__ = [
@@ -42,4 +43,5 @@ __all__ = [
     "functional",
     "graph",
     "profiler",
+    "kineto_available",
 ]

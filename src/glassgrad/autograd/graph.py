@@ -21,7 +21,7 @@ import numpy as np
 from .._dtype import from_numpy_dtype
 from .grad_mode import state as grad_state
 from .inplace_record import note_write
-from .mutation import allow_mutation_on_saved_tensors, before_write, write_hooks
+from .mutation import before_write, mutation_allowed, write_hooks
 
 __all__ = [
     "Node",
@@ -545,6 +545,27 @@ class saved_tensors_hooks:
     def __exit__(self, *exc: object) -> None:
         if saved_hooks_stack:
             saved_hooks_stack.pop()
+
+
+def allow_mutation_on_saved_tensors() -> contextlib.AbstractContextManager:
+    """Inside, a tensor saved for backward may be changed in place: it is cloned before the
+    change and backward uses the clone (PyTorch's
+    ``torch.autograd.graph.allow_mutation_on_saved_tensors``; see ``autograd.mutation``). Run
+    forward and backward in the same context; contexts cannot be nested.
+
+    Example::
+
+        >>> with glassgrad.autograd.graph.allow_mutation_on_saved_tensors():
+        ...     a = glassgrad.ones(2, 3, requires_grad=True)
+        ...     b = a.clone()
+        ...     out = (b**2).sum()
+        ...     b.sin_()
+        ...     out.backward()
+        >>> a.grad
+        tensor([[2., 2., 2.],
+                [2., 2., 2.]])
+    """
+    return mutation_allowed(saved_tensors_hooks)
 
 
 class save_on_cpu(saved_tensors_hooks):

@@ -1,4 +1,4 @@
-"""Changing in place a tensor saved for backward: ``allow_mutation_on_saved_tensors``.
+"""Changing in place a tensor saved for backward (``autograd.graph.allow_mutation_on_saved_tensors``).
 
 Normally a saved tensor changed in place fails backward's version check. Inside
 ``allow_mutation_on_saved_tensors()`` every tensor saved for backward is packed (saved-tensor
@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["allow_mutation_on_saved_tensors", "before_write", "write_hooks"]
+__all__ = ["before_write", "mutation_allowed", "write_hooks"]
 
 # Callables run with each tensor about to be written in place, before the write. Writers test
 # the list for emptiness first (the common case costs nothing); it is mutated, never rebound.
@@ -107,26 +107,11 @@ _state = _State()
 
 
 @contextlib.contextmanager
-def allow_mutation_on_saved_tensors() -> Iterator[_AllowMutationOnSavedContext]:
-    """Inside, a tensor saved for backward may be changed in place: it is cloned before the
-    change and backward uses the clone (PyTorch's
-    ``torch.autograd.graph.allow_mutation_on_saved_tensors``). Run forward and backward in
-    the same context; contexts cannot be nested.
-
-    Example::
-
-        >>> with glassgrad.autograd.graph.allow_mutation_on_saved_tensors():
-        ...     a = glassgrad.ones(2, 3, requires_grad=True)
-        ...     b = a.clone()
-        ...     out = (b**2).sum()
-        ...     b.sin_()
-        ...     out.backward()
-        >>> a.grad
-        tensor([[2., 2., 2.],
-                [2., 2., 2.]])
-    """
-    from .graph import saved_tensors_hooks  # graph imports this module
-
+def mutation_allowed(
+    saved_tensors_hooks: Callable[[Callable, Callable], Any],
+) -> Iterator[_AllowMutationOnSavedContext]:
+    """The body of ``autograd.graph.allow_mutation_on_saved_tensors``, given the
+    ``saved_tensors_hooks`` context manager (graph defines it and imports this module)."""
     if _state.active is not None:
         raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
     ctx = _AllowMutationOnSavedContext()

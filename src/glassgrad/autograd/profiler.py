@@ -20,12 +20,20 @@ from __future__ import annotations
 import functools
 import importlib
 import json
+import threading
 import time
 import types
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["profile", "record_function", "EventList", "FunctionEvent", "FunctionEventAvg"]
+__all__ = [
+    "profile",
+    "record_function",
+    "EventList",
+    "FunctionEvent",
+    "FunctionEventAvg",
+    "kineto_available",
+]
 
 _OPERATORS = {
     "__add__": "add", "__radd__": "add", "__iadd__": "add_", "__sub__": "sub",
@@ -49,16 +57,50 @@ _NOT_OPS = {
 _active: list = []  # the profiles recording now (nested profiles all record)
 
 
+def kineto_available() -> bool:
+    """Whether PyTorch's Kineto profiler backend is present: never in glassgrad, whose
+    profiler is its own (``profile(use_kineto=...)`` records the same either way).
+
+    Example::
+
+        >>> glassgrad.autograd.kineto_available()
+        False
+    """
+    return False
+
+
+def _profiler_enabled() -> bool:
+    # PyTorch's torch.autograd._profiler_enabled: whether a profile is recording now.
+    return bool(_active)
+
+
 class FunctionEvent:
-    """One recorded call: ``name`` (``key``), start and end (microseconds since the profile
-    began), its total and self CPU time and, with ``record_shapes``, its input shapes."""
+    """One recorded call: ``name`` (``key``), on thread ``thread``, from ``start_us`` to
+    ``end_us`` (microseconds since the profile began), its total and self CPU time and, with
+    ``record_shapes``, its input shapes (PyTorch's constructor arguments)."""
 
-    __slots__ = ("name", "start_us", "end_us", "self_cpu_time_total", "input_shapes", "id")
+    __slots__ = (
+        "id", "name", "thread", "start_us", "end_us", "fwd_thread", "input_shapes",
+        "sequence_nr", "node_id", "self_cpu_time_total",
+    )  # fmt: skip
 
-    def __init__(self, name: str, start_us: float, input_shapes: list, id: int) -> None:
-        self.name, self.start_us, self.input_shapes, self.id = name, start_us, input_shapes, id
-        self.end_us = start_us
-        self.self_cpu_time_total = 0.0
+    def __init__(
+        self,
+        id: int,
+        name: str,
+        thread: int,
+        start_us: float,
+        end_us: float,
+        fwd_thread: int | None = None,
+        input_shapes: list | None = None,
+        sequence_nr: int = -1,
+        node_id: int = -1,
+    ) -> None:
+        self.id, self.name, self.thread, self.fwd_thread = id, name, thread, fwd_thread
+        self.start_us, self.end_us = start_us, end_us
+        self.input_shapes = [] if input_shapes is None else input_shapes
+        self.sequence_nr, self.node_id = sequence_nr, node_id
+        self.self_cpu_time_total = end_us - start_us  # less its children's, once it has any
 
     @property
     def key(self) -> str:
@@ -67,6 +109,10 @@ class FunctionEvent:
     @property
     def cpu_time_total(self) -> float:
         return self.end_us - self.start_us
+
+    @property
+    def device_time_total(self) -> float:
+        return 0.0  # CPU only
 
     @property
     def count(self) -> int:
@@ -80,20 +126,33 @@ class FunctionEvent:
 
 
 class FunctionEventAvg:
-    """The events of one name (and shapes, if grouped by them) added up: ``count``,
-    ``cpu_time_total``, ``self_cpu_time_total``, and ``cpu_time`` (the mean)."""
+    """Events of one name (and shapes, if grouped by them) added up: ``count``,
+    ``cpu_time_total``, ``self_cpu_time_total``, and ``cpu_time`` (the mean). The first
+    event added gives the key; events and other averages of that key can be added."""
 
-    __slots__ = ("key", "count", "cpu_time_total", "self_cpu_time_total", "input_shapes")
+    __slots__ = (
+        "key", "count", "cpu_time_total", "self_cpu_time_total", "device_time_total",
+        "input_shapes",
+    )  # fmt: skip
 
-    def __init__(self, key: str, input_shapes: Any = None) -> None:
-        self.key, self.input_shapes = key, input_shapes
+    def __init__(self) -> None:
+        self.key: str | None = None
+        self.input_shapes: Any = None
         self.count = 0
-        self.cpu_time_total = self.self_cpu_time_total = 0.0
+        self.cpu_time_total = self.self_cpu_time_total = self.device_time_total = 0.0
 
-    def add(self, event: FunctionEvent) -> None:
-        self.count += 1
-        self.cpu_time_total += event.cpu_time_total
-        self.self_cpu_time_total += event.self_cpu_time_total
+    def add(self, other: FunctionEvent | FunctionEventAvg) -> FunctionEventAvg:
+        if self.key is None:
+            self.key, self.input_shapes = other.key, other.input_shapes
+        if other.key != self.key:
+            raise ValueError(
+                f"FunctionEventAvg.add: an event of {other.key!r} added to those of {self.key!r}"
+            )
+        self.cpu_time_total += other.cpu_time_total
+        self.self_cpu_time_total += other.self_cpu_time_total
+        self.device_time_total += other.device_time_total
+        self.count += other.count
+        return self
 
     @property
     def cpu_time(self) -> float:
@@ -127,8 +186,10 @@ class EventList(list):
             shapes = str(event.input_shapes) if group_by_input_shapes else None
             key = (event.key, shapes)
             if key not in groups:
-                groups[key] = FunctionEventAvg(event.key, event.input_shapes if shapes else None)
+                groups[key] = FunctionEventAvg()
             groups[key].add(event)
+            if shapes is None:
+                groups[key].input_shapes = None  # shapes only when grouped by them
         return EventList(groups.values())
 
     @property
@@ -255,7 +316,10 @@ class profile:
 
     def _begin(self, name: str, args: tuple) -> FunctionEvent:
         shapes = [list(getattr(a, "shape", ())) for a in args] if self.record_shapes else []
-        event = FunctionEvent(name, self._now(), shapes, len(self._events))
+        now = self._now()
+        event = FunctionEvent(
+            len(self._events), name, threading.get_ident(), now, now, input_shapes=shapes
+        )
         self._events.append(event)
         self._stack.append([event, 0.0])
         return event

@@ -77,7 +77,7 @@ class ThresholdBackward0(Op):
 
     def backward(self, F, grad):
         (x,) = self.saved
-        return F.where(array_of(x) <= self.threshold, 0.0, grad)
+        return ThresholdBackwardBackward0.call(grad, mask=array_of(x) <= self.threshold)
 
 
 class ThresholdBackward1(ThresholdBackward0):
@@ -88,7 +88,23 @@ class ThresholdBackward1(ThresholdBackward0):
 
     def backward(self, F, grad):
         (out,) = self.saved
-        return F.where(array_of(out) <= self.threshold, 0.0, grad)
+        return ThresholdBackwardBackward0.call(grad, mask=array_of(out) <= self.threshold)
+
+
+class ThresholdBackwardBackward0(Op):
+    """grad_input = ``grad`` where ``x > threshold``, else 0 (PyTorch's threshold_backward,
+    recorded as an op under create_graph); its own gradient: the same mask. PyTorch's node
+    also has an edge to ``x``, whose gradient is zero; this one keeps only the mask of ``x``
+    (an in-place threshold's saved result would otherwise lead back into its own node)."""
+
+    __slots__ = ("mask",)
+
+    def forward(self, grad, mask):
+        self.mask = mask
+        return np.where(mask, 0, grad).astype(grad.dtype, copy=False)
+
+    def backward(self, F, gg):
+        return F.where(self.mask, 0.0, gg)
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
@@ -431,14 +447,14 @@ register(
 register(
     "threshold",
     threshold,
-    nodes=(ThresholdBackward0, ThresholdBackward1),
+    nodes=(ThresholdBackward0, ThresholdBackward1, ThresholdBackwardBackward0),
     samples=_threshold_samples,
     namespace=_NF,
 )
 register(
     "threshold_",
     threshold_,
-    nodes=(ThresholdBackward1,),
+    nodes=(ThresholdBackward1, ThresholdBackwardBackward0),
     samples=_threshold_inplace_samples,
     namespace=_NF,
 )
