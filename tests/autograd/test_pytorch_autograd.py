@@ -4571,9 +4571,6 @@ class TestAutograd(TestCase):
         check(fast_mode=False)
 
     def test_gradcheck_jacobian_mismatch(self):
-        # PORT: the complex cases (x_c, fn2: R -> C, fn3: C -> R) are left out: glassgrad's
-        # gradcheck does not check the real and imaginary parts of complex outputs apart
-        # (PyTorch's "While considering the imaginary part of complex outputs only").
         def check(fast_mode):
             def fn(x):  # R -> R, C -> C
                 y = x.clone()
@@ -4586,6 +4583,38 @@ class TestAutograd(TestCase):
             ):
                 gradcheck(fn, (x,), fast_mode=fast_mode)
             self.assertFalse(gradcheck(fn, (x,), raise_exception=False, fast_mode=fast_mode))
+
+            x_c = torch.ones(2, 2, requires_grad=True, dtype=torch.complex128)
+            with self.assertRaisesRegex(
+                RuntimeError,
+                "While considering the imaginary part of complex outputs only",
+            ):
+                gradcheck(fn, (x_c,), fast_mode=False)
+            self.assertFalse(gradcheck(fn, (x_c,), raise_exception=False, fast_mode=False))
+
+            def fn2(x):  # R -> C
+                y = torch.complex(x, x)
+                y.register_hook(lambda x: x + 1e-2)
+                return y
+
+            x = torch.ones(2, 2, requires_grad=True)
+            with self.assertRaisesRegex(
+                RuntimeError,
+                "While considering the imaginary part of complex outputs only",
+            ):
+                gradcheck(fn2, (x,), fast_mode=False)
+            self.assertFalse(gradcheck(fn2, (x,), raise_exception=False, fast_mode=False))
+
+            def fn3(x):  # C -> R
+                y = torch.real(x)
+                y.register_hook(lambda x: x + 1e-2)
+                return y
+
+            with self.assertRaisesRegex(
+                RuntimeError, "Jacobian mismatch for output 0 with respect to input 0"
+            ):
+                gradcheck(fn3, (x_c,), fast_mode=False)
+            self.assertFalse(gradcheck(fn3, (x_c,), raise_exception=False, fast_mode=False))
 
         check(fast_mode=True)
         check(fast_mode=False)

@@ -232,9 +232,16 @@ def _analytical_jacobians(
     return jacobians
 
 
-def _mismatch(analytical: Any, numerical: Any, output_idx: int, input_idx: int) -> str:
+def _mismatch(
+    analytical: Any, numerical: Any, output_idx: int, input_idx: int, part: tuple = ()
+) -> str:
+    """PyTorch's message; ``part``: ``(name, indices)`` while the ``name`` ("real" or
+    "imaginary") part of the complex outputs at ``indices`` is checked."""
     show = graph.Tensor._from_array
-    return (
+    prefix = ""
+    if part and output_idx in part[1]:
+        prefix = f"While considering the {part[0]} part of complex outputs only, "
+    return prefix + (
         f"Jacobian mismatch for output {output_idx:d} with respect to input {input_idx:d},\n"
         f"numerical:{show(np.asarray(numerical))}\nanalytical:{show(np.asarray(analytical))}\n"
     )
@@ -242,7 +249,7 @@ def _mismatch(analytical: Any, numerical: Any, output_idx: int, input_idx: int) 
 
 def _slow_gradcheck(
     func: Callable, func_out: tuple, inputs: tuple, outputs: tuple, eps: float, rtol: float,
-    atol: float, check_grad_dtypes: bool, nondet_tol: float,
+    atol: float, check_grad_dtypes: bool, nondet_tol: float, part: tuple = (),
 ) -> None:  # fmt: skip
     tensors_out = _tensors(func_out)
     numerical = _numerical_jacobians(func, inputs, tensors_out, eps)
@@ -259,7 +266,7 @@ def _slow_gradcheck(
         for j, (a, per_output) in enumerate(zip(analytical, numerical)):
             n = per_output[keep[i]]
             if not np.allclose(a, n, rtol=rtol, atol=atol):
-                raise GradcheckError(_mismatch(a, n, i, j))
+                raise GradcheckError(_mismatch(a, n, i, j, part))
 
 
 def _real_dtype(t: Any) -> np.dtype:
@@ -275,7 +282,7 @@ def _unit_vector(rng: np.random.Generator, size: int, dtype: np.dtype) -> np.nda
 
 def _fast_gradcheck(
     func: Callable, func_out: tuple, inputs: tuple, outputs: tuple, eps: float, rtol: float,
-    atol: float, check_grad_dtypes: bool, nondet_tol: float,
+    atol: float, check_grad_dtypes: bool, nondet_tol: float, part: tuple = (),
 ) -> None:  # fmt: skip
     """PyTorch's fast mode: compare ``v^T (J u)`` (finite differences along ``u``) with
     ``(v^T J) u`` (one backward per output) for random non-negative unit vectors."""
@@ -306,7 +313,7 @@ def _fast_gradcheck(
             scaled_atol = atol * float(u.sum()) * float(v.sum())
             if not np.allclose(a, n, rtol=rtol, atol=scaled_atol):
                 raise GradcheckError(
-                    _mismatch(a, n, j, i) + _slow_comparison(func, inputs, output, i, j, keep,
+                    _mismatch(a, n, j, i, part) + _slow_comparison(func, inputs, output, i, j, keep,
                                                              rtol, atol, eps)
                 )  # fmt: skip
 
@@ -331,6 +338,21 @@ def _slow_comparison(
     if np.allclose(analytical, numerical, rtol=rtol, atol=atol):
         message += _FAST_FAIL_SLOW_OK
     return message
+
+
+def _complex_part(func: Callable, attribute: str) -> Callable:
+    """``func`` with its complex outputs replaced by their ``attribute`` ("real", "imag")."""
+
+    def part_fn(*args: Any) -> tuple:
+        outs = _as_tuple(func(*args))
+        return tuple(
+            getattr(o, attribute)
+            if isinstance(o, graph.Tensor) and o._data.dtype.kind == "c"
+            else o
+            for o in outs
+        )
+
+    return part_fn
 
 
 def _zeros_like(t: Any) -> Any:
@@ -472,7 +494,17 @@ def gradcheck(
         func_out = _as_tuple(func(*tupled))
         outputs = _differentiable(func_out)
         check = _fast_gradcheck if fast_mode else _slow_gradcheck
-        check(func, func_out, tupled, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
+        complex_outputs = frozenset(k for k, o in enumerate(outputs) if o._data.dtype.kind == "c")
+        if complex_outputs:
+            # As PyTorch: the imaginary parts of the complex outputs, then their real parts,
+            # each as a function of its own (the other outputs as they are).
+            for name, attribute in (("imaginary", "imag"), ("real", "real")):
+                part_fn = _complex_part(func, attribute)
+                part_out = _as_tuple(part_fn(*tupled))
+                check(part_fn, part_out, tupled, _differentiable(part_out), eps, rtol, atol,
+                      check_grad_dtypes, nondet_tol, (name, complex_outputs))  # fmt: skip
+        else:
+            check(func, func_out, tupled, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
         _check_backward_mul_by_grad_output(outputs, tupled)
         if check_undefined_grad:
             _check_undefined_grad(func, outputs, tupled)
