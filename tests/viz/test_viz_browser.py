@@ -265,6 +265,24 @@ def test_stale_node_and_exploding_stack_are_shown(browser, tmp_path):
     assert page.errors == []
 
 
+def test_expected_frozen_is_shown(browser, tmp_path):
+    body, head = gg.nn.Linear(3, 4), gg.nn.Linear(4, 1)
+    body.requires_grad_(False)  # frozen on purpose; head was meant to be frozen too
+    loss = head(body(gg.ones(2, 3))).sum()
+    loss.backward()
+    params = {"body.weight": body.weight, "head.weight": head.weight, "head.bias": head.bias}
+    explore(loss, params, tmp_path / "frozen.html", expected_frozen=[body, head])
+    page = open_page(browser, tmp_path / "frozen.html")
+    problems = page.inner_text("#problems")
+    assert "head.weight: not-frozen" in problems and "expected frozen" in problems
+    assert "body.weight" not in problems  # no gradient, as meant
+    assert page.inner_text("[data-param='body.weight'] .badge") == "frozen"
+    assert page.inner_text("[data-param='head.weight'] .badge") == "not frozen"
+    page.click("[data-param='body.weight']")
+    assert "no gradient, as expected" in page.inner_text("#panel")
+    assert page.errors == []
+
+
 def test_custom_function_shows_its_name_and_docstring(browser, tmp_path):
     class Cube(gg.autograd.Function):
         """x ** 3 with a hand-written backward."""

@@ -11,8 +11,15 @@ import torch
 
 import glassgrad as gg
 from glassgrad.autograd import detect_anomaly
-from glassgrad.viz import check_health, explorer_data, grad_report, trace_backward
-from glassgrad.viz.report import STATUS_NOT_FROZEN
+from glassgrad.viz import (
+    check_health,
+    explore,
+    explorer_data,
+    grad_report,
+    read_page_data,
+    trace_backward,
+)
+from glassgrad.viz.report import STATUS_FROZEN, STATUS_NOT_FROZEN
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::RuntimeWarning"),  # log(0) on purpose
@@ -164,3 +171,44 @@ def test_figure_plots_norm_against_depth():
     (line,) = fig.axes[0].lines
     assert len(line.get_xdata()) == len(list(model.parameters()))
     assert fig.axes[0].get_yscale() == "log"
+
+
+def test_explorer_shows_expected_frozen(tmp_path):
+    model = models.ActorCritic()
+    model.body.requires_grad_(False)  # frozen on purpose
+    loss = sum(out.sum() for out in model(gg.ones(4, 6)))
+    loss.backward()
+    # The intent: body and policy_head frozen; the user forgot policy_head.
+    params = dict(model.named_parameters())
+    intent = ["body", model.policy_head]
+    path = explore(loss, params, tmp_path / "frozen.html", expected_frozen=intent)
+    data = read_page_data(path)
+    assert data == explorer_data(loss, params, expected_frozen=intent)
+    expected = check_health(loss, params, expected_frozen=intent)
+    found = [(f["kind"], f["subject"], f["detail"]) for f in data["health"]["findings"]]
+    assert found == [(f.kind, f.subject, f.detail) for f in expected.findings]
+    assert [f[:2] for f in found] == [
+        ("not-frozen", "policy_head.weight"),
+        ("not-frozen", "policy_head.bias"),
+    ]
+    # The same words as grad_report's rows, per parameter.
+    report = grad_report(loss, params, backward=False, show=False, expected_frozen=intent)
+    frozen = {p["name"]: p["frozen"] for p in data["params"]}
+    for name in params:
+        row = report.by_name(name)
+        if name.startswith("value_head"):
+            assert frozen[name] is None and row.status == "ok"
+        else:
+            assert frozen[name] == {"status": row.status, "detail": row.detail}
+    assert frozen["body.0.weight"]["status"] == STATUS_FROZEN
+    assert frozen["policy_head.weight"]["status"] == STATUS_NOT_FROZEN
+    assert "received a gradient of norm" in frozen["policy_head.weight"]["detail"]
+    # Without the intent, the frozen body is a "dead" parameter as before.
+    plain = explorer_data(loss, params)
+    assert {f["subject"] for f in plain["health"]["findings"] if f["kind"] == "dead"} == {
+        "body.0.weight",
+        "body.0.bias",
+    }
+    assert all(p["frozen"] is None for p in plain["params"])
+    with pytest.raises(ValueError, match="explore: expected_frozen entry 'bdy' matches no"):
+        explorer_data(loss, params, expected_frozen=["bdy"])

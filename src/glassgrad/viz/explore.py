@@ -28,13 +28,15 @@ from ._layout import layout
 from ._names import function_info, node_titles
 from ._payload import ABSENT, PageNodes, decode_payload, edge_columns, encode_payload, expand_page
 from ._stats import TensorStats, dtype_name, format_shape, json_number, tensor_stats
+from ._status import STATUS_FROZEN, STATUS_NOT_FROZEN
 from .attribution import TermAttribution
-from .diagnose import diagnose_params, forward_nonfinite_origins
+from .diagnose import REASON_OK, ParamStatus, diagnose_params, forward_nonfinite_origins
 from .diff import BackwardDiff
 from .forward import ForwardLog
 from .health import check_health
 from .notebook import ExplorerPage
 from .report import stale_saved_text
+from .report_modules import frozen_matcher, frozen_text, not_frozen_text
 from .trace import BackwardTrace
 
 __all__ = ["explore", "explorer_data", "page_data", "read_page_data"]
@@ -53,6 +55,7 @@ def explore(
     expand_checkpoints: bool = False,
     compare: BackwardDiff | None = None,
     attribution: TermAttribution | None = None,
+    expected_frozen: Iterable[Any] | None = None,
 ) -> ExplorerPage:
     """Write an interactive page for the graph behind ``roots`` to ``path``; return the path.
 
@@ -95,6 +98,11 @@ def explore(
     attribution : TermAttribution, optional
         From :func:`attribute_grads` (pass the same terms as ``roots``): each node and
         parameter shows the gradient norm each loss term sends it.
+    expected_frozen : iterable of str, Module or Tensor, optional
+        What you mean to keep frozen, as for :func:`grad_report` and :func:`check_health`:
+        parameter names, module name prefixes (``"backbone"`` covers ``backbone.0.weight``),
+        modules or tensors. Those that get no gradient are badged "frozen" and not listed as
+        problems; those that get one are "not-frozen" problems (an optimizer would train them).
 
     Returns
     -------
@@ -108,6 +116,16 @@ def explore(
     >>> trace = trace_backward(loss)
     >>> explore(loss, dict(model.named_parameters()), "graph.html", trace=trace)
     'graph.html'
+
+    A layer meant to be frozen that still trains is listed under "Problems":
+
+    >>> net = glassgrad.nn.Sequential(glassgrad.nn.Linear(3, 4), glassgrad.nn.Linear(4, 1))
+    >>> _ = net[1].requires_grad_(False)  # frozen; net[0] was meant to be frozen too
+    >>> loss = net(glassgrad.ones(2, 3)).sum()
+    >>> loss.backward()
+    >>> page = explore(loss, dict(net.named_parameters()), "net.html", expected_frozen=[net])
+    >>> [f["subject"] for f in read_page_data(page)["health"]["findings"]]
+    ['0.weight', '0.bias']
     """
     if isinstance(params, Iterable) and not isinstance(params, Mapping):
         params = list(params)
@@ -122,6 +140,7 @@ def explore(
                 expand_checkpoints=expand_checkpoints,
                 compare=compare,
                 attribution=attribution,
+                expected_frozen=expected_frozen,
             ),
             title or "glassgrad graph explorer",
         )
@@ -154,6 +173,7 @@ def explorer_data(
     expand_checkpoints: bool = False,
     compare: BackwardDiff | None = None,
     attribution: TermAttribution | None = None,
+    expected_frozen: Iterable[Any] | None = None,
 ) -> dict[str, Any]:
     """Everything the page shows, as JSON-ready data, one dict per node (handy for tests;
     :func:`read_page_data` reads the same back from a page)."""
@@ -166,6 +186,7 @@ def explorer_data(
             expand_checkpoints=expand_checkpoints,
             compare=compare,
             attribution=attribution,
+            expected_frozen=expected_frozen,
         )
     )
 
@@ -179,6 +200,7 @@ def page_data(
     expand_checkpoints: bool = False,
     compare: BackwardDiff | None = None,
     attribution: TermAttribution | None = None,
+    expected_frozen: Iterable[Any] | None = None,
 ) -> dict[str, Any]:
     """What the page carries, its nodes as columns and rows (see :mod:`._payload`)."""
     if isinstance(params, Iterable) and not isinstance(params, Mapping):
@@ -197,6 +219,8 @@ def page_data(
     labels = [_box_lines(node, titles[node.key], shape_texts) for node in graph.nodes]
     boxes = layout(graph, labels)
     statuses = diagnose_params(graph, params, func_name="explore", forward_log=forward_log)
+    pairs = list(params.items()) if isinstance(params, Mapping) else params or []
+    frozen = frozen_matcher(expected_frozen, pairs, "explore")
     backward_origins = set()
     if trace is not None:
         backward_origins = {graph.key_of(node) for node in trace.nonfinite_origins()}
@@ -256,6 +280,7 @@ def page_data(
     parameters = []
     for status in statuses:
         grad = getattr(status.tensor, "grad", None)
+        grad_stats = tensor_stats(grad) if grad is not None else None
         leaf_key = graph.key_of(status.tensor)
         parameters.append(
             {
@@ -268,7 +293,8 @@ def page_data(
                 "nodeKey": leaf_key,
                 "accKey": status.leaf_key,
                 "evidenceKey": status.evidence_key,
-                "grad": _stats_json(tensor_stats(grad)) if grad is not None else None,
+                "grad": _stats_json(grad_stats),
+                "frozen": _frozen_json(status, grad_stats, frozen),
                 "terms": _term_json(attribution.params.get(status.name)) if attribution else None,
             }
         )
@@ -278,7 +304,12 @@ def page_data(
             continue
         norm = entry["grad"]["norm"] if entry["grad"] else None
         finite = isinstance(norm, (int, float))  # NaN/Inf travel as strings
-        problem = entry["reason"] != "ok" or (norm is not None and not finite)
+        expected = entry["frozen"]
+        problem = (
+            expected["status"] == STATUS_NOT_FROZEN
+            if expected is not None
+            else entry["reason"] != REASON_OK
+        ) or (norm is not None and not finite)
         param_grads[entry["accKey"]] = (norm if finite else None, problem)
     grouping = groups_json(tree, param_grads) if tree is not None else {"groups": [], "folds": []}
     # (the renderer's own "groups" are boxes any code may set; these are the module calls)
@@ -287,7 +318,14 @@ def page_data(
         origins.append({"key": key, "where": "backward", "text": _origin_text(graph, key)})
     for key in sorted(forward_origins):
         origins.append({"key": key, "where": "forward", "text": _origin_text(graph, key)})
-    health = check_health(None, params, trace=trace, graph=graph, forward_log=forward_log)
+    health = check_health(
+        None,
+        params,
+        trace=trace,
+        graph=graph,
+        forward_log=forward_log,
+        expected_frozen=expected_frozen,
+    )
     return {
         "terms": attribution.terms if attribution else None,
         "diff": _diff_summary(compare),
@@ -307,6 +345,22 @@ def page_data(
             "ops": sum(node.kind == OP for node in graph.nodes),
             "edges": len(edges),
         },
+    }
+
+
+def _frozen_json(
+    status: ParamStatus, grad: TensorStats | None, frozen: set[int]
+) -> dict[str, str] | None:
+    """A parameter ``expected_frozen`` names, judged as grad_report and check_health judge it:
+    no gradient is as expected, a gradient is a "not frozen" problem."""
+    if id(status.tensor) not in frozen:
+        return None
+    if status.reason != REASON_OK:
+        return {"status": STATUS_FROZEN, "detail": frozen_text(status.reason)}
+    norm = grad.norm if grad is not None else None
+    return {
+        "status": STATUS_NOT_FROZEN,
+        "detail": not_frozen_text(norm, tuple(status.tensor.shape)),
     }
 
 

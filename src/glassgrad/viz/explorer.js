@@ -1232,9 +1232,15 @@
       body.push(...section(".grad", statsTable(node.grad)));
     }
     const param = paramByNode.get(node.key);
-    if (param && param.reason !== "ok") body.push(el("p", { class: "bad-text", text: param.detail }));
+    if (param && param.frozen) body.push(frozenLine(param.frozen));
+    else if (param && param.reason !== "ok") body.push(el("p", { class: "bad-text", text: param.detail }));
     if (param) body.push(...termSection(param.terms));
     for (const extra of api.panelSections) body.push(...(extra(node) || []));
+  }
+
+  // expected_frozen=: "frozen" (no gradient, as meant) or "not frozen" (it still trains).
+  function frozenLine(frozen) {
+    return el("p", { class: frozen.status === "frozen" ? "" : "bad-text", "data-frozen": frozen.status, text: frozen.detail });
   }
 
   function renderPanel(key) {
@@ -1252,12 +1258,14 @@
       el("p", { class: "mono", text: `${shapeText(param.shape)} ${param.dtype}` }),
       el("p", { class: "bad-text", text: param.reason }),
       el("p", { text: param.detail }),
+      ...(param.frozen ? [frozenLine(param.frozen)] : []),
       ...(param.evidenceKey !== null ? [el("p", {}, ["seen at: ", nodeLink(param.evidenceKey)])] : [])
     );
   }
 
   // ---- side bar ----------------------------------------------------------------------
   function badgeFor(param) {
+    if (param.frozen) return el("span", { class: "badge " + (param.frozen.status === "frozen" ? "ok" : "bad"), text: param.frozen.status });
     if (param.reason !== "ok") return el("span", { class: "badge bad", text: "no grad" });
     if (isBadStats(param.grad)) return el("span", { class: "badge bad", text: "NaN/Inf" });
     if (param.grad && param.grad.numel && param.grad.num_zero === param.grad.numel) return el("span", { class: "badge warn", text: "zero" });
@@ -1269,7 +1277,7 @@
     const list = document.getElementById("param-list");
     if (!data.params.length) list.append(el("li", { class: "none", text: "none given (pass params=)" }));
     data.params.forEach((param) => {
-      const item = el("li", { "data-param": param.name, title: param.detail }, [
+      const item = el("li", { "data-param": param.name, title: param.frozen ? param.frozen.detail : param.detail }, [
         el("span", { class: "pname" }, breakable(param.name)),
         el("span", { class: "pnorm", text: param.grad ? "‖g‖ " + fmt(param.grad.norm) : "" }),
         badgeFor(param),
@@ -1309,7 +1317,7 @@
       );
     });
     data.params.forEach((param) => {
-      if (param.reason === "ok") return;
+      if (param.reason === "ok" || param.frozen) return;  // no gradient, as expected_frozen= meant
       entries.push(
         el("div", { class: "problem" + (param.certain ? "" : " warn"), "data-problem": "no-grad", onclick: () => selectParam(param, null) }, [
           el("div", { class: "what", text: `${param.name}: no gradient` }),
@@ -1332,8 +1340,8 @@
         el("div", { class: "why", text: node.stale }),
       ]));
     });
-    // The relative rules of the shared health verdict (check_health): NaN origins and dead
-    // parameters are listed above from the same facts.
+    // The relative rules of the shared health verdict (check_health), and "not-frozen": NaN
+    // origins and dead parameters are listed above from the same facts.
     const health = data.health || { findings: [], params: [] };
     health.findings.forEach((finding) => {
       if (finding.kind === "nan" || finding.kind === "dead") return;

@@ -24,6 +24,7 @@ __all__ = [
     "format_module_table",
     "frozen_matcher",
     "apply_expected_frozen",
+    "frozen_text",
     "not_frozen_text",
 ]
 
@@ -135,9 +136,14 @@ def apply_expected_frozen(row: Any, tensor: Any, frozen: set[int]) -> Any:
     if id(tensor) not in frozen:
         return row
     if row.status == STATUS_NO_GRAD:
-        return replace(row, status=STATUS_FROZEN, detail=f"no gradient, as expected ({row.reason})")
+        return replace(row, status=STATUS_FROZEN, detail=frozen_text(row.reason))
     norm = row.grad.norm if row.grad is not None else None
     return replace(row, status=STATUS_NOT_FROZEN, detail=not_frozen_text(norm, row.shape))
+
+
+def frozen_text(reason: str) -> str:
+    """Why a parameter expected frozen is fine: it gets no gradient (for ``reason``)."""
+    return f"no gradient, as expected ({reason})"
 
 
 def not_frozen_text(norm: float | None, shape: tuple[int, ...] | None) -> str:
