@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import importlib
 import inspect
 import keyword
@@ -121,6 +122,19 @@ def _home(obj: Any, exclude: str) -> tuple[str, str] | None:
     return None
 
 
+@functools.cache
+def _statement_names(module: str) -> frozenset[str]:
+    """Names ``module`` binds with a ``def`` or a ``class`` statement."""
+    tree = ast.parse(Path(sys.modules[module].__file__).read_text())
+    return frozenset(n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)))
+
+
+def _defined_by_statement(module: str, name: str) -> bool:
+    """Whether a re-export's home states its signature: a function made by a factory
+    (``exp = _unary(...)``) does not, so the stub writes the signature itself."""
+    return name in _statement_names(module)
+
+
 def _annotation(annotation: Any) -> str:
     if annotation is inspect.Parameter.empty:
         return "Any"
@@ -171,6 +185,48 @@ def _signature(name: str, function: Any, indent: str = "", comment: str = "") ->
     return f"{indent}def {name}({', '.join(params)}) -> {returns}: ...{comment}\n"
 
 
+_BUILTIN_TYPES = ("bool", "int", "float", "complex", "str", "bytes", "object", "slice", "type")
+
+
+def _unshadowed(body: str, bound: set[str]) -> str:
+    """``body`` with each builtin type its stub rebinds (``glassgrad.float`` is a dtype)
+    written ``builtins.X`` where it is used in an annotation."""
+    shadowed = {n for n in _BUILTIN_TYPES if n in bound}
+    if not shadowed:
+        return body
+    return "".join(_unshadowed_line(line, shadowed) for line in body.splitlines(True))
+
+
+def _unshadowed_line(line: str, shadowed: set[str]) -> str:
+    # Annotations start after a parameter's ":" (inside the def's parentheses), after "->",
+    # or after a variable's ":"; they end at "," / ")" / "=" outside brackets, or at the
+    # return annotation's closing ":".
+    is_def = line.lstrip().startswith("def ")
+    out, parens, brackets, in_annotation = [], 0, 0, False
+    for match in re.finditer(r"->|[A-Za-z_][A-Za-z_0-9]*|.", line, re.S):
+        token = match.group()
+        before = line[match.start() - 1] if match.start() else ""
+        if token in "([":
+            parens += token == "("
+            brackets += token == "["
+        elif token in ")]":
+            if token == ")" and brackets == 0 and parens == 1:
+                in_annotation = False
+            parens -= token == ")"
+            brackets -= token == "]"
+        elif token == "->":
+            in_annotation = True
+        elif token == ":" and brackets == 0:
+            # A variable's or a parameter's annotation starts; the ":" ending a def does not.
+            in_annotation = not is_def or parens == 1
+        elif token in ",=" and brackets == 0:
+            in_annotation = False
+        elif in_annotation and token in shadowed and before != ".":
+            token = "builtins." + token
+        out.append(token)
+    return "".join(out)
+
+
 def _relative(module: str, package: str) -> str:
     """``module`` as a relative import from a module of ``package``."""
     pkg_parts, mod_parts = package.split("."), module.split(".")
@@ -188,12 +244,16 @@ class _Stub:
         self.body: list[str] = []
         self.exported: list[str] = []
 
+    def bound_names(self) -> set[str]:
+        """The names the stub binds by its imports (``float32 as float`` binds ``float``)."""
+        return {n.split(" as ")[1] for names in self.imports.values() for n in names}
+
     def reexport(self, module: str, name: str, alias: str) -> None:
         origin = _relative(module, self.package)
         self.imports.setdefault(origin, set()).add(f"{name} as {alias}")
 
     def text(self) -> str:
-        body = "".join(self.body)
+        body = _unshadowed("".join(self.body), self.bound_names())
         abc = [n for n in ("Callable", "Iterable", "Sequence") if re.search(rf"\b{n}\b", body)]
         lines = [HEADER, "\n"]
         if abc:
@@ -201,6 +261,8 @@ class _Stub:
         if re.search(r"\bAny\b", body):
             lines.append("from typing import Any\n")
         lines.append("\n")
+        if "builtins." in body:
+            lines.append("import builtins\n")
         if "np." in body:
             lines.append("import numpy as np\n\n")
         for origin in sorted(self.imports, key=lambda o: (o.count("."), o)):
@@ -214,7 +276,7 @@ class _Stub:
             lines.append(
                 "__all__ = [\n" + "".join(f'    "{n}",\n' for n in self.exported) + "]\n\n"
             )
-        lines.extend(self.body)
+        lines.append(body)
         return "".join(lines).rstrip("\n") + "\n"
 
 
@@ -255,7 +317,7 @@ def _namespace_stub(module_name: str, extra_modules: tuple = (), extra: dict | N
         if not isinstance(value, _PLAIN_VALUES) and not str(origin).startswith("glassgrad"):
             continue  # an import of the module's own (typing.Any, __future__.annotations)
         home = None if isinstance(value, _PLAIN_VALUES) else _home(value, module_name)
-        if home is not None:
+        if home is not None and (_defined_by_statement(*home) or not callable(value)):
             stub.reexport(*home, name)
         elif isinstance(value, _PLAIN_VALUES):
             kind = "None" if value is None else type(value).__name__

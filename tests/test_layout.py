@@ -7,6 +7,7 @@ import ast
 import importlib.util
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
@@ -120,7 +121,7 @@ def test_op_modules_are_named_by_family() -> None:
     assert not [n for n in names if n.endswith("_extra")], "name op modules by family"
 
 
-def test_stubs_match_the_registry() -> None:
+def _stub_generator() -> Any:
     spec = importlib.util.spec_from_file_location(
         "generate_stubs", ROOT / "scripts/generate_stubs.py"
     )
@@ -128,8 +129,42 @@ def test_stubs_match_the_registry() -> None:
     generator = importlib.util.module_from_spec(spec)
     sys.modules["generate_stubs"] = generator
     spec.loader.exec_module(generator)
+    return generator
+
+
+def test_stubs_match_the_registry() -> None:
+    generator = _stub_generator()
     stale = [str(p.relative_to(ROOT)) for p in generator.stale()]
     assert not stale, (
         f"stubs out of date with the op registry: {stale}. "
         "Run `.venv/bin/python scripts/generate_stubs.py` and commit the .pyi files."
     )
+
+
+def test_stub_annotations_name_builtin_types_that_glassgrad_rebinds() -> None:
+    # glassgrad.float, glassgrad.int and glassgrad.bool are dtypes: in __init__.pyi a bare
+    # "float" annotation would mean the dtype, so the stubs write builtins.float.
+    rewrite = _stub_generator()._unshadowed_line
+    shadowed = {"float", "int", "bool"}
+    assert (
+        rewrite(
+            "def f(x: float, y: tuple[int, float] = ..., *, int: int = ...) -> bool: ...\n",
+            shadowed,
+        )
+        == "def f(x: builtins.float, y: tuple[builtins.int, builtins.float] = ..., *, "
+        "int: builtins.int = ...) -> builtins.bool: ...\n"
+    )
+    assert rewrite("e: float\n", shadowed) == "e: builtins.float\n"
+    tree = ast.parse((PACKAGE / "__init__.pyi").read_text())
+    annotations = [
+        node.annotation for node in ast.walk(tree) if isinstance(node, (ast.arg, ast.AnnAssign))
+    ]
+    annotations += [node.returns for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)]
+    bare = {
+        name.id
+        for annotation in annotations
+        if annotation is not None
+        for name in ast.walk(annotation)
+        if isinstance(name, ast.Name) and name.id in shadowed
+    }
+    assert not bare, f"annotations in __init__.pyi name glassgrad's dtypes {bare}, not builtins"

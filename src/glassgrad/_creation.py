@@ -213,7 +213,7 @@ def triu_indices(
     return _triangle_indices("triu_indices", row, col, offset, True, dtype)
 
 
-def unravel_index(indices: Any, shape: Any) -> tuple:
+def unravel_index(indices: Any, shape: Any) -> tuple[Any, ...]:
     """The coordinates, one tensor per dim of ``shape``, of the flat ``indices``.
 
     Example::

@@ -7,6 +7,8 @@ promotion follows PyTorch's categories bool < integer < floating < complex.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 __all__ = [
@@ -40,6 +42,11 @@ class dtype:
     """
 
     __slots__ = ("name", "numpy", "is_floating_point", "is_signed", "itemsize", "_category")
+    name: str
+    numpy: np.dtype[Any]
+    is_floating_point: bool
+    is_signed: bool
+    itemsize: int
 
     def __init__(self, name: str, np_dtype: type) -> None:
         self.name = name
@@ -64,21 +71,21 @@ class dtype:
     def __repr__(self) -> str:
         return f"glassgrad.{self.name}"
 
-    def __reduce__(self):
+    def __reduce__(self) -> str:
         return self.name
 
 
-float16 = dtype("float16", np.float16)
-float32 = dtype("float32", np.float32)
-float64 = dtype("float64", np.float64)
-complex64 = dtype("complex64", np.complex64)
-complex128 = dtype("complex128", np.complex128)
-int8 = dtype("int8", np.int8)
-int16 = dtype("int16", np.int16)
-int32 = dtype("int32", np.int32)
-int64 = dtype("int64", np.int64)
-uint8 = dtype("uint8", np.uint8)
-bool_ = dtype("bool", np.bool_)
+float16: dtype = dtype("float16", np.float16)
+float32: dtype = dtype("float32", np.float32)
+float64: dtype = dtype("float64", np.float64)
+complex64: dtype = dtype("complex64", np.complex64)
+complex128: dtype = dtype("complex128", np.complex128)
+int8: dtype = dtype("int8", np.int8)
+int16: dtype = dtype("int16", np.int16)
+int32: dtype = dtype("int32", np.int32)
+int64: dtype = dtype("int64", np.int64)
+uint8: dtype = dtype("uint8", np.uint8)
+bool_: dtype = dtype("bool", np.bool_)
 
 _BY_NUMPY = {
     d.numpy: d

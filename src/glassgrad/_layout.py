@@ -22,6 +22,8 @@ __all__ = [
 class layout:
     """A tensor layout (``glassgrad.strided``: dense; the sparse ones exist as names)."""
 
+    name: str
+
     __slots__ = ("name",)
 
     def __init__(self, name: str) -> None:
@@ -37,6 +39,8 @@ class layout:
 class memory_format:
     """A memory format (``contiguous_format``, ``preserve_format``, ``channels_last`` ...)."""
 
+    name: str
+
     __slots__ = ("name",)
 
     def __init__(self, name: str) -> None:
@@ -49,12 +53,12 @@ class memory_format:
         return self.name
 
 
-strided = layout("strided")
-sparse_coo = layout("sparse_coo")
-contiguous_format = memory_format("contiguous_format")
-preserve_format = memory_format("preserve_format")
-channels_last = memory_format("channels_last")
-channels_last_3d = memory_format("channels_last_3d")
+strided: layout = layout("strided")
+sparse_coo: layout = layout("sparse_coo")
+contiguous_format: memory_format = memory_format("contiguous_format")
+preserve_format: memory_format = memory_format("preserve_format")
+channels_last: memory_format = memory_format("channels_last")
+channels_last_3d: memory_format = memory_format("channels_last_3d")
 
 
 def check_factory_options(

@@ -40,6 +40,15 @@ class finfo:
         1.1920928955078125e-07
     """
 
+    bits: int
+    dtype: str
+    eps: float
+    max: float
+    min: float
+    resolution: float
+    smallest_normal: float
+    tiny: float
+
     __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
 
     def __init__(self, type: Any = None) -> None:
@@ -75,6 +84,11 @@ class iinfo:
         >>> glassgrad.iinfo(glassgrad.int8).max
         127
     """
+
+    bits: int
+    dtype: str
+    max: int
+    min: int
 
     __slots__ = ("bits", "max", "min", "dtype")
 

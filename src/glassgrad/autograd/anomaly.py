@@ -32,6 +32,8 @@ class detect_anomaly(_ModeContext):
         RuntimeError: Function 'LogBackward0' returned nan values in its 0th output. ...
     """
 
+    prev: tuple[bool, bool]
+
     def __init__(self, check_nan: bool = True) -> None:
         self.check_nan = check_nan
         warnings.warn(
@@ -57,6 +59,10 @@ class detect_anomaly(_ModeContext):
 
 class set_detect_anomaly(_ModeContext):
     """Turn anomaly mode on or off (a call, a context manager or a decorator)."""
+
+    check_nan: bool
+    mode: bool
+    prev: tuple[bool, bool]
 
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
         self.prev = (anomaly.enabled, anomaly.check_nan)

@@ -155,7 +155,7 @@ def grad(
     allow_unused: bool | None = None,
     is_grads_batched: bool = False,
     materialize_grads: bool = False,
-) -> tuple:
+) -> tuple[Any, ...]:
     """The gradients of ``outputs`` with respect to ``inputs`` (``.grad`` is untouched).
 
     With ``is_grads_batched``, the first dimension of every ``grad_outputs`` entry is a batch:

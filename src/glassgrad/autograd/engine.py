@@ -135,7 +135,7 @@ _REENTRANT_DEPTH_PER_THREAD = 32
 _THREAD_STACK_SIZE = 64 * 1024 * 1024
 
 
-def run_backward(*args: Any, **kwargs: Any) -> list | None:
+def run_backward(*args: Any, **kwargs: Any) -> list[Any] | None:
     """Backpropagate (see ``_run_backward``), in a fresh thread when re-entrance is deep."""
     depth = len(graph.graph_tasks)
     if not depth or depth % _REENTRANT_DEPTH_PER_THREAD:

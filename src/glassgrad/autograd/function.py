@@ -86,7 +86,7 @@ class BackwardCFunction(FunctionCtx, Node):
         self.needs_input_grad: tuple = ()
 
     @property
-    def saved_tensors(self) -> tuple:
+    def saved_tensors(self) -> tuple[Any, ...]:
         """The tensors given to ``save_for_backward`` (checked for in-place changes)."""
         if self._saved is None:
             raise saved_tensors_freed_error()
@@ -151,7 +151,7 @@ class BackwardCFunction(FunctionCtx, Node):
         return set_
 
     @property
-    def saved_variables(self) -> tuple:
+    def saved_variables(self) -> tuple[Any, ...]:
         """Deprecated name of ``saved_tensors``."""
         warnings.warn(
             "'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2
@@ -320,7 +320,7 @@ class Function(metaclass=_FunctionMeta):
         )
 
     @staticmethod
-    def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
         raise NotImplementedError
 
     @classmethod

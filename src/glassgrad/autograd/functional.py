@@ -181,8 +181,12 @@ def _single_element_v(inputs: tuple) -> None:
 
 
 def vjp(
-    func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False
-) -> tuple:
+    func: Callable[..., Any],
+    inputs: Any,
+    v: Any = None,
+    create_graph: bool = False,
+    strict: bool = False,
+) -> tuple[Any, ...]:
     """``(func(inputs), v^T J)``: the vector-Jacobian product.
 
     Example::
@@ -216,8 +220,12 @@ def vjp(
 
 
 def jvp(
-    func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False
-) -> tuple:
+    func: Callable[..., Any],
+    inputs: Any,
+    v: Any = None,
+    create_graph: bool = False,
+    strict: bool = False,
+) -> tuple[Any, ...]:
     """``(func(inputs), J v)``: the Jacobian-vector product, by the double-backward trick
     (``J v`` is the gradient of ``u^T J v`` with respect to a dummy ``u``).
 
@@ -304,7 +312,7 @@ def _jacobian_forward(func: Callable, inputs: Any, strict: bool, vectorize: bool
 
 
 def jacobian(
-    func: Callable,
+    func: Callable[..., Any],
     inputs: Any,
     create_graph: bool = False,
     strict: bool = False,
@@ -412,7 +420,7 @@ def _jacobian_batched(outputs: tuple, inputs: tuple, create_graph: bool) -> tupl
 
 
 def hessian(
-    func: Callable,
+    func: Callable[..., Any],
     inputs: Any,
     create_graph: bool = False,
     strict: bool = False,
@@ -475,8 +483,12 @@ def _scalar_function_output(func: Callable, inputs: tuple, fn_name: str, strict:
 
 
 def vhp(
-    func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False
-) -> tuple:
+    func: Callable[..., Any],
+    inputs: Any,
+    v: Any = None,
+    create_graph: bool = False,
+    strict: bool = False,
+) -> tuple[Any, ...]:
     """``(func(inputs), v^T H)`` for a scalar function.
 
     Example::
@@ -506,8 +518,12 @@ def vhp(
 
 
 def hvp(
-    func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False
-) -> tuple:
+    func: Callable[..., Any],
+    inputs: Any,
+    v: Any = None,
+    create_graph: bool = False,
+    strict: bool = False,
+) -> tuple[Any, ...]:
     """``(func(inputs), H v)`` for a scalar function, by the double-backward trick.
 
     Example::

@@ -39,7 +39,7 @@ class _GradState(threading.local):
     grad = False  # the grad mode while inference mode is on (recording stays off)
 
 
-state = _GradState()
+state: _GradState = _GradState()
 
 
 def _set_grad_mode(mode: bool) -> None:
@@ -56,7 +56,7 @@ INPLACE_ON_INFERENCE_ERROR = (
 )
 
 
-class _InferenceVersion(list):
+class _InferenceVersion(list[int]):
     """The version counter of every inference tensor: PyTorch's track no version. It reads
     as a fixed nonzero version, so that saving one for backward takes the checked path
     (``op._saved_versions``); a bump is ignored inside inference mode and is PyTorch's error
@@ -117,7 +117,7 @@ class _ModeContext:
     def clone(self) -> _ModeContext:
         return type(self)()
 
-    def __call__(self, func: Callable) -> Callable:
+    def __call__(self, func: Callable[..., Any]) -> Callable[..., Any]:
         if isinstance(func, type):
             warnings.warn(
                 "Decorating classes is deprecated and will be disabled in future versions. You "
@@ -175,7 +175,7 @@ class _NoParamDecorator(_ModeContext):
     """``mode(fn)`` and ``@mode`` without parentheses decorate ``fn`` directly, as
     PyTorch's ``no_grad`` and ``enable_grad`` allow."""
 
-    def __new__(cls, orig_func: Callable | None = None) -> Any:
+    def __new__(cls, orig_func: Callable[..., Any] | None = None) -> Any:
         if orig_func is None:
             return super().__new__(cls)
         return cls()(orig_func)
@@ -192,6 +192,9 @@ class set_grad_enabled(_ModeContext):
         False
     """
 
+    prev: bool
+    mode: bool
+
     def __init__(self, mode: bool) -> None:
         # Takes effect at once, so that a plain call works; the context restores on exit.
         self.prev = is_grad_enabled()
@@ -203,7 +206,7 @@ class set_grad_enabled(_ModeContext):
         copy.mode = self.mode
         return copy
 
-    def __call__(self, func: Callable) -> Callable:
+    def __call__(self, func: Callable[..., Any]) -> Callable[..., Any]:
         # Used as a decorator, the call that made this object changes nothing: the mode
         # applies inside the decorated function only.
         _set_grad_mode(self.prev)
@@ -246,6 +249,9 @@ class set_multithreading_enabled(_ModeContext):
         False
     """
 
+    prev: bool
+    mode: bool
+
     def __init__(self, mode: bool) -> None:
         self.prev = _multithreading[0]
         self.mode = bool(mode)
@@ -275,6 +281,8 @@ class no_grad(_NoParamDecorator):
         False
     """
 
+    prev: bool
+
     def __enter__(self) -> None:
         if state.inference:
             self.prev = state.grad
@@ -297,6 +305,8 @@ class enable_grad(_NoParamDecorator):
         ...     (x * 2).requires_grad
         True
     """
+
+    prev: bool
 
     def __enter__(self) -> None:
         if state.inference:
@@ -325,6 +335,9 @@ class inference_mode(_ModeContext):
         >>> y.requires_grad, y.is_inference()
         (False, True)
     """
+
+    mode: bool
+    prev: tuple[bool, bool, bool]
 
     def __new__(cls, mode: Any = True) -> Any:
         if mode is None or isinstance(mode, bool):

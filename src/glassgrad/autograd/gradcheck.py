@@ -442,7 +442,7 @@ def _refuse_unsupported(check_forward_ad: bool, check_batched_grad: bool) -> Non
 
 
 def gradcheck(
-    func: Callable,
+    func: Callable[..., Any],
     inputs: Any,
     *,
     eps: float = 1e-6,
@@ -533,7 +533,7 @@ def _random_grad_output(like: Any, noncontiguous: bool) -> Any:
 
 
 def gradgradcheck(
-    func: Callable,
+    func: Callable[..., Any],
     inputs: Any,
     grad_outputs: Any = None,
     *,

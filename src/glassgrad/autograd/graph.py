@@ -59,7 +59,7 @@ class _AnomalyState:
     current_node = None  # the node the engine is running (anomaly mode only)
 
 
-anomaly = _AnomalyState()
+anomaly: _AnomalyState = _AnomalyState()
 
 
 class RemovableHandle:
@@ -67,6 +67,7 @@ class RemovableHandle:
 
     __slots__ = ("_hooks", "id")
     _next_id = itertools.count()
+    id: int
 
     def __init__(self, hooks: dict[Any, Any]) -> None:
         self._hooks = hooks  # the dict only, never the node or tensor that owns it
@@ -147,12 +148,12 @@ class Node:
         self._n_out = 0
 
     @property
-    def next_functions(self) -> tuple:
+    def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
         """One ``(Node or None, input_nr)`` edge per input of the op."""
         return tuple(zip(self._next_nodes, self._next_nrs))
 
     @next_functions.setter
-    def next_functions(self, edges: tuple) -> None:
+    def next_functions(self, edges: tuple[tuple[Node | None, int], ...]) -> None:
         self._next_nodes = tuple(e[0] for e in edges)
         self._next_nrs = tuple(e[1] for e in edges)
 
@@ -181,14 +182,14 @@ class Node:
         return type(self).__name__
 
     @property
-    def metadata(self) -> dict:
+    def metadata(self) -> dict[Any, Any]:
         """A dict for user data; under anomaly mode it holds ``traceback_`` (creation stack)."""
         if self._metadata is None:
             self._metadata = {}
         return self._metadata
 
     @property
-    def previous_functions(self) -> tuple:
+    def previous_functions(self) -> tuple[tuple[Node | None, int], ...]:
         """Pre-0.4 name of ``next_functions`` (deprecated)."""
         import warnings
 
@@ -215,7 +216,7 @@ class Node:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     # --- hooks -----------------------------------------------------------------------------
-    def register_hook(self, fn: Callable) -> RemovableHandle:
+    def register_hook(self, fn: Callable[..., Any]) -> RemovableHandle:
         """Call ``fn(grad_inputs, grad_outputs)`` after this node runs; it may return new
         ``grad_inputs``.
 
@@ -229,7 +230,7 @@ class Node:
         self._hooked = True
         return add_hook(self._post_hooks, fn)
 
-    def register_prehook(self, fn: Callable) -> RemovableHandle:
+    def register_prehook(self, fn: Callable[..., Any]) -> RemovableHandle:
         """Call ``fn(grad_outputs)`` before this node runs; it may return new ``grad_outputs``.
 
         Example::
@@ -332,6 +333,8 @@ class AccumulateGrad(Node):
         >>> (x * 2).grad_fn.next_functions[0][0].variable is x
         True
     """
+
+    variable: Any
 
     __slots__ = ("variable",)
 
@@ -512,7 +515,7 @@ class _SavedHooksState:
     disabled_message: str | None = None  # set by disable_saved_tensors_hooks
 
 
-saved_hooks_state = _SavedHooksState()
+saved_hooks_state: _SavedHooksState = _SavedHooksState()
 
 
 class saved_tensors_hooks:
@@ -764,10 +767,19 @@ class GraphTask:
     """One run of the engine (a ``backward`` or ``autograd.grad`` call): the nodes it reaches
     and, with ``inputs``, the ones it will run."""
 
+    deps: dict[Any, Any]
+    selective: Any
+
+    accumulate_grad: bool
+    has_inputs: bool
+    id: int
+
     __slots__ = ("id", "deps", "selective", "accumulate_grad", "has_inputs")
     _ids = itertools.count()
 
-    def __init__(self, deps: dict, selective: Any, accumulate_grad: bool, has_inputs: bool) -> None:
+    def __init__(
+        self, deps: dict[Any, Any], selective: Any, accumulate_grad: bool, has_inputs: bool
+    ) -> None:
         self.id = next(GraphTask._ids)
         self.deps, self.selective = deps, selective
         self.accumulate_grad, self.has_inputs = accumulate_grad, has_inputs
@@ -796,7 +808,9 @@ class _MultiHandle(RemovableHandle):
             handle.remove()
 
 
-def register_multi_grad_hook(tensors: Any, fn: Callable, *, mode: str = "all") -> RemovableHandle:
+def register_multi_grad_hook(
+    tensors: Any, fn: Callable[..., Any], *, mode: str = "all"
+) -> RemovableHandle:
     """Call ``fn`` once per backward for a group of tensors (PyTorch's
     ``torch.autograd.graph.register_multi_grad_hook``).
 

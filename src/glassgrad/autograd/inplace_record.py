@@ -24,7 +24,7 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.
 _LAST: OrderedDict[int, tuple[list, str, tuple[str, int, str] | None]] = OrderedDict()
 
 
-def note_write(counter: list, what: str) -> None:
+def note_write(counter: list[Any], what: str) -> None:
     """Record that ``what`` (e.g. ``"AddBackward0"``) just bumped ``counter``; the caller is
     glassgrad code, the line recorded is the innermost frame outside glassgrad."""
     frame = sys._getframe(1)

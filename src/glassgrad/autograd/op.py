@@ -115,14 +115,14 @@ class _SpecialInputs:
     ``volatile=True`` tensors and inference tensors that require grad. Zero (the usual case)
     keeps the check off the hot path."""
 
-    alive = 0
+    alive: int = 0
 
     def release(self) -> None:
         """One of them died (a ``weakref.finalize`` callback)."""
         self.alive -= 1
 
 
-special_inputs = _SpecialInputs()
+special_inputs: _SpecialInputs = _SpecialInputs()
 
 SAVED_INFERENCE_ERROR = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
@@ -165,13 +165,13 @@ def _one_tuple_variant(cls: type) -> type:
     return variant
 
 
-def save_argument(t: Any) -> tuple | None:
+def save_argument(t: Any) -> tuple[Any, int] | None:
     """A non-differentiable tensor argument kept for the backward as PyTorch's node saves it
     (batch norm's running statistics): the tensor and its version now. None stays None."""
     return None if t is None else (t, t._version)
 
 
-def unpack_argument(saved: tuple | None) -> np.ndarray | None:
+def unpack_argument(saved: tuple[Any, int] | None) -> np.ndarray | None:
     """The array of a ``save_argument`` entry, or PyTorch's error if it changed in place."""
     if saved is None:
         return None
@@ -186,23 +186,25 @@ class Op(Node):
 
     # What backward needs: the saved tensors (None once released) and their versions.
     __slots__ = ("_saved", "_saved_versions", "_saved_out", "saved")
-    saved_inputs: tuple = ()
+    # The saved arrays (or tensors, under create_graph) while backward runs, else None.
+    saved: Any
+    saved_inputs: tuple[int, ...] = ()
     # For each entry of saved_inputs, the inputs whose gradients read it (empty: every entry is
     # always kept). An entry no input needing a gradient reads is not saved, as in PyTorch:
     # for x * w with only w requiring grad, w may then change in place before the backward.
-    saved_for: tuple = ()
+    saved_for: tuple[tuple[int, ...], ...] = ()
     saves_output: bool = False
-    saved_outputs: tuple = ()  # for ops with several outputs: the indices of those saved
+    saved_outputs: tuple[int, ...] = ()  # for ops with several outputs: the indices of those saved
     is_view: bool = False
     # Output indices with no gradient (e.g. the indices of max(dim)).
-    nondiff_outputs: tuple = ()
+    nondiff_outputs: tuple[int, ...] = ()
     # The gradient is, in PyTorch, an op of its own taking the saved tensors as inputs
     # (threshold_backward, max_pool2d_with_indices_backward ...): under create_graph it then
     # depends on them even where its value does not (see _depend_on_saved).
     grad_reads_saved: bool = False
     # Inputs whose gradient PyTorch's double-backward graph computes without the saved tensors
     # (group norm's bias: its gradient is a sum of the incoming one): never tied to them.
-    grads_free_of_saved: tuple = ()
+    grads_free_of_saved: tuple[int, ...] = ()
     # Several outputs: backward gets None (PyTorch's undefined gradient) for an output that
     # received none, instead of zeros, and skips that output's term as PyTorch's formula
     # does; otherwise a gradient through the other outputs alone would depend on what the
@@ -211,7 +213,7 @@ class Op(Node):
     # Which saved inputs that node takes as differentiable inputs (None: every saved one read
     # by the gradient, see saved_for, and the saved outputs), and whether differentiating
     # through them gives zeros (threshold_backward) or nothing (convolution_backward).
-    double_backward_inputs: tuple | None = None
+    double_backward_inputs: tuple[int, ...] | None = None
     double_backward_zeros: bool = True
     # copy_: a source that is the written tensor itself, once broadcast, is not an overlap.
     copies_source: bool = False
@@ -256,7 +258,7 @@ class Op(Node):
                     setattr(cls, prefix + name, _saved_property(name, prefix == "_raw_saved_"))
 
     @property
-    def needs_input_grad(self) -> tuple:
+    def needs_input_grad(self) -> tuple[bool, ...]:
         """For each input, whether a gradient is wanted (it has an edge in the graph)."""
         nodes = self._next_nodes
         if len(nodes) == 2:  # binary ops ask on every backward

@@ -258,6 +258,9 @@ class profile:
         >>> print(prof.key_averages().table(sort_by="cpu_time_total"))  # doctest: +SKIP
     """
 
+    enabled: bool
+    record_shapes: bool
+
     def __init__(
         self,
         enabled: bool = True,
@@ -384,6 +387,9 @@ class record_function:
         True
     """
 
+    args: str | None
+    name: str
+
     def __init__(self, name: str, args: str | None = None) -> None:
         self.name, self.args = name, args
         self._recording: list = []
@@ -399,7 +405,7 @@ class record_function:
             prof._end()
         self._recording = []
 
-    def __call__(self, fn: Callable) -> Callable:
+    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)
         def wrapped(*args: Any, **kwargs: Any) -> Any:
             with record_function(self.name, self.args):

@@ -80,7 +80,7 @@ def _propagate(previous: int, new: int) -> int:
     return new
 
 
-def edge_of(t: Any) -> tuple:
+def edge_of(t: Any) -> tuple[Any, ...]:
     """The ``(Node, input_nr)`` through which gradient reaches tensor ``t``."""
     if t._version_counter is not None and t._base is not None:
         refresh_view(t)
@@ -91,7 +91,9 @@ def edge_of(t: Any) -> tuple:
 
 
 # --- making views --------------------------------------------------------------------------
-def wrap_view(cls: type, out: Any, inputs: tuple, params: dict, node: Node | None) -> Any:
+def wrap_view(
+    cls: type, out: Any, inputs: tuple[Any, ...], params: dict[Any, Any], node: Node | None
+) -> Any:
     """The Tensor(s) of view op ``cls``'s result ``out``, recorded at ``node`` (or not)."""
     if type(out) is not tuple:  # every view op but split/unbind/chunk
         return _view_result(cls, out, inputs, params, node, None)
@@ -140,7 +142,7 @@ def _view_result(
     return t
 
 
-def view_steps(t: Any) -> tuple:
+def view_steps(t: Any) -> tuple[Any, ...]:
     """View ``t``'s ops from its base as the base is laid out now: if the base changed its
     own geometry in place since (``b.t_()``), the steps back to the geometry ``t`` was made
     from come first (and ``t`` keeps the result)."""
@@ -151,7 +153,7 @@ def view_steps(t: Any) -> tuple:
     return t._view_steps
 
 
-def replay_view_array(steps: tuple, base: np.ndarray) -> np.ndarray:
+def replay_view_array(steps: tuple[Any, ...], base: np.ndarray) -> np.ndarray:
     """Apply a view chain to an array (the same views the tensor was made with)."""
     Tensor = graph.Tensor
     a = base
@@ -163,7 +165,7 @@ def replay_view_array(steps: tuple, base: np.ndarray) -> np.ndarray:
     return a
 
 
-def replay_view_tensor(steps: tuple, base: Any) -> Any:
+def replay_view_tensor(steps: tuple[Any, ...], base: Any) -> Any:
     """Apply a view chain to a Tensor, recording the view ops."""
     t = base
     for cls, extra, params, index in steps:
@@ -382,9 +384,11 @@ class CopySlices(Node):
     the in-place op's backward (to the view's old values and to the op's other inputs).
     """
 
+    fn: Node
+
     __slots__ = ("fn", "_view_steps")
 
-    def __init__(self, base: Any, view_steps: tuple, fn: Node) -> None:
+    def __init__(self, base: Any, view_steps: tuple[Any, ...], fn: Node) -> None:
         Node.__init__(self)
         base_edge = edge_of(base) if base._requires_grad else (None, 0)
         self._next_nodes = (base_edge[0], *fn._next_nodes[1:])

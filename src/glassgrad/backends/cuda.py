@@ -2,7 +2,9 @@
 
 from types import SimpleNamespace
 
-matmul = SimpleNamespace(allow_tf32=False, allow_fp16_reduced_precision_reduction=True)
+matmul: SimpleNamespace = SimpleNamespace(
+    allow_tf32=False, allow_fp16_reduced_precision_reduction=True
+)
 
 
 def is_built() -> bool:

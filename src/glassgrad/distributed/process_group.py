@@ -75,6 +75,10 @@ class ProcessGroup:
     ``ranks`` lists the members' global ranks (ranks in the default group).
     """
 
+    comm: Any
+
+    ranks: list[int]
+
     __slots__ = ("comm", "ranks", "_rank", "_size", "__weakref__")
 
     def __init__(self, comm: Any, ranks: list[int]) -> None:

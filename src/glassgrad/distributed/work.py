@@ -28,9 +28,9 @@ class Work:
 
     def __init__(
         self,
-        requests: list,
+        requests: list[Any],
         finish: Callable[[], None] | None = None,
-        outputs: list | None = None,
+        outputs: list[Any] | None = None,
     ) -> None:
         self._requests = requests
         self._finish = finish  # copies results out of scratch buffers once MPI is done

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -339,11 +340,11 @@ def _deprecated(new: Any) -> Any:
     return old
 
 
-uniform = _deprecated(uniform_)
-normal = _deprecated(normal_)
-constant = _deprecated(constant_)
-xavier_uniform = _deprecated(xavier_uniform_)
-xavier_normal = _deprecated(xavier_normal_)
-kaiming_uniform = _deprecated(kaiming_uniform_)
-kaiming_normal = _deprecated(kaiming_normal_)
-orthogonal = _deprecated(orthogonal_)
+uniform: Callable[..., Any] = _deprecated(uniform_)
+normal: Callable[..., Any] = _deprecated(normal_)
+constant: Callable[..., Any] = _deprecated(constant_)
+xavier_uniform: Callable[..., Any] = _deprecated(xavier_uniform_)
+xavier_normal: Callable[..., Any] = _deprecated(xavier_normal_)
+kaiming_uniform: Callable[..., Any] = _deprecated(kaiming_uniform_)
+kaiming_normal: Callable[..., Any] = _deprecated(kaiming_normal_)
+orthogonal: Callable[..., Any] = _deprecated(orthogonal_)

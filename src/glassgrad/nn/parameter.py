@@ -68,7 +68,7 @@ class Parameter(Tensor):
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
 
-    def __deepcopy__(self, memo: dict) -> Parameter:
+    def __deepcopy__(self, memo: dict[int, Any]) -> Parameter:
         if id(self) in memo:
             return memo[id(self)]
         copied = type(self)(Tensor._from_array(self._data.copy()), self._requires_grad)
@@ -177,7 +177,7 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
     def __init__(self, requires_grad: bool = True, device: Any = None, dtype: Any = None):
         pass
 
-    def __deepcopy__(self, memo: dict) -> UninitializedParameter:
+    def __deepcopy__(self, memo: dict[int, Any]) -> UninitializedParameter:
         if id(self) not in memo:
             memo[id(self)] = type(self)(self._requires_grad, dtype=_dtype_of(self))
         return memo[id(self)]

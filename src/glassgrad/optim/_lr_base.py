@@ -63,6 +63,8 @@ class LRScheduler:
         [0.09000000000000001]
     """
 
+    last_epoch: int
+
     _get_lr_called_within_step: bool = False
     _is_initial: bool = False
 
@@ -194,6 +196,12 @@ class ReduceLROnPlateau(LRScheduler):
         >>> scheduler.get_last_lr()
         [0.010000000000000002]
     """
+
+    best: float
+    cooldown_counter: int
+    last_epoch: int
+    mode_worse: float
+    num_bad_epochs: int
 
     def __init__(
         self,

@@ -87,6 +87,8 @@ class SequentialLR(_SchedulerList, LRScheduler):
         [0.055, 0.1, 0.05, 0.025]
     """
 
+    last_epoch: int
+
     def __init__(
         self,
         optimizer: Optimizer,
@@ -219,6 +221,14 @@ class CyclicLR(LRScheduler):
         >>> rates
         [0.055, 0.1, 0.055, 0.01]
     """
+
+    base_momentums: list[Any]
+    max_lrs: list[Any]
+    max_momentums: list[Any]
+    scale_mode: str
+    step_ratio: float
+    total_size: float
+    use_beta1: bool
 
     def __init__(
         self,
@@ -381,6 +391,10 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         >>> rates
         [0.05, 0.1, 0.05, 0.1]
     """
+
+    T_cur: int
+    T_i: int
+    last_epoch: int
 
     def __init__(
         self,

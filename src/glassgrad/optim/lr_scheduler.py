@@ -212,6 +212,8 @@ class MultiStepLR(LRScheduler):
         >>> scheduler = MultiStepLR(opt, milestones=[30, 80], gamma=0.1)
     """
 
+    milestones: Counter[int]
+
     def __init__(
         self,
         optimizer: Optimizer,
@@ -485,6 +487,9 @@ class OneCycleLR(LRScheduler):
 
         >>> scheduler = OneCycleLR(opt, max_lr=0.1, total_steps=1000)
     """
+
+    total_steps: int
+    use_beta1: bool
 
     def __init__(
         self,

@@ -52,13 +52,13 @@ class _RequiredParameter:
         return "<required parameter>"
 
 
-required = _RequiredParameter()
+required: _RequiredParameter = _RequiredParameter()
 
 _global_optimizer_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
 _global_optimizer_post_hooks: OrderedDict[int, Callable] = OrderedDict()
 
 
-def register_optimizer_step_pre_hook(hook: Callable) -> RemovableHandle:
+def register_optimizer_step_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
     """Call ``hook(optimizer, args, kwargs)`` before the step of every optimizer.
 
     The hook may return ``(new_args, new_kwargs)`` to replace the step's arguments.
@@ -72,7 +72,7 @@ def register_optimizer_step_pre_hook(hook: Callable) -> RemovableHandle:
     return _add_hook(_global_optimizer_pre_hooks, hook)
 
 
-def register_optimizer_step_post_hook(hook: Callable) -> RemovableHandle:
+def register_optimizer_step_post_hook(hook: Callable[..., Any]) -> RemovableHandle:
     """Call ``hook(optimizer, args, kwargs)`` after the step of every optimizer."""
     return _add_hook(_global_optimizer_post_hooks, hook)
 
@@ -426,7 +426,7 @@ class Optimizer:
                     group.setdefault(name, default)
 
     # --- hooks -----------------------------------------------------------------------
-    def register_step_pre_hook(self, hook: Callable) -> RemovableHandle:
+    def register_step_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         """Call ``hook(optimizer, args, kwargs)`` before each ``step``; it may return
         ``(new_args, new_kwargs)``.
 
@@ -437,30 +437,30 @@ class Optimizer:
         """
         return _add_hook(self._optimizer_step_pre_hooks, hook)
 
-    def register_step_post_hook(self, hook: Callable) -> RemovableHandle:
+    def register_step_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         """Call ``hook(optimizer, args, kwargs)`` after each ``step``."""
         return _add_hook(self._optimizer_step_post_hooks, hook)
 
     def register_state_dict_pre_hook(
-        self, hook: Callable, prepend: bool = False
+        self, hook: Callable[..., Any], prepend: bool = False
     ) -> RemovableHandle:
         """Call ``hook(optimizer)`` before ``state_dict()`` builds the dict."""
         return _add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
 
     def register_state_dict_post_hook(
-        self, hook: Callable, prepend: bool = False
+        self, hook: Callable[..., Any], prepend: bool = False
     ) -> RemovableHandle:
         """Call ``hook(optimizer, state_dict)`` on the built dict; a returned dict replaces it."""
         return _add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
 
     def register_load_state_dict_pre_hook(
-        self, hook: Callable, prepend: bool = False
+        self, hook: Callable[..., Any], prepend: bool = False
     ) -> RemovableHandle:
         """Call ``hook(optimizer, state_dict)`` before loading; a returned dict is loaded."""
         return _add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
 
     def register_load_state_dict_post_hook(
-        self, hook: Callable, prepend: bool = False
+        self, hook: Callable[..., Any], prepend: bool = False
     ) -> RemovableHandle:
         """Call ``hook(optimizer)`` after ``load_state_dict``."""
         return _add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)

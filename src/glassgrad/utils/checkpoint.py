@@ -74,12 +74,12 @@ class CheckpointError(RuntimeError):
     """The recomputation of a checkpointed segment did not match its forward."""
 
 
-def noop_context_fn() -> tuple:
+def noop_context_fn() -> tuple[Any, ...]:
     """The default ``context_fn``: no context around the forward or the recomputation."""
     return contextlib.nullcontext(), contextlib.nullcontext()
 
 
-def detach_variable(inputs: tuple) -> tuple:
+def detach_variable(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
     """Each tensor of ``inputs`` detached, keeping its ``requires_grad``."""
     if not isinstance(inputs, tuple):
         raise RuntimeError(
@@ -158,7 +158,9 @@ class CheckpointFunction(Function):
     through the segment."""
 
     @staticmethod
-    def forward(ctx: Any, run_function: Callable, preserve_rng_state: bool, *args: Any) -> Any:
+    def forward(
+        ctx: Any, run_function: Callable[..., Any], preserve_rng_state: bool, *args: Any
+    ) -> Any:
         check_backward_validity(args)
         ctx.run_function = run_function
         ctx.rng = _RngState(preserve_rng_state)
@@ -169,7 +171,7 @@ class CheckpointFunction(Function):
             return run_function(*args)
 
     @staticmethod
-    def backward(ctx: Any, *grad_outputs: Any) -> tuple:
+    def backward(ctx: Any, *grad_outputs: Any) -> tuple[Any, ...]:
         task = graph.current_graph_task()
         if task is not None and task.selective is not None:
             raise RuntimeError(
@@ -227,13 +229,15 @@ class CheckpointSegment:
         ['ExpBackward0', 'SinBackward0']
     """
 
+    name: str
+
     __slots__ = ("name", "_members", "__weakref__")
 
-    def __init__(self, name: str, members: list) -> None:
+    def __init__(self, name: str, members: list[Any]) -> None:
         self.name = name
         self._members = [weakref.ref(node) for node in members]
 
-    def nodes(self) -> list:
+    def nodes(self) -> list[Any]:
         """The segment's nodes still alive, outputs first."""
         return [node for node in (ref() for ref in self._members) if node is not None]
 
@@ -508,10 +512,10 @@ def _checkpoint_without_reentrant(
 
 
 def checkpoint(
-    function: Callable,
+    function: Callable[..., Any],
     *args: Any,
     use_reentrant: bool | None = None,
-    context_fn: Callable[[], tuple] = noop_context_fn,
+    context_fn: Callable[[], tuple[Any, ...]] = noop_context_fn,
     determinism_check: str = _DEFAULT_DETERMINISM_MODE,
     debug: bool = False,
     early_stop: bool = True,

@@ -420,7 +420,9 @@ def collapsed_view(
     return View(item_of, items, open_groups, edges)
 
 
-def groups_json(tree: GroupTree, param_grads: dict[int, tuple[float | None, bool]]) -> dict:
+def groups_json(
+    tree: GroupTree, param_grads: dict[int, tuple[float | None, bool]]
+) -> dict[Any, Any]:
     """The groups and folds as the explorer's data: per group its place in the tree, its
     nodes, and a gradient summary of the parameters inside (``param_grads``: AccumulateGrad
     key -> (gradient norm or None, whether it is a problem))."""

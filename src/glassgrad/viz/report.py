@@ -98,7 +98,7 @@ class GradReport(list):
 
     modules: list[ModuleRow]
 
-    def __init__(self, rows: Iterable[GradReportRow] = (), modules: list | None = None):
+    def __init__(self, rows: Iterable[GradReportRow] = (), modules: list[Any] | None = None):
         super().__init__(rows)
         self.modules = list(modules or [])
 

@@ -27,12 +27,12 @@ class BackwardHookFunction(Function):
     """The identity, recorded as one node over several tensors."""
 
     @staticmethod
-    def forward(ctx: Any, *tensors: Tensor) -> tuple:
+    def forward(ctx: Any, *tensors: Tensor) -> tuple[Any, ...]:
         ctx.mark_non_differentiable(*[t for t in tensors if not t.requires_grad])
         return tensors
 
     @staticmethod
-    def backward(ctx: Any, *grads: Any) -> tuple:
+    def backward(ctx: Any, *grads: Any) -> tuple[Any, ...]:
         return grads
 
 
@@ -47,7 +47,7 @@ class BackwardHook:
     """One module call's hook state: set up on the inputs before ``forward`` and on the
     outputs after it."""
 
-    def __init__(self, module: Any, user_hooks: list, user_pre_hooks: list) -> None:
+    def __init__(self, module: Any, user_hooks: list[Any], user_pre_hooks: list[Any]) -> None:
         self.module = module
         self.user_hooks = user_hooks
         self.user_pre_hooks = user_pre_hooks
@@ -75,7 +75,7 @@ class BackwardHook:
             new_args[index] = value
         return tuple(new_args), indices
 
-    def setup_input_hook(self, args: tuple) -> tuple:
+    def setup_input_hook(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
         def register(node: Any) -> None:
             def hook(grad_inputs: tuple, _grad_outputs: tuple) -> tuple | None:
                 if self.grad_outputs is None:
@@ -146,7 +146,9 @@ class BackwardHook:
         return result if is_tuple else result[0]
 
 
-def attach_non_full_hooks(module: Any, hooks: list, args: tuple, result: Any) -> None:
+def attach_non_full_hooks(
+    module: Any, hooks: list[Any], args: tuple[Any, ...], result: Any
+) -> None:
     """``register_backward_hook``'s legacy hooks: each runs as a hook of the grad_fn of the
     module's first output tensor, called ``hook(module, grad_input, grad_output)`` with that
     node's gradients; PyTorch's FutureWarnings where those are not the module's."""

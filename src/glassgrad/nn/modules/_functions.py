@@ -43,7 +43,7 @@ class CrossMapLRN2d(Function):
         return result
 
     @staticmethod
-    def backward(ctx: Any, grad_output: Tensor) -> tuple:
+    def backward(ctx: Any, grad_output: Tensor) -> tuple[Any, ...]:
         input, output = (t.detach().numpy() for t in ctx.saved_tensors)
         grad = grad_output.detach().numpy()
         size, scale = ctx.size, ctx.scale

@@ -74,7 +74,7 @@ def _check(module: Any, data: Tensor, hidden: list, expected: list) -> None:
     module._check_hidden_dtype(data, *hidden)
 
 
-def forward_packed(module: Any, packed: PackedSequence, hx: Any) -> tuple:
+def forward_packed(module: Any, packed: PackedSequence, hx: Any) -> tuple[Any, ...]:
     """``module(packed, hx)`` for an ``RNNBase``: (packed output, h_n) or, for an LSTM,
     (packed output, (h_n, c_n))."""
     data, sizes = packed.data, [int(n) for n in packed.batch_sizes.numpy()]

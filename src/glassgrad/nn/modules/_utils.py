@@ -9,22 +9,22 @@ from ... import _factories
 from ..parameter import Parameter
 
 
-def ntuple(value: Any, n: int) -> tuple:
+def ntuple(value: Any, n: int) -> tuple[Any, ...]:
     """``value`` repeated ``n`` times, or ``tuple(value)`` if it is already a sequence."""
     if isinstance(value, Iterable) and not isinstance(value, str):
         return tuple(value)
     return (value,) * n
 
 
-def single(value: Any) -> tuple:
+def single(value: Any) -> tuple[Any, ...]:
     return ntuple(value, 1)
 
 
-def pair(value: Any) -> tuple:
+def pair(value: Any) -> tuple[Any, ...]:
     return ntuple(value, 2)
 
 
-def triple(value: Any) -> tuple:
+def triple(value: Any) -> tuple[Any, ...]:
     return ntuple(value, 3)
 
 

@@ -49,6 +49,13 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         (glassgrad.Size([5]), glassgrad.Size([]), glassgrad.Size([2, 10]))
     """
 
+    cutoffs: list[int]
+    head: Linear
+    head_size: int
+    n_clusters: int
+    shortlist_size: int
+    tail: ModuleList
+
     def __init__(
         self,
         in_features: int,

@@ -52,6 +52,11 @@ class MultiheadAttention(Module):
         (glassgrad.Size([2, 5, 16]), glassgrad.Size([2, 5, 5]))
     """
 
+    head_dim: int
+    kdim: int
+    out_proj: NonDynamicallyQuantizableLinear
+    vdim: int
+
     def __init__(
         self,
         embed_dim: int,

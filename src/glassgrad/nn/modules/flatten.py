@@ -26,7 +26,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return input.reshape(shape[:start] + (merged,) + shape[end + 1 :])
 
 
-def unflatten(input: Tensor, dim: int, sizes: tuple) -> Tensor:
+def unflatten(input: Tensor, dim: int, sizes: tuple[Any, ...]) -> Tensor:
     """``input`` with dimension ``dim`` split into ``sizes`` (one entry may be -1)."""
     shape = tuple(input.shape)
     d = wrap_dim(dim, len(shape), "unflatten")

@@ -120,6 +120,9 @@ class LazyLinear(LazyModuleMixin, Linear):
         glassgrad.Size([2, 4])
     """
 
+    bias: UninitializedParameter
+    weight: UninitializedParameter
+
     cls_to_become = Linear
 
     def __init__(
@@ -148,6 +151,8 @@ class LazyLinear(LazyModuleMixin, Linear):
 
 
 class _LazyConvXdMixin(LazyModuleMixin):
+    bias: UninitializedParameter
+    weight: UninitializedParameter
     _spatial_dims = 0
 
     def __init__(
@@ -274,6 +279,12 @@ class LazyConvTranspose3d(_LazyConvTransposeXdMixin, ConvTranspose3d):
 
 
 class _LazyNormBase(LazyModuleMixin):
+    bias: UninitializedParameter
+    num_batches_tracked: Tensor
+    running_mean: UninitializedBuffer
+    running_var: UninitializedBuffer
+    weight: UninitializedParameter
+
     def __init__(
         self,
         eps: float = 1e-5,

@@ -306,7 +306,7 @@ class MarginRankingLoss(_Loss):
         tensor(1.)
     """
 
-    __constants__ = ["margin", "reduction"]
+    __constants__: list[str] = ["margin", "reduction"]
 
     def __init__(
         self,
@@ -334,7 +334,7 @@ class HingeEmbeddingLoss(_Loss):
         tensor(1.3500)
     """
 
-    __constants__ = ["margin", "reduction"]
+    __constants__: list[str] = ["margin", "reduction"]
 
     def __init__(
         self,
@@ -359,7 +359,7 @@ class SoftMarginLoss(_Loss):
         tensor(0.6931)
     """
 
-    __constants__ = ["reduction"]
+    __constants__: list[str] = ["reduction"]
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.soft_margin_loss(input, target, reduction=self.reduction)
@@ -376,7 +376,7 @@ class CosineEmbeddingLoss(_Loss):
         tensor(0.)
     """
 
-    __constants__ = ["margin", "reduction"]
+    __constants__: list[str] = ["margin", "reduction"]
 
     def __init__(
         self,
@@ -405,7 +405,7 @@ class TripletMarginLoss(_Loss):
         tensor(0.5858)
     """
 
-    __constants__ = ["margin", "p", "eps", "swap", "reduction"]
+    __constants__: list[str] = ["margin", "p", "eps", "swap", "reduction"]
 
     def __init__(
         self,
@@ -450,7 +450,7 @@ class TripletMarginWithDistanceLoss(_Loss):
         tensor(0.5858)
     """
 
-    __constants__ = ["margin", "swap", "reduction"]
+    __constants__: list[str] = ["margin", "swap", "reduction"]
 
     def __init__(
         self,
@@ -493,7 +493,7 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
         tensor(0.6931)
     """
 
-    __constants__ = ["reduction"]
+    __constants__: list[str] = ["reduction"]
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.multilabel_soft_margin_loss(
@@ -510,7 +510,7 @@ class PoissonNLLLoss(_Loss):
         tensor(1.)
     """
 
-    __constants__ = ["log_input", "full", "eps", "reduction"]
+    __constants__: list[str] = ["log_input", "full", "eps", "reduction"]
 
     def __init__(
         self,
@@ -546,7 +546,7 @@ class GaussianNLLLoss(_Loss):
         tensor(0.5000)
     """
 
-    __constants__ = ["full", "eps", "reduction"]
+    __constants__: list[str] = ["full", "eps", "reduction"]
 
     def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean") -> None:
         super().__init__(None, None, reduction)

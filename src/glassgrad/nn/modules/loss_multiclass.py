@@ -33,7 +33,7 @@ class MultiMarginLoss(_WeightedLoss):
         tensor(0.3250)
     """
 
-    __constants__ = ["p", "margin", "reduction"]
+    __constants__: list[str] = ["p", "margin", "reduction"]
 
     def __init__(
         self,
@@ -73,7 +73,7 @@ class MultiLabelMarginLoss(_Loss):
         tensor(0.8500)
     """
 
-    __constants__ = ["reduction"]
+    __constants__: list[str] = ["reduction"]
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.multilabel_margin_loss(input, target, reduction=self.reduction)
@@ -110,6 +110,8 @@ class LinearCrossEntropyLoss(_WeightedLoss):
         >>> loss(glassgrad.randn(2, 3), glassgrad.tensor([0, 3])).shape
         glassgrad.Size([])
     """
+
+    linear: Linear
 
     def __init__(
         self,
@@ -189,7 +191,7 @@ class CTCLoss(_Loss):
         glassgrad.Size([])
     """
 
-    __constants__ = ["blank", "reduction"]
+    __constants__: list[str] = ["blank", "reduction"]
 
     def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False):
         super().__init__(reduction=reduction)

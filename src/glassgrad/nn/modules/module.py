@@ -12,9 +12,9 @@ from __future__ import annotations
 import itertools
 import warnings
 import weakref
-from collections import OrderedDict, namedtuple
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -41,6 +41,9 @@ class RemovableHandle:
     """
 
     _next_id = itertools.count()
+    hooks_dict_ref: weakref.ReferenceType[Any]
+    id: int
+    extra_dict_ref: tuple[weakref.ReferenceType[Any], ...]
 
     def __init__(self, hooks_dict: Any, *, extra_dict: Any = None) -> None:
         self.hooks_dict_ref = weakref.ref(hooks_dict)
@@ -64,7 +67,9 @@ class RemovableHandle:
         self.remove()
 
 
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+class _IncompatibleKeys(
+    NamedTuple("IncompatibleKeys", [("missing_keys", list[str]), ("unexpected_keys", list[str])])
+):
     """What ``load_state_dict`` found: keys the module expected but did not get, and keys
     it got but did not expect."""
 
@@ -472,7 +477,7 @@ class Module:
             raise
 
     def register_forward_pre_hook(
-        self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False
+        self, hook: Callable[..., Any], *, prepend: bool = False, with_kwargs: bool = False
     ) -> RemovableHandle:
         """Call ``hook(module, args)`` before each ``forward``; a returned value (a tuple, or
         one value that is wrapped in a tuple) replaces the positional arguments. With
@@ -496,7 +501,7 @@ class Module:
 
     def register_forward_hook(
         self,
-        hook: Callable,
+        hook: Callable[..., Any],
         *,
         prepend: bool = False,
         with_kwargs: bool = False,
@@ -526,7 +531,9 @@ class Module:
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
-    def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+    def register_full_backward_hook(
+        self, hook: Callable[..., Any], prepend: bool = False
+    ) -> RemovableHandle:
         """Call ``hook(module, grad_input, grad_output)`` when the gradients with respect to
         the module's positional tensor inputs are computed (``None`` for inputs that need
         none); a returned tuple replaces ``grad_input``. The hook must not modify its
@@ -554,7 +561,7 @@ class Module:
             self._backward_hooks.move_to_end(handle.id, last=False)
         return handle
 
-    def register_backward_hook(self, hook: Callable) -> RemovableHandle:
+    def register_backward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         """Deprecated (use ``register_full_backward_hook``): call ``hook(module, grad_input,
         grad_output)`` when the grad_fn of the module's (first) output runs, with that node's
         gradients, which are those of the module only when its forward is a single node;
@@ -580,7 +587,7 @@ class Module:
         return handle
 
     def register_full_backward_pre_hook(
-        self, hook: Callable, prepend: bool = False
+        self, hook: Callable[..., Any], prepend: bool = False
     ) -> RemovableHandle:
         """Call ``hook(module, grad_output)`` when the gradients with respect to the module's
         outputs are known, before the module's own backward; a returned tuple replaces
@@ -600,27 +607,27 @@ class Module:
             self._backward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
 
-    def register_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
+    def register_state_dict_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         """Call ``hook(module, state_dict, prefix, local_metadata)`` after ``state_dict``
         collected this module's entries (it edits the dict in place and returns None)."""
         handle = RemovableHandle(self._state_dict_hooks)
         self._state_dict_hooks[handle.id] = hook
         return handle
 
-    def register_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+    def register_state_dict_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         """Call ``hook(module, prefix, keep_vars)`` before ``state_dict`` collects entries."""
         handle = RemovableHandle(self._state_dict_pre_hooks)
         self._state_dict_pre_hooks[handle.id] = hook
         return handle
 
-    def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+    def register_load_state_dict_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         """Call ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
         unexpected_keys, error_msgs)`` before this module loads its entries."""
         handle = RemovableHandle(self._load_state_dict_pre_hooks)
         self._load_state_dict_pre_hooks[handle.id] = hook
         return handle
 
-    def register_load_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
+    def register_load_state_dict_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         """Call ``hook(module, incompatible_keys)`` after ``load_state_dict`` (it may edit
         the key lists in place)."""
         handle = RemovableHandle(self._load_state_dict_post_hooks)
@@ -720,7 +727,7 @@ class Module:
             yield module
 
     def named_modules(
-        self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True
+        self, memo: set[Module] | None = None, prefix: str = "", remove_duplicate: bool = True
     ) -> Iterator[tuple[str, Module]]:
         """``(dotted name, module)`` for this module (name ``prefix``) and all descendants.
 
@@ -940,7 +947,7 @@ class Module:
     def state_dict(
         self,
         *args: Any,
-        destination: dict | None = None,
+        destination: dict[str, Any] | None = None,
         prefix: str = "",
         keep_vars: bool = False,
     ) -> dict[str, Any]:
@@ -1163,10 +1170,10 @@ class Module:
         return main + ")"
 
     # --- copying ---------------------------------------------------------------------------
-    def __setstate__(self, state: dict) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> dict[str, Any]:
         return self.__dict__.copy()
 
 

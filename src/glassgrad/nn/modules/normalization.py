@@ -40,7 +40,7 @@ class LayerNorm(Module):
 
     def __init__(
         self,
-        normalized_shape: int | tuple,
+        normalized_shape: int | tuple[int, ...],
         eps: float = 1e-5,
         elementwise_affine: bool = True,
         bias: bool = True,
@@ -165,7 +165,7 @@ class RMSNorm(Module):
 
     def __init__(
         self,
-        normalized_shape: int | tuple | list,
+        normalized_shape: int | tuple[int, ...] | list[Any],
         eps: float | None = None,
         elementwise_affine: bool = True,
         device: Any = None,

@@ -137,9 +137,9 @@ class AvgPool1d(Module):
 
     def __init__(
         self,
-        kernel_size: int | tuple,
-        stride: int | tuple | None = None,
-        padding: int | tuple = 0,
+        kernel_size: int | tuple[int, ...],
+        stride: int | tuple[int, ...] | None = None,
+        padding: int | tuple[int, ...] = 0,
         ceil_mode: bool = False,
         count_include_pad: bool = True,
     ) -> None:
@@ -353,6 +353,10 @@ class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
 
 class _MaxUnpoolNd(Module):
     """Shared arguments and printed form of ``MaxUnpool1d/2d/3d``."""
+
+    kernel_size: tuple[Any, ...]
+    padding: tuple[Any, ...]
+    stride: tuple[Any, ...]
 
     _dims = 1
     _unpool: Any = None

@@ -42,6 +42,8 @@ class RNNBase(Module):
     """What RNN, LSTM and GRU share: parameters per layer and direction, checks, and the
     loop over layers, directions and time steps."""
 
+    dropout: float
+
     def __init__(
         self,
         mode: str,
@@ -343,6 +345,8 @@ class RNN(RNNBase):
         (glassgrad.Size([5, 3, 20]), glassgrad.Size([2, 3, 20]))
     """
 
+    nonlinearity: Any
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if "proj_size" in kwargs:
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
@@ -361,7 +365,7 @@ class RNN(RNNBase):
             )
         super().__init__(mode, *args, **kwargs)
 
-    def forward(self, input: Any, hx: Tensor | None = None) -> tuple:
+    def forward(self, input: Any, hx: Tensor | None = None) -> tuple[Any, ...]:
         if isinstance(input, PackedSequence):
             return forward_packed(self, input, hx)
         return self._forward_single_state(input, hx, "RNN")
@@ -390,7 +394,7 @@ class GRU(RNNBase):
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         super().__init__("GRU", *args, **kwargs)
 
-    def forward(self, input: Any, hx: Tensor | None = None) -> tuple:
+    def forward(self, input: Any, hx: Tensor | None = None) -> tuple[Any, ...]:
         if isinstance(input, PackedSequence):
             return forward_packed(self, input, hx)
         return self._forward_single_state(input, hx, "GRU")
@@ -419,7 +423,7 @@ class LSTM(RNNBase):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__("LSTM", *args, **kwargs)
 
-    def forward(self, input: Any, hx: tuple | None = None) -> tuple:
+    def forward(self, input: Any, hx: tuple[Any, ...] | None = None) -> tuple[Any, ...]:
         if isinstance(input, PackedSequence):
             return forward_packed(self, input, hx)
         batched = self._batched(input, "LSTM")
@@ -607,7 +611,7 @@ class LSTMCell(RNNCellBase):
     ) -> None:
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
-    def forward(self, input: Tensor, hx: tuple | None = None) -> tuple[Tensor, Tensor]:
+    def forward(self, input: Tensor, hx: tuple[Any, ...] | None = None) -> tuple[Tensor, Tensor]:
         if input.dim() not in (1, 2):
             raise ValueError(f"LSTMCell: Expected input to be 1D or 2D, got {input.dim()}D instead")
         if hx is not None:

@@ -47,6 +47,8 @@ class Embedding(Module):
         glassgrad.Size([2, 4, 3])
     """
 
+    weight: Parameter
+
     def __init__(
         self,
         num_embeddings: int,
@@ -185,6 +187,8 @@ class EmbeddingBag(Module):
         >>> bag(glassgrad.tensor([1, 2, 4, 5, 4, 3, 2, 9]), glassgrad.tensor([0, 4])).shape
         glassgrad.Size([2, 3])
     """
+
+    weight: Parameter
 
     def __init__(
         self,

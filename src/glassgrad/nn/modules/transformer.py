@@ -106,7 +106,17 @@ class TransformerEncoderLayer(Module):
         glassgrad.Size([10, 3, 16])
     """
 
-    __constants__ = ["norm_first"]
+    activation_relu_or_gelu: int
+    dropout: Dropout
+    dropout1: Dropout
+    dropout2: Dropout
+    linear1: Linear
+    linear2: Linear
+    norm1: LayerNorm
+    norm2: LayerNorm
+    self_attn: MultiheadAttention
+
+    __constants__: list[str] = ["norm_first"]
 
     def __init__(
         self,
@@ -194,6 +204,9 @@ class TransformerEncoder(Module):
         >>> encoder(glassgrad.rand(10, 3, 16)).shape
         glassgrad.Size([10, 3, 16])
     """
+
+    layers: ModuleList
+    use_nested_tensor: bool
 
     def __init__(
         self,
@@ -313,7 +326,19 @@ class TransformerDecoderLayer(Module):
         glassgrad.Size([7, 3, 16])
     """
 
-    __constants__ = ["norm_first"]
+    dropout: Dropout
+    dropout1: Dropout
+    dropout2: Dropout
+    dropout3: Dropout
+    linear1: Linear
+    linear2: Linear
+    multihead_attn: MultiheadAttention
+    norm1: LayerNorm
+    norm2: LayerNorm
+    norm3: LayerNorm
+    self_attn: MultiheadAttention
+
+    __constants__: list[str] = ["norm_first"]
 
     def __init__(
         self,
@@ -422,7 +447,9 @@ class TransformerDecoder(Module):
         glassgrad.Size([7, 3, 16])
     """
 
-    __constants__ = ["norm"]
+    layers: ModuleList
+
+    __constants__: list[str] = ["norm"]
 
     def __init__(
         self, decoder_layer: TransformerDecoderLayer, num_layers: int, norm: Module | None = None

@@ -22,6 +22,9 @@ class Upsample(Module):
         glassgrad.Size([1, 3, 8, 8])
     """
 
+    name: str
+    scale_factor: tuple[float, ...]
+
     def __init__(
         self,
         size: Any = None,

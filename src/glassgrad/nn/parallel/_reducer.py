@@ -68,6 +68,16 @@ def assign_buckets(params: list[Tensor], cap_bytes: int) -> list[list[int]]:
 class Reducer:
     """The buckets and the per-iteration state of one ``DistributedDataParallel``."""
 
+    buckets: list[_Bucket]
+    callback_queued: bool
+    expect_hooks: bool
+    location: list[tuple[int, int]]
+    names: list[str]
+    next_launch: int
+    next_poll: int
+    params: list[Tensor]
+    ready: bytearray
+
     def __init__(
         self,
         named_params: list[tuple[str, Tensor]],

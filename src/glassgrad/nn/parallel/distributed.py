@@ -62,10 +62,15 @@ class DistributedDataParallel(Module):
         >>> loss.backward()          # .grad is now the average over both ranks
     """
 
+    bucket_bytes_cap: int
+    reducer: Reducer
+    require_backward_grad_sync: bool
+    require_forward_param_sync: bool
+
     def __init__(
         self,
         module: Module,
-        device_ids: list | None = None,
+        device_ids: list[Any] | None = None,
         output_device: Any = None,
         dim: int = 0,
         broadcast_buffers: bool = True,

@@ -91,6 +91,9 @@ class ParametrizationList(ModuleList):
         glassgrad.Size([3, 2])
     """
 
+    is_tensor: bool
+    ntensors: int
+
     def __init__(self, modules: Sequence[Module], original: Tensor, unsafe: bool = False) -> None:
         if len(modules) == 0:
             raise ValueError("ParametrizationList requires one or more modules.")

@@ -18,9 +18,8 @@ Example::
 
 from __future__ import annotations
 
-from collections import namedtuple
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -38,8 +37,15 @@ __all__ = [
     "unpack_sequence",
 ]
 
-_PackedSequenceBase = namedtuple(
-    "PackedSequence_", ["data", "batch_sizes", "sorted_indices", "unsorted_indices"]
+# The functional form keeps PyTorch's class name, PackedSequence_.
+_PackedSequenceBase = NamedTuple(  # noqa: UP014
+    "PackedSequence_",
+    [
+        ("data", Tensor),
+        ("batch_sizes", Tensor),
+        ("sorted_indices", "Tensor | None"),
+        ("unsorted_indices", "Tensor | None"),
+    ],
 )
 
 

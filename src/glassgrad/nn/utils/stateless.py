@@ -97,7 +97,7 @@ def _reparametrized(module: Module, tensors: dict, tie_weights: bool, strict: bo
 
 def functional_call(
     module: Module,
-    parameters_and_buffers: dict[str, Tensor] | tuple,
+    parameters_and_buffers: dict[str, Tensor] | tuple[Any, ...],
     args: Any = None,
     kwargs: dict[str, Any] | None = None,
     *,

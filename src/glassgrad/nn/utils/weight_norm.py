@@ -29,6 +29,8 @@ class WeightNorm:
     """The forward pre-hook that recomputes ``module.<name>`` from ``<name>_g`` and
     ``<name>_v``."""
 
+    dim: int
+
     def __init__(self, name: str, dim: int | None) -> None:
         self.name = name
         self.dim = -1 if dim is None else dim

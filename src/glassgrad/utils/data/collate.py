@@ -63,7 +63,7 @@ default_collate_fn_map: dict[type | tuple[type, ...], Callable] = {
 """Element type -> function that collates a batch of such elements (extend it, as PyTorch's)."""
 
 
-def collate(batch: Sequence[Any], *, collate_fn_map: dict | None = None) -> Any:
+def collate(batch: Sequence[Any], *, collate_fn_map: dict[Any, Any] | None = None) -> Any:
     """Collate a list of samples with ``collate_fn_map`` for the leaves, keeping the structure.
 
     The type of the first sample picks the rule: a type found in ``collate_fn_map`` (exactly,

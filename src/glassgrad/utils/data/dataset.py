@@ -96,10 +96,10 @@ class TensorDataset(Dataset):
             )
         self.tensors = tensors
 
-    def __getitem__(self, index: Any) -> tuple:
+    def __getitem__(self, index: Any) -> tuple[Any, ...]:
         return tuple(tensor[index] for tensor in self.tensors)
 
-    def __getitems__(self, indices: list[int]) -> list[tuple]:
+    def __getitems__(self, indices: list[int]) -> list[tuple[Any, ...]]:
         """The samples at ``indices`` (what ``DataLoader`` fetches for one batch).
 
         When no tensor requires grad, no graph can be recorded, so each row is a plain view
@@ -123,6 +123,9 @@ class ConcatDataset(Dataset[T_co]):
     >>> len(both), both[4][0].item()
     (5, 1.0)
     """
+
+    cumulative_sizes: list[int]
+    datasets: list[Dataset[T_co @ ConcatDataset]]
 
     def __init__(self, datasets: Iterable[Dataset[T_co]]) -> None:
         self.datasets = list(datasets)
@@ -215,7 +218,7 @@ class StackDataset(Dataset):
             return {key: dataset[index] for key, dataset in self.datasets.items()}
         return tuple(dataset[index] for dataset in self.datasets)
 
-    def __getitems__(self, indices: list) -> list:
+    def __getitems__(self, indices: list[Any]) -> list[Any]:
         """Items ``indices`` at once, through each dataset's own ``__getitems__`` if any."""
         named = isinstance(self.datasets, dict)
         keys = list(self.datasets) if named else range(len(self.datasets))

@@ -35,6 +35,10 @@ class DistributedSampler(Sampler[T_co]):
         >>> loader = DataLoader(dataset, batch_size=32, sampler=sampler)
     """
 
+    epoch: int
+    num_samples: int
+    total_size: int
+
     def __init__(
         self,
         dataset: Dataset,

@@ -242,7 +242,7 @@ def tensor_proto(tag: str, value: Any) -> Summary:
 def hparams(
     hparam_dict: Mapping[str, Any],
     metric_dict: Mapping[str, Any],
-    hparam_domain_discrete: Mapping[str, list] | None = None,
+    hparam_domain_discrete: Mapping[str, list[Any]] | None = None,
 ) -> tuple[Summary, Summary, Summary]:
     """The three summaries of the hparams plugin: the experiment (hyperparameters and metric
     tags), the session's start (the values) and its end."""
@@ -421,7 +421,7 @@ def compute_curve(
     return np.stack((tp, fp, tn, fn, precision, recall))
 
 
-def custom_scalars(layout: Mapping[str, Mapping[str, list]]) -> Summary:
+def custom_scalars(layout: Mapping[str, Mapping[str, list[Any]]]) -> Summary:
     """The custom-scalars plugin's layout: ``{category: {chart: ["Multiline", tags] or
     ["Margin", [value, lower, upper]]}}``."""
     from tensorboard.plugins.custom_scalar import layout_pb2

@@ -33,6 +33,8 @@ class FileWriter:
     >>> raw.close()
     """
 
+    event_writer: EventFileWriter
+
     def __init__(
         self, log_dir: str, max_queue: int = 10, flush_secs: float = 120, filename_suffix: str = ""
     ) -> None:
@@ -107,6 +109,8 @@ class SummaryWriter:
     ...     for step in range(100):
     ...         run.add_scalar("loss/train", 1 / (step + 1), step)
     """
+
+    default_bins: list[float]
 
     def __init__(
         self,
@@ -372,7 +376,7 @@ class SummaryWriter:
         self,
         hparam_dict: dict[str, Any],
         metric_dict: dict[str, Any],
-        hparam_domain_discrete: dict[str, list] | None = None,
+        hparam_domain_discrete: dict[str, list[Any]] | None = None,
         run_name: str | None = None,
         global_step: int | None = None,
     ) -> None:
@@ -453,7 +457,7 @@ class SummaryWriter:
         )
         writer.add_summary(summary, global_step, walltime)
 
-    def add_custom_scalars(self, layout: dict[str, dict[str, list]]) -> None:
+    def add_custom_scalars(self, layout: dict[str, dict[str, list[Any]]]) -> None:
         """Lay out the Custom Scalars dashboard:
         ``{category: {chart title: ["Multiline", [tags]] or ["Margin", [value, lower, upper]]}}``."""
         self._get_file_writer("add_custom_scalars").add_summary(summaries.custom_scalars(layout))
