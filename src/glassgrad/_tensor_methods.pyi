@@ -137,7 +137,7 @@ class _TensorMethods:
     ) -> Tensor: ...  # glassgrad.ops.reduction.amin
     def aminmax(
         self, *, dim: int | None = ..., keepdim: bool = ...
-    ) -> tuple[Any, ...]: ...  # glassgrad.ops.statistics.aminmax
+    ) -> tuple[Tensor, ...]: ...  # glassgrad.ops.statistics.aminmax
     def angle(self, *, out: Tensor | None = ...) -> Tensor: ...  # glassgrad.ops.complex.angle
     def any(self, dim: Any = ..., keepdim: bool = ...) -> Tensor: ...  # glassgrad.ops.reduction.any
     def apply_(
@@ -315,7 +315,7 @@ class _TensorMethods:
     def digamma_(self) -> Tensor: ...  # glassgrad.ops.special_gamma
     def dim_order(
         self, *, ambiguity_check: bool | list[Any] = ...
-    ) -> tuple[Any, ...]: ...  # glassgrad.ops.tensor_memory.dim_order
+    ) -> tuple[int, ...]: ...  # glassgrad.ops.tensor_memory.dim_order
     def dist(self, other: Tensor, p: float = ...) -> Tensor: ...  # glassgrad.ops.distances.dist
     def div(
         self, other: Any, *, rounding_mode: str | None = ...
@@ -387,7 +387,7 @@ class _TensorMethods:
     def fmod_(self, other: Any) -> Tensor: ...  # glassgrad.ops.pointwise_binary._fmod_inplace
     def frac(self) -> Tensor: ...  # glassgrad.ops.rounding.frac
     def frac_(self) -> Tensor: ...  # glassgrad.ops.unary_math
-    def frexp(self) -> tuple[Any, ...]: ...  # glassgrad.ops.pointwise_unary.frexp
+    def frexp(self) -> tuple[Tensor, ...]: ...  # glassgrad.ops.pointwise_unary.frexp
     def gather(
         self, dim: int, index: Any, *, sparse_grad: bool = ...
     ) -> Tensor: ...  # glassgrad.ops.gather_scatter.gather
@@ -398,7 +398,7 @@ class _TensorMethods:
     def geometric_(
         self, *args: Any, generator: Any = ..., **kwargs: Any
     ) -> Any: ...  # glassgrad.ops.random.geometric_
-    def geqrf(self, *, out: Any = ...) -> tuple[Any, ...]: ...  # glassgrad.ops.householder.geqrf
+    def geqrf(self, *, out: Any = ...) -> tuple[Tensor, ...]: ...  # glassgrad.ops.householder.geqrf
     def ger(self, vec2: Tensor, *, out: Any = ...) -> Tensor: ...  # glassgrad.ops.products.outer
     def greater(self, other: Any) -> Tensor: ...  # glassgrad.ops.comparison.gt
     def greater_(self, *args: Any, **kwargs: Any) -> Tensor: ...  # glassgrad.ops.aliases
@@ -561,7 +561,7 @@ class _TensorMethods:
     def lt_(self, other: Any) -> Tensor: ...  # glassgrad.ops.comparison
     def lu(
         self, pivot: bool = ..., get_infos: bool = ..., out: Any = ...
-    ) -> tuple[Any, ...]: ...  # glassgrad.ops.lu.lu_top
+    ) -> tuple[Tensor, ...]: ...  # glassgrad.ops.lu.lu_top
     def lu_solve(
         self, LU_data: Tensor, LU_pivots: Tensor, *, out: Any = ...
     ) -> Tensor: ...  # glassgrad.ops.lu.lu_solve_top
@@ -738,7 +738,7 @@ class _TensorMethods:
     def put_(self, *args: Any, **kwargs: Any) -> Tensor: ...  # glassgrad.ops.slicing
     def qr(
         self, some: bool = ..., *, out: Any = ...
-    ) -> tuple[Any, ...]: ...  # glassgrad.ops.decompositions.qr_top
+    ) -> tuple[Tensor, ...]: ...  # glassgrad.ops.decompositions.qr_top
     def quantile(
         self, q: Any, dim: int | None = ..., keepdim: bool = ..., *, interpolation: str = ...
     ) -> Tensor: ...  # glassgrad.ops.statistics.quantile
@@ -911,7 +911,7 @@ class _TensorMethods:
         sections: int | None = ...,
         indices: Any = ...,
         tensor_indices_or_sections: Tensor | None = ...,
-    ) -> tuple[Any, ...]: ...  # glassgrad.ops.slicing.tensor_split
+    ) -> tuple[Tensor, ...]: ...  # glassgrad.ops.slicing.tensor_split
     def tile(self, *args: Any, dims: Any = ...) -> Tensor: ...  # glassgrad.ops.shape_reorder.tile
     def to(self, *args: Any, **kwargs: Any) -> Tensor: ...  # glassgrad.ops.conversion.to
     def topk(
@@ -930,7 +930,7 @@ class _TensorMethods:
         unitriangular: bool = ...,
         *,
         out: Any = ...,
-    ) -> tuple[Any, ...]: ...  # glassgrad.ops.solvers.triangular_solve
+    ) -> tuple[Tensor, ...]: ...  # glassgrad.ops.solvers.triangular_solve
     def tril(self, diagonal: int = ...) -> Tensor: ...  # glassgrad.ops.diagonals.tril
     def tril_(self, diagonal: int = ...) -> Tensor: ...  # glassgrad.ops.diagonals.tril_
     def triu(self, diagonal: int = ...) -> Tensor: ...  # glassgrad.ops.diagonals.triu
@@ -945,7 +945,7 @@ class _TensorMethods:
         self, dtype: Any = ..., non_blocking: bool = ...
     ) -> Any: ...  # glassgrad.ops.conversion.type_
     def type_as(self, other: Tensor) -> Tensor: ...  # glassgrad.ops.conversion.type_as
-    def unbind(self, dim: int = ...) -> tuple[Any, ...]: ...  # glassgrad.ops.shape.unbind
+    def unbind(self, dim: int = ...) -> tuple[Tensor, ...]: ...  # glassgrad.ops.shape.unbind
     def unflatten(self, dim: int, sizes: Any) -> Tensor: ...  # glassgrad.ops.shape_views.unflatten
     def unfold(
         self, dimension: int, size: int, step: int

@@ -38,7 +38,7 @@ def is_scalar(x: Any) -> bool:
     return isinstance(x, (int, float, bool, np.number, np.bool_))
 
 
-def binary_operands(a: Any, b: Any) -> tuple:
+def binary_operands(a: Any, b: Any) -> tuple[Any, ...]:
     """The two operands (arrays or Python scalars) cast to PyTorch's result dtype."""
     ta, tb = type(a), type(b)
     if ta is tb is np.ndarray and a.dtype is b.dtype:  # the common case first
@@ -88,7 +88,7 @@ def cast_operand(x: Any, dtype: np.dtype) -> Any:
     return x
 
 
-def floating_operands(a: Any, b: Any) -> tuple:
+def floating_operands(a: Any, b: Any) -> tuple[Any, ...]:
     """Like ``binary_operands``, but integer results are computed in the default float type."""
     a, b = binary_operands(a, b)
     ref = a if isinstance(a, np.ndarray) else b
@@ -151,7 +151,7 @@ def float_kernel(x: np.ndarray, fn: Any) -> np.ndarray:
     return np.asarray(fn(x)).astype(x.dtype, copy=False)
 
 
-def varargs_or_keyword(op: str, args: tuple, value: Any, name: str) -> tuple:
+def varargs_or_keyword(op: str, args: tuple, value: Any, name: str) -> tuple[Any, ...]:
     """Values given as varargs (``repeat(2, 2)``) or by the keyword PyTorch's other overload
     names them by (``repeats=(2, 2)``), as a tuple of the positional form."""
     if value is None:

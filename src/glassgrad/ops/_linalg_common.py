@@ -109,7 +109,7 @@ def column_major(a: np.ndarray) -> np.ndarray:
     return swap(np.ascontiguousarray(swap(a)))
 
 
-def batch_prefix(a: np.ndarray, failing: Any) -> tuple:
+def batch_prefix(a: np.ndarray, failing: Any) -> tuple[Any, ...]:
     """The first matrix of the batch for which ``failing(matrix)`` is true, and PyTorch's
     "(Batch element k): " prefix for it (empty for a single matrix)."""
     matrices = a.reshape((-1,) + a.shape[-2:])
@@ -148,7 +148,7 @@ def singular_error(op: str, a: np.ndarray) -> LinAlgError:
     )
 
 
-def cholesky_with_info(a: np.ndarray) -> tuple:
+def cholesky_with_info(a: np.ndarray) -> tuple[Any, ...]:
     """``(L, info)`` of LAPACK's unblocked Cholesky (potf2), column by column: where a leading
     minor is not positive-definite (``info``, 1-based, 0 when none) the factor stops there and
     the rest of the lower triangle keeps A's entries, as LAPACK leaves them."""

@@ -100,7 +100,7 @@ def _inplace_alias(target: str) -> Any:
     return method
 
 
-TENSOR_METHODS = {
+TENSOR_METHODS: dict[str, Any] = {
     f"{alias}_": _inplace_alias(f"{target}_")
     for alias, (target, method) in ALIASES.items()
     if method

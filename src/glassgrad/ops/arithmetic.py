@@ -36,10 +36,12 @@ from ._samples import (
 class AddBackward0(Op):
     """out = a + alpha * b"""
 
+    alpha: Any
+
     __slots__ = ("alpha",)
     elementwise_grads = True
 
-    def forward(self, a, b, alpha=1):
+    def forward(self, a: Any, b: Any, alpha: Any = 1) -> Any:
         if type(a) is not np.ndarray or type(b) is not np.ndarray or a.dtype is not b.dtype:
             if not float_array_and_number(a, b):  # the tests skip a call when nothing to do
                 a, b = binary_operands(a, b)
@@ -49,7 +51,7 @@ class AddBackward0(Op):
         except ValueError:
             raise broadcast_error("add", a, b) from None
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return grad, grad if self.alpha == 1 else grad * self.alpha
 
 
@@ -74,10 +76,12 @@ def _refuse_bool_subtraction(a: Any, b: Any) -> None:
 class SubBackward0(Op):
     """out = a - alpha * b"""
 
+    alpha: Any
+
     __slots__ = ("alpha",)
     elementwise_grads = True
 
-    def forward(self, a, b, alpha=1):
+    def forward(self, a: Any, b: Any, alpha: Any = 1) -> Any:
         if type(a) is not np.ndarray or type(b) is not np.ndarray or a.dtype is not b.dtype:
             if not float_array_and_number(a, b):  # the tests skip calls when nothing to do
                 _refuse_bool_subtraction(a, b)
@@ -90,22 +94,24 @@ class SubBackward0(Op):
         except ValueError:
             raise broadcast_error("sub", a, b) from None
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return grad, -grad if self.alpha == 1 else grad * -self.alpha
 
 
 class RsubBackward1(Op):
     """out = other - alpha * a, for a Python scalar ``other`` (``2 - x``)."""
 
+    alpha: Any
+
     __slots__ = ("alpha",)
 
-    def forward(self, a, other, alpha=1):
+    def forward(self, a: Any, other: Any, alpha: Any = 1) -> Any:
         _refuse_bool_subtraction(a, other)
         self.alpha = alpha
         a, other = binary_operands(a, other)
         return other - a if alpha == 1 else other - alpha * a
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return -grad if self.alpha == 1 else grad * -self.alpha
 
 
@@ -125,11 +131,11 @@ def conj_of(F: Any, x: Any) -> Any:
 class MulBackward0(Op):
     """out = a * b"""
 
-    saved_inputs = (0, 1)
-    saved_for = ((1,), (0,))
+    saved_inputs: tuple[int, ...] = (0, 1)
+    saved_for: tuple[tuple[int, ...], ...] = ((1,), (0,))
     elementwise_grads = True
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         if type(a) is not np.ndarray or type(b) is not np.ndarray or a.dtype is not b.dtype:
             if not float_array_and_number(a, b):  # the tests skip a call when nothing to do
                 a, b = binary_operands(a, b)
@@ -138,7 +144,7 @@ class MulBackward0(Op):
         except ValueError:
             raise broadcast_error("mul", a, b) from None
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         a, b = self.saved
         needs = self.needs_input_grad
         out_dtype = self._meta[-1]
@@ -148,7 +154,7 @@ class MulBackward0(Op):
 
 
 class NegBackward0(Op):
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         if x.dtype == np.bool_:
             raise RuntimeError(
                 "Negation, the `-` operator, on a bool tensor is not supported. If you are "
@@ -156,7 +162,7 @@ class NegBackward0(Op):
             )
         return -x
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return -grad
 
 
@@ -164,10 +170,10 @@ class ReciprocalBackward0(Op):
     holomorphic = True
     saves_output = True
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return 1.0 / default_float(x)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (out,) = self.saved
         return -grad * out * out
 
@@ -313,7 +319,7 @@ register(
 )
 
 
-TENSOR_METHODS = {
+TENSOR_METHODS: dict[str, Any] = {
     "__add__": _add_operator,
     "__radd__": _add_operator,
     "__sub__": _sub_operator,

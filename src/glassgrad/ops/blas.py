@@ -26,13 +26,16 @@ from .linalg import is_transposed_matrix, mat2_grad
 class AddmmBackward0(Op):
     """out = beta * input + alpha * (mat1 @ mat2); with beta == 0 input is ignored"""
 
+    alpha: Any
+    beta: Any
+
     holomorphic = True
 
-    saved_inputs = (1, 2)
-    saved_for = ((2,), (1,))
+    saved_inputs: tuple[int, ...] = (1, 2)
+    saved_for: tuple[tuple[int, ...], ...] = ((2,), (1,))
     __slots__ = ("beta", "alpha", "_m2_transposed")
 
-    def forward(self, x, m1, m2, beta=1, alpha=1):
+    def forward(self, x: Any, m1: Any, m2: Any, beta: Any = 1, alpha: Any = 1) -> Any:
         self.beta, self.alpha = beta, alpha
         self._m2_transposed = is_transposed_matrix(m2)  # m2 itself is saved only for m1's gradient
         product = np.matmul(m1, m2)
@@ -45,7 +48,7 @@ class AddmmBackward0(Op):
             return product
         return product + (x if beta == 1 else x * beta)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         m1, m2 = self.saved
         needs = self.needs_input_grad
         grad_input = grad_m1 = grad_m2 = None
@@ -232,17 +235,20 @@ def _check_input(x: np.ndarray, target: tuple) -> None:
 class AddmvBackward0(Op):
     """out = beta * input + alpha * mat @ vec"""
 
+    alpha: Any
+    beta: Any
+
     holomorphic = True
 
-    saved_inputs = (1, 2)
-    saved_for = ((2,), (1,))
+    saved_inputs: tuple[int, ...] = (1, 2)
+    saved_for: tuple[tuple[int, ...], ...] = ((2,), (1,))
     __slots__ = ("beta", "alpha")
 
-    def forward(self, x, mat, vec, beta=1, alpha=1):
+    def forward(self, x: Any, mat: Any, vec: Any, beta: Any = 1, alpha: Any = 1) -> Any:
         self.beta, self.alpha = beta, alpha
         return _accumulate(x, np.matmul(mat, vec), beta, alpha)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         mat, vec = self.saved
         needs = self.needs_input_grad
         grad_x = (grad if self.beta == 1 else grad * self.beta) if needs[0] else None
@@ -305,19 +311,22 @@ def addmv_(input: Tensor, mat: Tensor, vec: Tensor, *, beta: float = 1, alpha: f
 class AddrBackward0(Op):
     """out = beta * input + alpha * outer(vec1, vec2)"""
 
+    alpha: Any
+    beta: Any
+
     holomorphic = True
 
-    saved_inputs = (1, 2)
-    saved_for = ((2,), (1,))
+    saved_inputs: tuple[int, ...] = (1, 2)
+    saved_for: tuple[tuple[int, ...], ...] = ((2,), (1,))
     __slots__ = ("beta", "alpha")
 
-    def forward(self, x, vec1, vec2, beta=1, alpha=1):
+    def forward(self, x: Any, vec1: Any, vec2: Any, beta: Any = 1, alpha: Any = 1) -> Any:
         self.beta, self.alpha = beta, alpha
         dtype = result_numpy_dtype((x, vec1, vec2))
         product = np.multiply.outer(vec1, vec2).astype(dtype, copy=False)
         return _accumulate(x.astype(dtype, copy=False), product, beta, alpha)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         vec1, vec2 = self.saved
         needs = self.needs_input_grad
         grad_x = (grad if self.beta == 1 else grad * self.beta) if needs[0] else None
@@ -367,17 +376,20 @@ def addr_(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: float = 1, alpha: 
 class AddbmmBackward0(Op):
     """out = beta * input + alpha * sum_b batch1[b] @ batch2[b]"""
 
+    alpha: Any
+    beta: Any
+
     holomorphic = True
 
-    saved_inputs = (1, 2)
-    saved_for = ((2,), (1,))
+    saved_inputs: tuple[int, ...] = (1, 2)
+    saved_for: tuple[tuple[int, ...], ...] = ((2,), (1,))
     __slots__ = ("beta", "alpha")
 
-    def forward(self, x, batch1, batch2, beta=1, alpha=1):
+    def forward(self, x: Any, batch1: Any, batch2: Any, beta: Any = 1, alpha: Any = 1) -> Any:
         self.beta, self.alpha = beta, alpha
         return _accumulate(x, np.matmul(batch1, batch2).sum(axis=0), beta, alpha)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         batch1, batch2 = self.saved
         needs = self.needs_input_grad
         grad_x = (grad if self.beta == 1 else grad * self.beta) if needs[0] else None
@@ -474,7 +486,7 @@ register(
     ],
 )
 
-TENSOR_METHODS = {
+TENSOR_METHODS: dict[str, Any] = {
     "addmm_": addmm_,
     "baddbmm_": baddbmm_,
     "addmv_": addmv_,

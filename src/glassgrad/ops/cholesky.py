@@ -71,11 +71,13 @@ class LinalgCholeskyExBackward0(Op):
     gA = L^-H Phi(L^H gL) L^-1, Phi taking the lower triangle and halving the diagonal,
     symmetrized (^H is ^T for real A)."""
 
+    upper: Any
+
     saves_output = True
     __slots__ = ("upper",)
     op_name = "linalg.cholesky"
 
-    def forward(self, a, upper=False, check_errors=True):
+    def forward(self, a: Any, upper: Any = False, check_errors: Any = True) -> Any:
         self.upper = upper
         source = _lower_source(a, upper)
         try:
@@ -91,7 +93,7 @@ class LinalgCholeskyExBackward0(Op):
             ) from None
         return _from_lower(lower, upper)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (factor,) = self.saved
         if self.upper:
             lower, grad_lower = adjoint(F, factor), adjoint(F, grad)
@@ -204,7 +206,7 @@ __all__ = [
 
 def cholesky_ex(
     A: Tensor, *, upper: bool = False, check_errors: bool = False, out: Any = None
-) -> tuple:
+) -> tuple[Tensor, ...]:
     """``(L, info)``: the Cholesky factor of ``linalg.cholesky`` without its error: ``info``
     is the order of the first leading minor that is not positive-definite (0 when none),
     and L is then LAPACK's partial factor. ``check_errors=True`` raises instead.
@@ -253,15 +255,17 @@ class CholeskySolveBackward0(Op):
     """X = (L L^H)^-1 B; gB = cholesky_solve(grad, L), gL = -(gB X^H + X gB^H) L
     (-L (...) when ``upper``; ^H is ^T for real factors)"""
 
-    saved_inputs = (0, 1)
+    upper: Any
+
+    saved_inputs: tuple[int, ...] = (0, 1)
     saves_output = True
     __slots__ = ("upper",)
 
-    def forward(self, b, factor, upper=False):
+    def forward(self, b: Any, factor: Any, upper: Any = False) -> Any:
         self.upper = upper
         return column_major(_cholesky_solve_arrays(b, factor, upper))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         _, factor, x = self.saved
         needs = self.needs_input_grad
         grad_b = CholeskySolveBackward0.call(grad, factor, upper=self.upper)
@@ -316,16 +320,18 @@ class CholeskyInverseBackward0(Op):
     """out = (L L^H)^-1; gL = -out (grad + grad^H) out L (-L (...) when ``upper``; ^H is ^T
     for real factors)"""
 
-    saved_inputs = (0,)
+    upper: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
     __slots__ = ("upper",)
 
-    def forward(self, factor, upper=False):
+    def forward(self, factor: Any, upper: Any = False) -> Any:
         self.upper = upper
         eye = np.broadcast_to(np.eye(factor.shape[-1], dtype=factor.dtype), factor.shape)
         return column_major(_cholesky_solve_arrays(eye, factor, upper))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         factor, inverse = self.saved
         common = F.matmul(inverse, F.matmul(grad + adjoint(F, grad), inverse))
         return -(F.matmul(factor, common) if self.upper else F.matmul(common, factor))

@@ -28,10 +28,13 @@ from ._samples import (
 class ClampBackward1(Op):
     """out = min(max(x, min), max) for Python-number bounds"""
 
-    saved_inputs = (0,)
+    max: Any
+    min: Any | None
+
+    saved_inputs: tuple[int, ...] = (0,)
     __slots__ = ("min", "max")
 
-    def forward(self, x, min=None, max=None):
+    def forward(self, x: Any, min: Any = None, max: Any = None) -> Any:
         if min is None and max is None:
             raise RuntimeError("clamp: At least one of 'min' or 'max' must not be None")
         self.min, self.max = min, max
@@ -44,7 +47,7 @@ class ClampBackward1(Op):
             out = np.minimum(out, np.asarray(max, dtype=x.dtype))
         return out if out is not x else x.copy()
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         values = x._data if isinstance(x, Tensor) else x
         mask = np.ones(values.shape, dtype=bool)
@@ -98,14 +101,16 @@ def _clamp_operand(x: np.ndarray, bound: Any) -> np.ndarray:
 class ClampMinBackward0(Op):
     """out = max(x, min) for a Python-number ``min``; gradient where x >= min"""
 
-    saved_inputs = (0,)
+    min: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
     __slots__ = ("min",)
 
-    def forward(self, x, min=0.0):
+    def forward(self, x: Any, min: Any = 0.0) -> Any:
         self.min = min
         return np.maximum(_clamp_operand(x, min), min)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return F.where(array_of(x) >= self.min, grad, 0.0)
 
@@ -113,14 +118,16 @@ class ClampMinBackward0(Op):
 class ClampMaxBackward0(Op):
     """out = min(x, max) for a Python-number ``max``; gradient where x <= max"""
 
-    saved_inputs = (0,)
+    max: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
     __slots__ = ("max",)
 
-    def forward(self, x, max=0.0):
+    def forward(self, x: Any, max: Any = 0.0) -> Any:
         self.max = max
         return np.minimum(_clamp_operand(x, max), max)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return F.where(array_of(x) <= self.max, grad, 0.0)
 
@@ -154,13 +161,13 @@ def _promoted(op: str, *arrays: Any) -> list:
 class ClampMinBackward1(Op):
     """out = max(x, min) for a tensor ``min``"""
 
-    saved_inputs = (0, 1)
+    saved_inputs: tuple[int, ...] = (0, 1)
 
-    def forward(self, x, min):
+    def forward(self, x: Any, min: Any) -> Any:
         x, min = _promoted("clamp_min", x, min)
         return np.maximum(x, min)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, low = self.saved
         needs = self.needs_input_grad
         xv, lv = array_of(x), array_of(low)
@@ -173,13 +180,13 @@ class ClampMinBackward1(Op):
 class ClampMaxBackward1(Op):
     """out = min(x, max) for a tensor ``max``"""
 
-    saved_inputs = (0, 1)
+    saved_inputs: tuple[int, ...] = (0, 1)
 
-    def forward(self, x, max):
+    def forward(self, x: Any, max: Any) -> Any:
         x, max = _promoted("clamp_max", x, max)
         return np.minimum(x, max)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, high = self.saved
         needs = self.needs_input_grad
         xv, hv = array_of(x), array_of(high)
@@ -196,9 +203,9 @@ class ClampBackward0(Op):
     x < min < max; ``max`` where x > max or max < min (then max wins the forward).
     """
 
-    saved_inputs = (0, 1, 2)
+    saved_inputs: tuple[int, ...] = (0, 1, 2)
 
-    def forward(self, x, min, max):
+    def forward(self, x: Any, min: Any, max: Any) -> Any:
         x, min, max = _promoted("clamp", x, min, max)
         out = x
         if min is not None:
@@ -207,7 +214,7 @@ class ClampBackward0(Op):
             out = np.minimum(out, max)
         return out if out is not x else x.copy()
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, low, high = self.saved
         needs = self.needs_input_grad
         xv, lv, hv = array_of(x), array_of(low), array_of(high)
@@ -316,15 +323,15 @@ def _clamp_max_inplace(self: Tensor, max: Any) -> Tensor:
 class _Extremum(Op):
     """Elementwise maximum/minimum; NaN propagates; on ties each input gets half."""
 
-    saved_inputs = (0, 1)
+    saved_inputs: tuple[int, ...] = (0, 1)
     ufunc: Any = None
     op = ""
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         a, b = binary_operands(a, b)
         return _binary(self.op, a, b, self.ufunc)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         a, b = self.saved
         needs = self.needs_input_grad
         av, bv = array_of(a), array_of(b)
@@ -478,9 +485,9 @@ register(
 class NanToNumBackward0(Op):
     """NaN, +inf, -inf replaced by numbers; the gradient passes where the input is finite."""
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x, nan=0.0, posinf=None, neginf=None):
+    def forward(self, x: Any, nan: Any = 0.0, posinf: Any = None, neginf: Any = None) -> Any:
         if x.dtype.kind != "f":
             return x.copy()
         info = np.finfo(x.dtype)
@@ -489,7 +496,7 @@ class NanToNumBackward0(Op):
         out = np.where(out == -np.inf, info.min if neginf is None else x.dtype.type(neginf), out)
         return out.astype(x.dtype, copy=False)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return F.where(np.isfinite(array_of(x)), grad, 0.0)
 
@@ -542,7 +549,7 @@ def _nan_to_num_inplace(self: Tensor, nan: float = 0.0, posinf: Any = None, negi
     return apply_inplace(NanToNumBackward0, self, nan=nan, posinf=posinf, neginf=neginf)
 
 
-TENSOR_METHODS = {
+TENSOR_METHODS: dict[str, Any] = {
     "clamp_": _clamp_inplace,
     "clip_": _clamp_inplace,
     "clamp_min_": _clamp_min_inplace,

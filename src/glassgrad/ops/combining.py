@@ -8,6 +8,7 @@ graphs (``CatBackward0``, ``ExpandBackward0`` ...) and gradients are those ops'.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -67,9 +68,9 @@ Example::
     return op
 
 
-atleast_1d = _at_least(1, "atleast_1d")
-atleast_2d = _at_least(2, "atleast_2d")
-atleast_3d = _at_least(3, "atleast_3d")
+atleast_1d: Callable[..., Any] = _at_least(1, "atleast_1d")
+atleast_2d: Callable[..., Any] = _at_least(2, "atleast_2d")
+atleast_3d: Callable[..., Any] = _at_least(3, "atleast_3d")
 
 
 def hstack(tensors: Any, *, out: Any = None) -> Tensor:
@@ -136,7 +137,7 @@ class BlockDiagBackward0(Op):
 
     __slots__ = ("spans",)
 
-    def forward(self, *blocks):
+    def forward(self, *blocks: Any) -> Any:
         if not blocks:  # PyTorch's result for no tensors: (1, 0) of the default dtype
             return np.zeros((1, 0), default_numpy_float())
         matrices = [np.asarray(b).reshape(_matrix_shape(np.shape(b))) for b in blocks]
@@ -152,7 +153,7 @@ class BlockDiagBackward0(Op):
         self.spans = spans
         return out
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return tuple(F.reshape(grad[r0:r1, c0:c1], shape) for r0, r1, c0, c1, shape in self.spans)
 
 
@@ -179,7 +180,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
     return BlockDiagBackward0.apply(*tensors)
 
 
-def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
+def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
     """Coordinate grids from 1-d tensors: ``indexing="ij"`` (matrix, PyTorch's default) or
     ``"xy"`` (Cartesian: the first two inputs' dims swapped). The results are expanded views.
 
@@ -254,7 +255,7 @@ def broadcast_to(input: Tensor, *args: Any, size: Any = None) -> Tensor:
     return expand(input, *varargs_or_keyword("broadcast_to", args, size, "size"))
 
 
-def broadcast_tensors(*tensors: Tensor) -> tuple:
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     """The tensors expanded to their common broadcast shape.
 
     Example::

@@ -4,6 +4,7 @@ and allclose are in ``logical``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -44,22 +45,22 @@ def _raw(x: Any) -> Any:
     return x._data if isinstance(x, Tensor) else x
 
 
-eq = _compare("eq", np.equal, "==")
+eq: Callable[..., Any] = _compare("eq", np.equal, "==")
 
 
-ne = _compare("ne", np.not_equal, "!=")
+ne: Callable[..., Any] = _compare("ne", np.not_equal, "!=")
 
 
-lt = _compare("lt", np.less, "<")
+lt: Callable[..., Any] = _compare("lt", np.less, "<")
 
 
-le = _compare("le", np.less_equal, "<=")
+le: Callable[..., Any] = _compare("le", np.less_equal, "<=")
 
 
-gt = _compare("gt", np.greater, ">")
+gt: Callable[..., Any] = _compare("gt", np.greater, ">")
 
 
-ge = _compare("ge", np.greater_equal, ">=")
+ge: Callable[..., Any] = _compare("ge", np.greater_equal, ">=")
 
 
 for _fn, _methods in (
@@ -136,11 +137,11 @@ class _CompareInplace(Op):
 
     ufunc: Any = None
 
-    def forward(self, x, other):
+    def forward(self, x: Any, other: Any) -> Any:
         a, b = binary_operands(x, other)
         return np.asarray(type(self).ufunc(a, b)).astype(x.dtype)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         meta = self._meta
         zeros = [
             F.zeros(meta[2 * k], meta[2 * k + 1]) if meta[2 * k] is not None else None

@@ -27,30 +27,30 @@ from ._samples import complex_randn, randn
 class RealBackward0(Op):
     """out = Re(z); the gradient of z is the real gradient (imaginary part 0)."""
 
-    def forward(self, z):
+    def forward(self, z: Any) -> Any:
         return np.real(z).copy()
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return grad  # cast to z's complex dtype by the machinery
 
 
 class ImagBackward0(Op):
     """out = Im(z); the gradient of z is i * grad."""
 
-    def forward(self, z):
+    def forward(self, z: Any) -> Any:
         return np.imag(z).copy()
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return grad * 1j
 
 
 class ConjBackward0(Op):
     """out = conj(z); the gradient of z is conj(grad)."""
 
-    def forward(self, z):
+    def forward(self, z: Any) -> Any:
         return np.conj(z)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return F.conj(grad)
 
 
@@ -58,16 +58,16 @@ class AngleBackward0(Op):
     """out = atan2(Im z, Re z) (0 or pi for real values); the gradient of a complex z is
     i z grad / |z|^2 (0 at 0), of a real one 0."""
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, z):
+    def forward(self, z: Any) -> Any:
         if z.dtype.kind == "c":
             return np.angle(z)
         if z.dtype.kind != "f":
             z = z.astype(np.float32)
         return np.where(z < 0, z.dtype.type(math.pi), np.where(np.isnan(z), z, 0)).astype(z.dtype)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (z,) = self.saved
         values = array_of(z)
         if values.dtype.kind != "c":
@@ -80,13 +80,13 @@ class SgnBackward0(Op):
     """out = z / |z| (0 at 0; the sign of real values); for complex z the gradient is
     (grad - s Re(grad conj(s))) / |z| with s = sgn(z), 0 at 0; for real values 0."""
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
 
-    def forward(self, z):
+    def forward(self, z: Any) -> Any:
         return np.sign(z)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         z, s = self.saved
         values = array_of(z)
         if values.dtype.kind != "c":
@@ -98,12 +98,15 @@ class SgnBackward0(Op):
 class ComplexBackward0(Op):
     """out = real + i imag; the gradients are the real and imaginary parts of grad."""
 
-    saved_inputs = (0, 1)  # unread, but PyTorch keeps both (their dtypes), so in-place checks
+    saved_inputs: tuple[int, ...] = (
+        0,
+        1,
+    )  # unread, but PyTorch keeps both (their dtypes), so in-place checks
 
-    def forward(self, real, imag):
+    def forward(self, real: Any, imag: Any) -> Any:
         return (real + 1j * imag).astype(complex_of(real.dtype), copy=False)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         needs = self.needs_input_grad
         return (
             RealBackward0.call(grad) if needs[0] else None,

@@ -5,6 +5,8 @@ gradient."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .._dtype import complex_of, scalar_type_name
@@ -47,10 +49,10 @@ class ViewAsRealBackward0(Op):
     is_view = True
     replays_in_graph = True  # no strided view of z's elements: replayed after in-place changes
 
-    def forward(self, z):
+    def forward(self, z: Any) -> Any:
         return _as_real(z)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         if isinstance(grad, Tensor):
             return ViewAsComplexBackward0.apply(grad.contiguous())
         return _as_complex(np.ascontiguousarray(grad))
@@ -63,10 +65,10 @@ class ViewAsComplexBackward0(Op):
     is_view = True
     replays_in_graph = True
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return _as_complex(x)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         if isinstance(grad, Tensor):
             return ViewAsRealBackward0.apply(grad)
         return _as_real(np.asarray(grad))

@@ -20,10 +20,10 @@ from ._samples import randn
 class CloneBackward0(Op):
     records_inference_inputs = True  # a copy into an ordinary tensor (see Op)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return x.copy()
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return grad
 
 
@@ -35,11 +35,11 @@ class ToCopyBackward0(Op):
     records_inference_inputs = True
     __slots__ = ("source",)
 
-    def forward(self, x, dtype):
+    def forward(self, x: Any, dtype: Any) -> Any:
         self.source = x.dtype
         return x.astype(dtype)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         values = grad._data if isinstance(grad, Tensor) else grad
         if values.dtype == self.source:
             return grad
@@ -177,7 +177,7 @@ class CopyBackwards(Op):
 
     copies_source = True
 
-    def forward(self, x, src):
+    def forward(self, x: Any, src: Any) -> Any:
         try:
             return np.broadcast_to(src, x.shape).astype(x.dtype, copy=False)
         except ValueError:
@@ -187,37 +187,37 @@ class CopyBackwards(Op):
                 f"{list(x.shape)}"
             ) from None
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return zeros_like_grad(F, grad) if self.needs_input_grad[0] else None, grad
 
 
 class ZeroBackward0(Op):
     allows_internal_overlap = True
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return np.zeros_like(x)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return zeros_like_grad(F, grad)
 
 
 class FillBackward2(Op):
     allows_internal_overlap = True
 
-    def forward(self, x, value):
+    def forward(self, x: Any, value: Any) -> Any:
         return np.full_like(x, value)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return zeros_like_grad(F, grad)
 
 
 class FillBackward3(Op):
     """``self.fill_(value)`` with a 0-d tensor ``value``: it gets the gradient's sum."""
 
-    def forward(self, x, value):
+    def forward(self, x: Any, value: Any) -> Any:
         return np.full_like(x, value)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         value_grad = F.sum(grad) if self.needs_input_grad[1] else None
         return zeros_like_grad(F, grad) if self.needs_input_grad[0] else None, value_grad
 
@@ -280,7 +280,7 @@ def _inplace_sub(self: Tensor, other: Any, *, alpha: float = 1) -> Tensor:
     return apply_inplace(arithmetic.SubBackward0, self, other, alpha=alpha)
 
 
-INPLACE_METHODS = {
+INPLACE_METHODS: dict[str, Any] = {
     "add_": _inplace_add,
     "__iadd__": _inplace_add,
     "sub_": _inplace_sub,
@@ -305,7 +305,7 @@ INPLACE_METHODS = {
     "fill_": fill_,
 }
 
-CAST_METHODS = {
+CAST_METHODS: dict[str, Any] = {
     m.__name__: m
     for m in map(
         _cast_method,

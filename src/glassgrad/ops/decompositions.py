@@ -84,16 +84,18 @@ class LinalgSvdBackward0(Op):
     """(U, S, Vh) = SVD of A; the gradient is PyTorch's ``svd_backward`` of the reduced
     factors (the extra columns of full U, Vh get none)"""
 
+    full_matrices: Any
+
     # The factors are saved, not the input, as PyTorch saves them: under create_graph they
     # are this node's own outputs, so the gradient's graph reaches the input through them.
-    saved_outputs = (0, 1, 2)
+    saved_outputs: tuple[int, ...] = (0, 1, 2)
     __slots__ = ("full_matrices",)
 
-    def forward(self, a, full_matrices=False):
+    def forward(self, a: Any, full_matrices: Any = False) -> Any:
         self.full_matrices = full_matrices
         return _svd_arrays(a, full_matrices)
 
-    def backward(self, F, grads):
+    def backward(self, F: Any, grads: Any) -> Any:
         u, s, vh = self.saved
         grad_u, grad_s, grad_vh = grads
         if self.full_matrices:
@@ -271,10 +273,12 @@ def _parse_qr_mode(mode: Any) -> str:
 class LinalgQrBackward0(Op):
     """(Q, R) = QR of A; the gradient is PyTorch's ``linalg_qr_backward``"""
 
-    saved_outputs = (0, 1)
+    mode: Any
+
+    saved_outputs: tuple[int, ...] = (0, 1)
     __slots__ = ("mode",)
 
-    def forward(self, a, mode="reduced"):
+    def forward(self, a: Any, mode: Any = "reduced") -> Any:
         self.mode = mode
         m, n = a.shape[-2:]
         if mode == "r":
@@ -293,7 +297,7 @@ class LinalgQrBackward0(Op):
             r.astype(a.dtype, copy=False)
         )
 
-    def backward(self, F, grads):
+    def backward(self, F: Any, grads: Any) -> Any:
         q, r = self.saved
         if self.mode == "r":
             raise RuntimeError(
@@ -330,7 +334,7 @@ class LinalgQrBackward0(Op):
         return F.matmul(grad, widen) + F.matmul(q, grad_r)
 
 
-def qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> tuple:
+def qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> tuple[Tensor, ...]:
     """The QR decomposition ``A = Q R`` (Q orthonormal columns, R upper triangular) of a
     (batch of) matrices. ``mode``: ``"reduced"`` (Q: m x k, R: k x n), ``"complete"``
     (Q: m x m, R: m x n) or ``"r"`` (R only; Q is an empty tensor).
@@ -349,7 +353,7 @@ def qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> tuple:
     return return_types.linalg_qr(*LinalgQrBackward0.apply(A, mode=mode))
 
 
-def qr_top(input: Tensor, some: bool = True, *, out: Any = None) -> tuple:
+def qr_top(input: Tensor, some: bool = True, *, out: Any = None) -> tuple[Tensor, ...]:
     """``torch.qr``: ``linalg.qr`` with ``some=True`` for mode ``"reduced"`` and ``False``
     for ``"complete"``.
 
@@ -385,17 +389,17 @@ class LinalgEighBackward0(Op):
     triangle; gA = V (skew(V^H gV) / 2 / E + diag(gL)) V^H with E[i, j] = L[j] - L[i]
     (^H: ^T for real A; L is real)"""
 
-    saved_outputs = (0, 1)
+    saved_outputs: tuple[int, ...] = (0, 1)
     __slots__ = ()
 
-    def forward(self, a, UPLO="L"):
+    def forward(self, a: Any, UPLO: Any = "L") -> Any:
         if a.size == 0:
             return np.zeros(a.shape[:-1], a.real.dtype), np.zeros(a.shape, a.dtype)
         values, vectors = np.linalg.eigh(a, UPLO=UPLO)
         values = values.astype(a.real.dtype, copy=False)
         return values, column_major(vectors.astype(a.dtype, copy=False))
 
-    def backward(self, F, grads):
+    def backward(self, F: Any, grads: Any) -> Any:
         values, vectors = self.saved
         grad_values, grad_vectors = grads
         if not np.any(array_of(grad_vectors)):  # eigvalsh: V diag(gL) V^H
@@ -433,7 +437,7 @@ def _check_uplo(uplo: Any) -> str:
     return uplo.upper()
 
 
-def eigh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> tuple:
+def eigh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> tuple[Tensor, ...]:
     """Eigenvalues (ascending) and orthonormal eigenvectors of a symmetric matrix (or of each
     in a batch), read from its lower (``UPLO="L"``) or upper triangle. Eigenvectors are
     unique up to sign.

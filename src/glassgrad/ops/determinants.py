@@ -62,14 +62,14 @@ class LinalgDetBackward0(Op):
     """out = det(A); gA = grad * det(A) * A^-T (the cofactor matrix if A is singular);
     holomorphic, so complex A gets grad * conj(det(A) A^-T)"""
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
     holomorphic = True
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return np.asarray(np.linalg.det(a))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         a, det_a = self.saved
         if a.shape[-1] <= 1:
             # det of a 1x1 matrix is its entry (a 0x0 one is 1): the gradient is grad itself,
@@ -113,16 +113,16 @@ class LinalgSlogdetBackward0(Op):
     on the unit circle) both outputs have one: with g = grad_logabsdet - i Im(grad_sign
     conj(sign)), gA = conj(g) A^-H, PyTorch's slogdet_backward."""
 
-    saved_inputs = (0,)
-    saved_outputs = (0,)  # the sign, as PyTorch saves it
+    saved_inputs: tuple[int, ...] = (0,)
+    saved_outputs: tuple[int, ...] = (0,)  # the sign, as PyTorch saves it
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         sign, logabsdet = np.linalg.slogdet(a)
         return np.asarray(sign, dtype=a.dtype), np.asarray(logabsdet, dtype=a.real.dtype)
 
     takes_undefined_grads = True
 
-    def backward(self, F, grads):
+    def backward(self, F: Any, grads: Any) -> Any:
         a, sign = self.saved
         grad_sign, grad = grads
         if array_of(a).dtype.kind != "c":
@@ -146,7 +146,7 @@ def _slogdet(A: Tensor, op: str) -> tuple:
     return LinalgSlogdetBackward0.apply(A)
 
 
-def slogdet(A: Tensor, *, out: Any = None) -> tuple:
+def slogdet(A: Tensor, *, out: Any = None) -> tuple[Tensor, ...]:
     """``(sign, logabsdet)`` with ``det(A) = sign * exp(logabsdet)``, stable for large or
     tiny determinants.
 

@@ -31,6 +31,8 @@ def _triangle_mask(shape: tuple, diagonal: int, lower: bool) -> np.ndarray:
 class TrilBackward0(Op):
     """out = input with entries above diagonal ``diagonal`` set to zero"""
 
+    diagonal: Any
+
     __slots__ = ("diagonal",)
     lower = True
     # PyTorch's tril_/triu_ write only the zeros, without checking for overlap (the backward
@@ -41,11 +43,11 @@ class TrilBackward0(Op):
     def write_overlapping(cls, data, diagonal):
         np.copyto(data, 0, where=~_triangle_mask(data.shape, diagonal, cls.lower))
 
-    def forward(self, x, diagonal):
+    def forward(self, x: Any, diagonal: Any) -> Any:
         self.diagonal = diagonal
         return np.where(_triangle_mask(x.shape, diagonal, self.lower), x, x.dtype.type(0))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return F.where(_triangle_mask(grad.shape, self.diagonal, self.lower), grad, 0.0)
 
 
@@ -102,14 +104,19 @@ def _diagonal_view(x: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarr
 class DiagonalBackward0(Op):
     """out = the diagonal ``offset`` of the planes (dim1, dim2), as a last dimension (a view)"""
 
+    dim1: Any
+    dim2: Any
+    offset: Any
+    self_sizes: Any
+
     __slots__ = ("self_sizes", "offset", "dim1", "dim2")
     is_view = True
 
-    def forward(self, x, offset, dim1, dim2):
+    def forward(self, x: Any, offset: Any, dim1: Any, dim2: Any) -> Any:
         self.self_sizes, self.offset, self.dim1, self.dim2 = x.shape, offset, dim1, dim2
         return _diagonal_view(x, offset, dim1, dim2)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         zeros = np.zeros(self.self_sizes, dtype=array_of(grad).dtype)
         return DiagonalScatterBackward0.call(
             zeros,
@@ -126,22 +133,26 @@ class DiagonalBackward0_copy(DiagonalBackward0):  # noqa: N801 - PyTorch's name 
     __slots__ = ()
     is_view = False
 
-    def forward(self, x, offset, dim1, dim2):
+    def forward(self, x: Any, offset: Any, dim1: Any, dim2: Any) -> Any:
         return DiagonalBackward0.forward(self, x, offset, dim1, dim2).copy()
 
 
 class DiagonalScatterBackward0(Op):
     """out = input with ``src`` written on the diagonal ``offset`` of the planes (dim1, dim2)"""
 
+    dim1: Any
+    dim2: Any
+    offset: Any
+
     __slots__ = ("offset", "dim1", "dim2")
 
-    def forward(self, x, src, offset, dim1, dim2):
+    def forward(self, x: Any, src: Any, offset: Any, dim1: Any, dim2: Any) -> Any:
         self.offset, self.dim1, self.dim2 = offset, dim1, dim2
         out = x.copy()
         _diagonal_view(out, offset, dim1, dim2)[...] = src
         return out
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         needs = self.needs_input_grad
         params = {"offset": self.offset, "dim1": self.dim1, "dim2": self.dim2}
         grad_self = grad_src = None
@@ -157,16 +168,18 @@ class DiagonalScatterBackward0(Op):
 class DiagEmbedBackward0(Op):
     """out = the square matrix with the vector input on diagonal ``offset`` (``diag`` of 1-D)"""
 
+    offset: Any
+
     __slots__ = ("offset",)
 
-    def forward(self, x, offset):
+    def forward(self, x: Any, offset: Any) -> Any:
         self.offset = offset
         n = x.shape[0] + abs(offset)
         out = np.zeros((n, n), dtype=x.dtype)
         _diagonal_view(out, offset, 0, 1)[...] = x
         return out
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return DiagonalBackward0_copy.call(grad, offset=self.offset, dim1=0, dim2=1)
 
 
@@ -291,7 +304,7 @@ register(
 )
 
 
-TENSOR_METHODS = {
+TENSOR_METHODS: dict[str, Any] = {
     "tril_": tril_,
     "triu_": triu_,
 }

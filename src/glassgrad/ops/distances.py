@@ -29,16 +29,18 @@ def _norm_of(difference: np.ndarray, p: float, axis: Any) -> np.ndarray:
 class CdistBackward0(Op):
     """out[..., i, j] = || x1[..., i, :] - x2[..., j, :] ||_p"""
 
-    saved_inputs = (0, 1)
+    p: Any
+
+    saved_inputs: tuple[int, ...] = (0, 1)
     saves_output = True
     __slots__ = ("p",)
 
-    def forward(self, x1, x2, p):
+    def forward(self, x1: Any, x2: Any, p: Any) -> Any:
         self.p = p
         difference = x1[..., :, None, :] - x2[..., None, :, :]
         return _norm_of(difference, p, (difference.ndim - 1,))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x1, x2, out = self.saved
         difference = F.unsqueeze(x1, -2) - F.unsqueeze(x2, -3)
         axis = array_of(difference).ndim - 1
@@ -106,16 +108,18 @@ def cdist(
 class DistBackward0(Op):
     """out = || a - b ||_p over all elements (broadcast); its gradient is the norm's"""
 
-    saved_inputs = (0, 1)
+    p: Any
+
+    saved_inputs: tuple[int, ...] = (0, 1)
     saves_output = True
     __slots__ = ("p",)
 
-    def forward(self, a, b, p):
+    def forward(self, a: Any, b: Any, p: Any) -> Any:
         self.p = p
         difference = np.asarray(a - b)
         return _norm_of(difference, p, None)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         a, b, out = self.saved
         per_element = vector_norm_backward(F, grad, a - b, out, self.p, None, False)
         needs = self.needs_input_grad
@@ -144,10 +148,14 @@ class RenormBackward0(Op):
     p-norm exceeds maxnorm, else 1 (PyTorch's factor); the gradient (PyTorch's
     renorm_backward) adds, where scaled, the factor's dependence on the norm."""
 
-    __slots__ = ("p", "others", "maxnorm")
-    saved_inputs = (0,)
+    maxnorm: Any
+    others: Any
+    p: Any
 
-    def forward(self, x, p, others, maxnorm):
+    __slots__ = ("p", "others", "maxnorm")
+    saved_inputs: tuple[int, ...] = (0,)
+
+    def forward(self, x: Any, p: Any, others: Any, maxnorm: Any) -> Any:
         self.p, self.others, self.maxnorm = p, others, maxnorm
         norm = _norm_of(x, p, others).reshape(
             [1 if k in others else n for k, n in enumerate(x.shape)]
@@ -156,7 +164,7 @@ class RenormBackward0(Op):
             factor = np.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
         return (x * factor).astype(x.dtype, copy=False)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         norm = LinalgVectorNormBackward0.call(x, ord=self.p, dim=self.others, keepdim=True)
         exceeds = array_of(norm) > self.maxnorm
@@ -202,7 +210,7 @@ def renorm_(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     return apply_inplace(RenormBackward0, input, **_renorm_args(input, p, dim, maxnorm, "renorm_"))
 
 
-TENSOR_METHODS = {"renorm_": renorm_}
+TENSOR_METHODS: dict[str, Any] = {"renorm_": renorm_}
 
 
 class PdistBackwardBackward0(Op):
@@ -211,26 +219,28 @@ class PdistBackwardBackward0(Op):
 
     __slots__ = ()
 
-    def forward(self, grad, x, result):
+    def forward(self, grad: Any, x: Any, result: Any) -> Any:
         return result
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         raise RuntimeError("the derivative for '_pdist_backward' is not implemented.")
 
 
 class PdistBackward0(Op):
     """out[k] = || x[i_k] - x[j_k] ||_p over the pairs i < j of rows, in row-major order."""
 
-    saved_inputs = (0,)
+    p: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
     __slots__ = ("p",)
 
-    def forward(self, x, p):
+    def forward(self, x: Any, p: Any) -> Any:
         self.p = p
         first, second = np.triu_indices(x.shape[0], 1)
         return _norm_of(x[first] - x[second], p, (1,))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         saved, out = self.saved
         x, dist, g = array_of(saved), array_of(out)[:, None], array_of(grad)[:, None]
         first, second = np.triu_indices(x.shape[0], 1)

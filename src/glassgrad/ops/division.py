@@ -50,11 +50,11 @@ from .arithmetic import (
 class DivBackward0(Op):
     """out = a / b (true division; integers divide as floats)"""
 
-    saved_inputs = (0, 1)
-    saved_for = ((1,), (0, 1))
+    saved_inputs: tuple[int, ...] = (0, 1)
+    saved_for: tuple[tuple[int, ...], ...] = ((1,), (0, 1))
     elementwise_grads = True
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         if not float_array_and_number(a, b):
             a, b = floating_operands(a, b)
         try:
@@ -62,7 +62,7 @@ class DivBackward0(Op):
         except ValueError:
             raise broadcast_error("div", a, b) from None
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         a, b = self.saved
         needs = self.needs_input_grad
         out_dtype = self._meta[-1]
@@ -198,18 +198,20 @@ def _python_modulus(a: Any, b: Any) -> np.ndarray:
 class DivBackward2(Op):
     """out = round(a / b) with rounding_mode 'trunc' or 'floor'; zero gradient."""
 
+    rounding_mode: Any
+
     # Unread (the gradient is zero) but saved as PyTorch saves them: in-place checks.
-    saved_inputs = (0, 1)
-    saved_for = ((1,), (0, 1))
+    saved_inputs: tuple[int, ...] = (0, 1)
+    saved_for: tuple[tuple[int, ...], ...] = ((1,), (0, 1))
     __slots__ = ("rounding_mode",)
 
-    def forward(self, a, b, rounding_mode="floor"):
+    def forward(self, a: Any, b: Any, rounding_mode: Any = "floor") -> Any:
         self.rounding_mode = rounding_mode
         if rounding_mode == "floor":
             return _floor_divide_arrays(a, b)
         return _trunc_divide_arrays(a, b)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         needs = self.needs_input_grad
         zero = zeros_like_grad(F, grad)
         return zero if needs[0] else None, zero if needs[1] else None
@@ -224,24 +226,24 @@ RemainderNotImplemented = _not_implemented_node("remainder", _remainder_arrays)
 class RemainderBackward0(Op):
     """out = a mod b (sign of b), b a Python number"""
 
-    def forward(self, a, other):
+    def forward(self, a: Any, other: Any) -> Any:
         return _remainder_arrays(a, other)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return grad
 
 
 class RemainderBackward1(Op):
     """out = a - b * floor(a / b); d/da = 1, d/db = -floor(a / b) (a constant)"""
 
-    saved_inputs = (0, 1)
-    saved_for = ((1,), (1,))  # only b's gradient reads them
+    saved_inputs: tuple[int, ...] = (0, 1)
+    saved_for: tuple[tuple[int, ...], ...] = ((1,), (1,))  # only b's gradient reads them
     grad_reads_saved = True
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         return _remainder_arrays(a, b)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         a, b = self.saved
         needs = self.needs_input_grad
         grad_b = None
@@ -407,7 +409,7 @@ def _floor_divide_inplace(self: Tensor, other: Any) -> Tensor:
     return apply_inplace(FloorDivideNotImplemented, self, after=other)
 
 
-TENSOR_METHODS = {
+TENSOR_METHODS: dict[str, Any] = {
     "__truediv__": _truediv_operator,
     "true_divide_": _div_inplace,
     "div_": _div_inplace,

@@ -36,10 +36,10 @@ class LinalgEigBackward0(Op):
     gA = V^-H (diag(gL) + (V^H gV - V^H V Re(diag(V^H gV))) / conj(E)) V^H,
     E[i, j] = L[j] - L[i] off the diagonal (PyTorch's linalg_eig_backward)."""
 
-    saved_outputs = (0, 1)
+    saved_outputs: tuple[int, ...] = (0, 1)
     __slots__ = ()
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         dtype = complex_of(a.dtype) if a.dtype.kind == "f" else a.dtype
         if a.size == 0:
             return np.zeros(a.shape[:-1], dtype), column_major(np.zeros(a.shape, dtype))
@@ -47,7 +47,7 @@ class LinalgEigBackward0(Op):
         # LAPACK's layout, which PyTorch keeps: each matrix of vectors column-major
         return values.astype(dtype, copy=False), column_major(vectors.astype(dtype, copy=False))
 
-    def backward(self, F, grads):
+    def backward(self, F: Any, grads: Any) -> Any:
         values, vectors = self.saved
         grad_values, grad_vectors = grads
         vh = _adjoint(F, vectors)
@@ -88,7 +88,7 @@ def _check(op: str, A: Tensor) -> None:
         raise RuntimeError(f"{op}: input tensor should not contain infs or NaNs.")
 
 
-def eig(A: Tensor, *, out: Any = None) -> tuple:
+def eig(A: Tensor, *, out: Any = None) -> tuple[Tensor, ...]:
     """Eigenvalues and eigenvectors (columns, of norm 1) of a square matrix, or of each in a
     batch: complex tensors, for real input too. ``A = V diag(L) V^-1``.
 

@@ -74,13 +74,17 @@ class FftC2CBackward0(Op):
     """out = DFT of z over ``dim`` (inverse when not ``is_forward``), scaled by the mode;
     the gradient is the transform the other way with the same scaling."""
 
+    dim: Any
+    is_forward: Any
+    normalization: Any
+
     __slots__ = ("dim", "normalization", "is_forward")
 
-    def forward(self, z, dim, normalization, is_forward):
+    def forward(self, z: Any, dim: Any, normalization: Any, is_forward: Any) -> Any:
         self.dim, self.normalization, self.is_forward = dim, normalization, is_forward
         return _c2c(z, dim, normalization, is_forward)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return FftC2CBackward0.call(
             grad, dim=self.dim, normalization=self.normalization, is_forward=not self.is_forward
         )
@@ -89,15 +93,22 @@ class FftC2CBackward0(Op):
 class FftR2CBackward0(Op):
     """out = DFT of the real x over ``dim`` (the last of them halved when ``onesided``)."""
 
-    __slots__ = ("dim", "normalization", "onesided", "last_dim_size")
-    saved_inputs = (0,)  # unread (its size is kept), but PyTorch saves it: in-place checks
+    dim: Any
+    last_dim_size: Any
+    normalization: Any
+    onesided: Any
 
-    def forward(self, x, dim, normalization, onesided):
+    __slots__ = ("dim", "normalization", "onesided", "last_dim_size")
+    saved_inputs: tuple[int, ...] = (
+        0,
+    )  # unread (its size is kept), but PyTorch saves it: in-place checks
+
+    def forward(self, x: Any, dim: Any, normalization: Any, onesided: Any) -> Any:
         self.dim, self.normalization, self.onesided = dim, normalization, onesided
         self.last_dim_size = x.shape[dim[-1]]
         return _r2c(x, dim, normalization, onesided)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         last = self.dim[-1]
         shape = np.shape(grad._data if isinstance(grad, Tensor) else grad)
         if self.onesided and shape[last] < self.last_dim_size:
@@ -114,13 +125,17 @@ class FftC2RBackward0(Op):
     """out = the real signal of size ``last_dim_size`` along the last of ``dim`` whose
     one-sided spectrum is z (inverse DFT)."""
 
+    dim: Any
+    last_dim_size: Any
+    normalization: Any
+
     __slots__ = ("dim", "normalization", "last_dim_size")
 
-    def forward(self, z, dim, normalization, last_dim_size):
+    def forward(self, z: Any, dim: Any, normalization: Any, last_dim_size: Any) -> Any:
         self.dim, self.normalization, self.last_dim_size = dim, normalization, last_dim_size
         return _c2r(z, dim, normalization, last_dim_size)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         half = FftR2CBackward0.call(
             grad, dim=self.dim, normalization=self.normalization, onesided=True
         )
@@ -349,7 +364,7 @@ def sample_frequencies(
     return (values * (1.0 / (n * d))).astype(np_dtype) if n else values.astype(np_dtype)
 
 
-def shift_amounts(input: Tensor, dim: Any, inverse: bool) -> tuple:
+def shift_amounts(input: Tensor, dim: Any, inverse: bool) -> tuple[Any, ...]:
     """The roll of ``fftshift`` (half of each size) or ``ifftshift`` (the other half)."""
     ndim = input._data.ndim
     if dim is None:

@@ -48,9 +48,11 @@ def _check_lerp(start: np.ndarray, end: np.ndarray, weight: Any) -> None:
 class LerpBackward0(Op):
     """out = start + weight * (end - start), ``weight`` a Python number"""
 
+    weight: Any
+
     __slots__ = ("weight",)
 
-    def forward(self, start, end, weight=0.5):
+    def forward(self, start: Any, end: Any, weight: Any = 0.5) -> Any:
         _check_lerp(start, end, weight)
         self.weight = weight
         try:
@@ -59,7 +61,7 @@ class LerpBackward0(Op):
             raise broadcast_error("lerp", start, end) from None
         return _lerp_arrays(start, end, weight).astype(start.dtype, copy=False)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         needs = self.needs_input_grad
         w = self.weight
         return grad * (1.0 - w) if needs[0] else None, grad * w if needs[1] else None
@@ -68,10 +70,14 @@ class LerpBackward0(Op):
 class LerpBackward1(Op):
     """out = start + weight * (end - start), ``weight`` a tensor"""
 
-    saved_inputs = (0, 1, 2)
-    saved_for = ((2,), (2,), (0, 1, 2))  # PyTorch keeps the weight whatever needs a gradient
+    saved_inputs: tuple[int, ...] = (0, 1, 2)
+    saved_for: tuple[tuple[int, ...], ...] = (
+        (2,),
+        (2,),
+        (0, 1, 2),
+    )  # PyTorch keeps the weight whatever needs a gradient
 
-    def forward(self, start, end, weight):
+    def forward(self, start: Any, end: Any, weight: Any) -> Any:
         _check_lerp(start, end, weight)
         try:
             np.broadcast_shapes(start.shape, end.shape, weight.shape)
@@ -79,7 +85,7 @@ class LerpBackward1(Op):
             raise broadcast_error("lerp", start, end if end.ndim else weight) from None
         return _lerp_arrays(start, end, weight.astype(start.dtype)).astype(start.dtype, copy=False)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         start, end, weight = self.saved
         needs = self.needs_input_grad
         return (
@@ -118,20 +124,22 @@ def _three_operands(op: str, x: np.ndarray, t1: np.ndarray, t2: np.ndarray) -> l
 class AddcmulBackward0(Op):
     """out = input + value * tensor1 * tensor2"""
 
+    value: Any
+
     holomorphic = True
 
-    saved_inputs = (1, 2)
-    saved_for = ((2,), (1,))
+    saved_inputs: tuple[int, ...] = (1, 2)
+    saved_for: tuple[tuple[int, ...], ...] = ((2,), (1,))
     __slots__ = ("value",)
 
-    def forward(self, x, t1, t2, value=1):
+    def forward(self, x: Any, t1: Any, t2: Any, value: Any = 1) -> Any:
         x, t1, t2 = _three_operands("addcmul", x, t1, t2)
         if x.dtype.kind in "iub" and isinstance(value, float):
             value = int(value)  # PyTorch casts the scalar to the integer type
         self.value = value
         return x + value * (t1 * t2) if value != 1 else x + t1 * t2
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         t1, t2 = self.saved
         needs = self.needs_input_grad
         v = self.value
@@ -145,13 +153,15 @@ class AddcmulBackward0(Op):
 class AddcdivBackward0(Op):
     """out = input + value * tensor1 / tensor2"""
 
+    value: Any
+
     holomorphic = True
 
-    saved_inputs = (1, 2)
-    saved_for = ((2,), (1, 2))
+    saved_inputs: tuple[int, ...] = (1, 2)
+    saved_for: tuple[tuple[int, ...], ...] = ((2,), (1, 2))
     __slots__ = ("value",)
 
-    def forward(self, x, t1, t2, value=1):
+    def forward(self, x: Any, t1: Any, t2: Any, value: Any = 1) -> Any:
         if t1.dtype.kind in "iub" and t2.dtype.kind in "iub":
             raise RuntimeError(
                 "Integer division with addcdiv is no longer supported, and in a future release "
@@ -166,7 +176,7 @@ class AddcdivBackward0(Op):
         with np.errstate(divide="ignore", invalid="ignore"):
             return x + value * (t1 / t2)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         t1, t2 = self.saved
         needs = self.needs_input_grad
         v = self.value
@@ -254,7 +264,7 @@ def _addcdiv_inplace(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: f
     return apply_inplace(AddcdivBackward0, self, tensor1, tensor2, value=value)
 
 
-TENSOR_METHODS = {
+TENSOR_METHODS: dict[str, Any] = {
     "lerp_": _lerp_inplace,
     "addcmul_": _addcmul_inplace,
     "addcdiv_": _addcdiv_inplace,

@@ -64,15 +64,19 @@ def _index_key(dim: int, index: np.ndarray) -> tuple:
 class IndexSelectBackward0(Op):
     """out = the slices ``index`` along ``dim``; the gradient is an index_add into zeros"""
 
+    dim: Any
+    index: Any
+    self_sizes: Any
+
     __slots__ = ("self_sizes", "dim", "index")
 
-    def forward(self, x, dim, index):
+    def forward(self, x: Any, dim: Any, index: Any) -> Any:
         self.self_sizes, self.dim, self.index = x.shape, dim, index
         if x.ndim == 0:
             return x.reshape(1)[index.reshape(-1)].reshape(())
         return x[_index_key(dim, index)]
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         zeros = np.zeros(self.self_sizes, dtype=array_of(grad).dtype)
         return IndexAddBackward0.call(zeros, grad, dim=self.dim, index=self.index)
 
@@ -110,14 +114,18 @@ def index_select(input: Tensor, dim: int, index: Any) -> Tensor:
 class IndexAddBackward0(Op):
     """out = input with ``alpha * source`` added at positions ``index`` along ``dim``"""
 
+    alpha: Any
+    dim: Any
+    index: Any
+
     refuses_full_overlap = True
 
     # The source is saved when its gradient is wanted, as PyTorch saves it (for its shape).
-    saved_inputs = (1,)
-    saved_for = ((1,),)
+    saved_inputs: tuple[int, ...] = (1,)
+    saved_for: tuple[tuple[int, ...], ...] = ((1,),)
     __slots__ = ("dim", "index", "alpha")
 
-    def forward(self, x, source, dim, index, alpha=1):
+    def forward(self, x: Any, source: Any, dim: Any, index: Any, alpha: Any = 1) -> Any:
         self.dim, self.index, self.alpha = dim, index, alpha
         out = x.astype(np.result_type(x, source), copy=True)
         values = source if alpha == 1 else source * alpha
@@ -127,7 +135,7 @@ class IndexAddBackward0(Op):
             np.add.at(out, _index_key(dim, index), values)
         return out
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         needs = self.needs_input_grad
         grad_source = None
         if needs[1]:
@@ -218,14 +226,18 @@ def _scatter_array(
 class GatherBackward0(Op):
     """out[p] = input[p with coordinate ``dim`` replaced by index[p]]"""
 
-    saved_inputs = (0,)  # unread, but saved as PyTorch saves it (in-place checks)
+    dim: Any
+    index: Any
+    self_sizes: Any
+
+    saved_inputs: tuple[int, ...] = (0,)  # unread, but saved as PyTorch saves it (in-place checks)
     __slots__ = ("self_sizes", "dim", "index")
 
-    def forward(self, x, dim, index):
+    def forward(self, x: Any, dim: Any, index: Any) -> Any:
         self.self_sizes, self.dim, self.index = x.shape, dim, index
         return _gather_array(x, dim, index)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         zeros = np.zeros(self.self_sizes, dtype=array_of(grad).dtype)
         return ScatterAddBackward0.call(zeros, grad, dim=self.dim, index=self.index)
 
@@ -241,15 +253,19 @@ def _scatter_src_grad(F: Any, grad: Any, dim: int, index: np.ndarray, src_shape:
 class ScatterBackward0(Op):
     """out = input with ``src`` written at gather addressing (edges: input, src)"""
 
+    dim: Any
+    index: Any
+    src_sizes: Any
+
     refuses_full_overlap = True
 
     __slots__ = ("dim", "index", "src_sizes")
 
-    def forward(self, x, src, dim, index):
+    def forward(self, x: Any, src: Any, dim: Any, index: Any) -> Any:
         self.dim, self.index, self.src_sizes = dim, index, src.shape
         return _scatter_array(x.copy(), dim, index, src, accumulate=False)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         needs = self.needs_input_grad
         grad_self = grad_src = None
         if needs[0]:
@@ -265,13 +281,17 @@ class ScatterBackward0(Op):
 class ScatterBackward1(Op):
     """out = input with the number ``value`` written at gather addressing"""
 
+    dim: Any
+    index: Any
+    value: Any
+
     __slots__ = ("dim", "index", "value")
 
-    def forward(self, x, dim, index, value):
+    def forward(self, x: Any, dim: Any, index: Any, value: Any) -> Any:
         self.dim, self.index, self.value = dim, index, value
         return _scatter_array(x.copy(), dim, index, value, accumulate=False)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         keep = _scatter_array(np.ones(grad.shape, dtype=bool), self.dim, self.index, False, False)
         return F.where(keep, grad, 0.0)
 
@@ -279,16 +299,20 @@ class ScatterBackward1(Op):
 class ScatterAddBackward0(Op):
     """out = input with ``src`` added at gather addressing (repeated indices accumulate)"""
 
+    dim: Any
+    index: Any
+    src_sizes: Any
+
     refuses_full_overlap = True
 
     __slots__ = ("dim", "index", "src_sizes")
 
-    def forward(self, x, src, dim, index):
+    def forward(self, x: Any, src: Any, dim: Any, index: Any) -> Any:
         self.dim, self.index, self.src_sizes = dim, index, src.shape
         out = x.astype(np.result_type(x, src), copy=True)
         return _scatter_array(out, dim, index, src, accumulate=True)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         needs = self.needs_input_grad
         grad_src = None
         if needs[1]:
@@ -543,7 +567,7 @@ register(
 )
 
 
-TENSOR_METHODS = {
+TENSOR_METHODS: dict[str, Any] = {
     "scatter_": scatter_,
     "scatter_add_": scatter_add_,
     "index_add_": index_add_,

@@ -50,19 +50,19 @@ def householder_product_arrays(a: np.ndarray, tau: np.ndarray) -> np.ndarray:
 class LinalgHouseholderProductBackward0(Op):
     """Q = (H_1 ... H_k)[:, :n]; the gradient is PyTorch's ``householder_product_backward``"""
 
-    saved_inputs = (0, 1)
+    saved_inputs: tuple[int, ...] = (0, 1)
     saves_output = True
     __slots__ = ()
 
-    def forward(self, a, tau):
+    def forward(self, a: Any, tau: Any) -> Any:
         return column_major(householder_product_arrays(a, tau))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         a, tau, q = self.saved
         return householder_backward(F, grad, a, tau, q)
 
 
-def householder_backward(F: Any, grad: Any, a: Any, tau: Any, q: Any) -> tuple:
+def householder_backward(F: Any, grad: Any, a: Any, tau: Any, q: Any) -> tuple[Any, ...]:
     """PyTorch's ``householder_product_backward``: the gradients of A and tau from that of
     Q = householder_product(A, tau), updating K = H_(i+1)^-1 K H_i reflector by reflector."""
     m, n = a.shape[-2:]
@@ -157,7 +157,7 @@ def orgqr(input: Tensor, input2: Tensor) -> Tensor:
     return householder_product(input, input2)
 
 
-def geqrf(input: Tensor, *, out: Any = None) -> tuple:
+def geqrf(input: Tensor, *, out: Any = None) -> tuple[Tensor, ...]:
     """``(a, tau)``: LAPACK's QR factorization: R on and above the diagonal of ``a``, the
     Householder reflectors of Q below it with their scales in ``tau`` (not differentiable:
     as in PyTorch, the results require grad and their backward raises).
@@ -216,16 +216,19 @@ class OrmqrBackward0(Op):
     """op(Q) C or C op(Q), Q the full product of the reflectors (input, tau); gC by the
     transposed product, the reflectors' gradients by ``householder_product_backward``"""
 
-    saved_inputs = (0, 1, 2)
+    left: Any
+    transpose: Any
+
+    saved_inputs: tuple[int, ...] = (0, 1, 2)
     saves_output = True
     __slots__ = ("left", "transpose")
 
-    def forward(self, a, tau, c, left=True, transpose=False):
+    def forward(self, a: Any, tau: Any, c: Any, left: Any = True, transpose: Any = False) -> Any:
         self.left, self.transpose = left, transpose
         q = householder_product_arrays(_square(_ArrayOps, a), tau)
         return column_major(_apply_q(_ArrayOps, q, c, left, transpose))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         a, tau, c, _ = self.saved
         needs = self.needs_input_grad
         square = _square(F, a)

@@ -34,14 +34,16 @@ def _index_of(index: Any, op: str) -> Tensor:
 class TakeBackward0(Op):
     """out = the flattened input at ``index``; the gradient adds ``grad`` back there"""
 
-    __slots__ = ("index",)
-    saved_inputs = (0,)  # as PyTorch's node (which reads its sizes)
+    index: Any
 
-    def forward(self, x, index):
+    __slots__ = ("index",)
+    saved_inputs: tuple[int, ...] = (0,)  # as PyTorch's node (which reads its sizes)
+
+    def forward(self, x: Any, index: Any) -> Any:
         self.index = index.reshape(-1)
         return x.reshape(-1)[self.index].reshape(index.shape)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         shape = array_of(x).shape
         size = int(np.prod(shape))
@@ -73,10 +75,13 @@ class PutBackward0(Op):
     """out = input with ``source`` written (added) at flat ``index``; d/dinput: grad (zero
     at the written places unless accumulating), d/dsource: grad at ``index``"""
 
-    __slots__ = ("index", "accumulate")
-    saved_inputs = (1,)  # the source, as PyTorch's node
+    accumulate: Any
+    index: Any
 
-    def forward(self, x, source, index, accumulate):
+    __slots__ = ("index", "accumulate")
+    saved_inputs: tuple[int, ...] = (1,)  # the source, as PyTorch's node
+
+    def forward(self, x: Any, source: Any, index: Any, accumulate: Any) -> Any:
         self.index, self.accumulate = index.reshape(-1), accumulate
         out = x.copy()
         flat = out.reshape(-1)
@@ -87,7 +92,7 @@ class PutBackward0(Op):
             flat[self.index] = values
         return out
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (source,) = self.saved
         needs = self.needs_input_grad
         grad_input = grad_source = None
@@ -289,7 +294,7 @@ register(
 )
 
 
-TENSOR_METHODS = {
+TENSOR_METHODS: dict[str, Any] = {
     "put_": _inplace(put, "put_"),
     "index_fill_": _inplace(index_fill, "index_fill_"),
     "index_copy_": _inplace(index_copy, "index_copy_"),

@@ -19,28 +19,36 @@ from ._samples import randn
 
 
 class SelectBackward0(Op):
+    dim: Any
+    index: Any
+    shape: Any
     __slots__ = ("shape", "dim", "index")
     is_view = True
 
-    def forward(self, x, dim, index):
+    def forward(self, x: Any, dim: Any, index: Any) -> Any:
         self.shape, self.dim, self.index = x.shape, dim, index
         # The trailing Ellipsis keeps a 0-d result a view instead of a NumPy scalar copy.
         return x[(slice(None),) * dim + (index, Ellipsis)]
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         key = (slice(None),) * self.dim + (self.index, Ellipsis)
         return F.index_zeros_add(self.shape, key, grad, True)
 
 
 class SliceBackward0(Op):
+    dim: Any
+    end: Any
+    shape: Any
+    start: Any
+    step: Any
     __slots__ = ("shape", "dim", "start", "end", "step")
     is_view = True
 
-    def forward(self, x, dim, start, end, step):
+    def forward(self, x: Any, dim: Any, start: Any, end: Any, step: Any) -> Any:
         self.shape, self.dim, self.start, self.end, self.step = x.shape, dim, start, end, step
         return x[(slice(None),) * dim + (slice(start, end, step),)]
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         key = (slice(None),) * self.dim + (slice(self.start, self.end, self.step),)
         return F.index_zeros_add(self.shape, key, grad, True)
 
@@ -48,9 +56,12 @@ class SliceBackward0(Op):
 class IndexBackward0(Op):
     """Advanced indexing (integer arrays, masks): a copy; repeated indices accumulate."""
 
+    key: Any
+    shape: Any
+
     __slots__ = ("shape", "key")
 
-    def forward(self, x, key):
+    def forward(self, x: Any, key: Any) -> Any:
         self.shape, self.key = x.shape, key
         try:
             # A fresh tensor, laid out row-major as PyTorch's index kernel gives it for all but
@@ -59,7 +70,7 @@ class IndexBackward0(Op):
         except IndexError as error:
             raise IndexError(f"index: {error}".replace("axis", "dimension")) from None
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return F.index_zeros_add(self.shape, self.key, grad, False)
 
     def _release(self) -> None:
@@ -69,9 +80,11 @@ class IndexBackward0(Op):
 class IndexPutAccumulateBackward0(Op):
     """zeros(shape) with ``values`` added at ``key`` (the gradient of indexing)."""
 
+    key: Any
+
     __slots__ = ("key",)
 
-    def forward(self, values, shape, key, basic):
+    def forward(self, values: Any, shape: Any, key: Any, basic: Any) -> Any:
         self.key = key
         out = np.zeros(shape, dtype=values.dtype)
         if basic:
@@ -80,22 +93,25 @@ class IndexPutAccumulateBackward0(Op):
             np.add.at(out, key, values)
         return out
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return grad[self.key]
 
 
 class ScatterZerosBackward0(Op):
     """zeros(shape) with ``src`` placed at ``index`` along ``dim`` (gradient of max(dim))."""
 
+    dim: Any
+    index: Any
+
     __slots__ = ("dim", "index")
 
-    def forward(self, src, shape, dim, index):
+    def forward(self, src: Any, shape: Any, dim: Any, index: Any) -> Any:
         self.dim, self.index = dim, index
         out = np.zeros(shape, dtype=src.dtype)
         np.put_along_axis(out, index, src, axis=dim)
         return out
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         values = grad._data if isinstance(grad, Tensor) else grad
         if isinstance(grad, Tensor):
             return take_along_dim(grad, Tensor._from_array(self.index), self.dim)
@@ -113,15 +129,17 @@ def scatter_zeros(shape: tuple, dim: int, index: np.ndarray, src: Tensor) -> Ten
 
 
 class ScatterAddZerosBackward0(Op):
+    dim: Any
+    index: Any
     __slots__ = ("dim", "index")
 
-    def forward(self, src, shape, dim, index):
+    def forward(self, src: Any, shape: Any, dim: Any, index: Any) -> Any:
         self.dim, self.index = dim, index
         out = np.zeros(shape, dtype=src.dtype)
         _scatter_add_along(out, index, src, dim)
         return out
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         if isinstance(grad, Tensor):
             return take_along_dim(grad, Tensor._from_array(self.index), self.dim)
         return np.take_along_axis(grad, self.index, axis=self.dim)
@@ -318,14 +336,16 @@ def getitem(input: Tensor, key: Any) -> Tensor:
 class UnsqueezeView(Op):
     """``x[None]``: PyTorch records it as UnsqueezeBackward0."""
 
+    dim: Any
+
     __slots__ = ("dim",)
     is_view = True
 
-    def forward(self, x, dim):
+    def forward(self, x: Any, dim: Any) -> Any:
         self.dim = dim
         return np.expand_dims(x, dim)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return F.squeeze(grad, self.dim)
 
 
@@ -337,10 +357,10 @@ class ViewBackward0Alias(Op):
 
     is_view = True
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return x.view()
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return grad
 
 
@@ -354,6 +374,9 @@ class IndexPutBackward0(Op):
     """x[key] = values (or += with accumulate), written into x. ``cast``: a single-element
     value set through one boolean mask is cast, as PyTorch's masked_fill_ path casts it."""
 
+    accumulate: Any
+    key: Any
+
     refuses_full_overlap = True
 
     __slots__ = ("key", "accumulate")
@@ -363,7 +386,9 @@ class IndexPutBackward0(Op):
         "tensor[indices] = tensor"
     )
 
-    def forward(self, x, values, key, accumulate=False, cast=False):
+    def forward(
+        self, x: Any, values: Any, key: Any, accumulate: Any = False, cast: Any = False
+    ) -> Any:
         self.key, self.accumulate = key, accumulate
         if cast:
             values = np.asarray(values).astype(x.dtype)
@@ -392,7 +417,7 @@ class IndexPutBackward0(Op):
         else:
             data[key] = values
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         grad_values = grad[self.key] if self.needs_input_grad[1] else None
         if self.accumulate:
             return grad, grad_values

@@ -45,7 +45,7 @@ class LinalgInvExBackward0(Op):
     saves_output = True
     holomorphic = True
 
-    def forward(self, a, check_errors=True):
+    def forward(self, a: Any, check_errors: Any = True) -> Any:
         try:
             return column_major(np.linalg.inv(a))
         except np.linalg.LinAlgError:
@@ -54,7 +54,7 @@ class LinalgInvExBackward0(Op):
                 return column_major(lu_solve_arrays(*lu_arrays(a)[:2], eye, True, False))
             raise singular_error("linalg.inv", a) from None
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (inverse,) = self.saved
         inverse_t = F.mT(inverse)
         return -F.matmul(inverse_t, F.matmul(grad, inverse_t))
@@ -122,7 +122,7 @@ def _info(a: np.ndarray, result: np.ndarray) -> np.ndarray:
     return lu_arrays(a)[2]
 
 
-def inv_ex(A: Tensor, *, check_errors: bool = False, out: Any = None) -> tuple:
+def inv_ex(A: Tensor, *, check_errors: bool = False, out: Any = None) -> tuple[Tensor, ...]:
     """``(inverse, info)``: ``linalg.inv`` without its error: ``info`` is the 1-based index of
     the first zero pivot of A's LU (0 when A is invertible), the inverse then LAPACK's inf/nan.
 
@@ -144,7 +144,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out: Any = None) -> tuple:
 
 def solve_ex(
     A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False, out: Any = None
-) -> tuple:
+) -> tuple[Tensor, ...]:
     """``(result, info)``: ``linalg.solve`` without its error for singular A (``info``: the
     1-based index of the first zero pivot of A's LU, 0 when none).
 
@@ -204,11 +204,11 @@ class LinalgPinvBackward0(Op):
     """out = A^+ (from the SVD, singular values under the tolerance dropped); the gradient is
     PyTorch's ``pinv_backward``"""
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
     __slots__ = ()
 
-    def forward(self, a, atol=None, rtol=None, hermitian=False):
+    def forward(self, a: Any, atol: Any = None, rtol: Any = None, hermitian: Any = False) -> Any:
         if a.size == 0:
             return np.zeros(a.shape[:-2] + a.shape[-2:][::-1], a.dtype)
         values, left, right = _spectrum(a, hermitian)
@@ -218,7 +218,7 @@ class LinalgPinvBackward0(Op):
             right, left = np.conj(right), np.conj(left)
         return np.matmul(swap(right) * inverse[..., None, :], swap(left))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         a, pinv_a = self.saved
         return pinv_backward(F, grad, pinv_a, a)
 
@@ -344,12 +344,17 @@ class LinalgLstsqBackward0(Op):
     """(X, residuals, rank, singular values) of min |A X - B|; the gradient is PyTorch's
     ``linalg_lstsq_backward``: X = pinv(A) B, residuals |A X - B|^2"""
 
-    saved_inputs = (0, 1)
-    saved_outputs = (0,)
-    nondiff_outputs = (2, 3)
+    driver: Any
+    vector: Any
+
+    saved_inputs: tuple[int, ...] = (0, 1)
+    saved_outputs: tuple[int, ...] = (0,)
+    nondiff_outputs: tuple[int, ...] = (2, 3)
     __slots__ = ("vector", "driver")
 
-    def forward(self, a, b, rcond=None, driver="gelsy", vector=False):
+    def forward(
+        self, a: Any, b: Any, rcond: Any = None, driver: Any = "gelsy", vector: Any = False
+    ) -> Any:
         self.vector, self.driver = vector, driver
         matrix_b = b[..., None] if vector else b
         m, n = a.shape[-2:]
@@ -381,7 +386,7 @@ class LinalgLstsqBackward0(Op):
         values = s.astype(a.dtype) if driver in ("gelsd", "gelss") else np.zeros((0,), a.dtype)
         return x, residuals, rank_out, values
 
-    def backward(self, F, grads):
+    def backward(self, F: Any, grads: Any) -> Any:
         a, b, x = self.saved
         grad_x, grad_residuals = grads[0], grads[1]
         needs = self.needs_input_grad
@@ -423,7 +428,7 @@ def _array(x: Any) -> Any:
     return x._data if isinstance(x, Tensor) else x
 
 
-def lstsq(A: Tensor, B: Tensor, rcond: Any = None, *, driver: Any = None) -> tuple:
+def lstsq(A: Tensor, B: Tensor, rcond: Any = None, *, driver: Any = None) -> tuple[Tensor, ...]:
     """``(solution, residuals, rank, singular_values)`` of the least-squares problem
     ``min |A X - B|``: the minimum-norm solution (singular values at most ``rcond`` times the
     largest dropped); ``residuals`` (squared, per column) when m > n and A has full rank;

@@ -97,7 +97,7 @@ def _sytf2(a: np.ndarray) -> tuple:
     return a, pivots, info
 
 
-def ldl_arrays(a: np.ndarray) -> tuple:
+def ldl_arrays(a: np.ndarray) -> tuple[Any, ...]:
     """``_sytf2`` over a batch; LD column-major as LAPACK's sytrf leaves it."""
     flat = a.reshape(-1, *a.shape[-2:])
     results = [_sytf2(m) for m in flat]
@@ -170,7 +170,7 @@ LdlSolveNotImplemented = _not_implemented_node("linalg_ldl_solve", _computed)
 
 def ldl_factor_ex(
     A: Tensor, *, hermitian: bool = False, check_errors: bool = False, out: Any = None
-) -> tuple:
+) -> tuple[Tensor, ...]:
     """``(LD, pivots, info)``: the Bunch-Kaufman LDL factorization of a symmetric matrix (its
     lower triangle is read), packed as LAPACK's sytrf packs it; ``info`` is the 1-based index
     of the first zero pivot of D (0 when none). Not differentiable: as in PyTorch, ``LD``
@@ -201,7 +201,7 @@ def ldl_factor_ex(
     return out_result("linalg_ldl_factor_ex", out, result, (A,), exact=True)
 
 
-def ldl_factor(A: Tensor, *, hermitian: bool = False, out: Any = None) -> tuple:
+def ldl_factor(A: Tensor, *, hermitian: bool = False, out: Any = None) -> tuple[Tensor, ...]:
     """``(LD, pivots)``: ``ldl_factor_ex`` without the info (a zero pivot is an error).
 
     Example::

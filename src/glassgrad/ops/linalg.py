@@ -57,12 +57,12 @@ class _Matmul(Op):
 
     holomorphic = True
 
-    saved_inputs = (0, 1)
-    saved_for = ((1,), (0,))
+    saved_inputs: tuple[int, ...] = (0, 1)
+    saved_for: tuple[tuple[int, ...], ...] = ((1,), (0,))
     __slots__ = ("_ranks", "_b_transposed")
     op_name = "matmul"
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         # Kept apart from the operands, which are saved only for the other's gradient.
         self._ranks = (a.ndim, b.ndim)
         self._b_transposed = is_transposed_matrix(b)
@@ -74,7 +74,7 @@ class _Matmul(Op):
                 f"multiplied ({error})"
             ) from None
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         a, b = self.saved
         a_vector, b_vector = self._ranks[0] == 1, self._ranks[1] == 1
         needs = self.needs_input_grad

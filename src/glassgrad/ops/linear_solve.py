@@ -42,13 +42,18 @@ def _vector_layout(x: np.ndarray) -> np.ndarray:
 class LinalgSolveExBackward0(Op):
     """X with A X = B (or X A = B if not ``left``); gB = solve(A^T, grad), gA = -gB X^T"""
 
+    left: Any
+    vector: Any
+
     holomorphic = True
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
     __slots__ = ("left", "vector")
 
-    def forward(self, a, b, left=True, vector=False, check_errors=True):
+    def forward(
+        self, a: Any, b: Any, left: Any = True, vector: Any = False, check_errors: Any = True
+    ) -> Any:
         self.left, self.vector = left, vector
         try:
             if not left:  # PyTorch solves the transposed system: X is row-major
@@ -69,7 +74,7 @@ class LinalgSolveExBackward0(Op):
                 f"linalg.solve: {prefix}The solver failed because the input matrix is singular."
             ) from None
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         a, x = self.saved
         needs = self.needs_input_grad
         if self.left:

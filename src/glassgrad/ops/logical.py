@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -38,9 +39,9 @@ def _logical(name: str, ufunc: Any, symbol: str) -> Any:
     return op
 
 
-logical_and = _logical("logical_and", np.logical_and, "and")
-logical_or = _logical("logical_or", np.logical_or, "or")
-logical_xor = _logical("logical_xor", np.logical_xor, "xor")
+logical_and: Callable[..., Any] = _logical("logical_and", np.logical_and, "and")
+logical_or: Callable[..., Any] = _logical("logical_or", np.logical_or, "or")
+logical_xor: Callable[..., Any] = _logical("logical_xor", np.logical_xor, "xor")
 
 
 def logical_not(input: Tensor) -> Tensor:
@@ -175,9 +176,9 @@ def _bitwise(name: str, ufunc: Any, symbol: str) -> Any:
     return op
 
 
-bitwise_and = _bitwise("bitwise_and", np.bitwise_and, "&")
-bitwise_or = _bitwise("bitwise_or", np.bitwise_or, "|")
-bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor, "^")
+bitwise_and: Callable[..., Any] = _bitwise("bitwise_and", np.bitwise_and, "&")
+bitwise_or: Callable[..., Any] = _bitwise("bitwise_or", np.bitwise_or, "|")
+bitwise_xor: Callable[..., Any] = _bitwise("bitwise_xor", np.bitwise_xor, "^")
 
 
 def bitwise_not(input: Tensor) -> Tensor:
@@ -217,7 +218,7 @@ class _NoGradient(Op):
 
     differentiable = False
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return tuple(None for _ in self.next_functions)
 
 
@@ -372,7 +373,7 @@ _bitwise_and_inplace, _iand = _bitwise_writers("bitwise_and", bitwise_and)
 _bitwise_or_inplace, _ior = _bitwise_writers("bitwise_or", bitwise_or)
 _bitwise_xor_inplace, _ixor = _bitwise_writers("bitwise_xor", bitwise_xor)
 
-TENSOR_METHODS = {
+TENSOR_METHODS: dict[str, Any] = {
     "logical_and_": _writer("logical_and", _logical_compute(logical_and)),
     "logical_or_": _writer("logical_or", _logical_compute(logical_or)),
     "logical_xor_": _writer("logical_xor", _logical_compute(logical_xor)),

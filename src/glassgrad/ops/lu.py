@@ -41,7 +41,7 @@ __all__ = ["lu_factor", "lu_factor_ex", "lu", "lu_solve", "lu_unpack", "lu_top",
 # --- arrays --------------------------------------------------------------------------------
 
 
-def lu_arrays(a: np.ndarray) -> tuple:
+def lu_arrays(a: np.ndarray) -> tuple[Any, ...]:
     """``(LU, pivots, info)`` of getrf: L (unit lower, below the diagonal) and U packed in one
     matrix, 1-based int32 row swaps, and per matrix the 1-based index of the first zero pivot
     (0 when none)."""
@@ -151,15 +151,15 @@ def _eye(F: Any, like: Any, rows: int, cols: int) -> Any:
 class LinalgLuFactorExBackward0(Op):
     """(LU, pivots, info) = getrf(A); the gradient is PyTorch's ``lu_factor_ex_backward``"""
 
-    saved_outputs = (0, 1)
-    nondiff_outputs = (1, 2)
+    saved_outputs: tuple[int, ...] = (0, 1)
+    nondiff_outputs: tuple[int, ...] = (1, 2)
     __slots__ = ()
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         lu, pivots, info = lu_arrays(a)
         return column_major(lu), pivots, info
 
-    def backward(self, F, grads):
+    def backward(self, F: Any, grads: Any) -> Any:
         lu, pivots = self.saved
         grad = grads[0]
         m, n = lu.shape[-2:]
@@ -172,18 +172,18 @@ class LinalgLuFactorExBackward0(Op):
 class LinalgLuBackward0(Op):
     """(P, L, U) = the pivoted LU of A; the gradient is PyTorch's ``linalg_lu_backward``"""
 
-    saved_outputs = (0, 1, 2)
-    nondiff_outputs = (0,)
+    saved_outputs: tuple[int, ...] = (0, 1, 2)
+    nondiff_outputs: tuple[int, ...] = (0,)
     __slots__ = ()
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         lu, pivots, _ = lu_arrays(a)
         m, n = a.shape[-2:]
         k = min(m, n)
         lower = np.tril(lu[..., :, :k], -1) + np.eye(m, k, dtype=a.dtype)
         return permutation_arrays(pivots, m, a.dtype), lower, np.triu(lu[..., :k, :])
 
-    def backward(self, F, grads):
+    def backward(self, F: Any, grads: Any) -> Any:
         p, lower, upper = self.saved
         _, grad_l, grad_u = grads
         return _lu_backward(F, grad_l, grad_u, constant_like(grad_l, array_of(p)), lower, upper)
@@ -211,7 +211,7 @@ def _zero_pivot_error(op: str, info: np.ndarray) -> LinAlgError:
 
 def lu_factor_ex(
     A: Tensor, *, pivot: bool = True, check_errors: bool = False, out: Any = None
-) -> tuple:
+) -> tuple[Tensor, ...]:
     """``(LU, pivots, info)``: the LU factorization with partial pivoting of a (batch of)
     matrices, packed as LAPACK's getrf packs it; ``info`` is the 1-based index of the first
     zero on U's diagonal (0 when none), an error only with ``check_errors``.
@@ -232,7 +232,7 @@ def lu_factor_ex(
     )
 
 
-def lu_factor(A: Tensor, *, pivot: bool = True, out: Any = None) -> tuple:
+def lu_factor(A: Tensor, *, pivot: bool = True, out: Any = None) -> tuple[Tensor, ...]:
     """``(LU, pivots)``: the LU factorization with partial pivoting, packed (L below the
     diagonal, with an implicit unit diagonal, U on and above it) with LAPACK's 1-based int32
     row swaps. A zero pivot is an error (``lu_factor_ex`` reports it instead).
@@ -253,7 +253,7 @@ def lu_factor(A: Tensor, *, pivot: bool = True, out: Any = None) -> tuple:
     return out_result("linalg_lu_factor", out, result, (A,), exact=True)
 
 
-def lu(A: Tensor, *, pivot: bool = True, out: Any = None) -> tuple:
+def lu(A: Tensor, *, pivot: bool = True, out: Any = None) -> tuple[Tensor, ...]:
     """``(P, L, U)`` with ``A = P L U``: P a permutation matrix, L unit lower triangular
     (m x k), U upper triangular (k x n), k = min(m, n).
 
@@ -270,7 +270,9 @@ def lu(A: Tensor, *, pivot: bool = True, out: Any = None) -> tuple:
     return out_result("linalg_lu", out, result, (A,), exact=True)
 
 
-def lu_top(A: Tensor, pivot: bool = True, get_infos: bool = False, out: Any = None) -> tuple:
+def lu_top(
+    A: Tensor, pivot: bool = True, get_infos: bool = False, out: Any = None
+) -> tuple[Tensor, ...]:
     """``torch.lu``: ``(A_LU, pivots)`` of ``linalg.lu_factor_ex``, with the infos too when
     ``get_infos``.
 
@@ -303,10 +305,12 @@ def lu_top(A: Tensor, pivot: bool = True, get_infos: bool = False, out: Any = No
 class LuUnpackBackward0(Op):
     """(P, L, U) of a packed LU; gLU = tril(gL, -1) + triu(gU), laid out as LU"""
 
-    nondiff_outputs = (0,)
+    nondiff_outputs: tuple[int, ...] = (0,)
     __slots__ = ()
 
-    def forward(self, lu_data, pivots, unpack_data=True, unpack_pivots=True):
+    def forward(
+        self, lu_data: Any, pivots: Any, unpack_data: Any = True, unpack_pivots: Any = True
+    ) -> Any:
         m, n = lu_data.shape[-2:]
         k = min(m, n)
         empty = np.zeros((0,), lu_data.dtype)
@@ -316,7 +320,7 @@ class LuUnpackBackward0(Op):
         lower = np.tril(lu_data[..., :, :k], -1) + np.eye(m, k, dtype=lu_data.dtype)
         return p, lower, np.triu(lu_data[..., :k, :])
 
-    def backward(self, F, grads):
+    def backward(self, F: Any, grads: Any) -> Any:
         _, grad_l, grad_u = grads
         if grad_l.shape[-1:] == (0,) and len(grad_l.shape) == 1:
             return None, None
@@ -334,7 +338,7 @@ def lu_unpack(
     unpack_pivots: bool = True,
     *,
     out: Any = None,
-) -> tuple:
+) -> tuple[Tensor, ...]:
     """``(P, L, U)`` from the packed ``(LU, pivots)`` of ``linalg.lu_factor``; with
     ``unpack_data=False`` L and U, with ``unpack_pivots=False`` P, are empty tensors.
 
@@ -401,17 +405,22 @@ class LinalgLuSolveBackward0(Op):
     """X with A X = B for A = P L U given packed; gB = lu_solve(grad, adjoint flipped), gLU
     is PyTorch's ``linalg_lu_solve_LU``"""
 
-    saved_inputs = (0, 1)
+    adjoint: Any
+    left: Any
+
+    saved_inputs: tuple[int, ...] = (0, 1)
     saves_output = True
     __slots__ = ("left", "adjoint")
 
-    def forward(self, lu_data, pivots, b, left=True, adjoint=False):
+    def forward(
+        self, lu_data: Any, pivots: Any, b: Any, left: Any = True, adjoint: Any = False
+    ) -> Any:
         self.left, self.adjoint = left, adjoint
         x = lu_solve_arrays(lu_data, pivots, b, left, adjoint)
         # PyTorch solves X op(A) = B transposed: X is then row-major
         return column_major(x) if left else np.ascontiguousarray(x)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         lu_data, pivots, x = self.saved
         needs = self.needs_input_grad
         left, transposed = self.left, self.adjoint

@@ -46,6 +46,8 @@ _MASKED_FILL_OVERLAP = (
 class MaskedFillBackward0(Op):
     """out = input with ``value`` (a number) where ``mask`` is true"""
 
+    mask: Any
+
     __slots__ = ("mask",)
     overlap_warning = _MASKED_FILL_OVERLAP
 
@@ -53,16 +55,18 @@ class MaskedFillBackward0(Op):
     def write_overlapping(data, mask, value):
         data[np.broadcast_to(mask, data.shape)] = value
 
-    def forward(self, x, mask, value):
+    def forward(self, x: Any, mask: Any, value: Any) -> Any:
         self.mask = mask
         return np.where(mask, np.asarray(value).astype(x.dtype), x)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return F.where(self.mask, 0.0, grad)
 
 
 class MaskedFillBackward1(Op):
     """out = input with the 0-d tensor ``value`` where ``mask`` is true"""
+
+    mask: Any
 
     __slots__ = ("mask",)
     overlap_warning = _MASKED_FILL_OVERLAP
@@ -71,11 +75,11 @@ class MaskedFillBackward1(Op):
     def write_overlapping(data, value, mask):
         data[np.broadcast_to(mask, data.shape)] = value
 
-    def forward(self, x, value, mask):
+    def forward(self, x: Any, value: Any, mask: Any) -> Any:
         self.mask = mask
         return np.where(mask, value.astype(x.dtype), x)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         needs = self.needs_input_grad
         grad_self = F.where(self.mask, 0.0, grad) if needs[0] else None
         return grad_self, (F.where(self.mask, grad, 0.0) if needs[1] else None)
@@ -118,15 +122,15 @@ def masked_fill_(input: Tensor, mask: Any, value: Any) -> Tensor:
 class MaskedSelectBackward0(Op):
     """out = 1-D tensor of the entries of input (broadcast with mask) where mask is true"""
 
-    saved_inputs = (0,)  # unread, but saved as PyTorch saves it (in-place checks)
+    saved_inputs: tuple[int, ...] = (0,)  # unread, but saved as PyTorch saves it (in-place checks)
     __slots__ = ("mask",)
 
-    def forward(self, x, mask):
+    def forward(self, x: Any, mask: Any) -> Any:
         shape = np.broadcast_shapes(x.shape, mask.shape)
         self.mask = np.broadcast_to(mask, shape)
         return np.broadcast_to(x, shape)[self.mask]
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         zeros = np.zeros(self.mask.shape, dtype=array_of(grad).dtype)
         return MaskedScatterBackward0.call(zeros, grad, mask=self.mask)
 
@@ -134,16 +138,18 @@ class MaskedSelectBackward0(Op):
 class MaskedScatterBackward0(Op):
     """out = input with the first entries of ``source`` written where ``mask`` is true"""
 
+    source_sizes: Any
+
     __slots__ = ("mask", "source_sizes")
 
-    def forward(self, x, source, mask):
+    def forward(self, x: Any, source: Any, mask: Any) -> Any:
         self.mask = np.broadcast_to(mask, x.shape)
         self.source_sizes = source.shape
         out = x.copy()
         out[self.mask] = source.reshape(-1)[: int(self.mask.sum())]
         return out
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         needs = self.needs_input_grad
         grad_self = F.where(self.mask, 0.0, grad) if needs[0] else None
         grad_source = None
@@ -236,6 +242,6 @@ register(
 )
 
 
-TENSOR_METHODS = {
+TENSOR_METHODS: dict[str, Any] = {
     "masked_fill_": masked_fill_,
 }

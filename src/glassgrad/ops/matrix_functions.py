@@ -155,13 +155,13 @@ class LinalgMatrixExpBackward0(Op):
     complex A: the op is holomorphic)"""
 
     holomorphic = True
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     __slots__ = ()
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         return matrix_exp_arrays(a)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (a,) = self.saved
         n = a.shape[-1]
         dtype = array_of(grad).dtype
@@ -298,14 +298,16 @@ def vander_top(x: Tensor, N: int | None = None, increasing: bool = False) -> Ten
 class TraceBackward0(Op):
     """out = sum of the diagonal; grad flows to the diagonal"""
 
+    shape: Any
+
     __slots__ = ("shape",)
 
-    def forward(self, a):
+    def forward(self, a: Any) -> Any:
         self.shape = a.shape
         dtype = np.int64 if a.dtype.kind in "biu" else a.dtype
         return np.asarray(np.trace(a), dtype=dtype)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         eye = np.eye(*self.shape, dtype=bool)
         return F.where(eye, F.expand(grad, self.shape), 0.0)
 

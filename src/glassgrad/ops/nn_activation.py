@@ -86,39 +86,43 @@ def _softplus(x: np.ndarray) -> np.ndarray:
 class AddBackward1(Op):
     """out = x + alpha * other, ``other`` a Python number"""
 
-    def forward(self, x, other, alpha=1):
+    def forward(self, x: Any, other: Any, alpha: Any = 1) -> Any:
         x, other = binary_operands(x, other)
         return x + alpha * other
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return grad
 
 
 class MulBackward1(Op):
     """out = x * other, ``other`` a Python number"""
 
+    other: Any
+
     __slots__ = ("other",)
 
-    def forward(self, x, other):
+    def forward(self, x: Any, other: Any) -> Any:
         self.other = other
         x, other = binary_operands(x, other)
         return x * other
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return grad * self.other
 
 
 class DivBackward1(Op):
     """out = x / other, ``other`` a Python number"""
 
+    other: Any
+
     __slots__ = ("other",)
 
-    def forward(self, x, other):
+    def forward(self, x: Any, other: Any) -> Any:
         self.other = other
         x = x if x.dtype.kind == "f" else x.astype(_dtype.default_numpy_float())
         return x / other
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return grad / self.other
 
 
@@ -132,17 +136,20 @@ class HardtanhBackward0(Op):
     write: see apply_inplace).
     """
 
-    saved_inputs = (0,)
+    max_val: Any
+    min_val: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
     grad_reads_saved = True
     __slots__ = ("min_val", "max_val")
 
-    def forward(self, x, min_val=-1.0, max_val=1.0):
+    def forward(self, x: Any, min_val: Any = -1.0, max_val: Any = 1.0) -> Any:
         if x.dtype == np.bool_:
             raise RuntimeError("Bool inputs not supported for hardtanh")
         self.min_val, self.max_val = min_val, max_val
         return np.clip(x, min_val, max_val).astype(x.dtype, copy=False)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         v = array_of(x)
         # where, not a product with a mask: an inf gradient outside the bounds gives 0 (and so
@@ -153,16 +160,18 @@ class HardtanhBackward0(Op):
 class LeakyReluBackward0(Op):
     """out = x if x > 0 else negative_slope * x"""
 
-    saved_inputs = (0,)
+    negative_slope: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
     grad_reads_saved = True
     __slots__ = ("negative_slope",)
 
-    def forward(self, x, negative_slope=0.01):
+    def forward(self, x: Any, negative_slope: Any = 0.01) -> Any:
         _check_floating(x, "leaky_relu")
         self.negative_slope = negative_slope
         return np.where(x > 0, x, x * negative_slope)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return F.where(array_of(x) > 0, grad, grad * self.negative_slope)
 
@@ -170,10 +179,10 @@ class LeakyReluBackward0(Op):
 class LeakyReluBackward1(LeakyReluBackward0):
     """In-place leaky_relu: the slope is read from the result (needs negative_slope >= 0)."""
 
-    saved_inputs = ()
+    saved_inputs: tuple[int, ...] = ()
     saves_output = True
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         if self.negative_slope < 0:
             raise RuntimeError(
                 "In-place leakyReLu backward calculation is triggered with a negative slope "
@@ -190,17 +199,21 @@ class EluBackward0(Op):
     ``elu`` has scale = input_scale = 1; ``selu`` uses its fixed alpha and scale.
     """
 
-    saved_inputs = (0,)
+    alpha: Any
+    input_scale: Any
+    scale: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
     __slots__ = ("alpha", "scale", "input_scale")
     op_name = "elu"
 
-    def forward(self, x, alpha=1.0, scale=1.0, input_scale=1.0):
+    def forward(self, x: Any, alpha: Any = 1.0, scale: Any = 1.0, input_scale: Any = 1.0) -> Any:
         _check_floating(x, self.op_name)
         self.alpha, self.scale, self.input_scale = alpha, scale, input_scale
         negative = np.expm1(np.minimum(x, 0) * input_scale) * (alpha * scale)
         return np.where(x > 0, x * scale, negative)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         positive = array_of(x) > 0
         # exp is taken of min(x, 0) only, so large positive inputs never overflow.
@@ -214,10 +227,10 @@ class EluBackward0(Op):
 class EluBackward1(EluBackward0):
     """In-place elu/selu: the slope is read from the result (needs alpha >= 0)."""
 
-    saved_inputs = ()
+    saved_inputs: tuple[int, ...] = ()
     saves_output = True
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         if self.alpha < 0:
             raise RuntimeError(
                 f"In-place {self.op_name} backward calculation is triggered with a negative "

@@ -28,16 +28,18 @@ from .nn_activation import _check_floating
 class HardshrinkBackward0(Op):
     """out = x where |x| > lambd, else 0."""
 
-    saved_inputs = (0,)
+    lambd: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
     grad_reads_saved = True
     __slots__ = ("lambd",)
 
-    def forward(self, x, lambd=0.5):
+    def forward(self, x: Any, lambd: Any = 0.5) -> Any:
         _check_floating(x, "hardshrink")
         self.lambd = lambd
         return np.where((x >= -lambd) & (x <= lambd), 0, x).astype(x.dtype, copy=False)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         v = array_of(x)
         return F.where((v >= -self.lambd) & (v <= self.lambd), 0.0, grad)
@@ -46,17 +48,19 @@ class HardshrinkBackward0(Op):
 class SoftshrinkBackward0(Op):
     """out = x - lambd where x > lambd, x + lambd where x < -lambd, else 0."""
 
-    saved_inputs = (0,)
+    lambd: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
     grad_reads_saved = True
     __slots__ = ("lambd",)
 
-    def forward(self, x, lambd=0.5):
+    def forward(self, x: Any, lambd: Any = 0.5) -> Any:
         _check_floating(x, "softshrink")
         self.lambd = lambd
         shrunk = np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0))
         return shrunk.astype(x.dtype, copy=False)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         v = array_of(x)
         return F.where((v >= -self.lambd) & (v <= self.lambd), 0.0, grad)
@@ -65,17 +69,20 @@ class SoftshrinkBackward0(Op):
 class ThresholdBackward0(Op):
     """out = x where x > threshold, else value."""
 
-    saved_inputs = (0,)
+    threshold: Any
+    value: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
     grad_reads_saved = True
     __slots__ = ("threshold", "value")
 
-    def forward(self, x, threshold, value):
+    def forward(self, x: Any, threshold: Any, value: Any) -> Any:
         if x.dtype == np.bool_:
             raise RuntimeError("\"threshold_cpu\" not implemented for 'Bool'")
         self.threshold, self.value = threshold, value
         return np.where(x <= threshold, value, x).astype(x.dtype, copy=False)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return ThresholdBackwardBackward0.call(grad, mask=array_of(x) <= self.threshold)
 
@@ -83,10 +90,10 @@ class ThresholdBackward0(Op):
 class ThresholdBackward1(ThresholdBackward0):
     """In-place ``threshold``: the mask is read from the result, as PyTorch's."""
 
-    saved_inputs = ()
+    saved_inputs: tuple[int, ...] = ()
     saves_output = True
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (out,) = self.saved
         return ThresholdBackwardBackward0.call(grad, mask=array_of(out) <= self.threshold)
 
@@ -99,11 +106,11 @@ class ThresholdBackwardBackward0(Op):
 
     __slots__ = ("mask",)
 
-    def forward(self, grad, mask):
+    def forward(self, grad: Any, mask: Any) -> Any:
         self.mask = mask
         return np.where(mask, 0, grad).astype(grad.dtype, copy=False)
 
-    def backward(self, F, gg):
+    def backward(self, F: Any, gg: Any) -> Any:
         return F.where(self.mask, 0.0, gg)
 
 
@@ -170,16 +177,18 @@ def _halves(x: Any, dim: int) -> tuple:
 class GluBackward0(Op):
     """out = a * sigmoid(b), ``a`` and ``b`` the two halves of the input along ``dim``."""
 
-    saved_inputs = (0,)
+    dim: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
     grad_reads_saved = True
     __slots__ = ("dim",)
 
-    def forward(self, x, dim):
+    def forward(self, x: Any, dim: Any) -> Any:
         self.dim = dim
         a, b = _halves(x, dim)
         return a / (1 + np.exp(-b))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         a, b = _halves(x, self.dim)
         gate = 1 / (F.exp(-b) + 1) if isinstance(b, Tensor) else 1 / (np.exp(-b) + 1)
@@ -226,13 +235,13 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 class PreluKernelBackward0(Op):
     """out = x where x > 0, else weight * x (weight broadcast over the channels)."""
 
-    saved_inputs = (0, 1)
+    saved_inputs: tuple[int, ...] = (0, 1)
     grad_reads_saved = True
 
-    def forward(self, x, w):
+    def forward(self, x: Any, w: Any) -> Any:
         return np.where(x > 0, x, w * x).astype(x.dtype, copy=False)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, w = self.saved
         positive = array_of(x) > 0
         needs = self.needs_input_grad
@@ -282,16 +291,20 @@ class RreluWithNoiseBackward0(Op):
     """out = x where x >= 0, else noise * x: noise drawn from U(lower, upper) per element in
     training, (lower + upper) / 2 otherwise."""
 
-    saved_inputs = (0,)
+    lower: Any
+    training: Any
+    upper: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
     grad_reads_saved = True
     __slots__ = ("lower", "upper", "training", "_noise")
 
-    def forward(self, x, lower, upper, training, noise):
+    def forward(self, x: Any, lower: Any, upper: Any, training: Any, noise: Any) -> Any:
         _check_floating(x, "rrelu_with_noise")
         self.lower, self.upper, self.training, self._noise = lower, upper, training, noise
         return (x * noise).astype(x.dtype, copy=False)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         slope = self._noise.astype(array_of(x).dtype)
         if not (self.training and self.upper - self.lower > 1e-6):

@@ -10,6 +10,7 @@ Tensors, so second derivatives come from the same formula.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -55,11 +56,13 @@ class GeluBackward0(Op):
     """out = x * Phi(x) (Phi the standard normal CDF, through erf), or its tanh approximation
     ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``."""
 
-    saved_inputs = (0,)
+    approximate: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
     # The forward's Phi(x), kept for one array-path backward (erf is the costly part).
     __slots__ = ("approximate", "cdf")
 
-    def forward(self, x, approximate="none"):
+    def forward(self, x: Any, approximate: Any = "none") -> Any:
         _check_floating(x, "gelu")
         self.approximate = approximate
         self.cdf = None
@@ -69,7 +72,7 @@ class GeluBackward0(Op):
         self.cdf = 0.5 * (1.0 + call_op(ArrayNamespace, ErfBackward0, x * _SQRT1_2))
         return x * self.cdf
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         if self.approximate == "tanh":
             inner = _GELU_TANH_BETA * (x + _GELU_TANH_KAPPA * x * x * x)
@@ -86,13 +89,13 @@ class GeluBackward0(Op):
 class SiluBackward0(Op):
     """out = x * sigmoid(x)"""
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         _check_floating(x, "silu")
         return x * _sigmoid(x)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         s = call_op(F, pointwise.SigmoidBackward0, x)
         return grad * (s * (1.0 + x * (1.0 - s)))
@@ -101,16 +104,19 @@ class SiluBackward0(Op):
 class SoftplusBackward0(Op):
     """out = log(1 + exp(beta x)) / beta, or x where beta x > threshold"""
 
-    saved_inputs = (0,)
+    beta: Any
+    threshold: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
     __slots__ = ("beta", "threshold")
 
-    def forward(self, x, beta=1.0, threshold=20.0):
+    def forward(self, x: Any, beta: Any = 1.0, threshold: Any = 20.0) -> Any:
         _check_floating(x, "softplus")
         self.beta, self.threshold = beta, threshold
         scaled = x * beta
         return np.where(scaled > threshold, x, _softplus(scaled) / beta)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         linear = array_of(x) * self.beta > self.threshold
         s = call_op(F, pointwise.SigmoidBackward0, x * self.beta)
@@ -120,13 +126,13 @@ class SoftplusBackward0(Op):
 class MishBackward0(Op):
     """out = x * tanh(softplus(x))"""
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         _check_floating(x, "mish")
         return x * np.tanh(_softplus(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         sp = call_op(F, SoftplusBackward0, x, beta=1.0, threshold=math.inf)
         t = call_op(F, pointwise.TanhBackward0, sp)
@@ -137,14 +143,14 @@ class MishBackward0(Op):
 class HardsigmoidBackward0(Op):
     """out = min(max(x + 3, 0), 6) / 6; the gradient is 1/6 strictly inside (-3, 3)."""
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     grad_reads_saved = True
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         _check_floating(x, "hardsigmoid")
         return np.minimum(np.maximum(x + 3.0, 0.0), 6.0) / 6.0
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         v = array_of(x)
         return F.where((v > -3.0) & (v < 3.0), grad / 6.0, 0.0)
@@ -153,13 +159,13 @@ class HardsigmoidBackward0(Op):
 class HardswishBackward0(Op):
     """out = x * min(max(x + 3, 0), 6) / 6"""
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         _check_floating(x, "hardswish")
         return x * np.minimum(np.maximum(x + 3.0, 0.0), 6.0) / 6.0
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         v = array_of(x)
         # 0 for x <= -3, x/3 + 1/2 inside, 1 for x >= 3 (PyTorch's choices at the kinks).
@@ -169,13 +175,13 @@ class HardswishBackward0(Op):
 class LogSigmoidBackward0(Op):
     """out = log(sigmoid(x)) = -softplus(-x), finite for any x"""
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         _check_floating(x, "logsigmoid")
         return -_softplus(-x)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return grad * call_op(F, pointwise.SigmoidBackward0, -x)
 

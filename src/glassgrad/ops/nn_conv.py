@@ -46,7 +46,14 @@ __all__ = ["conv1d", "conv2d", "conv3d"]
 class ConvolutionBackward0(Op):
     """out = conv(input, weight) + bias, ordinary or transposed, 1-d, 2-d or 3-d."""
 
-    saved_inputs = (0, 1)
+    dilation: Any
+    groups: Any
+    output_padding: Any
+    padding: Any
+    stride: Any
+    transposed: Any
+
+    saved_inputs: tuple[int, ...] = (0, 1)
     grad_reads_saved = True
     double_backward_zeros = False
     __slots__ = (
@@ -61,17 +68,17 @@ class ConvolutionBackward0(Op):
 
     def forward(
         self,
-        x,
-        w,
-        b,
-        stride,
-        padding,
-        dilation,
-        transposed,
-        output_padding,
-        groups,
-        x_last=None,
-    ):
+        x: Any,
+        w: Any,
+        b: Any,
+        stride: Any,
+        padding: Any,
+        dilation: Any,
+        transposed: Any,
+        output_padding: Any,
+        groups: Any,
+        x_last: Any = None,
+    ) -> Any:
         # x_last: x laid out channels-last, (N, H, W, C) (or (N, 1, L, C)), when the caller
         # has it (the backward passes the gradient its weight gradient already moved).
         self.stride, self.padding, self.dilation = stride, padding, dilation
@@ -94,7 +101,7 @@ class ConvolutionBackward0(Op):
         out = out.astype(dtype, copy=False)
         return out[:, :, 0, :] if one_d else out
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, w = self.saved
         needs = self.needs_input_grad
         if not array_of(x).size:

@@ -15,6 +15,7 @@ does not copy that.
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -31,14 +32,32 @@ class EmbeddingBagBackward0(Op):
     """out[b] = sum / mean / max over the entries i of bag b (padding left out) of
     weight[indices[i]] (times per_sample_weights[i] for sums); an empty bag gives zeros."""
 
-    saved_inputs = (0, 1)
-    saved_for = ((1,), (0,))  # weight for the gradient of per_sample_weights, and conversely
+    bag_of: Any
+    indices: Any
+    mode: Any
+    num_weights: Any
+    scale_grad_by_freq: Any
+
+    saved_inputs: tuple[int, ...] = (0, 1)
+    saved_for: tuple[tuple[int, ...], ...] = (
+        (1,),
+        (0,),
+    )  # weight for the gradient of per_sample_weights, and conversely
     grad_reads_saved = True
     __slots__ = (
         "indices", "bag_of", "mode", "scale_grad_by_freq", "max_rows", "counts", "num_weights"
     )  # fmt: skip
 
-    def forward(self, weight, per_sample_weights, indices, bag_of, bags, mode, scale):
+    def forward(
+        self,
+        weight: Any,
+        per_sample_weights: Any,
+        indices: Any,
+        bag_of: Any,
+        bags: Any,
+        mode: Any,
+        scale: Any,
+    ) -> Any:
         # bag_of[i]: the bag of entry i, or -1 (padding, or past the last bag's end).
         self.indices, self.bag_of, self.mode, self.scale_grad_by_freq = indices, bag_of, mode, scale
         self.num_weights = weight.shape[0]
@@ -62,7 +81,7 @@ class EmbeddingBagBackward0(Op):
             out /= np.maximum(self.counts, 1)[:, None].astype(weight.dtype)
         return out
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         saved_weight, saved_psw = self.saved
         g = array_of(grad)
         needs = self.needs_input_grad

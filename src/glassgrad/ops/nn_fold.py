@@ -64,9 +64,15 @@ def _col2im(cols: np.ndarray, output_size, kernel, dilation, padding, stride) ->
 class Im2ColBackward0(Op):
     """out = unfold(input): the sliding blocks of ``input`` as columns."""
 
+    dilation: Any
+    kernel_size: Any
+    padding: Any
+    self_sym_argsize_minus_2: Any
+    stride: Any
+
     __slots__ = ("self_sym_argsize_minus_2", "kernel_size", "dilation", "padding", "stride")
 
-    def forward(self, x, kernel_size, dilation, padding, stride):
+    def forward(self, x: Any, kernel_size: Any, dilation: Any, padding: Any, stride: Any) -> Any:
         self.self_sym_argsize_minus_2 = x.shape[-2:]
         self.kernel_size, self.dilation, self.padding, self.stride = (
             kernel_size,
@@ -78,7 +84,7 @@ class Im2ColBackward0(Op):
             return _im2col(x[None], kernel_size, dilation, padding, stride)[0]
         return _im2col(x, kernel_size, dilation, padding, stride)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         params = dict(
             output_size=self.self_sym_argsize_minus_2,
             kernel_size=self.kernel_size,
@@ -92,9 +98,22 @@ class Im2ColBackward0(Op):
 class Col2ImBackward0(Op):
     """out = fold(input): columns summed back into an image."""
 
+    dilation: Any
+    kernel_size: Any
+    padding: Any
+    stride: Any
+
     __slots__ = ("kernel_size", "dilation", "padding", "stride")
 
-    def forward(self, cols, output_size, kernel_size, dilation, padding, stride):
+    def forward(
+        self,
+        cols: Any,
+        output_size: Any,
+        kernel_size: Any,
+        dilation: Any,
+        padding: Any,
+        stride: Any,
+    ) -> Any:
         self.kernel_size, self.dilation, self.padding, self.stride = (
             kernel_size,
             dilation,
@@ -105,7 +124,7 @@ class Col2ImBackward0(Op):
             return _col2im(cols[None], output_size, kernel_size, dilation, padding, stride)[0]
         return _col2im(cols, output_size, kernel_size, dilation, padding, stride)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         params = dict(
             kernel_size=self.kernel_size,
             dilation=self.dilation,

@@ -61,7 +61,7 @@ class AffineGridGeneratorBackward0(Op):
 
     __slots__ = ("_base",)
 
-    def forward(self, theta, spatial, align_corners):
+    def forward(self, theta: Any, spatial: Any, align_corners: Any) -> Any:
         n = theta.shape[0]
         self._base = _base_grid(spatial, align_corners, theta.dtype).reshape(
             1, -1, len(spatial) + 1
@@ -69,7 +69,7 @@ class AffineGridGeneratorBackward0(Op):
         grid = np.matmul(self._base, np.swapaxes(theta, 1, 2))
         return grid.reshape(n, *spatial, len(spatial))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         n, nd = grad.shape[0], grad.shape[-1]
         base_t = np.ascontiguousarray(np.swapaxes(self._base, 1, 2))
         if isinstance(grad, Tensor):
@@ -197,10 +197,10 @@ def _sample(x, grid, mode, padding, align_corners) -> tuple:
 class GridSampler2DBackward0(Op):
     """out[n, c, i, j] = input[n, c] interpolated at grid[n, i, j] (normalised x, y)."""
 
-    saved_inputs = (0, 1)
+    saved_inputs: tuple[int, ...] = (0, 1)
     __slots__ = ("mode", "padding_mode", "align_corners")
 
-    def forward(self, x, grid, mode, padding_mode, align_corners):
+    def forward(self, x: Any, grid: Any, mode: Any, padding_mode: Any, align_corners: Any) -> Any:
         self.mode, self.padding_mode, self.align_corners = mode, padding_mode, align_corners
         *_, corners = _sample(x, grid, mode, padding_mode, align_corners)
         n, c = x.shape[:2]
@@ -210,7 +210,7 @@ class GridSampler2DBackward0(Op):
             out += values * weight.reshape(n, 1, -1)
         return out.reshape(n, c, *grid.shape[1:3])
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, grid = self.saved
         return GridSampler2DBackwardBackward0.call(
             grad,
@@ -232,11 +232,20 @@ class GridSampler2DBackwardBackward0(Op):
     differentiable ops so that third derivatives follow, is in ``backward``.
     """
 
-    saved_inputs = (0, 1, 2)
+    saved_inputs: tuple[int, ...] = (0, 1, 2)
     takes_undefined_grads = True  # an undefined gradient's terms are left out, as in PyTorch
     __slots__ = ("mode", "padding_mode", "align_corners")
 
-    def forward(self, grad, x, grid, mode, padding_mode, align_corners, needs):
+    def forward(
+        self,
+        grad: Any,
+        x: Any,
+        grid: Any,
+        mode: Any,
+        padding_mode: Any,
+        align_corners: Any,
+        needs: Any,
+    ) -> Any:
         self.mode, self.padding_mode, self.align_corners = mode, padding_mode, align_corners
         ix, iy, gx, gy, corners = _sample(x, grid, mode, padding_mode, align_corners)
         n, c, h, w = x.shape
@@ -262,7 +271,7 @@ class GridSampler2DBackwardBackward0(Op):
             grad_x = np.zeros(x.shape, x.dtype)
         return grad_x, grad_grid
 
-    def backward(self, F, grads):
+    def backward(self, F: Any, grads: Any) -> Any:
         """PyTorch's ``grid_sampler_2d_double_backward``: the gradients of
         <gg_input, grad_input> + <gg_grid, grad_grid> for (grad, input, grid)."""
         gg_input, gg_grid = grads

@@ -160,17 +160,19 @@ def _weighted(
 class MseLossBackward0(Op):
     """out = reduce((x - t)^2)"""
 
-    saved_inputs = (0, 1)
+    reduction: Any
+
+    saved_inputs: tuple[int, ...] = (0, 1)
     __slots__ = ("reduction",)
 
-    def forward(self, x, t, reduction="mean"):
+    def forward(self, x: Any, t: Any, reduction: Any = "mean") -> Any:
         x, t = binary_operands(x, t)
         _check_floating_loss("mse_loss", "mse_cpu", x)
         self.reduction = reduction
         d = x - t
         return _reduce_array(d * d, reduction)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, t = self.saved
         scale = 2.0 * _grad_scale(self.reduction, array_of(x).size)
         g = grad * scale * (x - t)
@@ -181,17 +183,20 @@ class MseLossBackward0(Op):
 class SmoothL1LossBackward0(Op):
     """out = reduce(0.5 d^2 / beta if |d| < beta else |d| - 0.5 beta), d = x - t"""
 
-    saved_inputs = (0, 1)
+    beta: Any
+    reduction: Any
+
+    saved_inputs: tuple[int, ...] = (0, 1)
     __slots__ = ("reduction", "beta")
 
-    def forward(self, x, t, reduction="mean", beta=1.0):
+    def forward(self, x: Any, t: Any, reduction: Any = "mean", beta: Any = 1.0) -> Any:
         x, t = binary_operands(x, t)
         _check_floating_loss("smooth_l1_loss", "smooth_l1_cpu", x)
         self.reduction, self.beta = reduction, beta
         d = np.abs(x - t)
         return _reduce_array(np.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, t = self.saved
         d = x - t
         inside = np.abs(array_of(x) - array_of(t)) < self.beta
@@ -204,10 +209,13 @@ class SmoothL1LossBackward0(Op):
 class HuberLossBackward0(Op):
     """out = reduce(0.5 d^2 if |d| < delta else delta (|d| - 0.5 delta)), d = x - t"""
 
-    saved_inputs = (0, 1)
+    delta: Any
+    reduction: Any
+
+    saved_inputs: tuple[int, ...] = (0, 1)
     __slots__ = ("reduction", "delta")
 
-    def forward(self, x, t, reduction="mean", delta=1.0):
+    def forward(self, x: Any, t: Any, reduction: Any = "mean", delta: Any = 1.0) -> Any:
         dtype = x.dtype  # PyTorch's kernel writes into a tensor like the input
         x, t = binary_operands(x, t)
         _check_floating_loss("huber_loss", "huber_cpu", x)
@@ -216,7 +224,7 @@ class HuberLossBackward0(Op):
         loss = np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
         return _reduce_array(loss.astype(dtype, copy=False), reduction)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, t = self.saved
         x_dtype, t_dtype = array_of(x).dtype, array_of(t).dtype
         if x_dtype != t_dtype:

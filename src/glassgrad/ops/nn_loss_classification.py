@@ -42,13 +42,24 @@ class NllLossBackward0(Op):
     is 1 (0 for 1-D input).
     """
 
+    reduction: Any
+    shape: Any
+
     # Saved as PyTorch saves it (its backward node takes the input): in-place changes to the
     # input are caught, and under create_graph the gradient depends on it.
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     grad_reads_saved = True
     __slots__ = ("reduction", "shape", "class_dim", "index", "coefficient", "ignored", "_kept")
 
-    def forward(self, x, *, target, weight=None, reduction="mean", ignore_index=-100):
+    def forward(
+        self,
+        x: Any,
+        *,
+        target: Any,
+        weight: Any = None,
+        reduction: Any = "mean",
+        ignore_index: Any = -100,
+    ) -> Any:
         # The target and the class weights are keywords (tensors without an edge, as in
         # PyTorch, whose node saves them: changing one in place before the backward raises).
         self._kept = (save_argument(target), save_argument(weight))
@@ -100,7 +111,7 @@ class NllLossBackward0(Op):
             self.coefficient = np.where(kept, -weights / total_weight, 0.0).astype(x.dtype)
             return np.asarray(np.sum(losses) / total_weight, dtype=x.dtype)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         for kept in self._kept:
             unpack_argument(kept)
         # Linear in grad: the gradient puts -weight[t] (/ total weight) at each target class.

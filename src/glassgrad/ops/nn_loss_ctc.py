@@ -85,12 +85,19 @@ def _beta(lp: np.ndarray, labels: np.ndarray, skip: np.ndarray, length: int) -> 
 class CtcLossBackward0(Op):
     """out[n] = -log sum over the alignments of targets[n] of prod_t exp(log_probs[t, n, .])."""
 
-    saved_inputs = (0,)
+    blank: Any
+    input_lengths: Any
+    targets: Any
+    zero_infinity: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
     grad_reads_saved = True
     __slots__ = ("targets", "input_lengths", "blank", "zero_infinity")
 
-    def forward(self, log_probs, targets, input_lengths, blank, zero_infinity):
+    def forward(
+        self, log_probs: Any, targets: Any, input_lengths: Any, blank: Any, zero_infinity: Any
+    ) -> Any:
         self.targets, self.input_lengths = targets, input_lengths
         self.blank, self.zero_infinity = blank, zero_infinity
         lp = log_probs.astype(np.float64)
@@ -105,7 +112,7 @@ class CtcLossBackward0(Op):
             out[n] = -np.logaddexp.reduce(ends)
         return out.astype(log_probs.dtype)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         saved, out = self.saved
         lp = array_of(saved).astype(np.float64)
         nll, g = array_of(out).astype(np.float64), array_of(grad).astype(np.float64)

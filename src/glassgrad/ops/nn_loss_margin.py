@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -90,11 +91,13 @@ def hinge_embedding_loss(
 class SoftMarginLossBackward0(Op):
     """out = reduce(log(1 + exp(-target * input)))."""
 
-    saved_inputs = (0, 1)
+    reduction: Any
+
+    saved_inputs: tuple[int, ...] = (0, 1)
     grad_reads_saved = True
     __slots__ = ("reduction",)
 
-    def forward(self, x, target, reduction):
+    def forward(self, x: Any, target: Any, reduction: Any) -> Any:
         self.reduction = reduction
         loss = np.logaddexp(0, -target * x).astype(x.dtype, copy=False)
         if reduction == "none":
@@ -102,7 +105,7 @@ class SoftMarginLossBackward0(Op):
         total = loss.sum()
         return np.asarray(total / loss.size if reduction == "mean" else total, x.dtype)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, target = self.saved
         if self.needs_input_grad[1]:
             raise RuntimeError("the derivative for 'target' is not implemented.")

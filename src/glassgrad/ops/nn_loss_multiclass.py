@@ -9,6 +9,8 @@ their backward: a gradient computed with ``create_graph=True`` is recorded under
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .._dtype import scalar_type_name
@@ -77,11 +79,20 @@ def _margins(x: np.ndarray, target: np.ndarray, margin: float) -> np.ndarray:
 class MultiMarginLossBackward0(Op):
     """out_n = sum_{i != y_n} max(0, margin - x[n, y_n] + x[n, i])^p * w[y_n] / C, reduced."""
 
-    saved_inputs = (0,)
+    batched: Any
+    margin: Any
+    p: Any
+    reduction: Any
+    target: Any
+    weight: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
     grad_reads_saved = True
     __slots__ = ("target", "p", "margin", "weight", "reduction", "batched")
 
-    def forward(self, x, target, p, margin, weight, reduction, batched):
+    def forward(
+        self, x: Any, target: Any, p: Any, margin: Any, weight: Any, reduction: Any, batched: Any
+    ) -> Any:
         self.target, self.p, self.margin = target, p, margin
         self.weight, self.reduction, self.batched = weight, reduction, batched
         rows = x.reshape(-1, x.shape[-1]) if x.ndim else x.reshape(1, 1)
@@ -91,7 +102,7 @@ class MultiMarginLossBackward0(Op):
             h = h * weight[target][:, None]
         return _reduce_rows(h.sum(axis=1) / rows.shape[1], reduction, batched, x.dtype)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (saved,) = self.saved
         x = array_of(saved)
         rows = x.reshape(-1, x.shape[-1]) if x.ndim else x.reshape(1, 1)
@@ -196,11 +207,15 @@ def _target_counts(target: np.ndarray, dim: int) -> np.ndarray:
 class MultilabelMarginLossBackward0(Op):
     """out_n = sum_{j in targets} sum_{i not a target} max(0, 1 - (x[j] - x[i])) / C."""
 
-    saved_inputs = (0,)
+    batched: Any
+    counts: Any
+    reduction: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
     grad_reads_saved = True
     __slots__ = ("counts", "reduction", "batched")
 
-    def forward(self, x, counts, reduction, batched):
+    def forward(self, x: Any, counts: Any, reduction: Any, batched: Any) -> Any:
         self.counts, self.reduction, self.batched = counts, reduction, batched
         rows = x.reshape(counts.shape)
         z = np.maximum(1 - rows[:, :, None] + rows[:, None, :], 0)  # [n, j, i]
@@ -208,7 +223,7 @@ class MultilabelMarginLossBackward0(Op):
         loss = z.sum(axis=(1, 2)) / rows.shape[1]
         return _reduce_rows(loss, reduction, batched, x.dtype)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (saved,) = self.saved
         x = array_of(saved)
         counts = self.counts

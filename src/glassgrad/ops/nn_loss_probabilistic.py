@@ -6,6 +6,7 @@ clamped at -100, as PyTorch), ``binary_cross_entropy_with_logits`` (with ``pos_w
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -47,10 +48,13 @@ _BCE_EPS = 1e-12
 class BinaryCrossEntropyBackward0(Op):
     """out = reduce(-w (t log x + (1 - t) log(1 - x))), each log clamped at -100"""
 
-    saved_inputs = (0, 1)
+    reduction: Any
+    weight: Any | None
+
+    saved_inputs: tuple[int, ...] = (0, 1)
     __slots__ = ("reduction", "weight", "_kept")
 
-    def forward(self, x, t, weight=None, reduction="mean"):
+    def forward(self, x: Any, t: Any, weight: Any = None, reduction: Any = "mean") -> Any:
         # The weight (a tensor without an edge) is saved as PyTorch saves it.
         self._kept = save_argument(weight)
         if weight is not None:
@@ -64,7 +68,7 @@ class BinaryCrossEntropyBackward0(Op):
             loss = loss * weight
         return _reduce_array(loss, reduction)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, t = self.saved
         unpack_argument(self._kept)
         xv = array_of(x)
@@ -139,10 +143,16 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
     target's dtype (and ``log_sigmoid(x)`` the input's), whatever the other operands' dtypes.
     """
 
-    saved_inputs = (0, 1)
+    pos_weight: Any
+    reduction: Any
+    weight: Any
+
+    saved_inputs: tuple[int, ...] = (0, 1)
     __slots__ = ("reduction", "weight", "pos_weight", "_kept")
 
-    def forward(self, x, t, weight=None, pos_weight=None, reduction="mean"):
+    def forward(
+        self, x: Any, t: Any, weight: Any = None, pos_weight: Any = None, reduction: Any = "mean"
+    ) -> Any:
         # The weights (tensors without an edge) are saved as PyTorch saves them.
         self._kept = (save_argument(weight), save_argument(pos_weight))
         weight = None if weight is None else weight._data
@@ -158,7 +168,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
             loss = (loss * weight).astype(t.dtype, copy=False)
         return _reduce_array(loss, reduction)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, t = self.saved
         for kept in self._kept:
             unpack_argument(kept)
@@ -239,14 +249,14 @@ def binary_cross_entropy_with_logits(
 class XlogyBackward0(Op):
     """out = x * log(y), and 0 where x == 0 (the 0 log 0 = 0 of entropy terms)"""
 
-    saved_inputs = (0, 1)
+    saved_inputs: tuple[int, ...] = (0, 1)
 
-    def forward(self, x, y):
+    def forward(self, x: Any, y: Any) -> Any:
         x, y = binary_operands(x, y)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.asarray(np.where((x == 0) & ~np.isnan(y), 0.0, x * np.log(y)), dtype=x.dtype)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, y = self.saved
         needs = self.needs_input_grad
         grad_x = grad_y = None

@@ -9,6 +9,8 @@ with a random mask drawn from glassgrad's generator, so forward and backward use
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .. import _factories
@@ -79,11 +81,11 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 class TrilinearBackward0(Op):
     """out[n, o] = sum_{i,j} x1[n, i] * weight[o, i, j] * x2[n, j]"""
 
-    saved_inputs = (0, 1, 2)
-    saved_for = ((1, 2), (0, 2), (0, 1))
+    saved_inputs: tuple[int, ...] = (0, 1, 2)
+    saved_for: tuple[tuple[int, ...], ...] = ((1, 2), (0, 2), (0, 1))
     __slots__ = ("_sizes",)
 
-    def forward(self, x1, w, x2):
+    def forward(self, x1: Any, w: Any, x2: Any) -> Any:
         n, i = x1.shape
         o, _, j = w.shape
         self._sizes = (n, i, o, j)  # the operands are saved only for the others' gradients
@@ -91,7 +93,7 @@ class TrilinearBackward0(Op):
         partial = (x1 @ w.transpose(1, 0, 2).reshape(i, o * j)).reshape(n, o, j)
         return np.einsum("noj,nj->no", partial, x2)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x1, w, x2 = self.saved
         needs = self.needs_input_grad
         n, i, o, j = self._sizes
@@ -165,15 +167,20 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
 class EmbeddingBackward0(Op):
     """out = weight[indices]; the gradient of each row is the sum over its occurrences."""
 
+    indices: Any
+    padding_idx: Any
+    scale_grad_by_freq: Any
+    weight_sym_argsize_0: Any
+
     __slots__ = ("indices", "padding_idx", "scale_grad_by_freq", "weight_sym_argsize_0", "_dim")
 
-    def forward(self, weight, indices, padding_idx, scale_grad_by_freq):
+    def forward(self, weight: Any, indices: Any, padding_idx: Any, scale_grad_by_freq: Any) -> Any:
         self.indices, self.padding_idx = indices, padding_idx
         self.scale_grad_by_freq = scale_grad_by_freq
         self.weight_sym_argsize_0, self._dim = weight.shape
         return np.take(weight, indices, axis=0)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         flat = self.indices.reshape(-1)
         values = grad._data if isinstance(grad, Tensor) else grad
         scale = np.ones(flat.shape, values.dtype)

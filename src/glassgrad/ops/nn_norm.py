@@ -70,12 +70,24 @@ class NativeBatchNormBackward0(Op):
     """out = (x - mean) * invstd * weight + bias per channel (dim 1); batch statistics over
     all other dims when training, the running ones otherwise."""
 
-    saved_inputs = (0, 1)
+    eps: Any
+    training: Any
+
+    saved_inputs: tuple[int, ...] = (0, 1)
     grad_reads_saved = True
     double_backward_zeros = False
     __slots__ = ("training", "eps", "_running_mean", "_running_invstd", "_running_stats")
 
-    def forward(self, x, w, b, training, eps, running_mean=None, running_var=None):
+    def forward(
+        self,
+        x: Any,
+        w: Any,
+        b: Any,
+        training: Any,
+        eps: Any,
+        running_mean: Any = None,
+        running_var: Any = None,
+    ) -> Any:
         # The running statistics (tensors, no gradient) are saved as PyTorch saves them, in
         # training mode too: changing one in place before the backward is an error.
         self._running_stats = (save_argument(running_mean), save_argument(running_var))
@@ -93,7 +105,7 @@ class NativeBatchNormBackward0(Op):
             normed = (x - mean) * invstd
         return _affine(normed, w, b, shape).astype(x.dtype, copy=False)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, w = self.saved
         for name, saved in zip(("running_mean", "running_var"), self._running_stats):
             unpack_argument(saved)
@@ -257,19 +269,26 @@ class NativeLayerNormBackward0(Op):
     """out = (x - mean) * invstd * weight + bias, statistics over the trailing
     ``normalized_shape`` dims."""
 
-    saved_inputs = (0, 1, 2)  # the bias too, as PyTorch's native_layer_norm saves it
+    eps: Any
+    normalized_shape: Any
+
+    saved_inputs: tuple[int, ...] = (
+        0,
+        1,
+        2,
+    )  # the bias too, as PyTorch's native_layer_norm saves it
     grad_reads_saved = True
-    double_backward_inputs = (0, 1)
+    double_backward_inputs: tuple[int, ...] | None = (0, 1)
     double_backward_zeros = False
     __slots__ = ("normalized_shape", "eps")
 
-    def forward(self, x, w, b, normalized_shape, eps):
+    def forward(self, x: Any, w: Any, b: Any, normalized_shape: Any, eps: Any) -> Any:
         self.normalized_shape, self.eps = normalized_shape, eps
         dims = tuple(range(x.ndim - len(normalized_shape), x.ndim))
         normed = _standardized(x, dims, eps)
         return _affine(normed, w, b, normalized_shape).astype(x.dtype, copy=False)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, w, _ = self.saved
         needs = self.needs_input_grad
         ndim = len(x.shape)
@@ -337,19 +356,22 @@ class NativeGroupNormBackward0(Op):
     """out = (x - mean) * invstd * weight + bias; statistics per sample over each group of
     ``C / num_groups`` channels and all spatial dims; weight and bias per channel."""
 
-    saved_inputs = (0, 1)
+    eps: Any
+    group: Any
+
+    saved_inputs: tuple[int, ...] = (0, 1)
     grad_reads_saved = True
-    grads_free_of_saved = (2,)
+    grads_free_of_saved: tuple[int, ...] = (2,)
     __slots__ = ("group", "eps")
 
-    def forward(self, x, w, b, group, eps):
+    def forward(self, x: Any, w: Any, b: Any, group: Any, eps: Any) -> Any:
         self.group, self.eps = group, eps
         # The group size spelled out: -1 is ambiguous for an empty batch.
         grouped = x.reshape(x.shape[0], group, math.prod(x.shape[1:]) // group)
         normed = _standardized(grouped, (2,), eps).reshape(x.shape)
         return _affine(normed, w, b, _channel_shape(x)[1:]).astype(x.dtype, copy=False)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, w = self.saved
         needs = self.needs_input_grad
         shape = tuple(x.shape)

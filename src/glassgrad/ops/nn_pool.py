@@ -12,6 +12,7 @@ gathers from the chosen elements, so ``create_graph=True`` gives second derivati
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -147,9 +148,15 @@ class MaxPool2DWithIndicesBackward0(Op):
     """out = max of each window (and its flat indices, with ``return_indices``); the gradient
     goes to each window's chosen element."""
 
+    ceil_mode: Any
+    dilation: Any
+    kernel_size: Any
+    padding: Any
+    stride: Any
+
     # Saved as PyTorch saves it (its backward node takes the input): in-place changes to the
     # input are caught, and under create_graph the gradient depends on it.
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     grad_reads_saved = True
     __slots__ = (
         "kernel_size",
@@ -160,10 +167,20 @@ class MaxPool2DWithIndicesBackward0(Op):
         "_choice",
         "_shape",
     )
-    nondiff_outputs = (1,)
-    saved_outputs = (1,)  # the indices, when returned: PyTorch saves them
+    nondiff_outputs: tuple[int, ...] = (1,)
+    saved_outputs: tuple[int, ...] = (1,)  # the indices, when returned: PyTorch saves them
 
-    def forward(self, x, kernel_size, stride, padding, dilation, ceil_mode, out_size, indices):
+    def forward(
+        self,
+        x: Any,
+        kernel_size: Any,
+        stride: Any,
+        padding: Any,
+        dilation: Any,
+        ceil_mode: Any,
+        out_size: Any,
+        indices: Any,
+    ) -> Any:
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
         self.dilation, self.ceil_mode, self._shape = dilation, ceil_mode, x.shape
         values, self._choice = _max_pool(x, kernel_size, stride, padding, dilation, out_size)
@@ -183,7 +200,7 @@ class MaxPool2DWithIndicesBackward0(Op):
             self.dilation,
         )
 
-    def backward(self, F, grads):
+    def backward(self, F: Any, grads: Any) -> Any:
         grad = grads[0] if type(grads) is tuple else grads
         geometry = (self.kernel_size, self.stride, self.padding, self.dilation)
         return _DOUBLE_BACKWARD[type(self)].call(
@@ -203,11 +220,11 @@ class MaxPool2DWithIndicesBackwardBackward0(Op):
 
     __slots__ = ("_choice", "_geometry", "_shape")
 
-    def forward(self, grad, shape, choice, geometry):
+    def forward(self, grad: Any, shape: Any, choice: Any, geometry: Any) -> Any:
         self._choice, self._geometry, self._shape = choice, geometry, shape
         return _max_pool_backward(grad, choice, shape, *geometry)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         kernel, stride, padding, dilation = self._geometry
         nd = len(kernel)
         size = self._shape[-nd:]
@@ -349,9 +366,9 @@ def _with_indices(pool: Any) -> Any:
     return with_indices
 
 
-max_pool1d_with_indices = _with_indices(max_pool1d)
-max_pool2d_with_indices = _with_indices(max_pool2d)
-max_pool3d_with_indices = _with_indices(max_pool3d)
+max_pool1d_with_indices: Callable[..., Any] = _with_indices(max_pool1d)
+max_pool2d_with_indices: Callable[..., Any] = _with_indices(max_pool2d)
+max_pool3d_with_indices: Callable[..., Any] = _with_indices(max_pool3d)
 
 
 # --- registry ---------------------------------------------------------------------------

@@ -11,6 +11,7 @@ height.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -65,18 +66,18 @@ class AdaptiveAvgPool2DBackward0(Op):
 
     # Saved as PyTorch saves it (its backward node takes the input): in-place changes to the
     # input are caught, and under create_graph the gradient depends on it.
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     grad_reads_saved = True
     __slots__ = ("_matrices",)
 
-    def forward(self, x, output_size):
+    def forward(self, x: Any, output_size: Any) -> Any:
         nd = len(output_size)
         self._matrices = [
             _adaptive_matrix(n, o, x.dtype) for n, o in zip(x.shape[-nd:], output_size)
         ]
         return _along_axes(_ARRAYS, x, self._matrices, False)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return _along_axes(F, grad, self._matrices, True)
 
 
@@ -146,18 +147,18 @@ class AdaptiveMaxPool2DBackward0(Op):
     that element."""
 
     # PyTorch's backward takes the input and the indices (result1).
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     grad_reads_saved = True
-    nondiff_outputs = (1,)
-    saved_outputs = (1,)  # the indices, when returned: PyTorch saves them
+    nondiff_outputs: tuple[int, ...] = (1,)
+    saved_outputs: tuple[int, ...] = (1,)  # the indices, when returned: PyTorch saves them
     __slots__ = ("result1", "_shape")
 
-    def forward(self, x, output_size, indices):
+    def forward(self, x: Any, output_size: Any, indices: Any) -> Any:
         self._shape = x.shape
         values, self.result1 = _window_max(x, output_size)
         return (values, self.result1) if indices else values
 
-    def backward(self, F, grads):
+    def backward(self, F: Any, grads: Any) -> Any:
         grad = grads[0] if type(grads) is tuple else grads
         double = _DOUBLE_BACKWARD[type(self)]
         return double.call(grad, indices=self.result1, shape=self._shape)
@@ -175,11 +176,11 @@ class AdaptiveMaxPool2DBackwardBackward0(Op):
 
     __slots__ = ("_indices",)
 
-    def forward(self, grad, indices, shape):
+    def forward(self, grad: Any, indices: Any, shape: Any) -> Any:
         self._indices = indices
         return _scatter_flat(grad, indices, shape, _spatial_dims(type(self)))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         nd = _spatial_dims(type(self))
         return gather_flat(F, grad, self._indices, nd)
 
@@ -359,9 +360,9 @@ def _with_indices(pool: Any) -> Any:
     return with_indices
 
 
-adaptive_max_pool1d_with_indices = _with_indices(adaptive_max_pool1d)
-adaptive_max_pool2d_with_indices = _with_indices(adaptive_max_pool2d)
-adaptive_max_pool3d_with_indices = _with_indices(adaptive_max_pool3d)
+adaptive_max_pool1d_with_indices: Callable[..., Any] = _with_indices(adaptive_max_pool1d)
+adaptive_max_pool2d_with_indices: Callable[..., Any] = _with_indices(adaptive_max_pool2d)
+adaptive_max_pool3d_with_indices: Callable[..., Any] = _with_indices(adaptive_max_pool3d)
 
 
 # --- registry ---------------------------------------------------------------------------

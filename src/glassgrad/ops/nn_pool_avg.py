@@ -48,9 +48,16 @@ def _avg_divisor(size, out, kernel, stride, padding, count_include_pad, override
 class AvgPool2DBackward0(Op):
     """out = mean of each window (zero padding counted or not, or a fixed divisor)."""
 
+    ceil_mode: Any
+    count_include_pad: Any
+    divisor_override: Any
+    kernel_size: Any
+    padding: Any
+    stride: Any
+
     # Saved as PyTorch saves it (its backward node takes the input): in-place changes to the
     # input are caught, and under create_graph the gradient depends on it.
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     grad_reads_saved = True
     __slots__ = (
         "kernel_size",
@@ -65,15 +72,15 @@ class AvgPool2DBackward0(Op):
 
     def forward(
         self,
-        x,
-        kernel_size,
-        stride,
-        padding,
-        ceil_mode,
-        count_include_pad,
-        divisor_override,
-        out_size,
-    ):
+        x: Any,
+        kernel_size: Any,
+        stride: Any,
+        padding: Any,
+        ceil_mode: Any,
+        count_include_pad: Any,
+        divisor_override: Any,
+        out_size: Any,
+    ) -> Any:
         out, nd = out_size, len(kernel_size)
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
         self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
@@ -90,7 +97,7 @@ class AvgPool2DBackward0(Op):
             return np.trunc(total / self._divisor).astype(x.dtype)
         return total / self._divisor.astype(x.dtype)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return _DOUBLE_BACKWARD[type(self)].call(grad, **self._params())
 
     def _params(self) -> dict:
@@ -116,6 +123,13 @@ class AvgPool2DBackwardBackward0(Op):
     """grad_input = average pooling's backward: each output gradient spread evenly over its
     window. Linear in the gradient; its own gradient is average pooling again."""
 
+    ceil_mode: Any
+    count_include_pad: Any
+    divisor_override: Any
+    kernel_size: Any
+    padding: Any
+    stride: Any
+
     __slots__ = (
         "kernel_size",
         "stride",
@@ -128,16 +142,16 @@ class AvgPool2DBackwardBackward0(Op):
 
     def forward(
         self,
-        grad,
-        shape,
-        kernel_size,
-        stride,
-        padding,
-        ceil_mode,
-        count_include_pad,
-        divisor_override,
-        divisor,
-    ):
+        grad: Any,
+        shape: Any,
+        kernel_size: Any,
+        stride: Any,
+        padding: Any,
+        ceil_mode: Any,
+        count_include_pad: Any,
+        divisor_override: Any,
+        divisor: Any,
+    ) -> Any:
         nd = len(kernel_size)
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
         self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
@@ -151,7 +165,7 @@ class AvgPool2DBackwardBackward0(Op):
             buf[_kernel_slices(offset, out, stride, ones)] += spread
         return buf[_unpadded(padding, size)]
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         forward = AvgPool3DBackward0 if len(self.kernel_size) == 3 else AvgPool2DBackward0
         return forward.apply(
             grad,

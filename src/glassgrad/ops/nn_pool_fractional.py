@@ -70,13 +70,16 @@ def _pool(x: np.ndarray, kernel: tuple, out_size: tuple, samples: np.ndarray) ->
 class FractionalMaxPool2DBackward0(Op):
     """out = the maximum of each fractional window; the indices (flat in each plane) too."""
 
-    saved_inputs = (0,)
+    kernel_size: Any
+    output_size: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
     grad_reads_saved = True  # PyTorch's backward node takes the input: under create_graph
-    nondiff_outputs = (1,)
-    saved_outputs = (1,)
+    nondiff_outputs: tuple[int, ...] = (1,)
+    saved_outputs: tuple[int, ...] = (1,)
     __slots__ = ("kernel_size", "output_size", "_indices", "_shape")
 
-    def forward(self, x, kernel_size, output_size, samples):
+    def forward(self, x: Any, kernel_size: Any, output_size: Any, samples: Any) -> Any:
         nd = len(kernel_size)
         self.kernel_size, self.output_size, self._shape = kernel_size, output_size, x.shape
         lead = x.shape[:-nd]
@@ -88,7 +91,7 @@ class FractionalMaxPool2DBackward0(Op):
         self._indices = indices.reshape(*lead, *output_size)
         return values.reshape(*lead, *output_size), self._indices
 
-    def backward(self, F, grads):
+    def backward(self, F: Any, grads: Any) -> Any:
         grad = grads[0] if type(grads) is tuple else grads
         return _BACKWARD[type(self)].call(grad, indices=self._indices, shape=self._shape)
 
@@ -105,11 +108,11 @@ class FractionalMaxPool2DBackwardBackward0(Op):
 
     __slots__ = ("_indices",)
 
-    def forward(self, grad, indices, shape):
+    def forward(self, grad: Any, indices: Any, shape: Any) -> Any:
         self._indices = indices
         return _scatter_add(grad, indices, shape, _SPATIAL[type(self)])
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return gather_flat(F, grad, self._indices, _SPATIAL[type(self)])
 
 
@@ -193,7 +196,7 @@ def fractional_max_pool2d_with_indices(
     output_ratio: Any = None,
     return_indices: bool = False,
     _random_samples: Tensor | None = None,
-) -> tuple:
+) -> tuple[Tensor, ...]:
     """``fractional_max_pool2d`` returning the values and the flat indices of the maxima.
 
     Example::
@@ -245,7 +248,7 @@ def fractional_max_pool3d_with_indices(
     output_ratio: Any = None,
     return_indices: bool = False,
     _random_samples: Tensor | None = None,
-) -> tuple:
+) -> tuple[Tensor, ...]:
     """``fractional_max_pool3d`` returning the values and the flat indices of the maxima."""
     return _fractional(
         "fractional_max_pool3d", 3, input, kernel_size, output_size, output_ratio, _random_samples

@@ -33,7 +33,7 @@ class MaxUnpool2DBackward0(Op):
 
     __slots__ = ("_indices",)
 
-    def forward(self, x, indices, output_size):
+    def forward(self, x: Any, indices: Any, output_size: Any) -> Any:
         nd = len(output_size)
         self._indices = indices
         lead = x.shape[:-nd]
@@ -44,7 +44,7 @@ class MaxUnpool2DBackward0(Op):
         out[rows, indices.reshape(-1)] = x.reshape(-1)
         return out.reshape(*lead, *output_size)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return gather_flat(F, grad, self._indices, _SPATIAL[type(self)]), None
 
 

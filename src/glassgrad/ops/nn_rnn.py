@@ -66,10 +66,24 @@ class MkldnnRnnLayerBackward0(Op):
     backward direction of a bidirectional layer); ``output[t]`` stays the state after ``x[t]``.
     """
 
-    saved_inputs = (0, 1, 2, 3, 4, 5, 6)
+    mode: Any
+    reverse: Any
+
+    saved_inputs: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6)
     __slots__ = ("mode", "reverse", "_kept", "_output_version")
 
-    def forward(self, x, w_ih, w_hh, b_ih, b_hh, hx, cx, mode="LSTM", reverse=False):
+    def forward(
+        self,
+        x: Any,
+        w_ih: Any,
+        w_hh: Any,
+        b_ih: Any,
+        b_hh: Any,
+        hx: Any,
+        cx: Any,
+        mode: Any = "LSTM",
+        reverse: Any = False,
+    ) -> Any:
         self.mode, self.reverse = mode, reverse
         self._output_version = None
         cell = _CELLS[mode]
@@ -93,7 +107,7 @@ class MkldnnRnnLayerBackward0(Op):
             return output, states[last].copy(), kept.cells[last].copy()
         return output, states[last].copy()
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         cell = _CELLS[self.mode]
         d_output, dh = grad[0], grad[1]
         dc = grad[2] if cell.has_cell else None
@@ -178,7 +192,7 @@ def rnn_layer(
     cx: Tensor | None = None,
     mode: str = "LSTM",
     reverse: bool = False,
-) -> tuple:
+) -> tuple[Tensor, ...]:
     """One recurrent layer in one direction over a sequence, as one graph node.
 
     ``input`` (time, batch, features), ``weight_ih`` (gates * hidden, features), ``weight_hh``

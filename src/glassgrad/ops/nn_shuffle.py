@@ -4,6 +4,8 @@ gradient of each shuffle is its inverse, itself an op, so ``create_graph=True`` 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -34,26 +36,30 @@ def _unshuffle(x: np.ndarray, r: int) -> np.ndarray:
 class PixelShuffleBackward0(Op):
     """out = the input's channel blocks of r*r spread into r x r pixel blocks."""
 
+    upscale_factor: Any
+
     __slots__ = ("upscale_factor",)
 
-    def forward(self, x, upscale_factor):
+    def forward(self, x: Any, upscale_factor: Any) -> Any:
         self.upscale_factor = upscale_factor
         return _shuffle(x, upscale_factor)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return PixelUnshuffleBackward0.call(grad, downscale_factor=self.upscale_factor)
 
 
 class PixelUnshuffleBackward0(Op):
     """out = each r x r pixel block gathered into r*r channels (pixel_shuffle's inverse)."""
 
+    downscale_factor: Any
+
     __slots__ = ("downscale_factor",)
 
-    def forward(self, x, downscale_factor):
+    def forward(self, x: Any, downscale_factor: Any) -> Any:
         self.downscale_factor = downscale_factor
         return _unshuffle(x, downscale_factor)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return PixelShuffleBackward0.call(grad, upscale_factor=self.downscale_factor)
 
 
@@ -112,13 +118,15 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
 class ChannelShuffleBackward0(Op):
     """out = the channels, seen as (groups, C/groups), transposed to (C/groups, groups)."""
 
+    groups: Any
+
     __slots__ = ("groups",)
 
-    def forward(self, x, groups):
+    def forward(self, x: Any, groups: Any) -> Any:
         self.groups = groups
         return _channel_shuffle(x, groups)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         channels = grad.shape[1]
         return ChannelShuffleBackward0.call(grad, groups=channels // self.groups)
 

@@ -63,16 +63,18 @@ def _exp_and_sums(x: np.ndarray, dim: int | None) -> tuple:
 class SoftmaxBackward0(Op):
     """out = exp(x) / sum(exp(x)) along ``dim`` (computed from x - max, so no overflow)"""
 
+    dim: int | None
+
     saves_output = True
     __slots__ = ("dim",)
 
-    def forward(self, x, dim):
+    def forward(self, x: Any, dim: Any) -> Any:
         self.dim = dim = _reduce_axis(x, dim)
         _, e, sums = _exp_and_sums(x, dim)
         # Every slice sums to at least 1 (its max gives exp(0)), or to nan: nothing to warn.
         return e / sums if x.size else e
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (out,) = self.saved
         return out * (grad - F.sum(grad * out, self.dim, True))
 
@@ -80,16 +82,18 @@ class SoftmaxBackward0(Op):
 class LogSoftmaxBackward0(Op):
     """out = x - log(sum(exp(x))) along ``dim`` (computed from x - max: finite at 1e4)"""
 
+    dim: int | None
+
     saves_output = True
     __slots__ = ("dim",)
 
-    def forward(self, x, dim):
+    def forward(self, x: Any, dim: Any) -> Any:
         self.dim = dim = _reduce_axis(x, dim)
         shifted, _, sums = _exp_and_sums(x, dim)
         # Every slice sums to at least 1 (its max gives exp(0)), or to nan: nothing to warn.
         return shifted - np.log(sums) if x.size else shifted
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (out,) = self.saved
         return grad - F.exp(out) * F.sum(grad, self.dim, True)
 

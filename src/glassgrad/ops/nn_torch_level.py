@@ -5,6 +5,7 @@ alpha and in-place variants (``input, p, train``, errors as RuntimeError), the T
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -40,14 +41,14 @@ def _dropout(name: str, feature: bool, alpha: bool, inplace: bool) -> Any:
     return fn
 
 
-dropout = _dropout("dropout", False, False, False)
-dropout_ = _dropout("dropout_", False, False, True)
-feature_dropout = _dropout("feature_dropout", True, False, False)
-feature_dropout_ = _dropout("feature_dropout_", True, False, True)
-alpha_dropout = _dropout("alpha_dropout", False, True, False)
-alpha_dropout_ = _dropout("alpha_dropout_", False, True, True)
-feature_alpha_dropout = _dropout("feature_alpha_dropout", True, True, False)
-feature_alpha_dropout_ = _dropout("feature_alpha_dropout_", True, True, True)
+dropout: Callable[..., Any] = _dropout("dropout", False, False, False)
+dropout_: Callable[..., Any] = _dropout("dropout_", False, False, True)
+feature_dropout: Callable[..., Any] = _dropout("feature_dropout", True, False, False)
+feature_dropout_: Callable[..., Any] = _dropout("feature_dropout_", True, False, True)
+alpha_dropout: Callable[..., Any] = _dropout("alpha_dropout", False, True, False)
+alpha_dropout_: Callable[..., Any] = _dropout("alpha_dropout_", False, True, True)
+feature_alpha_dropout: Callable[..., Any] = _dropout("feature_alpha_dropout", True, True, False)
+feature_alpha_dropout_: Callable[..., Any] = _dropout("feature_alpha_dropout_", True, True, True)
 
 
 def nuclear_norm(

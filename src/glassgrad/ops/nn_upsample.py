@@ -154,12 +154,12 @@ class _Upsample(Op):
 
     __slots__ = ("_taps", "_sizes")
 
-    def forward(self, x, taps):
+    def forward(self, x: Any, taps: Any) -> Any:
         self._taps = taps
         self._sizes = x.shape[-len(taps) :]
         return _resample(x, taps)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return _BACKWARD[type(self)].call(grad, taps=self._taps, sizes=self._sizes)
 
 
@@ -168,11 +168,11 @@ class _UpsampleBackward(Op):
 
     __slots__ = ("_taps",)
 
-    def forward(self, grad, taps, sizes):
+    def forward(self, grad: Any, taps: Any, sizes: Any) -> Any:
         self._taps = taps
         return _resample_adjoint(grad, taps, sizes)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return _FORWARD[type(self)].apply(grad, taps=self._taps)
 
 

@@ -37,11 +37,15 @@ class LinalgVectorNormBackward0(Op):
     """out = (sum |x|^ord)^(1/ord) over ``dim`` (max |x| for inf, count of non-zeros for 0);
     real, also for complex x (|x| its modulus)"""
 
-    saved_inputs = (0,)
+    dim: Any
+    keepdim: Any
+    ord: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
     __slots__ = ("ord", "dim", "keepdim")
 
-    def forward(self, x, ord, dim, keepdim, dtype=None):
+    def forward(self, x: Any, ord: Any, dim: Any, keepdim: Any, dtype: Any = None) -> Any:
         self.ord, self.dim, self.keepdim = ord, dim, keepdim
         if dtype is not None:
             x = x.astype(dtype)
@@ -66,7 +70,7 @@ class LinalgVectorNormBackward0(Op):
                 out = np.sum(a**ord, axis=dim, keepdims=keepdim) ** (1.0 / ord)
         return np.asarray(out, dtype=x.real.dtype)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, norm = self.saved
         return vector_norm_backward(F, grad, x, norm, self.ord, self.dim, self.keepdim)
 

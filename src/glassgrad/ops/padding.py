@@ -23,16 +23,19 @@ __all__ = ["pad"]
 class ConstantPadNdBackward0(Op):
     """out = input padded (or cropped, for negative pads) with ``value`` on the last dims"""
 
+    pad: Any
+    self_sizes: Any
+
     __slots__ = ("self_sizes", "pad")
 
-    def forward(self, x, pad, value):
+    def forward(self, x: Any, pad: Any, value: Any) -> Any:
         self.self_sizes, self.pad = x.shape, pad
         src, dst, shape = _constant_pad_keys(x.shape, pad)
         out = np.full(shape, value, dtype=x.dtype)
         out[dst] = x[src]
         return out
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         src, dst, _ = _constant_pad_keys(self.self_sizes, self.pad)
         return F.index_zeros_add(self.self_sizes, src, grad[dst], True)
 
@@ -55,15 +58,15 @@ class _IndexPad(Op):
 
     # Saved as PyTorch saves it (its backward node takes the input): in-place changes to the
     # input are caught, and under create_graph the gradient depends on it.
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     grad_reads_saved = True
     __slots__ = ("self_sizes", "key")
 
-    def forward(self, x, key):
+    def forward(self, x: Any, key: Any) -> Any:
         self.self_sizes, self.key = x.shape, key
         return np.ascontiguousarray(x[key])  # a fresh row-major tensor, as PyTorch's
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return F.index_zeros_add(self.self_sizes, self.key, grad, False)
 
 

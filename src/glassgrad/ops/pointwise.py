@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -31,22 +32,22 @@ class ExpBackward0(Op):
     holomorphic = True
     saves_output = True
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return np.exp(default_float(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (out,) = self.saved
         return grad * out
 
 
 class LogBackward0(Op):
     holomorphic = True
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return np.log(default_float(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return grad / x
 
@@ -55,34 +56,34 @@ class SqrtBackward0(Op):
     holomorphic = True
     saves_output = True
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return np.sqrt(default_float(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (out,) = self.saved
         return grad / (2.0 * out)
 
 
 class SinBackward0(Op):
     holomorphic = True
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return np.sin(default_float(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return grad * F.cos(x)
 
 
 class CosBackward0(Op):
     holomorphic = True
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return np.cos(default_float(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return -grad * F.sin(x)
 
@@ -91,10 +92,10 @@ class TanhBackward0(Op):
     holomorphic = True
     saves_output = True
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return np.tanh(default_float(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (out,) = self.saved
         return grad * (1.0 - out * out)
 
@@ -113,7 +114,7 @@ class SigmoidBackward0(Op):
     holomorphic = True
     saves_output = True
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         x = default_float(x)
         # Half precision computes in float32, as PyTorch does on the CPU.
         work = x.astype(np.float32) if x.dtype == np.float16 else x
@@ -121,7 +122,7 @@ class SigmoidBackward0(Op):
             out = sigmoid_into(work, np.empty(work.shape, work.dtype))
         return out.astype(x.dtype, copy=False)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (out,) = self.saved
         return grad * out * (1.0 - out)
 
@@ -130,25 +131,25 @@ class ReluBackward0(Op):
     saves_output = True
     grad_reads_saved = True
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return np.maximum(x, 0, dtype=x.dtype) if x.dtype != np.bool_ else x.copy()
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (out,) = self.saved
         mask = (out._data if isinstance(out, Tensor) else out) > 0
         return F.where(mask, grad, 0.0)  # selects, so an infinite gradient gives 0 where x <= 0
 
 
 class AbsBackward0(Op):
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     grad_reads_saved = True
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         if x.dtype == np.bool_:
             raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
         return np.abs(x)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         if isinstance(x, Tensor):
             if x._data.dtype.kind == "c":  # sgn(z) depends on z: its own differentiable op
@@ -166,7 +167,7 @@ def _unary(node_cls: type, name: str, doc: str, example: str) -> Any:
     return op
 
 
-exp = _unary(
+exp: Callable[..., Any] = _unary(
     ExpBackward0,
     "exp",
     "Elementwise ``e ** input``.",
@@ -174,7 +175,7 @@ exp = _unary(
 )
 
 
-log = _unary(
+log: Callable[..., Any] = _unary(
     LogBackward0,
     "log",
     "Elementwise natural logarithm.",
@@ -182,7 +183,7 @@ log = _unary(
 )
 
 
-sqrt = _unary(
+sqrt: Callable[..., Any] = _unary(
     SqrtBackward0,
     "sqrt",
     "Elementwise square root.",
@@ -190,7 +191,7 @@ sqrt = _unary(
 )
 
 
-sin = _unary(
+sin: Callable[..., Any] = _unary(
     SinBackward0,
     "sin",
     "Elementwise sine.",
@@ -198,7 +199,7 @@ sin = _unary(
 )
 
 
-cos = _unary(
+cos: Callable[..., Any] = _unary(
     CosBackward0,
     "cos",
     "Elementwise cosine.",
@@ -206,7 +207,7 @@ cos = _unary(
 )
 
 
-tanh = _unary(
+tanh: Callable[..., Any] = _unary(
     TanhBackward0,
     "tanh",
     "Elementwise hyperbolic tangent.",
@@ -214,7 +215,7 @@ tanh = _unary(
 )
 
 
-sigmoid = _unary(
+sigmoid: Callable[..., Any] = _unary(
     SigmoidBackward0,
     "sigmoid",
     "Elementwise ``1 / (1 + exp(-input))``.",
@@ -222,7 +223,7 @@ sigmoid = _unary(
 )
 
 
-relu = _unary(
+relu: Callable[..., Any] = _unary(
     ReluBackward0,
     "relu",
     "Elementwise ``max(input, 0)``.",
@@ -230,7 +231,7 @@ relu = _unary(
 )
 
 
-abs = _unary(
+abs: Callable[..., Any] = _unary(
     AbsBackward0,
     "abs",
     "Elementwise absolute value.",
@@ -287,9 +288,11 @@ register(
 class WhereBackward0(Op):
     """out = a where condition else b (condition is a constant mask)"""
 
+    condition: Any
+
     __slots__ = ("condition",)
 
-    def forward(self, condition, a, b):
+    def forward(self, condition: Any, a: Any, b: Any) -> Any:
         self.condition = condition
         a, b = binary_operands(a, b)
         try:
@@ -297,7 +300,7 @@ class WhereBackward0(Op):
         except ValueError:
             raise broadcast_error("where", a, b) from None
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         needs = self.needs_input_grad
         return (
             None,
@@ -333,13 +336,13 @@ def where(condition: Any, input: Any = None, other: Any = None) -> Any:
 
 
 class SignBackward0(Op):
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         out = np.sign(x)
         if out.dtype.kind == "f" and np.isnan(out).any():
             out = np.nan_to_num(out, nan=0.0)  # PyTorch's sign(nan) is 0
         return out
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return zeros_like_grad(F, grad)
 
 

@@ -43,14 +43,14 @@ def _floats_only(op: str, *arrays: Any) -> None:
 class _Copysign(Op):
     """out = |a| with the sign of b; d/da = out / a (0 where a = 0); b gets zeros."""
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         a, b = floating_operands(a, b)
         return _binary("copysign", a, b, np.copysign)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         a, out = self.saved
         zero = array_of(a) == 0
         # out / a where a = 0 is NaN, masked: as PyTorch's masked_fill, whose second
@@ -110,14 +110,14 @@ class LdexpBackward0(Op):
     """out = a * 2^b; d/da = 2^b (in b's dtype: an integer power, 0 for b < 0, as PyTorch's
     ``pow(2, other)``), d/db = out * ln 2"""
 
-    saved_inputs = (1,)
+    saved_inputs: tuple[int, ...] = (1,)
     saves_output = True
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         a, b = floating_operands(a, b)
         return _binary("ldexp", a, b, lambda x, y: x * np.power(2.0, y).astype(x.dtype))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         b, out = self.saved
         needs = self.needs_input_grad
         scale = None
@@ -151,15 +151,15 @@ class _NanIgnoringExtremum(Op):
     """The larger (smaller) of a and b, the number when one is NaN; the gradient goes to the
     chosen operand (a on ties), as PyTorch's."""
 
-    saved_inputs = (0, 1)
+    saved_inputs: tuple[int, ...] = (0, 1)
     ufunc: Any = None
     takes_first: Any = None
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         a, b = binary_operands(a, b)
         return _binary(type(self).__name__[:4].lower(), a, b, type(self).ufunc)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         a, b = (array_of(x) for x in self.saved)
         first = type(self).takes_first(a, b) | np.isnan(b)
         needs = self.needs_input_grad
@@ -216,26 +216,26 @@ def _fmod_arrays(a: Any, b: Any) -> np.ndarray:
 class FmodBackward0(Op):
     """out = fmod(a, number); d/da = 1"""
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         return _fmod_arrays(a, b)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return grad, None
 
 
 class FmodBackward1(Op):
     """out = fmod(a, b) = a - trunc(a / b) * b; d/da = 1, d/db = -trunc(a / b)"""
 
-    saved_inputs = (0, 1)
-    saved_for = ((1,), (1,))
+    saved_inputs: tuple[int, ...] = (0, 1)
+    saved_for: tuple[tuple[int, ...], ...] = ((1,), (1,))
     # PyTorch's gradient of b, -grad * a.div(b, rounding_mode="trunc"), is differentiable
     # (to zero) in a and b.
     grad_reads_saved = True
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         return _fmod_arrays(a, b)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         needs = self.needs_input_grad
         if not needs[1]:
             return grad, None
@@ -264,15 +264,15 @@ def fmod(input: Tensor, other: Any) -> Tensor:
 class HypotBackward0(Op):
     """out = sqrt(a^2 + b^2); d/da = a / out, d/db = b / out"""
 
-    saved_inputs = (0, 1)
+    saved_inputs: tuple[int, ...] = (0, 1)
     saves_output = True
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         _floats_only("hypot", a, b)
         a, b = binary_operands(a, b)
         return _binary("hypot", a, b, np.hypot)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         a, b, out = self.saved
         needs = self.needs_input_grad
         return (grad * a / out if needs[0] else None), (grad * b / out if needs[1] else None)
@@ -293,17 +293,17 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
 class LogaddexpBackward0(Op):
     """out = log(e^a + e^b); d/da = 1 / (1 + e^(b - a))"""
 
-    saved_inputs = (0, 1)
-    base_log = 1.0
+    saved_inputs: tuple[int, ...] = (0, 1)
+    base_log: float = 1.0
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         _floats_only(self.kernel, a, b)
         a, b = binary_operands(a, b)
         return _binary(self.kernel, a, b, np.logaddexp if self.base_log == 1.0 else np.logaddexp2)
 
     kernel = "logaddexp"
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         a, b = self.saved
         needs = self.needs_input_grad
         scale = self.base_log
@@ -351,13 +351,13 @@ class NextafterBackward0(Op):
     """out = the next float after a towards b; PyTorch's derivative: 1 for a where a != b
     (0 where a == b, where out is a itself), 0 for b"""
 
-    saved_inputs = (0, 1)  # as PyTorch's node
+    saved_inputs: tuple[int, ...] = (0, 1)  # as PyTorch's node
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         a, b = binary_operands(a, b)
         return _binary("nextafter", a, b, np.nextafter)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         needs = self.needs_input_grad
         zero = F.zeros(self._meta[2], self._meta[3]) if needs[1] else None
         if not needs[0]:
@@ -556,7 +556,7 @@ register(
 )
 
 
-TENSOR_METHODS = {
+TENSOR_METHODS: dict[str, Any] = {
     "copysign_": _copysign_inplace,
     "fmod_": _fmod_inplace,
     "hypot_": lambda self, other: apply_inplace(

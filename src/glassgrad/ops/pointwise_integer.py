@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -41,7 +42,7 @@ def _integer_op(name: str, ufunc: Any, kernel: str, doc: str) -> Any:
     return op
 
 
-gcd = _integer_op(
+gcd: Callable[..., Any] = _integer_op(
     "gcd",
     np.gcd,
     "gcd",
@@ -55,7 +56,7 @@ Example::
 )
 
 
-lcm = _integer_op(
+lcm: Callable[..., Any] = _integer_op(
     "lcm",
     np.lcm,
     "lcm",
@@ -69,7 +70,7 @@ Example::
 )
 
 
-bitwise_left_shift = _integer_op(
+bitwise_left_shift: Callable[..., Any] = _integer_op(
     "bitwise_left_shift",
     np.left_shift,
     "lshift",
@@ -83,7 +84,7 @@ Example::
 )
 
 
-bitwise_right_shift = _integer_op(
+bitwise_right_shift: Callable[..., Any] = _integer_op(
     "bitwise_right_shift",
     np.right_shift,
     "rshift",
@@ -131,7 +132,7 @@ for _fn in (bitwise_left_shift, bitwise_right_shift):
     )
 
 
-TENSOR_METHODS = {
+TENSOR_METHODS: dict[str, Any] = {
     "gcd_": _integer_inplace(gcd),
     "lcm_": _integer_inplace(lcm),
     "bitwise_left_shift_": _integer_inplace(bitwise_left_shift),

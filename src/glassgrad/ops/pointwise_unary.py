@@ -4,6 +4,7 @@ sign tests signbit, isposinf, isneginf."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -20,21 +21,21 @@ from .pointwise import SignBackward0
 class _Scale(Op):
     """out = x * factor (integers first become the default float)"""
 
-    factor = 1.0
+    factor: float = 1.0
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return default_float(x) * self.factor
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return grad * self.factor
 
 
 class Deg2RadBackward0(_Scale):
-    factor = math.pi / 180.0
+    factor: float = math.pi / 180.0
 
 
 class Rad2DegBackward0(_Scale):
-    factor = 180.0 / math.pi
+    factor: float = 180.0 / math.pi
 
 
 def deg2rad(input: Tensor) -> Tensor:
@@ -76,23 +77,23 @@ def positive(input: Tensor) -> Tensor:
 class FrexpBackward0(Op):
     """(mantissa, exponent) with x = mantissa * 2^exponent; d mantissa / dx = 2^-exponent"""
 
-    nondiff_outputs = (1,)
-    saved_outputs = (1,)  # the exponent, as PyTorch saves it
+    nondiff_outputs: tuple[int, ...] = (1,)
+    saved_outputs: tuple[int, ...] = (1,)  # the exponent, as PyTorch saves it
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         if x.dtype.kind != "f":
             raise RuntimeError("torch.frexp() only supports floating-point dtypes")
         mantissa, exponent = np.frexp(x)
         return mantissa.astype(x.dtype), exponent.astype(np.int32)
 
-    def backward(self, F, grads):
+    def backward(self, F: Any, grads: Any) -> Any:
         grad = grads[0]
         (exponent,) = self.saved
         scale = np.exp2(-np.asarray(array_of(exponent), np.float64))
         return grad * scale.astype(np.asarray(array_of(grad)).dtype)
 
 
-def frexp(input: Tensor) -> tuple:
+def frexp(input: Tensor) -> tuple[Tensor, ...]:
     """``(mantissa, exponent)`` with ``input = mantissa * 2 ** exponent``, the mantissa in
     ``[0.5, 1)`` in magnitude and the exponent int32.
 
@@ -149,7 +150,7 @@ Example::
 """,
 )
 
-TENSOR_METHODS = {
+TENSOR_METHODS: dict[str, Any] = {
     "deg2rad_": lambda self: apply_inplace(Deg2RadBackward0, self),
     "rad2deg_": lambda self: apply_inplace(Rad2DegBackward0, self),
     "sign_": lambda self: apply_inplace(SignBackward0, self),

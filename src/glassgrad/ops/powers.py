@@ -48,12 +48,14 @@ def _power(base: Any, exponent: Any) -> np.ndarray:
 class PowBackward0(Op):
     """out = x ** exponent, exponent a Python number"""
 
+    exponent: Any
+
     holomorphic = True
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     __slots__ = ("exponent",)
 
-    def forward(self, x, exponent):
+    def forward(self, x: Any, exponent: Any) -> Any:
         self.exponent = exponent
         if isinstance(exponent, float) and x.dtype.kind != "f":
             x = default_float(x)
@@ -63,7 +65,7 @@ class PowBackward0(Op):
             return x**exponent
         return _power(x, exponent)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         e = self.exponent
         if e == 0:
@@ -78,17 +80,17 @@ class PowBackward1(Op):
 
     holomorphic = True
 
-    saved_inputs = (0, 1)
+    saved_inputs: tuple[int, ...] = (0, 1)
     saves_output = True
 
-    def forward(self, x, exponent):
+    def forward(self, x: Any, exponent: Any) -> Any:
         try:
             np.broadcast_shapes(np.shape(x), np.shape(exponent))
         except ValueError:
             raise broadcast_error("pow", x, exponent) from None
         return _power(x, exponent)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, e, out = self.saved
         needs = self.needs_input_grad
         grad_x = grad_e = None
@@ -112,18 +114,20 @@ class PowBackward1(Op):
 class PowBackward2(Op):
     """out = base ** exponent, base a Python number"""
 
+    base: Any
+
     holomorphic = True
 
-    saved_inputs = (0,)  # unread, but saved as PyTorch saves it (in-place checks)
+    saved_inputs: tuple[int, ...] = (0,)  # unread, but saved as PyTorch saves it (in-place checks)
     saves_output = True
     __slots__ = ("base",)
 
-    def forward(self, exponent, base):
+    def forward(self, exponent: Any, base: Any) -> Any:
         self.base = base
         exponent = default_float(exponent) if isinstance(base, float) else exponent
         return _power(base, exponent)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         exponent, out = self.saved
         values = array_of(exponent)
         # PyTorch's pow_backward_exponent: the log of the base, a complex one when the

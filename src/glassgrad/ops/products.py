@@ -278,18 +278,20 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Any = None) -> Tensor:
 class LinalgCrossBackward0(Op):
     """out = input x other along ``dim``; g_input = other x grad, g_other = grad x input"""
 
+    dim: Any
+
     holomorphic = True
 
-    saved_inputs = (0, 1)
-    saved_for = ((1,), (0,))
+    saved_inputs: tuple[int, ...] = (0, 1)
+    saved_for: tuple[tuple[int, ...], ...] = ((1,), (0,))
     __slots__ = ("dim",)
 
-    def forward(self, a, b, dim=-1):
+    def forward(self, a: Any, b: Any, dim: Any = -1) -> Any:
         self.dim = dim
         shape = np.broadcast_shapes(a.shape, b.shape)
         return np.cross(np.broadcast_to(a, shape), np.broadcast_to(b, shape), axis=dim)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         a, b = self.saved
         needs = self.needs_input_grad
         grad_a = LinalgCrossBackward0.call(b, grad, dim=self.dim) if needs[0] else None
@@ -387,13 +389,13 @@ class VdotBackward0(Op):
     """out = sum(conj(a) * b) of two vectors; g_a = conj(grad) * b, g_b = grad * a (anti-linear
     in a: not a holomorphic op)."""
 
-    saved_inputs = (0, 1)
-    saved_for = ((1,), (0,))
+    saved_inputs: tuple[int, ...] = (0, 1)
+    saved_for: tuple[tuple[int, ...], ...] = ((1,), (0,))
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         return np.asarray(np.vdot(a, b))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         a, b = self.saved
         needs = self.needs_input_grad
         return (conj_of(F, grad) * b if needs[0] else None, grad * a if needs[1] else None)

@@ -9,6 +9,7 @@ zero gradient.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -34,13 +35,13 @@ class _Fill(Op):
     """An in-place fill with random numbers: the old values do not matter, the gradient of
     the target is zero (a tensor argument, such as bernoulli_'s p, gets zero too)."""
 
-    def forward(self, x, *tensors, **params):
+    def forward(self, x: Any, *tensors: Any, **params: Any) -> Any:
         return np.asarray(self.sample(x, *tensors, **params)).astype(x.dtype, copy=False)
 
     def sample(self, x, *tensors, **params):
         raise NotImplementedError
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         meta = self._meta
         others = (
             None if meta[2 * k] is None else F.zeros(meta[2 * k], meta[2 * k + 1])
@@ -174,7 +175,7 @@ def _fill_method(node: type, name: str, defaults: tuple, doc: str) -> Any:
     return method
 
 
-normal_ = _fill_method(
+normal_: Callable[..., Any] = _fill_method(
     NormalBackward0,
     "normal_",
     (("mean", 0.0), ("std", 1.0)),
@@ -186,31 +187,31 @@ Example::
     glassgrad.Size([3])
 """,
 )
-uniform_ = _fill_method(
+uniform_: Callable[..., Any] = _fill_method(
     UniformBackward0,
     "uniform_",
     (("from", 0.0), ("to", 1.0)),
     "Fill with uniform samples from ``[from, to)``, in place.",
 )
-exponential_ = _fill_method(
+exponential_: Callable[..., Any] = _fill_method(
     ExponentialBackward0,
     "exponential_",
     (("lambd", 1.0),),
     "Fill with exponential samples of rate ``lambd``, in place.",
 )
-geometric_ = _fill_method(
+geometric_: Callable[..., Any] = _fill_method(
     GeometricBackward0,
     "geometric_",
     (("p", None),),
     "Fill with geometric samples (trials to the first success, from 1), in place.",
 )
-log_normal_ = _fill_method(
+log_normal_: Callable[..., Any] = _fill_method(
     LogNormalBackward0,
     "log_normal_",
     (("mean", 1.0), ("std", 2.0)),
     "Fill with samples whose logarithm is normal of ``mean`` and ``std``, in place.",
 )
-cauchy_ = _fill_method(
+cauchy_: Callable[..., Any] = _fill_method(
     CauchyBackward0,
     "cauchy_",
     (("median", 0.0), ("sigma", 1.0)),
@@ -252,7 +253,7 @@ def random_(
 class BernoulliBackward0(Op):
     """out ~ Bernoulli(input); zero gradient"""
 
-    def forward(self, p, generator):
+    def forward(self, p: Any, generator: Any) -> Any:
         if p.dtype.kind != "f":
             raise NotImplementedError(
                 f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_dtype.scalar_type_name(p.dtype)}'"
@@ -264,7 +265,7 @@ class BernoulliBackward0(Op):
             )
         return (_rng(generator).random(p.shape) < p).astype(p.dtype)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return zeros_like_grad(F, grad)
 
 
@@ -300,12 +301,12 @@ def bernoulli(
 class PoissonBackward0(Op):
     """out ~ Poisson(input); zero gradient"""
 
-    def forward(self, rates, generator):
+    def forward(self, rates: Any, generator: Any) -> Any:
         if np.any(rates < 0) or not np.all(np.isfinite(rates)):
             raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
         return _rng(generator).poisson(rates).astype(rates.dtype)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return zeros_like_grad(F, grad)
 
 
@@ -406,7 +407,7 @@ class _NormalTensors(_Fill):
     """out = mean + std * eps with eps ~ N(0, 1); zero gradients, as PyTorch's (it does not
     reparameterise: use ``mean + std * randn_like(std)`` for that)."""
 
-    def forward(self, mean, std, generator):
+    def forward(self, mean: Any, std: Any, generator: Any) -> Any:
         std_values = np.asarray(std)
         if np.any(std_values < 0):
             raise RuntimeError("normal expects all elements of std >= 0.0")
@@ -415,7 +416,7 @@ class _NormalTensors(_Fill):
         eps = _rng(generator).standard_normal(shape).astype(dtype)
         return np.asarray(mean + std * eps, dtype)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         meta = self._meta
         return tuple(
             None if meta[2 * k] is None else F.zeros(meta[2 * k], meta[2 * k + 1]) for k in (0, 1)
@@ -484,7 +485,7 @@ def normal(
     return out_result("normal", out, result, (mean, std))
 
 
-TENSOR_METHODS = {
+TENSOR_METHODS: dict[str, Any] = {
     "normal_": normal_,
     "uniform_": uniform_,
     "exponential_": exponential_,

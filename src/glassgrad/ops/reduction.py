@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import builtins
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -65,13 +66,16 @@ def _integer_accumulator(x: np.ndarray, dtype: Any) -> np.ndarray:
 class _AExtremum(Op):
     """Max or min over ``dim`` (all dims if empty); ties share the gradient evenly."""
 
-    saved_inputs = (0,)
+    dim: Any | None
+    keepdim: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
     __slots__ = ("dim", "keepdim")
     reduce: Any = None
     op = ""
 
-    def forward(self, x, dim=(), keepdim=False):
+    def forward(self, x: Any, dim: Any = (), keepdim: Any = False) -> Any:
         dims = dim or None
         error = _empty_dims_error(self.op, dims, x.shape)
         if error is not None:
@@ -79,7 +83,7 @@ class _AExtremum(Op):
         self.dim, self.keepdim = dims, keepdim
         return np.asarray(self.reduce(x, axis=dims, keepdims=keepdim))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, out = self.saved
         xv = array_of(x)
         dims = self.dim
@@ -118,10 +122,10 @@ def _a_extremum(name: str, node: type) -> Any:
     return op
 
 
-amax = _a_extremum("amax", AmaxBackward0)
+amax: Callable[..., Any] = _a_extremum("amax", AmaxBackward0)
 
 
-amin = _a_extremum("amin", AminBackward0)
+amin: Callable[..., Any] = _a_extremum("amin", AminBackward0)
 
 
 def _arg_extremum(name: str, arg: Any) -> Any:
@@ -156,10 +160,10 @@ def _arg_extremum(name: str, arg: Any) -> Any:
     return op
 
 
-argmax = _arg_extremum("argmax", np.argmax)
+argmax: Callable[..., Any] = _arg_extremum("argmax", np.argmax)
 
 
-argmin = _arg_extremum("argmin", np.argmin)
+argmin: Callable[..., Any] = _arg_extremum("argmin", np.argmin)
 
 
 def _ties(rng: np.random.Generator) -> np.ndarray:
@@ -228,10 +232,10 @@ def _truth_reduction(name: str, reduce: Any) -> Any:
     return op
 
 
-all = _truth_reduction("all", np.all)
+all: Callable[..., Any] = _truth_reduction("all", np.all)
 
 
-any = _truth_reduction("any", np.any)
+any: Callable[..., Any] = _truth_reduction("any", np.any)
 
 
 def _truth_samples(rng: np.random.Generator) -> list[Sample]:
@@ -273,7 +277,7 @@ def mean_array(
     return np.mean(x, axis=dims, dtype=dtype, keepdims=keepdims)
 
 
-def mean_and_biased_var(x: np.ndarray, dims: tuple) -> tuple:
+def mean_and_biased_var(x: np.ndarray, dims: tuple) -> tuple[Any, ...]:
     """``(np.mean(x, axis=dims), np.var(x, axis=dims))``, the same values (np.var's own steps,
     reusing the mean); float32 and float64 without their Python layers."""
     if x.dtype in _DIRECT_MEAN_DTYPES and x.size:
@@ -294,26 +298,32 @@ def _sum_dtype(x: np.ndarray, dtype: Any) -> np.dtype | None:
 class SumBackward0(Op):
     """out = sum of all elements"""
 
+    shape: Any
+
     __slots__ = ("shape",)
 
-    def forward(self, x, dtype=None):
+    def forward(self, x: Any, dtype: Any = None) -> Any:
         self.shape = x.shape
         return np.asarray(_add_reduce(x, None, _sum_dtype(x, dtype)))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return F.expand(grad, self.shape)
 
 
 class SumBackward1(Op):
     """out = sum over ``dim``"""
 
+    dim: Any
+    keepdim: Any
+    shape: Any
+
     __slots__ = ("shape", "dim", "keepdim")
 
-    def forward(self, x, dim, keepdim=False, dtype=None):
+    def forward(self, x: Any, dim: Any, keepdim: Any = False, dtype: Any = None) -> Any:
         self.shape, self.dim, self.keepdim = x.shape, dim, keepdim
         return np.asarray(_add_reduce(x, dim, _sum_dtype(x, dtype), keepdims=keepdim))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         if not self.keepdim:
             grad = F.unsqueeze_dims(grad, self.dim)
         return F.expand(grad, self.shape)
@@ -329,29 +339,33 @@ def _check_mean_dtype(x: np.ndarray, dtype: Any) -> None:
 
 
 class MeanBackward0(Op):
+    shape: Any
     __slots__ = ("shape",)
 
-    def forward(self, x, dtype=None):
+    def forward(self, x: Any, dtype: Any = None) -> Any:
         _check_mean_dtype(x, dtype)
         self.shape = x.shape
         out_dtype = to_numpy_dtype(dtype) or x.dtype
         return np.asarray(mean_array(x, None, False, out_dtype), dtype=out_dtype)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         count = math.prod(self.shape)
         return F.expand(grad / builtins.max(count, 1), self.shape)
 
 
 class MeanBackward1(Op):
+    dim: Any
+    keepdim: Any
+    shape: Any
     __slots__ = ("shape", "dim", "keepdim")
 
-    def forward(self, x, dim, keepdim=False, dtype=None):
+    def forward(self, x: Any, dim: Any, keepdim: Any = False, dtype: Any = None) -> Any:
         _check_mean_dtype(x, dtype)
         self.shape, self.dim, self.keepdim = x.shape, dim, keepdim
         out_dtype = to_numpy_dtype(dtype) or x.dtype
         return np.asarray(mean_array(x, dim, keepdim), dtype=out_dtype)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         count = math.prod([self.shape[d] for d in self.dim])
         if not self.keepdim:
             grad = F.unsqueeze_dims(grad, self.dim)
@@ -400,16 +414,16 @@ def _empty_reduction_error(op: str, dim: Any = None) -> IndexError | RuntimeErro
 class _FullExtremum(Op):
     """out = max or min of all elements; the gradient is shared evenly among ties."""
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
     reduce: Any = None
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         if x.size == 0:
             raise _empty_reduction_error(type(self).__name__[:3].lower())
         return np.asarray(self.reduce(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, out = self.saved
         xv = x._data if isinstance(x, Tensor) else x
         ov = out._data if isinstance(out, Tensor) else out
@@ -430,12 +444,18 @@ class MinBackward1(_FullExtremum):
 class _DimExtremum(Op):
     """(values, indices) over ``dim``; the gradient goes to the selected index only."""
 
+    dim: Any
+    keepdim: Any
+    shape: Any
+
     __slots__ = ("shape", "dim", "keepdim", "indices")
-    nondiff_outputs = (1,)
-    saved_outputs = (1,)  # the indices, as PyTorch saves them: changing them is an error
+    nondiff_outputs: tuple[int, ...] = (1,)
+    saved_outputs: tuple[int, ...] = (
+        1,
+    )  # the indices, as PyTorch saves them: changing them is an error
     arg: Any = None
 
-    def forward(self, x, dim, keepdim=False):
+    def forward(self, x: Any, dim: Any, keepdim: Any = False) -> Any:
         if x.ndim and x.shape[dim] == 0:
             raise _empty_reduction_error(type(self).__name__[:3].lower(), dim)
         self.shape, self.dim, self.keepdim = x.shape, dim, keepdim
@@ -449,7 +469,7 @@ class _DimExtremum(Op):
             values, index = values.squeeze(dim), index.squeeze(dim)
         return values, index.astype(np.int64)
 
-    def backward(self, F, grads):
+    def backward(self, F: Any, grads: Any) -> Any:
         grad = grads[0]
         if not self.shape:
             return grad
@@ -505,8 +525,8 @@ def _extremum(name: str, full: type, by_dim: type, result: type) -> Any:
     return op
 
 
-max = _extremum("max", MaxBackward1, MaxBackward0, return_types.max)
-min = _extremum("min", MinBackward1, MinBackward0, return_types.min)
+max: Callable[..., Any] = _extremum("max", MaxBackward1, MaxBackward0, return_types.max)
+min: Callable[..., Any] = _extremum("min", MinBackward1, MinBackward0, return_types.min)
 
 
 def _reduce_samples(rng: np.random.Generator) -> list[Sample]:

@@ -64,13 +64,13 @@ class ProdBackward0(Op):
 
     holomorphic = True
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
 
-    def forward(self, x, dtype=None):
+    def forward(self, x: Any, dtype: Any = None) -> Any:
         return np.asarray(np.prod(_integer_accumulator(x, dtype)))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, out = self.saved
         if not array_of(x).ndim:
             return grad
@@ -81,18 +81,21 @@ class ProdBackward0(Op):
 class ProdBackward1(Op):
     """out = product over ``dim``"""
 
+    dim: Any
+    keepdim: Any
+
     holomorphic = True
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
     __slots__ = ("dim", "keepdim")
 
-    def forward(self, x, dim, keepdim=False, dtype=None):
+    def forward(self, x: Any, dim: Any, keepdim: Any = False, dtype: Any = None) -> Any:
         self.dim, self.keepdim = dim, keepdim
         axis = dim if x.ndim else None
         return np.asarray(np.prod(_integer_accumulator(x, dtype), axis=axis, keepdims=keepdim))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, out = self.saved
         if not array_of(x).ndim:
             return grad
@@ -236,12 +239,15 @@ class LogsumexpBackward0(Op):
     """out = log(sum(exp(x))) over ``dim``, shifted by the max (of the real parts, for complex
     inputs, as PyTorch) so that 1e4 stays finite"""
 
-    saved_inputs = (0,)
+    dim: Any
+    keepdim: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
     holomorphic = True
     __slots__ = ("dim", "keepdim")
 
-    def forward(self, x, dim, keepdim=False):
+    def forward(self, x: Any, dim: Any, keepdim: Any = False) -> Any:
         self.dim, self.keepdim = dim, keepdim
         x = x if x.dtype.kind in "fc" else x.astype(default_numpy_float())
         if x.size == 0:
@@ -255,7 +261,7 @@ class LogsumexpBackward0(Op):
             out = np.log(total) + shift
         return out if keepdim else np.squeeze(out, axis=dim)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, out = self.saved
         grad = _restore(F, grad, self.dim, self.keepdim)
         out = _restore(F, out, self.dim, self.keepdim)

@@ -4,6 +4,7 @@ forms; their gradients are zero (frac's is one).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -28,14 +29,14 @@ class _Rounding(Op):
     kernel = ""
     ufunc: Any = None
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         if x.dtype == np.bool_:
             raise _not_implemented_for(self.kernel, x.dtype)
         if x.dtype.kind != "f":
             return x.copy()
         return self.ufunc(x)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return zeros_like_grad(F, grad)
 
 
@@ -64,9 +65,11 @@ class RoundBackward0(_Rounding):
 class RoundBackward1(Op):
     """Round to ``decimals`` digits, computed as PyTorch does (scale, rint, unscale)."""
 
+    decimals: Any
+
     __slots__ = ("decimals",)
 
-    def forward(self, x, decimals=0):
+    def forward(self, x: Any, decimals: Any = 0) -> Any:
         if x.dtype.kind != "f":
             raise _not_implemented_for("round_cpu", x.dtype)
         self.decimals = decimals
@@ -75,23 +78,23 @@ class RoundBackward1(Op):
             return np.rint(x * scale) / scale
         return np.rint(x / scale) * scale
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return zeros_like_grad(F, grad)
 
 
 class FracBackward0(Op):
     """out = x - trunc(x); the gradient passes unchanged."""
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         if x.dtype.kind != "f":
             raise _not_implemented_for("frac_cpu", x.dtype)
         return x - np.trunc(x)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return grad
 
 
-floor = _unary(
+floor: Callable[..., Any] = _unary(
     FloorBackward0,
     "floor",
     "Largest integer <= input (zero gradient).",
@@ -99,7 +102,7 @@ floor = _unary(
 )
 
 
-ceil = _unary(
+ceil: Callable[..., Any] = _unary(
     CeilBackward0,
     "ceil",
     "Smallest integer >= input (zero gradient).",
@@ -107,7 +110,7 @@ ceil = _unary(
 )
 
 
-trunc = _unary(
+trunc: Callable[..., Any] = _unary(
     TruncBackward0,
     "trunc",
     "Integer part, rounded toward zero (zero gradient).",
@@ -115,7 +118,7 @@ trunc = _unary(
 )
 
 
-frac = _unary(
+frac: Callable[..., Any] = _unary(
     FracBackward0,
     "frac",
     "Fractional part ``input - trunc(input)``.",
@@ -178,7 +181,7 @@ register(
 )
 
 
-TENSOR_METHODS = {
+TENSOR_METHODS: dict[str, Any] = {
     "floor_": _inplace_unary(FloorBackward0, "floor_"),
     "ceil_": _inplace_unary(CeilBackward0, "ceil_"),
     "trunc_": _inplace_unary(TruncBackward0, "trunc_"),

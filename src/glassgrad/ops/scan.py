@@ -4,6 +4,7 @@ cumulative_trapezoid)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -27,14 +28,16 @@ from .shape_views import narrow
 class CumsumBackward0(Op):
     """out_k = sum_{j <= k} x_j along ``dim``; the gradient is the reversed cumulative sum"""
 
+    dim: Any
+
     __slots__ = ("dim",)
 
-    def forward(self, x, dim, dtype=None):
+    def forward(self, x: Any, dim: Any, dtype: Any = None) -> Any:
         self.dim = dim
         x = _integer_accumulator(x, dtype)
         return np.cumsum(x, axis=dim) if x.ndim else x.copy()
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         if not array_of(grad).ndim:
             return grad
         return ReversedCumsumBackward0.call(grad, dim=self.dim)
@@ -43,13 +46,15 @@ class CumsumBackward0(Op):
 class ReversedCumsumBackward0(Op):
     """out_k = sum_{j >= k} x_j along ``dim`` (the adjoint of cumsum; used by its backward)"""
 
+    dim: Any
+
     __slots__ = ("dim",)
 
-    def forward(self, x, dim):
+    def forward(self, x: Any, dim: Any) -> Any:
         self.dim = dim
         return np.flip(np.cumsum(np.flip(x, axis=dim), axis=dim), axis=dim)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return CumsumBackward0.call(grad, dim=self.dim)
 
 
@@ -61,18 +66,20 @@ class CumprodBackward0(Op):
     O(n^2) sum over "products with x_i left out", which is differentiable again (as PyTorch).
     """
 
+    dim: Any
+
     holomorphic = True
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
     __slots__ = ("dim",)
 
-    def forward(self, x, dim, dtype=None):
+    def forward(self, x: Any, dim: Any, dtype: Any = None) -> Any:
         self.dim = dim
         x = _integer_accumulator(x, dtype)
         return np.cumprod(x, axis=dim) if x.ndim else x.copy()
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, out = self.saved
         xv = array_of(x)
         if xv.size <= 1 or xv.shape[self.dim] <= 1:  # PyTorch's shortcut, empty included
@@ -128,10 +135,10 @@ def _cumulative(name: str, node: type) -> Any:
     return op
 
 
-cumsum = _cumulative("cumsum", CumsumBackward0)
+cumsum: Callable[..., Any] = _cumulative("cumsum", CumsumBackward0)
 
 
-cumprod = _cumulative("cumprod", CumprodBackward0)
+cumprod: Callable[..., Any] = _cumulative("cumprod", CumprodBackward0)
 
 
 def _cumulative_samples(rng: np.random.Generator) -> list[Sample]:
@@ -184,7 +191,7 @@ def _cumprod_inplace(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     )
 
 
-TENSOR_METHODS = {
+TENSOR_METHODS: dict[str, Any] = {
     "cumsum_": _cumsum_inplace,
     "cumprod_": _cumprod_inplace,
 }
@@ -213,13 +220,18 @@ class _CumExtremum(Op):
     """(values, indices) of a running max or min; each element's gradient goes to the element
     that was the extremum there (summed where one element stays it)."""
 
+    dim: Any
+    shape: Any
+
     __slots__ = ("dim", "indices", "shape")
-    saved_inputs = (0,)  # PyTorch's node keeps self (for its shape; an empty self is returned)
-    nondiff_outputs = (1,)
-    saved_outputs = (1,)  # the indices: PyTorch saves them
+    saved_inputs: tuple[int, ...] = (
+        0,
+    )  # PyTorch's node keeps self (for its shape; an empty self is returned)
+    nondiff_outputs: tuple[int, ...] = (1,)
+    saved_outputs: tuple[int, ...] = (1,)  # the indices: PyTorch saves them
     better: Any = None
 
-    def forward(self, x, dim):
+    def forward(self, x: Any, dim: Any) -> Any:
         self.dim, self.shape = dim, x.shape
         if x.ndim == 0 or x.size == 0:
             self.indices = np.zeros(x.shape, np.int64)
@@ -227,7 +239,7 @@ class _CumExtremum(Op):
         values, self.indices = _running_extremum(x, dim, type(self).better)
         return values, self.indices
 
-    def backward(self, F, grads):
+    def backward(self, F: Any, grads: Any) -> Any:
         grad = grads[0]
         x = self.saved[0]  # then the saved indices (only checked)
         if not array_of(grad).size:
@@ -267,8 +279,8 @@ Example::
     return op
 
 
-cummax = _cum_extremum("cummax", CummaxBackward0, return_types.cummax)
-cummin = _cum_extremum("cummin", CumminBackward0, return_types.cummin)
+cummax: Callable[..., Any] = _cum_extremum("cummax", CummaxBackward0, return_types.cummax)
+cummin: Callable[..., Any] = _cum_extremum("cummin", CumminBackward0, return_types.cummin)
 
 
 def _reversed_logcumsumexp(F: Any, v: Any, dim: int) -> Any:
@@ -285,17 +297,19 @@ class LogcumsumexpBackward0(Op):
     so that nothing overflows.
     """
 
-    saved_inputs = (0,)
+    dim: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
     __slots__ = ("dim",)
 
-    def forward(self, x, dim):
+    def forward(self, x: Any, dim: Any) -> Any:
         self.dim = dim
         if x.ndim == 0 or x.size == 0:
             return x.copy()
         return np.logaddexp.accumulate(x, axis=dim)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, out = self.saved
         values = array_of(grad)
         if values.ndim == 0 or values.size == 0:

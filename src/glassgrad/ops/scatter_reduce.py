@@ -70,7 +70,13 @@ def _reduce_into(x: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray, re
 class ScatterReduceBackward0(Op):
     """out = input with ``src`` reduced in at gather addressing (see the module docstring)."""
 
-    saved_inputs = (0, 1)
+    dim: Any
+    include_self: Any
+    index: Any
+    reduce: Any
+    src_sizes: Any
+
+    saved_inputs: tuple[int, ...] = (0, 1)
     saves_output = True
     __slots__ = ("dim", "index", "reduce", "include_self", "src_sizes")
     _double_backward_message = (
@@ -78,7 +84,9 @@ class ScatterReduceBackward0(Op):
         "scattered to the same position in self"
     )
 
-    def forward(self, x, src, dim, index, reduce, include_self=True):
+    def forward(
+        self, x: Any, src: Any, dim: Any, index: Any, reduce: Any, include_self: Any = True
+    ) -> Any:
         self.dim, self.index, self.reduce = dim, index, reduce
         self.include_self, self.src_sizes = include_self, src.shape
         return _reduce_into(x, dim, index, src, reduce, include_self)
@@ -95,7 +103,7 @@ class ScatterReduceBackward0(Op):
     def _scatter_add(self, base: Any, values: Any) -> Any:
         return ScatterAddBackward0.call(base, values, dim=self.dim, index=self.index)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, src, result = self.saved
         xv, sv = array_of(x), array_of(src)[_box(self.index.shape)]
         src_box = src[_box(self.index.shape)]

@@ -70,10 +70,11 @@ def _infer_shape(op: str, shape: tuple, numel: int) -> tuple:
 
 
 class ViewBackward0(Op):
+    shape: Any
     __slots__ = ("shape",)
     is_view = True
 
-    def forward(self, x, shape):
+    def forward(self, x: Any, shape: Any) -> Any:
         self.shape = x.shape
         shape = _infer_shape("view", shape, x.size)
         try:
@@ -86,20 +87,22 @@ class ViewBackward0(Op):
             ) from None
         return out
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return F.reshape(grad, self.shape)
 
 
 class UnsafeViewBackward0(Op):
     """The reshape of a contiguous copy (``reshape`` of a non-contiguous input)."""
 
+    shape: Any
+
     __slots__ = ("shape",)
 
-    def forward(self, x, shape):
+    def forward(self, x: Any, shape: Any) -> Any:
         self.shape = x.shape
         return np.reshape(x, shape)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return F.reshape(grad, self.shape)
 
 
@@ -150,36 +153,39 @@ def reshape(input: Tensor, *args: Any, shape: Any = None) -> Tensor:
 
 
 class TransposeBackward0(Op):
+    dim0: Any
+    dim1: Any
     __slots__ = ("dim0", "dim1")
     is_view = True
 
-    def forward(self, x, dim0, dim1):
+    def forward(self, x: Any, dim0: Any, dim1: Any) -> Any:
         self.dim0, self.dim1 = dim0, dim1
         return np.swapaxes(x, dim0, dim1) if x.ndim else x.view()
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return F.transpose(grad, self.dim0, self.dim1) if grad.ndim else grad
 
 
 class TBackward0(Op):
     is_view = True
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return x.T
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return F.mT(grad) if grad.ndim == 2 else grad
 
 
 class PermuteBackward0(Op):
+    dims: Any
     __slots__ = ("dims",)
     is_view = True
 
-    def forward(self, x, dims):
+    def forward(self, x: Any, dims: Any) -> Any:
         self.dims = dims
         return np.transpose(x, dims)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return F.permute(grad, tuple(np.argsort(self.dims)))
 
 
@@ -243,17 +249,18 @@ def reversed_dims(input: Tensor) -> Tensor:
 
 
 class SqueezeBackward0(Op):
+    shape: Any
     __slots__ = ("shape",)
     is_view = True
 
-    def forward(self, x, dim=None):
+    def forward(self, x: Any, dim: Any = None) -> Any:
         self.shape = x.shape
         if dim is None:
             return np.squeeze(x)
         dims = tuple(d for d in dim if x.shape[d] == 1)
         return np.squeeze(x, axis=dims) if dims else x.view()
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return F.reshape(grad, self.shape)
 
 
@@ -262,14 +269,15 @@ class SqueezeBackward1(SqueezeBackward0):
 
 
 class UnsqueezeBackward0(Op):
+    dim: Any
     __slots__ = ("dim",)
     is_view = True
 
-    def forward(self, x, dim):
+    def forward(self, x: Any, dim: Any) -> Any:
         self.dim = dim
         return ArrayNamespace.unsqueeze(x, dim)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return F.squeeze(grad, self.dim)
 
 
@@ -306,10 +314,11 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
 
 
 class ExpandBackward0(Op):
+    shape: Any
     __slots__ = ("shape",)
     is_view = True
 
-    def forward(self, x, shape):
+    def forward(self, x: Any, shape: Any) -> Any:
         self.shape = x.shape
         out = np.broadcast_to(x, shape)
         if x.flags.writeable:
@@ -318,7 +327,7 @@ class ExpandBackward0(Op):
             out = as_strided(x, out.shape, out.strides)
         return out
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return F.sum_to_size(grad, self.shape)
 
 
@@ -387,14 +396,15 @@ def sum_to_size(input: Tensor, *args: Any, size: Any = None) -> Tensor:
 
 
 class UnbindBackward0(Op):
+    dim: Any
     __slots__ = ("dim",)
     is_view = True
 
-    def forward(self, x, dim):
+    def forward(self, x: Any, dim: Any) -> Any:
         self.dim = dim
         return tuple(_select(x, dim, i) for i in range(x.shape[dim]))
 
-    def backward(self, F, grads):
+    def backward(self, F: Any, grads: Any) -> Any:
         return F.stack(list(grads), self.dim)
 
 
@@ -402,7 +412,7 @@ def _select(x: np.ndarray, dim: int, index: int) -> np.ndarray:
     return x[(slice(None),) * dim + (index, Ellipsis)]
 
 
-def unbind(input: Tensor, dim: int = 0) -> tuple:
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     """The slices along ``dim`` as a tuple of views.
 
     Example::
@@ -417,16 +427,18 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
 
 
 class CatBackward0(Op):
+    dim: Any
+    sizes: list[Any | int]
     __slots__ = ("dim", "sizes")
 
-    def forward(self, *arrays, dim, dtype=None):
+    def forward(self, *arrays: Any, dim: Any, dtype: Any = None) -> Any:
         # Mixed dtypes are promoted here, as PyTorch does, not by cast nodes on the inputs
         # (the machinery casts each gradient back to its input's dtype).
         self.dim = dim
         self.sizes = [a.shape[dim] if a.ndim else 0 for a in arrays]
         return np.concatenate(arrays, axis=dim, dtype=dtype)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         grads, start = [], 0
         for size in self.sizes:
             key = (slice(None),) * self.dim + (slice(start, start + size),)
@@ -472,13 +484,15 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
 
 
 class StackBackward0(Op):
+    count: int
+    dim: Any
     __slots__ = ("dim", "count")
 
-    def forward(self, *arrays, dim):
+    def forward(self, *arrays: Any, dim: Any) -> Any:
         self.dim, self.count = dim, len(arrays)
         return np.stack(arrays, axis=dim, dtype=result_numpy_dtype(arrays))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         lead = (slice(None),) * self.dim
         return tuple(grad[lead + (i, Ellipsis)] for i in range(self.count))
 

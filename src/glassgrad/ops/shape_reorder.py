@@ -25,14 +25,17 @@ __all__ = ["repeat", "tile", "flip", "roll"]
 class RepeatBackward0(Op):
     """out = the input tiled ``repeats`` times along each dimension"""
 
+    repeats: Any
+    self_sizes: Any
+
     __slots__ = ("self_sizes", "repeats")
 
-    def forward(self, x, repeats):
+    def forward(self, x: Any, repeats: Any) -> Any:
         self.self_sizes, self.repeats = x.shape, repeats
         padded = x.reshape((1,) * (len(repeats) - x.ndim) + x.shape)
         return np.tile(padded, repeats)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         if not self.repeats:
             return grad
         sizes = (1,) * (len(self.repeats) - len(self.self_sizes)) + self.self_sizes
@@ -90,13 +93,15 @@ def tile(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
 class FlipBackward0(Op):
     """out = the input reversed along ``dims`` (a copy)"""
 
+    dims: Any
+
     __slots__ = ("dims",)
 
-    def forward(self, x, dims):
+    def forward(self, x: Any, dims: Any) -> Any:
         self.dims = dims
         return np.flip(x, dims).copy() if x.ndim else x.copy()
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         return FlipBackward0.call(grad, dims=self.dims)
 
 
@@ -121,9 +126,12 @@ def flip(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
 class RollBackward0(Op):
     """out = the input rotated by ``shifts`` along ``dims`` (all flattened if dims is None)"""
 
+    dims: Any
+    shifts: Any
+
     __slots__ = ("shifts", "dims")
 
-    def forward(self, x, shifts, dims):
+    def forward(self, x: Any, shifts: Any, dims: Any) -> Any:
         self.shifts, self.dims = shifts, dims
         if not x.ndim:
             return x.copy()
@@ -131,7 +139,7 @@ class RollBackward0(Op):
             return np.roll(x, shifts[0])
         return np.roll(x, shifts, axis=dims)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         back = tuple(-s for s in self.shifts)
         return RollBackward0.call(grad, shifts=back, dims=self.dims)
 

@@ -198,16 +198,19 @@ def _split_method(self: Tensor, split_size: Any, dim: int = 0) -> tuple:
 class SplitBackward0(Op):
     """outs = consecutive slices of ``sizes`` along ``dim`` (views)"""
 
+    dim: Any
+    sizes: Any
+
     __slots__ = ("dim", "sizes")
     is_view = True
 
-    def forward(self, x, dim, sizes):
+    def forward(self, x: Any, dim: Any, sizes: Any) -> Any:
         self.dim, self.sizes = dim, sizes
         lead = (slice(None),) * dim
         starts = np.cumsum((0,) + sizes[:-1]).tolist()
         return tuple(x[lead + (slice(a, a + s),)] for a, s in zip(starts, sizes))
 
-    def backward(self, F, grads):
+    def backward(self, F: Any, grads: Any) -> Any:
         if isinstance(grads[0], Tensor):
             return cat(list(grads), self.dim)
         return np.concatenate(grads, axis=self.dim)
@@ -561,6 +564,6 @@ register(
 )
 
 
-TENSOR_METHODS = {
+TENSOR_METHODS: dict[str, Any] = {
     "split": _split_method,
 }

@@ -6,6 +6,7 @@ index_copy, select_scatter and slice_scatter are in ``indexed_copies.py``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -102,7 +103,7 @@ def tensor_split(
     sections: int | None = None,
     indices: Any = None,
     tensor_indices_or_sections: Tensor | None = None,
-) -> tuple:
+) -> tuple[Tensor, ...]:
     """Split into ``n`` nearly equal parts (the first ``size % n`` one element longer), or
     at the given indices; the parts are views. (PyTorch's overloads name the second
     argument ``sections``, ``indices`` or ``tensor_indices_or_sections``.)
@@ -187,22 +188,26 @@ Example::
     return op
 
 
-hsplit = _split_along("hsplit", 1, 1)
+hsplit: Callable[..., Any] = _split_along("hsplit", 1, 1)
 
 
-vsplit = _split_along("vsplit", 0, 2)
+vsplit: Callable[..., Any] = _split_along("vsplit", 0, 2)
 
 
-dsplit = _split_along("dsplit", 2, 3)
+dsplit: Callable[..., Any] = _split_along("dsplit", 2, 3)
 
 
 class DiagEmbedBackward0(Op):
     """out: zeros with ``input``'s last dim on the diagonal (``offset``) of dims ``dim1``,
     ``dim2``; the gradient is that diagonal of ``grad``"""
 
+    dim1: Any
+    dim2: Any
+    offset: Any
+
     __slots__ = ("offset", "dim1", "dim2")
 
-    def forward(self, x, offset, dim1, dim2):
+    def forward(self, x: Any, offset: Any, dim1: Any, dim2: Any) -> Any:
         self.offset, self.dim1, self.dim2 = offset, dim1, dim2
         n = x.shape[-1] + abs(offset) if x.ndim else abs(offset) + 1
         batch = x.shape[:-1]
@@ -215,7 +220,7 @@ class DiagEmbedBackward0(Op):
         inverse[[*order, dim1, dim2]] = np.arange(out_ndim)
         return np.ascontiguousarray(np.transpose(plane, inverse))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         if isinstance(grad, Tensor):
             return grad.diagonal(self.offset, self.dim1, self.dim2)
         return np.diagonal(grad, self.offset, self.dim1, self.dim2)
@@ -290,10 +295,15 @@ class UnfoldBackward0(Op):
     """out: the windows of ``size`` every ``step`` along ``dim`` (a new last dim); the
     gradient adds each window back where it came from"""
 
+    dim: Any
+    shape: Any
+    size: Any
+    step: Any
+
     __slots__ = ("dim", "size", "step", "shape")
     is_view = True
 
-    def forward(self, x, dim, size, step):
+    def forward(self, x: Any, dim: Any, size: Any, step: Any) -> Any:
         self.dim, self.size, self.step, self.shape = dim, size, step, x.shape
         if x.ndim == 0:
             return x.reshape(1)
@@ -302,7 +312,7 @@ class UnfoldBackward0(Op):
         strides = (*x.strides[:dim], x.strides[dim] * step, *x.strides[dim + 1 :], x.strides[dim])
         return np.lib.stride_tricks.as_strided(x, shape, strides)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         if not self.shape:
             return F.reshape(grad, ())
         dim, size, step = self.dim, self.size, self.step

@@ -73,17 +73,19 @@ class LinalgSolveTriangularBackward0(Op):
     holomorphic, so complex A, B get the conjugate-transposed formula"""
 
     holomorphic = True
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
     __slots__ = ("upper", "left", "unitriangular")
 
-    def forward(self, a, b, upper, left=True, unitriangular=False):
+    def forward(
+        self, a: Any, b: Any, upper: Any, left: Any = True, unitriangular: Any = False
+    ) -> Any:
         self.upper, self.left, self.unitriangular = upper, left, unitriangular
         # PyTorch solves in A's dtype, whatever B's is.
         x = triangular_solve_arrays(a, b.astype(a.dtype, copy=False), upper, left, unitriangular)
         return column_major(x)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         a, x = self.saved
         needs = self.needs_input_grad
         grad_b = LinalgSolveTriangularBackward0.call(
@@ -165,11 +167,17 @@ class TriangularSolveBackward0(Op):
     ``triangular_solve_backward``: gb = tri(A)^-T gX, gA = -gb X^T on the triangle, plus the
     gradient of the clone"""
 
-    saved_inputs = (0, 1)
-    saved_outputs = (0,)
+    transpose: Any
+    unitriangular: Any
+    upper: Any
+
+    saved_inputs: tuple[int, ...] = (0, 1)
+    saved_outputs: tuple[int, ...] = (0,)
     __slots__ = ("upper", "transpose", "unitriangular")
 
-    def forward(self, b, a, upper=True, transpose=False, unitriangular=False):
+    def forward(
+        self, b: Any, a: Any, upper: Any = True, transpose: Any = False, unitriangular: Any = False
+    ) -> Any:
         self.upper, self.transpose, self.unitriangular = upper, transpose, unitriangular
         matrix = swap(a) if transpose else a
         x = triangular_solve_arrays(matrix, b, upper != transpose, True, unitriangular)
@@ -178,7 +186,7 @@ class TriangularSolveBackward0(Op):
 
     takes_undefined_grads = True
 
-    def backward(self, F, grads):
+    def backward(self, F: Any, grads: Any) -> Any:
         b, a, x = self.saved
         grad_x, grad_m = grads
         needs = self.needs_input_grad
@@ -210,7 +218,7 @@ def triangular_solve(
     unitriangular: bool = False,
     *,
     out: Any = None,
-) -> tuple:
+) -> tuple[Tensor, ...]:
     """``(solution, cloned_coefficient)``: X with ``A X = b`` for a triangular A (``A^T X = b``
     with ``transpose``), and a copy of A. Deprecated in PyTorch for
     ``linalg.solve_triangular(A, b, upper=...)``.

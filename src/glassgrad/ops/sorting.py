@@ -9,6 +9,7 @@ elements equal to the result, as ``max()`` does.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -46,7 +47,11 @@ def _check_integer(value: Any, op: str, arg: str, position: int) -> int:
 class _Selecting(_DimExtremum):
     """(values, indices) picked along ``dim``; ``pick`` gives the indices with the dim kept."""
 
-    def forward(self, x, dim, keepdim=False, **params):
+    dim: Any
+    keepdim: Any
+    shape: Any
+
+    def forward(self, x: Any, dim: Any, keepdim: Any = False, **params: Any) -> Any:
         self.shape, self.dim, self.keepdim = x.shape, dim, keepdim
         if x.ndim == 0:
             self.pick(x.reshape(1), 0, **params)  # argument checks only
@@ -157,7 +162,7 @@ class _FullMedian(_FullExtremum):
 
     ignore_nan = False
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         if x.size == 0:  # NaN, or the lowest value of an integer type, as PyTorch
             return np.asarray(np.nan if x.dtype.kind == "f" else np.iinfo(x.dtype).min, x.dtype)
         flat = x.reshape(-1)
@@ -279,7 +284,9 @@ def _median(name: str, full: type, by_dim: type, result: type) -> Any:
     return op
 
 
-median = _median("median", MedianBackward0, MedianBackward1, return_types.median)
+median: Callable[..., Any] = _median(
+    "median", MedianBackward0, MedianBackward1, return_types.median
+)
 median.__doc__ = """The lower median of all elements, or ``(values, indices)`` along ``dim``; NaN
 if any element is NaN.
 
@@ -288,7 +295,9 @@ Example::
     >>> glassgrad.median(glassgrad.tensor([1.0, 4.0, 2.0, 3.0]))
     tensor(2.)
 """
-nanmedian = _median("nanmedian", NanmedianBackward0, NanmedianBackward1, return_types.nanmedian)
+nanmedian: Callable[..., Any] = _median(
+    "nanmedian", NanmedianBackward0, NanmedianBackward1, return_types.nanmedian
+)
 nanmedian.__doc__ = """``median`` ignoring NaN elements (NaN only where all are NaN).
 
 Example::

@@ -44,12 +44,12 @@ SPECIAL = "special"
 class ErfcBackward0(Op):
     """d erfc(x)/dx = -2/sqrt(pi) * exp(-x^2)"""
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return float_kernel(x, _erf.erfc)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return -_TWO_OVER_SQRT_PI * F.exp(-(x * x)) * grad
 
@@ -57,13 +57,13 @@ class ErfcBackward0(Op):
 class SpecialErfcxBackward0(Op):
     """d erfcx(x)/dx = 2 x erfcx(x) - 2/sqrt(pi)"""
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return float_kernel(x, _erf.erfcx)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, out = self.saved
         return (2.0 * x * out - _TWO_OVER_SQRT_PI) * grad
 
@@ -73,10 +73,10 @@ class SpecialNdtriBackward0(Op):
 
     saves_output = True
 
-    def forward(self, p):
+    def forward(self, p: Any) -> Any:
         return float_kernel(p, _erf.ndtri)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (out,) = self.saved
         return grad * _SQRT_TWO_PI * F.exp(out * out / 2.0)
 
@@ -84,13 +84,13 @@ class SpecialNdtriBackward0(Op):
 class SpecialLogNdtrBackward0(Op):
     """d log_ndtr(x)/dx = exp(-x^2/2 - log_ndtr(x)) / sqrt(2 pi)"""
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return float_kernel(x, _erf.log_ndtr)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, out = self.saved
         return grad / _SQRT_TWO_PI * F.exp(-(out + x * x / 2.0))
 
@@ -164,17 +164,19 @@ class LogitBackward0(Op):
     """out = log(z / (1 - z)), z = input clamped to [eps, 1 - eps] when eps is given;
     d/dx = 1 / (x (1 - x)) inside the bounds, 0 outside them (NaN outside [0, 1] without eps)"""
 
-    __slots__ = ("eps",)
-    saved_inputs = (0,)
+    eps: Any
 
-    def forward(self, x, eps=None):
+    __slots__ = ("eps",)
+    saved_inputs: tuple[int, ...] = (0,)
+
+    def forward(self, x: Any, eps: Any = None) -> Any:
         self.eps = eps
         z = default_float(x)
         if eps is not None:
             z = np.clip(z, eps, 1.0 - eps).astype(z.dtype, copy=False)
         return np.log(z / (1 - z))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         values = array_of(x)
         low = 0.0 if self.eps is None else self.eps
@@ -187,14 +189,14 @@ class SincBackward0(Op):
 
     holomorphic = True
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         x = default_float(x)
         product = x * np.pi
         return np.where(x == 0, x.dtype.type(1.0), np.sin(product) / product).astype(x.dtype)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         x_pi = x * math.pi
         x_squared_pi = x * x * math.pi
@@ -205,14 +207,14 @@ class SincBackward0(Op):
 class SpecialEntrBackward0(Op):
     """out = -x log(x) (0 at 0, -inf below); d/dx = -(1 + log(x))"""
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         x = default_float(x)
         out = np.where(x > 0, -x * np.log(np.where(x > 0, x, 1)), np.where(x == 0, 0.0, -np.inf))
         return np.where(np.isnan(x), x, out).astype(x.dtype, copy=False)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return grad * (-(1.0 + F.log(x)))
 
@@ -281,10 +283,10 @@ class _XLogFamily(Op):
     """x * log(y + shift) for two tensors: d/dx = log(y + shift) (0 where x = 0 and y + shift
     <= 0, PyTorch's choice off the domain), d/dy = x / (y + shift)."""
 
-    shift = 0.0
-    saved_inputs = (0, 1)
+    shift: float = 0.0
+    saved_inputs: tuple[int, ...] = (0, 1)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, y = self.saved
         needs = self.needs_input_grad
         grad_x = grad_y = None
@@ -300,10 +302,10 @@ class _XLogScalarX(Op):
     """x * log(y + shift) for a Python number x: d/dy = x / (y + shift)."""
 
     __slots__ = ("x",)
-    shift = 0.0
-    saved_inputs = (0,)
+    shift: float = 0.0
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (y,) = self.saved
         return grad * self.x / (y + self.shift) if self.shift else grad * self.x / y
 
@@ -313,10 +315,10 @@ class _XLogScalarY(Op):
     y + shift <= 0."""
 
     __slots__ = ("y",)
-    shift = 0.0
-    saved_inputs = (0,)
+    shift: float = 0.0
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         value = type(self).call(grad, y=self.y)
         if self.y > -self.shift:
@@ -325,41 +327,41 @@ class _XLogScalarY(Op):
 
 
 class XlogyBackward0(_XLogFamily):
-    def forward(self, x, y):
+    def forward(self, x: Any, y: Any) -> Any:
         return _xlogy(x, y)
 
 
 class XlogyBackward1(_XLogScalarX):
-    def forward(self, y, x):
+    def forward(self, y: Any, x: Any) -> Any:
         self.x = x
         return _xlogy(x, y)
 
 
 class XlogyBackward2(_XLogScalarY):
-    def forward(self, x, y):
+    def forward(self, x: Any, y: Any) -> Any:
         self.y = y
         return _xlogy(x, y)
 
 
 class SpecialXlog1PyBackward0(_XLogFamily):
-    shift = 1.0
+    shift: float = 1.0
 
-    def forward(self, x, y):
+    def forward(self, x: Any, y: Any) -> Any:
         return _xlog1py(x, y)
 
 
 class SpecialXlog1PyBackward1(_XLogScalarX):
-    shift = 1.0
+    shift: float = 1.0
 
-    def forward(self, y, x):
+    def forward(self, y: Any, x: Any) -> Any:
         self.x = x
         return _xlog1py(x, y)
 
 
 class SpecialXlog1PyBackward2(_XLogScalarY):
-    shift = 1.0
+    shift: float = 1.0
 
-    def forward(self, x, y):
+    def forward(self, x: Any, y: Any) -> Any:
         self.y = y
         return _xlog1py(x, y)
 
@@ -444,7 +446,7 @@ def _unary_inplace(node: type) -> Any:
     return method
 
 
-TENSOR_METHODS = {
+TENSOR_METHODS: dict[str, Any] = {
     "erfc_": _unary_inplace(ErfcBackward0),
     "sinc_": _unary_inplace(SincBackward0),
     "logit_": _logit_inplace,

@@ -12,6 +12,7 @@ exact to double precision, are returned there.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -34,12 +35,12 @@ def _scipy(name: str, op: str) -> Any:
 class I0Backward0(Op):
     """d i0(x)/dx = i1(x)"""
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return float_kernel(x, _scipy("i0", "i0"))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return grad * SpecialI1Backward0.call(x)
 
@@ -47,13 +48,13 @@ class I0Backward0(Op):
 class SpecialI0EBackward0(Op):
     """d i0e(x)/dx = i1e(x) - sgn(x) i0e(x)"""
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return float_kernel(x, _scipy("i0e", "special.i0e"))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, out = self.saved
         return grad * (SpecialI1EBackward0.call(x) - F.sign(x) * out)
 
@@ -69,13 +70,13 @@ def _not_tiny(F: Any, x: Any) -> tuple:
 class SpecialI1Backward0(Op):
     """d i1(x)/dx = i0(x) - i1(x) / x, 1/2 at 0"""
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return float_kernel(x, _scipy("i1", "special.i1"))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, out = self.saved
         mask, safe = _not_tiny(F, x)
         slope = I0Backward0.call(safe) - out * (1.0 / safe)
@@ -85,13 +86,13 @@ class SpecialI1Backward0(Op):
 class SpecialI1EBackward0(Op):
     """d i1e(x)/dx = i0e(x) - i1e(x) (sgn(x) + 1/x), 1/2 at 0"""
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return float_kernel(x, _scipy("i1e", "special.i1e"))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, out = self.saved
         mask, safe = _not_tiny(F, x)
         slope = SpecialI0EBackward0.call(safe) - out * (F.sign(safe) + 1.0 / safe)
@@ -150,7 +151,7 @@ def _i0_inplace(self: Tensor) -> Tensor:
     return apply_inplace(I0Backward0, self)
 
 
-TENSOR_METHODS = {"i0_": _i0_inplace}
+TENSOR_METHODS: dict[str, Any] = {"i0_": _i0_inplace}
 
 
 # --- without derivatives ------------------------------------------------------------------------
@@ -185,74 +186,74 @@ def _airy_ai(values: np.ndarray) -> np.ndarray:
     return scipy_special("special.airy_ai").airy(values)[0]
 
 
-bessel_j0 = _non_differentiable(
+bessel_j0: Callable[..., Any] = _non_differentiable(
     "bessel_j0",
     _scipy("j0", "special.bessel_j0"),
     "The Bessel function of the first kind of order 0.",
     "glassgrad.special.bessel_j0(glassgrad.tensor([0.0, 1.0]))\n    tensor([1.0000, 0.7652])",
 )
-bessel_j1 = _non_differentiable(
+bessel_j1: Callable[..., Any] = _non_differentiable(
     "bessel_j1",
     _scipy("j1", "special.bessel_j1"),
     "The Bessel function of the first kind of order 1.",
     "glassgrad.special.bessel_j1(glassgrad.tensor([0.0, 1.0]))\n    tensor([0.0000, 0.4401])",
 )
-bessel_y0 = _non_differentiable(
+bessel_y0: Callable[..., Any] = _non_differentiable(
     "bessel_y0",
     _scipy("y0", "special.bessel_y0"),
     "The Bessel function of the second kind of order 0 (-inf at 0, NaN below).",
     "glassgrad.special.bessel_y0(glassgrad.tensor([1.0]))\n    tensor([0.0883])",
 )
-bessel_y1 = _non_differentiable(
+bessel_y1: Callable[..., Any] = _non_differentiable(
     "bessel_y1",
     _scipy("y1", "special.bessel_y1"),
     "The Bessel function of the second kind of order 1 (-inf at 0, NaN below).",
     "glassgrad.special.bessel_y1(glassgrad.tensor([1.0]))\n    tensor([-0.7812])",
 )
-modified_bessel_i0 = _non_differentiable(
+modified_bessel_i0: Callable[..., Any] = _non_differentiable(
     "modified_bessel_i0",
     _scipy("i0", "special.modified_bessel_i0"),
     "The modified Bessel function of the first kind of order 0 (as ``i0``).",
     "glassgrad.special.modified_bessel_i0(glassgrad.tensor([1.0]))\n    tensor([1.2661])",
 )
-modified_bessel_i1 = _non_differentiable(
+modified_bessel_i1: Callable[..., Any] = _non_differentiable(
     "modified_bessel_i1",
     _scipy("i1", "special.modified_bessel_i1"),
     "The modified Bessel function of the first kind of order 1 (as ``i1``).",
     "glassgrad.special.modified_bessel_i1(glassgrad.tensor([1.0]))\n    tensor([0.5652])",
 )
-modified_bessel_k0 = _non_differentiable(
+modified_bessel_k0: Callable[..., Any] = _non_differentiable(
     "modified_bessel_k0",
     _scipy("k0", "special.modified_bessel_k0"),
     "The modified Bessel function of the second kind of order 0.",
     "glassgrad.special.modified_bessel_k0(glassgrad.tensor([1.0]))\n    tensor([0.4210])",
 )
-modified_bessel_k1 = _non_differentiable(
+modified_bessel_k1: Callable[..., Any] = _non_differentiable(
     "modified_bessel_k1",
     _scipy("k1", "special.modified_bessel_k1"),
     "The modified Bessel function of the second kind of order 1.",
     "glassgrad.special.modified_bessel_k1(glassgrad.tensor([1.0]))\n    tensor([0.6019])",
 )
-scaled_modified_bessel_k0 = _non_differentiable(
+scaled_modified_bessel_k0: Callable[..., Any] = _non_differentiable(
     "scaled_modified_bessel_k0",
     _scipy("k0e", "special.scaled_modified_bessel_k0"),
     "``exp(x) * modified_bessel_k0(x)``.",
     "glassgrad.special.scaled_modified_bessel_k0(glassgrad.tensor([1.0]))\n    tensor([1.1445])",
 )
-scaled_modified_bessel_k1 = _non_differentiable(
+scaled_modified_bessel_k1: Callable[..., Any] = _non_differentiable(
     "scaled_modified_bessel_k1",
     _scipy("k1e", "special.scaled_modified_bessel_k1"),
     "``exp(x) * modified_bessel_k1(x)``.",
     "glassgrad.special.scaled_modified_bessel_k1(glassgrad.tensor([1.0]))\n    tensor([1.6362])",
 )
-spherical_bessel_j0 = _non_differentiable(
+spherical_bessel_j0: Callable[..., Any] = _non_differentiable(
     "spherical_bessel_j0",
     _spherical_j0,
     "The spherical Bessel function of the first kind of order 0, ``sin(x) / x``.",
     "glassgrad.special.spherical_bessel_j0(glassgrad.tensor([0.0, 1.0]))\n"
     "    tensor([1.0000, 0.8415])",
 )
-airy_ai = _non_differentiable(
+airy_ai: Callable[..., Any] = _non_differentiable(
     "airy_ai",
     _airy_ai,
     "The Airy function Ai.",

@@ -49,12 +49,12 @@ def _polygamma(n: int, x: np.ndarray) -> np.ndarray:
 class LgammaBackward0(Op):
     """d lgamma(x)/dx = digamma(x)"""
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return float_kernel(x, _lgamma)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return grad * DigammaBackward0.call(x)
 
@@ -62,12 +62,12 @@ class LgammaBackward0(Op):
 class DigammaBackward0(Op):
     """d digamma(x)/dx = polygamma(1, x)"""
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return float_kernel(x, lambda v: _polygamma(0, v))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return grad * PolygammaBackward0.call(x, n=1)
 
@@ -75,14 +75,16 @@ class DigammaBackward0(Op):
 class PolygammaBackward0(Op):
     """d polygamma(n, x)/dx = polygamma(n + 1, x)"""
 
-    __slots__ = ("n",)
-    saved_inputs = (0,)
+    n: Any
 
-    def forward(self, x, n):
+    __slots__ = ("n",)
+    saved_inputs: tuple[int, ...] = (0,)
+
+    def forward(self, x: Any, n: Any) -> Any:
         self.n = n
         return float_kernel(x, lambda v: _polygamma(n, v))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return grad * PolygammaBackward0.call(x, n=self.n + 1)
 
@@ -99,17 +101,19 @@ def _mvlgamma_offsets(p: int) -> list[float]:
 class MvlgammaBackward0(Op):
     """out = sum_k lgamma(x - k/2) + p(p - 1)/4 log(pi), k < p; d/dx = sum_k digamma(x - k/2)"""
 
-    __slots__ = ("p",)
-    saved_inputs = (0,)
+    p: Any
 
-    def forward(self, x, p):
+    __slots__ = ("p",)
+    saved_inputs: tuple[int, ...] = (0,)
+
+    def forward(self, x: Any, p: Any) -> Any:
         self.p = p
         return float_kernel(
             x,
             lambda v: sum(_lgamma(v + c) for c in _mvlgamma_offsets(p)) + p * (p - 1) * _LOG_PI / 4,
         )
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         total = None
         for c in _mvlgamma_offsets(self.p):
@@ -123,10 +127,10 @@ class _IncompleteGamma(Op):
     PyTorch has no derivative in a."""
 
     kernel = ""
-    sign = 1.0
-    saved_inputs = (0, 1)
+    sign: float = 1.0
+    saved_inputs: tuple[int, ...] = (0, 1)
 
-    def forward(self, a, x):
+    def forward(self, a: Any, x: Any) -> Any:
         a, x = floating_operands(a, x)
         out = getattr(scipy_special(self.kernel), self.kernel)(a, x)
         # PyTorch's cases before the series, in its order (P; Q = 1 - P swaps the 0s and 1s).
@@ -138,7 +142,7 @@ class _IncompleteGamma(Op):
         out = np.where((x < 0) | (a < 0), np.nan, out)
         return out.astype(np.result_type(a, x), copy=False)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         a, x = self.saved
         needs = self.needs_input_grad
         if needs[0]:
@@ -156,7 +160,7 @@ class IgammaBackward0(_IncompleteGamma):
 
 class IgammacBackward0(_IncompleteGamma):
     kernel = "gammaincc"
-    sign = -1.0
+    sign: float = -1.0
 
 
 class _Zeta(Op):
@@ -167,13 +171,13 @@ class _Zeta(Op):
 
 
 class SpecialZetaBackward0(_Zeta):
-    saved_inputs = (0, 1)
+    saved_inputs: tuple[int, ...] = (0, 1)
 
-    def forward(self, x, q):
+    def forward(self, x: Any, q: Any) -> Any:
         x, q = floating_operands(x, q)
         return _zeta(x, q).astype(np.result_type(x, q), copy=False)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, q = self.saved
         if self.needs_input_grad[0]:
             raise self._no_derivative()
@@ -183,15 +187,17 @@ class SpecialZetaBackward0(_Zeta):
 class SpecialZetaBackward1(_Zeta):
     """zeta(x, q) for a Python number x."""
 
-    __slots__ = ("x",)
-    saved_inputs = (0,)
+    x: Any
 
-    def forward(self, q, x):
+    __slots__ = ("x",)
+    saved_inputs: tuple[int, ...] = (0,)
+
+    def forward(self, q: Any, x: Any) -> Any:
         self.x = x
         x, q = floating_operands(x, q)
         return _zeta(x, q).astype(q.dtype, copy=False)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (q,) = self.saved
         return grad * -self.x * SpecialZetaBackward1.call(q, x=self.x + 1.0)
 
@@ -199,14 +205,16 @@ class SpecialZetaBackward1(_Zeta):
 class SpecialZetaBackward2(_Zeta):
     """zeta(x, q) for a Python number q."""
 
+    y: Any
+
     __slots__ = ("y",)
 
-    def forward(self, x, y):
+    def forward(self, x: Any, y: Any) -> Any:
         self.y = y
         x, q = floating_operands(x, y)
         return _zeta(x, q).astype(x.dtype, copy=False)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         raise self._no_derivative()
 
 
@@ -435,7 +443,7 @@ def _incomplete_gamma_inplace(node: type, op: str) -> Any:
     return method
 
 
-TENSOR_METHODS = {
+TENSOR_METHODS: dict[str, Any] = {
     "lgamma_": _unary_inplace(LgammaBackward0),
     "digamma_": _unary_inplace(DigammaBackward0),
     "polygamma": lambda self, n: polygamma(n, self),

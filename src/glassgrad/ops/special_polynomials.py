@@ -11,6 +11,7 @@ recurrences elsewhere, so the values agree to rounding.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -282,18 +283,18 @@ def _polynomial(name: str) -> Any:
     return function
 
 
-chebyshev_polynomial_t = _polynomial("chebyshev_polynomial_t")
-chebyshev_polynomial_u = _polynomial("chebyshev_polynomial_u")
-chebyshev_polynomial_v = _polynomial("chebyshev_polynomial_v")
-chebyshev_polynomial_w = _polynomial("chebyshev_polynomial_w")
-shifted_chebyshev_polynomial_t = _polynomial("shifted_chebyshev_polynomial_t")
-shifted_chebyshev_polynomial_u = _polynomial("shifted_chebyshev_polynomial_u")
-shifted_chebyshev_polynomial_v = _polynomial("shifted_chebyshev_polynomial_v")
-shifted_chebyshev_polynomial_w = _polynomial("shifted_chebyshev_polynomial_w")
-hermite_polynomial_h = _polynomial("hermite_polynomial_h")
-hermite_polynomial_he = _polynomial("hermite_polynomial_he")
-laguerre_polynomial_l = _polynomial("laguerre_polynomial_l")
-legendre_polynomial_p = _polynomial("legendre_polynomial_p")
+chebyshev_polynomial_t: Callable[..., Any] = _polynomial("chebyshev_polynomial_t")
+chebyshev_polynomial_u: Callable[..., Any] = _polynomial("chebyshev_polynomial_u")
+chebyshev_polynomial_v: Callable[..., Any] = _polynomial("chebyshev_polynomial_v")
+chebyshev_polynomial_w: Callable[..., Any] = _polynomial("chebyshev_polynomial_w")
+shifted_chebyshev_polynomial_t: Callable[..., Any] = _polynomial("shifted_chebyshev_polynomial_t")
+shifted_chebyshev_polynomial_u: Callable[..., Any] = _polynomial("shifted_chebyshev_polynomial_u")
+shifted_chebyshev_polynomial_v: Callable[..., Any] = _polynomial("shifted_chebyshev_polynomial_v")
+shifted_chebyshev_polynomial_w: Callable[..., Any] = _polynomial("shifted_chebyshev_polynomial_w")
+hermite_polynomial_h: Callable[..., Any] = _polynomial("hermite_polynomial_h")
+hermite_polynomial_he: Callable[..., Any] = _polynomial("hermite_polynomial_he")
+laguerre_polynomial_l: Callable[..., Any] = _polynomial("laguerre_polynomial_l")
+legendre_polynomial_p: Callable[..., Any] = _polynomial("legendre_polynomial_p")
 
 
 def _samples(shifted: bool) -> Any:

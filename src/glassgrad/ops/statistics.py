@@ -26,10 +26,13 @@ from .sorting import sort
 class NansumBackward0(Op):
     """out = sum of the non-NaN elements over ``dims``; NaN elements get no gradient"""
 
-    saved_inputs = (0,)
+    dims: Any
+    keepdim: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
     __slots__ = ("dims", "keepdim")
 
-    def forward(self, x, dims, keepdim, dtype=None):
+    def forward(self, x: Any, dims: Any, keepdim: Any, dtype: Any = None) -> Any:
         self.dims, self.keepdim = dims, keepdim
         if dtype is not None:
             x = x.astype(to_numpy_dtype(dtype))
@@ -37,7 +40,7 @@ class NansumBackward0(Op):
             x = x.astype(np.int64)
         return np.asarray(np.nansum(x, axis=dims, keepdims=keepdim))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         values = array_of(x)
         if self.dims is not None and not self.keepdim:
@@ -81,7 +84,7 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
     return nansum(input, dim, keepdim, dtype=dtype) / count
 
 
-def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> tuple:
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> tuple[Tensor, ...]:
     """``(min, max)`` of all elements or over ``dim``; ties share the gradient evenly.
 
     Example::

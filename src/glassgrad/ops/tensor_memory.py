@@ -126,7 +126,7 @@ def _layout_order(input: Tensor, check: bool) -> list:
     return list(reversed(perm))
 
 
-def dim_order(input: Tensor, *, ambiguity_check: bool | list = False) -> tuple:
+def dim_order(input: Tensor, *, ambiguity_check: bool | list[Any] = False) -> tuple[int, ...]:
     """The dims from outermost to innermost in memory; ``ambiguity_check=True`` (or a list of
     memory formats, one of which must fit exactly) refuses layouts several orders describe.
 

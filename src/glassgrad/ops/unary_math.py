@@ -9,6 +9,7 @@ formula for arrays or Tensors), one public function, and one registry row with i
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -46,10 +47,10 @@ class Exp2Backward0(Op):
     holomorphic = True
     saves_output = True
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return np.exp2(default_float(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (out,) = self.saved
         return grad * out * _LN2
 
@@ -58,46 +59,46 @@ class Expm1Backward0(Op):
     holomorphic = True
     saves_output = True
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return np.expm1(default_float(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (out,) = self.saved
         return grad * (out + 1.0)
 
 
 class Log2Backward0(Op):
     holomorphic = True
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return np.log2(default_float(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return grad / (x * _LN2)
 
 
 class Log10Backward0(Op):
     holomorphic = True
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return np.log10(default_float(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return grad / (x * _LN10)
 
 
 class Log1PBackward0(Op):
     holomorphic = True
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return np.log1p(default_float(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return grad / (x + 1.0)
 
@@ -106,11 +107,11 @@ class RsqrtBackward0(Op):
     holomorphic = True
     saves_output = True
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         with np.errstate(divide="ignore", invalid="ignore"):
             return 1.0 / np.sqrt(default_float(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (out,) = self.saved
         return -0.5 * grad * out * out * out
 
@@ -122,46 +123,46 @@ class TanBackward0(Op):
     holomorphic = True
     saves_output = True
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return np.tan(default_float(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (out,) = self.saved
         return grad * (1.0 + out * out)
 
 
 class AsinBackward0(Op):
     holomorphic = True
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return np.arcsin(default_float(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return grad / F.sqrt(1.0 - x * x)
 
 
 class AcosBackward0(Op):
     holomorphic = True
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return np.arccos(default_float(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return -grad / F.sqrt(1.0 - x * x)
 
 
 class AtanBackward0(Op):
     holomorphic = True
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return np.arctan(default_float(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return grad / (x * x + 1.0)
 
@@ -169,13 +170,13 @@ class AtanBackward0(Op):
 class Atan2Backward0(Op):
     """out = atan2(a, b), the angle of the point (b, a)"""
 
-    saved_inputs = (0, 1)
+    saved_inputs: tuple[int, ...] = (0, 1)
 
-    def forward(self, a, b):
+    def forward(self, a: Any, b: Any) -> Any:
         a, b = floating_operands(a, b)
         return _binary("atan2", a, b, np.arctan2)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         # PyTorch's atan2_backward: 1 / (a^2 + b^2), zero where it is infinite (a = b = 0:
         # the gradient there is 0, not NaN; its own derivative stays NaN, as PyTorch's)
         a, b = self.saved
@@ -187,48 +188,48 @@ class Atan2Backward0(Op):
 
 class SinhBackward0(Op):
     holomorphic = True
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return np.sinh(default_float(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return grad * CoshBackward0.call(x)
 
 
 class CoshBackward0(Op):
     holomorphic = True
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return np.cosh(default_float(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return grad * SinhBackward0.call(x)
 
 
 class AsinhBackward0(Op):
     holomorphic = True
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return np.arcsinh(default_float(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return grad / F.sqrt(x * x + 1.0)
 
 
 class AcoshBackward0(Op):
     holomorphic = True
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return np.arccosh(default_float(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         # sqrt(x - 1) sqrt(x + 1), not sqrt(x^2 - 1): the same for real x, the right branch
         # for complex x (PyTorch's formula)
@@ -237,12 +238,12 @@ class AcoshBackward0(Op):
 
 class AtanhBackward0(Op):
     holomorphic = True
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return np.arctanh(default_float(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return grad / (1.0 - x * x)
 
@@ -250,12 +251,12 @@ class AtanhBackward0(Op):
 class ErfBackward0(Op):
     """d erf(x)/dx = 2/sqrt(pi) * exp(-x^2)"""
 
-    saved_inputs = (0,)
+    saved_inputs: tuple[int, ...] = (0,)
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return _erf.erf(default_float(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return grad * _TWO_OVER_SQRT_PI * F.exp(-(x * x))
 
@@ -263,12 +264,14 @@ class ErfBackward0(Op):
 class ErfinvBackward0(Op):
     """d erfinv(x)/dx = sqrt(pi)/2 * exp(erfinv(x)^2)"""
 
-    saved_inputs = (0,)  # PyTorch saves the input and recomputes erfinv in backward
+    saved_inputs: tuple[int, ...] = (
+        0,
+    )  # PyTorch saves the input and recomputes erfinv in backward
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         return _erf.erfinv(default_float(x))
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         out = ErfinvBackward0.call(x)
         return grad * _HALF_SQRT_PI * F.exp(out * out)
@@ -283,7 +286,7 @@ def _unary(node_cls: type, name: str, doc: str, example: str) -> Any:
     return op
 
 
-exp2 = _unary(
+exp2: Callable[..., Any] = _unary(
     Exp2Backward0,
     "exp2",
     "Elementwise ``2 ** input``.",
@@ -291,7 +294,7 @@ exp2 = _unary(
 )
 
 
-expm1 = _unary(
+expm1: Callable[..., Any] = _unary(
     Expm1Backward0,
     "expm1",
     "Elementwise ``exp(input) - 1``, accurate near 0.",
@@ -299,7 +302,7 @@ expm1 = _unary(
 )
 
 
-log2 = _unary(
+log2: Callable[..., Any] = _unary(
     Log2Backward0,
     "log2",
     "Elementwise base-2 logarithm.",
@@ -307,7 +310,7 @@ log2 = _unary(
 )
 
 
-log10 = _unary(
+log10: Callable[..., Any] = _unary(
     Log10Backward0,
     "log10",
     "Elementwise base-10 logarithm.",
@@ -315,7 +318,7 @@ log10 = _unary(
 )
 
 
-log1p = _unary(
+log1p: Callable[..., Any] = _unary(
     Log1PBackward0,
     "log1p",
     "Elementwise ``log(1 + input)``, accurate near 0.",
@@ -323,7 +326,7 @@ log1p = _unary(
 )
 
 
-rsqrt = _unary(
+rsqrt: Callable[..., Any] = _unary(
     RsqrtBackward0,
     "rsqrt",
     "Elementwise ``1 / sqrt(input)``.",
@@ -331,7 +334,7 @@ rsqrt = _unary(
 )
 
 
-tan = _unary(
+tan: Callable[..., Any] = _unary(
     TanBackward0,
     "tan",
     "Elementwise tangent.",
@@ -339,7 +342,7 @@ tan = _unary(
 )
 
 
-asin = _unary(
+asin: Callable[..., Any] = _unary(
     AsinBackward0,
     "asin",
     "Elementwise arcsine (NaN outside [-1, 1]).",
@@ -347,7 +350,7 @@ asin = _unary(
 )
 
 
-acos = _unary(
+acos: Callable[..., Any] = _unary(
     AcosBackward0,
     "acos",
     "Elementwise arccosine (NaN outside [-1, 1]).",
@@ -355,7 +358,7 @@ acos = _unary(
 )
 
 
-atan = _unary(
+atan: Callable[..., Any] = _unary(
     AtanBackward0,
     "atan",
     "Elementwise arctangent.",
@@ -363,7 +366,7 @@ atan = _unary(
 )
 
 
-sinh = _unary(
+sinh: Callable[..., Any] = _unary(
     SinhBackward0,
     "sinh",
     "Elementwise hyperbolic sine.",
@@ -371,7 +374,7 @@ sinh = _unary(
 )
 
 
-cosh = _unary(
+cosh: Callable[..., Any] = _unary(
     CoshBackward0,
     "cosh",
     "Elementwise hyperbolic cosine.",
@@ -379,7 +382,7 @@ cosh = _unary(
 )
 
 
-asinh = _unary(
+asinh: Callable[..., Any] = _unary(
     AsinhBackward0,
     "asinh",
     "Elementwise inverse hyperbolic sine.",
@@ -387,7 +390,7 @@ asinh = _unary(
 )
 
 
-acosh = _unary(
+acosh: Callable[..., Any] = _unary(
     AcoshBackward0,
     "acosh",
     "Elementwise inverse hyperbolic cosine (NaN below 1).",
@@ -395,7 +398,7 @@ acosh = _unary(
 )
 
 
-atanh = _unary(
+atanh: Callable[..., Any] = _unary(
     AtanhBackward0,
     "atanh",
     "Elementwise inverse hyperbolic tangent (NaN outside [-1, 1]).",
@@ -403,7 +406,7 @@ atanh = _unary(
 )
 
 
-erf = _unary(
+erf: Callable[..., Any] = _unary(
     ErfBackward0,
     "erf",
     "The error function ``2/sqrt(pi) * integral_0^x exp(-t^2) dt``.",
@@ -411,7 +414,7 @@ erf = _unary(
 )
 
 
-erfinv = _unary(
+erfinv: Callable[..., Any] = _unary(
     ErfinvBackward0,
     "erfinv",
     "The inverse error function on [-1, 1] (+-inf at +-1).",
@@ -544,7 +547,7 @@ def _square_inplace(self: Tensor) -> Tensor:
     return apply_inplace(PowBackward0, self, exponent=2)
 
 
-TENSOR_METHODS = {
+TENSOR_METHODS: dict[str, Any] = {
     "exp2_": _inplace_unary(Exp2Backward0, "exp2_"),
     "expm1_": _inplace_unary(Expm1Backward0, "expm1_"),
     "log2_": _inplace_unary(Log2Backward0, "log2_"),

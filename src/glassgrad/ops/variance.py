@@ -95,28 +95,34 @@ def _mean_backward(F, grad, x, dims, keepdim) -> Any:
 
 
 class VarBackward0(Op):
-    saved_inputs = (0,)
+    correction: Any
+    dim: Any
+    keepdim: Any
+    saved_inputs: tuple[int, ...] = (0,)
     __slots__ = ("dim", "correction", "keepdim")
 
-    def forward(self, x, dim=None, correction=1, keepdim=False):
+    def forward(self, x: Any, dim: Any = None, correction: Any = 1, keepdim: Any = False) -> Any:
         self.dim, self.correction, self.keepdim = dim, correction, keepdim
         return _variance_forward(x, dim, correction, keepdim, "var")[0]
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         return _var_backward(F, grad, x, self.dim, self.correction, self.keepdim)
 
 
 class StdBackward0(Op):
-    saved_inputs = (0,)
+    correction: Any
+    dim: Any
+    keepdim: Any
+    saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
     __slots__ = ("dim", "correction", "keepdim")
 
-    def forward(self, x, dim=None, correction=1, keepdim=False):
+    def forward(self, x: Any, dim: Any = None, correction: Any = 1, keepdim: Any = False) -> Any:
         self.dim, self.correction, self.keepdim = dim, correction, keepdim
         return np.sqrt(_variance_forward(x, dim, correction, keepdim, "std")[0])
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         x, std = self.saved
         return _std_backward(F, grad, x, std, self.dim, self.correction, self.keepdim)
 
@@ -124,16 +130,20 @@ class StdBackward0(Op):
 class VarMeanBackward0(Op):
     """(var, mean) in one node; both outputs are differentiable"""
 
-    saved_inputs = (0,)
+    correction: Any
+    dim: Any
+    keepdim: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
     __slots__ = ("dim", "correction", "keepdim")
 
-    def forward(self, x, dim=None, correction=1, keepdim=False):
+    def forward(self, x: Any, dim: Any = None, correction: Any = 1, keepdim: Any = False) -> Any:
         self.dim, self.correction, self.keepdim = dim, correction, keepdim
         return _variance_forward(x, dim, correction, keepdim, "var_mean")
 
     takes_undefined_grads = True
 
-    def backward(self, F, grads):
+    def backward(self, F: Any, grads: Any) -> Any:
         (x,) = self.saved
         grad_var, grad_mean = grads
         dims, keepdim = self.dim, self.keepdim
@@ -149,18 +159,22 @@ class VarMeanBackward0(Op):
 class StdMeanBackward0(Op):
     """(std, mean) in one node; both outputs are differentiable"""
 
-    saved_inputs = (0,)
-    saved_outputs = (0,)  # the std, as PyTorch saves it
+    correction: Any
+    dim: Any
+    keepdim: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
+    saved_outputs: tuple[int, ...] = (0,)  # the std, as PyTorch saves it
     __slots__ = ("dim", "correction", "keepdim")
 
-    def forward(self, x, dim=None, correction=1, keepdim=False):
+    def forward(self, x: Any, dim: Any = None, correction: Any = 1, keepdim: Any = False) -> Any:
         self.dim, self.correction, self.keepdim = dim, correction, keepdim
         variance, mean = _variance_forward(x, dim, correction, keepdim, "std_mean")
         return np.sqrt(variance), mean
 
     takes_undefined_grads = True
 
-    def backward(self, F, grads):
+    def backward(self, F: Any, grads: Any) -> Any:
         x, std = self.saved
         grad_std, grad_mean = grads
         dims, keepdim = self.dim, self.keepdim
@@ -231,7 +245,7 @@ def var_mean(
     keepdim: bool = False,
     *,
     correction: float | None = None,
-) -> tuple:
+) -> tuple[Tensor, ...]:
     """``(var, mean)`` over the same dims, in one pass (same arguments as ``var``).
 
     Example::
@@ -250,7 +264,7 @@ def std_mean(
     keepdim: bool = False,
     *,
     correction: float | None = None,
-) -> tuple:
+) -> tuple[Tensor, ...]:
     """``(std, mean)`` over the same dims, in one pass (same arguments as ``std``).
 
     Example::
