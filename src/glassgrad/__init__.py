@@ -21,6 +21,7 @@ from . import autograd, return_types
 from ._allocator import tune_malloc as _tune_malloc
 from ._creation import (
     asarray,
+    empty_permuted,
     empty_strided,
     frombuffer,
     logspace,
@@ -97,12 +98,14 @@ from ._legacy import (
     IntTensor,
     LongTensor,
     ShortTensor,
+    set_default_tensor_type,
 )
 from ._runtime import (
     are_deterministic_algorithms_enabled,
     can_cast,
     detach,
     fill,
+    get_deterministic_debug_mode,
     get_device,
     get_float32_matmul_precision,
     get_num_interop_threads,
@@ -112,6 +115,7 @@ from ._runtime import (
     is_nonzero,
     is_signed,
     result_type,
+    set_deterministic_debug_mode,
     set_float32_matmul_precision,
     set_flush_denormal,
     set_num_interop_threads,

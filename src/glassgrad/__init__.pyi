@@ -56,6 +56,9 @@ from ._creation import (
     asarray as asarray,
 )
 from ._creation import (
+    empty_permuted as empty_permuted,
+)
+from ._creation import (
     empty_strided as empty_strided,
 )
 from ._creation import (
@@ -220,6 +223,9 @@ from ._layout import (
 from ._layout import (
     strided as strided,
 )
+from ._legacy import (
+    set_default_tensor_type as set_default_tensor_type,
+)
 from ._runtime import (
     are_deterministic_algorithms_enabled as are_deterministic_algorithms_enabled,
 )
@@ -231,6 +237,9 @@ from ._runtime import (
 )
 from ._runtime import (
     fill as fill,
+)
+from ._runtime import (
+    get_deterministic_debug_mode as get_deterministic_debug_mode,
 )
 from ._runtime import (
     get_device as get_device,
@@ -258,6 +267,9 @@ from ._runtime import (
 )
 from ._runtime import (
     result_type as result_type,
+)
+from ._runtime import (
+    set_deterministic_debug_mode as set_deterministic_debug_mode,
 )
 from ._runtime import (
     set_float32_matmul_precision as set_float32_matmul_precision,
@@ -552,6 +564,9 @@ from .ops.fft_stft import (
 )
 from .ops.fft_stft import (
     stft as stft,
+)
+from .ops.finite_differences import (
+    gradient as gradient,
 )
 from .ops.fused_arithmetic import (
     addcdiv as addcdiv,
@@ -944,6 +959,9 @@ from .ops.shape_views import (
     view_as as view_as,
 )
 from .ops.slicing import (
+    adjoint as adjoint,
+)
+from .ops.slicing import (
     diag_embed as diag_embed,
 )
 from .ops.slicing import (
@@ -1113,6 +1131,7 @@ __all__ = [
     "addmm",
     "addmv",
     "addr",
+    "adjoint",
     "all",
     "allclose",
     "alpha_dropout",
@@ -1235,6 +1254,7 @@ __all__ = [
     "einsum",
     "empty",
     "empty_like",
+    "empty_permuted",
     "empty_strided",
     "enable_grad",
     "eq",
@@ -1284,12 +1304,14 @@ __all__ = [
     "ger",
     "get_default_device",
     "get_default_dtype",
+    "get_deterministic_debug_mode",
     "get_device",
     "get_float32_matmul_precision",
     "get_num_interop_threads",
     "get_num_threads",
     "get_printoptions",
     "get_rng_state",
+    "gradient",
     "greater",
     "greater_equal",
     "gt",
@@ -1482,6 +1504,8 @@ __all__ = [
     "serialization",
     "set_default_device",
     "set_default_dtype",
+    "set_default_tensor_type",
+    "set_deterministic_debug_mode",
     "set_float32_matmul_precision",
     "set_flush_denormal",
     "set_grad_enabled",

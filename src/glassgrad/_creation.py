@@ -148,6 +148,49 @@ def empty_strided(
     return t.requires_grad_() if requires_grad else t
 
 
+def empty_permuted(
+    size: Sequence[int],
+    physical_layout: Sequence[int],
+    *,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    """An uninitialised (zero-filled here) tensor of ``size`` whose dims lie in memory in the
+    order ``physical_layout`` (outermost first): ``empty_permuted((2, 3, 4), (2, 0, 1))`` has
+    dim 1 innermost, the layout of ``empty(4, 2, 3).permute(1, 2, 0)``.
+
+    Example::
+
+        >>> glassgrad.empty_permuted((2, 3, 4), (2, 0, 1)).stride()
+        (3, 1, 6)
+    """
+    shape = _size(tuple(size))
+    order = [int(d) for d in physical_layout]
+    if len(order) != len(shape):
+        raise RuntimeError(
+            "Number of dimensions in size does not match the length of the physical_layout; "
+            f"i.e. len(size) = {len(shape)} is not equal to len(physical_layout) = {len(order)}"
+        )
+    for index, d in enumerate(order):
+        if not 0 <= d < len(shape):
+            raise RuntimeError(
+                f"Dimension out of range (expected to be between 0 and {len(shape) - 1}, but got "
+                f"{d} at index {index}).  NB: negative dims not currently supported; file an "
+                "issue if you want it."
+            )
+    if len(set(order)) != len(order):
+        raise RuntimeError("Duplicate dim not allowed")
+    check_factory_options("empty_permuted", layout, pin_memory)
+    if device is not None:
+        check_device(device)
+    physical = np.zeros([shape[d] for d in order], _np_dtype(dtype))
+    t = Tensor._from_array(physical.transpose(np.argsort(order)))
+    return t.requires_grad_() if requires_grad else t
+
+
 def _triangle_indices(
     name: str, row: int, col: int, offset: int, upper: bool, dtype: Any
 ) -> Tensor:

@@ -111,6 +111,43 @@ def is_deterministic_algorithms_warn_only_enabled() -> bool:
     return _settings.warn_only
 
 
+def set_deterministic_debug_mode(debug_mode: int | str) -> None:
+    """``use_deterministic_algorithms`` by level: 0 or ``"default"`` off, 1 or ``"warn"`` on
+    with ``warn_only``, 2 or ``"error"`` on.
+
+    Example::
+
+        >>> glassgrad.set_deterministic_debug_mode("warn")
+        >>> glassgrad.get_deterministic_debug_mode()
+        1
+        >>> glassgrad.set_deterministic_debug_mode(0)
+    """
+    if not isinstance(debug_mode, (int, str)):
+        raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode)}")
+    if isinstance(debug_mode, str):
+        if debug_mode not in _DEBUG_MODES:
+            raise RuntimeError(
+                "invalid value of debug_mode, expected one of `default`, `warn`, `error`, but "
+                f"got {debug_mode}"
+            )
+        debug_mode = _DEBUG_MODES[debug_mode]
+    if debug_mode not in (0, 1, 2):
+        raise RuntimeError(
+            f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}"
+        )
+    use_deterministic_algorithms(debug_mode != 0, warn_only=debug_mode == 1)
+
+
+_DEBUG_MODES = {"default": 0, "warn": 1, "error": 2}
+
+
+def get_deterministic_debug_mode() -> int:
+    """The level ``set_deterministic_debug_mode`` sets: 0 off, 1 warn only, 2 error."""
+    if not _settings.deterministic:
+        return 0
+    return 1 if _settings.warn_only else 2
+
+
 def get_float32_matmul_precision() -> str:
     """Always ``"highest"``: glassgrad's float32 products are full float32 (no TF32 or
     bfloat16 shortcuts)."""

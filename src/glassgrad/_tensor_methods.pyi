@@ -125,6 +125,7 @@ class _TensorMethods:
     def addr_(
         self, vec1: Tensor, vec2: Tensor, *, beta: float = ..., alpha: float = ...
     ) -> Any: ...  # glassgrad.ops.blas.addr_
+    def adjoint(self) -> Tensor: ...  # glassgrad.ops.slicing.adjoint
     def all(self, dim: Any = ..., keepdim: bool = ...) -> Tensor: ...  # glassgrad.ops.reduction.all
     def allclose(
         self, other: Tensor, rtol: float = ..., atol: float = ..., equal_nan: bool = ...

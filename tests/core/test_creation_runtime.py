@@ -97,3 +97,70 @@ def test_errors() -> None:
     for lib in LIBS:
         with pytest.raises(RuntimeError, match="only supported on matrices"):
             _ = lib.ones(2, 2, 2).H
+
+
+@pytest.mark.parametrize(
+    "size, layout", [((2, 3, 4), (2, 0, 1)), ((2, 3, 4), (1, 2, 0)), ((5,), (0,)), ((), ())]
+)
+def test_empty_permuted_lays_out_dims_as_pytorch(size: tuple, layout: tuple) -> None:
+    ours = gg.empty_permuted(size, layout, dtype=gg.float64, requires_grad=True)
+    theirs = torch.empty_permuted(size, layout, dtype=torch.float64, requires_grad=True)
+    assert (tuple(ours.shape), ours.stride(), ours.requires_grad) == (
+        tuple(theirs.shape),
+        theirs.stride(),
+        theirs.requires_grad,
+    )
+
+
+@pytest.mark.parametrize("layout", [(0, 1, 2), (0, 0, 1), (0, 1, 5)])
+def test_empty_permuted_errors_match_pytorch(layout: tuple) -> None:
+    size = (2, 3) if len(layout) == 3 and layout == (0, 1, 2) else (2, 3, 4)
+    with pytest.raises(RuntimeError) as theirs:
+        torch.empty_permuted(size, layout)
+    with pytest.raises(RuntimeError) as ours:
+        gg.empty_permuted(size, layout)
+    assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2, "default", "warn", "error"])
+def test_deterministic_debug_mode_as_pytorch(mode: Any) -> None:
+    try:
+        for lib in (gg, torch):
+            lib.set_deterministic_debug_mode(mode)
+        assert gg.get_deterministic_debug_mode() == torch.get_deterministic_debug_mode()
+        assert gg.are_deterministic_algorithms_enabled() == (
+            torch.are_deterministic_algorithms_enabled()
+        )
+        assert gg.is_deterministic_algorithms_warn_only_enabled() == (
+            torch.is_deterministic_algorithms_warn_only_enabled()
+        )
+    finally:
+        for lib in (gg, torch):
+            lib.set_deterministic_debug_mode(0)
+
+
+@pytest.mark.parametrize("mode", [3, "loud", 1.0])
+def test_deterministic_debug_mode_errors_as_pytorch(mode: Any) -> None:
+    with pytest.raises(Exception) as theirs:
+        torch.set_deterministic_debug_mode(mode)
+    with pytest.raises(type(theirs.value), match="debug_mode"):
+        gg.set_deterministic_debug_mode(mode)
+
+
+@pytest.mark.parametrize(
+    "kind", ["DoubleTensor", "FloatTensor", "torch.DoubleTensor", "LongTensor", "torch.IntTensor"]
+)
+def test_set_default_tensor_type_as_pytorch(kind: str) -> None:
+    outcomes = []
+    for lib in (gg, torch):
+        t = kind if kind.startswith("torch.") else getattr(lib, kind)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # PyTorch's deprecation warning is given once
+                lib.set_default_tensor_type(t)
+            outcomes.append(str(lib.get_default_dtype()).split(".")[-1])
+        except TypeError as error:
+            outcomes.append(str(error))
+        finally:
+            lib.set_default_dtype(lib.float32)
+    assert outcomes[0] == outcomes[1]

@@ -15,7 +15,7 @@ from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor, wrap_dim
 from ._registry import Sample, register
-from ._samples import randn
+from ._samples import complex_randn, randn
 from .complex import conj
 from .conversion import clone
 from .diagonals import diag
@@ -393,7 +393,31 @@ def _h(self: Tensor) -> Tensor:
         raise RuntimeError(
             f"tensor.H is only supported on matrices (2-D tensors). Got {self._data.ndim}-D tensor."
         )
-    return conj(transpose(self, 0, 1)) if self._data.ndim == 2 else conj(self)
+    return _conjugate_transpose(self) if self._data.ndim == 2 else conj(self)
+
+
+def _conjugate_transpose(x: Tensor, name: str = "") -> Tensor:
+    """``x`` with its last two dims swapped, conjugated when complex: a view."""
+    if name and x._data.ndim < 2:
+        raise RuntimeError(
+            f"tensor.{name} is only supported on matrices or batches of matrices. Got "
+            f"{x._data.ndim}-D tensor."
+        )
+    swapped = transpose(x, -2, -1)
+    return conj(swapped) if x._data.dtype.kind == "c" else swapped
+
+
+def adjoint(input: Tensor) -> Tensor:
+    """The conjugate transpose of a matrix or of each matrix in a batch (its last two dims
+    swapped, conjugated when complex): a view, as ``input.mH``.
+
+    Example::
+
+        >>> glassgrad.adjoint(glassgrad.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        tensor([[1., 3.],
+                [2., 4.]])
+    """
+    return _conjugate_transpose(check_tensor(input, "adjoint"), "adjoint()")
 
 
 # --- registry ------------------------------------------------------------------------------
@@ -493,6 +517,17 @@ register(
 
 
 register(
+    "adjoint",
+    adjoint,
+    samples=lambda rng: [
+        Sample((randn(rng, 2, 3),)),
+        Sample((randn(rng, 2, 3, 4),), note="batched"),
+        Sample((complex_randn(rng, 3, 2),), note="complex: conjugated"),
+    ],
+)
+
+
+register(
     "unfold",
     unfold,
     nodes=(UnfoldBackward0,),
@@ -511,8 +546,8 @@ register(
 TENSOR_METHODS = {
     "H": property(_h, doc="The conjugate transpose of a matrix (its transpose if real)."),
     "mH": property(
-        lambda self: conj(transpose(self, -2, -1)),
-        doc="The conjugate transpose of the last two dims (their transpose if real).",
+        lambda self: _conjugate_transpose(self, "mH"),
+        doc="The conjugate transpose of the last two dims (a view, as ``adjoint()``).",
     ),
     "where": _where_method,
     "fill_diagonal_": _fill_diagonal_,
