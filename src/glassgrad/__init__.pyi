@@ -503,6 +503,9 @@ from .ops.counting import (
     histogram as histogram,
 )
 from .ops.counting import (
+    histogramdd as histogramdd,
+)
+from .ops.counting import (
     unique as unique,
 )
 from .ops.counting import (
@@ -1321,6 +1324,7 @@ __all__ = [
     "heaviside",
     "histc",
     "histogram",
+    "histogramdd",
     "hsplit",
     "hstack",
     "hypot",

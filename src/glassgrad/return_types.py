@@ -63,3 +63,4 @@ linalg_ldl_factor_ex: type = namedtuple("linalg_ldl_factor_ex", ["LD", "pivots",
 frexp: type = namedtuple("frexp", ["mantissa", "exponent"])
 aminmax: type = namedtuple("aminmax", ["min", "max"])
 histogram: type = namedtuple("histogram", ["hist", "bin_edges"])
+histogramdd: type = namedtuple("histogramdd", ["hist", "bin_edges"])

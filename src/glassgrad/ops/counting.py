@@ -6,12 +6,14 @@ None has a gradient in PyTorch: ``histc`` and ``histogram`` results do not requi
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
 
 from .. import return_types
-from .._dtype import scalar_type_name
+from .._dtype import from_numpy_dtype, scalar_type_name
+from .._factories import linspace
 from .._tensor import Tensor
 from ._common import check_tensor, wrap_dim
 from ._not_implemented import _not_implemented_node
@@ -57,8 +59,8 @@ def _check_histogram_input(data: np.ndarray, op: str) -> None:
         raise NotImplementedError(f"\"{op}\" not implemented for '{scalar_type_name(data.dtype)}'")
 
 
-def _range(data: np.ndarray, low: float, high: float) -> tuple:
-    """PyTorch's range of a histogram: ``[min, max]`` of the data when both bounds are equal
+def _histc_range(data: np.ndarray, low: float, high: float) -> tuple:
+    """PyTorch's range of ``histc``: ``[min, max]`` of the data when both bounds are equal
     (then widened by 1 on each side if the data are constant)."""
     if low == high and data.size:
         low, high = float(data.min()), float(data.max())
@@ -85,7 +87,7 @@ def histc(
         raise RuntimeError("torch.histc(): bins must be > 0, but got " + str(bins) + " for bins")
     if min > max:
         raise RuntimeError("torch.histc: max must be larger than min")
-    low, high = _range(data, float(min), float(max))
+    low, high = _histc_range(data, float(min), float(max))
     counts, _ = np.histogram(data, bins=bins, range=(low, high))
     return out_result("histc", out, Tensor._from_array(counts.astype(data.dtype)), (input,))
 
@@ -110,17 +112,108 @@ def histogram(
     check_tensor(input, "histogram")
     data = input._data
     _check_histogram_input(data, "histogram_cpu")
-    w = None if weight is None else check_tensor(weight, "histogram", "weight")._data
-    if isinstance(bins, Tensor):
-        edges = bins._data
+    hist, (edges,) = _histogramdd(data.reshape(-1, 1), [bins], range, weight, density, "histogram")
+    return out_result("histogram", out, return_types.histogram(hist, edges), (input,))
+
+
+def _outer_edges(data: np.ndarray, range: Any) -> list:
+    """PyTorch's outer bin edges per dim of the (N, D) samples: ``range`` (flat, two per
+    dim), else the data's min and max (0 and 1 without data), widened by 0.5 on each side
+    where they are equal."""
+    n_dims = data.shape[1]
+    if range is not None:
+        if len(range) != 2 * n_dims:
+            raise RuntimeError(
+                f"torch.histogramdd: for a {n_dims}-dimensional histogram range should have "
+                f"{2 * n_dims} elements, but got {len(range)}"
+            )
+        bounds = [(float(range[2 * d]), float(range[2 * d + 1])) for d in builtins.range(n_dims)]
+    elif data.shape[0]:
+        bounds = [(float(lo), float(hi)) for lo, hi in zip(data.min(0), data.max(0))]
     else:
-        low, high = _range(data, *(range if range is not None else (0.0, 0.0)))
-        edges = np.linspace(low, high, int(bins) + 1)
-    counts, edges = np.histogram(data, bins=edges.astype(np.float64), weights=w, density=density)
-    result = return_types.histogram(
-        Tensor._from_array(counts.astype(data.dtype)), Tensor._from_array(edges.astype(data.dtype))
+        bounds = [(0.0, 1.0)] * n_dims
+    for dim, (low, high) in enumerate(bounds):
+        if not (np.isfinite(low) and np.isfinite(high)):
+            raise RuntimeError(
+                f"torch.histogramdd: dimension {dim}'s range [{low:g}, {high:g}] is not finite"
+            )
+        if low > high:
+            raise RuntimeError(
+                f"torch.histogramdd: min should not exceed max, but got min {low:g} max {high:g} "
+                f"for dimension {dim}"
+            )
+    return [(low - 0.5, high + 0.5) if low == high else (low, high) for low, high in bounds]
+
+
+def _histogramdd(
+    data: np.ndarray, bins: list, range: Any, weight: Any, density: bool, op: str
+) -> tuple:
+    """``(hist, [edges per dim])`` of the (N, D) samples ``data``; ``bins`` per dim: a count
+    (equal bins, their edges computed as PyTorch's linspace in the data's dtype) or a 1-D
+    Tensor of edges."""
+    w = None
+    if weight is not None:
+        w = check_tensor(weight, op, "weight")._data.reshape(-1)
+    edges = []
+    counts = [b for b in bins if not isinstance(b, Tensor)]
+    for dim, count in enumerate(counts):
+        if int(count) <= 0:
+            raise RuntimeError(
+                f"torch.histogram(): bins must be > 0, but got {int(count)} for dimension {dim}"
+            )
+    outer = _outer_edges(data, range) if counts else []
+    for dim, b in enumerate(bins):
+        if isinstance(b, Tensor):
+            edges.append(b._data)
+        else:
+            low, high = outer[dim]
+            dtype = from_numpy_dtype(data.dtype)
+            edges.append(linspace(low, high, int(b) + 1, dtype=dtype)._data)
+    hist, _ = np.histogramdd(data, bins=edges, weights=w, density=density)
+    return (
+        Tensor._from_array(hist.astype(data.dtype)),
+        [Tensor._from_array(np.array(e, dtype=data.dtype)) for e in edges],
     )
-    return out_result("histogram", out, result, (input,))
+
+
+def histogramdd(
+    input: Tensor,
+    bins: Any,
+    *,
+    range: Any = None,
+    weight: Tensor | None = None,
+    density: bool = False,
+    out: Any = None,
+) -> Any:
+    """``(hist, bin_edges)``: the D-dimensional histogram of the points ``input`` (..., D).
+    ``bins`` is a count for every dim, one count per dim, or one 1-D tensor of edges per
+    dim; ``range`` the flat bounds (min, max per dim) of equal bins (the data's by default);
+    ``weight`` (one per point) and ``density`` as in ``histogram``.
+
+    Example::
+
+        >>> points = glassgrad.tensor([[0.0, 1.0], [1.0, 2.0], [3.0, 3.0]])
+        >>> glassgrad.histogramdd(points, bins=2).hist
+        tensor([[1., 1.],
+                [0., 1.]])
+    """
+    check_tensor(input, "histogramdd")
+    data = input._data
+    if data.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    n_dims = data.shape[-1]
+    per_dim = list(bins) if isinstance(bins, (list, tuple)) else [bins] * n_dims
+    if len(per_dim) != n_dims:
+        raise RuntimeError(
+            "histogramdd: The size of bins must be equal to the innermost dimension of the input."
+        )
+    _check_histogram_input(data, "histogramdd")
+    if out is not None:
+        raise TypeError("histogramdd() got an unexpected keyword argument 'out'")
+    hist, edges = _histogramdd(
+        data.reshape(-1, n_dims), per_dim, range, weight, density, "histogramdd"
+    )
+    return return_types.histogramdd(hist, tuple(edges))
 
 
 def _unique(
@@ -252,6 +345,26 @@ register(
         Sample((NoGrad(randn(rng, 4, 5)), 5, -1.0, 1.0)),
         Sample((NoGrad(np.array([2.0, 2.0, 2.0])), 4)),
         Sample((NoGrad(np.array([0.0, 1.0, 2.0, 3.0])),), {"bins": 3, "min": 0, "max": 3}),
+    ],
+)
+register(
+    "histogramdd",
+    histogramdd,
+    methods=(),
+    differentiable=False,
+    samples=lambda rng: [
+        Sample((NoGrad(randn(rng, 20, 2)), 4)),
+        Sample((NoGrad(randn(rng, 4, 5, 3)), [2, 3, 4])),
+        Sample((NoGrad(randn(rng, 20, 2)), 3), {"range": [-1.0, 1.0, 0.0, 2.0], "density": True}),
+        Sample(
+            (
+                NoGrad(randn(rng, 6, 2)),
+                [NoGrad(np.array([-2.0, 0.0, 2.0])), NoGrad(np.array([-1.0, 1.0]))],
+            ),
+            {"weight": NoGrad(1.0 - rng.random(6))},
+        ),
+        Sample((NoGrad(np.ones((3, 2))), 2), note="constant data: edges widened by 0.5"),
+        Sample((NoGrad(np.zeros((0, 2))), 2), note="no data: edges 0 to 1"),
     ],
 )
 register(

@@ -1,0 +1,100 @@
+"""Histograms against PyTorch where the registry's samples don't reach: the bin edges
+(PyTorch's linspace in the data's dtype, widened by 0.5 for constant data, 0 to 1 without
+data), ``histogram`` with an empty range, ``histogramdd``'s bins forms, and the errors."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
+
+from .test_linalg import assert_same_error
+
+POINTS = [[0.0, 1.0], [1.0, 2.0], [2.0, 2.5], [3.0, 3.0], [0.3, 0.7]]
+
+CALLS = {
+    "histogram constant data": lambda m: m.histogram(m.ones(3), bins=2),
+    "histogram range of one value": lambda m: m.histogram(
+        m.tensor([0.0, 1.0, 3.0]), bins=3, range=(1.0, 1.0)
+    ),
+    "histogram no data": lambda m: m.histogram(m.empty(0), bins=2),
+    "histogram float32 edges": lambda m: m.histogram(m.tensor([0.1, 0.7, 0.3]), bins=7),
+    "histogramdd bins per dim": lambda m: m.histogramdd(m.tensor(POINTS), bins=[2, 3]),
+    "histogramdd range and density": lambda m: m.histogramdd(
+        m.tensor(POINTS), bins=2, range=[0.0, 4.0, 0.0, 4.0], density=True
+    ),
+    "histogramdd edges and weight": lambda m: m.histogramdd(
+        m.tensor(POINTS),
+        bins=[m.tensor([0.0, 1.5, 3.0]), m.tensor([0.0, 2.0, 4.0])],
+        weight=m.tensor([1.0, 2.0, 3.0, 4.0, 5.0]),
+    ),
+    "histogramdd constant data": lambda m: m.histogramdd(m.ones(3, 2), bins=2),
+    "histogramdd batched points": lambda m: m.histogramdd(
+        m.tensor(POINTS, dtype=m.float64).reshape(1, 5, 2).expand(2, 5, 2), bins=3
+    ),
+}
+
+
+def _arrays(result: Any) -> list:
+    hist, edges = result
+    return [hist, *(edges if isinstance(edges, (list, tuple)) else [edges])]
+
+
+@pytest.mark.parametrize("name", list(CALLS))
+def test_histograms_and_edges_match_pytorch(name: str) -> None:
+    ours, theirs = CALLS[name](gg), CALLS[name](torch)
+    assert type(ours).__name__ == type(theirs).__name__
+    (hist, *edges), (their_hist, *their_edges) = _arrays(ours), _arrays(theirs)
+    np.testing.assert_array_equal(hist.numpy(), their_hist.numpy())
+    for a, b in zip([hist, *edges], [their_hist, *their_edges], strict=True):
+        assert str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1]
+        # float32 edges may differ in the last bit: PyTorch's linspace steps in float32 (in
+        # vector lanes), glassgrad's rounds the float64 values
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=2e-7)
+
+
+ERRORS = {
+    "bins per dim": (
+        lambda m: m.histogramdd(m.tensor(POINTS), bins=[2]),
+        "The size of bins must be equal to the innermost dimension of the input.",
+    ),
+    "integer points": (
+        lambda m: m.histogramdd(m.tensor(POINTS).long(), bins=2),
+        "not implemented for 'Long'",
+    ),
+    "range length": (
+        lambda m: m.histogramdd(m.tensor(POINTS), bins=2, range=[0.0, 1.0]),
+        "for a 2-dimensional histogram range should have 4 elements, but got 2",
+    ),
+    "no bins": (
+        lambda m: m.histogramdd(m.tensor(POINTS), bins=0),
+        "bins must be > 0, but got 0 for dimension 0",
+    ),
+    "range reversed": (
+        lambda m: m.histogramdd(m.tensor(POINTS), bins=2, range=[1.0, 0.0, 0.0, 1.0]),
+        "min should not exceed max, but got min 1 max 0 for dimension 0",
+    ),
+    "one-dimensional points": (
+        lambda m: m.histogramdd(m.ones(3), bins=2),
+        "input tensor should have at least 2 dimensions",
+    ),
+    "infinite range": (
+        lambda m: m.histogram(m.ones(3), bins=2, range=(0.0, math.inf)),
+        "dimension 0's range [0, inf] is not finite",
+    ),
+    "nan data": (
+        lambda m: m.histogram(m.tensor([1.0, math.nan]), bins=2),
+        "dimension 0's range [nan, nan] is not finite",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(ERRORS))
+def test_errors_match_pytorch(name: str) -> None:
+    program, words = ERRORS[name]
+    assert_same_error(program, words)
