@@ -1066,6 +1066,12 @@ from .ops.statistics import (
 from .ops.statistics import (
     quantile as quantile,
 )
+from .ops.strided_views import (
+    as_strided as as_strided,
+)
+from .ops.strided_views import (
+    as_strided_scatter as as_strided_scatter,
+)
 from .ops.unary_math import (
     atan2 as arctan2,
 )
@@ -1157,6 +1163,8 @@ __all__ = [
     "argmin",
     "argsort",
     "argwhere",
+    "as_strided",
+    "as_strided_scatter",
     "as_tensor",
     "asarray",
     "asin",

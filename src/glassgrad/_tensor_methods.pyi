@@ -168,6 +168,12 @@ class _TensorMethods:
         self, dim: int = ..., descending: bool = ..., *, stable: bool = ...
     ) -> Tensor: ...  # glassgrad.ops.sorting.argsort
     def argwhere(self) -> Tensor: ...  # glassgrad.ops.searching.argwhere
+    def as_strided(
+        self, size: Any, stride: Any, storage_offset: int | None = ...
+    ) -> Tensor: ...  # glassgrad.ops.strided_views.as_strided
+    def as_strided_scatter(
+        self, src: Tensor, size: Any, stride: Any, storage_offset: int | None = ...
+    ) -> Tensor: ...  # glassgrad.ops.strided_views.as_strided_scatter
     def as_subclass(self, cls: type[Any]) -> Tensor: ...  # glassgrad.ops.tensor_memory.as_subclass
     def asin(self) -> Tensor: ...  # glassgrad.ops.unary_math.asin
     def asin_(self) -> Tensor: ...  # glassgrad.ops.unary_math
