@@ -179,11 +179,9 @@ def _histogramdd(
 def histogramdd(
     input: Tensor,
     bins: Any,
-    *,
     range: Any = None,
     weight: Tensor | None = None,
     density: bool = False,
-    out: Any = None,
 ) -> Any:
     """``(hist, bin_edges)``: the D-dimensional histogram of the points ``input`` (..., D).
     ``bins`` is a count for every dim, one count per dim, or one 1-D tensor of edges per
@@ -208,8 +206,6 @@ def histogramdd(
             "histogramdd: The size of bins must be equal to the innermost dimension of the input."
         )
     _check_histogram_input(data, "histogramdd")
-    if out is not None:
-        raise TypeError("histogramdd() got an unexpected keyword argument 'out'")
     hist, edges = _histogramdd(
         data.reshape(-1, n_dims), per_dim, range, weight, density, "histogramdd"
     )
