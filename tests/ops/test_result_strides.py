@@ -1,10 +1,12 @@
 """Result memory layouts against PyTorch: a ratchet over every registry row's samples.
 
 For each op, the forward result of every sample (float64) is compared with PyTorch's by
-``stride()``, ignoring dimensions of size 1 (their stride is arbitrary). The ops listed in
-``KNOWN`` still differ, each for the reason given; the list may only shrink. The test fails
-when an op not listed differs (a regression, or a new op with NumPy's layout where PyTorch
-chooses another) and when a listed op now agrees (remove it from the list).
+``stride()``, ignoring dimensions of size 1 (their stride is arbitrary), once as sampled and
+once with every float input of two or more dimensions column-major (same values, transposed
+memory order). The ops listed in ``KNOWN`` (as sampled) and ``KNOWN_COLUMN_MAJOR`` (column-major
+inputs) still differ, each for the reason given; the lists may only shrink. The test fails when
+an op not listed differs (a regression, or a new op with NumPy's layout where PyTorch chooses
+another) and when a listed op now agrees (remove it from the list).
 """
 
 from __future__ import annotations
@@ -16,95 +18,33 @@ import pytest
 import torch
 
 import glassgrad as gg
+from glassgrad._strides import like_operands
 from glassgrad.ops import REGISTRY
+from glassgrad.ops._registry import Sample
 
 from .test_registry import _run, _samples
 
-_FFT = "pocketfft's results are row-major here; PyTorch's FFT kernels return their own layouts"
-_KEEPS_LAYOUT = (
-    "PyTorch's TensorIterator gives the result a transposed input's layout; "
-    "the NumPy kernel here returns a row-major result"
-)
-_ROW_MAJOR = (
-    "PyTorch returns a row-major result; the NumPy kernel here keeps a transposed input's layout"
+_ROW_MAJOR = "PyTorch's kernel returns a row-major result; the composite here keeps the layout"
+_CONFLICT = (
+    "a product of operands in conflicting layouts: PyTorch's TensorIterator takes the first "
+    "operand's, NumPy's ufunc a row-major one (not checked in the arithmetic hot path)"
 )
 _COMPLEX_VIEW = "PyTorch returns a view into the complex storage (strides doubled); a copy here"
-_KERNEL = "PyTorch's kernel allocates its result in another layout than NumPy's"
+_QUANTILE = "PyTorch's quantile sorts a permuted copy and permutes the result back"
 
 KNOWN: dict[str, str] = {
-    **{
-        name: _FFT
-        for name in (
-            "fft.fft",
-            "fft.fftn",
-            "fft.hfft2",
-            "fft.hfftn",
-            "fft.ifft",
-            "fft.ifftn",
-            "fft.ihfft",
-            "fft.ihfft2",
-            "fft.ihfftn",
-            "fft.irfft2",
-            "fft.irfftn",
-            "fft.rfft",
-            "fft.rfftn",
-        )
-    },
-    **{
-        name: _KEEPS_LAYOUT
-        for name in (
-            "erfinv",
-            "flip",
-            "floor_divide",
-            "lerp",
-            "nn.functional.sigmoid",
-            "remainder",
-            "sigmoid",
-            "sort",
-            "special.ndtri",
-            "special.xlog1py",
-            "xlogy",
-        )
-    },
-    **{
-        name: _ROW_MAJOR
-        for name in (
-            "angle",
-            "cummax",
-            "cummin",
-            "cumprod",
-            "cumsum",
-            "einsum",
-            "index_add",
-            "index_select",
-            "linalg.cross",
-            "log_softmax",
-            "mvlgamma",
-            "nn.functional.layer_norm",
-            "nn.functional.log_softmax",
-            "nn.functional.logsigmoid",
-            "nn.functional.softmax",
-            "nn.functional.softmin",
-            "repeat_interleave",
-            "roll",
-            "scatter_add",
-            "softmax",
-            "special.log_softmax",
-            "special.softmax",
-        )
-    },
     "imag": _COMPLEX_VIEW,
     "real": _COMPLEX_VIEW,
+    "nanquantile": _QUANTILE,
+    "quantile": _QUANTILE,
+}
+
+KNOWN_COLUMN_MAJOR: dict[str, str] = {
+    **{name: _ROW_MAJOR for name in ("cdist", "linalg.norm", "nn.functional.rms_norm")},
+    "masked_fill": _ROW_MAJOR + " (index_fill, built on it, keeps it as PyTorch's)",
     **{
-        name: _KERNEL
-        for name in (
-            "cross",
-            "nanquantile",
-            "nn.functional.batch_norm",
-            "nn.functional.fold",
-            "nonzero",
-            "quantile",
-        )
+        name: _CONFLICT
+        for name in ("kron", "nn.functional.local_response_norm", "nn.functional.poisson_nll_loss")
     },
 }
 
@@ -114,11 +54,24 @@ def _strides(t: object) -> tuple:
     return tuple(s for s, n in zip(t.stride(), t.shape) if n > 1)  # type: ignore[attr-defined]
 
 
-def _differences(key: str) -> list[str]:
-    """One line per result whose strides differ from PyTorch's, over the op's samples."""
+def _column_major(value: object) -> object:
+    if isinstance(value, np.ndarray) and value.ndim >= 2 and value.dtype.kind in "fc":
+        return np.asfortranarray(value)
+    if isinstance(value, list):
+        return [_column_major(v) for v in value]
+    return value
+
+
+def _differences(key: str, column_major: bool = False) -> list[str]:
+    """One line per result whose strides differ from PyTorch's, over the op's samples (with
+    their matrix inputs column-major if asked)."""
     info = REGISTRY[key]
     found = []
     for i, sample in enumerate(_samples(info)):
+        if column_major:
+            args = tuple(_column_major(a) for a in sample.args)
+            kwargs = {k: _column_major(v) for k, v in sample.kwargs.items()}
+            sample = Sample(args, kwargs)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -137,7 +90,8 @@ def _differences(key: str) -> list[str]:
 
 
 def test_known_ops_are_registry_ops() -> None:
-    assert sorted(set(KNOWN) - set(REGISTRY)) == []
+    assert sorted((set(KNOWN) | set(KNOWN_COLUMN_MAJOR)) - set(REGISTRY)) == []
+    assert sorted(set(KNOWN) & set(KNOWN_COLUMN_MAJOR)) == []
 
 
 @pytest.mark.parametrize("key", sorted(k for k, info in REGISTRY.items() if info.samples))
@@ -145,6 +99,17 @@ def test_result_strides_match_torch(key: str) -> None:
     differences = _differences(key)
     if key in KNOWN:
         assert differences, f"{key}: result strides now agree with PyTorch; remove it from KNOWN"
+    else:
+        assert not differences, f"{key}: result strides differ from PyTorch's: {differences}"
+
+
+@pytest.mark.parametrize(
+    "key", sorted(k for k, info in REGISTRY.items() if info.samples and k not in KNOWN)
+)
+def test_result_strides_of_column_major_inputs_match_torch(key: str) -> None:
+    differences = _differences(key, column_major=True)
+    if key in KNOWN_COLUMN_MAJOR:
+        assert differences, f"{key}: strides now agree with PyTorch; remove it from the list"
     else:
         assert not differences, f"{key}: result strides differ from PyTorch's: {differences}"
 
@@ -173,3 +138,78 @@ def test_out_resized_from_empty_takes_the_result_layout(op: str) -> None:
         return out.stride()
 
     assert strides(gg) == strides(torch)
+
+
+def _random_layout(rng: np.random.Generator, shape: tuple) -> np.ndarray:
+    """Zeros of ``shape`` in a random memory order, some dims broadcast or every other
+    element skipped."""
+    order = rng.permutation(len(shape))
+    grown = [shape[d] * (2 if rng.random() < 0.2 else 1) for d in order]
+    base = np.zeros(grown).transpose(np.argsort(order))
+    array = base[
+        tuple(
+            slice(0, n * 2, 2) if g > n else slice(0, n)
+            for g, n in zip((base.shape[d] for d in range(len(shape))), shape)
+        )
+    ]
+    return array[tuple(slice(0, 1) if rng.random() < 0.25 else slice(None) for _ in shape)]
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_pointwise_results_take_tensor_iterators_layout(count: int) -> None:
+    """``like_operands`` (every composite pointwise kernel's result) against the layout of
+    PyTorch's pointwise results, for operands in random memory orders, with gaps and
+    broadcasting: PyTorch's TensorIterator rules (the first operand decides, a broadcast dim
+    defers to the next, equal strides put the smaller dim first)."""
+    rng = np.random.default_rng(count)
+    ops = {1: torch.sigmoid, 2: torch.add, 3: torch.addcmul}
+    for _ in range(150):
+        shape = tuple(int(n) for n in rng.integers(1, 4, rng.integers(2, 5)))
+        arrays = [_random_layout(rng, shape) for _ in range(count)]
+        full = np.broadcast_shapes(*(a.shape for a in arrays))
+        theirs = ops[count](*(torch.from_numpy(a) for a in arrays))
+        ours = like_operands(np.zeros(full), arrays)
+        assert _strides(gg.from_numpy(ours)) == _strides(theirs), [a.strides for a in arrays]
+
+
+def _transposed_leaf(lib):
+    return lib.tensor(np.arange(12.0).reshape(4, 3)).T.detach().requires_grad_()
+
+
+def _leaf_with_gaps(lib):
+    return lib.zeros(4, 6)[:, ::2].detach().requires_grad_()
+
+
+# Each program: a leaf and the loss whose backward gives the leaf its first .grad.
+_GRAD_PROGRAMS = {
+    "transposed leaf, row-major gradient": (
+        _transposed_leaf,
+        lambda w: w.contiguous() * 2,
+    ),
+    "transposed leaf, its own layout": (_transposed_leaf, lambda w: w * 2),
+    "row-major leaf, transposed gradient": (
+        lambda lib: lib.ones(3, 4, requires_grad=True),
+        lambda x: x.t() * 2,
+    ),
+    "leaf with gaps": (_leaf_with_gaps, lambda x: x.t().contiguous() * 2),
+}
+
+
+@pytest.mark.parametrize("program", sorted(_GRAD_PROGRAMS))
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_first_grad_follows_the_gradient_layout_contract(program: str, create_graph: bool):
+    """A leaf's first ``.grad`` has the leaf's strides when the leaf is dense and is
+    row-major otherwise (PyTorch's AccumulateGrad, ``obeys_layout_contract``); a retained
+    gradient of a non-leaf is row-major (``retain_grad``'s clone)."""
+    make_leaf, body = _GRAD_PROGRAMS[program]
+
+    def strides(lib):
+        leaf = make_leaf(lib)
+        y = lib.ones(3, 4, requires_grad=True) * 1
+        y.retain_grad()
+        (body(leaf).sum() + (y.t() * 3).sum()).backward(create_graph=create_graph)
+        return leaf.grad.stride(), y.grad.stride()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # backward(create_graph=True)'s reference-cycle warning
+        assert strides(gg) == strides(torch)

@@ -19,6 +19,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._dtype import from_numpy_dtype
+from .._layout import contiguous_format
+from .._strides import grad_layout, restrided
 from .grad_mode import state as grad_state
 from .inplace_record import note_write
 from .mutation import before_write, mutation_allowed, write_hooks
@@ -456,6 +458,20 @@ def _held_by_list_only(grads: list) -> bool:
     )
 
 
+def _has_layout(grad: np.ndarray, layout: tuple | None) -> bool:
+    """Whether ``grad`` has the byte strides ``layout`` (None: row-major)."""
+    if layout is None:
+        return grad.flags.c_contiguous
+    return all(s == t for s, t, n in zip(grad.strides, layout, grad.shape) if n > 1)
+
+
+def _empty_grad(shape: tuple, dtype: np.dtype, layout: tuple | None) -> np.ndarray:
+    """An empty gradient with the byte strides ``layout`` (None: row-major)."""
+    if layout is None:
+        return np.empty(shape, dtype)
+    return restrided(np.empty(shape, dtype), layout)
+
+
 def accumulate(
     var: Any, grad: Any, create_graph: bool, owned: bool = False, retained: bool = False
 ) -> None:
@@ -473,21 +489,32 @@ def accumulate(
         if current is not None:
             var._grad = current + grad_tensor
         elif retained:
-            var._grad = grad_tensor.clone()  # PyTorch's retain_grad hook clones
+            # PyTorch's retain_grad hook clones, row-major.
+            var._grad = grad_tensor.clone(memory_format=contiguous_format)
         else:
             # As PyTorch's AccumulateGrad under create_graph: a copy into a fresh tensor laid
             # out like the leaf (its grad_fn is CopyBackwards when the gradient has a graph).
-            var._grad = Tensor._from_array(np.empty(var._data.shape, dtype=dtype))
+            data = var._data
+            var._grad = Tensor._from_array(_empty_grad(data.shape, dtype, grad_layout(data)))
             var._grad.copy_(grad_tensor)
         return
     if isinstance(grad, Tensor):
         grad = grad._data
     if current is None:
-        if owned and grad.dtype == dtype:
+        data = var._data
+        # PyTorch's gradient layout contract: a leaf's first .grad has the leaf's strides
+        # when the leaf is dense (row-major otherwise, and for retained grads, which may
+        # belong to an older shape: a t_() since, say).
+        layout = None
+        if not (retained or data.flags.c_contiguous) and grad.shape == data.shape:
+            layout = grad_layout(data)
+        if owned and grad.dtype == dtype and _has_layout(grad, layout):
             var._grad = Tensor._from_array(grad)
         else:
             # Backward formulas may hand the same array to several inputs: own a copy.
-            var._grad = Tensor._from_array(np.array(grad, dtype=dtype, copy=True))
+            copy = _empty_grad(grad.shape, dtype, layout)
+            np.copyto(copy, grad, casting="unsafe")
+            var._grad = Tensor._from_array(copy)
     elif current._node is None and not current._requires_grad:
         data = current._data
         if data.shape == grad.shape and data.flags.writeable:

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import default_numpy_float, result_numpy_dtype
+from .._strides import like_operands
 from .._tensor import Tensor, wrap_dim  # noqa: F401 - re-exported for op modules
 
 
@@ -145,10 +146,11 @@ def zeros_like_grad(F: Any, grad: Any) -> Any:
 
 def float_kernel(x: np.ndarray, fn: Any) -> np.ndarray:
     """``fn`` of ``x``'s values in x's float dtype (integers and bools in the default float):
-    the forward of a floating pointwise op computed by a NumPy or SciPy kernel."""
+    the forward of a floating pointwise op computed by a NumPy or SciPy kernel, in x's
+    memory layout as PyTorch's TensorIterator gives it."""
     if x.dtype.kind != "f":
         x = x.astype(default_numpy_float())
-    return np.asarray(fn(x)).astype(x.dtype, copy=False)
+    return like_operands(np.asarray(fn(x)).astype(x.dtype, copy=False), (x,))
 
 
 def varargs_or_keyword(op: str, args: tuple, value: Any, name: str) -> tuple[Any, ...]:

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import scalar_type_name
+from .._strides import like_operands
 from .._tensor import Tensor
 from ..autograd.graph import ACCUMULATE_PRIORITY
 from ..autograd.op import Op
@@ -27,8 +28,10 @@ def _check_tensor_other(other: Any, op: str) -> Tensor:
 
 
 def _binary(op: str, a: Any, b: Any, fn: Any) -> np.ndarray:
+    """``fn(a, b)`` (a NumPy ufunc or a composite of them) in the layout PyTorch's
+    TensorIterator gives it; a broadcast failure named as PyTorch names it."""
     try:
-        return np.asarray(fn(a, b))
+        return like_operands(np.asarray(fn(a, b)), (a, b))
     except ValueError:
         raise broadcast_error(op, a, b) from None
 

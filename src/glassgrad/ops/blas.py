@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import result_numpy_dtype, scalar_type_name
+from .._strides import like_operands
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import check_tensor
@@ -324,7 +325,9 @@ class AddrBackward0(Op):
         self.beta, self.alpha = beta, alpha
         dtype = result_numpy_dtype((x, vec1, vec2))
         product = np.multiply.outer(vec1, vec2).astype(dtype, copy=False)
-        return _accumulate(x.astype(dtype, copy=False), product, beta, alpha)
+        out = _accumulate(x.astype(dtype, copy=False), product, beta, alpha)
+        # PyTorch's kernel iterates over (input, vec1 as a column, vec2 as a row).
+        return like_operands(out, (x, vec1[:, None], vec2[None, :]))
 
     def backward(self, F: Any, grad: Any) -> Any:
         vec1, vec2 = self.saved

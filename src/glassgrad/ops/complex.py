@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import complex_of, scalar_type_name
+from .._strides import as_row_major, like_operands
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor
@@ -62,10 +63,12 @@ class AngleBackward0(Op):
 
     def forward(self, z: Any) -> Any:
         if z.dtype.kind == "c":
-            return np.angle(z)
+            # PyTorch's complex-to-real kernels allocate a row-major result.
+            return as_row_major(np.angle(z))
         if z.dtype.kind != "f":
             z = z.astype(np.float32)
-        return np.where(z < 0, z.dtype.type(math.pi), np.where(np.isnan(z), z, 0)).astype(z.dtype)
+        out = np.where(z < 0, z.dtype.type(math.pi), np.where(np.isnan(z), z, 0)).astype(z.dtype)
+        return like_operands(out, (z,))
 
     def backward(self, F: Any, grad: Any) -> Any:
         (z,) = self.saved

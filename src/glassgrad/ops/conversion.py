@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _layout
+from .._layout import check_factory_options
 from .._tensor import Tensor, check_device, device
 from ..autograd.op import Op, apply_inplace
 from . import arithmetic, pointwise, powers
@@ -20,8 +21,9 @@ from ._samples import randn
 class CloneBackward0(Op):
     records_inference_inputs = True  # a copy into an ordinary tensor (see Op)
 
-    def forward(self, x: Any) -> Any:
-        return x.copy()
+    def forward(self, x: Any, row_major: bool = False) -> Any:
+        # PyTorch's preserve_format (the default) keeps x's layout, made dense.
+        return x.copy(order="C" if row_major else "K")
 
     def backward(self, F: Any, grad: Any) -> Any:
         return grad
@@ -56,15 +58,23 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
         >>> x = glassgrad.ones(2, requires_grad=True)
         >>> x.clone().grad_fn
         <CloneBackward0 object at ...>
+
+    The copy keeps ``input``'s memory layout (``preserve_format``, made dense where
+    ``input`` has gaps) or is row-major (``memory_format=glassgrad.contiguous_format``).
     """
+    check_factory_options("clone", memory_format=memory_format)
+    if memory_format is _layout.contiguous_format:
+        return CloneBackward0.apply(check_tensor(input, "clone"), row_major=True)
     return CloneBackward0.apply(check_tensor(input, "clone"))
 
 
 def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
     """``input`` itself if C-contiguous, else a contiguous copy in the graph."""
+    if memory_format is not None and memory_format is not _layout.contiguous_format:
+        check_factory_options("contiguous", memory_format=memory_format)
     if input._data.flags.c_contiguous:
         return input
-    return CloneBackward0.apply(input)
+    return CloneBackward0.apply(input, row_major=True)
 
 
 def _resolve_dtype(args: tuple, kwargs: dict) -> _dtype.dtype | None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import array_of, check_tensor, wrap_dim
@@ -43,6 +44,7 @@ class TrilBackward0(Op):
     def write_overlapping(cls, data, diagonal):
         np.copyto(data, 0, where=~_triangle_mask(data.shape, diagonal, cls.lower))
 
+    @row_major
     def forward(self, x: Any, diagonal: Any) -> Any:
         self.diagonal = diagonal
         return np.where(_triangle_mask(x.shape, diagonal, self.lower), x, x.dtype.type(0))
@@ -148,7 +150,7 @@ class DiagonalScatterBackward0(Op):
 
     def forward(self, x: Any, src: Any, offset: Any, dim1: Any, dim2: Any) -> Any:
         self.offset, self.dim1, self.dim2 = offset, dim1, dim2
-        out = x.copy()
+        out = x.copy(order="K")  # PyTorch's clone keeps x's layout
         _diagonal_view(out, offset, dim1, dim2)[...] = src
         return out
 

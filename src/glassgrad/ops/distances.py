@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import scalar_type_name
+from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import array_of, broadcast_error, check_tensor, wrap_dim
@@ -155,6 +156,7 @@ class RenormBackward0(Op):
     __slots__ = ("p", "others", "maxnorm")
     saved_inputs: tuple[int, ...] = (0,)
 
+    @row_major
     def forward(self, x: Any, p: Any, others: Any, maxnorm: Any) -> Any:
         self.p, self.others, self.maxnorm = p, others, maxnorm
         norm = _norm_of(x, p, others).reshape(

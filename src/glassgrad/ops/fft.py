@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import complex_of, default_numpy_float, from_numpy_dtype, scalar_type_name
+from .._strides import in_order, restrided
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import check_tensor, wrap_dim
@@ -40,6 +41,26 @@ _NUMPY_NORM = {
 }
 
 
+def _by_stride(strides: tuple, dims: Any) -> list:
+    """``dims`` by decreasing input stride (PyTorch's ``_sort_dims``; its std::sort is an
+    insertion sort at these sizes, so ties keep their order, as here)."""
+    return sorted(dims, key=lambda d: -strides[d])
+
+
+def _mkl_strides(in_strides: tuple, out_shape: tuple, dim: Any, itemsize: int) -> tuple:
+    """The byte strides of the result of PyTorch's MKL ``_exec_fft`` (its CPU FFT kernel):
+    the batch dims outermost, by decreasing input stride, then the transformed ``dim`` in
+    their order, the last fastest."""
+    batch = _by_stride(in_strides, [d for d in range(len(out_shape)) if d not in dim])
+    return in_order(out_shape, (batch + list(dim))[::-1], itemsize)
+
+
+def _in_mkl_layout(out: np.ndarray, in_strides: tuple, dim: Any) -> np.ndarray:
+    if out.ndim < 2:
+        return out
+    return restrided(out, _mkl_strides(in_strides, out.shape, dim, out.itemsize))
+
+
 # The n-dimensional transforms as NumPy's fftn/rfftn/irfftn compute them, one 1-D transform per
 # dim in their order, without their argument handling (most of the time of a short transform).
 
@@ -50,7 +71,7 @@ def _c2c(z: np.ndarray, dim: tuple, normalization: int, forward: bool) -> np.nda
     out = z
     for axis in reversed(dim):
         out = transform(out, axis=axis, norm=norm)
-    return out.astype(z.dtype, copy=False)
+    return _in_mkl_layout(out.astype(z.dtype, copy=False), z.strides, _by_stride(z.strides, dim))
 
 
 def _r2c(x: np.ndarray, dim: tuple, normalization: int, onesided: bool) -> np.ndarray:
@@ -58,7 +79,8 @@ def _r2c(x: np.ndarray, dim: tuple, normalization: int, onesided: bool) -> np.nd
     out = (np.fft.rfft if onesided else np.fft.fft)(x, axis=dim[-1], norm=norm)
     for axis in reversed(dim[:-1]):
         out = np.fft.fft(out, axis=axis, norm=norm)
-    return out.astype(complex_of(x.dtype), copy=False)
+    order = _by_stride(x.strides, dim[:-1]) + [dim[-1]]  # the halved dim stays last
+    return _in_mkl_layout(out.astype(complex_of(x.dtype), copy=False), x.strides, order)
 
 
 def _c2r(z: np.ndarray, dim: tuple, normalization: int, last_dim_size: int) -> np.ndarray:
@@ -67,7 +89,11 @@ def _c2r(z: np.ndarray, dim: tuple, normalization: int, last_dim_size: int) -> n
     for axis in dim[:-1]:
         out = np.fft.ifft(out, axis=axis, norm=norm)
     out = np.fft.irfft(out, n=last_dim_size, axis=dim[-1], norm=norm)
-    return out.astype(np.float32 if z.dtype == np.complex64 else np.float64, copy=False)
+    out = out.astype(np.float32 if z.dtype == np.complex64 else np.float64, copy=False)
+    strides = z.strides
+    if len(dim) > 1:  # PyTorch transforms the other dims first (c2c), then the last one
+        strides = _mkl_strides(strides, z.shape, _by_stride(strides, dim[:-1]), z.itemsize)
+    return _in_mkl_layout(out, strides, dim[-1:])
 
 
 class FftC2CBackward0(Op):

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import c_type_name
+from .._strides import keeps_operand_layout, like_operands
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import (
@@ -26,7 +27,8 @@ def _lerp_arrays(start: np.ndarray, end: np.ndarray, weight: Any) -> np.ndarray:
     """PyTorch's two-sided formula: exact at weight 0 and 1."""
     small = np.abs(weight) < 0.5
     difference = end - start
-    return np.where(small, start + weight * difference, end - difference * (1 - weight))
+    out = np.where(small, start + weight * difference, end - difference * (1 - weight))
+    return like_operands(out, (start, end, weight))
 
 
 def _check_lerp(start: np.ndarray, end: np.ndarray, weight: Any) -> None:
@@ -132,6 +134,7 @@ class AddcmulBackward0(Op):
     saved_for: tuple[tuple[int, ...], ...] = ((2,), (1,))
     __slots__ = ("value",)
 
+    @keeps_operand_layout
     def forward(self, x: Any, t1: Any, t2: Any, value: Any = 1) -> Any:
         x, t1, t2 = _three_operands("addcmul", x, t1, t2)
         if x.dtype.kind in "iub" and isinstance(value, float):
@@ -161,6 +164,7 @@ class AddcdivBackward0(Op):
     saved_for: tuple[tuple[int, ...], ...] = ((2,), (1, 2))
     __slots__ = ("value",)
 
+    @keeps_operand_layout
     def forward(self, x: Any, t1: Any, t2: Any, value: Any = 1) -> Any:
         if t1.dtype.kind in "iub" and t2.dtype.kind in "iub":
             raise RuntimeError(

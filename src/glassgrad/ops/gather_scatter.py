@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import scalar_type_name
+from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import array_of, check_tensor, wrap_dim
@@ -70,6 +71,7 @@ class IndexSelectBackward0(Op):
 
     __slots__ = ("self_sizes", "dim", "index")
 
+    @row_major
     def forward(self, x: Any, dim: Any, index: Any) -> Any:
         self.self_sizes, self.dim, self.index = x.shape, dim, index
         if x.ndim == 0:
@@ -125,6 +127,7 @@ class IndexAddBackward0(Op):
     saved_for: tuple[tuple[int, ...], ...] = ((1,),)
     __slots__ = ("dim", "index", "alpha")
 
+    @row_major
     def forward(self, x: Any, source: Any, dim: Any, index: Any, alpha: Any = 1) -> Any:
         self.dim, self.index, self.alpha = dim, index, alpha
         out = x.astype(np.result_type(x, source), copy=True)
@@ -261,6 +264,7 @@ class ScatterBackward0(Op):
 
     __slots__ = ("dim", "index", "src_sizes")
 
+    @row_major
     def forward(self, x: Any, src: Any, dim: Any, index: Any) -> Any:
         self.dim, self.index, self.src_sizes = dim, index, src.shape
         return _scatter_array(x.copy(), dim, index, src, accumulate=False)
@@ -287,6 +291,7 @@ class ScatterBackward1(Op):
 
     __slots__ = ("dim", "index", "value")
 
+    @row_major
     def forward(self, x: Any, dim: Any, index: Any, value: Any) -> Any:
         self.dim, self.index, self.value = dim, index, value
         return _scatter_array(x.copy(), dim, index, value, accumulate=False)
@@ -307,6 +312,7 @@ class ScatterAddBackward0(Op):
 
     __slots__ = ("dim", "index", "src_sizes")
 
+    @row_major
     def forward(self, x: Any, src: Any, dim: Any, index: Any) -> Any:
         self.dim, self.index, self.src_sizes = dim, index, src.shape
         out = x.astype(np.result_type(x, src), copy=True)

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import scalar_type_name
+from .._strides import like_operands
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor, wrap_dim
@@ -90,7 +91,7 @@ class PutBackward0(Op):
             np.add.at(flat, self.index, values)
         else:
             flat[self.index] = values
-        return out
+        return like_operands(out, (x,))  # PyTorch writes into a clone that keeps x's layout
 
     def backward(self, F: Any, grad: Any) -> Any:
         (source,) = self.saved

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import return_types
 from .._dtype import scalar_type_name
+from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor
@@ -176,6 +177,7 @@ class LinalgLuBackward0(Op):
     nondiff_outputs: tuple[int, ...] = (0,)
     __slots__ = ()
 
+    @row_major
     def forward(self, a: Any) -> Any:
         lu, pivots, _ = lu_arrays(a)
         m, n = a.shape[-2:]
@@ -308,6 +310,7 @@ class LuUnpackBackward0(Op):
     nondiff_outputs: tuple[int, ...] = (0,)
     __slots__ = ()
 
+    @row_major
     def forward(
         self, lu_data: Any, pivots: Any, unpack_data: Any = True, unpack_pivots: Any = True
     ) -> Any:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import from_numpy_dtype
+from .._layout import contiguous_format
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor
@@ -67,13 +68,14 @@ def matrix_power(A: Tensor, n: int, *, out: Any = None) -> Tensor:
         )
     if n == 0:  # PyTorch's: a copy of A overwritten by the identity (CopyBackwards)
         eye = np.eye(data.shape[-1], dtype=data.dtype)
-        return clone(A).copy_(Tensor._from_array(np.array(np.broadcast_to(eye, data.shape))))
+        identity = Tensor._from_array(np.array(np.broadcast_to(eye, data.shape)))
+        return clone(A, memory_format=contiguous_format).copy_(identity)
     if n < 0:
         from .inverses import inv
 
         A, n = inv(A), -n
     if n == 1:
-        return clone(A)
+        return clone(A, memory_format=contiguous_format)  # row-major, as PyTorch's
     if n == 2:
         return matmul(A, A)
     if n == 3:

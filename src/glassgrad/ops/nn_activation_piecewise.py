@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _factories
 from .._dtype import scalar_type_name
+from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from . import shape
@@ -299,6 +300,7 @@ class RreluWithNoiseBackward0(Op):
     grad_reads_saved = True
     __slots__ = ("lower", "upper", "training", "_noise")
 
+    @row_major
     def forward(self, x: Any, lower: Any, upper: Any, training: Any, noise: Any) -> Any:
         _check_floating(x, "rrelu_with_noise")
         self.lower, self.upper, self.training, self._noise = lower, upper, training, noise

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from . import arithmetic, division, pointwise
@@ -177,6 +178,7 @@ class LogSigmoidBackward0(Op):
 
     saved_inputs: tuple[int, ...] = (0,)
 
+    @row_major
     def forward(self, x: Any) -> Any:
         _check_floating(x, "logsigmoid")
         return -_softplus(-x)

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import check_tensor
@@ -105,6 +106,7 @@ class Col2ImBackward0(Op):
 
     __slots__ = ("kernel_size", "dilation", "padding", "stride")
 
+    @row_major
     def forward(
         self,
         cols: Any,

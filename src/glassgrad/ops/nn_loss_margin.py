@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .._strides import keeps_operand_layout
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.op import Op
@@ -97,6 +98,7 @@ class SoftMarginLossBackward0(Op):
     grad_reads_saved = True
     __slots__ = ("reduction",)
 
+    @keeps_operand_layout
     def forward(self, x: Any, target: Any, reduction: Any) -> Any:
         self.reduction = reduction
         loss = np.logaddexp(0, -target * x).astype(x.dtype, copy=False)

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import scalar_type_name
+from .._strides import keeps_operand_layout
 from .._tensor import Tensor
 from ..autograd.op import Op, save_argument, unpack_argument
 from . import arithmetic, division, pointwise
@@ -54,6 +55,7 @@ class BinaryCrossEntropyBackward0(Op):
     saved_inputs: tuple[int, ...] = (0, 1)
     __slots__ = ("reduction", "weight", "_kept")
 
+    @keeps_operand_layout
     def forward(self, x: Any, t: Any, weight: Any = None, reduction: Any = "mean") -> Any:
         # The weight (a tensor without an edge) is saved as PyTorch saves it.
         self._kept = save_argument(weight)

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import _factories
 from .._dtype import c_type_name
+from .._strides import like_operands
 from .._tensor import Tensor
 from ..autograd.inplace_record import note_write
 from ..autograd.mutation import before_write, write_hooks
@@ -340,7 +341,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
             data.shape, dtype=np.float32 if dtype == np.float32 else np.float64
         )
         mask = (draw >= p).astype(dtype) * dtype.type(1.0 / (1.0 - p))
-    mask_tensor = Tensor._from_array(mask)
+    # In input's layout, as PyTorch's mask (empty_like), so the product keeps it too.
+    mask_tensor = Tensor._from_array(like_operands(mask, (data,)))
     if inplace:
         return input.mul_(mask_tensor)
     return arithmetic.mul(input, mask_tensor)

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import scalar_type_name
+from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op, save_argument, unpack_argument
 from . import arithmetic, conversion
@@ -78,6 +79,7 @@ class NativeBatchNormBackward0(Op):
     double_backward_zeros = False
     __slots__ = ("training", "eps", "_running_mean", "_running_invstd", "_running_stats")
 
+    @row_major
     def forward(
         self,
         x: Any,
@@ -282,6 +284,7 @@ class NativeLayerNormBackward0(Op):
     double_backward_zeros = False
     __slots__ = ("normalized_shape", "eps")
 
+    @row_major
     def forward(self, x: Any, w: Any, b: Any, normalized_shape: Any, eps: Any) -> Any:
         self.normalized_shape, self.eps = normalized_shape, eps
         dims = tuple(range(x.ndim - len(normalized_shape), x.ndim))
@@ -364,6 +367,7 @@ class NativeGroupNormBackward0(Op):
     grads_free_of_saved: tuple[int, ...] = (2,)
     __slots__ = ("group", "eps")
 
+    @row_major
     def forward(self, x: Any, w: Any, b: Any, group: Any, eps: Any) -> Any:
         self.group, self.eps = group, eps
         # The group size spelled out: -1 is ambiguous for an empty batch.

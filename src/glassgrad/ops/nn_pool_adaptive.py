@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import scalar_type_name
+from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op
 from . import reduction
@@ -70,6 +71,7 @@ class AdaptiveAvgPool2DBackward0(Op):
     grad_reads_saved = True
     __slots__ = ("_matrices",)
 
+    @row_major
     def forward(self, x: Any, output_size: Any) -> Any:
         nd = len(output_size)
         self._matrices = [

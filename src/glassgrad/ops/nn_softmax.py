@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import scalar_type_name
+from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op
 from . import arithmetic, conversion
@@ -68,6 +69,7 @@ class SoftmaxBackward0(Op):
     saves_output = True
     __slots__ = ("dim",)
 
+    @row_major
     def forward(self, x: Any, dim: Any) -> Any:
         self.dim = dim = _reduce_axis(x, dim)
         _, e, sums = _exp_and_sums(x, dim)
@@ -87,6 +89,7 @@ class LogSoftmaxBackward0(Op):
     saves_output = True
     __slots__ = ("dim",)
 
+    @row_major
     def forward(self, x: Any, dim: Any) -> Any:
         self.dim = dim = _reduce_axis(x, dim)
         shifted, _, sums = _exp_and_sums(x, dim)

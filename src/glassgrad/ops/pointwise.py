@@ -119,7 +119,7 @@ class SigmoidBackward0(Op):
         # Half precision computes in float32, as PyTorch does on the CPU.
         work = x.astype(np.float32) if x.dtype == np.float16 else x
         with np.errstate(over="ignore"):
-            out = sigmoid_into(work, np.empty(work.shape, work.dtype))
+            out = sigmoid_into(work, np.empty_like(work))  # x's layout, as PyTorch's
         return out.astype(x.dtype, copy=False)
 
     def backward(self, F: Any, grad: Any) -> Any:

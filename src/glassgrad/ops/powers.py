@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import (
@@ -122,6 +123,7 @@ class PowBackward2(Op):
     saves_output = True
     __slots__ = ("base",)
 
+    @row_major
     def forward(self, exponent: Any, base: Any) -> Any:
         self.base = base
         exponent = default_float(exponent) if isinstance(base, float) else exponent

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import c_type_name, scalar_type_name
+from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import check_tensor, wrap_dim
@@ -286,6 +287,7 @@ class LinalgCrossBackward0(Op):
     saved_for: tuple[tuple[int, ...], ...] = ((1,), (0,))
     __slots__ = ("dim",)
 
+    @row_major
     def forward(self, a: Any, b: Any, dim: Any = -1) -> Any:
         self.dim = dim
         shape = np.broadcast_shapes(a.shape, b.shape)

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import return_types
 from .._dtype import to_numpy_dtype
+from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor, wrap_dim, wrap_dims
@@ -319,6 +320,7 @@ class SumBackward1(Op):
 
     __slots__ = ("shape", "dim", "keepdim")
 
+    @row_major
     def forward(self, x: Any, dim: Any, keepdim: Any = False, dtype: Any = None) -> Any:
         self.shape, self.dim, self.keepdim = x.shape, dim, keepdim
         return np.asarray(_add_reduce(x, dim, _sum_dtype(x, dtype), keepdims=keepdim))
@@ -359,6 +361,7 @@ class MeanBackward1(Op):
     shape: Any
     __slots__ = ("shape", "dim", "keepdim")
 
+    @row_major
     def forward(self, x: Any, dim: Any, keepdim: Any = False, dtype: Any = None) -> Any:
         _check_mean_dtype(x, dtype)
         self.shape, self.dim, self.keepdim = x.shape, dim, keepdim

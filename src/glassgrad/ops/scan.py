@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import return_types
 from .._dtype import scalar_type_name
+from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import array_of, check_tensor, wrap_dim
@@ -32,6 +33,7 @@ class CumsumBackward0(Op):
 
     __slots__ = ("dim",)
 
+    @row_major
     def forward(self, x: Any, dim: Any, dtype: Any = None) -> Any:
         self.dim = dim
         x = _integer_accumulator(x, dtype)
@@ -74,6 +76,7 @@ class CumprodBackward0(Op):
     saves_output = True
     __slots__ = ("dim",)
 
+    @row_major
     def forward(self, x: Any, dim: Any, dtype: Any = None) -> Any:
         self.dim = dim
         x = _integer_accumulator(x, dtype)
@@ -231,6 +234,7 @@ class _CumExtremum(Op):
     saved_outputs: tuple[int, ...] = (1,)  # the indices: PyTorch saves them
     better: Any = None
 
+    @row_major
     def forward(self, x: Any, dim: Any) -> Any:
         self.dim, self.shape = dim, x.shape
         if x.ndim == 0 or x.size == 0:
@@ -303,6 +307,7 @@ class LogcumsumexpBackward0(Op):
     saves_output = True
     __slots__ = ("dim",)
 
+    @row_major
     def forward(self, x: Any, dim: Any) -> Any:
         self.dim = dim
         if x.ndim == 0 or x.size == 0:

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.function import delayed_error
 from ..autograd.op import Op, apply_inplace
@@ -84,6 +85,7 @@ class ScatterReduceBackward0(Op):
         "scattered to the same position in self"
     )
 
+    @row_major
     def forward(
         self, x: Any, src: Any, dim: Any, index: Any, reduce: Any, include_self: Any = True
     ) -> Any:

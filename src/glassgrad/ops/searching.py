@@ -119,7 +119,8 @@ def nonzero(input: Tensor, *, out: Any = None, as_tuple: bool = False) -> Any:
         if out is not None:
             raise TypeError("nonzero(): as_tuple=True does not take out=")
         indices = np.nonzero(data.reshape(1) if data.ndim == 0 else data)
-        return tuple(Tensor._from_array(np.asarray(i, np.int64)) for i in indices)
+        # NumPy's are columns of one (n, ndim) array; PyTorch's are contiguous.
+        return tuple(Tensor._from_array(np.ascontiguousarray(i, np.int64)) for i in indices)
     if data.ndim == 0:
         found = np.zeros((int(data != 0), 0), np.int64)
     else:

@@ -12,6 +12,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .. import _dtype
 from .._dtype import result_numpy_dtype
+from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import check_tensor, varargs_or_keyword, wrap_dim
@@ -431,6 +432,7 @@ class CatBackward0(Op):
     sizes: list[Any | int]
     __slots__ = ("dim", "sizes")
 
+    @row_major
     def forward(self, *arrays: Any, dim: Any, dtype: Any = None) -> Any:
         # Mixed dtypes are promoted here, as PyTorch does, not by cast nodes on the inputs
         # (the machinery casts each gradient back to its input's dtype).
@@ -488,6 +490,7 @@ class StackBackward0(Op):
     dim: Any
     __slots__ = ("dim", "count")
 
+    @row_major
     def forward(self, *arrays: Any, dim: Any) -> Any:
         self.dim, self.count = dim, len(arrays)
         return np.stack(arrays, axis=dim, dtype=result_numpy_dtype(arrays))

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import check_tensor, varargs_or_keyword, wrap_dim
@@ -99,7 +100,8 @@ class FlipBackward0(Op):
 
     def forward(self, x: Any, dims: Any) -> Any:
         self.dims = dims
-        return np.flip(x, dims).copy() if x.ndim else x.copy()
+        # In x's memory layout, as PyTorch's empty_like (order K reads |strides|).
+        return np.flip(x, dims).copy(order="K") if x.ndim else x.copy()
 
     def backward(self, F: Any, grad: Any) -> Any:
         return FlipBackward0.call(grad, dims=self.dims)
@@ -131,6 +133,7 @@ class RollBackward0(Op):
 
     __slots__ = ("shifts", "dims")
 
+    @row_major
     def forward(self, x: Any, shifts: Any, dims: Any) -> Any:
         self.shifts, self.dims = shifts, dims
         if not x.ndim:

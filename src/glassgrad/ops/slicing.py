@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .._layout import contiguous_format
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor, wrap_dim
@@ -92,7 +93,7 @@ def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
         return flip(input, (d0, d1))
     if k == 3:
         return transpose(flip(input, (d0,)), d0, d1)
-    return clone(input)
+    return clone(input, memory_format=contiguous_format)  # as PyTorch: row-major
 
 
 def tensor_split(

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .. import return_types
+from .._strides import keeps_operand_layout, like_operands
 from .._tensor import Tensor
 from ._common import check_tensor, wrap_dim
 from ._out import out_result
@@ -69,6 +70,9 @@ class _Selecting(_DimExtremum):
 
 
 class SortBackward0(_Selecting):
+    # PyTorch's sort gives values and indices the input's layout (made dense).
+    forward = keeps_operand_layout(_Selecting.forward)
+
     def pick(self, x, dim, descending=False):
         return stable_argsort(x, dim, descending)
 
@@ -213,7 +217,8 @@ def argsort(
     d = wrap_dim(dim, input._data.ndim, "argsort")
     if input._data.ndim == 0:
         return Tensor._from_array(np.zeros((), np.int64))
-    return Tensor._from_array(stable_argsort(input._data, d, descending).astype(np.int64))
+    indices = stable_argsort(input._data, d, descending).astype(np.int64)
+    return Tensor._from_array(like_operands(indices, (input._data,)))
 
 
 def msort(input: Tensor, *, out: Any = None) -> Tensor:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._strides import like_operands
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from . import _erf, nn_softmax
@@ -268,7 +269,7 @@ def _x_times(op: str, log: Any, x: Any, y: Any) -> np.ndarray:
     except ValueError:
         raise broadcast_error(op, x, y) from None
     out = np.where(np.isnan(y), y, np.where(x == 0, 0.0, product))
-    return out.astype(dtype, copy=False)
+    return like_operands(out.astype(dtype, copy=False), (x, y))
 
 
 def _xlogy(x: Any, y: Any) -> np.ndarray:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import result_numpy_dtype, scalar_type_name
+from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import check_tensor, float_kernel, floating_operands
@@ -106,6 +107,7 @@ class MvlgammaBackward0(Op):
     __slots__ = ("p",)
     saved_inputs: tuple[int, ...] = (0,)
 
+    @row_major
     def forward(self, x: Any, p: Any) -> Any:
         self.p = p
         return float_kernel(

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .._strides import like_operands
 from .._tensor import Tensor
 from ._common import check_tensor, floating_operands, is_scalar
 from ._out import out_result
@@ -244,7 +245,8 @@ def _one_degree(name: str, data: np.ndarray, n: int | float) -> Tensor:
     else:
         with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
             values = np.asarray(_at_degree(name, x, n), dtype=data.dtype)
-    return Tensor._from_array(np.asarray(values, dtype=data.dtype).reshape(data.shape))
+    values = np.asarray(values, dtype=data.dtype).reshape(data.shape)
+    return Tensor._from_array(like_operands(values, (data,)))  # x's layout, as PyTorch's
 
 
 def _polynomial(name: str) -> Any:
@@ -268,11 +270,12 @@ def _polynomial(name: str) -> Any:
             n._data if isinstance(n, Tensor) else n,
         )
         dtype = np.result_type(*[a for a in (x, degree) if isinstance(a, np.ndarray)])
+        operands = (x, degree)
         x, degree = np.broadcast_arrays(np.asarray(x), np.asarray(degree))
         with np.errstate(invalid="ignore", over="ignore"):  # inf and NaN silently, as PyTorch
             values = kernel(x.astype(np.float64), np.trunc(degree).astype(np.int64))
-            result = Tensor._from_array(np.asarray(values).astype(dtype))
-        return out_result(op, out, result)
+            values = np.asarray(values).astype(dtype)
+        return out_result(op, out, Tensor._from_array(like_operands(values, operands)))
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = (

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._strides import like_operands
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from . import _erf
@@ -269,7 +270,7 @@ class ErfinvBackward0(Op):
     )  # PyTorch saves the input and recomputes erfinv in backward
 
     def forward(self, x: Any) -> Any:
-        return _erf.erfinv(default_float(x))
+        return like_operands(_erf.erfinv(default_float(x)), (x,))
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
