@@ -70,8 +70,6 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
 
 def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
     """``input`` itself if C-contiguous, else a contiguous copy in the graph."""
-    if memory_format is not None and memory_format is not _layout.contiguous_format:
-        check_factory_options("contiguous", memory_format=memory_format)
     if input._data.flags.c_contiguous:
         return input
     return CloneBackward0.apply(input, row_major=True)
