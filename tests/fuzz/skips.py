@@ -62,4 +62,9 @@ PYTORCH_BUGS = {
         # bias requires grad and the weight is None.
         "Expected a proper Tensor but got None (or an undefined Tensor in C++)"
     ),
+    "linalg.cond backward with ord 'fro', inf, -inf, 1 or -1": (
+        # _linalg_cond_helper masks the inverse of linalg_inv_ex in place (masked_fill_),
+        # and LinalgInvExBackward0 saved it: every backward of these norms raises.
+        "which is output 0 of LinalgInvEx,"
+    ),
 }
