@@ -62,9 +62,14 @@ class LinalgHouseholderProductBackward0(Op):
         return householder_backward(F, grad, a, tau, q)
 
 
-def householder_backward(F: Any, grad: Any, a: Any, tau: Any, q: Any) -> tuple[Any, ...]:
+def householder_backward(
+    F: Any, grad: Any, a: Any, tau: Any, q: Any, flip_order: bool = False
+) -> tuple[Any, ...]:
     """PyTorch's ``householder_product_backward``: the gradients of A and tau from that of
-    Q = householder_product(A, tau), updating K = H_(i+1)^-1 K H_i reflector by reflector."""
+    Q = householder_product(A, tau), updating K = H_(i+1)^-1 K H_i reflector by reflector.
+
+    K starts as ``q @ grad^T``: with ``q`` the product applied to some C and ``grad`` that
+    product's gradient, it is the same K. ``flip_order``: the product is H_k ... H_1."""
     m, n = a.shape[-2:]
     k = tau.shape[-1]
     if m == 0 or n == 0 or k == 0:
@@ -83,16 +88,18 @@ def householder_backward(F: Any, grad: Any, a: Any, tau: Any, q: Any) -> tuple[A
     def reflect_right(v: Any, t: Any, x: Any) -> Any:
         return x - t * F.matmul(x, v) * F.mT(v)
 
-    big_k = reflect_left(vectors[0], sigmas[0], F.matmul(q, F.mT(grad)))
-    grad_columns, grad_taus = [], []
-    for i in range(k):
+    order = list(reversed(range(k))) if flip_order else list(range(k))
+    big_k = reflect_left(vectors[order[0]], sigmas[order[0]], F.matmul(q, F.mT(grad)))
+    grad_columns, grad_taus = [None] * k, [None] * k
+    for step, i in enumerate(order):
         v, t = vectors[i], taus[i]
         v_k = F.matmul(F.mT(v), big_k)  # (..., 1, m)
         k_v = F.matmul(big_k, v)  # (..., m, 1)
-        grad_columns.append(-(t * F.mT(v_k)) - t * k_v)
-        grad_taus.append(-F.matmul(v_k, v))
-        if i != k - 1:
-            big_k = reflect_left(vectors[i + 1], sigmas[i + 1], big_k)
+        grad_columns[i] = -(t * F.mT(v_k)) - t * k_v
+        grad_taus[i] = -F.matmul(v_k, v)
+        if step != k - 1:
+            following = order[step + 1]
+            big_k = reflect_left(vectors[following], sigmas[following], big_k)
             big_k = reflect_right(v, t, big_k)
     columns = F.stack([c[..., :, 0] for c in grad_columns], -1)  # (..., m, k)
     grad_a = F.matmul(columns, constant_like(columns, np.eye(k, n, dtype=dtype)))
@@ -229,7 +236,7 @@ class OrmqrBackward0(Op):
         return column_major(_apply_q(_ArrayOps, q, c, left, transpose))
 
     def backward(self, F: Any, grad: Any) -> Any:
-        a, tau, c, _ = self.saved
+        a, tau, _, result = self.saved
         needs = self.needs_input_grad
         square = _square(F, a)
         q = LinalgHouseholderProductBackward0.call(square, tau)
@@ -237,12 +244,11 @@ class OrmqrBackward0(Op):
         grad_c = _apply_q(F, q, grad, left, not trans) if needs[2] else None
         if not (needs[0] or needs[1]):
             return None, None, grad_c
-        # the gradient of Q in C -> op(Q) C (or C op(Q))
-        if left:
-            grad_q = F.matmul(c, F.mT(grad)) if trans else F.matmul(grad, F.mT(c))
-        else:
-            grad_q = F.matmul(F.mT(grad), c) if trans else F.matmul(F.mT(c), grad)
-        grad_a, grad_tau = householder_backward(F, grad_q, square, tau, q)
+        # PyTorch's ormqr_backward reads the result (a hook on it sees the second derivative):
+        # the result is op(Q) C, or its transpose C^T op(Q)^T, and op(Q) is H_1 ... H_k, or
+        # H_k ... H_1 for Q^T; householder_product_backward's K is the result times grad^T.
+        g, r = (grad, result) if left else (F.mT(grad), F.mT(result))
+        grad_a, grad_tau = householder_backward(F, g, square, tau, r, flip_order=left == trans)
         grad_a = _unsquare(F, grad_a, a.shape[-1])
         return (grad_a if needs[0] else None), (grad_tau if needs[1] else None), grad_c
 
