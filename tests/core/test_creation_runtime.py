@@ -164,3 +164,18 @@ def test_set_default_tensor_type_as_pytorch(kind: str) -> None:
         finally:
             lib.set_default_dtype(lib.float32)
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("rank, name", [(4, "channels_last"), (5, "channels_last_3d")])
+def test_contiguous_channels_last_as_pytorch(rank: int, name: str) -> None:
+    shape = (2, 3, 4, 5, 2)[:rank]
+    results = []
+    for lib in (gg, torch):
+        x = lib.tensor(np.arange(float(np.prod(shape))).reshape(shape), requires_grad=True)
+        y = x.contiguous(memory_format=getattr(lib, name))
+        (y * lib.arange(float(y.numel())).reshape(shape)).sum().backward()
+        again = y.contiguous(memory_format=getattr(lib, name))
+        with pytest.raises(RuntimeError) as error:
+            lib.ones(2, 3).contiguous(memory_format=getattr(lib, name))
+        results.append((y.stride(), y.tolist(), x.grad.tolist(), again is y, str(error.value)))
+    assert results[0] == results[1]

@@ -21,7 +21,10 @@ from ._samples import randn
 class CloneBackward0(Op):
     records_inference_inputs = True  # a copy into an ordinary tensor (see Op)
 
-    def forward(self, x: Any, row_major: bool = False) -> Any:
+    def forward(self, x: Any, row_major: bool = False, channels_last: bool = False) -> Any:
+        if channels_last:  # the channel dim (1) innermost in memory
+            order = (0, *range(2, x.ndim), 1)
+            return np.ascontiguousarray(x.transpose(order)).transpose(np.argsort(order))
         # PyTorch's preserve_format (the default) keeps x's layout, made dense.
         return x.copy(order="C" if row_major else "K")
 
@@ -69,7 +72,20 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
 
 
 def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
-    """``input`` itself if C-contiguous, else a contiguous copy in the graph."""
+    """``input`` itself if C-contiguous, else a contiguous copy in the graph; with
+    ``memory_format=channels_last`` (``channels_last_3d``), a 4-D (5-D) tensor laid out with
+    its channels innermost."""
+    lasts = {_layout.channels_last: 4, _layout.channels_last_3d: 5}
+    if memory_format in lasts:
+        rank = lasts[memory_format]
+        if input._data.ndim != rank:
+            raise RuntimeError(f"required rank {rank} tensor to use {memory_format.name} format")
+        order = (0, *range(2, rank), 1)
+        if input._data.transpose(order).flags.c_contiguous:
+            return input
+        return CloneBackward0.apply(input, channels_last=True)
+    if memory_format is not None and memory_format is not _layout.contiguous_format:
+        check_factory_options("contiguous", memory_format=memory_format)
     if input._data.flags.c_contiguous:
         return input
     return CloneBackward0.apply(input, row_major=True)
