@@ -17,7 +17,7 @@ import torch
 
 import glassgrad as gg
 
-from .test_linalg import assert_same_error
+from .test_linalg import _BUILTIN_ERRORS, assert_same_error
 
 
 def A(m: Any, dtype: Any = None) -> Any:
@@ -181,11 +181,7 @@ def _outcome(program: Callable[[Any], Any], lib: Any) -> str:
         try:
             result = program(lib)
         except Exception as error:
-            base = next(
-                t
-                for t in (NotImplementedError, IndexError, TypeError, ValueError, RuntimeError)
-                if isinstance(error, t)
-            )
+            base = next(t for t in _BUILTIN_ERRORS if isinstance(error, t))
             return f"raises {base.__name__}"
     first = result[0] if isinstance(result, tuple) else result
     return f"gives {str(first.dtype).split('.')[-1]}"

@@ -154,21 +154,17 @@ def _histogramdd(
     w = None
     if weight is not None:
         w = check_tensor(weight, op, "weight")._data.reshape(-1)
-    edges = []
-    counts = [b for b in bins if not isinstance(b, Tensor)]
-    for dim, count in enumerate(counts):
-        if int(count) <= 0:
+    counted = [(dim, int(b)) for dim, b in enumerate(bins) if not isinstance(b, Tensor)]
+    for dim, count in counted:
+        if count <= 0:
             raise RuntimeError(
-                f"torch.histogram(): bins must be > 0, but got {int(count)} for dimension {dim}"
+                f"torch.histogram(): bins must be > 0, but got {count} for dimension {dim}"
             )
-    outer = _outer_edges(data, range) if counts else []
-    for dim, b in enumerate(bins):
-        if isinstance(b, Tensor):
-            edges.append(b._data)
-        else:
-            low, high = outer[dim]
-            dtype = from_numpy_dtype(data.dtype)
-            edges.append(linspace(low, high, int(b) + 1, dtype=dtype)._data)
+    edges = [b._data if isinstance(b, Tensor) else None for b in bins]
+    if counted:
+        outer, dtype = _outer_edges(data, range), from_numpy_dtype(data.dtype)
+        for dim, count in counted:
+            edges[dim] = linspace(*outer[dim], count + 1, dtype=dtype)._data
     hist, _ = np.histogramdd(data, bins=edges, weights=w, density=density)
     return (
         Tensor._from_array(hist.astype(data.dtype)),

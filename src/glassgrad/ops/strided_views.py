@@ -37,6 +37,13 @@ def _storage(a: np.ndarray) -> tuple[np.ndarray, int]:
     return flat, (a.__array_interface__["data"][0] - start) // a.itemsize
 
 
+def _strided(flat: np.ndarray, shape: tuple, strides: tuple, offset: int) -> np.ndarray:
+    """The view of the 1-D ``flat`` with ``shape``, ``strides`` and ``offset`` in elements."""
+    return np.lib.stride_tricks.as_strided(
+        flat[offset:], shape, tuple(s * flat.itemsize for s in strides)
+    )
+
+
 def _elements(strides: tuple, itemsize: int) -> tuple:
     return tuple(s // itemsize for s in strides)
 
@@ -77,21 +84,13 @@ class AsStridedBackward0(Op):
         _check_geometry(size, stride, offset, flat.size, a.itemsize)
         self.size, self.stride, self.offset, self.storage = size, stride, offset, flat.size
         self.input_geometry = (a.shape, _elements(a.strides, a.itemsize), own_offset)
-        itemsize = a.itemsize
-        return np.lib.stride_tricks.as_strided(
-            flat[offset:], size, tuple(s * itemsize for s in stride)
-        )
+        return _strided(flat, size, stride, offset)
 
     def backward(self, F, grad):
         positions = np.arange(self.storage)
-        written = np.lib.stride_tricks.as_strided(
-            positions[self.offset :], self.size, tuple(s * positions.itemsize for s in self.stride)
-        )
+        written = _strided(positions, self.size, self.stride, self.offset)
         storage = F.index_zeros_add((self.storage,), (written,), grad, False)
-        shape, strides, offset = self.input_geometry
-        read = np.lib.stride_tricks.as_strided(
-            positions[offset:], shape, tuple(s * positions.itemsize for s in strides)
-        )
+        read = _strided(positions, *self.input_geometry)
         counts = np.bincount(read.reshape(-1), minlength=self.storage)
         if read.size and counts.max() > 1:  # input elements sharing a location share its grad
             storage = storage / np.maximum(counts, 1).astype(np.asarray(grad).dtype)
