@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 import torch
 
@@ -126,3 +127,35 @@ def test_mixed_dtypes_as_pytorch(name: str) -> None:
     (kind, ours), (expected_kind, theirs) = _outcome(program, gg), _outcome(program, torch)
     assert kind == expected_kind, (ours, theirs)
     assert ours == theirs if kind == "dtype" else theirs in ours, (ours, theirs)
+
+
+def _instance_norm_run(lib: Any, dtypes: str, use_input_stats: bool) -> tuple:
+    """instance_norm of an input of dtypes[0] with running statistics of dtypes[1] (mean) and
+    dtypes[2] (var) and a weight of dtypes[3] ('-': none): the result and the statistics after
+    the call, or the error."""
+    names = {"h": "float16", "f": "float32", "d": "float64", "l": "int64"}
+    x = lib.tensor(np.arange(24.0).reshape(2, 3, 4) ** 1.5, dtype=getattr(lib, names[dtypes[0]]))
+    mean, var, weight = (
+        None if c == "-" else lib.tensor(np.array([0.5, 1.0, 2.0]), dtype=getattr(lib, names[c]))
+        for c in dtypes[1:]
+    )
+    var = var + 1
+    try:
+        out = lib.nn.functional.instance_norm(
+            x, mean, var, weight=weight, use_input_stats=use_input_stats
+        )
+    except Exception as exc:  # compared with PyTorch's: type and message
+        return (type(exc).__name__, str(exc))
+    values = [np.round(t.detach().numpy().astype(np.float64), 4).tolist() for t in (out, mean, var)]
+    return (str(out.dtype).split(".")[-1], str(mean.dtype).split(".")[-1], values)
+
+
+@pytest.mark.parametrize("use_input_stats", [True, False])
+@pytest.mark.parametrize("dtypes", ["dff-", "dll-", "fdd-", "ddf-", "dffd", "dfff", "fhhf", "fddf"])
+def test_instance_norm_running_stats_of_another_dtype(dtypes: str, use_input_stats: bool) -> None:
+    """As PyTorch's instance_norm: running statistics whose mean has another dtype than the
+    weight (the input without a weight) are used in that dtype and updated in their own (a
+    float64 input with float32 or int64 statistics works; batch_norm itself refuses it)."""
+    ours = _instance_norm_run(gg, dtypes, use_input_stats)
+    theirs = _instance_norm_run(torch, dtypes, use_input_stats)
+    assert ours == theirs

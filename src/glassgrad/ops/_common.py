@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import default_numpy_float, result_numpy_dtype
+from .._dtype import default_numpy_float, result_numpy_dtype, scalar_type_name
 from .._strides import like_operands
 from .._tensor import Tensor, wrap_dim  # noqa: F401 - re-exported for op modules
 
@@ -144,10 +144,13 @@ def zeros_like_grad(F: Any, grad: Any) -> Any:
     return F.zeros(np.shape(data), np.asarray(data).dtype)
 
 
-def float_kernel(x: np.ndarray, fn: Any) -> np.ndarray:
+def float_kernel(x: np.ndarray, fn: Any, kernel: str) -> np.ndarray:
     """``fn`` of ``x``'s values in x's float dtype (integers and bools in the default float):
-    the forward of a floating pointwise op computed by a NumPy or SciPy kernel, in x's
-    memory layout as PyTorch's TensorIterator gives it."""
+    the forward of a real pointwise op computed by a NumPy or SciPy kernel, in x's memory
+    layout as PyTorch's TensorIterator gives it. A complex ``x`` raises the
+    NotImplementedError of PyTorch's ``kernel``, which has no complex case."""
+    if x.dtype.kind == "c":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(x.dtype)}'")
     if x.dtype.kind != "f":
         x = x.astype(default_numpy_float())
     return like_operands(np.asarray(fn(x)).astype(x.dtype, copy=False), (x,))

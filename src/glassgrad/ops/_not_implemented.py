@@ -8,9 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import scalar_type_name
+from .._dtype import result_numpy_dtype, scalar_type_name
 from .._strides import like_operands
 from .._tensor import Tensor
+from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import ACCUMULATE_PRIORITY
 from ..autograd.op import Op
 from ._common import (
@@ -21,6 +22,37 @@ from ._common import (
 
 def _not_implemented_for(kernel: str, dtype: np.dtype) -> NotImplementedError:
     return NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(dtype)}'")
+
+
+def any_complex(*operands: Any) -> bool:
+    """Whether an operand (an array, a Tensor or a Python number) is complex."""
+    for x in operands:
+        if isinstance(x, Tensor):
+            x = x._data
+        if isinstance(x, np.ndarray):
+            if x.dtype.kind == "c":
+                return True
+        elif isinstance(x, (complex, np.complexfloating)):
+            return True
+    return False
+
+
+def refuse_complex(kernel: str, *operands: Any) -> None:
+    """PyTorch's dtype dispatch of ``kernel`` has no complex case: raise its
+    NotImplementedError, naming the operands' common dtype, when that dtype is complex."""
+    if any_complex(*operands):
+        arrays = [x._data if isinstance(x, Tensor) else x for x in operands]
+        raise _not_implemented_for(kernel, result_numpy_dtype(arrays))
+
+
+def check_no_requires_grad(tensor: Tensor | None, name: str, function: str) -> None:
+    """PyTorch's check on a tensor argument its derivative formula does not cover: with grad
+    mode on, it must not require grad (the error names PyTorch's function and argument)."""
+    if tensor is not None and tensor._requires_grad and is_grad_enabled():
+        raise RuntimeError(
+            f"The function '{function}' is not differentiable with respect to argument "
+            f"'{name}'. This input cannot have requires_grad True."
+        )
 
 
 def _check_tensor_other(other: Any, op: str) -> Tensor:

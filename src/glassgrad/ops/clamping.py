@@ -18,11 +18,16 @@ from ._common import (
     is_scalar,
 )
 from ._namespace import default_float
-from ._not_implemented import _binary, _check_tensor_other
+from ._not_implemented import _binary, _check_tensor_other, any_complex
 from ._registry import NoGrad, Sample, register
 from ._samples import (
     randn,
 )
+
+
+def _refuse_complex_clamp(x: np.ndarray) -> None:
+    if x.dtype.kind == "c":  # complex numbers are not ordered
+        raise NotImplementedError("clamp is not supported for complex types")
 
 
 class ClampBackward1(Op):
@@ -37,6 +42,7 @@ class ClampBackward1(Op):
     def forward(self, x: Any, min: Any = None, max: Any = None) -> Any:
         if min is None and max is None:
             raise RuntimeError("clamp: At least one of 'min' or 'max' must not be None")
+        _refuse_complex_clamp(x)
         self.min, self.max = min, max
         if x.dtype.kind != "f" and (isinstance(min, float) or isinstance(max, float)):
             x = default_float(x)
@@ -107,6 +113,7 @@ class ClampMinBackward0(Op):
     __slots__ = ("min",)
 
     def forward(self, x: Any, min: Any = 0.0) -> Any:
+        _refuse_complex_clamp(x)
         self.min = min
         return np.maximum(_clamp_operand(x, min), min)
 
@@ -124,6 +131,7 @@ class ClampMaxBackward0(Op):
     __slots__ = ("max",)
 
     def forward(self, x: Any, max: Any = 0.0) -> Any:
+        _refuse_complex_clamp(x)
         self.max = max
         return np.minimum(_clamp_operand(x, max), max)
 
@@ -164,6 +172,7 @@ class ClampMinBackward1(Op):
     saved_inputs: tuple[int, ...] = (0, 1)
 
     def forward(self, x: Any, min: Any) -> Any:
+        _refuse_complex_clamp(x)
         x, min = _promoted("clamp_min", x, min)
         return np.maximum(x, min)
 
@@ -183,6 +192,7 @@ class ClampMaxBackward1(Op):
     saved_inputs: tuple[int, ...] = (0, 1)
 
     def forward(self, x: Any, max: Any) -> Any:
+        _refuse_complex_clamp(x)
         x, max = _promoted("clamp_max", x, max)
         return np.minimum(x, max)
 
@@ -206,6 +216,7 @@ class ClampBackward0(Op):
     saved_inputs: tuple[int, ...] = (0, 1, 2)
 
     def forward(self, x: Any, min: Any, max: Any) -> Any:
+        _refuse_complex_clamp(x)
         x, min, max = _promoted("clamp", x, min, max)
         out = x
         if min is not None:
@@ -328,6 +339,8 @@ class _Extremum(Op):
     op = ""
 
     def forward(self, a: Any, b: Any) -> Any:
+        if any_complex(a, b):
+            raise RuntimeError(f"{self.op} not implemented for complex tensors.")
         a, b = binary_operands(a, b)
         return _binary(self.op, a, b, self.ufunc)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import result_numpy_dtype
+from .._dtype import result_numpy_dtype, scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import (
@@ -17,6 +17,7 @@ from ._common import (
     broadcast_error,
     check_tensor,
 )
+from ._not_implemented import any_complex, refuse_complex
 from ._registry import NoGrad, Sample, register
 from ._samples import (
     randn,
@@ -25,9 +26,16 @@ from ._samples import (
 # --- comparisons (no gradient) -------------------------------------------------------------
 
 
+# PyTorch orders real numbers only: its lt/le/gt/ge kernels have no complex case.
+_ORDERED = ("lt", "le", "gt", "ge")
+
+
 def _compare(name: str, ufunc: Any, symbol: str) -> Any:
     def op(input: Tensor, other: Any) -> Tensor:
-        a, b = binary_operands(check_tensor(input, name)._data, _raw(other))
+        a, b = check_tensor(input, name)._data, _raw(other)
+        if name in _ORDERED:
+            refuse_complex(f"{name}_cpu", a, b)
+        a, b = binary_operands(a, b)
         try:
             return Tensor._from_array(np.asarray(ufunc(a, b)))
         except ValueError:
@@ -128,6 +136,11 @@ def isin(
         raise TypeError("isin() received an invalid combination of arguments: no Tensor given")
     a = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
     b = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    if any_complex(a, b):
+        raise RuntimeError(
+            "Unsupported input type encountered for isin(): "
+            + scalar_type_name(result_numpy_dtype((_raw(elements), _raw(test_elements))))
+        )
     return Tensor._from_array(np.asarray(np.isin(a, b, invert=invert)))
 
 
@@ -136,8 +149,11 @@ class _CompareInplace(Op):
     gradient is zero (PyTorch records the op with ``zeros_like`` derivatives)."""
 
     ufunc: Any = None
+    name = ""
 
     def forward(self, x: Any, other: Any) -> Any:
+        if type(self).name in _ORDERED:
+            refuse_complex(f"{type(self).name}_cpu", x, other)
         a, b = binary_operands(x, other)
         return np.asarray(type(self).ufunc(a, b)).astype(x.dtype)
 
@@ -153,7 +169,11 @@ class _CompareInplace(Op):
 def _compare_inplace(name: str, ufunc: Any) -> Any:
     # PyTorch's nodes: ...Backward0 with a number, ...Backward1 with a tensor.
     nodes = [
-        type(f"{name.capitalize()}Backward{k}", (_CompareInplace,), {"ufunc": staticmethod(ufunc)})
+        type(
+            f"{name.capitalize()}Backward{k}",
+            (_CompareInplace,),
+            {"ufunc": staticmethod(ufunc), "name": name},
+        )
         for k in (0, 1)
     ]
 

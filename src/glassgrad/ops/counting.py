@@ -16,7 +16,7 @@ from .._dtype import from_numpy_dtype, scalar_type_name
 from .._factories import linspace
 from .._tensor import Tensor
 from ._common import check_tensor, wrap_dim
-from ._not_implemented import _not_implemented_node
+from ._not_implemented import _not_implemented_node, refuse_complex
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -284,6 +284,7 @@ def unique(
         tensor([1, 2, 3])
     """
     check_tensor(input, "unique")
+    refuse_complex("unique" if dim is None else "unique_dim", input)
     d = None if dim is None else wrap_dim(dim, input._data.ndim, "unique")
     _, inverse, counts = _unique(input._data, sorted, True, True, d)
     node = Unique2Backward0 if d is None else UniqueDimBackward0
@@ -304,6 +305,7 @@ def unique_consecutive(
         tensor([1, 2, 1])
     """
     check_tensor(input, "unique_consecutive")
+    refuse_complex("unique" if dim is None else "unique_dim", input)
     d = None if dim is None else wrap_dim(dim, input._data.ndim, "unique_consecutive")
     _, inverse, counts = _unique_consecutive(input._data, d)
     return _unique_result(

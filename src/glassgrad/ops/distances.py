@@ -225,7 +225,7 @@ class PdistBackwardBackward0(Op):
         return result
 
     def backward(self, F: Any, grad: Any) -> Any:
-        raise RuntimeError("the derivative for '_pdist_backward' is not implemented.")
+        raise NotImplementedError("the derivative for '_pdist_backward' is not implemented.")
 
 
 class PdistBackward0(Op):

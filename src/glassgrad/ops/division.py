@@ -152,7 +152,7 @@ def _check_integer_divisor(op: str, a: Any, b: Any) -> None:
 def _floor_divide_arrays(a: Any, b: Any) -> np.ndarray:
     a, b = binary_operands(a, b)
     dtype = np.result_type(a, b)
-    if dtype == np.bool_:
+    if dtype == np.bool_ or dtype.kind == "c":
         raise _not_implemented_for("div_floor_cpu", dtype)
     _check_integer_divisor("floor_divide", a, b)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -162,7 +162,7 @@ def _floor_divide_arrays(a: Any, b: Any) -> np.ndarray:
 def _trunc_divide_arrays(a: Any, b: Any) -> np.ndarray:
     a, b = binary_operands(a, b)
     dtype = np.result_type(a, b)
-    if dtype == np.bool_:
+    if dtype == np.bool_ or dtype.kind == "c":
         raise _not_implemented_for("div_trunc_cpu", dtype)
     _check_integer_divisor("div", a, b)
     if dtype.kind in "iu":
@@ -179,7 +179,7 @@ def _trunc_divide_arrays(a: Any, b: Any) -> np.ndarray:
 def _remainder_arrays(a: Any, b: Any) -> np.ndarray:
     a, b = binary_operands(a, b)
     dtype = np.result_type(a, b)
-    if dtype == np.bool_:
+    if dtype == np.bool_ or dtype.kind == "c":
         raise _not_implemented_for("remainder_cpu", dtype)
     _check_integer_divisor("remainder", a, b)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -146,6 +146,8 @@ class HardtanhBackward0(Op):
     def forward(self, x: Any, min_val: Any = -1.0, max_val: Any = 1.0) -> Any:
         if x.dtype == np.bool_:
             raise RuntimeError("Bool inputs not supported for hardtanh")
+        if x.dtype.kind == "c":  # PyTorch's hardtanh is a clamp
+            raise NotImplementedError("clamp is not supported for complex types")
         self.min_val, self.max_val = min_val, max_val
         return np.clip(x, min_val, max_val).astype(x.dtype, copy=False)
 

@@ -21,6 +21,7 @@ from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from . import shape
 from ._common import array_of, check_tensor
+from ._not_implemented import refuse_complex
 from ._registry import NoGrad, Sample, register
 from ._samples import randn, unary_samples
 from .nn_activation import _check_floating
@@ -80,6 +81,7 @@ class ThresholdBackward0(Op):
     def forward(self, x: Any, threshold: Any, value: Any) -> Any:
         if x.dtype == np.bool_:
             raise RuntimeError("\"threshold_cpu\" not implemented for 'Bool'")
+        refuse_complex("threshold_cpu", x)
         self.threshold, self.value = threshold, value
         return np.where(x <= threshold, value, x).astype(x.dtype, copy=False)
 
@@ -240,6 +242,7 @@ class PreluKernelBackward0(Op):
     grad_reads_saved = True
 
     def forward(self, x: Any, w: Any) -> Any:
+        refuse_complex("prelu_cpu", x)
         return np.where(x > 0, x, w * x).astype(x.dtype, copy=False)
 
     def backward(self, F: Any, grad: Any) -> Any:

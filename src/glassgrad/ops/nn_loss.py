@@ -17,11 +17,11 @@ import numpy as np
 
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
-from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from . import arithmetic, division, pointwise, powers
 from . import reduction as reduce_ops
 from ._common import array_of, binary_operands, check_tensor
+from ._not_implemented import check_no_requires_grad
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
 from .nn_similarity import _broadcast_pair
@@ -122,20 +122,12 @@ def _expanded(op: str, input: Tensor, target: Tensor) -> tuple:
     return _broadcast_pair(input, target, op, expand_all=False)
 
 
-def _not_differentiable(op: str, argument: str) -> RuntimeError:
-    return RuntimeError(
-        f"The function '{op}' is not differentiable with respect to argument '{argument}'. "
-        "This input cannot have requires_grad True."
-    )
-
-
 def _constant_weight(op: str, kernel: str, name: str, weight: Tensor | None) -> Any:
     """A weight that must not require grad (PyTorch's rule), as its array."""
     if weight is None:
         return None
     check_tensor(weight, op, name)
-    if weight._requires_grad and is_grad_enabled():
-        raise _not_differentiable(kernel, name)
+    check_no_requires_grad(weight, name, kernel)
     return weight._data
 
 

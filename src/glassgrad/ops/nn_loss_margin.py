@@ -23,6 +23,7 @@ from ..autograd.op import Op
 from . import arithmetic, clamping, pointwise
 from . import reduction as reductions
 from ._common import array_of, check_tensor
+from ._not_implemented import check_no_requires_grad
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
 from .nn_activation_smooth import logsigmoid
@@ -137,6 +138,7 @@ def soft_margin_loss(
     how = _reduction(reduction, size_average, reduce)
     check_tensor(input, "soft_margin_loss")
     check_tensor(target, "soft_margin_loss", "target", 2)
+    check_no_requires_grad(target, "target", "soft_margin_loss")
     if input._data.shape != target._data.shape:
         x, t = np.broadcast_arrays(input._data, target._data)  # raises as PyTorch would
         if x.shape != input._data.shape:

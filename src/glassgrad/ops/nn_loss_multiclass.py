@@ -19,7 +19,7 @@ from ..autograd.op import Op
 from . import shape
 from ._common import array_of, check_tensor
 from ._namespace import ArrayNamespace
-from ._not_implemented import _not_implemented_node
+from ._not_implemented import _not_implemented_node, check_no_requires_grad
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .nn_loss import _reduction
@@ -151,6 +151,7 @@ def multi_margin_loss(
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None:
         check_tensor(weight, op, "weight", 5)
+        check_no_requires_grad(weight, "weight", op)
         if weight.dim() != 1:
             raise ValueError("weight must be one-dimensional")
     x, t = input._data, target._data

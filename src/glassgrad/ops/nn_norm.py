@@ -26,6 +26,7 @@ from ..autograd.op import Op, save_argument, unpack_argument
 from . import arithmetic, conversion
 from ._common import check_tensor
 from ._namespace import ArrayNamespace
+from ._not_implemented import check_no_requires_grad, refuse_complex
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
 from .reduction import mean_and_biased_var, mean_array
@@ -224,7 +225,11 @@ def batch_norm(
     elif running_mean is None or running_var is None:
         missing = "running_mean" if running_mean is None else "running_var"
         raise RuntimeError(f"{op}(): {missing} must be defined in evaluation mode")
+    if x.size:  # PyTorch's empty-input path never reaches native_batch_norm
+        check_no_requires_grad(running_mean, "running_mean", "native_batch_norm")
+        check_no_requires_grad(running_var, "running_var", "native_batch_norm")
     _check_parameter_dtypes(x, weight, bias, running_mean, running_var)
+    refuse_complex("batch_norm", x)
     if x.size == 0:
         # PyTorch's _batch_norm_impl_index for an empty input: a clone scaled by the first
         # weight and shifted by the first bias (the gradient chain stays), statistics alone.
@@ -347,6 +352,7 @@ def layer_norm(
                 f"of shape {list(t._data.shape)} and normalized_shape = {list(normalized_shape)}"
             )
     _check_parameter_dtypes(x, weight, bias)
+    refuse_complex("LayerNormKernelImpl", x)
     return NativeLayerNormBackward0.apply(
         input, weight, bias, normalized_shape=normalized_shape, eps=eps
     )
@@ -438,6 +444,7 @@ def group_norm(
                 f"{list(x.shape)}"
             )
     _check_parameter_dtypes(x, weight, bias)
+    refuse_complex("GroupNormKernelImpl", x)
     return NativeGroupNormBackward0.apply(input, weight, bias, group=int(num_groups), eps=eps)
 
 

@@ -64,6 +64,14 @@ def instance_norm(
         return None if t is None else t.repeat(n)
 
     stats_mean, stats_var = repeated(running_mean), repeated(running_var)
+    # As PyTorch's: running statistics whose mean has another dtype than the weight (the
+    # input without a weight) are normalised in that dtype, and the updated means copied
+    # back into them (rounded, for integer statistics).
+    target = (weight if weight is not None else input)._data.dtype
+    if stats_mean is not None and stats_mean._data.dtype != target:
+        stats_mean = Tensor._from_array(stats_mean._data.astype(target))
+        if stats_var is not None:
+            stats_var = Tensor._from_array(stats_var._data.astype(target))
     out = batch_norm(
         shape.view(input, (1, n * c, *sizes[2:])),
         stats_mean,

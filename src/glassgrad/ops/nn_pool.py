@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
 from . import shape as shape_ops
@@ -250,8 +251,10 @@ def _max_pool_nd(
     kernel, stride, padding, dilation, out = _pool_params(
         op, input, nd, kernel_size, stride, padding, dilation, ceil_mode, True
     )
-    if input._data.dtype == np.bool_:
-        raise NotImplementedError(f"\"{op}\" not implemented for 'Bool'")
+    if input._data.dtype == np.bool_ or input._data.dtype.kind == "c":
+        raise NotImplementedError(
+            f"\"{op}\" not implemented for '{scalar_type_name(input._data.dtype)}'"
+        )
     node = MaxPool3DWithIndicesBackward0 if nd == 3 else MaxPool2DWithIndicesBackward0
     return node.apply(
         input,

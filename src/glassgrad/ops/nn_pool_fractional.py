@@ -21,6 +21,7 @@ from .. import _factories
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import check_tensor
+from ._not_implemented import check_no_requires_grad
 from ._pool_geometry import gather_flat
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -163,6 +164,7 @@ def _fractional(
         ratio = _tuple(output_ratio, nd)
         output_size = [int(x.shape[-nd + i] * ratio[i]) for i in range(nd)]
     kernel, out = _tuple(kernel_size, nd), _tuple(output_size, nd)
+    check_no_requires_grad(samples, "random_samples", op)
     if x.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(
             f"{op}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {list(x.shape)}"

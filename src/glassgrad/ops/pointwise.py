@@ -132,6 +132,8 @@ class ReluBackward0(Op):
     grad_reads_saved = True
 
     def forward(self, x: Any) -> Any:
+        if x.dtype.kind == "c":  # PyTorch's relu is clamp_min(x, 0)
+            raise NotImplementedError("clamp is not supported for complex types")
         return np.maximum(x, 0, dtype=x.dtype) if x.dtype != np.bool_ else x.copy()
 
     def backward(self, F: Any, grad: Any) -> Any:
@@ -337,6 +339,11 @@ def where(condition: Any, input: Any = None, other: Any = None) -> Any:
 
 class SignBackward0(Op):
     def forward(self, x: Any) -> Any:
+        if x.dtype.kind == "c":
+            raise NotImplementedError(
+                "Unlike NumPy, torch.sign is not intended to support complex numbers. Please "
+                "use torch.sgn instead."
+            )
         out = np.sign(x)
         if out.dtype.kind == "f" and np.isnan(out).any():
             out = np.nan_to_num(out, nan=0.0)  # PyTorch's sign(nan) is 0

@@ -16,7 +16,7 @@ from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import array_of, binary_operands, check_tensor, floating_operands
-from ._not_implemented import _binary, _not_implemented_node
+from ._not_implemented import _binary, _not_implemented_node, any_complex, refuse_complex
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
 from .conversion import to
@@ -47,6 +47,7 @@ class _Copysign(Op):
     saves_output = True
 
     def forward(self, a: Any, b: Any) -> Any:
+        refuse_complex("copysign_cpu", a, b)
         a, b = floating_operands(a, b)
         return _binary("copysign", a, b, np.copysign)
 
@@ -156,8 +157,11 @@ class _NanIgnoringExtremum(Op):
     takes_first: Any = None
 
     def forward(self, a: Any, b: Any) -> Any:
+        name = type(self).__name__[:4].lower()
+        if any_complex(a, b):
+            raise RuntimeError(f"{name} not implemented for complex tensors.")
         a, b = binary_operands(a, b)
-        return _binary(type(self).__name__[:4].lower(), a, b, type(self).ufunc)
+        return _binary(name, a, b, type(self).ufunc)
 
     def backward(self, F: Any, grad: Any) -> Any:
         a, b = (array_of(x) for x in self.saved)
@@ -207,6 +211,7 @@ def fmin(input: Tensor, other: Tensor) -> Tensor:
 
 
 def _fmod_arrays(a: Any, b: Any) -> np.ndarray:
+    refuse_complex("fmod_cpu", a, b)
     a, b = binary_operands(a, b)
     if np.asarray(b).dtype.kind in "iub" and np.asarray(a).dtype.kind in "iub" and np.any(b == 0):
         raise RuntimeError("ZeroDivisionError")
@@ -354,6 +359,7 @@ class NextafterBackward0(Op):
     saved_inputs: tuple[int, ...] = (0, 1)  # as PyTorch's node
 
     def forward(self, a: Any, b: Any) -> Any:
+        refuse_complex("nextafter_cpu", a, b)
         a, b = binary_operands(a, b)
         return _binary("nextafter", a, b, np.nextafter)
 
@@ -379,6 +385,8 @@ def nextafter(input: Tensor, other: Tensor) -> Tensor:
 
 
 def _heaviside_arrays(x: np.ndarray, values: np.ndarray) -> np.ndarray:
+    if any_complex(x, values):
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if x.dtype != values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     return _binary("heaviside", x, values, np.heaviside).astype(x.dtype)

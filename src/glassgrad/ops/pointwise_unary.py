@@ -24,6 +24,8 @@ class _Scale(Op):
     factor: float = 1.0
 
     def forward(self, x: Any) -> Any:
+        if x.dtype.kind == "c":
+            raise RuntimeError(f"{self.name} is not supported for complex tensors.")
         return default_float(x) * self.factor
 
     def backward(self, F: Any, grad: Any) -> Any:
@@ -32,10 +34,12 @@ class _Scale(Op):
 
 class Deg2RadBackward0(_Scale):
     factor: float = math.pi / 180.0
+    name = "deg2rad"
 
 
 class Rad2DegBackward0(_Scale):
     factor: float = 180.0 / math.pi
+    name = "rad2deg"
 
 
 def deg2rad(input: Tensor) -> Tensor:
@@ -106,9 +110,13 @@ def frexp(input: Tensor) -> tuple[Tensor, ...]:
     return return_types.frexp(mantissa, exponent)
 
 
-def _sign_test(name: str, test: object, doc: str) -> object:
+def _sign_test(name: str, test: object, doc: str, complex_error: tuple) -> object:
+    # complex_error: PyTorch's (exception type, message) for a complex input
     def op(input: Tensor) -> Tensor:
         data = check_tensor(input, name)._data
+        if data.dtype.kind == "c":
+            error, message = complex_error
+            raise error(message)
         return Tensor._from_array(np.asarray(test(data)))
 
     op.__name__ = op.__qualname__ = name
@@ -126,6 +134,7 @@ Example::
     >>> glassgrad.signbit(glassgrad.tensor([-0.0, 1.0]))
     tensor([ True, False])
 """,
+    (NotImplementedError, "signbit is not implemented for complex tensors."),
 )
 isposinf = _sign_test(
     "isposinf",
@@ -137,6 +146,7 @@ Example::
     >>> glassgrad.isposinf(glassgrad.tensor([float("inf"), 1.0]))
     tensor([ True, False])
 """,
+    (RuntimeError, "isposinf does not support complex inputs."),
 )
 isneginf = _sign_test(
     "isneginf",
@@ -148,6 +158,7 @@ Example::
     >>> glassgrad.isneginf(glassgrad.tensor([float("-inf"), 1.0]))
     tensor([ True, False])
 """,
+    (RuntimeError, "isneginf does not support complex inputs."),
 )
 
 TENSOR_METHODS: dict[str, Any] = {

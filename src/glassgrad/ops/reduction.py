@@ -17,6 +17,7 @@ from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor, wrap_dim, wrap_dims
+from ._not_implemented import refuse_complex
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -77,6 +78,7 @@ class _AExtremum(Op):
     op = ""
 
     def forward(self, x: Any, dim: Any = (), keepdim: Any = False) -> Any:
+        refuse_complex(f"{self.op[1:]}_values_cpu", x)
         dims = dim or None
         error = _empty_dims_error(self.op, dims, x.shape)
         if error is not None:
@@ -132,8 +134,9 @@ amin: Callable[..., Any] = _a_extremum("amin", AminBackward0)
 def _arg_extremum(name: str, arg: Any) -> Any:
     def op(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
         values = check_tensor(input, name)._data
-        if values.dtype == np.bool_:
-            raise RuntimeError(f"{name}(): does not support bool input")
+        if values.dtype == np.bool_ or values.dtype.kind == "c":
+            kind = "bool" if values.dtype == np.bool_ else "complex"
+            raise RuntimeError(f"{name}(): does not support {kind} input")
         if dim is None:
             if values.size == 0:
                 raise IndexError(
@@ -422,6 +425,7 @@ class _FullExtremum(Op):
     reduce: Any = None
 
     def forward(self, x: Any) -> Any:
+        refuse_complex(f"{type(self).__name__[:3].lower()}_all", x)
         if x.size == 0:
             raise _empty_reduction_error(type(self).__name__[:3].lower())
         return np.asarray(self.reduce(x))
@@ -459,6 +463,10 @@ class _DimExtremum(Op):
     arg: Any = None
 
     def forward(self, x: Any, dim: Any, keepdim: Any = False) -> Any:
+        if x.dtype.kind == "c":
+            raise RuntimeError(
+                f"{type(self).__name__[:3].lower()}(): does not support complex input"
+            )
         if x.ndim and x.shape[dim] == 0:
             raise _empty_reduction_error(type(self).__name__[:3].lower(), dim)
         self.shape, self.dim, self.keepdim = x.shape, dim, keepdim

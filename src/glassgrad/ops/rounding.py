@@ -28,9 +28,12 @@ class _Rounding(Op):
 
     kernel = ""
     ufunc: Any = None
+    complex_message = ""  # PyTorch's own refusal of complex inputs, where it has one
 
     def forward(self, x: Any) -> Any:
-        if x.dtype == np.bool_:
+        if x.dtype.kind == "c" and self.complex_message:
+            raise NotImplementedError(self.complex_message)
+        if x.dtype == np.bool_ or x.dtype.kind == "c":
             raise _not_implemented_for(self.kernel, x.dtype)
         if x.dtype.kind != "f":
             return x.copy()
@@ -42,23 +45,26 @@ class _Rounding(Op):
 
 class FloorBackward0(_Rounding):
     kernel = "floor_vml_cpu"
+    complex_message = "floor is not supported for complex inputs"
     ufunc = staticmethod(np.floor)
 
 
 class CeilBackward0(_Rounding):
     kernel = "ceil_vml_cpu"
+    complex_message = "ceil is not supported for complex inputs"
     ufunc = staticmethod(np.ceil)
 
 
 class TruncBackward0(_Rounding):
     kernel = "trunc_vml_cpu"
+    complex_message = "trunc is not supported for complex inputs"
     ufunc = staticmethod(np.trunc)
 
 
 class RoundBackward0(_Rounding):
     """Round half to even, as PyTorch (and NumPy's rint)."""
 
-    kernel = "round_cpu"
+    kernel = "round_vml_cpu"
     ufunc = staticmethod(np.rint)
 
 

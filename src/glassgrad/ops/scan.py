@@ -15,6 +15,7 @@ from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import array_of, check_tensor, wrap_dim
+from ._not_implemented import refuse_complex
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -266,6 +267,7 @@ class CumminBackward0(_CumExtremum):
 def _cum_extremum(name: str, node: type, result: type) -> Any:
     def op(input: Tensor, dim: int, *, out: Any = None) -> Any:
         check_tensor(input, name)
+        refuse_complex(f"{name}_cpu", input)
         d = wrap_dim(dim, input._data.ndim, name)
         values, indices = node.apply(input, dim=d)
         return out_result(name, out, result(values, indices), (input,), exact=True)

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._common import check_tensor, varargs_or_keyword, wrap_dims
+from ._not_implemented import refuse_complex
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -62,6 +63,7 @@ def searchsorted(
     sequence = sorted_sequence._data
     scalar = not isinstance(input, Tensor)
     values = np.asarray(input) if scalar else input._data
+    refuse_complex("searchsorted_out_cpu", sequence, input if scalar else values)
     if sorter is not None:
         sequence = np.take_along_axis(sequence, check_tensor(sorter, "searchsorted")._data, -1)
     if sequence.ndim == 0:
@@ -98,6 +100,7 @@ def bucketize(
             f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})"
         )
     values = input._data if isinstance(input, Tensor) else np.asarray(input)
+    refuse_complex("searchsorted_out_cpu", boundaries, input)
     found = np.searchsorted(boundaries._data, values, side="right" if right else "left")
     result = Tensor._from_array(np.asarray(found, np.int32 if out_int32 else np.int64))
     return out_result("bucketize", out, result, ())

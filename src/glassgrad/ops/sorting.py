@@ -18,6 +18,7 @@ from .. import return_types
 from .._strides import keeps_operand_layout, like_operands
 from .._tensor import Tensor
 from ._common import check_tensor, wrap_dim
+from ._not_implemented import refuse_complex
 from ._out import out_result
 from ._registry import Sample, register
 from ._samples import randn
@@ -34,6 +35,11 @@ def stable_argsort(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
     n = x.shape[axis]
     flipped = np.flip(x, axis)
     return np.flip(n - 1 - np.argsort(flipped, axis=axis, kind="stable"), axis)
+
+
+def _refuse_complex_sort(op: str, input: Tensor) -> None:
+    if input._data.dtype.kind == "c":  # complex numbers are not ordered
+        raise RuntimeError(f" {op} does not support complex dtypes on CPU")
 
 
 def _check_integer(value: Any, op: str, arg: str, position: int) -> int:
@@ -198,6 +204,7 @@ def sort(
         tensor([1., 2., 3.])
     """
     check_tensor(input, "sort")
+    _refuse_complex_sort("Sort", input)
     d = wrap_dim(dim, input._data.ndim, "sort")
     values, indices = SortBackward0.apply(input, dim=d, keepdim=True, descending=descending)
     return out_result("sort", out, return_types.sort(values, indices), (input,), exact=True)
@@ -214,6 +221,7 @@ def argsort(
         tensor([1, 2, 0])
     """
     check_tensor(input, "argsort")
+    _refuse_complex_sort("Sort", input)
     d = wrap_dim(dim, input._data.ndim, "argsort")
     if input._data.ndim == 0:
         return Tensor._from_array(np.zeros((), np.int64))
@@ -251,6 +259,7 @@ def topk(
         tensor([5., 3.])
     """
     check_tensor(input, "topk")
+    _refuse_complex_sort("topk", input)
     k = _check_integer(k, "topk", "k", 2)
     d = wrap_dim(dim, input._data.ndim, "topk")
     values, indices = TopkBackward0.apply(input, dim=d, keepdim=True, k=k, largest=largest)
@@ -268,6 +277,7 @@ def kthvalue(
         tensor(3.)
     """
     check_tensor(input, "kthvalue")
+    refuse_complex("kthvalue_cpu", input)
     k = _check_integer(k, "kthvalue", "k", 2)
     d = wrap_dim(dim, input._data.ndim, "kthvalue")
     values, indices = KthvalueBackward0.apply(input, dim=d, keepdim=keepdim, k=k)
@@ -277,6 +287,7 @@ def kthvalue(
 def _median(name: str, full: type, by_dim: type, result: type) -> Any:
     def op(input: Tensor, dim: Any = None, keepdim: bool = False, *, out: Any = None) -> Any:
         check_tensor(input, name)
+        refuse_complex("median_cpu" if dim is None else "median_out", input)
         if dim is None:
             if out is not None:  # PyTorch has no out= for the full reduction
                 raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
@@ -321,6 +332,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None
         tensor(2.)
     """
     check_tensor(input, "mode")
+    refuse_complex("mode_cpu", input)
     d = wrap_dim(dim, input._data.ndim, "mode")
     values, indices = ModeBackward0.apply(input, dim=d, keepdim=keepdim)
     return out_result("mode", out, return_types.mode(values, indices), (input,), exact=True)

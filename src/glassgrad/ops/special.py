@@ -27,6 +27,7 @@ from ._common import (
     is_scalar,
 )
 from ._namespace import default_float
+from ._not_implemented import refuse_complex
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn, unary_samples
@@ -48,7 +49,7 @@ class ErfcBackward0(Op):
     saved_inputs: tuple[int, ...] = (0,)
 
     def forward(self, x: Any) -> Any:
-        return float_kernel(x, _erf.erfc)
+        return float_kernel(x, _erf.erfc, "erfc_vml_cpu")
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
@@ -62,7 +63,7 @@ class SpecialErfcxBackward0(Op):
     saves_output = True
 
     def forward(self, x: Any) -> Any:
-        return float_kernel(x, _erf.erfcx)
+        return float_kernel(x, _erf.erfcx, "erfcx_cpu")
 
     def backward(self, F: Any, grad: Any) -> Any:
         x, out = self.saved
@@ -75,7 +76,7 @@ class SpecialNdtriBackward0(Op):
     saves_output = True
 
     def forward(self, p: Any) -> Any:
-        return float_kernel(p, _erf.ndtri)
+        return float_kernel(p, _erf.ndtri, "ndtri_cpu")
 
     def backward(self, F: Any, grad: Any) -> Any:
         (out,) = self.saved
@@ -89,7 +90,7 @@ class SpecialLogNdtrBackward0(Op):
     saves_output = True
 
     def forward(self, x: Any) -> Any:
-        return float_kernel(x, _erf.log_ndtr)
+        return float_kernel(x, _erf.log_ndtr, "log_ndtr_cpu")
 
     def backward(self, F: Any, grad: Any) -> Any:
         x, out = self.saved
@@ -171,6 +172,7 @@ class LogitBackward0(Op):
     saved_inputs: tuple[int, ...] = (0,)
 
     def forward(self, x: Any, eps: Any = None) -> Any:
+        refuse_complex("logit_cpu", x)
         self.eps = eps
         z = default_float(x)
         if eps is not None:
@@ -211,6 +213,7 @@ class SpecialEntrBackward0(Op):
     saved_inputs: tuple[int, ...] = (0,)
 
     def forward(self, x: Any) -> Any:
+        refuse_complex("entr_cpu", x)
         x = default_float(x)
         out = np.where(x > 0, -x * np.log(np.where(x > 0, x, 1)), np.where(x == 0, 0.0, -np.inf))
         return np.where(np.isnan(x), x, out).astype(x.dtype, copy=False)
@@ -262,6 +265,7 @@ def entr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 def _x_times(op: str, log: Any, x: Any, y: Any) -> np.ndarray:
     """x * log(y) (log: np.log or np.log1p), 0 where x is 0 unless y is NaN."""
+    refuse_complex(f"{op.removeprefix('special_')}_cpu", x, y)
     x, y = floating_operands(x, y)
     dtype = (x if isinstance(x, np.ndarray) else y).dtype
     try:

@@ -38,7 +38,7 @@ class I0Backward0(Op):
     saved_inputs: tuple[int, ...] = (0,)
 
     def forward(self, x: Any) -> Any:
-        return float_kernel(x, _scipy("i0", "i0"))
+        return float_kernel(x, _scipy("i0", "i0"), "i0_vml_cpu")
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
@@ -52,7 +52,7 @@ class SpecialI0EBackward0(Op):
     saves_output = True
 
     def forward(self, x: Any) -> Any:
-        return float_kernel(x, _scipy("i0e", "special.i0e"))
+        return float_kernel(x, _scipy("i0e", "special.i0e"), "i0e_cpu")
 
     def backward(self, F: Any, grad: Any) -> Any:
         x, out = self.saved
@@ -74,7 +74,7 @@ class SpecialI1Backward0(Op):
     saves_output = True
 
     def forward(self, x: Any) -> Any:
-        return float_kernel(x, _scipy("i1", "special.i1"))
+        return float_kernel(x, _scipy("i1", "special.i1"), "i1_cpu")
 
     def backward(self, F: Any, grad: Any) -> Any:
         x, out = self.saved
@@ -90,7 +90,7 @@ class SpecialI1EBackward0(Op):
     saves_output = True
 
     def forward(self, x: Any) -> Any:
-        return float_kernel(x, _scipy("i1e", "special.i1e"))
+        return float_kernel(x, _scipy("i1e", "special.i1e"), "i1e_cpu")
 
     def backward(self, F: Any, grad: Any) -> Any:
         x, out = self.saved
@@ -163,7 +163,7 @@ def _non_differentiable(name: str, kernel: Any, doc: str, example: str) -> Any:
 
     def op(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         check_tensor(input, f"special_{name}")
-        result = Tensor._from_array(float_kernel(input._data, kernel))
+        result = Tensor._from_array(float_kernel(input._data, kernel, f"{name}_cpu"))
         return out_result(f"special_{name}", out, result)
 
     op.__name__ = op.__qualname__ = name

@@ -18,6 +18,7 @@ from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import check_tensor, float_kernel, floating_operands
+from ._not_implemented import refuse_complex
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
@@ -25,6 +26,8 @@ from ._scipy import scipy_special
 from .special import SPECIAL, binary_special
 
 _LOG_PI = math.log(math.pi)
+# PyTorch dispatches polygamma(0) and (1) to its digamma and trigamma kernels.
+_POLYGAMMA_KERNELS = {0: "digamma", 1: "trigamma"}
 
 
 def _lgamma(x: np.ndarray) -> np.ndarray:
@@ -33,8 +36,31 @@ def _lgamma(x: np.ndarray) -> np.ndarray:
 
 
 def _zeta(x: Any, q: Any) -> np.ndarray:
+    refuse_complex("zeta_cpu", x, q)
     out = scipy_special("zeta").zeta(x, q)
     return np.where((q == np.inf) & (x != 1), np.nan, out)  # PyTorch's Cephes zeta
+
+
+def _trigamma(x: np.ndarray) -> np.ndarray:
+    """PyTorch's calc_trigamma, step by step in x's dtype: the reflection below 1/2, six
+    recurrence steps, the asymptotic series. At the poles (0, -1, -2 ...) sin(pi x) rounds to
+    a tiny nonzero value, so the result is large and finite, as PyTorch's (not inf)."""
+    x = np.asarray(x)
+    one = x.dtype.type(1)
+    pi = x.dtype.type(math.pi)
+    reflect = x < 0.5
+    with np.errstate(all="ignore"):
+        sin_pi_x = np.sin(pi * x)
+        result = np.where(reflect, -(pi * pi) / (sin_pi_x * sin_pi_x), 0).astype(x.dtype)
+        x = np.where(reflect, one - x, x)
+        for _ in range(6):
+            result = result + one / (x * x)
+            x = x + one
+        ixx = one / (x * x)
+        sixth, thirtieth, fortysecond = (x.dtype.type(1 / k) for k in (6, 30, 42))
+        series = one + one / (2 * x) + ixx * (sixth - ixx * (thirtieth - ixx * fortysecond))
+        result = result + series / x
+    return np.where(reflect, -result, result)
 
 
 def _polygamma(n: int, x: np.ndarray) -> np.ndarray:
@@ -42,7 +68,7 @@ def _polygamma(n: int, x: np.ndarray) -> np.ndarray:
     if n == 0:
         return special.psi(x)
     if n == 1:
-        return np.where(x == -np.inf, np.nan, special.polygamma(1, x))
+        return _trigamma(x)
     # PyTorch: (-1)^(n+1) n! zeta(n + 1, x)
     return (-1.0) ** (n + 1) * math.exp(math.lgamma(n + 1.0)) * _zeta(float(n + 1), x)
 
@@ -53,7 +79,7 @@ class LgammaBackward0(Op):
     saved_inputs: tuple[int, ...] = (0,)
 
     def forward(self, x: Any) -> Any:
-        return float_kernel(x, _lgamma)
+        return float_kernel(x, _lgamma, "lgamma_vml_cpu")
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
@@ -66,7 +92,7 @@ class DigammaBackward0(Op):
     saved_inputs: tuple[int, ...] = (0,)
 
     def forward(self, x: Any) -> Any:
-        return float_kernel(x, lambda v: _polygamma(0, v))
+        return float_kernel(x, lambda v: _polygamma(0, v), "digamma")
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
@@ -83,7 +109,7 @@ class PolygammaBackward0(Op):
 
     def forward(self, x: Any, n: Any) -> Any:
         self.n = n
-        return float_kernel(x, lambda v: _polygamma(n, v))
+        return float_kernel(x, lambda v: _polygamma(n, v), _POLYGAMMA_KERNELS.get(n, "polygamma"))
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
@@ -113,6 +139,7 @@ class MvlgammaBackward0(Op):
         return float_kernel(
             x,
             lambda v: sum(_lgamma(v + c) for c in _mvlgamma_offsets(p)) + p * (p - 1) * _LOG_PI / 4,
+            "arange_cpu",  # PyTorch's mvlgamma first builds its offsets in the input's dtype
         )
 
     def backward(self, F: Any, grad: Any) -> Any:

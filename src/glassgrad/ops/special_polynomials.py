@@ -19,6 +19,7 @@ import numpy as np
 from .._strides import like_operands
 from .._tensor import Tensor
 from ._common import check_tensor, floating_operands, is_scalar
+from ._not_implemented import refuse_complex
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -265,6 +266,7 @@ def _polynomial(name: str) -> Any:
             check_tensor(n if is_scalar(input) else input, op, "x")
         if isinstance(input, Tensor) and not (isinstance(n, Tensor) or is_scalar(n)):
             check_tensor(n, op, "n", 2)
+        refuse_complex(f"{name}_cpu", input, n)
         x, degree = floating_operands(
             input._data if isinstance(input, Tensor) else input,
             n._data if isinstance(n, Tensor) else n,

@@ -15,6 +15,7 @@ from .._dtype import scalar_type_name, to_numpy_dtype
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor, wrap_dim, wrap_dims
+from ._not_implemented import refuse_complex
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .pointwise import where
@@ -59,6 +60,8 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
         tensor(3.)
     """
     check_tensor(input, "nansum")
+    if input._data.dtype.kind == "c":
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     dims = wrap_dims(dim, input._data.ndim, "nansum")
     if dims == ():
         dims = None
@@ -93,6 +96,7 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> 
         aminmax(min=tensor(1.), max=tensor(3.))
     """
     check_tensor(input, "aminmax")
+    refuse_complex("aminmax_cpu", input)
     if dim is None:
         if input._data.size == 0:
             raise RuntimeError(

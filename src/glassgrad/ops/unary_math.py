@@ -24,7 +24,7 @@ from ._common import (
     floating_operands,
 )
 from ._namespace import default_float
-from ._not_implemented import _binary, _check_tensor_other
+from ._not_implemented import _binary, _check_tensor_other, refuse_complex
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn, unary_samples
 from .powers import PowBackward0
@@ -174,6 +174,7 @@ class Atan2Backward0(Op):
     saved_inputs: tuple[int, ...] = (0, 1)
 
     def forward(self, a: Any, b: Any) -> Any:
+        refuse_complex("atan2_cpu", a, b)
         a, b = floating_operands(a, b)
         return _binary("atan2", a, b, np.arctan2)
 
@@ -255,6 +256,7 @@ class ErfBackward0(Op):
     saved_inputs: tuple[int, ...] = (0,)
 
     def forward(self, x: Any) -> Any:
+        refuse_complex("erf_vml_cpu", x)
         return _erf.erf(default_float(x))
 
     def backward(self, F: Any, grad: Any) -> Any:
@@ -270,6 +272,7 @@ class ErfinvBackward0(Op):
     )  # PyTorch saves the input and recomputes erfinv in backward
 
     def forward(self, x: Any) -> Any:
+        refuse_complex("erfinv_vml_cpu", x)
         return like_operands(_erf.erfinv(default_float(x)), (x,))
 
     def backward(self, F: Any, grad: Any) -> Any:
