@@ -748,6 +748,12 @@ class Tensor(_TensorMethods):
             tensor([[0., 1.],
                     [2., 3.]])
         """
+        if size is not None:
+            if sizes:
+                raise TypeError("resize_() got multiple values for argument 'size'")
+            sizes = (size,)
+        if not sizes:  # PyTorch's argument parser, before the autograd check
+            raise TypeError('resize_() missing 1 required positional arguments: "size"')
         if self._requires_grad and not grad_state.inference:  # an autograd check (see op.py)
             raise RuntimeError("cannot resize variables that require grad")
         shape = (

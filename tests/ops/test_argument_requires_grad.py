@@ -66,3 +66,52 @@ def test_pdist_second_derivative_is_not_implemented() -> None:
         grad.sum().backward()
 
     same_error(program)
+
+
+@pytest.mark.parametrize(
+    "size, p, mode",
+    [
+        (3, 2.0, None),
+        (3, 2.0, "use_mm_for_euclid_dist"),
+        (30, 2.0, None),
+        (30, 1.0, "use_mm_for_euclid_dist"),
+    ],
+)
+def test_cdist_second_derivative_as_pytorch(size: int, p: float, mode: str | None) -> None:
+    """cdist is differentiable twice on PyTorch's matrix-product path (p = 2 with more than 25
+    rows, or asked for) only; its direct kernel's gradient has no derivative."""
+    import numpy as np
+    import torch
+
+    import glassgrad as gg
+
+    rng = np.random.default_rng(size)
+    a, b = rng.standard_normal((size, 3)), rng.standard_normal((4, 3))
+    outcomes = []
+    for lib in (gg, torch):
+        x = lib.tensor(a, requires_grad=True)
+        kwargs = {} if mode is None else {"compute_mode": mode}
+        out = lib.cdist(x, lib.tensor(b), p, **kwargs)
+        (grad,) = lib.autograd.grad((out * out).sum(), x, create_graph=True)
+        try:
+            (second,) = lib.autograd.grad((grad**3).sum(), x)
+            outcomes.append(np.round(second.numpy(), 6).tolist())
+        except Exception as exc:  # noqa: BLE001 - compared with PyTorch's
+            outcomes.append((type(exc).__name__, str(exc)))
+    assert outcomes[0] == outcomes[1]
+
+
+def test_embedding_bag_second_derivatives_raise_as_pytorch() -> None:
+    """embedding_bag's gradients are recorded under create_graph and have no derivatives."""
+
+    def program(lib: Any) -> Any:
+        weight = lib.ones(5, 2, requires_grad=True)
+        psw = lib.ones(4, requires_grad=True)
+        out = lib.nn.functional.embedding_bag(
+            lib.tensor([0, 2, 4, 1]), weight, lib.tensor([0, 2]), per_sample_weights=psw
+        )
+        grads = lib.autograd.grad((out * out).sum(), (weight, psw), create_graph=True)
+        assert all(g.requires_grad for g in grads)
+        lib.autograd.grad(grads[1].sum(), weight)
+
+    same_error(program)

@@ -175,3 +175,33 @@ def test_complex_mean_as_pytorch() -> None:
         results.append([t.detach().numpy() for t in (m, rows, x.grad)])
     for ours, theirs in zip(*results):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+OUTCOMES = {
+    "float_power of a complex tensor": lambda L: L.tensor([1j, 2]).float_power(2),
+    "float_power by a complex number": lambda L: L.tensor([1.0, 2.0]).float_power(1j),
+    "float_power_ of float32": lambda L: L.tensor([1.0, 2.0]).float_power_(2),
+    "float_power_ of complex128": lambda L: L.tensor([1j, 2], dtype=L.complex128).float_power_(2),
+    "float_power_ of float64 by a complex tensor": lambda L: L.tensor(
+        [1.0, 2.0], dtype=L.float64
+    ).float_power_(L.tensor([1j])),
+    "bool tensor ** bool tensor": lambda L: L.tensor([True, False]) ** L.tensor([True, False]),
+    "True ** bool tensor": lambda L: L.pow(True, L.tensor([True, False])),
+    "bool tensor ** True": lambda L: L.tensor([True, False]) ** True,
+    "bool tensor ** 2": lambda L: L.tensor([True, False]) ** 2,
+}
+
+
+@pytest.mark.parametrize("name", sorted(OUTCOMES))
+def test_power_dtypes_as_pytorch(name: str) -> None:
+    """The same values and dtype, or the same error, as PyTorch."""
+    outcomes = []
+    for lib in (gg, torch):
+        try:
+            result = OUTCOMES[name](lib)
+            outcomes.append(
+                (np.round(result.numpy(), 12).tolist(), str(result.dtype).split(".")[-1])
+            )
+        except Exception as exc:  # noqa: BLE001 - compared with PyTorch's
+            outcomes.append((type(exc).__name__, str(exc)))
+    assert outcomes[0] == outcomes[1]

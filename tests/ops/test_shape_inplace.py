@@ -171,3 +171,13 @@ def test_resize_and_resize_as() -> None:
     same(program)
     same_error(lambda L: L.ones(2, 3).resize(4))
     same_error(lambda L: L.ones(2, 3).resize((3, 2)))  # PyTorch takes the sizes unpacked only
+
+
+def test_resize_in_place_arguments_as_pytorch() -> None:
+    """``resize_`` takes its size positionally or as ``size=``; none at all is PyTorch's
+    parser error (before its autograd check)."""
+    same(lambda L: L.arange(4.0).resize_(size=(2, 2)))
+    same(lambda L: L.arange(4.0).resize_((2,)))
+    same_error(lambda L: L.ones(2).resize_())
+    same_error(lambda L: L.ones(2, requires_grad=True).resize_())
+    same_error(lambda L: L.ones(2).resize_(3, size=(3,)))

@@ -27,6 +27,19 @@ def _norm_of(difference: np.ndarray, p: float, axis: Any) -> np.ndarray:
     )
 
 
+class CdistBackwardBackward0(Op):
+    """cdist's gradient computed under ``create_graph`` without the matrix-product shortcut:
+    PyTorch has no derivative of ``_cdist_backward``, so this node's backward raises."""
+
+    __slots__ = ()
+
+    def forward(self, grad, x1, x2, result, gradient):
+        return gradient
+
+    def backward(self, F, grad):
+        raise NotImplementedError("the derivative for '_cdist_backward' is not implemented.")
+
+
 class CdistBackward0(Op):
     """out[..., i, j] = || x1[..., i, :] - x2[..., j, :] ||_p"""
 
@@ -34,15 +47,28 @@ class CdistBackward0(Op):
 
     saved_inputs: tuple[int, ...] = (0, 1)
     saves_output = True
-    __slots__ = ("p",)
+    __slots__ = ("p", "matmul")
 
-    def forward(self, x1: Any, x2: Any, p: Any) -> Any:
-        self.p = p
+    def forward(self, x1: Any, x2: Any, p: Any, matmul: Any = False) -> Any:
+        self.p, self.matmul = p, matmul
         difference = x1[..., :, None, :] - x2[..., None, :, :]
         return _norm_of(difference, p, (difference.ndim - 1,))
 
     def backward(self, F: Any, grad: Any) -> Any:
+        if F is ArrayNamespace or self.matmul:
+            return self._gradients(F, grad, *self.saved)
+        # Without PyTorch's matrix-product shortcut its gradient is _cdist_backward, which has
+        # no derivative: the gradients are recorded by a node whose backward raises.
         x1, x2, out = self.saved
+        arrays = self._gradients(ArrayNamespace, *(array_of(t) for t in (grad, x1, x2, out)))
+        return tuple(
+            None
+            if g is None
+            else CdistBackwardBackward0.apply(grad, x1, x2, out, Tensor._from_array(g))
+            for g in arrays
+        )
+
+    def _gradients(self, F: Any, grad: Any, x1: Any, x2: Any, out: Any) -> tuple:
         difference = F.unsqueeze(x1, -2) - F.unsqueeze(x2, -3)
         axis = array_of(difference).ndim - 1
         per_pair = vector_norm_backward(F, grad, difference, out, self.p, (axis,), False)
@@ -103,7 +129,16 @@ def cdist(
             f"expected scalar type {scalar_type_name(a.dtype)} but found "
             f"{scalar_type_name(b.dtype)}"
         )
-    return CdistBackward0.apply(x1, x2, p=float(p))
+    # PyTorch's matrix-product path (p = 2 with many rows, or asked for) is differentiable
+    # twice; its direct kernel is not (see CdistBackward0.backward)
+    matmul = p == 2 and (
+        compute_mode == "use_mm_for_euclid_dist"
+        or (
+            compute_mode == "use_mm_for_euclid_dist_if_necessary"
+            and max(a.shape[-2], b.shape[-2]) > 25
+        )
+    )
+    return CdistBackward0.apply(x1, x2, p=float(p), matmul=matmul)
 
 
 class DistBackward0(Op):

@@ -2,8 +2,11 @@
 rows (public in ``glassgrad.nn.functional``; ``nn.EmbeddingBag`` wraps it).
 
 One node, ``EmbeddingBagBackward0``, as in PyTorch, with edges to ``weight`` and to
-``per_sample_weights``. PyTorch's backward builds no graph: under ``create_graph=True`` the
-gradients are constants (they do not require grad), here too.
+``per_sample_weights``. PyTorch's gradients have no derivatives: under ``create_graph=True``
+the weight's gradient is recorded by ``EmbeddingBagBackwardBackward0`` (from the incoming
+gradient and ``per_sample_weights``; its backward raises NotImplementedError) and that of
+``per_sample_weights`` by a ``NotImplemented`` node (from the incoming gradient and the
+weight; its backward raises RuntimeError), as PyTorch records them.
 
 ``scale_grad_by_freq`` divides each entry's gradient by how often its index occurs in the
 input, as ``F.embedding`` does and as PyTorch documents. PyTorch 2.13's CPU kernel divides by
@@ -23,6 +26,7 @@ from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor
 from ._namespace import ArrayNamespace
+from ._not_implemented import _not_implemented_node
 from ._registry import Sample, register
 from ._samples import randn
 from .nn_misc import _renorm_rows
@@ -109,7 +113,24 @@ class EmbeddingBagBackward0(Op):
             grad_psw[entries] = np.sum(g[bags] * rows, axis=1)
         if F is ArrayNamespace:
             return grad_weight, grad_psw
-        return tuple(None if v is None else Tensor._from_array(v) for v in (grad_weight, grad_psw))
+        if grad_weight is not None:
+            sources = (grad,) if saved_psw is None else (grad, saved_psw)
+            grad_weight = _WeightGradient.apply(*sources, after=grad_weight)
+        if grad_psw is not None:
+            grad_psw = _PerSampleWeightsGradient.apply(grad, saved_weight, after=grad_psw)
+        return grad_weight, grad_psw
+
+
+def _computed(*arrays: np.ndarray) -> np.ndarray:
+    return arrays[-1]  # the gradient, computed by EmbeddingBagBackward0.backward
+
+
+_WeightGradient = _not_implemented_node(
+    "_embedding_bag_backward", _computed, "EmbeddingBagBackwardBackward0"
+)
+_PerSampleWeightsGradient = _not_implemented_node(
+    "_embedding_bag_per_sample_weights_backward", _computed
+)
 
 
 def embedding_bag(

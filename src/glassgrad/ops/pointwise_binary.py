@@ -91,19 +91,21 @@ def copysign(input: Tensor, other: Any) -> Tensor:
 
 
 def float_power(input: Any, exponent: Any) -> Tensor:
-    """``input ** exponent`` computed in float64 (PyTorch's composite: both cast to double).
+    """``input ** exponent`` computed in float64, or complex128 if either is complex
+    (PyTorch's composite: both cast to that dtype).
 
     Example::
 
         >>> glassgrad.float_power(glassgrad.tensor([2]), 3)
         tensor([8.], dtype=glassgrad.float64)
     """
-    from .._dtype import float64
+    from .._dtype import complex128, float64
 
     if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
         raise TypeError("float_power(): argument 'input' must be Tensor")
-    base = to(input, float64) if isinstance(input, Tensor) else float(input)
-    exp = to(exponent, float64) if isinstance(exponent, Tensor) else float(exponent)
+    wide, number = (complex128, complex) if any_complex(input, exponent) else (float64, float)
+    base = to(input, wide) if isinstance(input, Tensor) else number(input)
+    exp = to(exponent, wide) if isinstance(exponent, Tensor) else number(exponent)
     return power(base, exp)
 
 
@@ -420,6 +422,12 @@ def _write_back(self: Tensor, result: Tensor) -> Tensor:
 
 
 def _float_power_inplace(self: Tensor, exponent: Any) -> Tensor:
+    wide = np.complex128 if any_complex(self, exponent) else np.float64
+    if self._data.dtype != wide:  # PyTorch's float_power_ never casts the result back
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {scalar_type_name(self._data.dtype)} "
+            f"but the operation's result requires dtype {scalar_type_name(np.dtype(wide))}"
+        )
     return _write_back(self, float_power(self, exponent))
 
 

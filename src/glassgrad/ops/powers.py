@@ -46,6 +46,14 @@ def _power(base: Any, exponent: Any) -> np.ndarray:
     return np.asarray(np.power(base, exponent))
 
 
+def _tensor_power(base: Any, exponent: Any) -> np.ndarray:
+    """``_power`` for a tensor exponent: PyTorch's pow kernel has no Bool case (only a
+    Python-number exponent takes the logical bool ** bool path)."""
+    if np.result_type(*binary_operands(base, exponent)) == np.bool_:
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    return _power(base, exponent)
+
+
 class PowBackward0(Op):
     """out = x ** exponent, exponent a Python number"""
 
@@ -89,7 +97,7 @@ class PowBackward1(Op):
             np.broadcast_shapes(np.shape(x), np.shape(exponent))
         except ValueError:
             raise broadcast_error("pow", x, exponent) from None
-        return _power(x, exponent)
+        return _tensor_power(x, exponent)
 
     def backward(self, F: Any, grad: Any) -> Any:
         x, e, out = self.saved
@@ -127,7 +135,7 @@ class PowBackward2(Op):
     def forward(self, exponent: Any, base: Any) -> Any:
         self.base = base
         exponent = default_float(exponent) if isinstance(base, float) else exponent
-        return _power(base, exponent)
+        return _tensor_power(base, exponent)
 
     def backward(self, F: Any, grad: Any) -> Any:
         exponent, out = self.saved

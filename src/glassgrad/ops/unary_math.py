@@ -233,9 +233,11 @@ class AcoshBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
-        # sqrt(x - 1) sqrt(x + 1), not sqrt(x^2 - 1): the same for real x, the right branch
-        # for complex x (PyTorch's formula)
-        return grad / (F.sqrt(x - 1.0) * F.sqrt(x + 1.0))
+        # PyTorch's formula: sqrt(x^2 - 1) for real x (finite for x < -1, where the forward
+        # is NaN), sqrt(x - 1) sqrt(x + 1) for complex x (the right branch there)
+        if array_of(x).dtype.kind == "c":
+            return grad / (F.sqrt(x - 1.0) * F.sqrt(x + 1.0))
+        return grad / F.sqrt(x * x - 1.0)
 
 
 class AtanhBackward0(Op):
