@@ -149,11 +149,11 @@ class _CompareInplace(Op):
     gradient is zero (PyTorch records the op with ``zeros_like`` derivatives)."""
 
     ufunc: Any = None
-    name = ""
+    comparison = ""  # lt, le ... (name() is the node's)
 
     def forward(self, x: Any, other: Any) -> Any:
-        if type(self).name in _ORDERED:
-            refuse_complex(f"{type(self).name}_cpu", x, other)
+        if type(self).comparison in _ORDERED:
+            refuse_complex(f"{type(self).comparison}_cpu", x, other)
         a, b = binary_operands(x, other)
         return np.asarray(type(self).ufunc(a, b)).astype(x.dtype)
 
@@ -172,7 +172,7 @@ def _compare_inplace(name: str, ufunc: Any) -> Any:
         type(
             f"{name.capitalize()}Backward{k}",
             (_CompareInplace,),
-            {"ufunc": staticmethod(ufunc), "name": name},
+            {"ufunc": staticmethod(ufunc), "comparison": name},
         )
         for k in (0, 1)
     ]

@@ -25,7 +25,7 @@ class _Scale(Op):
 
     def forward(self, x: Any) -> Any:
         if x.dtype.kind == "c":
-            raise RuntimeError(f"{self.name} is not supported for complex tensors.")
+            raise RuntimeError(f"{self.op_name} is not supported for complex tensors.")
         return default_float(x) * self.factor
 
     def backward(self, F: Any, grad: Any) -> Any:
@@ -34,12 +34,12 @@ class _Scale(Op):
 
 class Deg2RadBackward0(_Scale):
     factor: float = math.pi / 180.0
-    name = "deg2rad"
+    op_name = "deg2rad"
 
 
 class Rad2DegBackward0(_Scale):
     factor: float = 180.0 / math.pi
-    name = "rad2deg"
+    op_name = "rad2deg"
 
 
 def deg2rad(input: Tensor) -> Tensor:
