@@ -33,10 +33,10 @@ KNOWN = {
             "linalg.householder_product linalg.inv linalg.inv_ex linalg.ldl_factor "
             "linalg.ldl_factor_ex linalg.ldl_solve linalg.lstsq linalg.lu linalg.lu_factor "
             "linalg.lu_factor_ex linalg.lu_solve linalg.matrix_exp linalg.matrix_norm "
-            "linalg.matrix_power linalg.matrix_rank linalg.norm linalg.pinv linalg.qr "
+            "linalg.matrix_rank linalg.norm linalg.pinv linalg.qr "
             "linalg.slogdet linalg.solve linalg.solve_ex linalg.solve_triangular linalg.svd "
             "linalg.svdvals linalg.tensorinv linalg.tensorsolve linalg.vector_norm logdet lu "
-            "lu_solve matrix_exp matrix_power norm nuclear_norm orgqr pinverse qr slogdet svd "
+            "lu_solve matrix_exp norm nuclear_norm orgqr ormqr pinverse qr slogdet svd "
             "triangular_solve"
         ).split(),
         _LINALG,
@@ -63,7 +63,7 @@ KNOWN = {
     ),
     **dict.fromkeys(
         (
-            "cdist nn.functional.embedding_bag nn.functional.interpolate "
+            "nn.functional.embedding_bag nn.functional.interpolate "
             "nn.functional.fractional_max_pool2d nn.functional.fractional_max_pool2d_with_indices "
             "nn.functional.fractional_max_pool3d nn.functional.fractional_max_pool3d_with_indices "
             "nn.functional.max_unpool1d nn.functional.max_unpool2d nn.functional.max_unpool3d "
