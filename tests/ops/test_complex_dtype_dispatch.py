@@ -28,16 +28,8 @@ _POOL = "complex input reaches a float accumulator (a NumPy casting error, not P
 KNOWN = {
     **dict.fromkeys(
         (
-            "cholesky cholesky_inverse cholesky_solve det geqrf inverse linalg.cholesky "
-            "linalg.cholesky_ex linalg.cond linalg.det linalg.eigh linalg.eigvalsh "
-            "linalg.householder_product linalg.inv linalg.inv_ex linalg.ldl_factor "
-            "linalg.ldl_factor_ex linalg.ldl_solve linalg.lstsq linalg.lu linalg.lu_factor "
-            "linalg.lu_factor_ex linalg.lu_solve linalg.matrix_exp linalg.matrix_norm "
-            "linalg.matrix_rank linalg.norm linalg.pinv linalg.qr "
-            "linalg.slogdet linalg.solve linalg.solve_ex linalg.solve_triangular linalg.svd "
-            "linalg.svdvals linalg.tensorinv linalg.tensorsolve linalg.vector_norm logdet lu "
-            "lu_solve matrix_exp norm nuclear_norm orgqr ormqr pinverse qr slogdet svd "
-            "triangular_solve"
+            "geqrf linalg.householder_product linalg.ldl_factor linalg.ldl_factor_ex "
+            "linalg.ldl_solve linalg.lstsq orgqr ormqr triangular_solve"
         ).split(),
         _LINALG,
     ),
@@ -50,14 +42,9 @@ KNOWN = {
         _POOL,
     ),
     **dict.fromkeys(
-        "var var_mean std std_mean".split(), "complex variance (a real result) not written"
-    ),
-    **dict.fromkeys(
         (
             "lerp logaddexp logcumsumexp nn.functional.silu nn.functional.normalize "
-            "nn.functional.l1_loss nn.functional.soft_margin_loss "
-            "nn.functional.triplet_margin_loss "
-            "nn.functional.triplet_margin_with_distance_loss"
+            "nn.functional.l1_loss nn.functional.soft_margin_loss"
         ).split(),
         "complex kernel not written (glassgrad refuses, PyTorch computes)",
     ),

@@ -33,10 +33,10 @@ class CdistBackwardBackward0(Op):
 
     __slots__ = ()
 
-    def forward(self, grad, x1, x2, result, gradient):
+    def forward(self, grad: Any, x1: Any, x2: Any, result: Any, gradient: Any) -> Any:
         return gradient
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         raise NotImplementedError("the derivative for '_cdist_backward' is not implemented.")
 
 
@@ -44,6 +44,7 @@ class CdistBackward0(Op):
     """out[..., i, j] = || x1[..., i, :] - x2[..., j, :] ||_p"""
 
     p: Any
+    matmul: Any
 
     saved_inputs: tuple[int, ...] = (0, 1)
     saves_output = True

@@ -78,7 +78,7 @@ class AsStridedBackward0(Op):
     is_view = True
     __slots__ = ("size", "stride", "offset", "storage", "input_geometry")
 
-    def forward(self, a, size, stride, offset):
+    def forward(self, a: Any, size: Any, stride: Any, offset: Any) -> Any:
         flat, own_offset = _storage(a)
         offset = own_offset if offset is None else offset
         _check_geometry(size, stride, offset, flat.size, a.itemsize)
@@ -86,7 +86,7 @@ class AsStridedBackward0(Op):
         self.input_geometry = (a.shape, _elements(a.strides, a.itemsize), own_offset)
         return _strided(flat, size, stride, offset)
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         positions = np.arange(self.storage)
         written = _strided(positions, self.size, self.stride, self.offset)
         storage = F.index_zeros_add((self.storage,), (written,), grad, False)
