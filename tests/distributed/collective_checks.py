@@ -111,6 +111,22 @@ def _() -> None:
     equal(half, (np.array([1.5, -2.0]) * sum(range(1, n + 1))).astype(np.float16))
 
 
+@check("in_place_error_names_the_collective")
+def _() -> None:
+    # A collective writes its tensor in place; the backward that finds a saved copy stale
+    # names the call, as it names in-place ops.
+    w = gg.ones(3, requires_grad=True)
+    c = gg.full((3,), 2.0)
+    y = w * c  # Mul saves c for w's gradient
+    dist.all_reduce(c)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation") as info:
+        y.sum().backward()
+    assert "The last in-place change to it was made by distributed.all_reduce, at " in str(
+        info.value
+    )
+    assert str(info.value).endswith("dist.all_reduce(c).")
+
+
 @check("all_reduce_async_returns_work")
 def _() -> None:
     r, n = dist.get_rank(), dist.get_world_size()

@@ -289,6 +289,28 @@ def _() -> None:
     assert np.all(ddp.module[1].running_mean.numpy() == 0.0)
 
 
+@check("in_place_error_names_the_broadcast_and_the_gradient_all_reduce")
+def _() -> None:
+    model = nn.Linear(3, 2)
+    with gg.no_grad():
+        model.weight.fill_(float(dist.get_rank()))
+    y = (model.weight * model.weight).sum()  # Mul saves the weight
+    ddp = DDP(model)  # every rank but 0 gets rank 0's weight, in place
+    if dist.get_rank() != 0:
+        with pytest.raises(RuntimeError, match="modified by an inplace operation") as info:
+            y.backward()
+        assert "made by DistributedDataParallel's broadcast of rank 0's parameters" in str(
+            info.value
+        )
+    ddp(gg.ones(1, 3)).sum().backward()
+    g = model.weight.grad
+    y = model.weight * g  # Mul saves the .grad for the weight's gradient
+    ddp(gg.ones(1, 3)).sum().backward()  # the all-reduced gradient is written into g
+    with pytest.raises(RuntimeError, match="modified by an inplace operation") as info:
+        y.sum().backward()
+    assert "made by DistributedDataParallel's gradient all-reduce into .grad" in str(info.value)
+
+
 @check("different_models_raise_on_every_rank")
 def _() -> None:
     r = dist.get_rank()

@@ -111,6 +111,22 @@ def in_place_transpose(lib):
     return y
 
 
+def grad_accumulation(lib):
+    w = lib.ones(3, requires_grad=True)
+    (w * 2).sum().backward()
+    y = w * w.grad  # Mul saves w.grad for w's gradient
+    (w * 3).sum().backward()  # MARK-accumulate
+    return y
+
+
+def zero_grad_kept(lib):
+    w = lib.nn.Parameter(lib.ones(3))
+    w.grad = lib.full((3,), 2.0)
+    y = w * w.grad
+    lib.optim.SGD([w], lr=0.1).zero_grad(set_to_none=False)  # MARK-zero-grad
+    return y
+
+
 @pytest.mark.parametrize(
     ("program", "marker", "what"),
     [
@@ -118,6 +134,12 @@ def in_place_transpose(lib):
         (resize, "MARK-resize", "resize_"),
         (embedding_renorm, "MARK-renorm", "embedding's max_norm=1 renorm (embedding_renorm_)"),
         (in_place_transpose, "MARK-transpose", "TBackward1 (in place)"),
+        (
+            grad_accumulation,
+            "MARK-accumulate",
+            "AccumulateGrad (adding a gradient into .grad in place)",
+        ),
+        (zero_grad_kept, "MARK-zero-grad", "Optimizer.zero_grad(set_to_none=False)"),
     ],
 )
 def test_every_version_bump_is_named(program, marker, what):

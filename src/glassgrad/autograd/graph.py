@@ -522,6 +522,7 @@ def accumulate(
                 before_write(current)
             np.add(data, grad, out=data, casting="unsafe")
             current._vc[0] += 1
+            note_write(current._vc, "AccumulateGrad (adding a gradient into .grad in place)")
         else:
             var._grad = Tensor._from_array(data + grad)
     else:

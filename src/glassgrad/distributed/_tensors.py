@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.inplace_record import note_write
 from .process_group import ProcessGroup
 
 __all__ = [
@@ -70,10 +71,12 @@ def contiguous(a: np.ndarray) -> np.ndarray:
     return a if a.flags.c_contiguous else np.ascontiguousarray(a)
 
 
-def written(*tensors: Tensor) -> None:
-    # A collective writes in place: count it, as an in-place op would (saved tensors see it).
+def written(op_name: str, *tensors: Tensor) -> None:
+    # A collective writes in place: count it, as an in-place op would (saved tensors see it),
+    # and name it, so the "modified by an inplace operation" error says which call it was.
     for t in tensors:
         t._vc[0] += 1
+        note_write(t._vc, f"distributed.{op_name}")
 
 
 def same_layout(arrays: list[np.ndarray], like: np.ndarray, name: str, op_name: str) -> None:

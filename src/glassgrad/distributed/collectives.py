@@ -102,7 +102,7 @@ def broadcast(
     data = tensor._data
     buf = contiguous(data)
     if pg.rank() != root:
-        written(tensor)
+        written("broadcast", tensor)
     request = pg.comm.Ibcast(buf, root=root)
 
     def finish() -> None:
@@ -145,7 +145,7 @@ def _all_reduce_array(
     pg: ProcessGroup, data: np.ndarray, mop: Any, op: Any, async_op: bool, tensor: Tensor
 ) -> Work | None:
     buf = contiguous(data)
-    written(tensor)
+    written("all_reduce", tensor)
     request = pg.comm.Iallreduce(mpi().IN_PLACE, buf, op=mop)
 
     def finish() -> None:
@@ -190,7 +190,7 @@ def reduce(
     data = tensor._data
     buf = contiguous(data)
     if pg.rank() == root:
-        written(tensor)
+        written("reduce", tensor)
         request = pg.comm.Ireduce(mpi().IN_PLACE, buf, op=mop, root=root)
     else:
         request = pg.comm.Ireduce(buf, None, op=mop, root=root)
@@ -237,7 +237,7 @@ def all_gather(
     agree(pg, "all_gather", prepare)
     data = tensor._data
     recv = np.empty((pg.size(), *data.shape), dtype=data.dtype)
-    written(*tensor_list)
+    written("all_gather", *tensor_list)
     request = pg.comm.Iallgather(contiguous(data), recv)
 
     def finish() -> None:
@@ -275,7 +275,7 @@ def all_gather_into_tensor(
     agree(pg, "all_gather_into_tensor", prepare)
     out = output_tensor._data
     recv = contiguous(out)
-    written(output_tensor)
+    written("all_gather_into_tensor", output_tensor)
     request = pg.comm.Iallgather(contiguous(input_tensor._data), recv)
 
     def finish() -> None:
@@ -322,7 +322,7 @@ def reduce_scatter(
 
     mop = agree(pg, "reduce_scatter", prepare)
     send = np.ascontiguousarray(np.stack([t._data for t in input_list]))
-    return _reduce_scatter_array(pg, send, output, mop, op, async_op)
+    return _reduce_scatter_array(pg, send, output, mop, op, async_op, "reduce_scatter")
 
 
 def reduce_scatter_tensor(
@@ -354,15 +354,23 @@ def reduce_scatter_tensor(
         )
 
     mop = agree(pg, "reduce_scatter_tensor", prepare)
-    return _reduce_scatter_array(pg, contiguous(input._data), output, mop, op, async_op)
+    return _reduce_scatter_array(
+        pg, contiguous(input._data), output, mop, op, async_op, "reduce_scatter_tensor"
+    )
 
 
 def _reduce_scatter_array(
-    pg: ProcessGroup, send: np.ndarray, output: Tensor, mop: Any, op: Any, async_op: bool
+    pg: ProcessGroup,
+    send: np.ndarray,
+    output: Tensor,
+    mop: Any,
+    op: Any,
+    async_op: bool,
+    op_name: str,
 ) -> Work | None:
     out = output._data
     recv = contiguous(out)
-    written(output)
+    written(op_name, output)
     request = pg.comm.Ireduce_scatter_block(send, recv, op=mop)
 
     def finish() -> None:
@@ -418,7 +426,7 @@ def gather(
     recv = None
     if pg.rank() == root:
         recv = np.empty((pg.size(), *data.shape), dtype=data.dtype)
-        written(*gather_list)
+        written("gather", *gather_list)
     request = pg.comm.Igather(contiguous(data), recv, root=root)
 
     def finish() -> None:
@@ -474,7 +482,7 @@ def scatter(
         else None
     )
     buf = contiguous(data)
-    written(tensor)
+    written("scatter", tensor)
     request = pg.comm.Iscatter(send, buf, root=root)
 
     def finish() -> None:

@@ -110,7 +110,7 @@ def irecv(
     MPI = mpi()
     source = MPI.ANY_SOURCE if src is None and group_src is None else _peer(pg, src, group_src, "source")  # fmt: skip
     buf = contiguous(data)
-    written(tensor)
+    written("irecv", tensor)
 
     def finish() -> None:
         if buf is not data:
@@ -155,7 +155,7 @@ def recv(
             f"({describe(data)}) holds {data.nbytes}"
         )
     buf = contiguous(data)
-    written(tensor)
+    written("recv", tensor)
     pg.comm.Recv(buf, source=sender, tag=tag)
     if buf is not data:
         data[...] = buf

@@ -33,6 +33,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.graph import RemovableHandle
+from ..autograd.inplace_record import note_write
 from ..autograd.mutation import before_write, write_hooks
 
 __all__ = [
@@ -326,6 +327,7 @@ class Optimizer:
                 else:  # a read-only (broadcast) array the user assigned: new zeros
                     grad._data = np.zeros(grad._data.shape, grad._data.dtype)
                 grad._vc[0] += 1
+                note_write(grad._vc, "Optimizer.zero_grad(set_to_none=False)")
 
     # --- state dicts -----------------------------------------------------------------
     def state_dict(self) -> StateDict:

@@ -20,6 +20,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ...autograd.engine import queue_callback
 from ...autograd.graph import AccumulateGrad
+from ...autograd.inplace_record import note_write
 from ...distributed._mpi import mpi
 from ...distributed.process_group import ProcessGroup
 
@@ -220,6 +221,7 @@ class Reducer:
         else:
             np.copyto(grad._data, view)
             grad._vc[0] += 1
+            note_write(grad._vc, "DistributedDataParallel's gradient all-reduce into .grad")
 
 
 def _reachable_leaves(outputs: list[Tensor]) -> set[int]:

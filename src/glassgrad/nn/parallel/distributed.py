@@ -17,6 +17,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd.grad_mode import is_grad_enabled
+from ...autograd.inplace_record import note_write
 from ...distributed.process_group import ProcessGroup, resolve_group
 from ..modules.module import Module
 from ._reducer import Reducer
@@ -120,7 +121,11 @@ class DistributedDataParallel(Module):
         self.bucket_bytes_cap = int(cap_mb * _MB)
         _verify_same_model(pg, module)
         if init_sync:
-            _broadcast_from_root(pg, [t for _, t in module.state_dict(keep_vars=True).items()])
+            _broadcast_from_root(
+                pg,
+                [t for _, t in module.state_dict(keep_vars=True).items()],
+                "DistributedDataParallel's broadcast of rank 0's parameters and buffers",
+            )
         self.reducer = Reducer(
             named, pg, self.bucket_bytes_cap, find_unused_parameters, gradient_as_bucket_view
         )
@@ -132,7 +137,11 @@ class DistributedDataParallel(Module):
         if self.require_forward_param_sync and self.broadcast_buffers:
             buffers = list(self.module.buffers())
             if buffers:
-                _broadcast_from_root(self.process_group, buffers)
+                _broadcast_from_root(
+                    self.process_group,
+                    buffers,
+                    "DistributedDataParallel's broadcast of rank 0's buffers before forward",
+                )
         output = self.module(*inputs, **kwargs)
         if sync:
             self.require_forward_param_sync = True
@@ -198,9 +207,9 @@ def _verify_same_model(pg: ProcessGroup, module: Module) -> None:
             )
 
 
-def _broadcast_from_root(pg: ProcessGroup, tensors: list[Tensor]) -> None:
+def _broadcast_from_root(pg: ProcessGroup, tensors: list[Tensor], what: str) -> None:
     """Copy group rank 0's values of ``tensors`` into every rank's, one flat message per
-    dtype (in place, outside autograd)."""
+    dtype (in place, outside autograd; ``what`` names the write in the in-place record)."""
     by_dtype: dict = {}
     for t in tensors:
         by_dtype.setdefault(t._data.dtype, []).append(t)
@@ -218,3 +227,4 @@ def _broadcast_from_root(pg: ProcessGroup, tensors: list[Tensor]) -> None:
                 data[...] = flat[offset : offset + data.size].reshape(data.shape)
                 offset += data.size
                 t._vc[0] += 1
+                note_write(t._vc, what)
