@@ -385,6 +385,15 @@ from .ops.blas import (
 from .ops.blas import (
     baddbmm as baddbmm,
 )
+from .ops.broadcasting import (
+    expand as expand,
+)
+from .ops.broadcasting import (
+    expand_as as expand_as,
+)
+from .ops.broadcasting import (
+    sum_to_size as sum_to_size,
+)
 from .ops.cholesky import (
     _cholesky_top as cholesky,
 )
@@ -863,12 +872,6 @@ from .ops.shape import (
     cat as concatenate,
 )
 from .ops.shape import (
-    expand as expand,
-)
-from .ops.shape import (
-    expand_as as expand_as,
-)
-from .ops.shape import (
     permute as permute,
 )
 from .ops.shape import (
@@ -879,9 +882,6 @@ from .ops.shape import (
 )
 from .ops.shape import (
     stack as stack,
-)
-from .ops.shape import (
-    sum_to_size as sum_to_size,
 )
 from .ops.shape import (
     t as t,

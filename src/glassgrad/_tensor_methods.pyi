@@ -356,8 +356,8 @@ class _TensorMethods:
     def exp_(self, *args: Any, **kwargs: Any) -> Tensor: ...  # glassgrad.ops.conversion
     def expand(
         self, *args: Any, size: Any = ..., implicit: bool = ...
-    ) -> Tensor: ...  # glassgrad.ops.shape.expand
-    def expand_as(self, other: Tensor) -> Tensor: ...  # glassgrad.ops.shape.expand_as
+    ) -> Tensor: ...  # glassgrad.ops.broadcasting.expand
+    def expand_as(self, other: Tensor) -> Tensor: ...  # glassgrad.ops.broadcasting.expand_as
     def expm1(self) -> Tensor: ...  # glassgrad.ops.unary_math.expm1
     def expm1_(self) -> Tensor: ...  # glassgrad.ops.unary_math
     def exponential_(
@@ -888,7 +888,7 @@ class _TensorMethods:
     ) -> Tensor: ...  # glassgrad.ops.reduction.sum
     def sum_to_size(
         self, *args: Any, size: Any = ...
-    ) -> Tensor: ...  # glassgrad.ops.shape.sum_to_size
+    ) -> Tensor: ...  # glassgrad.ops.broadcasting.sum_to_size
     def svd(
         self, some: bool = ..., compute_uv: bool = ..., *, out: Any = ...
     ) -> Any: ...  # glassgrad.ops.decompositions.svd_top

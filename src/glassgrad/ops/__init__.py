@@ -12,7 +12,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import graph
-from . import complex, conversion, indexing, linalg, pointwise, reduction, shape
+from . import broadcasting, complex, conversion, indexing, linalg, pointwise, reduction, shape
 from ._namespace import ArrayNamespace, build_tensor_namespace
 from ._numpy_names import with_numpy_names
 from ._out import with_out
@@ -43,7 +43,7 @@ def _zeros(size: tuple, dtype: np.dtype) -> Tensor:
 
 
 _BACKWARD_FUNCTIONS: dict[str, Any] = {
-    "sum_to_size": shape.sum_to_size,
+    "sum_to_size": broadcasting.sum_to_size,
     "cast": conversion.to,
     "zeros": _zeros,
     "index_zeros_add": indexing.index_zeros_add,
@@ -61,7 +61,7 @@ _BACKWARD_FUNCTIONS: dict[str, Any] = {
     "conj": complex.conj,
     "where": pointwise.where,
     "sum": reduction.sum,
-    "expand": shape.expand,
+    "expand": broadcasting.expand,
     "reshape": shape.reshape,
     "matmul": linalg.matmul,
     "mT": lambda x: shape.transpose(x, -2, -1),

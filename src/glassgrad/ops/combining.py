@@ -20,8 +20,9 @@ from ._common import check_tensor, varargs_or_keyword
 from ._out import out_result
 from ._registry import Sample, register
 from ._samples import randn
+from .broadcasting import expand
 from .masking import masked_select
-from .shape import cat, expand, reshape, stack, unsafe_view, unsqueeze
+from .shape import cat, reshape, stack, unsafe_view, unsqueeze
 
 
 def _tensor_list(tensors: Any, op: str) -> list:

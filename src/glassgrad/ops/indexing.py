@@ -167,8 +167,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
         >>> glassgrad.take_along_dim(x, glassgrad.tensor([[1]]), 1)
         tensor([[30.]])
     """
+    from .broadcasting import expand
     from .gather_scatter import gather
-    from .shape import expand, reshape
+    from .shape import reshape
 
     check_tensor(input, "take_along_dim")
     index = indices._data if isinstance(indices, Tensor) else np.asarray(indices)

@@ -10,7 +10,7 @@ import numpy as np
 from .._dtype import c_type_name, scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
-from . import shape
+from . import broadcasting, shape
 from ._common import check_tensor
 from ._registry import Sample, register
 from ._samples import randn
@@ -216,11 +216,11 @@ def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
             f"matmul: the batch dimensions of {list(size1)} and {list(size2)} do not broadcast"
         ) from None
     count = math.prod(batch)
-    left = shape.reshape(shape.expand(a, (*batch, n, m1)), (count, n, m1))
+    left = shape.reshape(broadcasting.expand(a, (*batch, n, m1)), (count, n, m1))
     if d2 == 1:
-        right = shape.unsqueeze(shape.reshape(shape.expand(b, (*batch, m2)), (count, m2)), 2)
+        right = shape.unsqueeze(shape.reshape(broadcasting.expand(b, (*batch, m2)), (count, m2)), 2)
     else:
-        right = shape.reshape(shape.expand(b, (*batch, m2, p)), (count, m2, p))
+        right = shape.reshape(broadcasting.expand(b, (*batch, m2, p)), (count, m2, p))
     output_shape = batch + ((n,) if d1 > 1 else ()) + ((p,) if d2 > 1 else ())
     product = BmmBackward0.apply(left, right)
     if d2 == 1:

@@ -199,7 +199,7 @@ def masked_scatter(input: Tensor, mask: Any, source: Tensor) -> Tensor:
             f"mask ({count})"
         )
     if shape != x.shape:
-        from .shape import expand
+        from .broadcasting import expand
 
         input = expand(input, shape)
     return MaskedScatterBackward0.apply(input, source, mask=m)

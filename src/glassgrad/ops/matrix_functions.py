@@ -23,6 +23,7 @@ from ._linalg_common import check_square, constant_like, invertible
 from ._out import composite_out
 from ._registry import Sample, register
 from ._samples import randn
+from .broadcasting import expand
 from .conversion import clone, to
 from .decompositions import svdvals
 from .diagonals import diagonal as diagonal_view
@@ -31,7 +32,7 @@ from .linalg import matmul
 from .norms import matrix_norm
 from .pointwise import where
 from .scan import cumprod
-from .shape import cat, expand, unsqueeze
+from .shape import cat, unsqueeze
 from .shape_reorder import flip
 
 __all__ = [

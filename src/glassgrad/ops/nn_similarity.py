@@ -10,7 +10,7 @@ from .. import _dtype
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
-from . import arithmetic, conversion, division, reduction, shape
+from . import arithmetic, broadcasting, conversion, division, reduction
 from ._common import binary_operands, broadcast_error, check_tensor, wrap_dim
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -50,7 +50,7 @@ def normalize(
     _check_float_input(input, "normalize")
     d = wrap_dim(dim, input._data.ndim, "normalize")
     norm = vector_norm(input, p, d, True)
-    result = division.div(input, shape.expand_as(clamp_min(norm, eps), input))
+    result = division.div(input, broadcasting.expand_as(clamp_min(norm, eps), input))
     if out is None:
         return result
     with no_grad():
@@ -69,9 +69,9 @@ def _broadcast_pair(a: Tensor, b: Tensor, op: str, expand_all: bool = True) -> t
     except ValueError:
         raise broadcast_error(op, a._data, b._data) from None
     if expand_all or sa != common:
-        a = shape.expand(a, common)
+        a = broadcasting.expand(a, common)
     if expand_all or sb != common:
-        b = shape.expand(b, common)
+        b = broadcasting.expand(b, common)
     return a, b
 
 

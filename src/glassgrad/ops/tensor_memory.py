@@ -213,7 +213,7 @@ def apply_(input: Tensor, callable: Callable) -> Tensor:
 
 
 def _check_broadcast(input: Tensor, others: tuple) -> None:
-    from .shape import expand
+    from .broadcasting import expand
 
     for other in others:
         check_tensor(other, "map_")
