@@ -680,13 +680,13 @@ from .ops.logical import (
     logical_not as logical_not,
 )
 from .ops.lu import (
-    lu_solve_top as lu_solve,
-)
-from .ops.lu import (
     lu_top as lu,
 )
 from .ops.lu import (
     lu_unpack as lu_unpack,
+)
+from .ops.lu_solve import (
+    lu_solve_top as lu_solve,
 )
 from .ops.masking import (
     masked_fill as masked_fill,

@@ -571,7 +571,7 @@ class _TensorMethods:
     ) -> tuple[Tensor, ...]: ...  # glassgrad.ops.lu.lu_top
     def lu_solve(
         self, LU_data: Tensor, LU_pivots: Tensor, *, out: Any = ...
-    ) -> Tensor: ...  # glassgrad.ops.lu.lu_solve_top
+    ) -> Tensor: ...  # glassgrad.ops.lu_solve.lu_solve_top
     @property
     def mH(self) -> Tensor: ...
     @property

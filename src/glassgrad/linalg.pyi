@@ -88,7 +88,7 @@ from .ops.lu import (
 from .ops.lu import (
     lu_factor_ex as lu_factor_ex,
 )
-from .ops.lu import (
+from .ops.lu_solve import (
     lu_solve as lu_solve,
 )
 from .ops.matrix_functions import (

@@ -33,7 +33,8 @@ from ._out import composite_out, out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .linear_solve import LinalgSolveExBackward0, check_solve, solve
-from .lu import lu_arrays, lu_solve_arrays
+from .lu import lu_arrays
+from .lu_solve import lu_solve_arrays
 from .shape import permute, reshape
 
 # --- inv, det, slogdet, logdet ------------------------------------------------------------

@@ -27,7 +27,8 @@ from ._linalg_common import (
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
-from .lu import lu_arrays, lu_solve_arrays
+from .lu import lu_arrays
+from .lu_solve import lu_solve_arrays
 
 __all__ = ["solve"]
 
