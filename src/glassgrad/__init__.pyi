@@ -640,9 +640,6 @@ from .ops.indexing import (
 from .ops.inverses import (
     inverse as inverse,
 )
-from .ops.inverses import (
-    pinverse as pinverse,
-)
 from .ops.linalg import (
     bmm as bmm,
 )
@@ -792,6 +789,9 @@ from .ops.products import (
 )
 from .ops.products import (
     vdot as vdot,
+)
+from .ops.pseudoinverse import (
+    pinverse as pinverse,
 )
 from .ops.random import (
     bernoulli as bernoulli,

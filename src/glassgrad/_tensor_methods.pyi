@@ -729,7 +729,7 @@ class _TensorMethods:
     ) -> Tensor: ...  # glassgrad.ops.householder.ormqr
     def outer(self, vec2: Tensor, *, out: Any = ...) -> Tensor: ...  # glassgrad.ops.products.outer
     def permute(self, *args: Any, dims: Any = ...) -> Tensor: ...  # glassgrad.ops.shape.permute
-    def pinverse(self, rcond: float = ...) -> Tensor: ...  # glassgrad.ops.inverses.pinverse
+    def pinverse(self, rcond: float = ...) -> Tensor: ...  # glassgrad.ops.pseudoinverse.pinverse
     def polygamma(self, n: Any) -> Any: ...  # glassgrad.ops.special_gamma
     def polygamma_(self, n: int) -> Tensor: ...  # glassgrad.ops.special_gamma._polygamma_inplace
     def positive(self) -> Tensor: ...  # glassgrad.ops.pointwise_unary.positive

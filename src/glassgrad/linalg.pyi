@@ -50,15 +50,6 @@ from .ops.inverses import (
     inv_ex as inv_ex,
 )
 from .ops.inverses import (
-    lstsq as lstsq,
-)
-from .ops.inverses import (
-    matrix_rank as matrix_rank,
-)
-from .ops.inverses import (
-    pinv as pinv,
-)
-from .ops.inverses import (
     solve_ex as solve_ex,
 )
 from .ops.inverses import (
@@ -126,6 +117,15 @@ from .ops.products import (
 )
 from .ops.products import (
     vecdot as vecdot,
+)
+from .ops.pseudoinverse import (
+    lstsq as lstsq,
+)
+from .ops.pseudoinverse import (
+    matrix_rank as matrix_rank,
+)
+from .ops.pseudoinverse import (
+    pinv as pinv,
 )
 from .ops.solvers import (
     solve_triangular as solve_triangular,

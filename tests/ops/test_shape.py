@@ -648,6 +648,7 @@ def test_docstring_examples_run() -> None:
     import doctest
 
     from glassgrad.ops import (
+        broadcasting,
         diagonals,
         gather_scatter,
         masking,
@@ -657,7 +658,15 @@ def test_docstring_examples_run() -> None:
     )
 
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
-    modules = (shape_views, shape_reorder, gather_scatter, masking, diagonals, padding)
+    modules = (
+        broadcasting,
+        shape_views,
+        shape_reorder,
+        gather_scatter,
+        masking,
+        diagonals,
+        padding,
+    )
     results = [doctest.testmod(m, extraglobs={"glassgrad": gg}, optionflags=flags) for m in modules]
     assert sum(r.attempted for r in results) > 10
     assert sum(r.failed for r in results) == 0
