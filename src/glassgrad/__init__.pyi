@@ -1021,9 +1021,6 @@ from .ops.special import (
 from .ops.special import (
     sinc as sinc,
 )
-from .ops.special import (
-    xlogy as xlogy,
-)
 from .ops.special_bessel import (
     i0 as i0,
 )
@@ -1044,6 +1041,9 @@ from .ops.special_gamma import (
 )
 from .ops.special_gamma import (
     polygamma as polygamma,
+)
+from .ops.special_xlogy import (
+    xlogy as xlogy,
 )
 from .ops.statistics import (
     aminmax as aminmax,

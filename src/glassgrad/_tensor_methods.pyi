@@ -1002,6 +1002,8 @@ class _TensorMethods:
     ) -> Tensor: ...  # glassgrad.ops.slicing._where_method
     def xlogy(
         self, other: Tensor | float, *, out: Tensor | None = ...
-    ) -> Tensor: ...  # glassgrad.ops.special.xlogy
-    def xlogy_(self, other: Tensor | float) -> Tensor: ...  # glassgrad.ops.special._xlogy_inplace
+    ) -> Tensor: ...  # glassgrad.ops.special_xlogy.xlogy
+    def xlogy_(
+        self, other: Tensor | float
+    ) -> Tensor: ...  # glassgrad.ops.special_xlogy._xlogy_inplace
     def zero_(self) -> Tensor: ...  # glassgrad.ops.conversion.zero_

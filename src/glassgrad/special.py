@@ -15,20 +15,7 @@ from .ops._out import with_out as _with_out
 from .ops.pointwise import sigmoid as expit
 from .ops.reduction_math import logsumexp
 from .ops.rounding import round
-from .ops.special import (
-    entr,
-    erfc,
-    erfcx,
-    log_ndtr,
-    log_softmax,
-    logit,
-    ndtr,
-    ndtri,
-    sinc,
-    softmax,
-    xlog1py,
-    xlogy,
-)
+from .ops.special import entr, erfc, erfcx, log_ndtr, log_softmax, logit, ndtr, ndtri, sinc, softmax
 from .ops.special_bessel import (
     airy_ai,
     bessel_j0,
@@ -64,6 +51,7 @@ from .ops.special_polynomials import (
     shifted_chebyshev_polynomial_v,
     shifted_chebyshev_polynomial_w,
 )
+from .ops.special_xlogy import xlog1py, xlogy
 from .ops.unary_math import erf, erfinv, exp2, expm1, log1p
 
 __all__ = [

@@ -1,6 +1,7 @@
 """Special functions of the error-function family and their neighbours, without SciPy:
-erfc, erfcx, the normal distribution (ndtr, ndtri, log_ndtr), logit, xlogy, xlog1py, sinc and
-entr. The gamma and Bessel families are in ``special_gamma.py`` and ``special_bessel.py``.
+erfc, erfcx, the normal distribution (ndtr, ndtri, log_ndtr), logit, sinc and entr. xlogy and
+xlog1py are in ``special_xlogy.py``, the gamma and Bessel families in ``special_gamma.py`` and
+``special_bessel.py``.
 
 Each op is one Node class named as PyTorch names its grad_fn, with the backward formula of
 PyTorch's ``derivatives.yaml`` (so first and second derivatives match), one public function,
@@ -14,29 +15,32 @@ from typing import Any
 
 import numpy as np
 
-from .._strides import like_operands
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from . import _erf, nn_softmax
 from ._common import (
     array_of,
-    broadcast_error,
     check_tensor,
     float_kernel,
-    floating_operands,
     is_scalar,
 )
 from ._namespace import default_float
 from ._not_implemented import refuse_complex
 from ._out import out_result
-from ._registry import NoGrad, Sample, register
+from ._registry import Sample, register
 from ._samples import positive, randn, unary_samples
 from .nn_activation import AddBackward1, MulBackward1
 from .unary_math import erf
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
 _SQRT_TWO_PI = math.sqrt(2.0 * math.pi)
+
+
 _SQRT_HALF = math.sqrt(0.5)
+
+
 SPECIAL = "special"
 
 
@@ -260,117 +264,6 @@ def entr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     return out_result("special_entr", out, result, (input,))
 
 
-# --- xlogy and xlog1py -------------------------------------------------------------------------
-
-
-def _x_times(op: str, log: Any, x: Any, y: Any) -> np.ndarray:
-    """x * log(y) (log: np.log or np.log1p), 0 where x is 0 unless y is NaN."""
-    refuse_complex(f"{op.removeprefix('special_')}_cpu", x, y)
-    x, y = floating_operands(x, y)
-    dtype = (x if isinstance(x, np.ndarray) else y).dtype
-    try:
-        product = x * log(y)
-    except ValueError:
-        raise broadcast_error(op, x, y) from None
-    out = np.where(np.isnan(y), y, np.where(x == 0, 0.0, product))
-    return like_operands(out.astype(dtype, copy=False), (x, y))
-
-
-def _xlogy(x: Any, y: Any) -> np.ndarray:
-    return _x_times("xlogy", np.log, x, y)
-
-
-def _xlog1py(x: Any, y: Any) -> np.ndarray:
-    return _x_times("special_xlog1py", np.log1p, x, y)
-
-
-class _XLogFamily(Op):
-    """x * log(y + shift) for two tensors: d/dx = log(y + shift) (0 where x = 0 and y + shift
-    <= 0, PyTorch's choice off the domain), d/dy = x / (y + shift)."""
-
-    shift: float = 0.0
-    saved_inputs: tuple[int, ...] = (0, 1)
-
-    def backward(self, F: Any, grad: Any) -> Any:
-        x, y = self.saved
-        needs = self.needs_input_grad
-        grad_x = grad_y = None
-        if needs[0]:
-            off_domain = (array_of(x) == 0) & (array_of(y) <= -self.shift)
-            grad_x = F.where(off_domain, 0.0, type(self).call(grad, y))
-        if needs[1]:
-            grad_y = grad * x / (y + self.shift) if self.shift else grad * x / y
-        return grad_x, grad_y
-
-
-class _XLogScalarX(Op):
-    """x * log(y + shift) for a Python number x: d/dy = x / (y + shift)."""
-
-    __slots__ = ("x",)
-    shift: float = 0.0
-    saved_inputs: tuple[int, ...] = (0,)
-
-    def backward(self, F: Any, grad: Any) -> Any:
-        (y,) = self.saved
-        return grad * self.x / (y + self.shift) if self.shift else grad * self.x / y
-
-
-class _XLogScalarY(Op):
-    """x * log(y + shift) for a Python number y: d/dx = log(y + shift), 0 where x = 0 if
-    y + shift <= 0."""
-
-    __slots__ = ("y",)
-    shift: float = 0.0
-    saved_inputs: tuple[int, ...] = (0,)
-
-    def backward(self, F: Any, grad: Any) -> Any:
-        (x,) = self.saved
-        value = type(self).call(grad, y=self.y)
-        if self.y > -self.shift:
-            return value
-        return F.where(array_of(x) == 0, 0.0, value)
-
-
-class XlogyBackward0(_XLogFamily):
-    def forward(self, x: Any, y: Any) -> Any:
-        return _xlogy(x, y)
-
-
-class XlogyBackward1(_XLogScalarX):
-    def forward(self, y: Any, x: Any) -> Any:
-        self.x = x
-        return _xlogy(x, y)
-
-
-class XlogyBackward2(_XLogScalarY):
-    def forward(self, x: Any, y: Any) -> Any:
-        self.y = y
-        return _xlogy(x, y)
-
-
-class SpecialXlog1PyBackward0(_XLogFamily):
-    shift: float = 1.0
-
-    def forward(self, x: Any, y: Any) -> Any:
-        return _xlog1py(x, y)
-
-
-class SpecialXlog1PyBackward1(_XLogScalarX):
-    shift: float = 1.0
-
-    def forward(self, y: Any, x: Any) -> Any:
-        self.x = x
-        return _xlog1py(x, y)
-
-
-class SpecialXlog1PyBackward2(_XLogScalarY):
-    shift: float = 1.0
-
-    def forward(self, x: Any, y: Any) -> Any:
-        self.y = y
-        return _xlog1py(x, y)
-
-
 def binary_special(op: str, nodes: tuple, input: Any, other: Any) -> Tensor:
     """Dispatch a binary op over (Tensor | number, Tensor | number) to its Tensor-Tensor,
     number-Tensor and Tensor-number nodes, as PyTorch's overloads; two numbers are refused."""
@@ -389,57 +282,6 @@ def binary_special(op: str, nodes: tuple, input: Any, other: Any) -> Tensor:
     )
 
 
-def xlogy(input: Tensor | float, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:
-    """``input * log(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN).
-
-    Example::
-
-        >>> glassgrad.xlogy(glassgrad.tensor([0.0, 2.0]), glassgrad.tensor([0.0, 3.0]))
-        tensor([0.0000, 2.1972])
-    """
-    result = binary_special("xlogy", _XLOGY_NODES, input, other)
-    return out_result(
-        "xlogy",
-        out,
-        result,
-        (
-            input,
-            other,
-        ),
-    )
-
-
-def xlog1py(input: Tensor | float, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:
-    """``input * log1p(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN).
-
-    Example::
-
-        >>> glassgrad.special.xlog1py(glassgrad.tensor([0.0, 2.0]), glassgrad.tensor([-1.0, 1.0]))
-        tensor([0.0000, 1.3863])
-    """
-    result = binary_special("special_xlog1py", _XLOG1PY_NODES, input, other)
-    return out_result(
-        "special_xlog1py",
-        out,
-        result,
-        (
-            input,
-            other,
-        ),
-    )
-
-
-_XLOGY_NODES = (XlogyBackward0, XlogyBackward1, XlogyBackward2)
-_XLOG1PY_NODES = (SpecialXlog1PyBackward0, SpecialXlog1PyBackward1, SpecialXlog1PyBackward2)
-
-
-def _xlogy_inplace(self: Tensor, other: Tensor | float) -> Tensor:
-    if isinstance(other, Tensor):
-        return apply_inplace(XlogyBackward0, self, other)
-    binary_special("xlogy_", _XLOGY_NODES, self, other)  # refuses what is not a number
-    return apply_inplace(XlogyBackward2, self, y=other)
-
-
 def _logit_inplace(self: Tensor, eps: float | None = None) -> Tensor:
     return apply_inplace(LogitBackward0, self, eps=eps)
 
@@ -449,14 +291,6 @@ def _unary_inplace(node: type) -> Any:
         return apply_inplace(node, self)
 
     return method
-
-
-TENSOR_METHODS: dict[str, Any] = {
-    "erfc_": _unary_inplace(ErfcBackward0),
-    "sinc_": _unary_inplace(SincBackward0),
-    "logit_": _logit_inplace,
-    "xlogy_": _xlogy_inplace,
-}
 
 
 # --- registry rows -----------------------------------------------------------------------------
@@ -486,6 +320,8 @@ def _wide_samples(rng: np.random.Generator) -> list[Sample]:
 
 
 register("erfc", erfc, nodes=(ErfcBackward0,), samples=_wide_samples)
+
+
 register(
     "erfcx",
     erfcx,
@@ -496,10 +332,16 @@ register(
         Sample((np.array([-np.inf, np.inf, np.nan]),), grad=False),
     ],
 )
+
+
 register("ndtr", ndtr, namespace=SPECIAL, samples=_wide_samples)
+
+
 register(
     "ndtri", ndtri, nodes=(SpecialNdtriBackward0,), namespace=SPECIAL, samples=_probability_samples
 )
+
+
 register(
     "log_ndtr",
     log_ndtr,
@@ -507,6 +349,8 @@ register(
     namespace=SPECIAL,
     samples=lambda rng: [*_wide_samples(rng), Sample((-30.0 - 10 * positive(rng, 4),))],
 )
+
+
 register(
     "logit",
     logit,
@@ -518,6 +362,8 @@ register(
         Sample((np.array([-0.5, 0.3, 1.5]),), fd=False, note="NaN gradient outside [0, 1]"),
     ],
 )
+
+
 register(
     "sinc",
     sinc,
@@ -528,6 +374,8 @@ register(
         Sample((np.array([0, 1, 2]),), grad=False),
     ],
 )
+
+
 register(
     "entr",
     entr,
@@ -539,32 +387,6 @@ register(
         Sample((np.array([0.0, -1.0, np.nan, np.inf, 2.0]),), grad=False),
     ],
 )
-
-
-def _xlog_samples(shift: float) -> Any:
-    def samples(rng: np.random.Generator) -> list[Sample]:
-        def domain(*shape: int) -> np.ndarray:
-            return positive(rng, *shape) + 0.1 - shift
-
-        zeros = np.array([0.0, 0.0, 1.5, 0.0])
-        return [
-            Sample((randn(rng, 3, 4), domain(3, 4))),
-            Sample((randn(rng, 3, 1), domain(1, 4))),
-            Sample((randn(rng, 4, 3).T, NoGrad(domain(3, 4)))),
-            Sample((NoGrad(randn(rng, 3)), domain(2, 3))),
-            Sample((zeros, np.array([-2.0, 0.5, 2.0, np.nan]) - shift), fd=False, note="x = 0"),
-            Sample((randn(rng, 3, 4), 2.5)),
-            Sample((zeros, -1.0 - shift), fd=False),
-            Sample((1.5, domain(3, 4))),
-            Sample((np.array([0, 2, 3]), np.array([1, 2, 0])), grad=False),
-            Sample((np.array([1, 2]), 3), grad=False),
-        ]
-
-    return samples
-
-
-register("xlogy", xlogy, nodes=_XLOGY_NODES, samples=_xlog_samples(0.0))
-register("xlog1py", xlog1py, nodes=_XLOG1PY_NODES, namespace=SPECIAL, samples=_xlog_samples(1.0))
 
 
 # --- torch.special's spellings of softmax and log_softmax ------------------------------------
@@ -602,4 +424,13 @@ def _softmax_samples(rng: np.random.Generator) -> list[Sample]:
 
 
 register("softmax", softmax, nodes=(), namespace=SPECIAL, samples=_softmax_samples)
+
+
 register("log_softmax", log_softmax, nodes=(), namespace=SPECIAL, samples=_softmax_samples)
+
+
+TENSOR_METHODS: dict[str, Any] = {
+    "erfc_": _unary_inplace(ErfcBackward0),
+    "sinc_": _unary_inplace(SincBackward0),
+    "logit_": _logit_inplace,
+}
