@@ -676,6 +676,12 @@ from .ops.logical import (
 from .ops.logical import (
     logical_not as logical_not,
 )
+from .ops.lowrank import (
+    pca_lowrank as pca_lowrank,
+)
+from .ops.lowrank import (
+    svd_lowrank as svd_lowrank,
+)
 from .ops.lu import (
     lu_top as lu,
 )
@@ -1462,6 +1468,7 @@ __all__ = [
     "orgqr",
     "ormqr",
     "outer",
+    "pca_lowrank",
     "permute",
     "pi",
     "pinverse",
@@ -1555,6 +1562,7 @@ __all__ = [
     "sum",
     "sum_to_size",
     "svd",
+    "svd_lowrank",
     "swapaxes",
     "swapdims",
     "t",
