@@ -104,3 +104,74 @@ def _outcome(call: Any, lib: Any) -> tuple:
 )
 def test_pca_lowrank_argument_errors_are_pytorchs(call: Any) -> None:
     assert _outcome(call, gg) == _outcome(call, torch)
+
+
+def _same_draw(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    """Make glassgrad's svd_lowrank draw the Gaussian matrix PyTorch draws after
+    ``torch.manual_seed(seed)`` (its first and only random call), so the two algorithms run
+    on the same numbers and must agree beyond the draw-independent cases."""
+    import glassgrad.ops.lowrank as lowrank
+
+    def torch_randn(*size: int, dtype: Any = None) -> gg.Tensor:
+        torch.manual_seed(seed)
+        return gg.tensor(torch.randn(*size, dtype=getattr(torch, str(dtype).split(".")[1])).numpy())
+
+    monkeypatch.setattr(lowrank, "randn", torch_randn)
+
+
+def _signs_fixed(u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Singular vectors with each column's largest entry of U made real positive."""
+    idx = np.abs(u).argmax(-2)[..., None, :]
+    phase = np.take_along_axis(u, idx, -2)
+    phase = phase / np.abs(phase)
+    return u / phase, v / phase
+
+
+@pytest.mark.parametrize(
+    ("shape", "q", "niter", "with_m", "dtype"),
+    [
+        ((8, 6), 3, 0, False, np.float64),
+        ((8, 6), 3, 2, False, np.float64),
+        ((5, 9), 2, 1, True, np.float64),
+        ((2, 7, 5), 4, 2, False, np.float64),
+        ((6, 5), 3, 1, True, np.complex128),
+        ((6, 4), 2, 2, False, np.float32),
+    ],
+)
+def test_svd_lowrank_matches_pytorch_on_the_same_draw(
+    monkeypatch: pytest.MonkeyPatch,
+    shape: tuple,
+    q: int,
+    niter: int,
+    with_m: bool,
+    dtype: Any,
+) -> None:
+    # Full-rank inputs with q below the rank: the result depends on the draw.
+    a = RNG.standard_normal(shape)
+    m = RNG.standard_normal(shape[-1])
+    if dtype is np.complex128:
+        a = a + 1j * RNG.standard_normal(shape)
+        m = m + 1j * RNG.standard_normal(shape[-1])
+    a, m = a.astype(dtype), m.astype(dtype)
+    _same_draw(monkeypatch, seed=3)
+    ga = gg.tensor(a, requires_grad=True)
+    ta = torch.tensor(a, requires_grad=True)
+    gm = gg.tensor(m) if with_m else None
+    tm = torch.tensor(m) if with_m else None
+    gu, gs, gv = gg.svd_lowrank(ga, q=q, niter=niter, M=gm)
+    torch.manual_seed(3)
+    tu, ts, tv = torch.svd_lowrank(ta, q=q, niter=niter, M=tm)
+    tol = 1e-4 if dtype is np.float32 else 1e-10
+    np.testing.assert_allclose(gs.detach().numpy(), ts.detach().numpy(), rtol=tol, atol=tol)
+    for mine, theirs in zip(
+        _signs_fixed(gu.detach().numpy(), gv.detach().numpy()),
+        _signs_fixed(tu.detach().resolve_conj().numpy(), tv.detach().resolve_conj().numpy()),
+    ):
+        np.testing.assert_allclose(mine, theirs, rtol=tol, atol=tol)
+    # A sign-invariant function of the factors: its gradient is PyTorch's.
+    weights = RNG.standard_normal(shape)
+    (gu @ gg.diag_embed(gs).to(gu.dtype) @ gv.mH).real.mul(gg.tensor(weights)).sum().backward()
+    (tu @ torch.diag_embed(ts).to(tu.dtype) @ tv.mH).real.mul(
+        torch.tensor(weights)
+    ).sum().backward()
+    np.testing.assert_allclose(ga.grad.numpy(), ta.grad.numpy(), rtol=tol, atol=tol)
