@@ -478,3 +478,73 @@ def test_gelu_backward_twice_with_retain_graph_gives_the_same_gradient() -> None
     t = torch.tensor(np.linspace(-3.0, 3.0, 7), requires_grad=True)
     torch.nn.functional.gelu(t).sum().backward()
     np.testing.assert_allclose(first, t.grad.numpy(), rtol=1e-12)
+
+
+# --- relu and threshold: PyTorch's threshold_backward in the second derivative -----------------
+
+THRESHOLD_CALLS = {
+    "relu": lambda F, t: F.relu(t),
+    "threshold": lambda F, t: F.threshold(t, 0.1, 2.0),
+    "threshold_": lambda F, t: F.threshold_(t.clone(), 0.1, 2.0),
+    "relu_inplace": lambda F, t: F.relu(t.clone(), inplace=True),
+    "relu_method_": lambda F, t: t.clone().relu_(),
+    # In place through a view kept alive: the saved result's history is the view's new
+    # grad_fn (AsStridedBackward0), as PyTorch's SavedVariable holds it.
+    "relu_on_view": lambda F, t: F.relu_(t.clone()[1:]),
+    "threshold_on_view": lambda F, t: F.threshold_(t.clone()[1:], 0.1, 2.0),
+}
+
+
+def _edges(fn: Any) -> list:
+    return [None if f is None else (type(f).__name__, nr) for f, nr in fn.next_functions]
+
+
+@pytest.mark.parametrize("name", sorted(THRESHOLD_CALLS))
+def test_relu_and_threshold_second_derivative_is_threshold_backward_like_torch(name: str) -> None:
+    call = THRESHOLD_CALLS[name]
+    seen = []
+    for lib in LIBS:
+        x = lib.tensor([-1.0, 0.05, 0.5, 2.0, float("nan")], dtype=lib.float64, requires_grad=True)
+        a = x * 2
+        out = call(lib.nn.functional, a)
+        upstream = lib.ones_like(out, requires_grad=True)
+        (g,) = lib.autograd.grad(out, a, upstream, create_graph=True)
+        node = g.grad_fn
+        while type(node).__name__ != "ThresholdBackwardBackward0":
+            node = node.next_functions[-1][0]  # below CopySlices for a write through a view
+        # Its edge to the input and that node's own edges (the edge to the incoming gradient,
+        # below CopySlices, goes through CopySlices' double backward, built otherwise).
+        threshold_node = (_edges(node), _edges(node.next_functions[1][0]))
+        second = lib.autograd.grad((g * g).sum(), (x, upstream))
+        seen.append((numpy_of(g), threshold_node, [numpy_of(s) for s in second]))
+    (g_ours, nodes_ours, second_ours), (g_torch, nodes_torch, second_torch) = seen
+    np.testing.assert_array_equal(g_ours, g_torch)  # a NaN input passes its gradient
+    assert nodes_ours == nodes_torch
+    for a, b in zip(second_ours, second_torch):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_threshold_in_place_masks_by_the_input_not_the_result() -> None:
+    # value > threshold: the result cannot tell a replaced element from a kept one.
+    grads = []
+    for lib in LIBS:
+        x = lib.tensor([-1.0, 0.05, 0.5], requires_grad=True)
+        lib.nn.functional.threshold_(x.clone(), 0.1, 2.0).sum().backward()
+        grads.append(numpy_of(x.grad))
+    np.testing.assert_array_equal(grads[0], grads[1])
+
+
+def test_inplace_op_saves_a_recorded_clone_of_its_input_like_torch() -> None:
+    # mul_ reads the old self for other's gradient: PyTorch saves self.clone(), a node of
+    # its own in the second derivative.
+    seen = []
+    for lib in LIBS:
+        x = lib.tensor([1.0, -2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        w = lib.tensor([0.5, 1.5, -1.0], dtype=lib.float64, requires_grad=True)
+        out = (x * 2).clone().mul_(w)
+        (g,) = lib.autograd.grad(out.sum(), w, create_graph=True)
+        saved_self = g.grad_fn.next_functions[1][0]
+        (second,) = lib.autograd.grad(g.sum(), x)
+        seen.append((_edges(g.grad_fn), _edges(saved_self), numpy_of(second)))
+    assert seen[0][:2] == seen[1][:2]
+    np.testing.assert_array_equal(seen[0][2], seen[1][2])

@@ -624,6 +624,9 @@ class Op(Node):
         integer outputs, so a graph of the backward never reaches this node through them."""
         if nr in type(self).nondiff_outputs or data.dtype.kind not in "fc":
             return graph.Tensor._from_array(data)
+        view_grad_fn = self.__dict__.get("_view_grad_fn")  # see apply_inplace
+        if view_grad_fn is not None and view_grad_fn() is not None:
+            return graph.Tensor._result(data, view_grad_fn(), nr)
         return graph.Tensor._result(data, self, nr)
 
     def _saved_slot(self, name: str) -> tuple | None:
@@ -1220,12 +1223,14 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
         note_write(target._vc, f"{cls.__name__} (in place)")
         return target
     # The target's old value, as it stands in the graph, is the op's first input.
-    before = Tensor._from_array(data.copy() if 0 in cls.saved_inputs else data)
+    before = Tensor._from_array(data)
     if target._node is not None:
         before._node = target._node
         before._output_nr = target._output_nr
         before._requires_grad = True
-    node._record((before, *others), [before._data, *arrays], out)
+    node._record((before, *others), [data, *arrays], out)
+    if 0 in cls.saved_inputs:
+        _save_original(node, before)
     _write(node, data, out, arrays, params)
     target._vc[0] += 1
     note_write(target._vc, f"{cls.__name__} (in place)")
@@ -1234,7 +1239,28 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     if _saved_hooks:
         node._pack_saved()
     rebase_history(target, node)
+    if cls.saves_output and target._base is not None:
+        # PyTorch's SavedVariable of an output written through a view: its history is the
+        # view's new grad_fn (as_strided from CopySlices), held weakly; this node once that
+        # is gone. This node itself runs only inside CopySlices, so a second derivative
+        # that reached it directly would run it twice.
+        node._view_grad_fn = weakref.ref(target._node)
     return target
+
+
+def _save_original(node: Op, before: Any) -> None:
+    """An in-place op whose gradient reads its input saves a copy of it made before the
+    write, as PyTorch saves ``self.clone()``: a recorded clone (CloneBackward0) when the
+    input has a history, so a second derivative reaches that history through it."""
+    saved = node._saved
+    k = type(node).saved_inputs.index(0)
+    if saved[k] is not before:  # not saved: no needed gradient reads it (saved_for)
+        return
+    if before._requires_grad:
+        copy = graph.tensor_namespace.clone(before)
+    else:
+        copy = graph.Tensor._from_array(before._data.copy(order="K"))
+    node._saved = (*saved[:k], copy, *saved[k + 1 :])
 
 
 class SavedDependencyBackward0(Op):

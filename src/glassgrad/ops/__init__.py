@@ -45,6 +45,7 @@ def _zeros(size: tuple, dtype: np.dtype) -> Tensor:
 _BACKWARD_FUNCTIONS: dict[str, Any] = {
     "sum_to_size": broadcasting.sum_to_size,
     "cast": conversion.to,
+    "clone": conversion.clone,
     "zeros": _zeros,
     "index_zeros_add": indexing.index_zeros_add,
     "scatter_zeros": indexing.scatter_zeros,

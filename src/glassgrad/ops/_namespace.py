@@ -110,6 +110,10 @@ class ArrayNamespace:
     conj = staticmethod(np.conj)
 
     @staticmethod
+    def clone(x: np.ndarray) -> np.ndarray:
+        return x.copy(order="K")
+
+    @staticmethod
     def cast(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
         return np.asarray(x).astype(dtype, copy=False)
 

@@ -25,6 +25,7 @@ from ._not_implemented import refuse_complex
 from ._registry import NoGrad, Sample, register
 from ._samples import randn, unary_samples
 from .nn_activation import _check_floating
+from .pointwise import ThresholdBackwardBackward0
 
 
 class HardshrinkBackward0(Op):
@@ -75,7 +76,6 @@ class ThresholdBackward0(Op):
     value: Any
 
     saved_inputs: tuple[int, ...] = (0,)
-    grad_reads_saved = True
     __slots__ = ("threshold", "value")
 
     def forward(self, x: Any, threshold: Any, value: Any) -> Any:
@@ -87,34 +87,13 @@ class ThresholdBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
-        return ThresholdBackwardBackward0.call(grad, mask=array_of(x) <= self.threshold)
+        return ThresholdBackwardBackward0.call(grad, x, threshold=self.threshold)
 
 
 class ThresholdBackward1(ThresholdBackward0):
-    """In-place ``threshold``: the mask is read from the result, as PyTorch's."""
-
-    saved_inputs: tuple[int, ...] = ()
-    saves_output = True
-
-    def backward(self, F: Any, grad: Any) -> Any:
-        (out,) = self.saved
-        return ThresholdBackwardBackward0.call(grad, mask=array_of(out) <= self.threshold)
-
-
-class ThresholdBackwardBackward0(Op):
-    """grad_input = ``grad`` where ``x > threshold``, else 0 (PyTorch's threshold_backward,
-    recorded as an op under create_graph); its own gradient: the same mask. PyTorch's node
-    also has an edge to ``x``, whose gradient is zero; this one keeps only the mask of ``x``
-    (an in-place threshold's saved result would otherwise lead back into its own node)."""
-
-    __slots__ = ("mask",)
-
-    def forward(self, grad: Any, mask: Any) -> Any:
-        self.mask = mask
-        return np.where(mask, 0, grad).astype(grad.dtype, copy=False)
-
-    def backward(self, F: Any, gg: Any) -> Any:
-        return F.where(self.mask, 0.0, gg)
+    """In-place ``threshold``: the mask is read from the input as it was before the write, a
+    copy saved as PyTorch saves ``self.clone()`` (the result cannot tell ``value`` from a
+    kept element when ``value > threshold``)."""
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:

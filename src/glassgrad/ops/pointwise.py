@@ -15,7 +15,7 @@ from ._common import (
     check_tensor,
     zeros_like_grad,
 )
-from ._namespace import default_float
+from ._namespace import ArrayNamespace, default_float
 from ._registry import Sample, register
 from ._samples import (
     complex_randn,
@@ -127,9 +127,32 @@ class SigmoidBackward0(Op):
         return grad * out * (1.0 - out)
 
 
+class ThresholdBackwardBackward0(Op):
+    """grad_input = ``grad`` where ``x > threshold``, else 0: PyTorch's threshold_backward,
+    the backward of relu and threshold, recorded as an op under create_graph with edges to
+    ``grad`` and ``x``. Its gradient: the same mask for ``grad``, zeros for ``x``."""
+
+    threshold: Any
+
+    saved_inputs: tuple[int, ...] = (1,)
+    saved_for: tuple[tuple[int, ...], ...] = ((0,),)
+    __slots__ = ("threshold",)
+
+    def forward(self, grad: Any, x: Any, threshold: Any) -> Any:
+        self.threshold = threshold
+        # Not ``x > threshold``: a NaN input passes its gradient, as in PyTorch's kernel.
+        return ArrayNamespace.where(~(x <= threshold), grad, 0.0)
+
+    def backward(self, F: Any, gg: Any) -> Any:
+        (x,) = self.saved  # None when no gradient of ``grad`` is wanted (saved_for)
+        grad_grad = (
+            None if x is None else ThresholdBackwardBackward0.call(gg, x, threshold=self.threshold)
+        )
+        return grad_grad, zeros_like_grad(F, gg)
+
+
 class ReluBackward0(Op):
     saves_output = True
-    grad_reads_saved = True
 
     def forward(self, x: Any) -> Any:
         if x.dtype.kind == "c":  # PyTorch's relu is clamp_min(x, 0)
@@ -138,8 +161,7 @@ class ReluBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         (out,) = self.saved
-        mask = (out._data if isinstance(out, Tensor) else out) > 0
-        return F.where(mask, grad, 0.0)  # selects, so an infinite gradient gives 0 where x <= 0
+        return ThresholdBackwardBackward0.call(grad, out, threshold=0)
 
 
 class AbsBackward0(Op):
