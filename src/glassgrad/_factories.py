@@ -469,7 +469,11 @@ def _rng(generator: Generator | None) -> np.random.Generator:
     return (generator or default_generator).rng
 
 
-def _random_factory(name: str, draw: Any, doc: str) -> Any:
+def _random_factory(name: str, draw: Any, doc: str, complex_scale: float = 1.0) -> Any:
+    """A random factory drawing with ``draw(rng, shape)``; for a complex dtype the real and
+    imaginary parts are two draws, scaled by ``complex_scale`` (PyTorch's randn gives each
+    part variance 1/2, so that the complex value has variance 1)."""
+
     def factory(
         *args: Any,
         size: Any = None,
@@ -482,8 +486,12 @@ def _random_factory(name: str, draw: Any, doc: str) -> Any:
         requires_grad: bool = False,
     ) -> Tensor:
         shape = _size_argument(name, args, size)
-        data = draw(_rng(generator), shape).astype(_out_dtype(dtype, out))
-        return _created(name, data, out, requires_grad, device, layout, pin_memory)
+        target = np.dtype(_out_dtype(dtype, out))
+        rng = _rng(generator)
+        values = draw(rng, shape)
+        if target.kind == "c":
+            values = (values + 1j * draw(rng, shape)) * complex_scale
+        return _created(name, values.astype(target), out, requires_grad, device, layout, pin_memory)
 
     factory.__name__ = factory.__qualname__ = name
     factory.__doc__ = doc
@@ -511,6 +519,7 @@ Example::
     >>> glassgrad.randn(4).shape
     glassgrad.Size([4])
 """,
+    complex_scale=math.sqrt(0.5),
 )
 
 

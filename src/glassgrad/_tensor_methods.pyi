@@ -171,6 +171,9 @@ class _TensorMethods:
     def as_strided(
         self, size: Any, stride: Any, storage_offset: int | None = ...
     ) -> Tensor: ...  # glassgrad.ops.strided_views.as_strided
+    def as_strided_(
+        self, size: Any, stride: Any, storage_offset: int | None = ...
+    ) -> Tensor: ...  # glassgrad.ops.strided_views.as_strided_
     def as_strided_scatter(
         self, src: Tensor, size: Any, stride: Any, storage_offset: int | None = ...
     ) -> Tensor: ...  # glassgrad.ops.strided_views.as_strided_scatter

@@ -71,6 +71,28 @@ def test_random_factories_shapes_dtypes_and_seeding() -> None:
     )
 
 
+@pytest.mark.parametrize("name", ["randn", "rand", "randn_like", "rand_like"])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_random_factories_draw_both_parts_like_torch(name: str, dtype: str) -> None:
+    # PyTorch: randn's real and imaginary parts each have variance 1/2 (the value has 1),
+    # rand's are each uniform in [0, 1).
+    parts = []
+    for lib in (gg, torch):
+        dt = getattr(lib, dtype)
+        lib.manual_seed(0)
+        if name.endswith("_like"):
+            x = getattr(lib, name)(lib.zeros(40000, dtype=dt))
+        else:
+            x = getattr(lib, name)(40000, dtype=dt)
+        assert x.dtype == dt
+        values = x.numpy()
+        parts.append((values.real.mean(), values.imag.mean(), values.real.var(), values.imag.var()))
+        if name.startswith("rand_") or name == "rand":
+            assert 0 <= values.real.min() and values.real.max() < 1
+            assert 0 <= values.imag.min() and values.imag.max() < 1
+    np.testing.assert_allclose(parts[0], parts[1], atol=0.02)
+
+
 def test_attributes(parity) -> None:
     def program(lib):
         x = lib.arange(6.0).reshape(2, 3)

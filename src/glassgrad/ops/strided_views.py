@@ -1,5 +1,6 @@
 """``as_strided``: a view of a tensor's storage with any sizes, strides and offset (in
-elements), as PyTorch's, and ``as_strided_scatter``, its out-of-place write.
+elements), as PyTorch's; ``Tensor.as_strided_``, the same geometry given to the tensor itself
+in place; and ``as_strided_scatter``, the out-of-place write.
 
 The storage is the contiguous allocation the tensor's values lie in (a view shares its
 base's); strides and offsets count elements of it, whatever the tensor's own layout.
@@ -13,9 +14,10 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.op import Op
+from ..autograd.views import apply_inplace_view
 from ._common import check_tensor
 from ._registry import NoGrad, Sample, register
-from ._samples import randn
+from ._samples import randn, register_on_copy
 from .conversion import clone
 
 
@@ -97,6 +99,16 @@ class AsStridedBackward0(Op):
         return storage[read]
 
 
+class AsStridedBackward1(AsStridedBackward0):
+    """``as_strided_``: the tensor itself takes the geometry (its storage, values and version
+    counter stay; a view stays a view of its base)."""
+
+    def inverse_step(self, shape: tuple) -> tuple:
+        # Views made earlier of the tensor find their elements from its old geometry.
+        size, stride, offset = self.input_geometry
+        return (AsStridedBackward0, (), {"size": size, "stride": stride, "offset": offset}, None)
+
+
 def _geometry(size: Any, stride: Any, storage_offset: Any) -> tuple:
     return (
         tuple(int(n) for n in size),
@@ -120,6 +132,22 @@ def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int | None
     check_tensor(input, "as_strided")
     size, stride, offset = _geometry(size, stride, storage_offset)
     return AsStridedBackward0.apply(input, size=size, stride=stride, offset=offset)
+
+
+def as_strided_(input: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+    """In-place ``as_strided``: ``input`` itself becomes the view of its storage with the
+    given ``size``, ``stride`` and ``storage_offset`` (its own offset by default).
+
+    Example::
+
+        >>> x = glassgrad.arange(6.0)
+        >>> x.as_strided_((2, 2), (1, 2), 1)
+        tensor([[1., 3.],
+                [2., 4.]])
+    """
+    check_tensor(input, "as_strided_")
+    size, stride, offset = _geometry(size, stride, storage_offset)
+    return apply_inplace_view(AsStridedBackward1, input, size=size, stride=stride, offset=offset)
 
 
 def as_strided_scatter(
@@ -154,6 +182,17 @@ register(
 )
 
 
+register_on_copy(
+    "as_strided_",
+    lambda rng: [
+        Sample((randn(rng, 6), (2, 2), (1, 2), 1)),
+        Sample((randn(rng, 3, 4), (3, 3), (4, 1)), note="the input's own offset"),
+        Sample((randn(rng, 6), (2, 3), (1, 1)), note="overlapping elements"),
+        Sample((randn(rng, 2, 3), (0,), (1,))),
+    ],
+)
+
+
 def _as_strided_scatter_reference(
     torch: Any, input: Any, src: Any, size: Any, stride: Any, storage_offset: Any = None
 ) -> Any:
@@ -175,5 +214,7 @@ register(
         Sample((randn(rng, 3, 4), NoGrad(randn(rng, 2)), (2,), (1,), 2)),
     ],
 )
+
+TENSOR_METHODS: dict[str, Any] = {"as_strided_": as_strided_}
 
 __all__ = ["as_strided", "as_strided_scatter"]
