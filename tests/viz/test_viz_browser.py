@@ -79,6 +79,21 @@ def labels_with(page, flag):
     )
 
 
+def hot_pixels(page):
+    """How many canvas pixels have the colour of highlighted paths (#e8590c)."""
+    return page.evaluate(
+        """() => {
+          const canvas = document.getElementById("canvas");
+          const pixels = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+          let found = 0;
+          for (let i = 0; i < pixels.length; i += 4) {
+            if (pixels[i] === 0xe8 && pixels[i + 1] === 0x59 && pixels[i + 2] === 0x0c) found++;
+          }
+          return found;
+        }"""
+    )
+
+
 def click_node(page, key):
     """Bring the node into view, then click its pixels on the canvas (hit testing included)."""
     page.evaluate("key => glassgradExplorer.centerOn(key)", key)
@@ -181,6 +196,24 @@ def test_zoom_and_pan_change_the_view(page):
     page.mouse.up()
     moved = view_of(page)
     assert moved[0] == pytest.approx(zoomed[0] - 100) and moved[1] == pytest.approx(zoomed[1] - 50)
+
+
+def test_a_moving_view_is_drawn_at_half_resolution_then_sharp_again(page):
+    # Wheel zoom and drag frames are drawn on a half-size canvas (cheaper for Chromium's
+    # software drawing); once the view is still, it is drawn again at full size.
+    full = page.evaluate("document.getElementById('canvas').width")
+    page.mouse.move(700, 400)
+    page.mouse.wheel(0, -100)
+    page.evaluate(NEXT_FRAME)
+    assert page.evaluate("document.getElementById('canvas').width") == round(full / 2)
+    page.wait_for_function(f"document.getElementById('canvas').width === {full}")
+    page.mouse.down()
+    page.mouse.move(650, 380, steps=3)
+    page.evaluate(NEXT_FRAME)
+    assert page.evaluate("document.getElementById('canvas').width") == round(full / 2)
+    page.mouse.up()
+    page.wait_for_function(f"document.getElementById('canvas').width === {full}")
+    assert page.errors == []
 
 
 def test_minimap_moves_the_view(page):
@@ -325,10 +358,16 @@ def test_a_long_chain_is_drawn_by_cells_and_stays_clickable(browser, tmp_path):
     page.evaluate(NEXT_FRAME)
     stats = page.evaluate("glassgradExplorer.stats")
     assert stats["mode"] == "cells" and 0 < stats["visibleNodes"] < 2000
+    assert hot_pixels(page) == 0
     page.click("#param-list li[data-param='w']")
     page.evaluate(NEXT_FRAME)
     lit = page.evaluate("glassgradExplorer.keysWith('on-path')")
     assert len(lit) == page.evaluate("glassgradExplorer.data.nodes.length") == 6002
+    # The cells built for the first fit are repainted: the whole chain is drawn lit.
+    page.click("#fit")
+    page.evaluate(NEXT_FRAME)
+    assert page.evaluate("glassgradExplorer.stats.mode") == "cells"
+    assert hot_pixels(page) > 1000
     # Zoomed in on the middle of the chain: labels, a handful of nodes, and the weight's fan
     # of edges passing through the view drawn as one line, not 3,000.
     key = keys_labelled(page, "TanhBackward0")[1500]

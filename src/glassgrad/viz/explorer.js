@@ -10,48 +10,55 @@
 // frame costs what is on screen, not what is in the graph.
 "use strict";
 (function () {
-  // ---- the payload: JSON, or gzip + base64 parts the browser inflates ------------------
-  async function inflate(base64) {
+  // ---- the payload: gzip + base64 parts the browser inflates --------------------------
+  // `core` is JSON (tables, parameters, health...); `columns` is one block of little-endian
+  // int32 columns, one per node and edge field (see glassgrad/viz/_payload.py), read as typed
+  // arrays without parsing; `details` is JSON, inflated after the first frame.
+  function inflated(base64) {
     const binary = atob(base64);
     const bytes = new Uint8Array(binary.length);
     for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    return JSON.parse(await new Response(stream).text());
+    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip")));
   }
+  const inflate = async (base64) => JSON.parse(await inflated(base64).text());
 
   const timings = { start: performance.now() };
   async function readPayload() {
     const raw = JSON.parse(document.getElementById("graph-data").textContent);
-    const data = await inflate(raw.core);
-    data.nodes = rows(data.nodeColumns, data.values);
-    data.nodes.forEach((node, key) => { node.key = key; });
-    data.edges = rows(data.edgeColumns, data.values);
+    const [data, block] = await Promise.all([inflate(raw.core), inflated(raw.columns).arrayBuffer()]);
+    const columns = (layout) => {
+      const out = {};
+      for (const [name, [offset, length]] of Object.entries(layout)) out[name] = new Int32Array(block, offset, length);
+      return out;
+    };
+    data.nodeColumns = columns(data.columns.nodeColumns);
+    data.edgeColumns = columns(data.columns.edgeColumns);
+    data.nodes = rowViews(data.nodeColumns, data.values, true);
+    data.edges = rowViews(data.edgeColumns, data.values, false);
     timings.payload = performance.now() - timings.start;
     // Per-node details (saved tensors, stacks, gradients) are inflated after the first frame.
     data.detailsReady = new Promise((resolve) => setTimeout(resolve, 0)).then(() => inflate(raw.details));
     return data;
   }
 
-  // Columns back to one object per row: numeric columns hold values, the others indices into
-  // the table of distinct values (the ABSENT marker: the row has no such field).
-  const NUMERIC = new Set(["x", "y", "w", "h", "src", "dst", "slot"]);
+  // One object per row whose fields read the columns when asked (a 100,000-node page makes
+  // 100,000 one-field objects, not 1.5 million properties): positions are tenths of a pixel,
+  // indices are numbers, the other columns positions in the table of distinct values (the
+  // ABSENT marker: the row has no such field, read as undefined).
+  const NUMERIC = new Set(["src", "dst", "slot"]);
+  const TENTHS = new Set(["x", "y", "w", "h"]);
   const ABSENT = "\u0000absent";
-  function rows(columns, table) {
-    const names = Object.keys(columns);
-    const length = names.length ? columns[names[0]].length : 0;
-    const out = new Array(length);
-    for (let i = 0; i < length; i++) out[i] = {};
-    for (const name of names) {
-      const column = columns[name];
-      if (NUMERIC.has(name)) {
-        for (let i = 0; i < length; i++) out[i][name] = column[i];
-      } else {
-        for (let i = 0; i < length; i++) {
-          const value = table[column[i]];
-          if (value !== ABSENT) out[i][name] = value;
-        }
-      }
+  function rowViews(columns, table, keyed) {
+    function Row(index) { if (keyed) this.key = index; else Object.defineProperty(this, "index", { value: index }); }
+    for (const [name, column] of Object.entries(columns)) {
+      const get = TENTHS.has(name) ? function () { return column[keyed ? this.key : this.index] / 10; }
+        : NUMERIC.has(name) ? function () { return column[keyed ? this.key : this.index]; }
+        : function () { const value = table[column[keyed ? this.key : this.index]]; return value === ABSENT ? undefined : value; };
+      Object.defineProperty(Row.prototype, name, { get, enumerable: true });
     }
+    const length = Object.values(columns)[0]?.length ?? 0;
+    const out = new Array(length);
+    for (let i = 0; i < length; i++) out[i] = new Row(i);
     return out;
   }
 
@@ -90,7 +97,7 @@
   function start(data) {
   const canvas = document.getElementById("canvas");
   const wrap = document.getElementById("canvas-wrap");
-  const ctx = canvas.getContext("2d");
+  const ctx = canvas.getContext("2d", { alpha: false }); // opaque: composited without blending
   const minimap = document.getElementById("minimap");
   const miniCtx = minimap.getContext("2d");
   const panelBody = document.getElementById("panel-body");
@@ -125,14 +132,18 @@
   const KINDS = ["op", "output", "param", "leaf", "base", "saved"];
   const NAN_ORIGIN = 1, BAD_GRAD = 2, STALE = 4, APPEARED = 8;
   const ON_PATH = 1, DIMMED = 2;
-  nodes.forEach((node, key) => {
-    X[key] = node.x; Y[key] = node.y; W[key] = node.w; H[key] = node.h;
-    KIND[key] = Math.max(0, KINDS.indexOf(node.kind));
-    FLAGS[key] = (node.nanOrigin ? NAN_ORIGIN : 0) | (node.badGrad ? BAD_GRAD : 0) | (node.stale ? STALE : 0) | (node.appeared ? APPEARED : 0);
-  });
+  // Straight from the columns (no node object is read): per distinct table value, its kind
+  // and whether it counts as set.
+  const column = data.nodeColumns;
+  const KIND_OF = data.values.map((value) => Math.max(0, KINDS.indexOf(value)));
+  const SET = Uint8Array.from(data.values, (value) => (value !== ABSENT && !!value ? 1 : 0));
+  for (let key = 0; key < count; key++) {
+    X[key] = column.x[key] / 10; Y[key] = column.y[key] / 10; W[key] = column.w[key] / 10; H[key] = column.h[key] / 10;
+    KIND[key] = KIND_OF[column.kind[key]];
+    FLAGS[key] = (SET[column.nanOrigin[key]] ? NAN_ORIGIN : 0) | (SET[column.badGrad[key]] ? BAD_GRAD : 0) | (SET[column.stale[key]] ? STALE : 0) | (SET[column.appeared[key]] ? APPEARED : 0);
+  }
   // Edges as flat arrays; adjacency in CSR form (offsets + indices) for path walks.
-  const ESRC = new Int32Array(edges.length), EDST = new Int32Array(edges.length);
-  edges.forEach((edge, i) => { ESRC[i] = edge.src; EDST[i] = edge.dst; });
+  const ESRC = data.edgeColumns.src, EDST = data.edgeColumns.dst;
   function csr(from) {
     const offsets = new Int32Array(count + 1);
     for (let i = 0; i < from.length; i++) offsets[from[i] + 1]++;
@@ -191,7 +202,7 @@
       fans.push({ src, edges: Int32Array.from(list), dstY: Float64Array.from(list, (i) => Y[EDST[i]]), minX, maxX });
     }
     LONG_ORDER = Int32Array.from(loose);
-    invalidateLevels();
+    invalidateLevels(true);
   }
 
   // Indices 0..length-1 ordered by key[index]. Keys on a 0.1 px grid and indices are packed
@@ -246,7 +257,7 @@
   let groupIndex = new Map();
   function updateRepresentatives() {
     REP = new Int32Array(count).fill(-1);
-    invalidateLevels();
+    invalidateLevels(true);
     // Outermost collapsed group wins: visit groups parents-first.
     const depthOf = (group) => { let d = 0, g = group; while (g.parent !== null && groupIndex.has(g.parent)) { g = groups[groupIndex.get(g.parent)]; d++; } return d; };
     const ordered = groups.map((g, i) => [depthOf(g), i]).sort((a, b) => b[0] - a[0]);
@@ -348,9 +359,29 @@
     return { width: box.width || 800, height: box.height || 600 };
   }
 
+  // While the view moves (wheel, drag, minimap), frames are drawn at half resolution: in
+  // Chromium's software path a frame costs mostly per pixel (clearing, rasterizing, handing the
+  // canvas to the compositor), so this keeps zoom and pan smooth on a busy machine. Once the
+  // view has been still for STILL_MS it is drawn again at full resolution.
+  const MOVING_RATIO = 0.5, STILL_MS = 150;
+  let movingUntil = 0, stillTimer = null;
+  function moving() {
+    movingUntil = performance.now() + STILL_MS;
+    if (stillTimer !== null) return;
+    stillTimer = setTimeout(function settle() {
+      const left = movingUntil - performance.now();
+      if (left > 0) { stillTimer = setTimeout(settle, left); return; }
+      stillTimer = null;
+      scheduleDraw();
+    }, STILL_MS);
+  }
+  function pixelRatio() {
+    return (window.devicePixelRatio || 1) * (stillTimer !== null ? MOVING_RATIO : 1);
+  }
+
   function resizeCanvas() {
     const size = canvasSize();
-    const ratio = window.devicePixelRatio || 1;
+    const ratio = pixelRatio();
     canvas.width = Math.round(size.width * ratio);
     canvas.height = Math.round(size.height * ratio);
     canvas.style.width = size.width + "px";
@@ -446,7 +477,7 @@
   function draw() {
     const started = performance.now();
     const size = canvasSize();
-    const ratio = window.devicePixelRatio || 1;
+    const ratio = pixelRatio();
     if (canvas.width !== Math.round(size.width * ratio)) resizeCanvas();
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
     ctx.fillStyle = COLORS.bg;
@@ -637,9 +668,13 @@
   }
 
   // Far out: one dot per screen pixel, coloured by the most telling node under it.
+  // A screen-sized grid kept between frames; a frame visits and clears only the pixels it set.
+  let dotGrid = new Uint8Array(0);
   function drawDots(visible, size, ratio) {
     const width = Math.ceil(size.width), height = Math.ceil(size.height);
-    const cell = new Uint8Array(width * height); // 0 empty, else priority + 1
+    if (dotGrid.length < width * height) dotGrid = new Uint8Array(width * height);
+    const cell = dotGrid; // 0 empty, else priority + 1
+    const touched = [];
     const boxes = [];
     for (const key of visible) {
       const w = W[key] * view.scale, h = H[key] * view.scale;
@@ -648,13 +683,14 @@
       const px = Math.floor(sx), py = Math.floor(sy);
       if (px < 0 || py < 0 || px >= width || py >= height) continue;
       const index = py * width + px, value = dotPriority(key) + 1;
+      if (!cell[index]) touched.push(index);
       if (value > cell[index]) cell[index] = value;
     }
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
     const batches = new Map();
-    for (let index = 0; index < cell.length; index++) {
+    for (const index of touched) {
       const value = cell[index];
-      if (!value) continue;
+      cell[index] = 0;
       if (!batches.has(value)) batches.set(value, new Path2D());
       batches.get(value).rect((index % width) - 1, Math.floor(index / width) - 1, 3, 3);
     }
@@ -665,55 +701,82 @@
 
   // ---- zoom levels: nodes and edges binned into cells of 2^k world px -----------------------
   // Far out, a frame costs the number of occupied cells, not of nodes: a 100,000-node chain
-  // fitted to the screen is ~1,000 cells. A level is built on first use (one pass over nodes
-  // and edges) and dropped when what it shows changes (highlight, search, selection, groups).
-  function invalidateLevels() { levels = new Map(); }
+  // fitted to the screen is ~1,000 cells. A level's cells (the cell of each node, the cell pair
+  // of each edge) are built on first use and kept until nodes move or groups open or close;
+  // what they show (the most telling node's colour, the edge style) is repainted from typed
+  // arrays, without a map, when highlight, search or selection change.
+  function invalidateLevels(geometry) {
+    if (geometry) levels = new Map();
+    else for (const level of levels.values()) level.painted = false;
+  }
   function dotPriority(key) {
     return (FLAGS[key] & NAN_ORIGIN ? 6 : key === selectedKey ? 5 : MATCH[key] ? 4 : STATE[key] === ON_PATH ? 3 : STATE[key] === DIMMED ? 0 : 1) * 8 + KIND[key];
   }
   function levelAt(scale) {
     const k = Math.max(0, Math.ceil(Math.log2(1 / scale)));
-    if (!levels.has(k)) levels.set(k, buildLevel(2 ** k));
-    return levels.get(k);
+    let level = levels.get(k);
+    if (level === undefined) levels.set(k, (level = buildLevel(2 ** k)));
+    if (!level.painted) paintLevel(level);
+    return level;
   }
   function buildLevel(size) {
-    const index = new Map(), xs = [], ys = [], priorities = [];
+    const index = new Map(), xs = [], ys = [];
     const cellOf = new Int32Array(count).fill(-1);
     const OFFSET = 2 ** 20, ROW = 2 ** 21;
-    const cellId = (x, y) => (Math.floor(x / size) + OFFSET) + (Math.floor(y / size) + OFFSET) * ROW;
-    const place = (x, y, priority) => {
-      const id = cellId(x, y);
+    const place = (x, y) => {
+      const id = (Math.floor(x / size) + OFFSET) + (Math.floor(y / size) + OFFSET) * ROW;
       let cell = index.get(id);
       if (cell === undefined) {
         cell = xs.length;
         index.set(id, cell);
-        xs.push((Math.floor(x / size) + 0.5) * size); ys.push((Math.floor(y / size) + 0.5) * size); priorities.push(priority);
-      } else if (priority > priorities[cell]) priorities[cell] = priority;
+        xs.push((Math.floor(x / size) + 0.5) * size); ys.push((Math.floor(y / size) + 0.5) * size);
+      }
       return cell;
     };
-    for (let key = 0; key < count; key++) {
-      if (REP[key] >= 0) continue;
-      cellOf[key] = place(X[key], Y[key], dotPriority(key));
-    }
+    for (let key = 0; key < count; key++) if (REP[key] < 0) cellOf[key] = place(X[key], Y[key]);
+    const groupCells = [];
     groups.forEach((group) => {
       if (!group.collapsed || group.hidden) return;
-      const cell = place((group.x0 + group.x1) / 2, (group.y0 + group.y1) / 2, 1 * 8);
+      const cell = place((group.x0 + group.x1) / 2, (group.y0 + group.y1) / 2);
+      groupCells.push(cell);
       for (const key of group.keys) cellOf[key] = cell;
     });
-    const pairs = new Map(), from = [], to = [], styles = [];
+    const pairs = new Map(), from = [], to = [];
+    const pairOf = new Int32Array(ESRC.length).fill(-1);
     for (let i = 0; i < ESRC.length; i++) {
       const a = cellOf[ESRC[i]], b = cellOf[EDST[i]];
       if (a === b || a < 0 || b < 0) continue;
-      const id = a * 4194304 + b, style = edgeClass(i);
-      const known = pairs.get(id);
-      if (known === undefined) { pairs.set(id, from.length); from.push(a); to.push(b); styles.push(style); }
-      else if (style === 1 || style === 3) styles[known] = style;
+      const id = a * 4194304 + b;
+      let pair = pairs.get(id);
+      if (pair === undefined) { pair = from.length; pairs.set(id, pair); from.push(a); to.push(b); }
+      pairOf[i] = pair;
     }
     return {
-      x: Float64Array.from(xs), y: Float64Array.from(ys), priority: Uint8Array.from(priorities),
-      from: Int32Array.from(from), to: Int32Array.from(to), style: Uint8Array.from(styles),
+      x: Float64Array.from(xs), y: Float64Array.from(ys), cellOf, groupCells, pairOf,
+      from: Int32Array.from(from), to: Int32Array.from(to),
+      priority: new Uint8Array(xs.length), style: new Uint8Array(from.length), painted: false,
       visible: 0, visibleEdges: 0,
     };
+  }
+  // A cell shows its most telling node (a collapsed group counts as a plain node); a cell
+  // pair, the style of its first edge unless one of them is highlighted or selected.
+  function paintLevel(level) {
+    const { priority, style, cellOf, pairOf } = level;
+    priority.fill(0);
+    for (let key = 0; key < count; key++) {
+      if (REP[key] >= 0) continue;
+      const value = dotPriority(key);
+      if (value > priority[cellOf[key]]) priority[cellOf[key]] = value;
+    }
+    for (const cell of level.groupCells) priority[cell] = Math.max(priority[cell], 1 * 8);
+    style.fill(255);
+    for (let i = 0; i < pairOf.length; i++) {
+      const pair = pairOf[i];
+      if (pair < 0) continue;
+      const value = edgeClass(i);
+      if (style[pair] === 255 || value === 1 || value === 3) style[pair] = value;
+    }
+    level.painted = true;
   }
   function drawLevel(level, area, size, ratio) {
     const scale = view.scale;
@@ -787,14 +850,16 @@
       const level = FLAGS[k] & NAN_ORIGIN ? 3 : MATCH[k] ? 2 : STATE[k] === ON_PATH ? 1 : 0;
       layers[level].push(k);
     }
+    const width = miniBase.width, height = miniBase.height;
     ["#9ca3af", COLORS.hot, COLORS.hot, COLORS.bad].forEach((color, level) => {
       mctx.fillStyle = color;
-      const seen = new Set();
+      const seen = new Uint8Array(width * height); // one square per minimap pixel
       for (const k of layers[level]) {
         const px = Math.floor((X[k] - bounds.x0) * sx), py = Math.floor((Y[k] - bounds.y0) * sy);
-        const id = py * 4096 + px;
-        if (seen.has(id)) continue;
-        seen.add(id);
+        if (px >= 0 && py >= 0 && px < width && py < height) {
+          if (seen[py * width + px]) continue;
+          seen[py * width + px] = 1;
+        }
         const size = level ? 3 : 1.5;
         mctx.fillRect(px - size / 2, py - size / 2, size, size);
       }
@@ -818,6 +883,7 @@
     const size = canvasSize();
     view.x = size.width / 2 - wx * view.scale;
     view.y = size.height / 2 - wy * view.scale;
+    moving();
     scheduleDraw();
   }
   let miniDrag = false;
@@ -924,6 +990,7 @@
     if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
     view.x = drag.vx + dx;
     view.y = drag.vy + dy;
+    moving();
     scheduleDraw();
   });
   window.addEventListener("pointerup", (event) => {
@@ -942,6 +1009,7 @@
     (event) => {
       event.preventDefault();
       const box = canvas.getBoundingClientRect();
+      moving();
       zoomAt(Math.exp(-event.deltaY * 0.0015), event.clientX - box.left, event.clientY - box.top);
     },
     { passive: false }
@@ -1333,13 +1401,14 @@
         ]));
       }
     });
-    nodes.forEach((node) => {
-      if (!node.stale) return;
+    for (let key = 0; key < count; key++) {
+      if (!(FLAGS[key] & STALE)) continue;
+      const node = nodes[key];
       entries.push(el("div", { class: "problem", "data-problem": "stale", onclick: () => { centerOn(node.key); select(node.key); } }, [
         el("div", { class: "what", text: `${node.label}: saved tensor changed in place` }),
         el("div", { class: "why", text: node.stale }),
       ]));
-    });
+    }
     // The relative rules of the shared health verdict (check_health), and "not-frozen": NaN
     // origins and dead parameters are listed above from the same facts.
     const health = data.health || { findings: [], params: [] };
