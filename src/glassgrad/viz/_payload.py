@@ -23,7 +23,6 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-import math
 from typing import Any
 
 import numpy as np
@@ -85,6 +84,8 @@ class PageNodes:
         self.detail_table = ValueTable()
         self.columns: dict[str, list[Any]] = {}
         self.details: list[list[Any]] = []
+        self.short_stats: list[TensorStats] = []
+        self._short_index: dict[TensorStats, int] = {}
 
     def column(self, name: str, values: list[Any]) -> None:
         """The core column ``name`` from one value per node (``ABSENT``: the node has none)."""
@@ -115,32 +116,36 @@ class PageNodes:
             row[_DETAIL_POSITION[name]] = value
         self.details.append(row)
 
-    def stats(self, stats: TensorStats | None, short: bool = False) -> int | None:
-        """The table position of a statistics entry (equal ones are stored once: in a chain
-        the gradient one node sent is the one the next received); ``short`` rounds the
-        numbers to the 4 digits the page shows (17 random digits per number would be most
-        of a big graph's page)."""
+    def stats(self, stats: TensorStats | None) -> int | None:
+        """The details table position of a statistics entry, numbers in full."""
         if stats is None:
             return None
         table = self.detail_table
-        position = table.find((short, stats))
+        position = table.find(("stats", stats))
         if position is not None:
             return position
-        meta = table.add(
+        entry = [self._meta_position(stats)]
+        entry += [json_number(v) for v in (stats.norm, stats.min, stats.max, stats.mean)]
+        entry += [stats.num_nan, stats.num_inf, stats.num_zero]
+        return table.add(entry, ("stats", stats))
+
+    def short_stats_position(self, stats: TensorStats | None) -> int | None:
+        """The position of a statistics entry in the short table (saved tensors and gradients
+        of every node: most of a big graph's numbers), which keeps 4 significant digits, what
+        the page shows; equal entries are stored once (in a chain the gradient one node sent
+        is the one the next received)."""
+        if stats is None:
+            return None
+        position = self._short_index.get(stats)
+        if position is None:
+            position = self._short_index[stats] = len(self.short_stats)
+            self.short_stats.append(stats)
+        return position
+
+    def _meta_position(self, stats: TensorStats) -> int:
+        return self.detail_table.add(
             [list(stats.shape), stats.dtype, stats.numel], (stats.shape, stats.dtype, stats.numel)
         )
-        number = _short_number if short else json_number
-        entry = [
-            meta,
-            number(stats.norm),
-            number(stats.min),
-            number(stats.max),
-            number(stats.mean),
-            stats.num_nan,
-            stats.num_inf,
-            stats.num_zero,
-        ]
-        return table.add(entry, (short, stats))
 
     def meta(self, meta: tuple[tuple[int, ...], str] | None) -> int:
         """The table position of an input's or output's ``(shape, dtype)`` as JSON."""
@@ -153,17 +158,68 @@ class PageNodes:
         return {
             "nodeColumns": {name: self.columns[name] for name in CORE_FIELDS},
             "values": self.core_table.values,
-            "details": {"values": self.detail_table.values, "rows": self.details},
+            "details": {
+                "values": self.detail_table.values,
+                "rows": self.details,
+                "short": self._short_columns(),
+            },
+        }
+
+    def _short_columns(self) -> dict[str, np.ndarray]:
+        # Each number as a decimal m * 10**(e - 3), m of 4 digits: two int16 per number
+        # instead of JSON text (vectorized: no formatting of each number in Python).
+        entries = self.short_stats
+        numbers = np.array([s[3:7] for s in entries], dtype=np.float64).reshape(-1, 4)
+        absent = np.zeros(numbers.shape, dtype=bool)  # None reads as NaN: tell them apart
+        for row in np.flatnonzero(np.isnan(numbers).any(axis=1)).tolist():
+            absent[row] = [value is None for value in entries[row][3:7]]
+        mantissa, exponent = decimal4(numbers, absent)
+        return {
+            "meta": np.array([self._meta_position(s) for s in entries], dtype=np.int64),
+            "mantissa": mantissa,
+            "exponent": exponent,
+            "counts": np.array([s[7:10] for s in entries], dtype=np.int64).reshape(-1, 3),
         }
 
 
 _DETAIL_POSITION = {name: position for position, name in enumerate(DETAIL_FIELDS)}
 
 
-def _short_number(value: float | None) -> float | str | None:
-    if value is None or not math.isfinite(value):
-        return json_number(value)
-    return float(f"{value:.4g}")
+# Exponents that stand for what has no decimal form.
+EXPONENT_NAN, EXPONENT_INF, EXPONENT_MINUS_INF, EXPONENT_NONE = 32767, 32766, 32765, -32768
+_SPECIAL = {EXPONENT_NAN: "nan", EXPONENT_INF: "inf", EXPONENT_MINUS_INF: "-inf"}
+_SPECIAL[EXPONENT_NONE] = None
+
+
+def decimal4(numbers: np.ndarray, absent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``numbers`` rounded to 4 significant digits as ``m * 10**(e - 3)`` (int16 ``m``, ``|m|``
+    in 1000..9999 or 0; int16 ``e``); NaN, infinities and the ``absent`` entries (None) as
+    special exponents. :func:`decimal4_value` reads one back."""
+    finite = np.isfinite(numbers) & (numbers != 0)
+    magnitude = np.where(finite, np.abs(numbers), 1.0)
+    exponent = np.floor(np.log10(magnitude))
+    mantissa = np.rint(np.where(finite, numbers, 0.0) / 10.0 ** (exponent - 3))
+    # log10 a hair off near a power of ten, or rounding up to 10000: move one digit.
+    up = np.abs(mantissa) >= 10000
+    exponent[up] += 1
+    down = finite & (np.abs(mantissa) < 1000)
+    exponent[down] -= 1
+    moved = up | down
+    mantissa[moved] = np.rint(numbers[moved] / 10.0 ** (exponent[moved] - 3))
+    exponent = np.where(finite, exponent, 0)
+    exponent[np.isnan(numbers)] = EXPONENT_NAN
+    exponent[numbers == np.inf] = EXPONENT_INF
+    exponent[numbers == -np.inf] = EXPONENT_MINUS_INF
+    exponent[absent] = EXPONENT_NONE
+    return mantissa.astype(np.int16), exponent.astype(np.int16)
+
+
+def decimal4_value(mantissa: int, exponent: int) -> float | str | None:
+    """The number :func:`decimal4` stored (JSON's form: ``"nan"``, ``"inf"``, ``"-inf"``, None
+    for the special ones)."""
+    if exponent in _SPECIAL:
+        return _SPECIAL[exponent]
+    return float(f"{mantissa}e{exponent - 3}")
 
 
 def edge_columns(edges: list[Any], table: ValueTable) -> dict[str, list[Any]]:
@@ -178,30 +234,58 @@ def edge_columns(edges: list[Any], table: ValueTable) -> dict[str, list[Any]]:
 
 def encode_payload(data: dict[str, Any]) -> str:
     """``data`` (the page's form: see the module docstring) as the page's payload: JSON holding
-    three gzip + base64 parts: ``core`` (JSON: all but the columns and the details, with
-    ``columns`` giving each column's ``[byte offset, length]``), ``columns`` (the node and edge
-    columns as one block of little-endian int32, positions in tenths of a pixel: the page reads
-    them as typed arrays, nothing to parse) and ``details`` (JSON)."""
+    four gzip + base64 parts: ``core`` (JSON: all but the columns and the details),
+    ``columns`` (the node and edge columns as one block of int32, positions in tenths of a
+    pixel; ``core["columns"]`` gives each one's type, byte offset and length: the page reads
+    them as typed arrays, nothing to parse), ``details`` (JSON, its ``short`` table's numbers
+    laid out in ``detailNumbers`` the same way)."""
     core = {k: v for k, v in data.items() if k not in ("details", "nodeColumns", "edgeColumns")}
-    block = bytearray()
-    core["columns"] = {}
+    columns: dict[str, np.ndarray] = {}
     for group in ("nodeColumns", "edgeColumns"):
-        layout = core["columns"][group] = {}
         for name, values in data[group].items():
             array = np.asarray(values, dtype=np.float64)
-            if name in TENTHS_FIELDS:
-                array = np.rint(array * 10)
-            layout[name] = [len(block), len(array)]
-            block += array.astype("<i4").tobytes()
+            columns[f"{group}.{name}"] = np.rint(array * 10) if name in TENTHS_FIELDS else array
+    block, core["columns"] = _block(columns, "<i4")
+    details = dict(data["details"])
+    numbers, details["short"] = _block(details["short"])
     return json.dumps(
         {
             "encoding": "gzip-base64",
             "core": _pack(core),
-            "columns": _pack_bytes(bytes(block)),
-            "details": _pack(data["details"]),
+            "columns": _pack_bytes(block),
+            "details": _pack(details),
+            "detailNumbers": _pack_bytes(numbers),
         },
         separators=(",", ":"),
     )
+
+
+_TYPES = {"<i2": "int16", "<i4": "int32", "<f8": "float64"}
+
+
+def _block(arrays: dict[str, np.ndarray], kind: str | None = None) -> tuple[bytes, dict]:
+    # Arrays as one little-endian block, each at an offset aligned to 8 bytes; the layout
+    # gives each one's type, offset, length and (for a table) row width.
+    block = bytearray()
+    layout = {}
+    for name, array in arrays.items():
+        array = np.asarray(array)
+        code = kind or ("<i2" if array.dtype == np.int16 else "<i4")
+        if code == "<i4" and array.size and not -(2**31) <= array.min() <= array.max() < 2**31:
+            code = "<f8"
+        block += bytes(-len(block) % 8)
+        width = array.shape[1] if array.ndim == 2 else 1
+        layout[name] = [_TYPES[code], len(block), int(array.size), width]
+        block += array.astype(code).tobytes()
+    return bytes(block), layout
+
+
+def _unblock(block: bytes, layout: dict) -> dict[str, list[Any]]:
+    out = {}
+    for name, (type_name, offset, length, width) in layout.items():
+        array = np.frombuffer(block, np.dtype(type_name).newbyteorder("<"), length, offset)
+        out[name] = (array.reshape(-1, width) if width > 1 else array).tolist()
+    return out
 
 
 def _pack(value: Any) -> str:
@@ -217,13 +301,13 @@ def decode_payload(payload: str) -> dict[str, Any]:
     raw = json.loads(payload)
     unpack = lambda text: gzip.decompress(base64.b64decode(text))  # noqa: E731
     data = json.loads(unpack(raw["core"]))
-    block = unpack(raw["columns"])
-    for group, layout in data.pop("columns").items():
-        data[group] = {}
-        for name, (offset, length) in layout.items():
-            array = np.frombuffer(block, "<i4", length, offset)
-            data[group][name] = (array / 10 if name in TENTHS_FIELDS else array).tolist()
+    for name, values in _unblock(unpack(raw["columns"]), data.pop("columns")).items():
+        group, field = name.split(".")
+        tenths = field in TENTHS_FIELDS
+        data.setdefault(group, {})[field] = [v / 10 for v in values] if tenths else values
     data["details"] = json.loads(unpack(raw["details"]))
+    short = data["details"]["short"]
+    data["details"]["short"] = _unblock(unpack(raw["detailNumbers"]), short)
     return expand_page(data)
 
 
@@ -235,9 +319,10 @@ def expand_page(data: dict[str, Any]) -> dict[str, Any]:
     table = data["values"]
     nodes = _rows(data["nodeColumns"], table)
     details = data["details"]
+    short = _short_reader(details["short"], details["values"])
     for key, (node, row) in enumerate(zip(nodes, details["rows"], strict=True)):
         node["key"] = key
-        node.update(_expand_details(row, details["values"]))
+        node.update(_expand_details(row, details["values"], short))
     out["nodes"] = nodes
     out["edges"] = _rows(data["edgeColumns"], table)
     return out
@@ -255,7 +340,26 @@ def _rows(columns: dict[str, list[Any]], table: list[Any]) -> list[dict[str, Any
     return rows
 
 
-def _expand_details(row: list[Any], table: list[Any]) -> dict[str, Any]:
+def _short_reader(columns: dict[str, Any], table: list[Any]) -> Any:
+    # A short-table position -> the statistics as a dict (None -> None).
+    meta, mantissa, exponent, counts = (
+        value.tolist() if isinstance(value, np.ndarray) else value
+        for value in (columns[k] for k in ("meta", "mantissa", "exponent", "counts"))
+    )
+
+    def read(position: int | None) -> dict[str, Any] | None:
+        if position is None:
+            return None
+        shape, dtype, numel = table[meta[position]]
+        numbers = [decimal4_value(*pair) for pair in zip(mantissa[position], exponent[position])]
+        stats = {"shape": shape, "dtype": dtype, "numel": numel}
+        stats.update(zip(_STAT_NAMES, [*numbers, *counts[position]], strict=True))
+        return stats
+
+    return read
+
+
+def _expand_details(row: list[Any], table: list[Any], short: Any) -> dict[str, Any]:
     node: dict[str, Any] = {}
     for name, value in zip(DETAIL_FIELDS, row, strict=True):
         if value == MISSING:
@@ -268,13 +372,13 @@ def _expand_details(row: list[Any], table: list[Any]) -> dict[str, Any]:
                 for slot, (source, meta) in enumerate(value)
             ]
         elif name == "saved":
-            value = [{"name": n, "stats": _expand_stats(s, table), "value": v} for n, s, v in value]
+            value = [{"name": n, "stats": short(s), "value": v} for n, s, v in value]
         elif name == "backward" and value is not None:
             step, received, sent = value
             value = {
                 "step": step,
-                "received": [_expand_stats(s, table) for s in received],
-                "sent": [_expand_stats(s, table) for s in sent],
+                "received": [short(s) for s in received],
+                "sent": [short(s) for s in sent],
             }
         elif name in ("value", "grad"):
             value = _expand_stats(value, table)

@@ -502,7 +502,7 @@ def _node_details(
         "saved": [
             [
                 saved.name,
-                page.stats(saved.stats, short=True) if saved.is_tensor else None,
+                page.short_stats_position(saved.stats) if saved.is_tensor else None,
                 saved.value_text if not saved.is_tensor else None,
             ]
             for saved in node.saved
@@ -522,8 +522,8 @@ def _node_details(
         return details, False
     details["backward"] = [
         record.step,
-        [page.stats(s, short=True) for s in record.grad_outputs],
-        [page.stats(s, short=True) for s in record.grad_inputs],
+        [page.short_stats_position(s) for s in record.grad_outputs],
+        [page.short_stats_position(s) for s in record.grad_inputs],
     ]
     return details, any(s is not None and not s.finite for s in record.grad_inputs)
 
@@ -541,7 +541,7 @@ def _segment_backward(
         return None, False
     first, last = records[0].step, records[-1].step
     step = first if first == last else f"{first}-{last}"
-    return [step, [page.stats(s, short=True) for s in records[0].grad_outputs], []], False
+    return [step, [page.short_stats_position(s) for s in records[0].grad_outputs], []], False
 
 
 def _meta_json(meta: Any) -> dict[str, Any] | None:

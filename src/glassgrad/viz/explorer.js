@@ -13,7 +13,8 @@
   // ---- the payload: gzip + base64 parts the browser inflates --------------------------
   // `core` is JSON (tables, parameters, health...); `columns` is one block of little-endian
   // int32 columns, one per node and edge field (see glassgrad/viz/_payload.py), read as typed
-  // arrays without parsing; `details` is JSON, inflated after the first frame.
+  // arrays without parsing; `details` is JSON and `detailNumbers` its statistics' numbers as
+  // another block, both inflated after the first frame.
   function inflated(base64) {
     const binary = atob(base64);
     const bytes = new Uint8Array(binary.length);
@@ -26,19 +27,27 @@
   async function readPayload() {
     const raw = JSON.parse(document.getElementById("graph-data").textContent);
     const [data, block] = await Promise.all([inflate(raw.core), inflated(raw.columns).arrayBuffer()]);
-    const columns = (layout) => {
-      const out = {};
-      for (const [name, [offset, length]] of Object.entries(layout)) out[name] = new Int32Array(block, offset, length);
-      return out;
-    };
-    data.nodeColumns = columns(data.columns.nodeColumns);
-    data.edgeColumns = columns(data.columns.edgeColumns);
+    data.nodeColumns = {};
+    data.edgeColumns = {};
+    for (const [name, column] of Object.entries(typedArrays(block, data.columns))) {
+      const [group, field] = name.split(".");
+      data[group][field] = column;
+    }
     data.nodes = rowViews(data.nodeColumns, data.values, true);
     data.edges = rowViews(data.edgeColumns, data.values, false);
     timings.payload = performance.now() - timings.start;
     // Per-node details (saved tensors, stacks, gradients) are inflated after the first frame.
-    data.detailsReady = new Promise((resolve) => setTimeout(resolve, 0)).then(() => inflate(raw.details));
+    data.detailsReady = new Promise((resolve) => setTimeout(resolve, 0))
+      .then(() => Promise.all([inflate(raw.details), inflated(raw.detailNumbers).arrayBuffer()]))
+      .then(([details, numbers]) => Object.assign(details, { short: typedArrays(numbers, details.short) }));
     return data;
+  }
+  // A block's arrays by the layout Python wrote: name -> [type, byte offset, length, width].
+  const TYPED = { int16: Int16Array, int32: Int32Array, float64: Float64Array };
+  function typedArrays(block, layout) {
+    const out = {};
+    for (const [name, [type, offset, length]] of Object.entries(layout)) out[name] = new TYPED[type](block, offset, length);
+    return out;
   }
 
   // One object per row whose fields read the columns when asked (a 100,000-node page makes
@@ -69,7 +78,21 @@
   const SHARED_DETAILS = new Set(["outputs", "savedError", "code", "traceback", "function"]);
   const STAT_NAMES = ["norm", "min", "max", "mean", "num_nan", "num_inf", "num_zero"];
   const MISSING = -1;
-  function expandDetails(row, table) {
+  // The short table's numbers are decimals m * 10^(e - 3); some exponents stand for NaN,
+  // infinities and "none" (glassgrad/viz/_payload.py's decimal4).
+  const SPECIAL = new Map([[32767, "nan"], [32766, "inf"], [32765, "-inf"], [-32768, null]]);
+  function shortStats(short, table, position) {
+    if (position === null) return null;
+    const [shape, dtype, numel] = table[short.meta[position]];
+    const out = { shape, dtype, numel };
+    STAT_NAMES.slice(0, 4).forEach((name, i) => {
+      const m = short.mantissa[position * 4 + i], e = short.exponent[position * 4 + i];
+      out[name] = SPECIAL.has(e) ? SPECIAL.get(e) : Number(`${m}e${e - 3}`);
+    });
+    STAT_NAMES.slice(4).forEach((name, i) => { out[name] = short.counts[position * 3 + i]; });
+    return out;
+  }
+  function expandDetails(row, table, short) {
     const stats = (position) => {
       if (position === null) return null;
       const entry = table[position];
@@ -84,8 +107,8 @@
       if (value === MISSING) return;
       if (SHARED_DETAILS.has(name)) value = table[value];
       else if (name === "inputs") value = value.map(([from, meta], slot) => ({ slot, from, meta: table[meta] }));
-      else if (name === "saved") value = value.map(([savedName, entry, text]) => ({ name: savedName, stats: stats(entry), value: text }));
-      else if (name === "backward" && value !== null) value = { step: value[0], received: value[1].map((e) => stats(e)), sent: value[2].map((e) => stats(e)) };
+      else if (name === "saved") value = value.map(([savedName, entry, text]) => ({ name: savedName, stats: shortStats(short, table, entry), value: text }));
+      else if (name === "backward" && value !== null) value = { step: value[0], received: value[1].map((e) => shortStats(short, table, e)), sent: value[2].map((e) => shortStats(short, table, e)) };
       else if (name === "value" || name === "grad") value = stats(value);
       node[name] = value;
     });
@@ -111,7 +134,7 @@
   const expanded = new Uint8Array(count);
   function withDetails(key) {
     if (details !== null && !expanded[key]) {
-      Object.assign(nodes[key], expandDetails(details.rows[key], details.values));
+      Object.assign(nodes[key], expandDetails(details.rows[key], details.values, details.short));
       expanded[key] = 1;
     }
     return nodes[key];
