@@ -337,6 +337,11 @@ def viz_row(result: dict[str, Any]) -> dict[str, Any]:
             f"{k} {v['fps']:.0f} ({v['mode']}, script {v['scriptMs']:.2f} ms a frame)"
             for k, v in result["fps"].items()
         )
+        + (
+            f"; the browser's CPU time {result['browser_cpu_ms_per_frame']:.1f} ms a frame"
+            if "browser_cpu_ms_per_frame" in result
+            else ""
+        )
     )
     cpu = {name: result.get(f"{name}_cpu_s") for name in _VIZ_STEPS}
     row["notes"].append(

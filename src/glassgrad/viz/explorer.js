@@ -385,18 +385,13 @@
   // While the view moves (wheel, drag, minimap), frames are drawn at half resolution: in
   // Chromium's software path a frame costs mostly per pixel (clearing, rasterizing, handing the
   // canvas to the compositor), so this keeps zoom and pan smooth on a busy machine. Once the
-  // view has been still for STILL_MS it is drawn again at full resolution.
-  const MOVING_RATIO = 0.5, STILL_MS = 150;
-  let movingUntil = 0, stillTimer = null;
+  // view has been still for motion.stillMs it is drawn again at full resolution.
+  const MOVING_RATIO = 0.5;
+  const motion = { stillMs: 150 }; // api.motion: tests lengthen it on a busy machine
+  let stillTimer = null;
   function moving() {
-    movingUntil = performance.now() + STILL_MS;
-    if (stillTimer !== null) return;
-    stillTimer = setTimeout(function settle() {
-      const left = movingUntil - performance.now();
-      if (left > 0) { stillTimer = setTimeout(settle, left); return; }
-      stillTimer = null;
-      scheduleDraw();
-    }, STILL_MS);
+    clearTimeout(stillTimer);
+    stillTimer = setTimeout(() => { stillTimer = null; scheduleDraw(); }, motion.stillMs);
   }
   function pixelRatio() {
     return (window.devicePixelRatio || 1) * (stillTimer !== null ? MOVING_RATIO : 1);
@@ -1517,7 +1512,7 @@
 
   // What other code (module boxes, tests, benchmarks) may use: the renderer's state and verbs.
   const api = {
-    data, view, stats, timings,
+    data, view, stats, timings, motion,
     // Extra panel sections: functions node -> [elements], appended to a node's details.
     panelSections: [],
     // A click on a collapsed group box; the default expands it.
