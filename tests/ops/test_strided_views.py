@@ -58,3 +58,38 @@ ERRORS = {
 def test_errors_match_pytorch(name: str) -> None:
     program, words = ERRORS[name]
     assert_same_error(program, words)
+
+
+def _transposed_base(lib: object, leaf: object) -> object:
+    # A result that keeps its input's transposed layout (strides (1, 3)), not a view.
+    return leaf.t() * 2
+
+
+def test_view_regenerated_after_in_place_on_a_base_laid_out_transposed() -> None:
+    # The view's new grad_fn (AsStridedBackward0 from the base) finds its elements in the
+    # base's memory order, as PyTorch's: the storage, not the base's row-major order.
+    grads = []
+    for lib in (gg, torch):
+        leaf = lib.tensor(np.arange(12.0).reshape(4, 3) / 10, requires_grad=True)
+        base = _transposed_base(lib, leaf)
+        view = base.as_strided((2, 2), (1, 3), 1)
+        base.add_(1)
+        (view * lib.tensor([[1.0, 10.0], [100.0, 1000.0]], dtype=lib.float64)).sum().backward()
+        grads.append(leaf.grad.numpy())
+    np.testing.assert_array_equal(*grads)
+
+
+def test_in_place_through_a_view_of_a_base_laid_out_transposed() -> None:
+    # CopySlices lays the base's gradient out as the base (PyTorch's new_empty_strided):
+    # first and second derivatives as PyTorch's.
+    results = []
+    for lib in (gg, torch):
+        leaf = lib.tensor(np.arange(12.0).reshape(4, 3) / 10, requires_grad=True)
+        base = _transposed_base(lib, leaf)
+        base.as_strided((2, 2), (1, 3), 1).mul_(leaf[:2, :2] + 1)
+        weights = lib.arange(12.0, dtype=lib.float64).reshape(3, 4)
+        (g,) = lib.autograd.grad((base * base * weights).sum(), leaf, create_graph=True)
+        (gg2,) = lib.autograd.grad((g * g).sum(), leaf)
+        results.append((g.detach().numpy(), gg2.numpy()))
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)

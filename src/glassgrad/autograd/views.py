@@ -327,11 +327,25 @@ def rebase_history(target: Any, fn: Node) -> None:
 
 
 # --- the nodes ----------------------------------------------------------------------------
+def in_layout(values: np.ndarray, strides: tuple) -> np.ndarray:
+    """A copy of ``values`` whose memory order of axes is that of an array with ``strides``
+    (PyTorch's ``new_empty_strided(base sizes, base strides)`` and ``copy_``): a view step that
+    reads the storage (``as_strided``) then finds in it the elements it finds in the base."""
+    order = sorted(range(values.ndim), key=lambda k: -abs(strides[k]))
+    out = np.empty([values.shape[k] for k in order], values.dtype).transpose(np.argsort(order))
+    out[...] = values
+    return out
+
+
+def _row_major(strides: tuple) -> bool:
+    return all(a >= b for a, b in zip(strides, strides[1:]))
+
+
 class AsStridedBackward0(Node):
     """A view's history derived again from its base after an in-place change: the view's
     gradient is scattered (summed where elements repeat) into the base's shape."""
 
-    __slots__ = ("_view_steps",)
+    __slots__ = ("_view_steps", "_base_strides")
 
     def __init__(self, base: Any, view: Any) -> None:
         Node.__init__(self)
@@ -342,14 +356,19 @@ class AsStridedBackward0(Node):
         self._meta = (b.shape, b.dtype, v.shape, v.dtype)
         self._n_out = 1
         self._view_steps = view_steps(view)
+        self._base_strides = b.strides
         if graph.anomaly.enabled:
             self._record_creation()
 
     def _run(self, grads: list, create_graph: bool) -> tuple:
         shape, dtype = self._meta[0], self._meta[1]
         size = int(np.prod(shape))
-        # Which element of the base each element of the view is.
-        where = replay_view_array(self._view_steps, np.arange(size).reshape(shape))
+        # Which element of the base each element of the view is (the indices laid out in
+        # memory as the base, for the steps that read its storage).
+        indices = np.arange(size).reshape(shape)
+        if not _row_major(self._base_strides):
+            indices = in_layout(indices, self._base_strides)
+        where = replay_view_array(self._view_steps, indices)
         F = graph.tensor_namespace if create_graph else graph.array_namespace
         grad = grads[0]
         if grad is None:
@@ -386,7 +405,7 @@ class CopySlices(Node):
 
     fn: Node
 
-    __slots__ = ("fn", "_view_steps")
+    __slots__ = ("fn", "_view_steps", "_base_strides")
 
     def __init__(self, base: Any, view_steps: tuple[Any, ...], fn: Node) -> None:
         Node.__init__(self)
@@ -398,20 +417,29 @@ class CopySlices(Node):
         self._meta = (d.shape, d.dtype, *fn_inputs[2:], d.shape, d.dtype)
         self._n_out = 1
         self._view_steps = view_steps
+        self._base_strides = d.strides
         self.fn = fn
         if graph.anomaly.enabled:
             self._record_creation()
 
     def _run(self, grads: list, create_graph: bool) -> tuple:
         grad = grads[0]
+        # The gradient copied in the base's layout (PyTorch's new_empty_strided + copy_), so
+        # that the view's steps find the view's elements in it.
+        relayout = not _row_major(self._base_strides)
         if create_graph:
             result = grad.clone()
+            if relayout:  # a fresh tensor, no view of it yet: its memory may be replaced
+                result._data = in_layout(result._data, self._base_strides)
             grad_slice = replay_view_tensor(self._view_steps, result)
             res = self.fn._run([grad_slice.clone()], True)
             if res[0] is not None:
                 grad_slice.copy_(res[0])  # refuses a view with internal overlap, as below
         else:
-            result = np.array(grad, copy=True)
+            if relayout:
+                result = in_layout(np.asarray(grad), self._base_strides)
+            else:
+                result = np.array(grad, copy=True)
             grad_slice = replay_view_array(self._view_steps, result)
             res = self.fn._run([grad_slice.copy()], False)
             if res[0] is not None:
