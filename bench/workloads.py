@@ -423,6 +423,30 @@ def _chain_sizes(full_ops: int, quick_ops: int, elements: int) -> dict[str, Size
     }
 
 
+def _chain_pair(
+    name: str,
+    title: str,
+    full_ops: int,
+    quick_ops: int,
+    target_ratio: float,
+    torch_api: Callable[..., Any],
+) -> list[Workload]:
+    """The chain workload ``name`` on 1 and on 100 elements: rows ``name_1`` and ``name_100``."""
+    return [
+        Workload(
+            name=f"{name}_{elements}",
+            title=f"{title}, 10,000 ops, {elements} element{'s' * (elements > 1)}, fwd + bwd",
+            unit="chain",
+            target=f"<= {target_ratio}",
+            target_ratio=target_ratio,
+            sizes=_chain_sizes(full_ops, quick_ops, elements),
+            make_inputs=chain_inputs,
+            torch_api=torch_api,
+        )
+        for elements in (1, 100)
+    ]
+
+
 _WIDE_SIZES = {
     "full": {"inputs": 784, "hidden": 1024, "batch": 256},
     "quick": {"inputs": 64, "hidden": 32, "batch": 8},
@@ -431,69 +455,23 @@ _WIDE_SIZES = {
 WORKLOADS: dict[str, Workload] = {
     w.name: w
     for w in [
-        Workload(
-            name="chain_1",
-            title="elementwise chain y = y * a + b, 10,000 ops, 1 element, fwd + bwd",
-            unit="chain",
-            target="<= 0.7",
-            target_ratio=0.7,
-            sizes=_chain_sizes(10_000, 200, 1),
-            make_inputs=chain_inputs,
-            torch_api=chain,
+        *_chain_pair("chain", "elementwise chain y = y * a + b", 10_000, 200, 0.7, chain),
+        *_chain_pair(
+            "chain_scalar",
+            "elementwise chain y = y * 1.0001 + 0.1 (Python numbers)",
+            10_000,
+            200,
+            0.7,
+            scalar_operand_chain,
         ),
-        Workload(
-            name="chain_100",
-            title="elementwise chain y = y * a + b, 10,000 ops, 100 elements, fwd + bwd",
-            unit="chain",
-            target="<= 0.7",
-            target_ratio=0.7,
-            sizes=_chain_sizes(10_000, 200, 100),
-            make_inputs=chain_inputs,
-            torch_api=chain,
-        ),
-        Workload(
-            name="chain_scalar_1",
-            title="elementwise chain y = y * 1.0001 + 0.1 (Python numbers), 10,000 ops, 1 element, "
-            "fwd + bwd",
-            unit="chain",
-            target="<= 0.7",
-            target_ratio=0.7,
-            sizes=_chain_sizes(10_000, 200, 1),
-            make_inputs=chain_inputs,
-            torch_api=scalar_operand_chain,
-        ),
-        Workload(
-            name="chain_scalar_100",
-            title="elementwise chain y = y * 1.0001 + 0.1 (Python numbers), 10,000 ops, "
-            "100 elements, fwd + bwd",
-            unit="chain",
-            target="<= 0.7",
-            target_ratio=0.7,
-            sizes=_chain_sizes(10_000, 200, 100),
-            make_inputs=chain_inputs,
-            torch_api=scalar_operand_chain,
-        ),
-        Workload(
-            name="chain_views_1",
-            title="view/indexing/reduction chain y = y.view(1, -1)[0] * a + y.mean(0, "
-            "keepdim=True) * 0.05 + b, 10,000 ops, 1 element, fwd + bwd",
-            unit="chain",
-            target="<= 1.0",
-            target_ratio=1.0,
-            sizes=_chain_sizes(10_003, 203, 1),
-            make_inputs=chain_inputs,
-            torch_api=view_chain,
-        ),
-        Workload(
-            name="chain_views_100",
-            title="view/indexing/reduction chain y = y.view(1, -1)[0] * a + y.mean(0, "
-            "keepdim=True) * 0.05 + b, 10,000 ops, 100 elements, fwd + bwd",
-            unit="chain",
-            target="<= 1.0",
-            target_ratio=1.0,
-            sizes=_chain_sizes(10_003, 203, 100),
-            make_inputs=chain_inputs,
-            torch_api=view_chain,
+        *_chain_pair(
+            "chain_views",
+            "view/indexing/reduction chain y = y.view(1, -1)[0] * a + y.mean(0, keepdim=True) "
+            "* 0.05 + b",
+            10_003,
+            203,
+            1.0,
+            view_chain,
         ),
         Workload(
             name="mlp_digits_sgd",

@@ -327,6 +327,26 @@ def _check_geometry(op: str, stride: tuple, dilation: tuple) -> None:
         )
 
 
+def _conv_arguments(
+    op: str,
+    n: int,
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    transposed: bool,
+    groups: int,
+    stride: Any,
+    dilation: Any,
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Check a (transposed) convolution's tensors; its ``stride`` and ``dilation`` as checked
+    ``n``-tuples."""
+    _check_conv(op, input, weight, bias, n, transposed, groups)
+    stride = _tuple_arg(stride, n, "stride", op)
+    dilation = _tuple_arg(dilation, n, "dilation", op)
+    _check_geometry(op, stride, dilation)
+    return stride, dilation
+
+
 def _convolution(
     op: str,
     n: int,
@@ -338,10 +358,7 @@ def _convolution(
     dilation: Any,
     groups: int,
 ) -> Tensor:
-    _check_conv(op, input, weight, bias, n, False, groups)
-    stride = _tuple_arg(stride, n, "stride", op)
-    dilation = _tuple_arg(dilation, n, "dilation", op)
-    _check_geometry(op, stride, dilation)
+    stride, dilation = _conv_arguments(op, n, input, weight, bias, False, groups, stride, dilation)
     kernel = tuple(weight._data.shape[2:])
     pads = _conv_padding(padding, n, kernel, dilation, stride, op)
     spatial = input._data.shape[-n:]

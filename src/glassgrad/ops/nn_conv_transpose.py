@@ -14,13 +14,12 @@ from . import shape
 from ._conv_kernels import _size_text, _tuple_arg
 from ._registry import Sample, register
 from ._samples import randn
-from .nn_conv import _NF, ConvolutionBackward0, _check_conv, _check_geometry
+from .nn_conv import _NF, ConvolutionBackward0, _conv_arguments
 
 __all__ = ["conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
 
 
 def _conv_transpose(
-    op: str,
     n: int,
     input: Tensor,
     weight: Tensor,
@@ -31,10 +30,8 @@ def _conv_transpose(
     groups: int,
     dilation: Any,
 ) -> Tensor:
-    _check_conv(op, input, weight, bias, n, True, groups)
-    stride = _tuple_arg(stride, n, "stride", op)
-    dilation = _tuple_arg(dilation, n, "dilation", op)
-    _check_geometry(op, stride, dilation)
+    op = f"conv_transpose{n}d"
+    stride, dilation = _conv_arguments(op, n, input, weight, bias, True, groups, stride, dilation)
     if isinstance(padding, str):
         raise TypeError(f"{op}(): argument 'padding' must be tuple of ints, not str")
     pad_values = _tuple_arg(padding, n, "padding", op)
@@ -100,16 +97,7 @@ def conv_transpose2d(
         glassgrad.Size([1, 1, 5, 5])
     """
     return _conv_transpose(
-        "conv_transpose2d",
-        2,
-        input,
-        weight,
-        bias,
-        stride,
-        padding,
-        output_padding,
-        groups,
-        dilation,
+        2, input, weight, bias, stride, padding, output_padding, groups, dilation
     )
 
 
@@ -134,16 +122,7 @@ def conv_transpose1d(
         glassgrad.Size([1, 2, 7])
     """
     return _conv_transpose(
-        "conv_transpose1d",
-        1,
-        input,
-        weight,
-        bias,
-        stride,
-        padding,
-        output_padding,
-        groups,
-        dilation,
+        1, input, weight, bias, stride, padding, output_padding, groups, dilation
     )
 
 
@@ -168,16 +147,7 @@ def conv_transpose3d(
         glassgrad.Size([1, 2, 5, 5, 5])
     """
     return _conv_transpose(
-        "conv_transpose3d",
-        3,
-        input,
-        weight,
-        bias,
-        stride,
-        padding,
-        output_padding,
-        groups,
-        dilation,
+        3, input, weight, bias, stride, padding, output_padding, groups, dilation
     )
 
 
