@@ -6,6 +6,9 @@
 #
 #   bash scripts/type_completeness.sh            # summary
 #   bash scripts/type_completeness.sh --full     # and pyright's full report
+#
+# Exits 1 when the score is under the issue's floor (90%), so it can gate a change. The six
+# symbols left unknown in Nov 2026 (99.9%) are viz.dot's classes on graphviz's untyped bases.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYRIGHT_VERSION=1.1.414
@@ -47,4 +50,7 @@ if sys.argv[2] == "--full":
     for d in report["generalDiagnostics"]:
         print(f"{d.get('file', '')}:{d['range']['start']['line'] + 1}: {d['message']}")
 print(f"type completeness score: {100 * tc['completenessScore']:.1f}%")
+FLOOR = 0.90
+if tc["completenessScore"] < FLOOR:
+    sys.exit(f"under the floor of {100 * FLOOR:.0f}%: annotate the symbols listed above")
 PY

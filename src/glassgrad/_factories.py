@@ -100,7 +100,7 @@ class Generator:
         bit.state = state
 
 
-default_generator = Generator()
+default_generator: Generator = Generator()
 
 
 def manual_seed(seed: int) -> Generator:

@@ -94,7 +94,7 @@ class _TensorMethods:
     ) -> Tensor: ...  # glassgrad.ops.blas.addbmm
     def addbmm_(
         self, batch1: Tensor, batch2: Tensor, *, beta: float = ..., alpha: float = ...
-    ) -> Any: ...  # glassgrad.ops.blas.addbmm_
+    ) -> Tensor: ...  # glassgrad.ops.blas.addbmm_
     def addcdiv(
         self, tensor1: Tensor, tensor2: Tensor, *, value: float = ...
     ) -> Tensor: ...  # glassgrad.ops.fused_arithmetic.addcdiv
@@ -118,13 +118,13 @@ class _TensorMethods:
     ) -> Tensor: ...  # glassgrad.ops.blas.addmv
     def addmv_(
         self, mat: Tensor, vec: Tensor, *, beta: float = ..., alpha: float = ...
-    ) -> Any: ...  # glassgrad.ops.blas.addmv_
+    ) -> Tensor: ...  # glassgrad.ops.blas.addmv_
     def addr(
         self, vec1: Tensor, vec2: Tensor, *, beta: float = ..., alpha: float = ..., out: Any = ...
     ) -> Tensor: ...  # glassgrad.ops.blas.addr
     def addr_(
         self, vec1: Tensor, vec2: Tensor, *, beta: float = ..., alpha: float = ...
-    ) -> Any: ...  # glassgrad.ops.blas.addr_
+    ) -> Tensor: ...  # glassgrad.ops.blas.addr_
     def adjoint(self) -> Tensor: ...  # glassgrad.ops.slicing.adjoint
     def all(self, dim: Any = ..., keepdim: bool = ...) -> Tensor: ...  # glassgrad.ops.reduction.all
     def allclose(
@@ -242,7 +242,7 @@ class _TensorMethods:
     ) -> Tensor: ...  # glassgrad.ops.cholesky.cholesky_solve
     def chunk(
         self, chunks: int, dim: int = ...
-    ) -> tuple[Any, ...]: ...  # glassgrad.ops.shape_views.chunk
+    ) -> tuple[Tensor, ...]: ...  # glassgrad.ops.shape_views.chunk
     def clamp(
         self, min: float | None = ..., max: float | None = ...
     ) -> Tensor: ...  # glassgrad.ops.clamping.clamp
@@ -431,7 +431,7 @@ class _TensorMethods:
         self,
         bins: Any = ...,
         *,
-        range: tuple[Any, ...] | None = ...,
+        range: tuple[float, float] | None = ...,
         weight: Tensor | None = ...,
         density: bool = ...,
         out: Any = ...,
@@ -741,7 +741,7 @@ class _TensorMethods:
     def prelu(self, weight: Tensor) -> Tensor: ...  # glassgrad.ops.nn_activation_piecewise.prelu
     def prod(
         self, dim: int | None = ..., keepdim: bool = ..., *, dtype: Any = ...
-    ) -> Any: ...  # glassgrad.ops.reduction_math.prod
+    ) -> Tensor: ...  # glassgrad.ops.reduction_math.prod
     def put(
         self, index: Tensor, source: Tensor, accumulate: bool = ...
     ) -> Tensor: ...  # glassgrad.ops.indexed_copies.put
@@ -834,7 +834,7 @@ class _TensorMethods:
     ) -> Tensor: ...  # glassgrad.ops.indexed_copies.slice_scatter
     def slogdet(
         self, *, out: Any = ...
-    ) -> tuple[Any, ...]: ...  # glassgrad.ops.determinants._slogdet_top
+    ) -> tuple[Tensor, ...]: ...  # glassgrad.ops.determinants._slogdet_top
     def softmax(
         self, dim: int, dtype: Any = ...
     ) -> Tensor: ...  # glassgrad.ops.nn_softmax._softmax_method
@@ -843,10 +843,10 @@ class _TensorMethods:
     ) -> Any: ...  # glassgrad.ops.sorting.sort
     def split(
         self, split_size: Any, dim: int = ...
-    ) -> tuple[Any, ...]: ...  # glassgrad.ops.shape_views._split_method
+    ) -> tuple[Tensor, ...]: ...  # glassgrad.ops.shape_views._split_method
     def split_with_sizes(
         self, split_sizes: Any, dim: int = ...
-    ) -> tuple[Any, ...]: ...  # glassgrad.ops.shape_views.split_with_sizes
+    ) -> tuple[Tensor, ...]: ...  # glassgrad.ops.shape_views.split_with_sizes
     def sqrt(self) -> Tensor: ...  # glassgrad.ops.pointwise.sqrt
     def sqrt_(self, *args: Any, **kwargs: Any) -> Tensor: ...  # glassgrad.ops.conversion
     def square(self) -> Tensor: ...  # glassgrad.ops.unary_math.square
@@ -894,7 +894,7 @@ class _TensorMethods:
     ) -> Tensor: ...  # glassgrad.ops.broadcasting.sum_to_size
     def svd(
         self, some: bool = ..., compute_uv: bool = ..., *, out: Any = ...
-    ) -> Any: ...  # glassgrad.ops.decompositions.svd_top
+    ) -> tuple[Tensor, ...]: ...  # glassgrad.ops.decompositions.svd_top
     def swapaxes(self, axis0: int, axis1: int) -> Tensor: ...  # glassgrad.ops.shape_views.swapaxes
     def swapaxes_(
         self, axis0: int, axis1: int
@@ -975,13 +975,13 @@ class _TensorMethods:
     ) -> Any: ...  # glassgrad.ops.counting.unique_consecutive
     def unsafe_chunk(
         self, chunks: int, dim: int = ...
-    ) -> tuple[Any, ...]: ...  # glassgrad.ops.shape_views.unsafe_chunk
+    ) -> tuple[Tensor, ...]: ...  # glassgrad.ops.shape_views.unsafe_chunk
     def unsafe_split(
         self, split_size: int, dim: int = ...
-    ) -> tuple[Any, ...]: ...  # glassgrad.ops.shape_views.unsafe_split
+    ) -> tuple[Tensor, ...]: ...  # glassgrad.ops.shape_views.unsafe_split
     def unsafe_split_with_sizes(
         self, split_sizes: Any, dim: int = ...
-    ) -> tuple[Any, ...]: ...  # glassgrad.ops.shape_views.unsafe_split_with_sizes
+    ) -> tuple[Tensor, ...]: ...  # glassgrad.ops.shape_views.unsafe_split_with_sizes
     def unsqueeze(self, dim: int) -> Tensor: ...  # glassgrad.ops.shape.unsqueeze
     def unsqueeze_(self, dim: int) -> Tensor: ...  # glassgrad.ops.shape_inplace.unsqueeze_
     def var(

@@ -83,7 +83,7 @@ class BackwardCFunction(FunctionCtx, Node):
     def __init__(self) -> None:
         Node.__init__(self)
         self._saved: list | None = None
-        self.needs_input_grad: tuple = ()
+        self.needs_input_grad: tuple[bool, ...] = ()
 
     @property
     def saved_tensors(self) -> tuple[Any, ...]:
@@ -226,7 +226,7 @@ class BackwardCFunction(FunctionCtx, Node):
 class _FunctionMeta(type):
     """Gives each Function subclass its own Node class, named ``<Name>Backward``."""
 
-    def __init__(cls, name: str, bases: tuple, attrs: dict) -> None:
+    def __init__(cls, name: str, bases: tuple[type, ...], attrs: dict[str, Any]) -> None:
         backward_cls = type(
             name + "Backward",
             (BackwardCFunction,),

@@ -23,7 +23,12 @@ from .._layout import contiguous_format
 from .._strides import grad_layout, restrided
 from .grad_mode import state as grad_state
 from .inplace_record import note_write
-from .mutation import before_write, mutation_allowed, write_hooks
+from .mutation import (
+    _AllowMutationOnSavedContext,
+    before_write,
+    mutation_allowed,
+    write_hooks,
+)
 
 __all__ = [
     "Node",
@@ -44,7 +49,7 @@ __all__ = [
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Creation order: the engine runs the most recently created ready Node first.
-sequence_counter = itertools.count()
+sequence_counter: itertools.count[int] = itertools.count()
 ACCUMULATE_PRIORITY = 1 << 62
 
 # The namespaces that backward formulas are written against: NumPy arrays when no graph is
@@ -536,7 +541,7 @@ def _array_dtype(grad: Any) -> np.dtype:
 # --- saved-tensor hooks ---------------------------------------------------------------------
 # The (pack, unpack) pairs entered with saved_tensors_hooks, innermost last. Ops read this list
 # at every recording: it is mutated in place, never rebound.
-saved_hooks_stack: list = []
+saved_hooks_stack: list[tuple[Callable[[Any], Any], Callable[[Any], Any]]] = []
 
 
 class _SavedHooksState:
@@ -578,7 +583,9 @@ class saved_tensors_hooks:
             saved_hooks_stack.pop()
 
 
-def allow_mutation_on_saved_tensors() -> contextlib.AbstractContextManager:
+def allow_mutation_on_saved_tensors() -> contextlib.AbstractContextManager[
+    _AllowMutationOnSavedContext
+]:
     """Inside, a tensor saved for backward may be changed in place: it is cloned before the
     change and backward uses the clone (PyTorch's
     ``torch.autograd.graph.allow_mutation_on_saved_tensors``; see ``autograd.mutation``). Run
@@ -817,7 +824,7 @@ class GraphTask:
         return node in self.deps and (self.selective is None or node in self.selective)
 
 
-graph_tasks: list = []  # the engine runs now, innermost (a reentrant backward) last
+graph_tasks: list[GraphTask] = []  # the engine runs now, innermost (a reentrant backward) last
 
 
 def current_graph_task() -> GraphTask | None:

@@ -60,7 +60,7 @@ _saved_hooks = graph.saved_hooks_stack  # non-empty inside saved_tensors_hooks
 # Edge tuples of common lengths, shared (ops with 64 or more inputs build their own).
 _ZEROS = tuple((0,) * n for n in range(64))
 _FIRST = tuple(tuple(range(n)) for n in range(64))  # saved_inputs naming every input
-anomaly = graph.anomaly
+anomaly: graph._AnomalyState = graph.anomaly
 _SAVED_NAMES = {0: "self", 1: "other"}
 _new = object.__new__
 _NUMBERS = frozenset((bool, int, float, complex))  # saved as they are, never packed or versioned
@@ -1267,13 +1267,14 @@ class SavedDependencyBackward0(Op):
     """``grad`` itself, tied in the graph to saved tensors it was computed from without a
     differentiable path (see ``Op._depend_on_saved``); their gradients are zeros (or none)."""
 
+    zeros: bool
     __slots__ = ("zeros",)
 
-    def forward(self, grad, *saved, zeros):
+    def forward(self, grad: Any, *saved: Any, zeros: bool) -> Any:
         self.zeros = zeros
         return grad
 
-    def backward(self, F, grad):
+    def backward(self, F: Any, grad: Any) -> Any:
         meta = self._meta
         count = len(self._next_nodes) - 1
         if not self.zeros:

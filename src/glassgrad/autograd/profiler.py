@@ -83,6 +83,16 @@ class FunctionEvent:
         "id", "name", "thread", "start_us", "end_us", "fwd_thread", "input_shapes",
         "sequence_nr", "node_id", "self_cpu_time_total",
     )  # fmt: skip
+    id: int
+    name: str
+    thread: int
+    start_us: float
+    end_us: float
+    fwd_thread: int | None
+    input_shapes: list[Any]
+    sequence_nr: int
+    node_id: int
+    self_cpu_time_total: float
 
     def __init__(
         self,
@@ -92,7 +102,7 @@ class FunctionEvent:
         start_us: float,
         end_us: float,
         fwd_thread: int | None = None,
-        input_shapes: list | None = None,
+        input_shapes: list[Any] | None = None,
         sequence_nr: int = -1,
         node_id: int = -1,
     ) -> None:
@@ -134,14 +144,21 @@ class FunctionEventAvg:
         "key", "count", "cpu_time_total", "self_cpu_time_total", "device_time_total",
         "input_shapes",
     )  # fmt: skip
+    key: str | None
+    input_shapes: Any
+    count: int
+    cpu_time_total: float
+    self_cpu_time_total: float
+    device_time_total: float
 
     def __init__(self) -> None:
-        self.key: str | None = None
-        self.input_shapes: Any = None
+        self.key = None
+        self.input_shapes = None
         self.count = 0
         self.cpu_time_total = self.self_cpu_time_total = self.device_time_total = 0.0
 
     def add(self, other: FunctionEvent | FunctionEventAvg) -> FunctionEventAvg:
+        """Add an event's (or another average's) times and count to these; returns self."""
         if self.key is None:
             self.key, self.input_shapes = other.key, other.input_shapes
         if other.key != self.key:
@@ -177,7 +194,7 @@ def _us(value: float) -> str:
     return f"{value:.3f}us"
 
 
-class EventList(list):
+class EventList(list[FunctionEvent | FunctionEventAvg]):
     """A list of events with PyTorch's ``table`` and ``key_averages``."""
 
     def key_averages(self, group_by_input_shapes: bool = False) -> EventList:
@@ -340,9 +357,12 @@ class profile:
         return self.function_events
 
     def events(self) -> EventList:
+        """The recorded events (an EventList of FunctionEvent)."""
         return self._check_finished()
 
-    def key_averages(self, group_by_input_shape: bool = False, group_by_stack_n: int = 0):
+    def key_averages(
+        self, group_by_input_shape: bool = False, group_by_stack_n: int = 0
+    ) -> EventList:
         """The events grouped by name (and input shapes): an EventList of averages."""
         return self._check_finished().key_averages(group_by_input_shape)
 

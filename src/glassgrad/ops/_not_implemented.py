@@ -71,7 +71,7 @@ def _binary(op: str, a: Any, b: Any, fn: Any) -> np.ndarray:
 _ABSENT = object()
 
 
-def _not_implemented_node(op: str, compute: Any, name: str | None = None) -> type:
+def _not_implemented_node(op: str, compute: Any, name: str | None = None) -> type[Op]:
     """PyTorch's ``NotImplemented`` grad_fn: the output is recorded, its backward raises.
 
     Tensor operands are positional; as in PyTorch, only those that require grad are graph
@@ -127,7 +127,7 @@ def _not_implemented_node(op: str, compute: Any, name: str | None = None) -> typ
     )
 
 
-def _named_not_implemented_node(op: str, compute: Any, name: str) -> type:
+def _named_not_implemented_node(op: str, compute: Any, name: str) -> type[Op]:
     def forward(self: Op, *arrays: Any, after: Any = _ABSENT) -> Any:
         return compute(*arrays) if after is _ABSENT else compute(*arrays, after)
 

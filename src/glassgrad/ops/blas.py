@@ -303,7 +303,7 @@ def addmv(
     return out_result("addmv", out, result, (input, mat, vec))
 
 
-def addmv_(input: Tensor, mat: Tensor, vec: Tensor, *, beta: float = 1, alpha: float = 1):
+def addmv_(input: Tensor, mat: Tensor, vec: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
     """In-place ``addmv``."""
     _check_addmv(input, mat, vec)
     return apply_inplace(AddmvBackward0, input, mat, vec, beta=beta, alpha=alpha)
@@ -370,7 +370,9 @@ def addr(
     return out_result("addr", out, result, (input, vec1, vec2))
 
 
-def addr_(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: float = 1, alpha: float = 1):
+def addr_(
+    input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: float = 1, alpha: float = 1
+) -> Tensor:
     """In-place ``addr``."""
     _check_addr(input, vec1, vec2)
     return apply_inplace(AddrBackward0, input, vec1, vec2, beta=beta, alpha=alpha)
@@ -451,7 +453,9 @@ def addbmm(
     return out_result("addbmm", out, result, (input, batch1, batch2))
 
 
-def addbmm_(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1, alpha: float = 1):
+def addbmm_(
+    input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1, alpha: float = 1
+) -> Tensor:
     """In-place ``addbmm``."""
     _check_addbmm(input, batch1, batch2)
     return apply_inplace(AddbmmBackward0, input, batch1, batch2, beta=beta, alpha=alpha)

@@ -357,20 +357,20 @@ class _Extremum(Op):
 
 
 class MaximumBackward0(_Extremum):
-    ufunc = staticmethod(np.maximum)
+    ufunc: Any = staticmethod(np.maximum)
     op = "maximum"
 
     @staticmethod
-    def winners(a, b):
+    def winners(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return a > b, a < b
 
 
 class MinimumBackward0(_Extremum):
-    ufunc = staticmethod(np.minimum)
+    ufunc: Any = staticmethod(np.minimum)
     op = "minimum"
 
     @staticmethod
-    def winners(a, b):
+    def winners(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return a < b, a > b
 
 

@@ -136,6 +136,8 @@ def column_stack(tensors: Any, *, out: Any = None) -> Tensor:
 class BlockDiagBackward0(Op):
     """out = the inputs (as matrices) along the diagonal of a zero matrix"""
 
+    spans: list[tuple[int, int, int, int, tuple[int, ...]]]
+
     __slots__ = ("spans",)
 
     def forward(self, *blocks: Any) -> Any:

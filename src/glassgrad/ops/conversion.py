@@ -37,6 +37,8 @@ class ToCopyBackward0(Op):
     part for a real source), PyTorch's _to_copy_backward: in the formula itself, so that a
     leaf whose grad_dtype is None gets it in the source's dtype too."""
 
+    source: np.dtype
+
     records_inference_inputs = True
     __slots__ = ("source",)
 

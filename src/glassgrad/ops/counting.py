@@ -15,6 +15,7 @@ from .. import return_types
 from .._dtype import from_numpy_dtype, scalar_type_name
 from .._factories import linspace
 from .._tensor import Tensor
+from ..autograd.op import Op
 from ._common import check_tensor, wrap_dim
 from ._not_implemented import _not_implemented_node, refuse_complex
 from ._out import out_result
@@ -96,7 +97,7 @@ def histogram(
     input: Tensor,
     bins: Any = 100,
     *,
-    range: tuple | None = None,
+    range: tuple[float, float] | None = None,
     weight: Tensor | None = None,
     density: bool = False,
     out: Any = None,
@@ -248,9 +249,11 @@ def _unique_forward(x: np.ndarray, params: tuple) -> Any:
 
 
 # PyTorch records unique with nodes whose backward raises; these stand for them.
-Unique2Backward0 = _not_implemented_node("_unique2", _unique_forward, "Unique2Backward0")
-UniqueDimBackward0 = _not_implemented_node("unique_dim", _unique_forward, "UniqueDimBackward0")
-UniqueConsecutiveBackward0 = _not_implemented_node(
+Unique2Backward0: type[Op] = _not_implemented_node("_unique2", _unique_forward, "Unique2Backward0")
+UniqueDimBackward0: type[Op] = _not_implemented_node(
+    "unique_dim", _unique_forward, "UniqueDimBackward0"
+)
+UniqueConsecutiveBackward0: type[Op] = _not_implemented_node(
     "unique_consecutive", _unique_forward, "UniqueConsecutiveBackward0"
 )
 

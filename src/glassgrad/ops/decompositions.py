@@ -177,7 +177,9 @@ def _check_svd_phases(uhgu: Any, vhgv: Any) -> None:
         )
 
 
-def svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None, out: Any = None) -> tuple:
+def svd(
+    A: Tensor, full_matrices: bool = True, *, driver: Any = None, out: Any = None
+) -> tuple[Tensor, ...]:
     """The singular value decomposition ``A = U diag(S) Vh`` of a (batch of) matrices, S in
     descending order; ``full_matrices=False`` gives the reduced factors (U: m x k, Vh: k x n).
 
@@ -218,7 +220,9 @@ def svdvals(A: Tensor, *, driver: Any = None, out: Any = None) -> Tensor:
     return LinalgSvdBackward0.apply(A)[1]
 
 
-def svd_top(input: Tensor, some: bool = True, compute_uv: bool = True, *, out: Any = None):
+def svd_top(
+    input: Tensor, some: bool = True, compute_uv: bool = True, *, out: Any = None
+) -> tuple[Tensor, ...]:
     """``torch.svd``: ``(U, S, V)`` with ``input = U diag(S) V^T`` (V, not its transpose);
     ``some=False`` gives the full square factors. With ``compute_uv=False``, U and V are
     zero-filled (m x m and n x n) and only S is computed.

@@ -32,10 +32,10 @@ from .pointwise import log, where
 __all__ = ["det", "slogdet", "logdet"]
 
 
-linalg_slogdet = return_types.linalg_slogdet
+linalg_slogdet: type = return_types.linalg_slogdet
 
 
-slogdet_result = return_types.slogdet
+slogdet_result: type = return_types.slogdet
 
 
 def _unsqueeze2(F: Any, x: Any) -> Any:
@@ -161,7 +161,7 @@ def slogdet(A: Tensor, *, out: Any = None) -> tuple[Tensor, ...]:
     )
 
 
-def _slogdet_top(input: Tensor, *, out: Any = None) -> tuple:
+def _slogdet_top(input: Tensor, *, out: Any = None) -> tuple[Tensor, ...]:
     """``torch.slogdet``: as ``linalg.slogdet``, named ``slogdet``."""
     result = slogdet_result(*_slogdet(input, "linalg.slogdet"))
     return out_result("slogdet", out, result, (input,), exact=True, autograd_op="_linalg_slogdet")

@@ -6,6 +6,7 @@ diagonal, diagonal_scatter, diag; the Node of diag_embed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -41,7 +42,7 @@ class TrilBackward0(Op):
     allows_internal_overlap = True
 
     @classmethod
-    def write_overlapping(cls, data, diagonal):
+    def write_overlapping(cls, data: np.ndarray, diagonal: int) -> None:
         np.copyto(data, 0, where=~_triangle_mask(data.shape, diagonal, cls.lower))
 
     @row_major
@@ -60,7 +61,7 @@ class TriuBackward0(TrilBackward0):
     lower = False
 
 
-def _triangle(node: type, name: str) -> Any:
+def _triangle(node: type[Op], name: str) -> tuple[Callable[..., Tensor], Callable[..., Tensor]]:
     def op(input: Tensor, diagonal: int = 0) -> Tensor:
         n = check_tensor(input, name)._data.ndim
         if n < 2:
@@ -86,9 +87,13 @@ def _triangle(node: type, name: str) -> Any:
     return op, inplace
 
 
+tril: Callable[..., Tensor]
+tril_: Callable[..., Tensor]
 tril, tril_ = _triangle(TrilBackward0, "tril")
 
 
+triu: Callable[..., Tensor]
+triu_: Callable[..., Tensor]
 triu, triu_ = _triangle(TriuBackward0, "triu")
 
 

@@ -217,10 +217,10 @@ class DivBackward2(Op):
         return zero if needs[0] else None, zero if needs[1] else None
 
 
-FloorDivideNotImplemented = _not_implemented_node("floor_divide", _floor_divide_arrays)
+FloorDivideNotImplemented: type[Op] = _not_implemented_node("floor_divide", _floor_divide_arrays)
 
 
-RemainderNotImplemented = _not_implemented_node("remainder", _remainder_arrays)
+RemainderNotImplemented: type[Op] = _not_implemented_node("remainder", _remainder_arrays)
 
 
 class RemainderBackward0(Op):

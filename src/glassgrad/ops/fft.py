@@ -245,7 +245,9 @@ def _one_dim(op: str, input: Any, n: Any, dim: Any) -> tuple:
     return n, wrap_dim(dim, input._data.ndim, op)
 
 
-def r2c_1d(op: str, input: Any, n: Any, dim: Any, norm: Any, forward: bool, onesided: bool):
+def r2c_1d(
+    op: str, input: Any, n: Any, dim: Any, norm: Any, forward: bool, onesided: bool
+) -> Tensor:
     n, d = _one_dim(op, input, n, dim)
     if input._data.dtype.kind == "c":
         raise RuntimeError(

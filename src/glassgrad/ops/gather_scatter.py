@@ -405,7 +405,7 @@ def _scatter_with_reduce(x: np.ndarray, *rest: Any) -> np.ndarray:
 
 
 # PyTorch has no derivative for scatter with reduce=: a NotImplemented node.
-ScatterReduceNotImplemented = _not_implemented_node("scatter", _scatter_with_reduce)
+ScatterReduceNotImplemented: type[Op] = _not_implemented_node("scatter", _scatter_with_reduce)
 
 
 def _check_reduce(reduce: str) -> None:

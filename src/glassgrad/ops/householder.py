@@ -194,7 +194,7 @@ def _geqrf_arrays(data: np.ndarray) -> tuple:
 
 
 # PyTorch records geqrf with a node whose backward raises: both results require grad.
-GeqrfBackward0 = _not_implemented_node("geqrf", _geqrf_arrays, "GeqrfBackward0")
+GeqrfBackward0: type[Op] = _not_implemented_node("geqrf", _geqrf_arrays, "GeqrfBackward0")
 
 
 def _square(F: Any, a: Any) -> Any:

@@ -118,12 +118,12 @@ class ScatterZerosBackward0(Op):
         return np.take_along_axis(values, self.index, axis=self.dim)
 
 
-def index_zeros_add(shape: tuple, key: Any, values: Tensor, basic: bool) -> Tensor:
+def index_zeros_add(shape: tuple[int, ...], key: Any, values: Tensor, basic: bool) -> Tensor:
     """Differentiable ``zeros(shape)`` with ``values`` added at ``key`` (backward helper)."""
     return IndexPutAccumulateBackward0.apply(values, shape=shape, key=key, basic=basic)
 
 
-def scatter_zeros(shape: tuple, dim: int, index: np.ndarray, src: Tensor) -> Tensor:
+def scatter_zeros(shape: tuple[int, ...], dim: int, index: np.ndarray, src: Tensor) -> Tensor:
     """Differentiable ``zeros(shape)`` with ``src`` at ``index`` along ``dim`` (backward helper)."""
     return ScatterZerosBackward0.apply(src, shape=shape, dim=dim, index=index)
 
@@ -152,7 +152,9 @@ def _scatter_add_along(out: np.ndarray, index: np.ndarray, src: np.ndarray, dim:
     np.add.at(out, key, src[tuple(slice(0, s) for s in index.shape)])
 
 
-def scatter_add_zeros(shape: tuple, dim: int, index: np.ndarray, src: Tensor) -> Tensor:
+def scatter_add_zeros(shape: tuple[int, ...], dim: int, index: np.ndarray, src: Tensor) -> Tensor:
+    """Differentiable ``zeros(shape)`` with ``src`` added at ``index`` along ``dim`` (backward
+    helper)."""
     return ScatterAddZerosBackward0.apply(src, shape=shape, dim=dim, index=index)
 
 
@@ -411,7 +413,9 @@ class IndexPutBackward0(Op):
         return out
 
     @staticmethod
-    def write_overlapping(data, values, key, accumulate=False, cast=False):
+    def write_overlapping(
+        data: np.ndarray, values: Any, key: Any, accumulate: bool = False, cast: bool = False
+    ) -> None:
         values = np.asarray(values).astype(data.dtype)
         if accumulate:
             np.add.at(data, key, values)
@@ -442,7 +446,9 @@ def _release_index_key(node: Op) -> None:
     Op._release(node)
 
 
-def index_put_(input: Tensor, indices: tuple, values: Any, accumulate: bool = False) -> Tensor:
+def index_put_(
+    input: Tensor, indices: tuple[Any, ...], values: Any, accumulate: bool = False
+) -> Tensor:
     """In place, ``input[indices] = values`` (``+=`` with ``accumulate``, which sums repeats).
 
     Example::
@@ -456,7 +462,9 @@ def index_put_(input: Tensor, indices: tuple, values: Any, accumulate: bool = Fa
     return apply_inplace(IndexPutBackward0, input, values, key=key, accumulate=accumulate)
 
 
-def index_put(input: Tensor, indices: tuple, values: Any, accumulate: bool = False) -> Tensor:
+def index_put(
+    input: Tensor, indices: tuple[Any, ...], values: Any, accumulate: bool = False
+) -> Tensor:
     """Out-of-place ``index_put_``."""
     return index_put_(input.clone(), indices, values, accumulate)
 

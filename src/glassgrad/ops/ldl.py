@@ -17,6 +17,7 @@ import numpy as np
 from .. import return_types
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
+from ..autograd.op import Op
 from ._common import check_tensor
 from ._linalg_common import LinAlgError, check_kernel_dtype, check_square, column_major, spd
 from ._not_implemented import _not_implemented_node
@@ -164,8 +165,8 @@ def _computed(*arrays: np.ndarray) -> np.ndarray:
 
 
 # PyTorch records LDL with nodes whose backward raises: the results require grad.
-LdlFactorNotImplemented = _not_implemented_node("linalg_ldl_factor_ex", _computed)
-LdlSolveNotImplemented = _not_implemented_node("linalg_ldl_solve", _computed)
+LdlFactorNotImplemented: type[Op] = _not_implemented_node("linalg_ldl_factor_ex", _computed)
+LdlSolveNotImplemented: type[Op] = _not_implemented_node("linalg_ldl_solve", _computed)
 
 
 def ldl_factor_ex(

@@ -36,7 +36,9 @@ __all__ = ["lu_solve", "lu_solve_top"]
 # --- lu_solve ------------------------------------------------------------------------------
 
 
-def lu_solve_arrays(lu_data: np.ndarray, pivots: np.ndarray, b: np.ndarray, left, adjoint):
+def lu_solve_arrays(
+    lu_data: np.ndarray, pivots: np.ndarray, b: np.ndarray, left: bool, adjoint: bool
+) -> np.ndarray:
     """X with op(A) X = B (X op(A) = B if not ``left``), A = P L U, op the conjugate
     transpose when ``adjoint``."""
     if not left:  # X op(A) = B  <=>  op(A)^H X^H = B^H

@@ -52,7 +52,7 @@ class MaskedFillBackward0(Op):
     overlap_warning = _MASKED_FILL_OVERLAP
 
     @staticmethod
-    def write_overlapping(data, mask, value):
+    def write_overlapping(data: np.ndarray, mask: np.ndarray, value: Any) -> None:
         data[np.broadcast_to(mask, data.shape)] = value
 
     def forward(self, x: Any, mask: Any, value: Any) -> Any:
@@ -72,7 +72,7 @@ class MaskedFillBackward1(Op):
     overlap_warning = _MASKED_FILL_OVERLAP
 
     @staticmethod
-    def write_overlapping(data, value, mask):
+    def write_overlapping(data: np.ndarray, value: Any, mask: np.ndarray) -> None:
         data[np.broadcast_to(mask, data.shape)] = value
 
     def forward(self, x: Any, value: Any, mask: Any) -> Any:
@@ -122,6 +122,8 @@ def masked_fill_(input: Tensor, mask: Any, value: Any) -> Tensor:
 class MaskedSelectBackward0(Op):
     """out = 1-D tensor of the entries of input (broadcast with mask) where mask is true"""
 
+    mask: np.ndarray
+
     saved_inputs: tuple[int, ...] = (0,)  # unread, but saved as PyTorch saves it (in-place checks)
     __slots__ = ("mask",)
 
@@ -137,6 +139,8 @@ class MaskedSelectBackward0(Op):
 
 class MaskedScatterBackward0(Op):
     """out = input with the first entries of ``source`` written where ``mask`` is true"""
+
+    mask: np.ndarray
 
     source_sizes: Any
 

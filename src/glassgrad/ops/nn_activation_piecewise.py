@@ -301,7 +301,7 @@ class RreluWithNoiseBackward0(Op):
 class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
     """In-place ``rrelu`` (PyTorch's node saves the result)."""
 
-    saved_inputs = ()
+    saved_inputs: tuple[int, ...] = ()
     saves_output = True
 
 

@@ -58,6 +58,7 @@ class GeluBackward0(Op):
     ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``."""
 
     approximate: Any
+    cdf: np.ndarray | None
 
     saved_inputs: tuple[int, ...] = (0,)
     # The forward's Phi(x), kept for one array-path backward (erf is the costly part).

@@ -25,7 +25,9 @@ from ._samples import randn
 _ALPHA = 1.7580993408473766  # SELU's alpha * scale
 
 
-def _dropout_impl(input: Tensor, p: float, train: bool, feature: bool, alpha: bool, inplace: bool):
+def _dropout_impl(
+    input: Tensor, p: float, train: bool, feature: bool, alpha: bool, inplace: bool
+) -> Tensor:
     x = input._data
     if p == 0 or not train or x.size == 0:
         return input
@@ -52,7 +54,9 @@ def _check_p(p: float) -> None:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False):
+def dropout1d(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:
     """Zero whole channels of (N, C, L) or (C, L) with probability ``p`` (scale the rest by
     ``1 / (1 - p)``), in training only.
 
@@ -81,7 +85,9 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     return result
 
 
-def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False):
+def dropout2d(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:
     """Zero whole channels of (N, C, H, W) with probability ``p`` (scale the rest by
     ``1 / (1 - p)``), in training only; a 3-d input is read as (N, C, L), as PyTorch warns.
 
@@ -115,7 +121,9 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     return _dropout_impl(input, p, training, True, False, inplace)
 
 
-def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False):
+def dropout3d(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:
     """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) with probability ``p`` (scale
     the rest by ``1 / (1 - p)``), in training only.
 
@@ -145,7 +153,9 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     return result
 
 
-def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False):
+def alpha_dropout(
+    input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False
+) -> Tensor:
     """Dropout that keeps SELU's self-normalisation: dropped elements become
     ``-alpha * scale``, then ``a * x + b`` restores mean 0 and variance 1.
 
@@ -161,7 +171,7 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace
 
 def feature_alpha_dropout(
     input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False
-):
+) -> Tensor:
     """``alpha_dropout`` of whole channels (one draw per sample and channel).
 
     Example::

@@ -36,6 +36,9 @@ class EmbeddingBagBackward0(Op):
     """out[b] = sum / mean / max over the entries i of bag b (padding left out) of
     weight[indices[i]] (times per_sample_weights[i] for sums); an empty bag gives zeros."""
 
+    counts: np.ndarray
+    max_rows: np.ndarray
+
     bag_of: Any
     indices: Any
     mode: Any

@@ -197,6 +197,10 @@ def _sample(x, grid, mode, padding, align_corners) -> tuple:
 class GridSampler2DBackward0(Op):
     """out[n, c, i, j] = input[n, c] interpolated at grid[n, i, j] (normalised x, y)."""
 
+    mode: str
+    padding_mode: str
+    align_corners: bool
+
     saved_inputs: tuple[int, ...] = (0, 1)
     __slots__ = ("mode", "padding_mode", "align_corners")
 
@@ -231,6 +235,10 @@ class GridSampler2DBackwardBackward0(Op):
     grad over channels, times d(pixel coordinate)/d(grid). Its own derivative, written with
     differentiable ops so that third derivatives follow, is in ``backward``.
     """
+
+    mode: str
+    padding_mode: str
+    align_corners: bool
 
     saved_inputs: tuple[int, ...] = (0, 1, 2)
     takes_undefined_grads = True  # an undefined gradient's terms are left out, as in PyTorch

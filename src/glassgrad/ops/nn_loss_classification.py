@@ -42,6 +42,10 @@ class NllLossBackward0(Op):
     is 1 (0 for 1-D input).
     """
 
+    index: np.ndarray
+    ignored: np.ndarray | None
+    coefficient: np.ndarray
+
     reduction: Any
     shape: Any
 

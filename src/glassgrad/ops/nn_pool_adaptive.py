@@ -148,6 +148,8 @@ class AdaptiveMaxPool2DBackward0(Op):
     """out, indices = the max of each adaptive window and where it is; the gradient goes to
     that element."""
 
+    result1: np.ndarray
+
     # PyTorch's backward takes the input and the indices (result1).
     saved_inputs: tuple[int, ...] = (0,)
     grad_reads_saved = True

@@ -176,9 +176,10 @@ class _UpsampleBackward(Op):
         return _FORWARD[type(self)].apply(grad, taps=self._taps)
 
 
-_FORWARD: dict = {}
-_BACKWARD: dict = {}
-NODES: dict = {}  # (mode, spatial dims) -> the node PyTorch names for it
+_FORWARD: dict[type[Op], type[Op]] = {}
+_BACKWARD: dict[type[Op], type[Op]] = {}
+# (mode, spatial dims) -> the nodes PyTorch names for it (backward, double backward)
+NODES: dict[tuple[str, int], tuple[type[Op], type[Op]]] = {}
 
 
 def _node_classes(name: str) -> tuple:

@@ -76,7 +76,7 @@ class LinalgVectorNormBackward0(Op):
 
 
 def vector_norm_backward(
-    F: Any, grad: Any, x: Any, norm: Any, p: float, dim: tuple | None, keepdim: bool
+    F: Any, grad: Any, x: Any, norm: Any, p: float, dim: tuple[int, ...] | None, keepdim: bool
 ) -> Any:
     """The gradient of ``vector_norm(x, p, dim, keepdim) = norm`` (PyTorch's norm_backward);
     shared by the ops whose result is such a norm (dist, cdist). Written with sgn(x) = x/|x|,

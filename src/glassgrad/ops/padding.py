@@ -70,35 +70,35 @@ class _IndexPad(Op):
         return F.index_zeros_add(self.self_sizes, self.key, grad, False)
 
 
-def _pad_node(name: str) -> type:
+def _pad_node(name: str) -> type[Op]:
     node = type(name, (_IndexPad,), {"__slots__": (), "__module__": __name__})
     node.__qualname__ = name
     return node
 
 
-_PAD_NODES = {
+_PAD_NODES: dict[tuple[str, int], type[Op]] = {
     (mode, k): _pad_node(f"{prefix}Pad{k}DBackward0")
     for mode, prefix in (("reflect", "Reflection"), ("replicate", "Replication"))
     for k in (1, 2, 3)
 }
 
 
-ReflectionPad1DBackward0 = _PAD_NODES["reflect", 1]
+ReflectionPad1DBackward0: type[Op] = _PAD_NODES["reflect", 1]
 
 
-ReflectionPad2DBackward0 = _PAD_NODES["reflect", 2]
+ReflectionPad2DBackward0: type[Op] = _PAD_NODES["reflect", 2]
 
 
-ReflectionPad3DBackward0 = _PAD_NODES["reflect", 3]
+ReflectionPad3DBackward0: type[Op] = _PAD_NODES["reflect", 3]
 
 
-ReplicationPad1DBackward0 = _PAD_NODES["replicate", 1]
+ReplicationPad1DBackward0: type[Op] = _PAD_NODES["replicate", 1]
 
 
-ReplicationPad2DBackward0 = _PAD_NODES["replicate", 2]
+ReplicationPad2DBackward0: type[Op] = _PAD_NODES["replicate", 2]
 
 
-ReplicationPad3DBackward0 = _PAD_NODES["replicate", 3]
+ReplicationPad3DBackward0: type[Op] = _PAD_NODES["replicate", 3]
 
 
 def _padded_positions(size: int, left: int, right: int, mode: str) -> np.ndarray:

@@ -176,13 +176,13 @@ class _NanIgnoringExtremum(Op):
 
 
 class FmaxBackward0(_NanIgnoringExtremum):
-    ufunc = staticmethod(np.fmax)
-    takes_first = staticmethod(np.greater_equal)
+    ufunc: Any = staticmethod(np.fmax)
+    takes_first: Any = staticmethod(np.greater_equal)
 
 
 class FminBackward0(_NanIgnoringExtremum):
-    ufunc = staticmethod(np.fmin)
-    takes_first = staticmethod(np.less_equal)
+    ufunc: Any = staticmethod(np.fmin)
+    takes_first: Any = staticmethod(np.less_equal)
 
 
 def fmax(input: Tensor, other: Tensor) -> Tensor:
@@ -394,7 +394,7 @@ def _heaviside_arrays(x: np.ndarray, values: np.ndarray) -> np.ndarray:
     return _binary("heaviside", x, values, np.heaviside).astype(x.dtype)
 
 
-HeavisideNotImplemented = _not_implemented_node("heaviside", _heaviside_arrays)
+HeavisideNotImplemented: type[Op] = _not_implemented_node("heaviside", _heaviside_arrays)
 
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:

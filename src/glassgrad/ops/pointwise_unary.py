@@ -4,6 +4,7 @@ sign tests signbit, isposinf, isneginf."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -110,7 +111,12 @@ def frexp(input: Tensor) -> tuple[Tensor, ...]:
     return return_types.frexp(mantissa, exponent)
 
 
-def _sign_test(name: str, test: object, doc: str, complex_error: tuple) -> object:
+def _sign_test(
+    name: str,
+    test: Callable[[np.ndarray], np.ndarray],
+    doc: str,
+    complex_error: tuple[type[Exception], str],
+) -> Callable[[Tensor], Tensor]:
     # complex_error: PyTorch's (exception type, message) for a complex input
     def op(input: Tensor) -> Tensor:
         data = check_tensor(input, name)._data
@@ -124,7 +130,7 @@ def _sign_test(name: str, test: object, doc: str, complex_error: tuple) -> objec
     return op
 
 
-signbit = _sign_test(
+signbit: Callable[[Tensor], Tensor] = _sign_test(
     "signbit",
     lambda x: np.signbit(x) if x.dtype.kind != "b" else np.zeros(x.shape, bool),
     """Elementwise: is the sign bit set? (True for -0.0 too)
@@ -136,7 +142,7 @@ Example::
 """,
     (NotImplementedError, "signbit is not implemented for complex tensors."),
 )
-isposinf = _sign_test(
+isposinf: Callable[[Tensor], Tensor] = _sign_test(
     "isposinf",
     lambda x: np.isposinf(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool),
     """Elementwise: is the value +inf?
@@ -148,7 +154,7 @@ Example::
 """,
     (RuntimeError, "isposinf does not support complex inputs."),
 )
-isneginf = _sign_test(
+isneginf: Callable[[Tensor], Tensor] = _sign_test(
     "isneginf",
     lambda x: np.isneginf(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool),
     """Elementwise: is the value -inf?

@@ -38,7 +38,7 @@ class _Fill(Op):
     def forward(self, x: Any, *tensors: Any, **params: Any) -> Any:
         return np.asarray(self.sample(x, *tensors, **params)).astype(x.dtype, copy=False)
 
-    def sample(self, x, *tensors, **params):
+    def sample(self, x: np.ndarray, *tensors: Any, **params: Any) -> np.ndarray:
         raise NotImplementedError
 
     def backward(self, F: Any, grad: Any) -> Any:
@@ -51,14 +51,14 @@ class _Fill(Op):
 
 
 class NormalBackward0(_Fill):
-    def sample(self, x, mean, std, generator):
+    def sample(self, x: np.ndarray, mean: Any, std: Any, generator: Generator | None) -> np.ndarray:
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
         return _rng(generator).normal(mean, std, x.shape)
 
 
 class UniformBackward0(_Fill):
-    def sample(self, x, low, high, generator):
+    def sample(self, x: np.ndarray, low: Any, high: Any, generator: Generator | None) -> np.ndarray:
         if low > high:
             raise RuntimeError(
                 f"uniform_ expects to return a [from, to) range, but found from={low:g} > "
@@ -68,14 +68,14 @@ class UniformBackward0(_Fill):
 
 
 class ExponentialBackward0(_Fill):
-    def sample(self, x, lambd, generator):
+    def sample(self, x: np.ndarray, lambd: Any, generator: Generator | None) -> np.ndarray:
         if not lambd > 0:
             raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
         return _rng(generator).exponential(1.0 / lambd, x.shape)
 
 
 class GeometricBackward0(_Fill):
-    def sample(self, x, p, generator):
+    def sample(self, x: np.ndarray, p: Any, generator: Generator | None) -> np.ndarray:
         if p is None:
             raise TypeError('geometric_() missing 1 required positional arguments: "p"')
         if not 0 < p < 1:
@@ -84,14 +84,16 @@ class GeometricBackward0(_Fill):
 
 
 class LogNormalBackward0(_Fill):
-    def sample(self, x, mean, std, generator):
+    def sample(self, x: np.ndarray, mean: Any, std: Any, generator: Generator | None) -> np.ndarray:
         if not std > 0:
             raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
         return _rng(generator).lognormal(mean, std, x.shape)
 
 
 class CauchyBackward0(_Fill):
-    def sample(self, x, median, sigma, generator):
+    def sample(
+        self, x: np.ndarray, median: Any, sigma: Any, generator: Generator | None
+    ) -> np.ndarray:
         if not sigma > 0:
             raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
         return median + sigma * _rng(generator).standard_cauchy(x.shape)
@@ -105,7 +107,7 @@ def _check_probability(p: Any, op: str) -> None:
 class BernoulliBackward2(_Fill):
     """bernoulli_ with a number p"""
 
-    def sample(self, x, p, generator):
+    def sample(self, x: np.ndarray, p: Any, generator: Generator | None) -> np.ndarray:
         _check_probability(p, "bernoulli_")
         return _rng(generator).random(x.shape) < p
 
@@ -113,7 +115,7 @@ class BernoulliBackward2(_Fill):
 class BernoulliBackward1(_Fill):
     """bernoulli_ with a tensor of probabilities p (broadcast to the target)"""
 
-    def sample(self, x, p, generator):
+    def sample(self, x: np.ndarray, p: Any, generator: Generator | None) -> np.ndarray:
         p = np.broadcast_to(p, x.shape)
         if np.any((p < 0) | (p > 1)):
             raise RuntimeError("bernoulli_: all values of p must be in [0, 1]")
@@ -139,7 +141,7 @@ def _random_bounds(dtype: np.dtype, low: Any, high: Any) -> tuple:
 
 
 class _Random(_Fill):
-    def sample(self, x, low, high, generator):
+    def sample(self, x: np.ndarray, low: Any, high: Any, generator: Generator | None) -> np.ndarray:
         low, high = _random_bounds(x.dtype, low, high)
         return _rng(generator).integers(low, high, x.shape, dtype=np.int64, endpoint=False)
 
@@ -275,7 +277,7 @@ def _bernoulli_scalar_p(x: np.ndarray, p_and_generator: tuple) -> np.ndarray:
 
 
 # bernoulli(input, p): PyTorch records it with a NotImplemented node (its backward raises).
-BernoulliNotImplemented = _not_implemented_node("bernoulli", _bernoulli_scalar_p)
+BernoulliNotImplemented: type[Op] = _not_implemented_node("bernoulli", _bernoulli_scalar_p)
 
 
 def bernoulli(
@@ -334,7 +336,7 @@ def _binomial_arrays(count: np.ndarray, prob: np.ndarray, generator: Any) -> np.
 
 
 # PyTorch records binomial with a NotImplemented node (no derivative).
-BinomialNotImplemented = _not_implemented_node("binomial", _binomial_arrays)
+BinomialNotImplemented: type[Op] = _not_implemented_node("binomial", _binomial_arrays)
 
 
 def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:

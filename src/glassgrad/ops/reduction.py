@@ -100,12 +100,12 @@ class _AExtremum(Op):
 
 
 class AmaxBackward0(_AExtremum):
-    reduce = staticmethod(np.max)
+    reduce: Any = staticmethod(np.max)
     op = "amax"
 
 
 class AminBackward0(_AExtremum):
-    reduce = staticmethod(np.min)
+    reduce: Any = staticmethod(np.min)
     op = "amin"
 
 
@@ -271,7 +271,7 @@ _DIRECT_MEAN_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def mean_array(
-    x: np.ndarray, dims: tuple | None, keepdims: bool, dtype: np.dtype | None = None
+    x: np.ndarray, dims: tuple[int, ...] | None, keepdims: bool, dtype: np.dtype | None = None
 ) -> np.ndarray:
     """``np.mean(x, axis=dims, dtype=dtype, keepdims=keepdims)`` (``dims`` None: all), the
     same values; float32 and float64 results without np.mean's Python layers."""
@@ -281,7 +281,7 @@ def mean_array(
     return np.mean(x, axis=dims, dtype=dtype, keepdims=keepdims)
 
 
-def mean_and_biased_var(x: np.ndarray, dims: tuple) -> tuple[Any, ...]:
+def mean_and_biased_var(x: np.ndarray, dims: tuple[int, ...]) -> tuple[Any, ...]:
     """``(np.mean(x, axis=dims), np.var(x, axis=dims))``, the same values (np.var's own steps,
     reusing the mean); float32 and float64 without their Python layers."""
     if x.dtype in _DIRECT_MEAN_DTYPES and x.size:
@@ -441,15 +441,17 @@ class _FullExtremum(Op):
 
 
 class MaxBackward1(_FullExtremum):
-    reduce = staticmethod(np.max)
+    reduce: Any = staticmethod(np.max)
 
 
 class MinBackward1(_FullExtremum):
-    reduce = staticmethod(np.min)
+    reduce: Any = staticmethod(np.min)
 
 
 class _DimExtremum(Op):
     """(values, indices) over ``dim``; the gradient goes to the selected index only."""
+
+    indices: np.ndarray
 
     dim: Any
     keepdim: Any
@@ -490,11 +492,11 @@ class _DimExtremum(Op):
 
 
 class MaxBackward0(_DimExtremum):
-    arg = staticmethod(lambda x, axis: _nan_aware_arg(np.argmax, x, axis))
+    arg: Any = staticmethod(lambda x, axis: _nan_aware_arg(np.argmax, x, axis))
 
 
 class MinBackward0(_DimExtremum):
-    arg = staticmethod(lambda x, axis: _nan_aware_arg(np.argmin, x, axis))
+    arg: Any = staticmethod(lambda x, axis: _nan_aware_arg(np.argmin, x, axis))
 
 
 def _nan_aware_arg(arg: Any, x: np.ndarray, axis: int) -> np.ndarray:

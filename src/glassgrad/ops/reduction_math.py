@@ -105,7 +105,9 @@ class ProdBackward1(Op):
         return _prod_backward(F, grad, x, out, dims)
 
 
-def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None):
+def prod(
+    input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None
+) -> Tensor:
     """Product of all elements, or over one ``dim``; integers and bools multiply as int64.
 
     The gradient is exact when elements are zero (one zero: only it gets a gradient; two or

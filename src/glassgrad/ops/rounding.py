@@ -46,26 +46,26 @@ class _Rounding(Op):
 class FloorBackward0(_Rounding):
     kernel = "floor_vml_cpu"
     complex_message = "floor is not supported for complex inputs"
-    ufunc = staticmethod(np.floor)
+    ufunc: Any = staticmethod(np.floor)
 
 
 class CeilBackward0(_Rounding):
     kernel = "ceil_vml_cpu"
     complex_message = "ceil is not supported for complex inputs"
-    ufunc = staticmethod(np.ceil)
+    ufunc: Any = staticmethod(np.ceil)
 
 
 class TruncBackward0(_Rounding):
     kernel = "trunc_vml_cpu"
     complex_message = "trunc is not supported for complex inputs"
-    ufunc = staticmethod(np.trunc)
+    ufunc: Any = staticmethod(np.trunc)
 
 
 class RoundBackward0(_Rounding):
     """Round half to even, as PyTorch (and NumPy's rint)."""
 
     kernel = "round_vml_cpu"
-    ufunc = staticmethod(np.rint)
+    ufunc: Any = staticmethod(np.rint)
 
 
 class RoundBackward1(Op):

@@ -224,6 +224,8 @@ class _CumExtremum(Op):
     """(values, indices) of a running max or min; each element's gradient goes to the element
     that was the extremum there (summed where one element stays it)."""
 
+    indices: np.ndarray
+
     dim: Any
     shape: Any
 
@@ -257,11 +259,11 @@ class _CumExtremum(Op):
 
 
 class CummaxBackward0(_CumExtremum):
-    better = staticmethod(np.greater)
+    better: Any = staticmethod(np.greater)
 
 
 class CumminBackward0(_CumExtremum):
-    better = staticmethod(np.less)
+    better: Any = staticmethod(np.less)
 
 
 def _cum_extremum(name: str, node: type, result: type) -> Any:
@@ -393,7 +395,9 @@ def _trapezoid_parts(y: Tensor, dim: int) -> tuple:
     return narrow(y, dim, 1, n - 1), narrow(y, dim, 0, n - 1)
 
 
-def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None, dim: int = -1):
+def trapezoid(
+    y: Tensor, x: Tensor | None = None, *, dx: float | None = None, dim: int = -1
+) -> Tensor:
     """The integral of ``y`` along ``dim`` by the trapezoidal rule, with sample points ``x``
     or a constant spacing ``dx`` (1 by default).
 
@@ -424,7 +428,7 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None, di
     return sum((x_later - x_earlier) * (later + earlier), d) / 2
 
 
-def trapz(y: Tensor, x: Tensor | None = None, *, dx: float | None = None, dim: int = -1):
+def trapz(y: Tensor, x: Tensor | None = None, *, dx: float | None = None, dim: int = -1) -> Tensor:
     """Alias of ``trapezoid``."""
     return trapezoid(y, x, dx=dx, dim=dim)
 

@@ -107,7 +107,7 @@ class UnsafeViewBackward0(Op):
         return F.reshape(grad, self.shape)
 
 
-def unsafe_view(input: Tensor, shape: tuple) -> Tensor:
+def unsafe_view(input: Tensor, shape: tuple[int, ...]) -> Tensor:
     """The reshape of a result that nothing else sees (PyTorch's ``_unsafe_view``): not a
     view in the graph, so nothing is shared with the temporary it reshapes."""
     return UnsafeViewBackward0.apply(input, shape=tuple(shape))

@@ -36,18 +36,18 @@ from .shape import (
 class TBackward1(TBackward0):
     """``t_``: the transpose of a tensor of at most 2 dimensions, in place."""
 
-    def inverse_step(self, shape: tuple) -> tuple:
+    def inverse_step(self, shape: tuple[int, ...]) -> tuple[int, ...]:
         return (TBackward0, (), {}, None)
 
 
 class TransposeBackward1(TransposeBackward0):
     """``transpose_`` (and its aliases ``swapaxes_``, ``swapdims_``)."""
 
-    def inverse_step(self, shape: tuple) -> tuple:
+    def inverse_step(self, shape: tuple[int, ...]) -> tuple[int, ...]:
         return (TransposeBackward0, (), {"dim0": self.dim0, "dim1": self.dim1}, None)
 
 
-def _back_to(shape: tuple) -> tuple:
+def _back_to(shape: tuple[int, ...]) -> tuple[int, ...]:
     # Adding or removing dimensions of size 1 is always a view.
     return (ViewBackward0, (), {"shape": shape}, None)
 
@@ -55,28 +55,28 @@ def _back_to(shape: tuple) -> tuple:
 class UnsqueezeBackward1(UnsqueezeBackward0):
     """``unsqueeze_``."""
 
-    def inverse_step(self, shape: tuple) -> tuple:
+    def inverse_step(self, shape: tuple[int, ...]) -> tuple[int, ...]:
         return _back_to(shape)
 
 
 class SqueezeBackward3(SqueezeBackward0):
     """``squeeze_()``: every dimension of size 1."""
 
-    def inverse_step(self, shape: tuple) -> tuple:
+    def inverse_step(self, shape: tuple[int, ...]) -> tuple[int, ...]:
         return _back_to(shape)
 
 
 class SqueezeBackward4(SqueezeBackward0):
     """``squeeze_(dim)``: one dimension."""
 
-    def inverse_step(self, shape: tuple) -> tuple:
+    def inverse_step(self, shape: tuple[int, ...]) -> tuple[int, ...]:
         return _back_to(shape)
 
 
 class SqueezeBackward5(SqueezeBackward0):
     """``squeeze_(dims)``: several dimensions."""
 
-    def inverse_step(self, shape: tuple) -> tuple:
+    def inverse_step(self, shape: tuple[int, ...]) -> tuple[int, ...]:
         return _back_to(shape)
 
 
@@ -171,7 +171,7 @@ class Resize(Function):
     (PyTorch's ``torch.autograd._functions.Resize``, whose node is ``ResizeBackward``)."""
 
     @staticmethod
-    def forward(ctx: Any, tensor: Tensor, sizes: tuple) -> Tensor:
+    def forward(ctx: Any, tensor: Tensor, sizes: tuple[int, ...]) -> Tensor:
         # PyTorch's product: sizes given as one tuple are refused by the check below.
         count = functools.reduce(operator.mul, sizes, 1)
         if tensor.numel() != count:
@@ -187,7 +187,7 @@ class Resize(Function):
         return tensor.view(*sizes) if tensor.is_contiguous() else tensor.contiguous().view(*sizes)
 
     @staticmethod
-    def backward(ctx: Any, grad_output: Tensor) -> tuple:
+    def backward(ctx: Any, grad_output: Tensor) -> tuple[Tensor | None, ...]:
         return grad_output.contiguous().view(ctx.input_sizes), None
 
 

@@ -187,7 +187,7 @@ def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
     return transpose(input, axis0, axis1)
 
 
-def _split_method(self: Tensor, split_size: Any, dim: int = 0) -> tuple:
+def _split_method(self: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
     # Tensor.split names its argument split_size (torch.split: split_size_or_sections).
     return split(self, split_size, dim)
 
@@ -283,7 +283,7 @@ def _chunk_sizes(input: Tensor, chunks: int, d: int) -> tuple:
     return (step,) * (size // step) + ((size % step,) if size % step else ())
 
 
-def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
     """Split into pieces of ``split_size`` (the last may be smaller), or of the given sizes.
 
     Example::
@@ -302,7 +302,7 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     return SplitWithSizesBackward0.apply(tensor, dim=d, sizes=sizes)
 
 
-def split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple:
+def split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
     """Split into pieces of the given sizes along ``dim`` (views).
 
     Example::
@@ -314,7 +314,7 @@ def split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple:
     return SplitWithSizesBackward0.apply(input, dim=d, sizes=_checked_sizes(input, split_sizes, d))
 
 
-def unsafe_split(input: Tensor, split_size: int, dim: int = 0) -> tuple:
+def unsafe_split(input: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
     """``split`` whose pieces are not tracked as views: they may be changed in place, and
     the input's history does not see it (use only if the input is not used again).
 
@@ -327,7 +327,7 @@ def unsafe_split(input: Tensor, split_size: int, dim: int = 0) -> tuple:
     return UnsafeSplitBackward0.apply(input, dim=d, sizes=_split_sizes(input, split_size, d))
 
 
-def unsafe_split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple:
+def unsafe_split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
     """``split_with_sizes`` whose pieces are not tracked as views (see ``unsafe_split``).
 
     Example::
@@ -340,7 +340,7 @@ def unsafe_split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tu
     return UnsafeSplitWithSizesBackward0.apply(input, dim=d, sizes=sizes)
 
 
-def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """Split into ``chunks`` pieces of equal size ``ceil(size / chunks)`` (the last may be
     smaller, and there may be fewer pieces).
 
@@ -356,7 +356,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     return SplitBackward0.apply(input, dim=d, sizes=sizes)
 
 
-def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """``chunk`` whose pieces are not tracked as views (see ``unsafe_split``).
 
     Example::

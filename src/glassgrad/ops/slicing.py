@@ -544,7 +544,7 @@ register(
 )
 
 
-TENSOR_METHODS = {
+TENSOR_METHODS: dict[str, Any] = {
     "H": property(_h, doc="The conjugate transpose of a matrix (its transpose if real)."),
     "mH": property(
         lambda self: _conjugate_transpose(self, "mH"),

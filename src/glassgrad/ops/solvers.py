@@ -72,6 +72,10 @@ class LinalgSolveTriangularBackward0(Op):
     gA = -gB X^T on A's triangle (PyTorch's ``linalg_solve_triangular_backward``);
     holomorphic, so complex A, B get the conjugate-transposed formula"""
 
+    upper: bool
+    left: bool
+    unitriangular: bool
+
     holomorphic = True
     saved_inputs: tuple[int, ...] = (0,)
     saves_output = True

@@ -55,6 +55,7 @@ class _Selecting(_DimExtremum):
     """(values, indices) picked along ``dim``; ``pick`` gives the indices with the dim kept."""
 
     dim: Any
+    indices: np.ndarray
     keepdim: Any
     shape: Any
 
@@ -77,14 +78,14 @@ class _Selecting(_DimExtremum):
 
 class SortBackward0(_Selecting):
     # PyTorch's sort gives values and indices the input's layout (made dense).
-    forward = keeps_operand_layout(_Selecting.forward)
+    forward: Callable[..., Any] = keeps_operand_layout(_Selecting.forward)
 
-    def pick(self, x, dim, descending=False):
+    def pick(self, x: np.ndarray, dim: int, descending: bool = False) -> np.ndarray:
         return stable_argsort(x, dim, descending)
 
 
 class TopkBackward0(_Selecting):
-    def pick(self, x, dim, k, largest=True):
+    def pick(self, x: np.ndarray, dim: int, k: int, largest: bool = True) -> np.ndarray:
         size = x.shape[dim]
         if not 0 <= k <= size:
             raise RuntimeError("selected index k out of range")
@@ -92,7 +93,7 @@ class TopkBackward0(_Selecting):
 
 
 class KthvalueBackward0(_Selecting):
-    def pick(self, x, dim, k):
+    def pick(self, x: np.ndarray, dim: int, k: int) -> np.ndarray:
         size = x.shape[dim]
         if not size:
             raise IndexError(f"kthvalue(): Expected reduction dim {dim} to have non-zero size.")
@@ -119,21 +120,21 @@ def _median_index(x: np.ndarray, dim: int, ignore_nan: bool) -> np.ndarray:
 
 
 class MedianBackward1(_Selecting):
-    def pick(self, x, dim):
+    def pick(self, x: np.ndarray, dim: int) -> np.ndarray:
         if x.shape[dim] == 0:
             raise IndexError(f"median(): Expected reduction dim {dim} to have non-zero size.")
         return _median_index(x, dim, False)
 
 
 class NanmedianBackward1(_Selecting):
-    def pick(self, x, dim):
+    def pick(self, x: np.ndarray, dim: int) -> np.ndarray:
         if x.shape[dim] == 0:
             raise IndexError(f"nanmedian(): Expected reduction dim {dim} to have non-zero size.")
         return _median_index(x, dim, True)
 
 
 class ModeBackward0(_Selecting):
-    def pick(self, x, dim):
+    def pick(self, x: np.ndarray, dim: int) -> np.ndarray:
         if x.shape[dim] == 0:
             raise IndexError(f"mode(): Expected reduction dim {dim} to have non-zero size.")
         moved = np.moveaxis(x, dim, -1)

@@ -264,7 +264,9 @@ def entr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     return out_result("special_entr", out, result, (input,))
 
 
-def binary_special(op: str, nodes: tuple, input: Any, other: Any) -> Tensor:
+def binary_special(
+    op: str, nodes: tuple[type[Op], type[Op], type[Op]], input: Any, other: Any
+) -> Tensor:
     """Dispatch a binary op over (Tensor | number, Tensor | number) to its Tensor-Tensor,
     number-Tensor and Tensor-number nodes, as PyTorch's overloads; two numbers are refused."""
     both, number_first, number_second = nodes

@@ -46,7 +46,7 @@ def _strided(flat: np.ndarray, shape: tuple, strides: tuple, offset: int) -> np.
     )
 
 
-def _elements(strides: tuple, itemsize: int) -> tuple:
+def _elements(strides: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
     return tuple(s // itemsize for s in strides)
 
 
@@ -76,6 +76,12 @@ class AsStridedBackward0(Op):
     storage where output elements share a location, and read back with the input's geometry
     (shared between the input elements that share a location, as PyTorch's
     as_strided_backward)"""
+
+    size: tuple[int, ...]
+    stride: tuple[int, ...]
+    offset: int
+    storage: int
+    input_geometry: tuple[tuple[int, ...], tuple[int, ...], int]
 
     is_view = True
     __slots__ = ("size", "stride", "offset", "storage", "input_geometry")

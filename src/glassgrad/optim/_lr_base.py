@@ -197,6 +197,9 @@ class ReduceLROnPlateau(LRScheduler):
         [0.010000000000000002]
     """
 
+    default_min_lr: float | None
+    min_lrs: list[float]
+
     best: float
     cooldown_counter: int
     last_epoch: int

@@ -75,6 +75,8 @@ class LambdaLR(LRScheduler):
         >>> scheduler = LambdaLR(opt, lr_lambda=lambda epoch: 0.95**epoch)
     """
 
+    lr_lambdas: list[Callable[[int], float]]
+
     def __init__(
         self,
         optimizer: Optimizer,
@@ -115,6 +117,8 @@ class MultiplicativeLR(LRScheduler):
 
         >>> scheduler = MultiplicativeLR(opt, lr_lambda=lambda epoch: 0.95)
     """
+
+    lr_lambdas: list[Callable[[int], float]]
 
     def __init__(
         self,

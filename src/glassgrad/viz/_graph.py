@@ -35,6 +35,9 @@ __all__ = [
     "depths",
 ]
 
+# What a node records of one tensor it took or made: its shape and dtype name.
+TensorMeta = tuple[tuple[int, ...], str]
+
 # Node kinds, also the colour classes of the drawings.
 OUTPUT = "output"  # a root tensor handed in by the user
 BASE = "base"  # the base tensor of a root that is a view
@@ -117,8 +120,8 @@ class GraphNode:
     shape: tuple[int, ...] | None = None  # tensors: their shape; ops: first output's shape
     dtype: str | None = None
     variable_key: int | None = None  # AccumulateGrad: the key of its leaf tensor node
-    input_meta: tuple = ()  # ops: ((shape, dtype name) or None) per next_functions slot
-    output_meta: tuple = ()
+    input_meta: tuple[TensorMeta | None, ...] = ()  # ops: per next_functions slot
+    output_meta: tuple[TensorMeta | None, ...] = ()
     saved: list[SavedValue] = field(default_factory=list)
     saved_error: str = ""  # why saved values could not be read (freed, modified in place)
     traceback: list[str] = field(default_factory=list)  # creation stack (anomaly mode)
@@ -270,11 +273,11 @@ def checkpoint_segment_of(fn: Any) -> Any:
 
 # (shape, dtype) as the graph holds it -> (shape of ints, dtype name): a big graph has few
 # distinct pairs and one or two per node.
-_META_CACHE: dict[Any, tuple[tuple[int, ...], str]] = {}
+_META_CACHE: dict[Any, TensorMeta] = {}
 _META_CACHE_SIZE = 4096
 
 
-def _meta_entry(entry: Any) -> tuple[tuple[int, ...], str] | None:
+def _meta_entry(entry: Any) -> TensorMeta | None:
     if entry is None:
         return None
     try:
@@ -292,7 +295,7 @@ def _meta_entry(entry: Any) -> tuple[tuple[int, ...], str] | None:
     return meta
 
 
-def _read_meta(fn: Any, attribute: str) -> tuple:
+def _read_meta(fn: Any, attribute: str) -> tuple[TensorMeta | None, ...]:
     raw = getattr(fn, attribute, ())
     try:
         return tuple(map(_meta_entry, raw))

@@ -47,7 +47,7 @@ MAX_TRACEBACK_FRAMES = 12
 def explore(
     roots: Any,
     params: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
-    path: str | os.PathLike = "graph.html",
+    path: str | os.PathLike[str] = "graph.html",
     *,
     trace: BackwardTrace | None = None,
     forward_log: ForwardLog | None = None,
@@ -148,7 +148,7 @@ def explore(
     return ExplorerPage(path, page)
 
 
-def write_text_atomically(path: str | os.PathLike, text: str) -> None:
+def write_text_atomically(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file beside it, so a failed write (disk
     full, an encoding error, an interrupt) leaves no empty or partial file behind."""
     target = os.fspath(path)
@@ -575,7 +575,7 @@ def _origin_text(graph: Graph, key: int) -> str:
     return f"{node.label}{where}"
 
 
-def read_page_data(path: str | os.PathLike) -> dict[str, Any]:
+def read_page_data(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The data written into a page by :func:`explore` (what :func:`explorer_data` returned)."""
     page = open(path, encoding="utf-8").read()
     start = page.index('<script type="application/json" id="graph-data">')

@@ -27,7 +27,7 @@ class ExplorerPage(str):
 
     page: str
 
-    def __new__(cls, path: str | os.PathLike, page: str) -> ExplorerPage:
+    def __new__(cls, path: str | os.PathLike[str], page: str) -> ExplorerPage:
         self = super().__new__(cls, os.fspath(path))
         self.page = page
         return self

@@ -92,7 +92,7 @@ class GradReportRow:
         return self.grad.norm if self.grad else None
 
 
-class GradReport(list):
+class GradReport(list[GradReportRow]):
     """A list of :class:`GradReportRow` whose ``str()`` is the terminal table; ``modules``
     holds one :class:`ModuleRow` per module that owns parameters (a summary of its rows)."""
 

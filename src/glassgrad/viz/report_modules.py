@@ -51,7 +51,9 @@ def _owner(name: str) -> str:
     return name.rsplit(".", 1)[0] if "." in name else ""
 
 
-def module_rows(rows: list[Any], pairs: list[tuple[str, Any]], log: ForwardLog | None):
+def module_rows(
+    rows: list[Any], pairs: list[tuple[str, Any]], log: ForwardLog | None
+) -> list[ModuleRow]:
     """One :class:`ModuleRow` per module owning parameters, in the parameters' order."""
     tensors = dict(pairs)
     grouped: dict[str, list[Any]] = {}
@@ -103,7 +105,9 @@ def format_module_table(modules: list[ModuleRow]) -> str:
     return "\n".join(lines)
 
 
-def frozen_matcher(expected: Iterable[Any] | None, pairs: list[tuple[str, Any]], func: str):
+def frozen_matcher(
+    expected: Iterable[Any] | None, pairs: list[tuple[str, Any]], func: str
+) -> set[int]:
     """The set of ``id(tensor)`` that ``expected_frozen`` names (names, prefixes, modules or
     tensors); an entry that matches no parameter raises ``ValueError`` (a typo would otherwise
     silently check nothing)."""

@@ -33,8 +33,8 @@ class NodeRecord:
     name: str
     grad_outputs: list[TensorStats | None]
     grad_inputs: list[TensorStats | None]
-    grad_output_values: list[list | None] = field(default_factory=list)
-    grad_input_values: list[list | None] = field(default_factory=list)
+    grad_output_values: list[list[Any] | None] = field(default_factory=list)
+    grad_input_values: list[list[Any] | None] = field(default_factory=list)
 
     @property
     def made_nonfinite(self) -> bool:
@@ -108,10 +108,10 @@ class _PendingStats:
 
 def _grad_stats(
     grads: Any, pending: _PendingStats
-) -> tuple[list[TensorStats | None], list[list | None]]:
+) -> tuple[list[TensorStats | None], list[list[Any] | None]]:
     # None per gradient for now: ``pending`` fills in the statistics.
     stats: list[TensorStats | None] = [None] * len(grads or ())
-    values: list[list | None] = [None] * len(stats)
+    values: list[list[Any] | None] = [None] * len(stats)
     for index, grad in enumerate(grads or ()):
         if grad is None:
             continue

@@ -8,6 +8,7 @@ from typing import Any
 from ..._tensor import Tensor
 from .. import functional as F
 from .. import init
+from ..parameter import Parameter
 from ._utils import new_parameter
 from .module import Module
 
@@ -106,6 +107,8 @@ class PReLU(Module):
         >>> nn.PReLU()(glassgrad.tensor([-2.0, 3.0]))
         tensor([-0.5000,  3.0000], grad_fn=<PreluKernelBackward0>)
     """
+
+    weight: Parameter
 
     def __init__(
         self, num_parameters: int = 1, init: float = 0.25, device: Any = None, dtype: Any = None

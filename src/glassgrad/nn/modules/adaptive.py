@@ -4,9 +4,8 @@ vocabularies: frequent classes in a head, the rest in clusters behind smaller pr
 from __future__ import annotations
 
 import itertools
-from collections import namedtuple
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..._tensor import Tensor
 from .. import functional as F
@@ -16,7 +15,12 @@ from .module import Module
 
 __all__ = ["AdaptiveLogSoftmaxWithLoss"]
 
-_ASMoutput = namedtuple("_ASMoutput", ["output", "loss"])
+
+class _ASMoutput(NamedTuple):
+    """``AdaptiveLogSoftmaxWithLoss``'s result: the target log-probabilities and the loss."""
+
+    output: Tensor
+    loss: Tensor
 
 
 class AdaptiveLogSoftmaxWithLoss(Module):

@@ -7,6 +7,7 @@ from typing import Any
 from ..._tensor import Tensor
 from .. import init
 from .._attention import multi_head_attention_forward
+from ..parameter import Parameter
 from ._utils import new_parameter
 from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
@@ -51,6 +52,14 @@ class MultiheadAttention(Module):
         >>> out.shape, weights.shape
         (glassgrad.Size([2, 5, 16]), glassgrad.Size([2, 5, 5]))
     """
+
+    q_proj_weight: Parameter | None
+    k_proj_weight: Parameter | None
+    v_proj_weight: Parameter | None
+    in_proj_weight: Parameter | None
+    in_proj_bias: Parameter | None
+    bias_k: Parameter | None
+    bias_v: Parameter | None
 
     head_dim: int
     kdim: int

@@ -11,6 +11,7 @@ from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
+from ..parameter import Parameter
 from ._utils import new_parameter
 from .module import Module
 
@@ -20,6 +21,9 @@ __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"]
 class _BatchNorm(Module):
     """Normalise each channel (dim 1) with the batch's statistics in training mode and the
     running estimates in eval mode, then scale and shift (``affine``)."""
+
+    weight: Parameter | None
+    bias: Parameter | None
 
     _version = 2
 

@@ -8,6 +8,7 @@ from typing import Any
 from ..._tensor import Size, Tensor
 from .. import functional as F
 from .. import init
+from ..parameter import Parameter
 from ._utils import new_parameter, pair, single, triple
 from .module import Module
 
@@ -20,16 +21,19 @@ _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 class _ConvNd(Module):
     """What the convolution layers share: arguments, checks, weights, init and repr."""
 
+    weight: Parameter
+    bias: Parameter | None
+
     def __init__(
         self,
         in_channels: int,
         out_channels: int,
-        kernel_size: tuple,
-        stride: tuple,
-        padding: str | tuple,
-        dilation: tuple,
+        kernel_size: tuple[int, ...],
+        stride: tuple[int, ...],
+        padding: str | tuple[int, ...],
+        dilation: tuple[int, ...],
         transposed: bool,
-        output_padding: tuple,
+        output_padding: tuple[int, ...],
         groups: int,
         bias: bool,
         padding_mode: str,

@@ -82,7 +82,7 @@ class Unflatten(Module):
         glassgrad.Size([2, 2, 5, 5])
     """
 
-    def __init__(self, dim: int, unflattened_size: Any) -> None:
+    def __init__(self, dim: int, unflattened_size: tuple[int, ...] | list[int]) -> None:
         super().__init__()
         if not isinstance(unflattened_size, (tuple, list)):
             raise TypeError(

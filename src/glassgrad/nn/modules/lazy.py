@@ -121,9 +121,10 @@ class LazyLinear(LazyModuleMixin, Linear):
     """
 
     bias: UninitializedParameter
+    in_features: int
     weight: UninitializedParameter
 
-    cls_to_become = Linear
+    cls_to_become: type | None = Linear
 
     def __init__(
         self, out_features: int, bias: bool = True, device: Any = None, dtype: Any = None
@@ -152,8 +153,8 @@ class LazyLinear(LazyModuleMixin, Linear):
 
 class _LazyConvXdMixin(LazyModuleMixin):
     bias: UninitializedParameter
+    in_channels: int
     weight: UninitializedParameter
-    _spatial_dims = 0
 
     def __init__(
         self,
@@ -189,7 +190,7 @@ class _LazyConvXdMixin(LazyModuleMixin):
         """Read ``in_channels`` from ``input`` and materialize ``weight`` and ``bias``."""
         if not self.has_uninitialized_params():
             return
-        no_batch = self._spatial_dims + 1
+        no_batch = len(self.kernel_size) + 1  # an unbatched input: channels, spatial dims
         if input.dim() not in (no_batch, no_batch + 1):
             raise RuntimeError(
                 f"Expected {no_batch}D (unbatched) or {no_batch + 1}D (batched) input to "
@@ -239,48 +240,43 @@ class LazyConv1d(_LazyConvXdMixin, Conv1d):
         glassgrad.Size([2, 4, 6])
     """
 
-    cls_to_become = Conv1d
-    _spatial_dims = 1
+    cls_to_become: type | None = Conv1d
 
 
 class LazyConv2d(_LazyConvXdMixin, Conv2d):
     """A ``Conv2d`` whose ``in_channels`` is read from its first input."""
 
-    cls_to_become = Conv2d
-    _spatial_dims = 2
+    cls_to_become: type | None = Conv2d
 
 
 class LazyConv3d(_LazyConvXdMixin, Conv3d):
     """A ``Conv3d`` whose ``in_channels`` is read from its first input."""
 
-    cls_to_become = Conv3d
-    _spatial_dims = 3
+    cls_to_become: type | None = Conv3d
 
 
 class LazyConvTranspose1d(_LazyConvTransposeXdMixin, ConvTranspose1d):
     """A ``ConvTranspose1d`` whose ``in_channels`` is read from its first input."""
 
-    cls_to_become = ConvTranspose1d
-    _spatial_dims = 1
+    cls_to_become: type | None = ConvTranspose1d
 
 
 class LazyConvTranspose2d(_LazyConvTransposeXdMixin, ConvTranspose2d):
     """A ``ConvTranspose2d`` whose ``in_channels`` is read from its first input."""
 
-    cls_to_become = ConvTranspose2d
-    _spatial_dims = 2
+    cls_to_become: type | None = ConvTranspose2d
 
 
 class LazyConvTranspose3d(_LazyConvTransposeXdMixin, ConvTranspose3d):
     """A ``ConvTranspose3d`` whose ``in_channels`` is read from its first input."""
 
-    cls_to_become = ConvTranspose3d
-    _spatial_dims = 3
+    cls_to_become: type | None = ConvTranspose3d
 
 
 class _LazyNormBase(LazyModuleMixin):
     bias: UninitializedParameter
     num_batches_tracked: Tensor
+    num_features: int
     running_mean: UninitializedBuffer
     running_var: UninitializedBuffer
     weight: UninitializedParameter
@@ -331,29 +327,29 @@ def _norm_doc(base: str) -> str:
 
 class LazyBatchNorm1d(_LazyNormBase, BatchNorm1d):
     __doc__ = _norm_doc("BatchNorm1d")
-    cls_to_become = BatchNorm1d
+    cls_to_become: type | None = BatchNorm1d
 
 
 class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
     __doc__ = _norm_doc("BatchNorm2d")
-    cls_to_become = BatchNorm2d
+    cls_to_become: type | None = BatchNorm2d
 
 
 class LazyBatchNorm3d(_LazyNormBase, BatchNorm3d):
     __doc__ = _norm_doc("BatchNorm3d")
-    cls_to_become = BatchNorm3d
+    cls_to_become: type | None = BatchNorm3d
 
 
 class LazyInstanceNorm1d(_LazyNormBase, InstanceNorm1d):
     __doc__ = _norm_doc("InstanceNorm1d")
-    cls_to_become = InstanceNorm1d
+    cls_to_become: type | None = InstanceNorm1d
 
 
 class LazyInstanceNorm2d(_LazyNormBase, InstanceNorm2d):
     __doc__ = _norm_doc("InstanceNorm2d")
-    cls_to_become = InstanceNorm2d
+    cls_to_become: type | None = InstanceNorm2d
 
 
 class LazyInstanceNorm3d(_LazyNormBase, InstanceNorm3d):
     __doc__ = _norm_doc("InstanceNorm3d")
-    cls_to_become = InstanceNorm3d
+    cls_to_become: type | None = InstanceNorm3d

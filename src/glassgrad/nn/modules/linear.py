@@ -8,6 +8,7 @@ from typing import Any
 from ..._tensor import Tensor
 from .. import functional as F
 from .. import init
+from ..parameter import Parameter
 from ._utils import new_parameter
 from .module import Module
 
@@ -54,6 +55,9 @@ class Linear(Module):
         >>> layer(glassgrad.randn(128, 20)).shape
         glassgrad.Size([128, 30])
     """
+
+    weight: Parameter
+    bias: Parameter | None
 
     def __init__(
         self,
@@ -112,6 +116,9 @@ class Bilinear(Module):
         >>> m(glassgrad.randn(128, 20), glassgrad.randn(128, 30)).shape
         glassgrad.Size([128, 40])
     """
+
+    weight: Parameter
+    bias: Parameter | None
 
     def __init__(
         self,

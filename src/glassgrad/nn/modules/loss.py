@@ -450,6 +450,8 @@ class TripletMarginWithDistanceLoss(_Loss):
         tensor(0.5858)
     """
 
+    distance_function: Callable[[Tensor, Tensor], Tensor]
+
     __constants__: list[str] = ["margin", "swap", "reduction"]
 
     def __init__(

@@ -9,6 +9,7 @@ from typing import Any
 from ..._tensor import Tensor
 from .. import functional as F
 from .. import init
+from ..parameter import Parameter
 from . import _functions
 from ._utils import new_parameter
 from .module import Module
@@ -37,6 +38,10 @@ class LayerNorm(Module):
         >>> ln(glassgrad.randn(20, 5, 10)).shape
         glassgrad.Size([20, 5, 10])
     """
+
+    normalized_shape: tuple[int, ...]
+    weight: Parameter | None
+    bias: Parameter | None
 
     def __init__(
         self,
@@ -105,6 +110,9 @@ class GroupNorm(Module):
         glassgrad.Size([20, 6, 10, 10])
     """
 
+    weight: Parameter | None
+    bias: Parameter | None
+
     def __init__(
         self,
         num_groups: int,
@@ -162,6 +170,9 @@ class RMSNorm(Module):
         >>> nn.RMSNorm([2, 3])(glassgrad.randn(4, 2, 3)).shape
         glassgrad.Size([4, 2, 3])
     """
+
+    normalized_shape: tuple[int, ...]
+    weight: Parameter | None
 
     def __init__(
         self,

@@ -35,14 +35,16 @@ __all__ = [
 class _MaxPoolNd(Module):
     """Shared arguments and printed form of ``MaxPool1d/2d/3d``."""
 
+    stride: int | tuple[int, ...]
+
     _pool: Any = None
 
     def __init__(
         self,
-        kernel_size: int | tuple,
-        stride: int | tuple | None = None,
-        padding: int | tuple = 0,
-        dilation: int | tuple = 1,
+        kernel_size: int | tuple[int, ...],
+        stride: int | tuple[int, ...] | None = None,
+        padding: int | tuple[int, ...] = 0,
+        dilation: int | tuple[int, ...] = 1,
         return_indices: bool = False,
         ceil_mode: bool = False,
     ) -> None:
@@ -135,6 +137,10 @@ class AvgPool1d(Module):
         glassgrad.Size([1, 3, 4])
     """
 
+    kernel_size: tuple[int, ...]
+    stride: tuple[int, ...]
+    padding: tuple[int, ...]
+
     def __init__(
         self,
         kernel_size: int | tuple[int, ...],
@@ -164,20 +170,22 @@ class AvgPool1d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-def _single(value: Any) -> tuple:
+def _single(value: Any) -> tuple[int, ...]:
     return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
 
 class _AvgPoolNd(Module):
     """Shared arguments and printed form of ``AvgPool2d/3d``."""
 
+    stride: int | tuple[int, ...]
+
     _pool: Any = None
 
     def __init__(
         self,
-        kernel_size: int | tuple,
-        stride: int | tuple | None = None,
-        padding: int | tuple = 0,
+        kernel_size: int | tuple[int, ...],
+        stride: int | tuple[int, ...] | None = None,
+        padding: int | tuple[int, ...] = 0,
         ceil_mode: bool = False,
         count_include_pad: bool = True,
         divisor_override: int | None = None,
@@ -244,7 +252,7 @@ class _AdaptiveAvgPoolNd(Module):
 
     _pool: Any = None
 
-    def __init__(self, output_size: int | tuple | None) -> None:
+    def __init__(self, output_size: int | tuple[int | None, ...] | None) -> None:
         super().__init__()
         self.output_size = output_size
 
@@ -301,7 +309,9 @@ class _AdaptiveMaxPoolNd(Module):
 
     _pool: Any = None
 
-    def __init__(self, output_size: int | tuple | None, return_indices: bool = False) -> None:
+    def __init__(
+        self, output_size: int | tuple[int | None, ...] | None, return_indices: bool = False
+    ) -> None:
         super().__init__()
         self.output_size = output_size
         self.return_indices = return_indices
@@ -362,7 +372,10 @@ class _MaxUnpoolNd(Module):
     _unpool: Any = None
 
     def __init__(
-        self, kernel_size: int | tuple, stride: int | tuple | None = None, padding: int | tuple = 0
+        self,
+        kernel_size: int | tuple[int, ...],
+        stride: int | tuple[int, ...] | None = None,
+        padding: int | tuple[int, ...] = 0,
     ) -> None:
         super().__init__()
         n = self._dims
@@ -431,8 +444,8 @@ class _LPPoolNd(Module):
     def __init__(
         self,
         norm_type: float,
-        kernel_size: int | tuple,
-        stride: int | tuple | None = None,
+        kernel_size: int | tuple[int, ...],
+        stride: int | tuple[int, ...] | None = None,
         ceil_mode: bool = False,
     ) -> None:
         super().__init__()

@@ -11,11 +11,15 @@ from .module import Module
 __all__ = ["FractionalMaxPool2d", "FractionalMaxPool3d"]
 
 
-def _ntuple(value: Any, n: int) -> tuple:
+def _ntuple(value: Any, n: int) -> tuple[Any, ...]:
     return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
 
 
 class _FractionalMaxPoolNd(Module):
+    kernel_size: tuple[int, ...]
+    output_size: tuple[int, ...] | None
+    output_ratio: tuple[float, ...] | None
+
     _nd = 2
 
     def __init__(

@@ -23,6 +23,7 @@ from ..._tensor import Tensor
 from ...ops import nn_rnn, shape
 from .. import functional as F
 from .. import init
+from ..parameter import Parameter
 from ._rnn_packed import PackedSequence, forward_packed
 from ._rnn_steps import gru_step, lstm_step, rnn_step
 from ._utils import new_parameter
@@ -478,6 +479,11 @@ class RNNCellBase(Module):
         >>> nn.RNNCellBase(3, 4, bias=True, num_chunks=2).weight_ih.shape
         glassgrad.Size([8, 3])
     """
+
+    weight_ih: Parameter
+    weight_hh: Parameter
+    bias_ih: Parameter | None
+    bias_hh: Parameter | None
 
     def __init__(
         self,

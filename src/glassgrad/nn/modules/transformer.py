@@ -502,6 +502,9 @@ class Transformer(Module):
         glassgrad.Size([7, 3, 16])
     """
 
+    encoder: Module
+    decoder: Module
+
     def __init__(
         self,
         d_model: int = 512,

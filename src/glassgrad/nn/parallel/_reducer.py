@@ -69,6 +69,8 @@ def assign_buckets(params: list[Tensor], cap_bytes: int) -> list[list[int]]:
 class Reducer:
     """The buckets and the per-iteration state of one ``DistributedDataParallel``."""
 
+    used: np.ndarray
+
     buckets: list[_Bucket]
     callback_queued: bool
     expect_hooks: bool

@@ -20,7 +20,9 @@ _COLLATE_ERROR = (
 )
 
 
-def _collate_tensors(batch: Sequence[Any], *, collate_fn_map: dict | None = None) -> Any:
+def _collate_tensors(
+    batch: Sequence[Any], *, collate_fn_map: dict[Any, Callable[..., Any]] | None = None
+) -> Any:
     first = batch[0]._data
     if all(
         not t.requires_grad and t._data.shape == first.shape and t._data.dtype == first.dtype
@@ -30,29 +32,39 @@ def _collate_tensors(batch: Sequence[Any], *, collate_fn_map: dict | None = None
     return glassgrad.stack(list(batch), 0)
 
 
-def _collate_arrays(batch: Sequence[np.ndarray], *, collate_fn_map: dict | None = None) -> Any:
+def _collate_arrays(
+    batch: Sequence[np.ndarray], *, collate_fn_map: dict[Any, Callable[..., Any]] | None = None
+) -> Any:
     if batch[0].dtype.kind in "SaUO":
         raise TypeError(_COLLATE_ERROR.format(batch[0].dtype))
     return _collate_tensors([glassgrad.from_numpy(np.asarray(a)) for a in batch])
 
 
-def _collate_numpy_scalars(batch: Sequence[Any], *, collate_fn_map: dict | None = None) -> Any:
+def _collate_numpy_scalars(
+    batch: Sequence[Any], *, collate_fn_map: dict[Any, Callable[..., Any]] | None = None
+) -> Any:
     return glassgrad.from_numpy(np.asarray(batch))
 
 
-def _collate_floats(batch: Sequence[float], *, collate_fn_map: dict | None = None) -> Any:
+def _collate_floats(
+    batch: Sequence[float], *, collate_fn_map: dict[Any, Callable[..., Any]] | None = None
+) -> Any:
     return glassgrad.tensor(list(batch), dtype=glassgrad.float64)
 
 
-def _collate_ints(batch: Sequence[int], *, collate_fn_map: dict | None = None) -> Any:
+def _collate_ints(
+    batch: Sequence[int], *, collate_fn_map: dict[Any, Callable[..., Any]] | None = None
+) -> Any:
     return glassgrad.tensor(list(batch))
 
 
-def _collate_strings(batch: Sequence[str | bytes], *, collate_fn_map: dict | None = None) -> Any:
+def _collate_strings(
+    batch: Sequence[str | bytes], *, collate_fn_map: dict[Any, Callable[..., Any]] | None = None
+) -> Any:
     return batch
 
 
-default_collate_fn_map: dict[type | tuple[type, ...], Callable] = {
+default_collate_fn_map: dict[type | tuple[type, ...], Callable[..., Any]] = {
     Tensor: _collate_tensors,
     np.ndarray: _collate_arrays,
     (np.bool_, np.number): _collate_numpy_scalars,

@@ -70,11 +70,11 @@ class IterableDataset(Dataset[T_co]):
     def __iter__(self) -> Iterator[T_co]:
         raise NotImplementedError(f"{type(self).__name__} must implement __iter__")
 
-    def __add__(self, other: Dataset[T_co]):
+    def __add__(self, other: Dataset[T_co]) -> ConcatDataset[T_co]:
         raise TypeError("IterableDataset does not support '+'; use itertools.chain")
 
 
-class TensorDataset(Dataset):
+class TensorDataset(Dataset[tuple[Any, ...]]):
     """Samples are the rows of tensors that share their first dimension: ``(x[i], y[i], ...)``.
 
     Example
@@ -125,7 +125,7 @@ class ConcatDataset(Dataset[T_co]):
     """
 
     cumulative_sizes: list[int]
-    datasets: list[Dataset[T_co @ ConcatDataset]]
+    datasets: list[Dataset[T_co]]
 
     def __init__(self, datasets: Iterable[Dataset[T_co]]) -> None:
         self.datasets = list(datasets)
@@ -149,7 +149,7 @@ class ConcatDataset(Dataset[T_co]):
         return self.datasets[which][index - start]
 
 
-class ChainDataset(IterableDataset):
+class ChainDataset(IterableDataset[Any]):
     """Several iterable datasets, iterated one after the other (lazily).
 
     Example
@@ -163,7 +163,7 @@ class ChainDataset(IterableDataset):
     ([0, 1, 0, 1, 2], 5)
     """
 
-    def __init__(self, datasets: Iterable[Dataset]) -> None:
+    def __init__(self, datasets: Iterable[Dataset[Any]]) -> None:
         super().__init__()
         self.datasets = datasets
 
@@ -182,7 +182,7 @@ class ChainDataset(IterableDataset):
         return total
 
 
-class StackDataset(Dataset):
+class StackDataset(Dataset[Any]):
     """Datasets of one length side by side: item ``i`` is the tuple (or, given by keyword,
     the dict) of their items ``i``.
 
@@ -195,7 +195,7 @@ class StackDataset(Dataset):
     {'x': 1, 'y': 3}
     """
 
-    def __init__(self, *args: Dataset, **kwargs: Dataset) -> None:
+    def __init__(self, *args: Dataset[Any], **kwargs: Dataset[Any]) -> None:
         if args:
             if kwargs:
                 raise ValueError(
@@ -203,7 +203,7 @@ class StackDataset(Dataset):
                     "like input/output, but both types are given."
                 )
             parts: Sequence[Any] = args
-            self.datasets: tuple | dict = args
+            self.datasets: tuple[Dataset[Any], ...] | dict[str, Dataset[Any]] = args
         elif kwargs:
             parts = list(kwargs.values())
             self.datasets = kwargs

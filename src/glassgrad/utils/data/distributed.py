@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from typing import Any
 
 import glassgrad
 
@@ -41,7 +42,7 @@ class DistributedSampler(Sampler[T_co]):
 
     def __init__(
         self,
-        dataset: Dataset,
+        dataset: Dataset[Any],
         num_replicas: int | None = None,
         rank: int | None = None,
         shuffle: bool = True,

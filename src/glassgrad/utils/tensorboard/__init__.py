@@ -13,12 +13,12 @@ Examples
 
 try:
     import tensorboard as _tensorboard
-except ImportError as error:  # pragma: no cover - exercised in a subprocess by the tests
+except ImportError as _error:  # pragma: no cover - exercised in a subprocess by the tests
     raise ModuleNotFoundError(
         "glassgrad.utils.tensorboard needs the 'tensorboard' package, which is not installed: "
         "pip install 'glassgrad[tensorboard]' (or pip install tensorboard)",
         name="tensorboard",
-    ) from error
+    ) from _error
 
 del _tensorboard
 

@@ -111,10 +111,11 @@ class SummaryWriter:
     """
 
     default_bins: list[float]
+    log_dir: str
 
     def __init__(
         self,
-        log_dir: str | os.PathLike | None = None,
+        log_dir: str | os.PathLike[str] | None = None,
         comment: str = "",
         purge_step: int | None = None,
         max_queue: int = 10,
