@@ -32,6 +32,7 @@ MODULES = [
     "glassgrad.optim.sparse_adam",
     "glassgrad.optim.lr_scheduler",
     "glassgrad.optim._lr_composite",
+    "glassgrad.optim._lr_cyclic",
 ]
 
 

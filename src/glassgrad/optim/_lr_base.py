@@ -1,6 +1,6 @@
 """What every learning-rate scheduler builds on: ``LRScheduler`` (the base class) and
-``ReduceLROnPlateau``, with the helpers they share; ``lr_scheduler`` and ``_lr_composite``
-both import them from here (``glassgrad.optim.lr_scheduler`` exports them).
+``ReduceLROnPlateau``, with the helpers they share; ``lr_scheduler``, ``_lr_composite`` and
+``_lr_cyclic`` import them from here (``glassgrad.optim.lr_scheduler`` exports them).
 """
 
 from __future__ import annotations
