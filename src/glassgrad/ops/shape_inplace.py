@@ -36,18 +36,18 @@ from .shape import (
 class TBackward1(TBackward0):
     """``t_``: the transpose of a tensor of at most 2 dimensions, in place."""
 
-    def inverse_step(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+    def inverse_step(self, shape: tuple[int, ...]) -> tuple[Any, ...]:
         return (TBackward0, (), {}, None)
 
 
 class TransposeBackward1(TransposeBackward0):
     """``transpose_`` (and its aliases ``swapaxes_``, ``swapdims_``)."""
 
-    def inverse_step(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+    def inverse_step(self, shape: tuple[int, ...]) -> tuple[Any, ...]:
         return (TransposeBackward0, (), {"dim0": self.dim0, "dim1": self.dim1}, None)
 
 
-def _back_to(shape: tuple[int, ...]) -> tuple[int, ...]:
+def _back_to(shape: tuple[int, ...]) -> tuple[Any, ...]:
     # Adding or removing dimensions of size 1 is always a view.
     return (ViewBackward0, (), {"shape": shape}, None)
 
@@ -55,28 +55,28 @@ def _back_to(shape: tuple[int, ...]) -> tuple[int, ...]:
 class UnsqueezeBackward1(UnsqueezeBackward0):
     """``unsqueeze_``."""
 
-    def inverse_step(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+    def inverse_step(self, shape: tuple[int, ...]) -> tuple[Any, ...]:
         return _back_to(shape)
 
 
 class SqueezeBackward3(SqueezeBackward0):
     """``squeeze_()``: every dimension of size 1."""
 
-    def inverse_step(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+    def inverse_step(self, shape: tuple[int, ...]) -> tuple[Any, ...]:
         return _back_to(shape)
 
 
 class SqueezeBackward4(SqueezeBackward0):
     """``squeeze_(dim)``: one dimension."""
 
-    def inverse_step(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+    def inverse_step(self, shape: tuple[int, ...]) -> tuple[Any, ...]:
         return _back_to(shape)
 
 
 class SqueezeBackward5(SqueezeBackward0):
     """``squeeze_(dims)``: several dimensions."""
 
-    def inverse_step(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+    def inverse_step(self, shape: tuple[int, ...]) -> tuple[Any, ...]:
         return _back_to(shape)
 
 

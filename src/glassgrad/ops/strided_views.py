@@ -109,7 +109,7 @@ class AsStridedBackward1(AsStridedBackward0):
     """``as_strided_``: the tensor itself takes the geometry (its storage, values and version
     counter stay; a view stays a view of its base)."""
 
-    def inverse_step(self, shape: tuple) -> tuple:
+    def inverse_step(self, shape: tuple[int, ...]) -> tuple[Any, ...]:
         # Views made earlier of the tensor find their elements from its old geometry.
         size, stride, offset = self.input_geometry
         return (AsStridedBackward0, (), {"size": size, "stride": stride, "offset": offset}, None)
