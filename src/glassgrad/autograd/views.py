@@ -327,7 +327,7 @@ def rebase_history(target: Any, fn: Node) -> None:
 
 
 # --- the nodes ----------------------------------------------------------------------------
-def in_layout(values: np.ndarray, strides: tuple) -> np.ndarray:
+def in_layout(values: np.ndarray, strides: tuple[int, ...]) -> np.ndarray:
     """A copy of ``values`` whose memory order of axes is that of an array with ``strides``
     (PyTorch's ``new_empty_strided(base sizes, base strides)`` and ``copy_``): a view step that
     reads the storage (``as_strided``) then finds in it the elements it finds in the base."""
