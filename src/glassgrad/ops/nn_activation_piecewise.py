@@ -25,7 +25,7 @@ from ._not_implemented import refuse_complex
 from ._registry import NoGrad, Sample, register
 from ._samples import randn, unary_samples
 from .nn_activation import _check_floating
-from .pointwise import ThresholdBackwardBackward0
+from .pointwise import ThresholdBackwardBackward0, threshold_backward
 
 
 class HardshrinkBackward0(Op):
@@ -87,7 +87,7 @@ class ThresholdBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
-        return ThresholdBackwardBackward0.call(grad, x, threshold=self.threshold)
+        return threshold_backward(grad, x, self.threshold)
 
 
 class ThresholdBackward1(ThresholdBackward0):

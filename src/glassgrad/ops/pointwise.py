@@ -127,6 +127,20 @@ class SigmoidBackward0(Op):
         return grad * out * (1.0 - out)
 
 
+def _threshold_mask(grad: Any, x: Any, threshold: Any) -> Any:
+    # Not ``x > threshold``: a NaN input passes its gradient, as in PyTorch's kernel.
+    return ArrayNamespace.where(~(x <= threshold), grad, 0.0)
+
+
+def threshold_backward(grad: Any, x: Any, threshold: Any) -> Any:
+    """PyTorch's threshold_backward, the gradient of relu and threshold: ``grad`` where
+    ``x > threshold``, else 0. On Tensors (create_graph) a ThresholdBackwardBackward0 node;
+    on arrays computed at once (the node's forward, without making a node)."""
+    if isinstance(x, Tensor) or isinstance(grad, Tensor):
+        return ThresholdBackwardBackward0.apply(grad, x, threshold=threshold)
+    return _threshold_mask(grad, x, threshold)
+
+
 class ThresholdBackwardBackward0(Op):
     """grad_input = ``grad`` where ``x > threshold``, else 0: PyTorch's threshold_backward,
     the backward of relu and threshold, recorded as an op under create_graph with edges to
@@ -140,14 +154,11 @@ class ThresholdBackwardBackward0(Op):
 
     def forward(self, grad: Any, x: Any, threshold: Any) -> Any:
         self.threshold = threshold
-        # Not ``x > threshold``: a NaN input passes its gradient, as in PyTorch's kernel.
-        return ArrayNamespace.where(~(x <= threshold), grad, 0.0)
+        return _threshold_mask(grad, x, threshold)
 
     def backward(self, F: Any, gg: Any) -> Any:
         (x,) = self.saved  # None when no gradient of ``grad`` is wanted (saved_for)
-        grad_grad = (
-            None if x is None else ThresholdBackwardBackward0.call(gg, x, threshold=self.threshold)
-        )
+        grad_grad = None if x is None else threshold_backward(gg, x, self.threshold)
         return grad_grad, zeros_like_grad(F, gg)
 
 
@@ -161,7 +172,7 @@ class ReluBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         (out,) = self.saved
-        return ThresholdBackwardBackward0.call(grad, out, threshold=0)
+        return threshold_backward(grad, out, 0)
 
 
 class AbsBackward0(Op):
