@@ -361,6 +361,28 @@ def test_lu_errors_match_pytorch(name: str) -> None:
     assert_same_error(program, *words)
 
 
+@pytest.mark.parametrize(
+    "pivots",
+    [[1, 2, 3], [4, 1, 1], [1, 2], [1.0, 2.0, 3.0]],
+    ids=["int64", "out of range", "short", "float"],
+)
+@pytest.mark.parametrize("unpack_data", [True, False])
+def test_lu_unpack_without_pivots_does_not_check_them(pivots: list, unpack_data: bool) -> None:
+    """PyTorch checks the pivots (dtype, range) only when it unpacks them into P."""
+    a = np.array([[2.0, 1.0, 0.5], [0.5, 3.0, 1.0], [0.25, 0.5, 4.0]])
+    ours = gg.lu_unpack(gg.tensor(a), gg.tensor(pivots), unpack_data, False)
+    theirs = torch.lu_unpack(torch.tensor(a), torch.tensor(pivots), unpack_data, False)
+    for x, y in zip(ours, theirs):
+        assert_same(x, y)
+
+
+def test_lu_unpack_checks_the_data_rank_before_the_pivots() -> None:
+    assert_same_error(
+        lambda lib: lib.lu_unpack(lib.ones(3), lib.tensor([1, 2, 3])),
+        "torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: [3] instead",
+    )
+
+
 @pytest.mark.parametrize("shape", [(4, 4), (2, 5, 5), (5, 3), (3, 5)])
 def test_lu_factors_match_lapack_and_reconstruct(shape: tuple) -> None:
     rng = np.random.default_rng(3)

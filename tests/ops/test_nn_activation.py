@@ -548,3 +548,30 @@ def test_inplace_op_saves_a_recorded_clone_of_its_input_like_torch() -> None:
         seen.append((_edges(g.grad_fn), _edges(saved_self), numpy_of(second)))
     assert seen[0][:2] == seen[1][:2]
     np.testing.assert_array_equal(seen[0][2], seen[1][2])
+
+
+SIGNED_ZERO_CALLS = {
+    "relu": lambda L, x: L.relu(x),
+    "relu_": lambda L, x: x.clone().relu_(),
+    "softshrink": lambda L, x: L.nn.functional.softshrink(x, 1.5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SIGNED_ZERO_CALLS))
+def test_sign_of_zero_results_as_torch(name: str) -> None:
+    """relu(-0.0) is -0.0 and softshrink's middle is x * 0 in PyTorch: 1 / result shows it."""
+    x = np.array([-1.2, -0.3, -0.0, 0.0, 0.3, 2.0])
+    ours, theirs = (1 / SIGNED_ZERO_CALLS[name](L, L.tensor(x)) for L in (gg, torch))
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize(
+    "call", [lambda L, x: L.relu(x), lambda L, x: x.relu_(), lambda L, x: x.relu()]
+)
+def test_relu_of_bool_refused_as_torch(call: Any) -> None:
+    errors = []
+    for L in (gg, torch):
+        with pytest.raises(RuntimeError) as info:
+            call(L, L.tensor([True, False]))
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]

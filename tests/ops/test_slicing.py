@@ -63,6 +63,8 @@ def test_errors() -> None:
     same_error(lambda lib: lib.vsplit(lib.ones(3), 1))
     same_error(lambda lib: lib.take(lib.ones(3), lib.tensor([1.0])))
     same_error(lambda lib: lib.put(lib.ones(3), lib.tensor([1]), lib.ones(2)))
+    same_error(lambda lib: lib.put(lib.ones(3), lib.tensor([1]), lib.ones(1, dtype=lib.float64)))
+    same_error(lambda lib: lib.ones(3).put_(lib.tensor([1, 2]), lib.ones(1, dtype=lib.int64)))
     same_error(lambda lib: lib.arange(5).unfold(0, 6, 1))
     same_error(lambda lib: lib.arange(5).unfold(0, 2, 0))
     same_error(lambda lib: lib.select_scatter(lib.ones(2, 2), lib.ones(3), 0, 0))

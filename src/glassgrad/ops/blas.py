@@ -15,11 +15,11 @@ from .._dtype import result_numpy_dtype, scalar_type_name
 from .._strides import like_operands
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
-from ._common import check_tensor
+from ._common import array_of, check_tensor
 from ._out import out_result
 from ._registry import Sample, register
 from ._samples import randn
-from .linalg import is_transposed_matrix, mat2_grad
+from .linalg import _check_dtypes, is_transposed_matrix, mat2_grad
 
 # --- addmm, baddbmm -------------------------------------------------------------------------
 
@@ -333,6 +333,12 @@ class AddrBackward0(Op):
         vec1, vec2 = self.saved
         needs = self.needs_input_grad
         grad_x = (grad if self.beta == 1 else grad * self.beta) if needs[0] else None
+        # PyTorch's formulas are grad.mv(vec2) and grad.t().mv(vec1): mv's dtype check applies
+        # (the forward promotes mixed dtypes, its backward then raises)
+        if needs[1]:
+            _check_dtypes("mv", array_of(grad), array_of(vec2))
+        if needs[2]:
+            _check_dtypes("mv", array_of(grad), array_of(vec1))
         grad_vec1 = F.matmul(grad, vec2) * self.alpha if needs[1] else None
         grad_vec2 = F.matmul(F.mT(grad), vec1) * self.alpha if needs[2] else None
         return grad_x, grad_vec1, grad_vec2

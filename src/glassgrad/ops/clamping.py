@@ -61,7 +61,7 @@ class ClampBackward1(Op):
             mask &= values >= self.min
         if self.max is not None:
             mask &= values <= self.max
-        return grad * mask
+        return F.where(mask, grad, 0.0)  # PyTorch's clamp_backward: a NaN gradient masked is 0
 
 
 def clamp(input: Tensor, min: float | None = None, max: float | None = None) -> Tensor:

@@ -122,6 +122,12 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
     check_tensor(input, "put")
     index = _index_of(index, "put")
     check_tensor(source, "put", "source", 3)
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError(
+            "put_(): self and source expected to have the same dtype, but got self.dtype = "
+            f"{scalar_type_name(input._data.dtype)} and source.dtype = "
+            f"{scalar_type_name(source._data.dtype)}"
+        )
     if index._data.size != source._data.size:
         raise IndexError(
             f"put_(): Expected source and index to have the same number of elements, but got "

@@ -428,7 +428,8 @@ class IndexPutBackward0(Op):
             return grad, grad_values
         mask = np.ones(grad.shape, dtype=bool)
         mask[self.key] = False
-        return grad * mask, grad_values
+        # PyTorch writes zeros over the overwritten elements: a NaN gradient there is 0 too
+        return F.where(mask, grad, 0.0), grad_values
 
     def _release(self) -> None:
         _release_index_key(self)

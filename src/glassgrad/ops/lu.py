@@ -352,25 +352,26 @@ def lu_unpack(
     """
     data = check_tensor(LU_data, "lu_unpack", "LU_data")._data
     pivots = check_tensor(LU_pivots, "lu_unpack", "LU_pivots", 2)._data
-    if pivots.dtype != np.int32:
-        raise RuntimeError(
-            "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 "
-            "dtype.\nNote: this function is intended to be used with the output produced by "
-            "torch.linalg.lu_factor"
-        )
     if data.ndim < 2:
         raise RuntimeError(
             f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
             f"{list(data.shape)} instead"
         )
-    m, n = data.shape[-2:]
-    if pivots.shape != data.shape[:-2] + (min(m, n),) or (
-        pivots.size and (pivots.min() < 1 or pivots.max() > m)
-    ):
-        raise RuntimeError(
-            "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.Did you "
-            "properly pass the result of lu_factor?"
-        )
+    if unpack_pivots:  # PyTorch reads the pivots only to build P
+        if pivots.dtype != np.int32:
+            raise RuntimeError(
+                "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 "
+                "dtype.\nNote: this function is intended to be used with the output produced by "
+                "torch.linalg.lu_factor"
+            )
+        m, n = data.shape[-2:]
+        if pivots.shape != data.shape[:-2] + (min(m, n),) or (
+            pivots.size and (pivots.min() < 1 or pivots.max() > m)
+        ):
+            raise RuntimeError(
+                "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.Did you "
+                "properly pass the result of lu_factor?"
+            )
     result = return_types.lu_unpack(
         *LuUnpackBackward0.apply(
             LU_data, LU_pivots, unpack_data=bool(unpack_data), unpack_pivots=bool(unpack_pivots)

@@ -264,8 +264,6 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
         tensor([0., 2.])
     """
     check_tensor(input, "relu")
-    if input._data.dtype == np.bool_:
-        raise RuntimeError("Boolean inputs not supported for relu")
     if inplace:
         return apply_inplace(pointwise.ReluBackward0, input)
     return pointwise.ReluBackward0.apply(input)

@@ -60,7 +60,8 @@ class SoftshrinkBackward0(Op):
     def forward(self, x: Any, lambd: Any = 0.5) -> Any:
         _check_floating(x, "softshrink")
         self.lambd = lambd
-        shrunk = np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0))
+        # x * 0 in the middle, as PyTorch's kernel: -0.0 for a negative x
+        shrunk = np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, x * 0))
         return shrunk.astype(x.dtype, copy=False)
 
     def backward(self, F: Any, grad: Any) -> Any:

@@ -138,10 +138,11 @@ def _max_pool_backward(grad, choice, shape, kernel, stride, padding, dilation) -
     buf = np.zeros((*shape[:-nd], *full), grad.dtype)
     for q, offset in enumerate(_kernel_positions(kernel)):
         target = buf[_kernel_slices(offset, out, stride, dilation)]
+        # Only the chosen elements receive a gradient: a NaN gradient reaches no other one.
         if overlap:
-            target += grad * (choice == q)
+            np.add(target, grad, out=target, where=choice == q)
         else:
-            np.multiply(grad, choice == q, out=target)
+            np.copyto(target, grad, where=choice == q)
     return buf[_unpadded(padding, size)]
 
 

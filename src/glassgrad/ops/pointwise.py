@@ -166,9 +166,13 @@ class ReluBackward0(Op):
     saves_output = True
 
     def forward(self, x: Any) -> Any:
+        if x.dtype == np.bool_:
+            raise RuntimeError("Boolean inputs not supported for relu")
         if x.dtype.kind == "c":  # PyTorch's relu is clamp_min(x, 0)
             raise NotImplementedError("clamp is not supported for complex types")
-        return np.maximum(x, 0, dtype=x.dtype) if x.dtype != np.bool_ else x.copy()
+        # x second: NumPy's maximum returns its second operand on a tie, so relu(-0.0) is
+        # -0.0 as PyTorch's
+        return np.maximum(0, x, dtype=x.dtype)
 
     def backward(self, F: Any, grad: Any) -> Any:
         (out,) = self.saved
