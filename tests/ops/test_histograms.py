@@ -98,3 +98,50 @@ ERRORS = {
 def test_errors_match_pytorch(name: str) -> None:
     program, words = ERRORS[name]
     assert_same_error(program, words)
+
+
+def _edges(L: Any, requires_grad: bool = False) -> list:
+    return [
+        L.tensor([-2.0, 0.0, 2.0], dtype=L.float64, requires_grad=requires_grad),
+        L.tensor([-1.0, 1.0], dtype=L.float64),
+    ]
+
+
+NOT_DIFFERENTIABLE = {
+    "histogramdd, edges": lambda L, x, w: L.histogramdd(x, _edges(L)),
+    "histogramdd, edges and weight": lambda L, x, w: L.histogramdd(x, _edges(L), weight=w),
+    "histogramdd, counts": lambda L, x, w: L.histogramdd(x, [2, 3]),
+    "histogramdd, weight only": lambda L, x, w: L.histogramdd(x.detach(), [2, 2], weight=w),
+    "histogramdd, edges only": lambda L, x, w: L.histogramdd(x.detach(), _edges(L, True)),
+    "histogram, count": lambda L, x, w: L.histogram(x[:, 0], 3),
+    "histogram, weight only": lambda L, x, w: L.histogram(x[:, 0].detach(), 3, weight=w),
+    "histogram, edges": lambda L, x, w: L.histogram(x[:, 0], _edges(L)[0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_DIFFERENTIABLE))
+def test_histograms_are_recorded_without_a_derivative_as_pytorch(name: str) -> None:
+    """PyTorch records hist (and computed edges) by NotImplemented nodes when the input, the
+    weight or an edge tensor requires grad: they require grad, their backward raises."""
+    seen = []
+    for L in (gg, torch):
+        x = L.tensor(np.linspace(-1.5, 1.5, 12).reshape(6, 2), requires_grad=True)
+        w = L.tensor(np.linspace(0.1, 0.6, 6), requires_grad=True)
+        results = NOT_DIFFERENTIABLE[name](L, x, w)
+        hist, edges = results[0], results[1]
+        edges = list(edges) if isinstance(edges, tuple) else [edges]
+        flags = [(t.requires_grad, type(t.grad_fn).__name__) for t in (hist, *edges)]
+        with pytest.raises(RuntimeError) as info:
+            hist.sum().backward()
+        seen.append((flags, str(info.value), hist.detach().numpy().tolist()))
+    assert seen[0] == seen[1]
+
+
+def test_histogram_edges_of_another_dtype_refused_as_pytorch() -> None:
+    messages = []
+    for L in (gg, torch):
+        x = L.zeros(4, dtype=L.float64)
+        with pytest.raises(RuntimeError) as info:
+            L.histogram(x, L.tensor([0.0, 1.0]))
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]

@@ -110,6 +110,12 @@ CASES = {
     "matmul of matrix and vector": lambda L, F: L.matmul(
         _t(L, "float32", 3, 2, 3), _p(L, "float64")
     ),
+    "rms_norm, weight float64 on float32": lambda L, F: F.rms_norm(
+        _t(L, "float32"), (3,), _p(L, "float64")
+    ),
+    "rms_norm, weight float32 on float64": lambda L, F: F.rms_norm(
+        _t(L, "float64"), (3,), _p(L, "float32")
+    ),
 }
 
 
@@ -159,3 +165,20 @@ def test_instance_norm_running_stats_of_another_dtype(dtypes: str, use_input_sta
     ours = _instance_norm_run(gg, dtypes, use_input_stats)
     theirs = _instance_norm_run(torch, dtypes, use_input_stats)
     assert ours == theirs
+
+
+def test_rms_norm_gradients_with_a_weight_of_another_dtype() -> None:
+    """rms_norm casts its result to the input's dtype (PyTorch's type_as): the gradients
+    flow back through that cast to each argument in its own dtype."""
+    rng = np.random.default_rng(0)
+    x, w, g = rng.standard_normal((2, 3)), rng.standard_normal(3), rng.standard_normal((2, 3))
+    results = []
+    for L in (gg, torch):
+        xt = L.tensor(x, dtype=L.float32, requires_grad=True)
+        wt = L.tensor(w, dtype=L.float64, requires_grad=True)
+        out = L.nn.functional.rms_norm(xt, (3,), wt)
+        out.backward(L.tensor(g, dtype=L.float32))
+        results.append([(t.detach().numpy(), str(t.dtype)[-7:]) for t in (out, xt.grad, wt.grad)])
+    for (ours, our_dtype), (theirs, their_dtype) in zip(*results):
+        assert our_dtype == their_dtype
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5)

@@ -127,6 +127,12 @@ def _not_implemented_node(op: str, compute: Any, name: str | None = None) -> typ
     )
 
 
+def computed_result(*arrays: np.ndarray) -> np.ndarray:
+    """A not-implemented node's ``compute`` for a result computed before recording (passed
+    last, as ``after=``): the op's other results and its error checks need the arrays first."""
+    return arrays[-1]
+
+
 def _named_not_implemented_node(op: str, compute: Any, name: str) -> type[Op]:
     def forward(self: Op, *arrays: Any, after: Any = _ABSENT) -> Any:
         return compute(*arrays) if after is _ABSENT else compute(*arrays, after)

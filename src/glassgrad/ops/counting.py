@@ -12,12 +12,12 @@ from typing import Any
 import numpy as np
 
 from .. import return_types
-from .._dtype import from_numpy_dtype, scalar_type_name
+from .._dtype import c_type_name, from_numpy_dtype, scalar_type_name
 from .._factories import linspace
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import check_tensor, wrap_dim
-from ._not_implemented import _not_implemented_node, refuse_complex
+from ._not_implemented import _not_implemented_node, computed_result, refuse_complex
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -114,6 +114,8 @@ def histogram(
     data = input._data
     _check_histogram_input(data, "histogram_cpu")
     hist, (edges,) = _histogramdd(data.reshape(-1, 1), [bins], range, weight, density, "histogram")
+    sources = _sources(input, weight, bins)
+    hist, edges = (HistogramNotImplemented.apply(*sources, after=t._data) for t in (hist, edges))
     return out_result("histogram", out, return_types.histogram(hist, edges), (input,))
 
 
@@ -162,6 +164,13 @@ def _histogramdd(
                 f"torch.histogram(): bins must be > 0, but got {count} for dimension {dim}"
             )
     edges = [b._data if isinstance(b, Tensor) else None for b in bins]
+    for dim, e in enumerate(edges):
+        if e is not None and e.dtype != data.dtype:
+            raise RuntimeError(
+                "torch.histogramdd: input tensor and bins tensors should have the same dtype, "
+                f"but got input with dtype {c_type_name(data.dtype)} and bins for dimension "
+                f"{dim} with dtype {c_type_name(e.dtype)}"
+            )
     if counted:
         outer, dtype = _outer_edges(data, range), from_numpy_dtype(data.dtype)
         for dim, count in counted:
@@ -206,7 +215,35 @@ def histogramdd(
     hist, edges = _histogramdd(
         data.reshape(-1, n_dims), per_dim, range, weight, density, "histogramdd"
     )
+    # PyTorch's histogramdd: given edges are returned as they are, counted ones come from
+    # _histogramdd_bin_edges; each result is recorded by its own NotImplemented node
+    if all(isinstance(b, Tensor) for b in per_dim):
+        node = HistogramddFromTensorsNotImplemented
+        edges = per_dim
+    else:
+        node = HistogramddFromCountsNotImplemented
+        edges = [
+            HistogramddEdgesNotImplemented.apply(*_sources(input, weight), after=e._data)
+            for e in edges
+        ]
+    hist = node.apply(*_sources(input, weight, *per_dim), after=hist._data)
     return return_types.histogramdd(hist, tuple(edges))
+
+
+# PyTorch records histograms with nodes whose backward raises: the results require grad when
+# the input, the weight or a tensor of edges does.
+HistogramNotImplemented = _not_implemented_node("histogram", computed_result)
+HistogramddFromTensorsNotImplemented = _not_implemented_node(
+    "_histogramdd_from_bin_tensors", computed_result
+)
+HistogramddFromCountsNotImplemented = _not_implemented_node(
+    "_histogramdd_from_bin_cts", computed_result
+)
+HistogramddEdgesNotImplemented = _not_implemented_node("_histogramdd_bin_edges", computed_result)
+
+
+def _sources(*arguments: Any) -> list:
+    return [a for a in arguments if isinstance(a, Tensor)]
 
 
 def _unique(

@@ -20,7 +20,7 @@ from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import check_tensor
 from ._linalg_common import LinAlgError, check_kernel_dtype, check_square, column_major, spd
-from ._not_implemented import _not_implemented_node
+from ._not_implemented import _not_implemented_node, computed_result
 from ._out import out_result
 from ._registry import Sample, register
 from ._samples import randn
@@ -158,15 +158,9 @@ def _check_hermitian(op: str, hermitian: bool) -> None:
         )
 
 
-def _computed(*arrays: np.ndarray) -> np.ndarray:
-    """The result computed before recording (the last operand): the factorization's other
-    results and its error checks need the arrays first."""
-    return arrays[-1]
-
-
 # PyTorch records LDL with nodes whose backward raises: the results require grad.
-LdlFactorNotImplemented: type[Op] = _not_implemented_node("linalg_ldl_factor_ex", _computed)
-LdlSolveNotImplemented: type[Op] = _not_implemented_node("linalg_ldl_solve", _computed)
+LdlFactorNotImplemented: type[Op] = _not_implemented_node("linalg_ldl_factor_ex", computed_result)
+LdlSolveNotImplemented: type[Op] = _not_implemented_node("linalg_ldl_solve", computed_result)
 
 
 def ldl_factor_ex(

@@ -26,7 +26,7 @@ from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor
 from ._namespace import ArrayNamespace
-from ._not_implemented import _not_implemented_node
+from ._not_implemented import _not_implemented_node, computed_result
 from ._registry import Sample, register
 from ._samples import randn
 from .nn_misc import _renorm_rows
@@ -124,15 +124,11 @@ class EmbeddingBagBackward0(Op):
         return grad_weight, grad_psw
 
 
-def _computed(*arrays: np.ndarray) -> np.ndarray:
-    return arrays[-1]  # the gradient, computed by EmbeddingBagBackward0.backward
-
-
 _WeightGradient = _not_implemented_node(
-    "_embedding_bag_backward", _computed, "EmbeddingBagBackwardBackward0"
+    "_embedding_bag_backward", computed_result, "EmbeddingBagBackwardBackward0"
 )
 _PerSampleWeightsGradient = _not_implemented_node(
-    "_embedding_bag_per_sample_weights_backward", _computed
+    "_embedding_bag_per_sample_weights_backward", computed_result
 )
 
 

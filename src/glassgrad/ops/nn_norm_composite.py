@@ -10,7 +10,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
-from . import arithmetic, division, padding, powers, reduction, shape, unary_math
+from . import arithmetic, conversion, division, padding, powers, reduction, shape, unary_math
 from ._common import check_tensor
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
@@ -128,7 +128,11 @@ def rms_norm(
     dims = tuple(range(-len(normalized), 0))
     mean_square = reduction.mean(powers.pow(input, 2), dims, keepdim=True)
     out = arithmetic.mul(input, unary_math.rsqrt(arithmetic.add(mean_square, eps)))
-    return out if weight is None else arithmetic.mul(out, weight)
+    if weight is None:
+        return out
+    out = arithmetic.mul(out, weight)
+    # PyTorch's composite ends with type_as(input): a wider weight does not widen the result
+    return out if out._data.dtype == x.dtype else conversion.to(out, input.dtype)
 
 
 def local_response_norm(
