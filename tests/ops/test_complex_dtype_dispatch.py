@@ -24,7 +24,6 @@ from glassgrad.ops._registry import NoGrad
 from .test_registry import _call
 
 _LINALG = "complex LAPACK paths not written (glassgrad refuses complex input)"
-_POOL = "complex input reaches a float accumulator (a NumPy casting error, not PyTorch's)"
 KNOWN = {
     **dict.fromkeys(
         (
@@ -35,32 +34,14 @@ KNOWN = {
     ),
     **dict.fromkeys(
         (
-            "nn.functional.avg_pool1d nn.functional.avg_pool2d nn.functional.avg_pool3d "
-            "nn.functional.local_response_norm nn.functional.lp_pool1d nn.functional.lp_pool2d "
-            "nn.functional.lp_pool3d poisson"
-        ).split(),
-        _POOL,
-    ),
-    **dict.fromkeys(
-        (
             "lerp logaddexp logcumsumexp nn.functional.silu nn.functional.normalize "
             "nn.functional.l1_loss nn.functional.soft_margin_loss"
         ).split(),
         "complex kernel not written (glassgrad refuses, PyTorch computes)",
     ),
     **dict.fromkeys(
-        (
-            "nn.functional.embedding_bag nn.functional.interpolate "
-            "nn.functional.fractional_max_pool2d nn.functional.fractional_max_pool2d_with_indices "
-            "nn.functional.fractional_max_pool3d nn.functional.fractional_max_pool3d_with_indices "
-            "nn.functional.max_unpool1d nn.functional.max_unpool2d nn.functional.max_unpool3d "
-            "_scatter_reduce_"
-        ).split(),
+        "nn.functional.embedding_bag nn.functional.interpolate".split(),
         "PyTorch refuses complex input; glassgrad computes (refusal not written)",
-    ),
-    **dict.fromkeys(
-        "nn.functional.ctc_loss nn.functional.grid_sample".split(),
-        "both refuse, with another exception type",
     ),
 }
 
@@ -137,6 +118,9 @@ METHODS = {
     "x.max(0)": lambda x: x.max(0),
     "x.sort()": lambda x: x.sort(),
     "x.cummax(0)": lambda x: x.cummax(0),
+    "x.scatter_reduce_(amax)": lambda x: x.scatter_reduce_(
+        0, (x.real * 0).long(), x.clone(), "amax"
+    ),
 }
 
 

@@ -3,7 +3,10 @@ diag_embed and Tensor.unfold beyond the registry: argument forms, views, errors.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
+
+import pytest
 
 from ._parity import same, same_error
 
@@ -83,3 +86,20 @@ def test_index_add_and_copy_take_a_0d_index_as_torch() -> None:
             return out, source.grad
 
         same(program)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L, x: x.put_(L.tensor([0, 0, 1]), x),
+        lambda L, x: x.index_copy_(0, L.tensor([2, 1, 0]), x),
+        lambda L, x: x.scatter_reduce_(0, L.tensor([0, 0, 1]), x, "amax"),
+        lambda L, x: x.index_reduce_(0, L.tensor([0, 0, 1]), x, "prod"),
+    ],
+    ids=["put_", "index_copy_", "scatter_reduce_", "index_reduce_"],
+)
+def test_inplace_source_sharing_self_memory_refused_as_torch(call: Any) -> None:
+    """PyTorch's assert_no_overlap: the source of these in-place writes may not be self."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # index_reduce is in beta
+        same_error(lambda L: call(L, L.ones(3)))

@@ -1093,15 +1093,21 @@ def _check_overlap(cls: type, data: np.ndarray, others: tuple) -> None:
         src = x._data
         if cls.copies_source and _same_elements(data, src):
             continue  # copy_ of a tensor onto itself (x[None] = x): nothing to do
-        status = _overlap(data, src)
-        if status == "partial" or (status == "full" and cls.refuses_full_overlap):
-            raise RuntimeError(
-                "unsupported operation: some elements of the input tensor and the written-to "
-                "tensor refer to a single memory location. Please clone() the tensor before "
-                "performing the operation."
-            )
+        check_source_overlap(data, src, cls.refuses_full_overlap)
     if not data.flags.writeable:
         raise RuntimeError("in-place write: this tensor's memory is read-only")
+
+
+def check_source_overlap(data: np.ndarray, src: np.ndarray, refuses_full: bool = True) -> None:
+    """PyTorch's assert_no_overlap: an in-place write into ``data`` refuses a source that
+    shares memory with it in part (or wholly, with ``refuses_full``)."""
+    status = _overlap(data, src)
+    if status == "partial" or (status == "full" and refuses_full):
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the written-to "
+            "tensor refer to a single memory location. Please clone() the tensor before "
+            "performing the operation."
+        )
 
 
 def _same_data(data: np.ndarray, src: Any) -> bool:

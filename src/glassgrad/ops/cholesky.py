@@ -16,7 +16,7 @@ from .. import return_types
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
-from ._common import check_tensor
+from ._common import array_of, check_tensor
 from ._linalg_common import (
     LinAlgError,
     adjoint,
@@ -31,8 +31,7 @@ from ._linalg_common import (
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
-from .linear_solve import LinalgSolveExBackward0
-from .solvers import triangular_solve_arrays
+from .solvers import LinalgSolveTriangularBackward0, triangular_solve_arrays
 
 # --- cholesky -------------------------------------------------------------------------------
 
@@ -99,11 +98,16 @@ class LinalgCholeskyExBackward0(Op):
             lower, grad_lower = adjoint(F, factor), adjoint(F, grad)
         else:
             lower, grad_lower = factor, grad
+        # PyTorch's cholesky_backward step by step (its second derivative, and the gradient
+        # a hook on L sees there, follow these ops): L^-1 from a triangular solve reads only
+        # L's lower triangle; phi = tril(L^H gL) with its diagonal halved.
         n = grad.shape[-1]
+        dtype = np.asarray(array_of(lower)).dtype
+        inverse = LinalgSolveTriangularBackward0.call(lower, np.eye(n, dtype=dtype), upper=False)
         phi = F.where(np.tri(n, dtype=bool), F.matmul(adjoint(F, lower), grad_lower), 0.0)
-        phi = (phi + adjoint(F, F.where(np.tri(n, k=-1, dtype=bool), phi, 0.0))) * 0.5
-        left = LinalgSolveExBackward0.call(adjoint(F, lower), phi)  # L^-H phi
-        return LinalgSolveExBackward0.call(lower, left, left=False)  # ... L^-1
+        phi = phi * (1.0 - 0.5 * np.eye(n))
+        grad_input = F.matmul(F.matmul(adjoint(F, inverse), phi), inverse)
+        return (grad_input + adjoint(F, grad_input)) * 0.5
 
 
 class CholeskyBackward0(LinalgCholeskyExBackward0):

@@ -302,7 +302,7 @@ register(
 
 
 TENSOR_METHODS: dict[str, Any] = {
-    "put_": _inplace(put, "put_"),
+    "put_": _inplace(put, "put_", source=1),
     "index_fill_": _inplace(index_fill, "index_fill_"),
-    "index_copy_": _inplace(index_copy, "index_copy_"),
+    "index_copy_": _inplace(index_copy, "index_copy_", source=2),
 }

@@ -438,8 +438,8 @@ def grid_sample(
             f"only (got a {x.ndim}-D input, mode '{mode}')"
         )
     if x.dtype.kind != "f":
-        raise RuntimeError(
-            f"\"grid_sampler_2d_cpu\" not implemented for '{scalar_type_name(x.dtype)}'"
+        raise NotImplementedError(
+            f"\"grid_sampler_2d_cpu_kernel_impl\" not implemented for '{scalar_type_name(x.dtype)}'"
         )
     return GridSampler2DBackward0.apply(
         input, grid, mode=mode, padding_mode=padding_mode, align_corners=bool(align_corners)

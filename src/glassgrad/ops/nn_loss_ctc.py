@@ -24,7 +24,7 @@ from . import pointwise
 from . import reduction as reduce_ops
 from ._common import array_of, check_tensor
 from ._namespace import ArrayNamespace
-from ._not_implemented import _not_implemented_node
+from ._not_implemented import _not_implemented_for, _not_implemented_node
 from ._registry import Sample, register
 from ._samples import randn
 from .nn_loss import _reduction
@@ -175,13 +175,13 @@ def ctc_loss(
     if not batched:  # as ATen: anything but 3-d is taken as one sequence
         log_probs = log_probs.unsqueeze(1)
     lp = log_probs._data
+    if lp.dtype not in (np.float32, np.float64):  # PyTorch dispatches before its checks
+        raise _not_implemented_for("ctc_loss_cpu", lp.dtype)
     if lp.ndim != 3:
         raise RuntimeError(
             f"Expected 3-dimensional tensor, but got {lp.ndim}-dimensional tensor for argument "
             "#1 'log_probs' (while checking arguments for ctc_loss_allocate_outputs)"
         )
-    if lp.dtype.kind != "f":
-        raise RuntimeError(f"ctc_loss: log_probs must be floating point, got {lp.dtype}")
     steps, batch, classes = lp.shape
     if not 0 <= blank < classes:
         raise RuntimeError("blank must be in label range")

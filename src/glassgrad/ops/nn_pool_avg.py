@@ -15,6 +15,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.op import Op
 from . import shape as shape_ops
+from ._not_implemented import refuse_complex
 from ._pool_geometry import (
     _as_2d,
     _kernel_positions,
@@ -207,6 +208,7 @@ def _avg_pool_nd(
     kernel, stride, padding, _, out = _pool_params(
         op, input, nd, kernel_size, stride, padding, 1, ceil_mode, False
     )
+    refuse_complex("avg_pool3d_out_frame" if nd == 3 else "avg_pool2d", input)
     node = AvgPool3DBackward0 if nd == 3 else AvgPool2DBackward0
     return node.apply(
         input,

@@ -21,7 +21,7 @@ from .. import _factories
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import check_tensor
-from ._not_implemented import check_no_requires_grad
+from ._not_implemented import check_no_requires_grad, refuse_complex
 from ._pool_geometry import gather_flat
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -176,6 +176,7 @@ def _fractional(
                 f"{op}(): pool {names[axis]} {kernel[axis]} too large relative to input "
                 f"{names[axis]} {x.shape[-nd + axis]}"
             )
+    refuse_complex(f"fractional_max_pool{nd}d_out_frame", input)
     batch, channels = (1 if x.ndim == nd + 1 else x.shape[0]), x.shape[-nd - 1]
     if samples is None:
         samples = _factories.rand(batch, channels, nd, dtype=input.dtype)

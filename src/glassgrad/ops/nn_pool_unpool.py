@@ -20,6 +20,7 @@ from .._tensor import Tensor
 from ..autograd.op import Op
 from . import arithmetic, pointwise, powers, shape
 from ._common import check_tensor
+from ._not_implemented import refuse_complex
 from ._pool_geometry import gather_flat
 from ._registry import Sample, register
 from ._samples import randn
@@ -118,6 +119,7 @@ def _max_unpool(op: str, nd: int, input: Tensor, indices: Tensor, output_size: t
         raise RuntimeError(
             f"Found an invalid max index: {bad} (output volumes are of size {sizes})"
         )
+    refuse_complex("max_unpool3d" if nd == 3 else "max_unpool2d", input)
     node = MaxUnpool3DBackward0 if nd == 3 else MaxUnpool2DBackward0
     return node.apply(input, indices, output_size=output_size)
 

@@ -19,7 +19,7 @@ from .._factories import Generator, default_generator
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import check_tensor, zeros_like_grad
-from ._not_implemented import _not_implemented_node
+from ._not_implemented import _not_implemented_node, refuse_complex
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -321,6 +321,7 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
         tensor([0., 0.])
     """
     check_tensor(input, "poisson")
+    refuse_complex("poisson_cpu", input)
     return PoissonBackward0.apply(input, generator=generator)
 
 

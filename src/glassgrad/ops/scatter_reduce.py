@@ -17,6 +17,7 @@ from .._tensor import Tensor
 from ..autograd.function import delayed_error
 from ..autograd.op import Op, apply_inplace
 from ._common import array_of, check_tensor, wrap_dim
+from ._not_implemented import refuse_complex
 from ._registry import NoGrad, Sample, register
 from ._samples import randn, register_on_copy
 from .gather_scatter import (
@@ -79,6 +80,7 @@ class ScatterReduceBackward0(Op):
 
     saved_inputs: tuple[int, ...] = (0, 1)
     saves_output = True
+    refuses_full_overlap = True  # scatter_reduce_(..., src=self) is refused, as in PyTorch
     __slots__ = ("dim", "index", "reduce", "include_self", "src_sizes")
     _double_backward_message = (
         "scatter_reduce(): Double backward is unsupported for src when >1 zeros in src are "
@@ -173,12 +175,14 @@ def _scatter_reduce_args(op: str, input: Tensor, dim: int, index: Any, src: Tens
     return _scatter_args("scatter", input, dim, index, src)
 
 
-def _reduce_arg(op: str, reduce: str, allowed: tuple) -> None:
+def _reduce_arg(op: str, reduce: str, allowed: tuple, input: Tensor) -> None:
     if reduce not in allowed:
         raise RuntimeError(
             f"reduce argument must be either {', '.join(allowed[:-1])} or {allowed[-1]}, got "
             f"{reduce}"
         )
+    if reduce in ("amax", "amin"):  # complex numbers are not ordered
+        refuse_complex(f"scatter_gather_tensor_cpu_reduce_{reduce}", input)
 
 
 def scatter_reduce(
@@ -201,7 +205,7 @@ def scatter_reduce(
         tensor([6., 2., 7.])
     """
     d, idx = _scatter_reduce_args("scatter_reduce", input, dim, index, src)
-    _reduce_arg("scatter_reduce", reduce, _SCATTER_REDUCTIONS)
+    _reduce_arg("scatter_reduce", reduce, _SCATTER_REDUCTIONS, input)
     return ScatterReduceBackward0.apply(
         input, src, dim=d, index=idx, reduce=reduce, include_self=include_self
     )
@@ -218,7 +222,7 @@ def scatter_reduce_(
         tensor([0., 2.])
     """
     d, idx = _scatter_reduce_args("scatter_reduce_", input, dim, index, src)
-    _reduce_arg("scatter_reduce_", reduce, _SCATTER_REDUCTIONS)
+    _reduce_arg("scatter_reduce_", reduce, _SCATTER_REDUCTIONS, input)
     return apply_inplace(
         ScatterReduceBackward0, input, src, dim=d, index=idx, reduce=reduce,
         include_self=include_self,

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._layout import contiguous_format
 from .._tensor import Tensor
-from ..autograd.op import Op
+from ..autograd.op import Op, check_source_overlap
 from ._common import array_of, check_tensor, wrap_dim
 from ._registry import Sample, register
 from ._samples import complex_randn, randn
@@ -355,9 +355,17 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     return UnfoldBackward0.apply(input, dim=d, size=int(size), step=int(step))
 
 
-def _inplace(fn: Any, name: str) -> Any:
+def _inplace(fn: Any, name: str, source: int | None = None) -> Any:
+    """``name``, the in-place ``fn``: its result copied into self. ``source``: the position
+    of an argument PyTorch's kernel refuses to read from self's memory (assert_no_overlap)."""
+
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return self.copy_(fn(self, *args, **kwargs))
+        result = fn(self, *args, **kwargs)
+        if source is not None:
+            given = args[source] if len(args) > source else kwargs.get("source")
+            if isinstance(given, Tensor):
+                check_source_overlap(self._data, given._data)
+        return self.copy_(result)
 
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"In-place ``{name[:-1]}``."
