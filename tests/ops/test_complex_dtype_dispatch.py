@@ -39,10 +39,7 @@ KNOWN = {
         ).split(),
         "complex kernel not written (glassgrad refuses, PyTorch computes)",
     ),
-    **dict.fromkeys(
-        "nn.functional.embedding_bag nn.functional.interpolate".split(),
-        "PyTorch refuses complex input; glassgrad computes (refusal not written)",
-    ),
+    "nn.functional.interpolate": "PyTorch refuses complex input; glassgrad computes",
 }
 
 
@@ -175,4 +172,19 @@ def test_power_dtypes_as_pytorch(name: str) -> None:
             )
         except Exception as exc:  # noqa: BLE001 - compared with PyTorch's
             outcomes.append((type(exc).__name__, str(exc)))
+    assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("dtype", ["complex128", "complex64", "int64", "bool", "float16"])
+def test_embedding_bag_weight_dtypes_as_pytorch(dtype: str) -> None:
+    """embedding_bag takes half, float and double weights only; PyTorch's message names the
+    others by their CPU type (complex, bool) or legacy tensor type."""
+    outcomes = []
+    for lib in (gg, torch):
+        weight = lib.ones(3, 2, dtype=getattr(lib, dtype))
+        try:
+            bags = lib.nn.functional.embedding_bag(lib.tensor([0, 1]), weight, lib.tensor([0]))
+            outcomes.append(bags.tolist())
+        except RuntimeError as exc:
+            outcomes.append(str(exc))
     assert outcomes[0] == outcomes[1]

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import scalar_type_name, tensor_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor
@@ -230,6 +231,16 @@ def embedding_bag(
             "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
             f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
             "GitHub."
+        )
+    w = weight._data.dtype
+    if w not in (np.float16, np.float32, np.float64):
+        # PyTorch's checkScalarTypes names complex and bool dtypes by their CPU type, others
+        # by their legacy tensor type
+        name = f"CPU{scalar_type_name(w)}Type" if w.kind in "cb" else tensor_type_name(w)
+        raise RuntimeError(
+            "Expected tensor for argument #1 'weight' to have one of the following scalar types: "
+            f"Half, BFloat16, Float, Double; but got {name} instead (while checking arguments "
+            "for embedding_bag)"
         )
     if padding_idx is not None:
         if not -num_weights <= padding_idx < num_weights:
