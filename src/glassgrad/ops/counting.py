@@ -232,14 +232,16 @@ def histogramdd(
 
 # PyTorch records histograms with nodes whose backward raises: the results require grad when
 # the input, the weight or a tensor of edges does.
-HistogramNotImplemented = _not_implemented_node("histogram", computed_result)
-HistogramddFromTensorsNotImplemented = _not_implemented_node(
+HistogramNotImplemented: type[Op] = _not_implemented_node("histogram", computed_result)
+HistogramddFromTensorsNotImplemented: type[Op] = _not_implemented_node(
     "_histogramdd_from_bin_tensors", computed_result
 )
-HistogramddFromCountsNotImplemented = _not_implemented_node(
+HistogramddFromCountsNotImplemented: type[Op] = _not_implemented_node(
     "_histogramdd_from_bin_cts", computed_result
 )
-HistogramddEdgesNotImplemented = _not_implemented_node("_histogramdd_bin_edges", computed_result)
+HistogramddEdgesNotImplemented: type[Op] = _not_implemented_node(
+    "_histogramdd_bin_edges", computed_result
+)
 
 
 def _sources(*arguments: Any) -> list:

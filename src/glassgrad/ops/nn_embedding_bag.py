@@ -125,10 +125,10 @@ class EmbeddingBagBackward0(Op):
         return grad_weight, grad_psw
 
 
-_WeightGradient = _not_implemented_node(
+_WeightGradient: type[Op] = _not_implemented_node(
     "_embedding_bag_backward", computed_result, "EmbeddingBagBackwardBackward0"
 )
-_PerSampleWeightsGradient = _not_implemented_node(
+_PerSampleWeightsGradient: type[Op] = _not_implemented_node(
     "_embedding_bag_per_sample_weights_backward", computed_result
 )
 
