@@ -23,7 +23,7 @@ from ._common import (
     check_tensor,
     floating_operands,
 )
-from ._namespace import default_float
+from ._namespace import ArrayNamespace, default_float
 from ._not_implemented import _binary, _check_tensor_other, refuse_complex
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn, unary_samples
@@ -272,14 +272,21 @@ class ErfinvBackward0(Op):
     saved_inputs: tuple[int, ...] = (
         0,
     )  # PyTorch saves the input and recomputes erfinv in backward
+    # A copy of the forward's result (the result itself may be written in place), kept for one
+    # array-path backward instead of that recomputation: the same values, at a copy's cost.
+    __slots__ = ("result",)
 
     def forward(self, x: Any) -> Any:
         refuse_complex("erfinv_vml_cpu", x)
-        return like_operands(_erf.erfinv(default_float(x)), (x,))
+        out = like_operands(_erf.erfinv(default_float(x)), (x,))
+        self.result = out.copy(order="K")
+        return out
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
-        out = ErfinvBackward0.call(x)
+        out, self.result = self.result, None
+        if out is None or F is not ArrayNamespace:
+            out = ErfinvBackward0.call(x)
         return grad * _HALF_SQRT_PI * F.exp(out * out)
 
 
