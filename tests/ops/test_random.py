@@ -76,6 +76,32 @@ def test_multinomial_and_bernoulli_frequencies() -> None:
     assert gg.normal(0.0, 1.0, (2, 3), dtype=gg.float64).dtype == gg.float64
 
 
+@pytest.mark.parametrize("replacement", [True, False])
+@pytest.mark.parametrize("shape", [(4, 6), (7,), (2, 3000)])  # the last: more than 2**20 draws
+def test_multinomial_draws_rows_as_numpy_choice_row_by_row(shape: tuple, replacement: bool) -> None:
+    """All rows drawn at once are what one row at a time draws from the same stream: NumPy's
+    ``choice`` with replacement, the smallest exponential race times without."""
+    rng = np.random.default_rng(3)
+    weights = rng.random(shape) * (rng.random(shape) > 0.3)
+    weights[..., 0] += 0.5
+    count = 400 if replacement else 5
+    gg.manual_seed(11)
+    ours = gg.multinomial(gg.tensor(weights), count, replacement=replacement).numpy()
+    gg.manual_seed(11)
+    stream = gg.default_generator.rng
+    expected = []
+    for row in np.atleast_2d(weights):
+        if replacement:
+            expected.append(stream.choice(row.size, count, p=row / row.sum()))
+        else:
+            with np.errstate(divide="ignore"):
+                keys = stream.exponential(size=row.size) / row
+            expected.append(np.argsort(keys, kind="stable")[:count])
+    np.testing.assert_array_equal(ours, np.array(expected).reshape(ours.shape))
+    if replacement:  # a category of weight zero is never drawn
+        assert np.all(np.take_along_axis(np.atleast_2d(weights), np.atleast_2d(ours), 1) > 0)
+
+
 def test_graph_matches_pytorch() -> None:
     def program(lib: Any) -> Any:
         x = lib.ones(3, requires_grad=True)

@@ -354,6 +354,24 @@ def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) ->
     return BinomialNotImplemented.apply(count, prob, after=generator)
 
 
+_COMPARISONS_AT_ONCE = 1 << 20  # draws x categories compared in one array, at most
+
+
+def _draw_with_replacement(rng: np.random.Generator, p: np.ndarray, count: int) -> np.ndarray:
+    """``count`` categories per row of probabilities ``p``: row by row what
+    ``rng.choice(n, count, p=row)`` draws (the inverse of each row's normalised cumulative sum
+    at ``rng.random(count)``), all rows from one stream of uniforms."""
+    cdf = np.cumsum(p, axis=1)
+    cdf /= cdf[:, -1:]
+    uniform = rng.random((p.shape[0], count))
+    if cdf.size * count <= _COMPARISONS_AT_ONCE:
+        # searchsorted(side="right") of a sorted row: how many of its values are <= the draw.
+        return (cdf[:, None, :] <= uniform[:, :, None]).sum(axis=2, dtype=np.int64)
+    return np.stack([c.searchsorted(u, side="right") for c, u in zip(cdf, uniform)]).astype(
+        np.int64
+    )
+
+
 def multinomial(
     input: Tensor,
     num_samples: int,
@@ -386,22 +404,20 @@ def multinomial(
         raise RuntimeError(
             "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
         )
-    if not np.all(np.isfinite(rows)) or np.any(rows < 0):
+    if not np.isfinite(rows).all() or (rows < 0).any():
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     totals = rows.sum(axis=1)
-    if np.any(totals <= 0):
+    if (totals <= 0).any():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     rng = _rng(generator)
-    drawn = np.empty((rows.shape[0], num_samples), np.int64)
-    for r, (row, total) in enumerate(zip(rows, totals)):
-        if replacement:
-            drawn[r] = rng.choice(row.size, num_samples, replace=True, p=row / total)
-        else:
-            # Without replacement: the categories with the smallest exponential race times
-            # (Gumbel-top-k), which never picks a zero-weight category before the others.
-            with np.errstate(divide="ignore"):
-                keys = rng.exponential(size=row.size) / row
-            drawn[r] = np.argsort(keys, kind="stable")[:num_samples]
+    if replacement:
+        drawn = _draw_with_replacement(rng, rows / totals[:, None], num_samples)
+    else:
+        # Without replacement: the categories with the smallest exponential race times
+        # (Gumbel-top-k), which never picks a zero-weight category before the others.
+        with np.errstate(divide="ignore"):
+            keys = rng.exponential(size=rows.shape) / rows
+        drawn = np.ascontiguousarray(np.argsort(keys, axis=1, kind="stable")[:, :num_samples])
     result = Tensor._from_array(drawn if weights.ndim == 2 else drawn[0])
     return out_result("multinomial", out, result, (input,))
 
