@@ -34,11 +34,6 @@ from .padding import pad
 from .shape_views import narrow
 
 _NONE, _BY_ROOT_N, _BY_N = 0, 1, 2
-# NumPy's ``norm=`` that gives each scaling mode, for a forward and for an inverse transform.
-_NUMPY_NORM = {
-    True: {_NONE: "backward", _BY_ROOT_N: "ortho", _BY_N: "forward"},
-    False: {_NONE: "forward", _BY_ROOT_N: "ortho", _BY_N: "backward"},
-}
 
 
 def _by_stride(strides: tuple, dims: Any) -> list:
@@ -62,33 +57,76 @@ def _in_mkl_layout(out: np.ndarray, in_strides: tuple, dim: Any) -> np.ndarray:
 
 
 # The n-dimensional transforms as NumPy's fftn/rfftn/irfftn compute them, one 1-D transform per
-# dim in their order, without their argument handling (most of the time of a short transform).
+# dim in their order, without their argument handling (most of the time of a short transform):
+# each 1-D transform is the gufunc np.fft.fft/rfft/ifft/irfft end in (NumPy's _raw_fft), called
+# with the scale factor and output array those functions would give it.
+
+_POCKETFFT: Any = None  # numpy.fft's gufuncs, imported on first use (numpy.fft is not imported
+# with NumPy, nor with glassgrad)
+
+
+# The real and complex dtypes of a transform of each input dtype (NumPy's result_type of the
+# input's real dtype with 1.0, and of its dtype with 1j).
+_PRECISIONS = {
+    np.dtype(t): (np.dtype(real), np.dtype(complex_))
+    for t, real, complex_ in (
+        (np.float32, np.float32, np.complex64),
+        (np.complex64, np.float32, np.complex64),
+        (np.float64, np.float64, np.complex128),
+        (np.complex128, np.float64, np.complex128),
+    )
+}
+
+
+def _transform(kind: str, a: np.ndarray, axis: int, normalization: int, n: int) -> np.ndarray:
+    """The 1-D transform ``kind`` ("fft", "ifft", "rfft", "irfft") of length ``n`` along the
+    non-negative ``axis``, scaled by the mode: NumPy's result, bit for bit."""
+    global _POCKETFFT
+    if _POCKETFFT is None:
+        from numpy.fft import _pocketfft_umath
+
+        _POCKETFFT = _pocketfft_umath
+    real, complex_ = _PRECISIONS[a.dtype]
+    if normalization == _NONE:
+        # NumPy's int 1, which also picks its loop: the complex128 one, even for complex64
+        scale: Any = 1
+    elif normalization == _BY_ROOT_N:
+        scale = np.reciprocal(np.sqrt(n, dtype=real))
+    else:
+        scale = np.reciprocal(n, dtype=real)
+    if kind == "rfft":
+        gufunc = _POCKETFFT.rfft_n_even if n % 2 == 0 else _POCKETFFT.rfft_n_odd
+        size, dtype = n // 2 + 1, complex_
+    elif kind == "irfft":
+        gufunc, size, dtype = _POCKETFFT.irfft, n, real
+    else:
+        gufunc, size, dtype = getattr(_POCKETFFT, kind), n, complex_
+    out = np.empty(a.shape[:axis] + (size,) + a.shape[axis + 1 :], dtype)
+    return gufunc(a, scale, axes=[(axis,), (), (axis,)], out=out)
 
 
 def _c2c(z: np.ndarray, dim: tuple, normalization: int, forward: bool) -> np.ndarray:
-    norm = _NUMPY_NORM[forward][normalization]
-    transform = np.fft.fft if forward else np.fft.ifft
+    kind = "fft" if forward else "ifft"
     out = z
     for axis in reversed(dim):
-        out = transform(out, axis=axis, norm=norm)
+        out = _transform(kind, out, axis, normalization, out.shape[axis])
     return _in_mkl_layout(out.astype(z.dtype, copy=False), z.strides, _by_stride(z.strides, dim))
 
 
 def _r2c(x: np.ndarray, dim: tuple, normalization: int, onesided: bool) -> np.ndarray:
-    norm = _NUMPY_NORM[True][normalization]
-    out = (np.fft.rfft if onesided else np.fft.fft)(x, axis=dim[-1], norm=norm)
+    last = dim[-1]
+    out = _transform("rfft" if onesided else "fft", x, last, normalization, x.shape[last])
     for axis in reversed(dim[:-1]):
-        out = np.fft.fft(out, axis=axis, norm=norm)
+        out = _transform("fft", out, axis, normalization, out.shape[axis])
     order = _by_stride(x.strides, dim[:-1]) + [dim[-1]]  # the halved dim stays last
     return _in_mkl_layout(out.astype(complex_of(x.dtype), copy=False), x.strides, order)
 
 
 def _c2r(z: np.ndarray, dim: tuple, normalization: int, last_dim_size: int) -> np.ndarray:
-    norm = _NUMPY_NORM[False][normalization]
     out = z
     for axis in dim[:-1]:
-        out = np.fft.ifft(out, axis=axis, norm=norm)
-    out = np.fft.irfft(out, n=last_dim_size, axis=dim[-1], norm=norm)
+        out = _transform("ifft", out, axis, normalization, out.shape[axis])
+    out = _transform("irfft", out, dim[-1], normalization, last_dim_size)
     out = out.astype(np.float32 if z.dtype == np.complex64 else np.float64, copy=False)
     strides = z.strides
     if len(dim) > 1:  # PyTorch transforms the other dims first (c2c), then the last one
