@@ -143,7 +143,12 @@ _HIGH_DEGREE = {"t": 6, "u": 8, "v": 8, "w": 8}  # above: the closed form inside
 
 def _chebyshev_at(kind: str, x: Any, n: int) -> Any:
     twice = x + x  # (x + x) of every step, computed once
-    first = {"t": x, "u": twice, "v": twice - 1, "w": twice + 1}[kind]
+    if kind == "t":
+        first = x
+    elif kind == "u":
+        first = twice
+    else:
+        first = twice - 1 if kind == "v" else twice + 1
 
     def recurrence() -> Any:
         return _recurrence_at(x, n, lambda v: first, lambda k, v, q, p: twice * q - p)
