@@ -157,6 +157,16 @@ def test_tails_accuracy() -> None:
     np.testing.assert_allclose(ours, torch.special.ndtri(torch.tensor(p)).numpy(), rtol=1e-13)
 
 
+@pytest.mark.parametrize("name", ["erfc", "erfcx", "log_ndtr", "ndtri", "erfinv", "ndtr"])
+def test_error_functions_of_one_number(name: str) -> None:
+    """0-d tensors on every branch (an erfc of 2.5 raised a TypeError)."""
+    values = [0.999, 0.5, 0.02] if name in ("ndtri", "erfinv") else [-3.0, 0.5, 2.5, 7.0]
+    for value in values:
+        ours = getattr(gs, name)(gg.tensor(value, dtype=gg.float64))
+        theirs = getattr(torch.special, name)(torch.tensor(value, dtype=torch.float64))
+        assert ours.shape == () and float(ours) == pytest.approx(float(theirs), rel=1e-13)
+
+
 @pytest.mark.parametrize("name", sorted(PYTORCH_INACCURATE))
 def test_where_pytorch_is_inaccurate_values_are_exact(name: str) -> None:
     exact = {

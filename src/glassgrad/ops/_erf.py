@@ -122,7 +122,8 @@ def _taylor_table() -> np.ndarray:
     return table
 
 
-# One contiguous row per degree, so each Horner step gathers from a small row.
+# One row per degree: a gather of the columns of the values' grid points gives each Horner
+# step a contiguous row.
 _TABLE_BY_DEGREE = np.ascontiguousarray(_taylor_table().T)
 
 
@@ -131,10 +132,13 @@ def _erf_nonnegative(m: np.ndarray) -> np.ndarray:
     inside = m < _GRID_END
     index = np.rint(np.where(inside, m / _STEP, 0.0)).astype(np.intp)
     offset = np.where(inside, m - index * _STEP, 0.0)
-    result = _TABLE_BY_DEGREE[_DEGREE][index]
-    for k in range(_DEGREE - 1, -1, -1):
+    coefficients = _TABLE_BY_DEGREE.take(index, axis=1)  # one gather: a row per degree
+    # Horner's rule; the result laid out as the values are (the gather's rows are row-major).
+    result = np.multiply(coefficients[_DEGREE], offset, out=np.empty_like(offset))
+    for k in range(_DEGREE - 1, 0, -1):
+        result += coefficients[k]
         result *= offset
-        result += _TABLE_BY_DEGREE[k][index]
+    result += coefficients[0]
     return np.where(inside, result, np.where(np.isnan(m), m, 1.0))
 
 
@@ -162,7 +166,7 @@ def _erfc_nonnegative(m: np.ndarray) -> np.ndarray:
     far = m >= _CONTINUED_FRACTION_START
     if not far.any():
         return 1.0 - _erf_nonnegative(m)
-    out = 1.0 - _erf_nonnegative(np.where(far, 0.0, m))
+    out = np.asarray(1.0 - _erf_nonnegative(np.where(far, 0.0, m)))  # 0-d stays an array
     out[far] = _erfc_continued_fraction(m[far])
     return out
 
