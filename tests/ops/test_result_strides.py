@@ -29,12 +29,9 @@ _CONFLICT = (
     "a product of operands in conflicting layouts: PyTorch's TensorIterator takes the first "
     "operand's, NumPy's ufunc a row-major one (not checked in the arithmetic hot path)"
 )
-_COMPLEX_VIEW = "PyTorch returns a view into the complex storage (strides doubled); a copy here"
 _QUANTILE = "PyTorch's quantile sorts a permuted copy and permutes the result back"
 
 KNOWN: dict[str, str] = {
-    "imag": _COMPLEX_VIEW,
-    "real": _COMPLEX_VIEW,
     "nanquantile": _QUANTILE,
     "quantile": _QUANTILE,
 }

@@ -44,6 +44,7 @@ __all__ = [
     "CreationMeta",
     "apply_inplace_view",
     "internal_overlap",
+    "own_temporary_view",
     "check_inplace",
     "edge_of",
     "rebase_history",
@@ -172,6 +173,28 @@ def replay_view_tensor(steps: tuple[Any, ...], base: Any) -> Any:
         t = cls.apply(t, *extra, **params)
         if index is not None:
             t = t[index]
+    return t
+
+
+def own_temporary_view(t: Any) -> Any:
+    """``t``, a view of a temporary a composite op made and dropped, as a tensor of its own.
+
+    PyTorch's composites reshape their temporaries with in-place view ops (``transpose_``,
+    ``squeeze_``), so their results are not views; glassgrad's views of a temporary would be,
+    and ``detach_()``, in-place rules and ``._base`` would differ. The temporary is never seen
+    again, so nothing else shares ``t``'s memory; its history is kept, and so is the version
+    counter it shares with the temporary (a node may have saved the temporary: writing into
+    ``t`` must still be caught). Only for composites: never for a view of an argument.
+    """
+    if t._base is None:
+        return t
+    t._base = None
+    t._view_steps = None
+    t._attr_version = None
+    t._creation_meta = 0
+    t._base_geometry = 0
+    if t._requires_grad_from_base:
+        t._requires_grad = t._requires_grad_from_base = False
     return t
 
 

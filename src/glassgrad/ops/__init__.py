@@ -59,6 +59,7 @@ _BACKWARD_FUNCTIONS: dict[str, Any] = {
     "sgn": complex.sgn,
     "abs": pointwise.abs,
     "real": complex.real,
+    "imag": complex.imag,
     "conj": complex.conj,
     "where": pointwise.where,
     "sum": reduction.sum,

@@ -107,6 +107,7 @@ class ArrayNamespace:
     sgn = staticmethod(np.sign)  # NumPy 2's sign of a complex z is z / |z|, PyTorch's sgn
     abs = staticmethod(np.abs)
     real = staticmethod(np.real)
+    imag = staticmethod(np.imag)
     conj = staticmethod(np.conj)
 
     @staticmethod

@@ -278,7 +278,8 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
         raise RuntimeError(
             f"broadcast_tensors: shapes {shapes} cannot be broadcast together"
         ) from None
-    return tuple(expand(t, shape) for t in tensors)
+    # As PyTorch's expand_outplace: a tensor of the broadcast shape is returned as it is.
+    return tuple(t if t._data.shape == shape else expand(t, shape) for t in tensors)
 
 
 def broadcast_shapes(*shapes: Any) -> Any:

@@ -4,8 +4,10 @@ take complex operands in ``pointwise.py``.
 
 Gradients follow PyTorch's convention (conjugate Wirtinger calculus): for a real loss L of a
 complex z = x + iy the gradient is dL/dx + i dL/dy, so a real loss's gradients through complex
-intermediates equal PyTorch's. One difference: ``real``/``imag``/``conj`` return new tensors,
-not views sharing the complex tensor's memory (writing into ``z.real`` leaves z unchanged).
+intermediates equal PyTorch's. ``real`` and ``imag`` are views into the complex tensor's
+memory (a select of ``view_as_real``, as PyTorch's), so writing into ``z.real`` changes z.
+``conj`` computes the conjugate: PyTorch's is a lazy view (the conj bit), glassgrad's a new
+tensor.
 """
 
 from __future__ import annotations
@@ -23,26 +25,8 @@ from ._common import array_of, check_tensor
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import complex_randn, randn
-
-
-class RealBackward0(Op):
-    """out = Re(z); the gradient of z is the real gradient (imaginary part 0)."""
-
-    def forward(self, z: Any) -> Any:
-        return np.real(z).copy()
-
-    def backward(self, F: Any, grad: Any) -> Any:
-        return grad  # cast to z's complex dtype by the machinery
-
-
-class ImagBackward0(Op):
-    """out = Im(z); the gradient of z is i * grad."""
-
-    def forward(self, z: Any) -> Any:
-        return np.imag(z).copy()
-
-    def backward(self, F: Any, grad: Any) -> Any:
-        return grad * 1j
+from .complex_views import view_as_real
+from .shape_views import select
 
 
 class ConjBackward0(Op):
@@ -112,8 +96,8 @@ class ComplexBackward0(Op):
     def backward(self, F: Any, grad: Any) -> Any:
         needs = self.needs_input_grad
         return (
-            RealBackward0.call(grad) if needs[0] else None,
-            ImagBackward0.call(grad) if needs[1] else None,
+            F.real(grad) if needs[0] else None,
+            F.imag(grad) if needs[1] else None,
         )
 
 
@@ -126,7 +110,9 @@ def real(input: Tensor) -> Tensor:
         tensor([1.])
     """
     check_tensor(input, "real")
-    return RealBackward0.apply(input) if input._data.dtype.kind == "c" else input
+    if input._data.dtype.kind != "c":
+        return input
+    return select(view_as_real(input), -1, 0)
 
 
 def imag(input: Tensor) -> Tensor:
@@ -140,7 +126,7 @@ def imag(input: Tensor) -> Tensor:
     check_tensor(input, "imag")
     if input._data.dtype.kind != "c":
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return ImagBackward0.apply(input)
+    return select(view_as_real(input), -1, 1)
 
 
 def conj(input: Tensor) -> Tensor:
@@ -234,8 +220,8 @@ def _complex_samples(rng: np.random.Generator) -> list[Sample]:
     ]
 
 
-register("real", real, nodes=(RealBackward0,), methods=(), samples=_complex_samples)
-register("imag", imag, nodes=(ImagBackward0,), methods=(), samples=_complex_samples)
+register("real", real, nodes=(), methods=(), samples=_complex_samples)
+register("imag", imag, nodes=(), methods=(), samples=_complex_samples)
 register("conj", conj, nodes=(ConjBackward0,), methods=(), samples=_complex_samples)
 register(
     "angle",

@@ -20,6 +20,7 @@ import numpy as np
 from .._dtype import tensor_type_name
 from .._tensor import Tensor
 from .._warn_once import warn_once
+from ..autograd.views import own_temporary_view
 from ._common import check_tensor
 from ._registry import Sample, register
 from ._samples import complex_randn, randn
@@ -207,7 +208,8 @@ def _frames_transform(
     spectrum = spectrum.transpose(1, 2)
     if self._data.ndim == 1:
         spectrum = spectrum.squeeze(0)
-    return spectrum if returns_complex else view_as_real(spectrum)
+    # PyTorch transposes its temporary in place: the spectrum is no view (of what it computed)
+    return own_temporary_view(spectrum) if returns_complex else view_as_real(spectrum)
 
 
 def _frames(signal: Tensor, n_fft: int, hop: int, count: int) -> Tensor:

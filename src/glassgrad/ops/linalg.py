@@ -10,6 +10,7 @@ import numpy as np
 from .._dtype import c_type_name, scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
+from ..autograd.views import own_temporary_view
 from . import broadcasting, shape
 from ._common import check_tensor
 from ._registry import Sample, register
@@ -157,7 +158,9 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     if d1 <= 2 and d2 <= 2:
         _check_dtypes("mm", a, b)
         if d1 == 1:
-            return shape.squeeze(MmBackward0.apply(shape.unsqueeze(input, 0), other), 0)
+            # PyTorch squeezes its mm result in place (squeeze_): no view of a temporary
+            product = MmBackward0.apply(shape.unsqueeze(input, 0), other)
+            return own_temporary_view(shape.squeeze(product, 0))
         return MmBackward0.apply(input, other)
     if _should_fold(input, other):
         return _folded_matmul(input, other)

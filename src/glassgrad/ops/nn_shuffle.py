@@ -21,7 +21,8 @@ def _shuffle(x: np.ndarray, r: int) -> np.ndarray:
     blocks = x.reshape(*lead, c // (r * r), r, r, h, w)
     n = len(lead)
     order = (*range(n), n, n + 3, n + 1, n + 4, n + 2)
-    return np.ascontiguousarray(blocks.transpose(order)).reshape(*lead, c // (r * r), h * r, w * r)
+    # A copy even when r == 1 (the transpose is then the identity): never the input's memory.
+    return np.array(blocks.transpose(order), order="C").reshape(*lead, c // (r * r), h * r, w * r)
 
 
 def _unshuffle(x: np.ndarray, r: int) -> np.ndarray:
@@ -30,7 +31,7 @@ def _unshuffle(x: np.ndarray, r: int) -> np.ndarray:
     blocks = x.reshape(*lead, c, h // r, r, w // r, r)
     n = len(lead)
     order = (*range(n), n, n + 2, n + 4, n + 1, n + 3)
-    return np.ascontiguousarray(blocks.transpose(order)).reshape(*lead, c * r * r, h // r, w // r)
+    return np.array(blocks.transpose(order), order="C").reshape(*lead, c * r * r, h // r, w // r)
 
 
 class PixelShuffleBackward0(Op):
@@ -134,7 +135,7 @@ class ChannelShuffleBackward0(Op):
 def _channel_shuffle(x: np.ndarray, groups: int) -> np.ndarray:
     n, c, *rest = x.shape
     blocks = x.reshape(n, groups, c // groups, *rest).swapaxes(1, 2)
-    return np.ascontiguousarray(blocks).reshape(x.shape)
+    return np.array(blocks, order="C").reshape(x.shape)  # a copy even for one group
 
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:

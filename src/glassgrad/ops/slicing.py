@@ -14,6 +14,7 @@ import numpy as np
 from .._layout import contiguous_format
 from .._tensor import Tensor
 from ..autograd.op import Op, check_source_overlap
+from ..autograd.views import own_temporary_view
 from ._common import array_of, check_tensor, wrap_dim
 from ._registry import Sample, register
 from ._samples import complex_randn, randn
@@ -87,12 +88,13 @@ def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
             f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}"
         )
     k %= 4
+    # PyTorch transposes the flipped copy in place (transpose_): no view of a temporary.
     if k == 1:
-        return transpose(flip(input, (d1,)), d0, d1)
+        return own_temporary_view(transpose(flip(input, (d1,)), d0, d1))
     if k == 2:
         return flip(input, (d0, d1))
     if k == 3:
-        return transpose(flip(input, (d0,)), d0, d1)
+        return own_temporary_view(transpose(flip(input, (d0,)), d0, d1))
     return clone(input, memory_format=contiguous_format)  # as PyTorch: row-major
 
 

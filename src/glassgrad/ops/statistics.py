@@ -14,6 +14,7 @@ from .. import return_types
 from .._dtype import scalar_type_name, to_numpy_dtype
 from .._tensor import Tensor
 from ..autograd.op import Op
+from ..autograd.views import own_temporary_view
 from ._common import array_of, check_tensor, wrap_dim, wrap_dims
 from ._not_implemented import refuse_complex
 from ._registry import NoGrad, Sample, register
@@ -105,7 +106,10 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> 
             )
         if keepdim:
             shape = (1,) * input._data.ndim
-            return return_types.aminmax(reshape(amin(input), shape), reshape(amax(input), shape))
+            return return_types.aminmax(
+                own_temporary_view(reshape(amin(input), shape)),
+                own_temporary_view(reshape(amax(input), shape)),
+            )
         return return_types.aminmax(amin(input), amax(input))
     d = wrap_dim(dim, input._data.ndim, "aminmax")
     return return_types.aminmax(amin(input, d, keepdim), amax(input, d, keepdim))
@@ -179,9 +183,10 @@ def _quantile(
         results = [reshape(r, (1,) * data.ndim) for r in results]
     elif dim is None:
         results = [reshape(r, ()) for r in results]
+    # PyTorch's quantile reshapes its own result in place: no view of a temporary.
     if scalar_q or qs.ndim == 0:
-        return results[0]
-    return unsqueeze(results[0], 0) if len(results) == 1 else _stack(results)
+        return own_temporary_view(results[0])
+    return own_temporary_view(unsqueeze(results[0], 0)) if len(results) == 1 else _stack(results)
 
 
 def _stack(results: list) -> Tensor:

@@ -1,0 +1,129 @@
+"""Which results are views, and which share memory with an input, against PyTorch: a ratchet
+over every registry row's samples.
+
+Both facts are semantics, not layout. A result that shares an input's memory without being
+its view makes an in-place write on the result change the input behind autograd's back (a
+silently wrong value and gradient); a result that is a view where PyTorch's is a new tensor
+(or the reverse) changes what ``detach_()``, in-place ops on it and ``._base`` do. For each
+sample (float64) and output, the pair (is a view, shares memory with a tensor argument) must
+be PyTorch's. The ops in ``KNOWN`` still differ, each for the reason given; the list may
+only shrink: the test fails when an op not listed differs and when a listed op agrees.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
+from glassgrad.ops import REGISTRY
+
+from .test_registry import _call, _convert, _outputs, _samples
+
+_CONJ = (
+    "PyTorch's conjugate is a lazy view (the conj bit); glassgrad computes it, so a complex "
+    "conj()/adjoint() is a new tensor (docs/views_and_inplace.md)"
+)
+_TEMPORARY_VIEW = (
+    "PyTorch's composite returns a view of a temporary (a reshape, select or unbind of a "
+    "result it computed); glassgrad's kernel returns that result directly"
+)
+
+KNOWN: dict[str, str] = {
+    "conj": _CONJ,
+    "adjoint": _CONJ,
+    **{
+        name: _TEMPORARY_VIEW
+        for name in (
+            "fft.ifft",
+            "fft.ihfft",
+            "ravel",
+            "repeat_interleave",
+            "linalg.cond",
+            "_rnn_layer",
+            "linalg.multi_dot",
+            "chain_matmul",
+            "nonzero",
+            "cov",
+            "svd",
+        )
+    },
+}
+
+
+def _tensors(args: tuple, kwargs: dict) -> list:
+    found = []
+    for value in (*args, *kwargs.values()):
+        items = value if isinstance(value, list) else [value]
+        found += [v for v in items if hasattr(v, "shape")]
+    return found
+
+
+def _aliasing(lib: Any, output: Any, inputs: list) -> tuple[bool, bool]:
+    """(is a view, shares memory with one of ``inputs``) of ``output``."""
+    if output.numel() == 0:
+        return output._is_view(), False
+    if lib is torch:
+        pointer = output.untyped_storage().data_ptr()
+        shared = any(x.numel() and x.untyped_storage().data_ptr() == pointer for x in inputs)
+    else:
+        shared = any(x.numel() and np.shares_memory(output._data, x._data) for x in inputs)
+    return output._is_view(), shared
+
+
+def _run(info: Any, sample: Any, lib: Any) -> list[tuple[bool, bool]]:
+    leaves: list = []
+    args = tuple(_convert(a, lib, np.float64, leaves) for a in sample.args)
+    kwargs = {k: _convert(v, lib, np.float64, leaves) for k, v in sample.kwargs.items()}
+    inputs = _tensors(args, kwargs)
+    outputs = _outputs(_call(info, lib, args, kwargs))
+    return [_aliasing(lib, o, inputs) for o in outputs]
+
+
+def _differences(key: str) -> list[str]:
+    info = REGISTRY[key]
+    found = []
+    for i, sample in enumerate(_samples(info)):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ours = _run(info, sample, gg)
+                theirs = _run(info, sample, torch)
+        except Exception:  # samples that raise are compared by the error tests
+            continue
+        for k, (a, b) in enumerate(zip(ours, theirs)):
+            if a != b:
+                found.append(f"sample {i} output {k}: (view, shares) {a} != torch {b}")
+    return found
+
+
+def test_known_ops_are_registry_ops() -> None:
+    assert sorted(set(KNOWN) - set(REGISTRY)) == []
+
+
+@pytest.mark.parametrize("key", sorted(k for k, info in REGISTRY.items() if info.samples))
+def test_result_aliasing_matches_torch(key: str) -> None:
+    differences = _differences(key)
+    if key in KNOWN:
+        assert differences, f"{key}: views and sharing now agree with PyTorch; remove from KNOWN"
+    else:
+        assert not differences, f"{key}: views or memory sharing differ: {differences}"
+
+
+@pytest.mark.parametrize("part", ["real", "imag"])
+def test_writing_into_real_or_imag_changes_the_complex_tensor(part: str) -> None:
+    def run(lib: Any) -> tuple:
+        z = lib.tensor([[1 + 2j, 3 - 1j]], dtype=lib.complex128, requires_grad=True)
+        w = z * 1
+        getattr(w, part).mul_(3)
+        (w.abs() ** 2).sum().backward()
+        return w.detach().numpy(), z.grad.numpy(), type(w.grad_fn).__name__
+
+    ours, theirs = run(gg), run(torch)
+    np.testing.assert_allclose(ours[0], theirs[0])
+    np.testing.assert_allclose(ours[1], theirs[1])
+    assert ours[2] == theirs[2] == "CopySlices"
