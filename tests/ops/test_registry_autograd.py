@@ -19,7 +19,7 @@ import torch
 import glassgrad as gg
 from glassgrad.ops import REGISTRY
 
-from .test_registry import CASES, _differentiable, _run
+from .test_registry import CASES, _call, _convert, _differentiable, _outputs, _run
 
 # Rows whose graph differs from PyTorch's by design (README, "Differences from PyTorch"): one
 # fused node per RNN layer and direction saves what the fused layer needs, not what PyTorch's
@@ -35,10 +35,22 @@ def _differentiated(key: str, sample: Any, lib: Any) -> tuple:
 
 
 def _integer_outputs(key: str, sample: Any, lib: Any) -> tuple:
-    """The differentiable outputs, the integer ones (indices) and the leaves."""
-    outputs, leaves = _run(REGISTRY[key], sample, lib)
+    """The differentiable outputs, the integer ones (indices), the leaves and the tensor
+    arguments that are no leaves (constants: indices, weights that take no gradient)."""
+    info = REGISTRY[key]
+    leaves: list = []
+    args = tuple(_convert(a, lib, np.float64, leaves) for a in sample.args)
+    kwargs = {k: _convert(v, lib, np.float64, leaves) for k, v in sample.kwargs.items()}
+    result = _call(info, lib, args, kwargs)
+    outputs = _outputs(info.gauge(result) if info.gauge else result)
     integers = [o for o in outputs if not (o.dtype.is_floating_point or o.dtype.is_complex)]
-    return _differentiable(outputs, lib), integers, leaves
+    constants = [
+        v
+        for value in (*args, *kwargs.values())
+        for v in (value if isinstance(value, list) else [value])
+        if isinstance(v, lib.Tensor) and not any(v is leaf for leaf in leaves)
+    ]
+    return _differentiable(outputs, lib), integers, leaves, constants
 
 
 def _cotangents(lib: Any, outputs: list) -> list:
@@ -80,10 +92,12 @@ def test_first_derivatives_are_differentiable_where_pytorchs_are(
 
 def _raises_after_inplace(key: str, sample: Any, lib: Any, which: str, k: int) -> Any:
     """Run the op, change its ``k``-th leaf (``which="input"``), differentiable output
-    (``"output"``) or integer output (``"index"``: PyTorch saves some) in place, then
-    differentiate: the error's kind, or None."""
-    outputs, integers, leaves = _integer_outputs(key, sample, lib)
-    targets = {"input": leaves, "output": outputs, "index": integers}[which]
+    (``"output"``), integer output (``"index"``: PyTorch saves some) or tensor argument that
+    takes no gradient (``"constant"``: a weight, an index) in place, then differentiate: the
+    error's kind, or None. A constant an op keeps without its version would give a gradient
+    from changed values where PyTorch raises."""
+    outputs, integers, leaves, constants = _integer_outputs(key, sample, lib)
+    targets = {"input": leaves, "output": outputs, "index": integers, "constant": constants}[which]
     if k >= len(targets) or not outputs or not leaves:
         return "absent"
     try:
@@ -106,7 +120,7 @@ def test_saved_tensors_are_pytorchs(key: str, index: int, sample: Any) -> None:
     PyTorch's: the op saves what PyTorch saves."""
     if not _gradable(key, sample):
         return
-    for which in ("input", "output", "index"):
+    for which in ("input", "output", "index", "constant"):
         for k in range(4):
             ours = _raises_after_inplace(key, sample, gg, which, k)
             theirs = _raises_after_inplace(key, sample, torch, which, k)
@@ -115,3 +129,29 @@ def test_saved_tensors_are_pytorchs(key: str, index: int, sample: Any) -> None:
             )
             if theirs == "absent":
                 break
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "y = x.index_select(0, i); i[0] = 1",
+        "y = x.gather(0, i); i.add_(1)",
+        "y = torch.nn.functional.embedding(i, x.reshape(3, 1)); i.zero_()",
+        "y = torch.nn.functional.cross_entropy(x.reshape(1, 3), p, weight=w); w.mul_(10)",
+    ],
+)
+def test_constant_changed_after_the_op_raises_as_pytorch(program: str) -> None:
+    """An index or a weight changed in place between forward and backward: PyTorch's error,
+    never a gradient computed from the new values (which glassgrad gave before)."""
+    for lib in (gg, torch):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        names = {
+            "torch": lib,
+            "x": x,
+            "i": lib.tensor([0, 2]),
+            "p": lib.tensor([[0.2, 0.3, 0.5]]),
+            "w": lib.tensor([1.0, 2.0, 3.0]),
+        }
+        exec(program, names)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            names["y"].sum().backward()

@@ -53,7 +53,7 @@ from .views import (
     wrap_view,
 )
 
-__all__ = ["Op", "apply_inplace", "fit_gradients", "special_inputs"]
+__all__ = ["Op", "apply_inplace", "fit_gradients", "keep_versions", "special_inputs"]
 
 _seq = graph.sequence_counter
 _saved_hooks = graph.saved_hooks_stack  # non-empty inside saved_tensors_hooks
@@ -210,6 +210,9 @@ class Op(Node):
     # does; otherwise a gradient through the other outputs alone would depend on what the
     # skipped term reads (its flags under create_graph, or a zero where PyTorch has none).
     takes_undefined_grads: bool = False
+    # Tensor arguments the backward reads as arrays without saving them as inputs (indices,
+    # weights that take no gradient), with the version each had: see keep_versions.
+    _constants: tuple = ()
     # Which saved inputs that node takes as differentiable inputs (None: every saved one read
     # by the gradient, see saved_for, and the saved outputs), and whether differentiating
     # through them gives zeros (threshold_backward) or nothing (convolution_backward).
@@ -711,6 +714,8 @@ class Op(Node):
         return stale
 
     def _run(self, grads: list, create_graph: bool) -> tuple:
+        if self._constants:
+            _check_constants(self._constants)
         saved = self._saved
         if (
             create_graph
@@ -925,6 +930,31 @@ def _read_by_needed(saved_for: tuple, saved: tuple, nodes: Any) -> tuple:
         else:
             kept.append(None)
     return tuple(kept)
+
+
+def keep_versions(result: Any, *constants: Any) -> Any:
+    """``result`` of an op whose backward reads the tensors ``constants`` (an index, a weight
+    that takes no gradient: passed to the op as arrays, not as inputs): its node remembers
+    their versions, and its backward raises PyTorch's "modified by an inplace operation"
+    error if one was changed in place since, as PyTorch's saved tensors do. Without this a
+    changed index or weight would silently change the gradient."""
+    first = result[0] if type(result) is tuple else result
+    if not isinstance(first, graph.Tensor):
+        return result
+    # An in-place op on a view records its node inside the base's CopySlices.
+    node = first._node if first._base is None else getattr(first._base._node, "fn", None)
+    if not isinstance(node, Op):
+        return result  # not recorded
+    kept = tuple((t, t._vc, t._vc[0]) for t in constants if isinstance(t, graph.Tensor))
+    if kept:
+        node._constants = node._constants + kept
+    return result
+
+
+def _check_constants(constants: tuple) -> None:
+    for t, counter, version in constants:
+        if counter[0] != version:
+            raise _modified_error(t, version, t.grad_fn)
 
 
 def _saved_versions(saved: tuple) -> tuple:

@@ -85,10 +85,10 @@ class SgnBackward0(Op):
 class ComplexBackward0(Op):
     """out = real + i imag; the gradients are the real and imaginary parts of grad."""
 
-    saved_inputs: tuple[int, ...] = (
-        0,
-        1,
-    )  # unread, but PyTorch keeps both (their dtypes), so in-place checks
+    # Unread, but PyTorch keeps each input whose gradient is asked for (its dtype), so
+    # in-place changes of those raise as there.
+    saved_inputs: tuple[int, ...] = (0, 1)
+    saved_for: tuple[tuple[int, ...], ...] = ((0,), (1,))
 
     def forward(self, real: Any, imag: Any) -> Any:
         return (real + 1j * imag).astype(complex_of(real.dtype), copy=False)

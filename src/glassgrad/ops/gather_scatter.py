@@ -18,7 +18,7 @@ import numpy as np
 from .._dtype import scalar_type_name
 from .._strides import row_major
 from .._tensor import Tensor
-from ..autograd.op import Op, apply_inplace
+from ..autograd.op import Op, apply_inplace, keep_versions
 from ._common import array_of, check_tensor, wrap_dim
 from ._not_implemented import _not_implemented_node
 from ._registry import NoGrad, Sample, register
@@ -110,7 +110,9 @@ def index_select(input: Tensor, dim: int, index: Any) -> Tensor:
             f"index_select(): index out of range in self (index {bad} for dimension {d} with "
             f"size {size})"
         )
-    return IndexSelectBackward0.apply(input, dim=d, index=idx.reshape(-1) if shape else idx)
+    return keep_versions(
+        IndexSelectBackward0.apply(input, dim=d, index=idx.reshape(-1) if shape else idx), index
+    )
 
 
 class IndexAddBackward0(Op):
@@ -190,7 +192,9 @@ def index_add(input: Tensor, dim: int, index: Any, source: Any, *, alpha: float 
     idx = idx.reshape(1) if idx.ndim == 0 else idx  # ATen takes a 0-d index as one position
     check_tensor(source, "index_add", "source", 4)
     _check_index_add(input, d, idx, source, "index_add")
-    return IndexAddBackward0.apply(input, source, dim=d, index=idx, alpha=alpha)
+    return keep_versions(
+        IndexAddBackward0.apply(input, source, dim=d, index=idx, alpha=alpha), index
+    )
 
 
 def index_add_(input: Tensor, dim: int, index: Any, source: Any, *, alpha: float = 1) -> Tensor:
@@ -199,7 +203,9 @@ def index_add_(input: Tensor, dim: int, index: Any, source: Any, *, alpha: float
     idx = _index_array(index, "index_add_", "index_add_(): Expected dtype int32/int64 for index")
     idx = idx.reshape(1) if idx.ndim == 0 else idx  # ATen takes a 0-d index as one position
     _check_index_add(input, d, idx, check_tensor(source, "index_add_", "source", 4), "index_add_")
-    return apply_inplace(IndexAddBackward0, input, source, dim=d, index=idx, alpha=alpha)
+    return keep_versions(
+        apply_inplace(IndexAddBackward0, input, source, dim=d, index=idx, alpha=alpha), index
+    )
 
 
 # --- gather, scatter, scatter_add ---------------------------------------------------------
@@ -378,7 +384,7 @@ def gather(input: Tensor, dim: int, index: Any, *, sparse_grad: bool = False) ->
     d = wrap_dim(dim, len(shape), "gather")
     idx = _index_array(index, "gather", "gather(): Expected dtype int64 for index")
     _check_gather_index("gather", shape, d, idx)
-    return GatherBackward0.apply(input, dim=d, index=idx)
+    return keep_versions(GatherBackward0.apply(input, dim=d, index=idx), index)
 
 
 def _scatter_args(op: str, input: Tensor, dim: int, index: Any, src: Any) -> tuple:
@@ -443,8 +449,8 @@ def scatter(
             return ScatterReduceNotImplemented.apply(input, src, after=(d, idx, reduce, None))
         return ScatterReduceNotImplemented.apply(input, after=(d, idx, reduce, src))
     if isinstance(src, Tensor):
-        return ScatterBackward0.apply(input, src, dim=d, index=idx)
-    return ScatterBackward1.apply(input, dim=d, index=idx, value=src)
+        return keep_versions(ScatterBackward0.apply(input, src, dim=d, index=idx), index)
+    return keep_versions(ScatterBackward1.apply(input, dim=d, index=idx, value=src), index)
 
 
 def scatter_(
@@ -462,13 +468,18 @@ def scatter_(
     if reduce is not None:
         _check_reduce(reduce)
         if isinstance(src, Tensor):
-            return apply_inplace(
-                ScatterReduceNotImplemented, input, src, after=(d, idx, reduce, None)
+            return keep_versions(
+                apply_inplace(
+                    ScatterReduceNotImplemented, input, src, after=(d, idx, reduce, None)
+                ),
+                index,
             )
-        return apply_inplace(ScatterReduceNotImplemented, input, after=(d, idx, reduce, src))
+        return keep_versions(
+            apply_inplace(ScatterReduceNotImplemented, input, after=(d, idx, reduce, src)), index
+        )
     if isinstance(src, Tensor):
-        return apply_inplace(ScatterBackward0, input, src, dim=d, index=idx)
-    return apply_inplace(ScatterBackward1, input, dim=d, index=idx, value=src)
+        return keep_versions(apply_inplace(ScatterBackward0, input, src, dim=d, index=idx), index)
+    return keep_versions(apply_inplace(ScatterBackward1, input, dim=d, index=idx, value=src), index)
 
 
 def scatter_add(input: Tensor, dim: int, index: Any, src: Tensor) -> Tensor:
@@ -482,14 +493,14 @@ def scatter_add(input: Tensor, dim: int, index: Any, src: Tensor) -> Tensor:
     """
     check_tensor(src, "scatter_add", "src", 4)
     d, idx = _scatter_args("scatter_add", input, dim, index, src)
-    return ScatterAddBackward0.apply(input, src, dim=d, index=idx)
+    return keep_versions(ScatterAddBackward0.apply(input, src, dim=d, index=idx), index)
 
 
 def scatter_add_(input: Tensor, dim: int, index: Any, src: Tensor) -> Tensor:
     """In-place ``scatter_add``."""
     check_tensor(src, "scatter_add_", "src", 4)
     d, idx = _scatter_args("scatter_add_", input, dim, index, src)
-    return apply_inplace(ScatterAddBackward0, input, src, dim=d, index=idx)
+    return keep_versions(apply_inplace(ScatterAddBackward0, input, src, dim=d, index=idx), index)
 
 
 # --- registry ----------------------------------------------------------------------------

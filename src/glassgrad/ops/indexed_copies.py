@@ -12,7 +12,7 @@ import numpy as np
 from .._dtype import scalar_type_name
 from .._strides import like_operands
 from .._tensor import Tensor
-from ..autograd.op import Op
+from ..autograd.op import Op, keep_versions
 from ._common import array_of, check_tensor, wrap_dim
 from ._registry import Sample, register
 from ._samples import randn
@@ -63,7 +63,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     check_tensor(input, "take")
     index = _index_of(index, "take")
     _check_flat_index("take", index._data, input._data.size)
-    return TakeBackward0.apply(input, index=index._data)
+    return keep_versions(TakeBackward0.apply(input, index=index._data), index)
 
 
 def _check_flat_index(op: str, index: np.ndarray, size: int) -> None:
@@ -134,7 +134,9 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
             f"source.numel() = {source._data.size}, index.numel() = {index._data.size}"
         )
     _check_flat_index("put", index._data, input._data.size)
-    return PutBackward0.apply(input, source, index=index._data, accumulate=bool(accumulate))
+    return keep_versions(
+        PutBackward0.apply(input, source, index=index._data, accumulate=bool(accumulate)), index
+    )
 
 
 def _index_mask(input: Tensor, dim: int, index: Tensor, op: str) -> Tensor:
@@ -158,7 +160,9 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     """
     check_tensor(input, "index_fill")
     index = _index_of(index, "index_fill")
-    return masked_fill(input, _index_mask(input, dim, index, "index_fill"), value)
+    return keep_versions(
+        masked_fill(input, _index_mask(input, dim, index, "index_fill"), value), index
+    )
 
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:

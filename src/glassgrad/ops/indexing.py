@@ -12,7 +12,7 @@ import numpy as np
 
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
-from ..autograd.op import Op, apply_inplace
+from ..autograd.op import Op, apply_inplace, keep_versions
 from ._common import check_tensor, wrap_dim
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -180,7 +180,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
             f"take_along_dim(): dtype of indices should be Long but got {index.dtype}"
         )
     if dim is None:
-        return gather(reshape(input, (-1,)), 0, index.reshape(-1))
+        return keep_versions(gather(reshape(input, (-1,)), 0, index.reshape(-1)), indices)
     shape = input._data.shape
     d = wrap_dim(dim, len(shape), "take_along_dim")
     if index.ndim != len(shape):
@@ -200,7 +200,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     input_shape = tuple(common[:d] + [shape[d]] + common[d:])
     if input_shape != shape:
         input = expand(input, input_shape)
-    index = np.broadcast_to(index, tuple(common[:d] + [index.shape[d]] + common[d:]))
+    # PyTorch's backward raises for indices changed in place since only when dim is None;
+    # here they are copied, so a later change cannot reach the gradient either way.
+    index = np.array(np.broadcast_to(index, tuple(common[:d] + [index.shape[d]] + common[d:])))
     return gather(input, d, index)
 
 
@@ -333,7 +335,11 @@ def getitem(input: Tensor, key: Any) -> Tensor:
         if view is input:
             return ViewBackward0Alias.apply(input)
         return view
-    return IndexBackward0.apply(view, key=advanced)
+    # The backward reads the integer index tensors of the key, which PyTorch saves (a boolean
+    # mask becomes indices of its own, so changing the mask later changes nothing).
+    indices = [k for k in (key if type(key) is tuple else (key,)) if isinstance(k, Tensor)]
+    result = IndexBackward0.apply(view, key=advanced)
+    return keep_versions(result, *(k for k in indices if k._data.dtype.kind in "iu"))
 
 
 class UnsqueezeView(Op):

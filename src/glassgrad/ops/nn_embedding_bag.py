@@ -24,7 +24,7 @@ import numpy as np
 
 from .._dtype import scalar_type_name, tensor_type_name
 from .._tensor import Tensor
-from ..autograd.op import Op
+from ..autograd.op import Op, keep_versions
 from ._common import array_of, check_tensor
 from ._namespace import ArrayNamespace
 from ._not_implemented import _not_implemented_node, computed_result
@@ -252,14 +252,18 @@ def embedding_bag(
     bag_of, bags = _bags(indices, starts.astype(np.int64), include_last_offset, padding_idx)
     if per_sample_weights is not None:
         check_tensor(per_sample_weights, op, "per_sample_weights", 9)
-    return EmbeddingBagBackward0.apply(
-        weight,
-        per_sample_weights,
-        indices=indices.astype(np.int64, copy=False),
-        bag_of=bag_of,
-        bags=bags,
-        mode=mode,
-        scale=bool(scale_grad_by_freq),
+    return keep_versions(
+        EmbeddingBagBackward0.apply(
+            weight,
+            per_sample_weights,
+            indices=indices.astype(np.int64, copy=False),
+            bag_of=bag_of,
+            bags=bags,
+            mode=mode,
+            scale=bool(scale_grad_by_freq),
+        ),
+        input,
+        offsets,
     )
 
 

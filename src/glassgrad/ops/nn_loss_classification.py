@@ -15,7 +15,7 @@ import numpy as np
 
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
-from ..autograd.op import Op, save_argument, unpack_argument
+from ..autograd.op import Op, keep_versions, save_argument, unpack_argument
 from . import arithmetic, conversion, division, shape
 from . import reduction as reduce_ops
 from ._common import check_tensor
@@ -372,12 +372,18 @@ def cross_entropy(
                 f"{list(w.shape)}"
             )
         log_probs = log_softmax(input, class_dim)
-        return _cross_entropy_probabilities(log_probs, target, w, how, label_smoothing)
+        return keep_versions(
+            _cross_entropy_probabilities(log_probs, target, w, how, label_smoothing), weight
+        )
     _check_class_target("cross_entropy", input, target)
     w = _class_weight("cross_entropy", input, weight)
     log_probs = log_softmax(input, class_dim)
     if label_smoothing > 0.0:
-        return _cross_entropy_smoothed(log_probs, target, w, how, ignore_index, label_smoothing)
+        return keep_versions(
+            _cross_entropy_smoothed(log_probs, target, w, how, ignore_index, label_smoothing),
+            target,
+            weight,
+        )
     return _nll_nd(log_probs, target, w, how, ignore_index)
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.op import Op
+from ..autograd.op import Op, keep_versions
 from . import pointwise
 from . import reduction as reduce_ops
 from ._common import array_of, check_tensor
@@ -215,12 +215,15 @@ def ctc_loss(
                 "for ctc_loss_allocate_outputs)"
             )
         per_sample = [row[:n] for row, n in zip(t, tg_lengths)]
-    loss = CtcLossBackward0.apply(
-        log_probs,
-        targets=per_sample,
-        input_lengths=in_lengths,
-        blank=int(blank),
-        zero_infinity=bool(zero_infinity),
+    loss = keep_versions(
+        CtcLossBackward0.apply(
+            log_probs,
+            targets=per_sample,
+            input_lengths=in_lengths,
+            blank=int(blank),
+            zero_infinity=bool(zero_infinity),
+        ),
+        targets,  # PyTorch keeps the lengths as lists of numbers: not tensors, not checked
     )
     if zero_infinity:
         zeros = Tensor._from_array(np.zeros((), lp.dtype))

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
-from ..autograd.op import Op
+from ..autograd.op import Op, keep_versions
 from . import shape
 from ._common import array_of, check_tensor
 from ._namespace import ArrayNamespace
@@ -178,14 +178,18 @@ def multi_margin_loss(
     if flat_t.size and (flat_t.min() < 0 or flat_t.max() >= dim):
         raise RuntimeError("target out of range")
     batched = how == "none" and t.ndim > 0
-    return MultiMarginLossBackward0.apply(
-        input,
-        target=flat_t,
-        p=int(p),
-        margin=float(margin),
-        weight=w,
-        reduction=how,
-        batched=batched,
+    return keep_versions(
+        MultiMarginLossBackward0.apply(
+            input,
+            target=flat_t,
+            p=int(p),
+            margin=float(margin),
+            weight=w,
+            reduction=how,
+            batched=batched,
+        ),
+        target,
+        weight,
     )
 
 
@@ -279,8 +283,11 @@ def multilabel_margin_loss(
     if t.dtype != np.int64:
         raise RuntimeError(f"expected scalar type Long but found {scalar_type_name(t.dtype)}")
     counts = _target_counts(t.reshape(-1, dim), dim)
-    return MultilabelMarginLossBackward0.apply(
-        input, counts=counts, reduction=how, batched=how == "none" and ndims == 2
+    return keep_versions(
+        MultilabelMarginLossBackward0.apply(
+            input, counts=counts, reduction=how, batched=how == "none" and ndims == 2
+        ),
+        target,
     )
 
 

@@ -19,7 +19,7 @@ from .._strides import like_operands
 from .._tensor import Tensor
 from ..autograd.inplace_record import note_write
 from ..autograd.mutation import before_write, write_hooks
-from ..autograd.op import Op
+from ..autograd.op import Op, keep_versions
 from . import arithmetic, blas, linalg, shape
 from ._common import check_tensor
 from ._registry import NoGrad, Sample, register
@@ -265,11 +265,14 @@ def embedding(
         )
     if max_norm is not None:
         _renorm_rows(weight, indices, float(max_norm), float(norm_type))
-    return EmbeddingBackward0.apply(
-        weight,
-        indices=indices.astype(np.int64, copy=False),
-        padding_idx=padding_idx,
-        scale_grad_by_freq=bool(scale_grad_by_freq),
+    return keep_versions(
+        EmbeddingBackward0.apply(
+            weight,
+            indices=indices.astype(np.int64, copy=False),
+            padding_idx=padding_idx,
+            scale_grad_by_freq=bool(scale_grad_by_freq),
+        ),
+        input,
     )
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
-from ..autograd.op import Op
+from ..autograd.op import Op, keep_versions
 from . import arithmetic, pointwise, powers, shape
 from ._common import check_tensor
 from ._not_implemented import refuse_complex
@@ -121,7 +121,7 @@ def _max_unpool(op: str, nd: int, input: Tensor, indices: Tensor, output_size: t
         )
     refuse_complex("max_unpool3d" if nd == 3 else "max_unpool2d", input)
     node = MaxUnpool3DBackward0 if nd == 3 else MaxUnpool2DBackward0
-    return node.apply(input, indices, output_size=output_size)
+    return keep_versions(node.apply(input, indices, output_size=output_size), indices)
 
 
 def max_unpool1d(

@@ -272,6 +272,7 @@ class HypotBackward0(Op):
     """out = sqrt(a^2 + b^2); d/da = a / out, d/db = b / out"""
 
     saved_inputs: tuple[int, ...] = (0, 1)
+    saved_for: tuple[tuple[int, ...], ...] = ((0,), (1,))  # each read by its own gradient
     saves_output = True
 
     def forward(self, a: Any, b: Any) -> Any:

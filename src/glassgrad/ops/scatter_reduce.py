@@ -15,7 +15,7 @@ import numpy as np
 from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.function import delayed_error
-from ..autograd.op import Op, apply_inplace
+from ..autograd.op import Op, apply_inplace, keep_versions
 from ._common import array_of, check_tensor, wrap_dim
 from ._not_implemented import refuse_complex
 from ._registry import NoGrad, Sample, register
@@ -206,8 +206,11 @@ def scatter_reduce(
     """
     d, idx = _scatter_reduce_args("scatter_reduce", input, dim, index, src)
     _reduce_arg("scatter_reduce", reduce, _SCATTER_REDUCTIONS, input)
-    return ScatterReduceBackward0.apply(
-        input, src, dim=d, index=idx, reduce=reduce, include_self=include_self
+    return keep_versions(
+        ScatterReduceBackward0.apply(
+            input, src, dim=d, index=idx, reduce=reduce, include_self=include_self
+        ),
+        index,
     )
 
 
@@ -223,10 +226,11 @@ def scatter_reduce_(
     """
     d, idx = _scatter_reduce_args("scatter_reduce_", input, dim, index, src)
     _reduce_arg("scatter_reduce_", reduce, _SCATTER_REDUCTIONS, input)
-    return apply_inplace(
+    result = apply_inplace(
         ScatterReduceBackward0, input, src, dim=d, index=idx, reduce=reduce,
         include_self=include_self,
     )  # fmt: skip
+    return keep_versions(result, index)
 
 
 class IndexReduceBackward0(ScatterReduceBackward0):
@@ -285,8 +289,11 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
         tensor([6., 1., 1.])
     """
     d, full = _index_reduce_args("index_reduce", input, dim, index, source, reduce)
-    return IndexReduceBackward0.apply(
-        input, source, dim=d, index=full, reduce=reduce, include_self=include_self
+    return keep_versions(
+        IndexReduceBackward0.apply(
+            input, source, dim=d, index=full, reduce=reduce, include_self=include_self
+        ),
+        index,
     )
 
 
@@ -300,10 +307,11 @@ def index_reduce_(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce
         tensor([1., 4.])
     """
     d, full = _index_reduce_args("index_reduce", input, dim, index, source, reduce)
-    return apply_inplace(
+    result = apply_inplace(
         IndexReduceBackward0, input, source, dim=d, index=full, reduce=reduce,
         include_self=include_self,
     )  # fmt: skip
+    return keep_versions(result, index)
 
 
 TENSOR_METHODS: dict[str, Any] = {
