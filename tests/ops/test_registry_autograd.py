@@ -94,24 +94,29 @@ def _raises_after_inplace(key: str, sample: Any, lib: Any, which: str, k: int) -
     """Run the op, change its ``k``-th leaf (``which="input"``), differentiable output
     (``"output"``), integer output (``"index"``: PyTorch saves some) or tensor argument that
     takes no gradient (``"constant"``: a weight, an index) in place, then differentiate: the
-    error's kind, or None. A constant an op keeps without its version would give a gradient
-    from changed values where PyTorch raises."""
+    error's kind, or None and the gradients. Float values are scaled by 1.5 (integers kept):
+    where neither library raises, the gradients must still agree, so a backward that reads
+    a changed value PyTorch did not keep (a silently wrong gradient) shows."""
     outputs, integers, leaves, constants = _integer_outputs(key, sample, lib)
     targets = {"input": leaves, "output": outputs, "index": integers, "constant": constants}[which]
     if k >= len(targets) or not outputs or not leaves:
-        return "absent"
+        return "absent", None
+    target = targets[k]
     try:
         with lib.no_grad():
-            targets[k].add_(0)
+            if target.dtype.is_floating_point or target.dtype.is_complex:
+                target.mul_(1.5)
+            else:
+                target.add_(0)
     except RuntimeError as exc:  # an expanded output: several elements share memory
-        return "cannot write: " + str(exc).split(":")[0]
+        return "cannot write: " + str(exc).split(":")[0], None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            lib.autograd.grad(outputs, leaves, _cotangents(lib, outputs), allow_unused=True)
+            grads = lib.autograd.grad(outputs, leaves, _cotangents(lib, outputs), allow_unused=True)
     except RuntimeError as exc:
-        return "modified" if "modified by an inplace operation" in str(exc) else str(exc)
-    return None
+        return ("modified" if "modified by an inplace operation" in str(exc) else str(exc)), None
+    return None, [None if g is None else g.detach().resolve_conj().numpy() for g in grads]
 
 
 @pytest.mark.parametrize("key, index, sample", STRUCTURE_CASES)
@@ -122,11 +127,16 @@ def test_saved_tensors_are_pytorchs(key: str, index: int, sample: Any) -> None:
         return
     for which in ("input", "output", "index", "constant"):
         for k in range(4):
-            ours = _raises_after_inplace(key, sample, gg, which, k)
-            theirs = _raises_after_inplace(key, sample, torch, which, k)
+            ours, our_grads = _raises_after_inplace(key, sample, gg, which, k)
+            theirs, their_grads = _raises_after_inplace(key, sample, torch, which, k)
             assert ours == theirs, (
                 f"{key}: {which} {k} changed in place: {ours!r}, torch {theirs!r}"
             )
+            for a, b in zip(our_grads or (), their_grads or ()):
+                if a is not None and b is not None:
+                    np.testing.assert_allclose(
+                        a, b, rtol=1e-6, atol=1e-9, err_msg=f"{key}: {which} {k} changed"
+                    )
             if theirs == "absent":
                 break
 
