@@ -479,13 +479,13 @@ from .ops.complex import (
     conj as conj,
 )
 from .ops.complex import (
+    sgn as sgn,
+)
+from .ops.complex_views import (
     imag as imag,
 )
-from .ops.complex import (
+from .ops.complex_views import (
     real as real,
-)
-from .ops.complex import (
-    sgn as sgn,
 )
 from .ops.complex_views import (
     view_as_complex as view_as_complex,

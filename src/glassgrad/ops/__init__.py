@@ -12,7 +12,17 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import graph
-from . import broadcasting, complex, conversion, indexing, linalg, pointwise, reduction, shape
+from . import (
+    broadcasting,
+    complex,
+    complex_views,
+    conversion,
+    indexing,
+    linalg,
+    pointwise,
+    reduction,
+    shape,
+)
 from ._namespace import ArrayNamespace, build_tensor_namespace
 from ._numpy_names import with_numpy_names
 from ._out import with_out
@@ -58,8 +68,8 @@ _BACKWARD_FUNCTIONS: dict[str, Any] = {
     "sign": pointwise.sign,
     "sgn": complex.sgn,
     "abs": pointwise.abs,
-    "real": complex.real,
-    "imag": complex.imag,
+    "real": complex_views.real,
+    "imag": complex_views.imag,
     "conj": complex.conj,
     "where": pointwise.where,
     "sum": reduction.sum,

@@ -46,6 +46,16 @@ def complex_randn(rng: np.random.Generator, *shape: int) -> np.ndarray:
     return randn(rng, *shape) + 1j * randn(rng, *shape)
 
 
+def complex_samples(rng: np.random.Generator) -> list[Sample]:
+    """Samples of one complex tensor: a matrix, its transpose, a 0-d and an empty one."""
+    return [
+        Sample((complex_randn(rng, 3, 4),)),
+        Sample((complex_randn(rng, 4, 3).T,), note="non-contiguous"),
+        Sample((complex_randn(rng),)),
+        Sample((complex_randn(rng, 0, 2),)),
+    ]
+
+
 def complex_binary_samples(rng: np.random.Generator) -> list[Sample]:
     """Complex operands: two, a real with a complex (the real one's gradient is real), and
     complex and real Python numbers."""

@@ -1,11 +1,9 @@
-"""Ops on complex tensors (the results of ``glassgrad.fft``): real and imaginary parts,
-the conjugate, the angle, and ``complex(real, imag)``; ``abs`` and the arithmetic operators
+"""Ops on complex tensors (the results of ``glassgrad.fft``): the conjugate, the angle, and ``complex(real, imag)``; ``abs`` and the arithmetic operators
 take complex operands in ``pointwise.py``.
 
 Gradients follow PyTorch's convention (conjugate Wirtinger calculus): for a real loss L of a
 complex z = x + iy the gradient is dL/dx + i dL/dy, so a real loss's gradients through complex
-intermediates equal PyTorch's. ``real`` and ``imag`` are views into the complex tensor's
-memory (a select of ``view_as_real``, as PyTorch's), so writing into ``z.real`` changes z.
+intermediates equal PyTorch's. ``real`` and ``imag`` are views, in ``complex_views.py``.
 ``conj`` computes the conjugate: PyTorch's is a lazy view (the conj bit), glassgrad's a new
 tensor.
 """
@@ -24,9 +22,7 @@ from ..autograd.op import Op
 from ._common import array_of, check_tensor
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
-from ._samples import complex_randn, randn
-from .complex_views import view_as_real
-from .shape_views import select
+from ._samples import complex_samples, randn
 
 
 class ConjBackward0(Op):
@@ -101,34 +97,6 @@ class ComplexBackward0(Op):
         )
 
 
-def real(input: Tensor) -> Tensor:
-    """The real part of a complex tensor (a real tensor is returned as it is).
-
-    Example::
-
-        >>> glassgrad.real(glassgrad.tensor([1 + 2j]))
-        tensor([1.])
-    """
-    check_tensor(input, "real")
-    if input._data.dtype.kind != "c":
-        return input
-    return select(view_as_real(input), -1, 0)
-
-
-def imag(input: Tensor) -> Tensor:
-    """The imaginary part of a complex tensor.
-
-    Example::
-
-        >>> glassgrad.imag(glassgrad.tensor([1 + 2j]))
-        tensor([2.])
-    """
-    check_tensor(input, "imag")
-    if input._data.dtype.kind != "c":
-        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return select(view_as_real(input), -1, 1)
-
-
 def conj(input: Tensor) -> Tensor:
     """The complex conjugate (a real tensor is returned as it is).
 
@@ -198,37 +166,20 @@ def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:
     )
 
 
-def _imag_property(self: Tensor) -> Tensor:
-    return imag(self)
-
-
 TENSOR_METHODS: dict[str, Any] = {
-    "real": property(real),
-    "imag": property(_imag_property),
     "conj": conj,
     "resolve_conj": lambda self: self,  # conjugates are computed at once: nothing is lazy
     "is_conj": lambda self: False,
 }
 
 
-def _complex_samples(rng: np.random.Generator) -> list[Sample]:
-    return [
-        Sample((complex_randn(rng, 3, 4),)),
-        Sample((complex_randn(rng, 4, 3).T,), note="non-contiguous"),
-        Sample((complex_randn(rng),)),
-        Sample((complex_randn(rng, 0, 2),)),
-    ]
-
-
-register("real", real, nodes=(), methods=(), samples=_complex_samples)
-register("imag", imag, nodes=(), methods=(), samples=_complex_samples)
-register("conj", conj, nodes=(ConjBackward0,), methods=(), samples=_complex_samples)
+register("conj", conj, nodes=(ConjBackward0,), methods=(), samples=complex_samples)
 register(
     "angle",
     angle,
     nodes=(AngleBackward0,),
     samples=lambda rng: [
-        *_complex_samples(rng),
+        *complex_samples(rng),
         Sample(
             (np.array([1.5, -2.0, 0.0, np.nan]),), fd=False, note="real: 0 or pi, zero gradient"
         ),
@@ -240,7 +191,7 @@ register(
     sgn,
     nodes=(SgnBackward0,),
     samples=lambda rng: [
-        *_complex_samples(rng),
+        *complex_samples(rng),
         Sample((np.array([0j, 1 + 1j, -2j]),), fd=False, note="0: a zero gradient"),
         Sample((randn(rng, 3, 4),), note="real: the sign, zero gradient"),
     ],

@@ -1,5 +1,6 @@
 """Views between complex tensors and real ones: ``view_as_real`` (a complex tensor as pairs
-of reals, a last dimension of size 2) and ``view_as_complex`` (the reverse). Both share
+of reals, a last dimension of size 2), ``view_as_complex`` (the reverse), and ``real`` and
+``imag`` (a select of ``view_as_real``, as PyTorch's: writing into ``z.real`` changes z). Both share
 memory with their input, as PyTorch's; each one's gradient is the other view of the
 gradient."""
 
@@ -14,7 +15,8 @@ from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import check_tensor
 from ._registry import Sample, register
-from ._samples import complex_randn, randn
+from ._samples import complex_randn, complex_samples, randn
+from .shape_views import select
 
 
 class _Strided:
@@ -112,6 +114,41 @@ def view_as_complex(input: Tensor) -> Tensor:
     return ViewAsComplexBackward0.apply(input)
 
 
+def real(input: Tensor) -> Tensor:
+    """The real part of a complex tensor (a real tensor is returned as it is).
+
+    Example::
+
+        >>> glassgrad.real(glassgrad.tensor([1 + 2j]))
+        tensor([1.])
+    """
+    check_tensor(input, "real")
+    if input._data.dtype.kind != "c":
+        return input
+    return select(view_as_real(input), -1, 0)
+
+
+def imag(input: Tensor) -> Tensor:
+    """The imaginary part of a complex tensor.
+
+    Example::
+
+        >>> glassgrad.imag(glassgrad.tensor([1 + 2j]))
+        tensor([2.])
+    """
+    check_tensor(input, "imag")
+    if input._data.dtype.kind != "c":
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return select(view_as_real(input), -1, 1)
+
+
+def _imag_property(self: Tensor) -> Tensor:
+    return imag(self)
+
+
+TENSOR_METHODS: dict[str, Any] = {"real": property(real), "imag": property(_imag_property)}
+
+
 def _pairs(rng: np.random.Generator, *shape: int) -> np.ndarray:
     return randn(rng, *shape, 2)
 
@@ -137,3 +174,5 @@ register(
         Sample((_pairs(rng),)),
     ],
 )
+register("real", real, nodes=(), methods=(), samples=complex_samples)
+register("imag", imag, nodes=(), methods=(), samples=complex_samples)

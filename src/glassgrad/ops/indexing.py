@@ -202,7 +202,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
         input = expand(input, input_shape)
     # PyTorch's backward raises for indices changed in place since only when dim is None;
     # here they are copied, so a later change cannot reach the gradient either way.
-    index = np.array(np.broadcast_to(index, tuple(common[:d] + [index.shape[d]] + common[d:])))
+    index = np.broadcast_to(
+        index.copy(order="K"), tuple(common[:d] + [index.shape[d]] + common[d:])
+    )
     return gather(input, d, index)
 
 
