@@ -67,12 +67,29 @@ def _fuzz_seed(seed: int, max_statements: int, send: Callable, ops: tuple | None
     shrink(statements, still, progress)
 
 
+# A seed's check and shrink take seconds. A forked child can also deadlock at once on a lock
+# another thread of the parent held at the fork (pytest-xdist's I/O thread, a BLAS pool): the
+# child is then stopped by an alarm and the seed run again in a new child, once.
+CHILD_SECONDS = 300
+
+
 def fuzz_seed(seed: int, max_statements: int = 12, ops: tuple | None = None) -> Outcome:
     """Generate, check and (if it differs) shrink the program of ``seed`` in a child
     (``ops``: the ops to draw from, see ``ProgramGenerator``)."""
+    outcome = _fuzz_seed_in_child(seed, max_statements, ops)
+    if outcome.status == "harness" and outcome.detail.startswith(_TIMED_OUT):
+        outcome = _fuzz_seed_in_child(seed, max_statements, ops)
+    return outcome
+
+
+_TIMED_OUT = "the child was still running after"
+
+
+def _fuzz_seed_in_child(seed: int, max_statements: int, ops: tuple | None) -> Outcome:
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: report through the pipe, never return into the caller
+        signal.alarm(CHILD_SECONDS)
         os.close(read_fd)
         status = 0
         try:
@@ -99,6 +116,8 @@ def _outcome(seed: int, messages: list, wait_status: int) -> Outcome:
             last = message
     if last is None:
         signalled = os.WIFSIGNALED(wait_status)
+        if signalled and os.WTERMSIG(wait_status) == signal.SIGALRM:
+            return Outcome(seed, "harness", statements, detail=f"{_TIMED_OUT} {CHILD_SECONDS} s")
         name = signal.Signals(os.WTERMSIG(wait_status)).name if signalled else "no report"
         return Outcome(seed, "oracle", statements, detail=f"the child died ({name})")
     kind = last[0]
