@@ -389,22 +389,24 @@ class AddbmmBackward0(Op):
 
     alpha: Any
     beta: Any
+    batches: int
 
     holomorphic = True
 
     saved_inputs: tuple[int, ...] = (1, 2)
     saved_for: tuple[tuple[int, ...], ...] = ((2,), (1,))
-    __slots__ = ("beta", "alpha")
+    # The batch count is kept: each batch tensor is saved only for the other's gradient.
+    __slots__ = ("beta", "alpha", "batches")
 
     def forward(self, x: Any, batch1: Any, batch2: Any, beta: Any = 1, alpha: Any = 1) -> Any:
-        self.beta, self.alpha = beta, alpha
+        self.beta, self.alpha, self.batches = beta, alpha, batch1.shape[0]
         return _accumulate(x, np.matmul(batch1, batch2).sum(axis=0), beta, alpha)
 
     def backward(self, F: Any, grad: Any) -> Any:
         batch1, batch2 = self.saved
         needs = self.needs_input_grad
         grad_x = (grad if self.beta == 1 else grad * self.beta) if needs[0] else None
-        shape = (batch1.shape[0], grad.shape[0], grad.shape[1])
+        shape = (self.batches, grad.shape[0], grad.shape[1])
         expanded = F.expand(F.unsqueeze(grad, 0), shape)
         grad_1 = F.matmul(expanded, F.mT(batch2)) * self.alpha if needs[1] else None
         grad_2 = F.matmul(F.mT(batch1), expanded) * self.alpha if needs[2] else None
