@@ -105,7 +105,7 @@ class LinalgCholeskyExBackward0(Op):
         dtype = np.asarray(array_of(lower)).dtype
         inverse = LinalgSolveTriangularBackward0.call(lower, np.eye(n, dtype=dtype), upper=False)
         phi = F.where(np.tri(n, dtype=bool), F.matmul(adjoint(F, lower), grad_lower), 0.0)
-        phi = phi * (1.0 - 0.5 * np.eye(n))
+        phi = phi * (1.0 - 0.5 * np.eye(n, dtype=dtype))  # in L's dtype (float32 stays)
         grad_input = F.matmul(F.matmul(adjoint(F, inverse), phi), inverse)
         return (grad_input + adjoint(F, grad_input)) * 0.5
 
