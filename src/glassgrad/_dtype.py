@@ -7,6 +7,7 @@ promotion follows PyTorch's categories bool < integer < floating < complex.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -299,3 +300,53 @@ def c_type_name(np_dtype: np.dtype) -> str:
     """The C++ name PyTorch's kernels print for a dtype: ``float``, ``double``, ``long int``."""
     name = np.dtype(np_dtype).name
     return _C_TYPE_NAMES.get(name, name)
+
+
+# The C++ type names PyTorch's checked scalar conversion prints.
+_CONVERSION_NAMES = {
+    "float16": "c10::Half",
+    "float32": "float",
+    "float64": "double",
+    "complex64": "c10::complex<float>",
+    "int8": "int8_t",
+    "int16": "int16_t",
+    "int32": "int",
+    "int64": "int64_t",
+    "uint8": "uint8_t",
+}
+
+
+def checked_scalar(value: Any, np_dtype: np.dtype) -> Any:
+    """``value`` (a Python number) to store in a tensor of ``np_dtype``, or PyTorch's error
+    where it does not fit (c10's ``checked_convert``): a complex number with an imaginary part
+    into a real dtype, a NaN, an infinity or an out-of-range number into an integer dtype, a
+    finite number beyond the range of float16, float32 or complex64. Nothing is silently
+    truncated. A negative integer wraps into an unsigned dtype, as in PyTorch; bool, float64
+    and complex128 take any number."""
+    name = _CONVERSION_NAMES.get(np.dtype(np_dtype).name)
+    if name is None or isinstance(value, bool) or not isinstance(value, (int, float, complex)):
+        return value
+    kind = np.dtype(np_dtype).kind
+    number = value
+    if isinstance(number, complex):
+        if number.imag != 0 and kind != "c":
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+        number = number.real if kind != "c" else max(abs(number.real), abs(number.imag))
+    if kind in "iu":
+        info = np.iinfo(np_dtype)
+        if isinstance(number, float) and not math.isfinite(number):
+            fits = False
+        elif kind == "u":
+            fits = abs(number) <= info.max
+            if fits and number < 0:
+                return int(number) % (info.max + 1)  # wraps, as c10's conversion
+        else:
+            fits = info.min <= number <= info.max
+    elif name == "double":
+        fits = True
+    else:  # float16, float32, complex64: a finite number beyond the largest finite value
+        largest = float(np.finfo(np.float32 if kind == "c" else np_dtype).max)
+        fits = not (math.isfinite(number) and abs(number) > largest)
+    if not fits:
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return value

@@ -160,6 +160,10 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     """
     check_tensor(input, "index_fill")
     index = _index_of(index, "index_fill")
+    if isinstance(value, complex) and input._data.dtype.kind != "c":
+        raise RuntimeError(
+            "index_fill_(): Converting complex Scalar to non-complex type is not supported"
+        )
     return keep_versions(
         masked_fill(input, _index_mask(input, dim, index, "index_fill"), value), index
     )

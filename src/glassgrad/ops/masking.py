@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import checked_scalar
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import array_of, broadcast_error, check_tensor
@@ -108,6 +109,7 @@ def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:
     m = _masked_fill_args("masked_fill_", check_tensor(input, "masked_fill"), mask, value)
     if isinstance(value, Tensor):
         return MaskedFillBackward1.apply(input, value, mask=m)
+    value = checked_scalar(value, input._data.dtype)
     return MaskedFillBackward0.apply(input, mask=m, value=value)
 
 
@@ -116,6 +118,7 @@ def masked_fill_(input: Tensor, mask: Any, value: Any) -> Tensor:
     m = _masked_fill_args("masked_fill_", check_tensor(input, "masked_fill_"), mask, value)
     if isinstance(value, Tensor):
         return apply_inplace(MaskedFillBackward1, input, value, mask=m)
+    value = checked_scalar(value, input._data.dtype)
     return apply_inplace(MaskedFillBackward0, input, mask=m, value=value)
 
 
