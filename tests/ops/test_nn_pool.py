@@ -311,3 +311,18 @@ def raises_like_pytorch(call: Any, array: np.ndarray, words: tuple) -> None:
 )
 def test_pool_errors(call: Any, array: np.ndarray, words: tuple) -> None:
     raises_like_pytorch(call, array, words)
+
+
+@pytest.mark.parametrize("nd", [2, 3])
+def test_fractional_max_pool_random_samples_of_another_dtype_refused_as_pytorch(nd: int) -> None:
+    """PyTorch reads _random_samples in the input's type and refuses another dtype; they
+    were cast silently here."""
+    messages = []
+    for lib in (gg, torch):
+        x = lib.ones((1, 2) + (6,) * nd, dtype=lib.float64)
+        samples = lib.full((1, 2, nd), 0.5, dtype=lib.float32)
+        pool = getattr(lib.nn.functional, f"fractional_max_pool{nd}d")
+        with pytest.raises(RuntimeError) as caught:
+            pool(x, 2, output_size=3, _random_samples=samples)
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]

@@ -186,10 +186,10 @@ def _fractional(
             f"{op}(): expected _random_samples of shape {[batch, channels, nd]}, got "
             f"{list(s.shape)}"
         )
+    if s.dtype != x.dtype:  # PyTorch's kernel reads them in the input's type: no cast
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
     node = FractionalMaxPool2DBackward0 if nd == 2 else FractionalMaxPool3DBackward0
-    return node.apply(
-        input, kernel_size=kernel, output_size=out, samples=s.astype(x.dtype, copy=False)
-    )
+    return node.apply(input, kernel_size=kernel, output_size=out, samples=s)
 
 
 def fractional_max_pool2d_with_indices(
