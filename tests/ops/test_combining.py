@@ -72,3 +72,19 @@ def test_grids_and_broadcasting() -> None:
         gg.broadcast_tensors(gg.ones(2), gg.ones(3))
     with pytest.raises(RuntimeError):
         torch.broadcast_tensors(torch.ones(2), torch.ones(3))
+
+
+@pytest.mark.parametrize("call", ["meshgrid", "cartesian_prod"])
+def test_meshgrid_of_tensors_of_different_dtypes_refused_as_pytorch(call: str) -> None:
+    """PyTorch refuses tensors of different dtypes (fuzz seeds 50516, 72960, 73260); they
+    were broadcast together here."""
+    messages = []
+    for lib in (gg, torch):
+        tensors = (lib.zeros(2), lib.zeros(3, dtype=lib.float64))
+        with pytest.raises(RuntimeError) as caught:
+            if call == "meshgrid":
+                lib.meshgrid(*tensors, indexing="ij")
+            else:
+                lib.cartesian_prod(*tensors)
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]

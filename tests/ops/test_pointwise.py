@@ -695,3 +695,12 @@ def test_sigmoid_at_the_extremes_matches_torch(dtype: str) -> None:
     np.testing.assert_allclose(out.detach().numpy(), expected.numpy(), rtol=1e-6, atol=0)
     assert np.all((out.detach().numpy() == 0) == (expected.numpy() == 0))
     assert np.all(np.isfinite(x.grad.numpy()))
+
+
+def test_sign_of_booleans_as_pytorch() -> None:
+    """sign and sign_ of a bool tensor give it back (NumPy's sign has no bool loop: a
+    TypeError here before; fuzz seeds 50856, 70904, 72354)."""
+    for lib in (gg, torch):
+        a = lib.tensor([True, False])
+        assert lib.sign(a).tolist() == [True, False]
+        assert a.sign_().tolist() == [True, False] and a.dtype == lib.bool

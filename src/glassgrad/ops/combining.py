@@ -210,6 +210,8 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
             )
     if not tensors:
         raise RuntimeError("torch.meshgrid: Expected at least one tensor")
+    if any(t._data.dtype != tensors[0]._data.dtype for t in tensors):
+        raise RuntimeError("meshgrid expects all tensors to have the same dtype")
     swap = indexing == "xy" and len(tensors) >= 2
     ordered = list(tensors)
     if swap:

@@ -381,6 +381,8 @@ class SignBackward0(Op):
                 "Unlike NumPy, torch.sign is not intended to support complex numbers. Please "
                 "use torch.sgn instead."
             )
+        if x.dtype == np.bool_:
+            return x.copy()  # PyTorch's sign of booleans is themselves (NumPy has no loop)
         out = np.sign(x)
         if out.dtype.kind == "f" and np.isnan(out).any():
             out = np.nan_to_num(out, nan=0.0)  # PyTorch's sign(nan) is 0
