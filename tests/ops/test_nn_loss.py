@@ -576,3 +576,17 @@ def test_ignored_targets_get_zero_gradient_even_from_an_inf_upstream() -> None:
         F(lib).nll_loss(x, tensor(lib, target), reduction="none").backward(tensor(lib, upstream))
         grads.append(x.grad.numpy())
     np.testing.assert_array_equal(grads[0], grads[1])
+
+
+@pytest.mark.parametrize("dtypes", [("float64", "float32"), ("float32", "float64")])
+def test_multi_margin_loss_weight_of_another_dtype_refused_as_pytorch(dtypes: tuple) -> None:
+    """PyTorch's kernel reads the weight in the input's type and refuses another dtype (fuzz
+    seed 73127); it was cast here."""
+    messages = []
+    for lib in (gg, torch):
+        x = lib.zeros(5, 4, dtype=getattr(lib, dtypes[0]))
+        weight = lib.ones(4, dtype=getattr(lib, dtypes[1]))
+        with pytest.raises(RuntimeError) as caught:
+            lib.nn.functional.multi_margin_loss(x, lib.tensor([1, 3, 1, 0, 2]), weight=weight)
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]

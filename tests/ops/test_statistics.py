@@ -57,3 +57,13 @@ def test_errors() -> None:
     same_error(lambda lib: lib.renorm(lib.ones(2, 2), 0, 0, 1.0))
     same_error(lambda lib: lib.combinations(lib.ones(2, 2)))
     same_error(lambda lib: lib.cov(lib.ones(2, 2, 2)))
+
+
+def test_quantile_q_tensor_of_another_dtype_refused_as_pytorch() -> None:
+    """PyTorch refuses a q tensor whose dtype is not the input's (fuzz seed 73126)."""
+    for name in ("quantile", "nanquantile"):
+        same_error(
+            lambda lib, name=name: getattr(lib.zeros(3, 4, dtype=lib.float64), name)(
+                lib.tensor([0.5], dtype=lib.float32), 0, True
+            )
+        )

@@ -173,7 +173,12 @@ def multi_margin_loss(
             raise RuntimeError(
                 f"inconsistent weight size, expected {dim} but got {list(weight._data.shape)}"
             )
-        w = weight._data.astype(x.dtype, copy=False)
+        if weight._data.dtype != x.dtype:  # PyTorch's kernel reads it in the input's type
+            raise RuntimeError(
+                f"expected scalar type {scalar_type_name(x.dtype)} but found "
+                f"{scalar_type_name(weight._data.dtype)}"
+            )
+        w = weight._data
     flat_t = t.reshape(-1)
     if flat_t.size and (flat_t.min() < 0 or flat_t.max() >= dim):
         raise RuntimeError("target out of range")

@@ -134,6 +134,8 @@ def _quantile(
     qs = np.asarray(q if scalar_q else q._data, dtype=np.float64)
     if qs.ndim > 1:
         raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+    if not scalar_q and q._data.dtype != data.dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
     if np.any((qs < 0) | (qs > 1)):
         if scalar_q:
             raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {float(q):g}")
