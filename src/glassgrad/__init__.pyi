@@ -655,6 +655,9 @@ from .ops.linalg import (
 from .ops.linalg import (
     mv as mv,
 )
+from .ops.lobpcg import (
+    lobpcg as lobpcg,
+)
 from .ops.logical import (
     allclose as allclose,
 )
@@ -1395,6 +1398,7 @@ __all__ = [
     "linalg",
     "linspace",
     "load",
+    "lobpcg",
     "log",
     "log10",
     "log1p",
