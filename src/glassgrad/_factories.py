@@ -10,6 +10,7 @@ import numpy as np
 
 from . import _dtype
 from ._layout import check_factory_options
+from ._linspace import linspace_values
 from ._tensor import Tensor, check_device
 
 __all__ = [
@@ -461,8 +462,8 @@ def linspace(
     """
     if steps < 0:
         raise RuntimeError("linspace: number of steps must be non-negative")
-    values = np.linspace(float(start), float(end), steps)
-    data = values.astype(_out_dtype(dtype, out))
+    start, end = (x.item() if isinstance(x, Tensor) else x for x in (start, end))
+    data = linspace_values(start, end, steps, _out_dtype(dtype, out))
     return _created("linspace", data, out, requires_grad, device, layout, pin_memory)
 
 

@@ -179,3 +179,24 @@ def test_contiguous_channels_last_as_pytorch(rank: int, name: str) -> None:
             lib.ones(2, 3).contiguous(memory_format=getattr(lib, name))
         results.append((y.stride(), y.tolist(), x.grad.tolist(), again is y, str(error.value)))
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    ["float32", "float64", "float16", "int64", "int16", "uint8", "complex64", "complex128"],
+)
+def test_linspace_is_bit_exact(dtype: str) -> None:
+    # PyTorch's kernel computes in the result's dtype from both ends, with fused
+    # multiply-adds: NumPy's linspace differs in the last bit (float32: ~1 value in 5).
+    rng = np.random.default_rng(sum(map(ord, dtype)))
+    low = 0.0 if dtype == "uint8" else -100.0
+    for steps in [0, 1, 2, 3, 10, 17, 100, 257]:
+        start, end = rng.uniform(low, 100.0, 2)
+        if dtype.startswith("complex"):
+            start, end = complex(start, rng.uniform(-5, 5)), complex(end, -0.0)
+        ours = gg.linspace(start, end, steps, dtype=getattr(gg, dtype)).numpy()
+        theirs = torch.linspace(start, end, steps, dtype=getattr(torch, dtype)).numpy()
+        assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+        np.testing.assert_array_equal(ours.view(np.uint8), theirs.view(np.uint8))
+    # Ends given as 0-d tensors, and the default dtype.
+    _same(lambda L: L.linspace(L.tensor(-1.5), L.tensor(2.25), 7), atol=0)

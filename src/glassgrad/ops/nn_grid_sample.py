@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import scalar_type_name
+from .._linspace import linspace_values
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor, sum_defined
@@ -39,7 +40,7 @@ _ALIGN_WARNING = (
 def _linspace_from_neg_one(steps: int, align_corners: bool, dtype: np.dtype) -> np.ndarray:
     if steps <= 1:
         return np.zeros((), dtype)
-    values = np.linspace(-1, 1, steps, dtype=dtype)
+    values = linspace_values(-1, 1, steps, dtype)
     return values if align_corners else values * (steps - 1) / steps
 
 
