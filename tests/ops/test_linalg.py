@@ -23,6 +23,8 @@ from hypothesis import strategies as st
 import glassgrad as gg
 from glassgrad.ops._linalg_common import LinAlgError
 
+from ._parity import same
+
 LIBS = (gg, torch)
 _BUILTIN_ERRORS = (IndexError, TypeError, ValueError, NotImplementedError, RuntimeError)
 
@@ -551,3 +553,48 @@ def test_docstring_examples_run() -> None:
     results = [doctest.testmod(m, extraglobs={"glassgrad": gg}, optionflags=flags) for m in modules]
     assert sum(r.attempted for r in results) > 10
     assert sum(r.failed for r in results) == 0
+
+
+def _p0_grads(call: Callable[[Any, Any, Any], Any]) -> Callable[[Any], Any]:
+    """The gradients of a 0-"norm" (a count of nonzeros) with respect to x and y."""
+
+    def program(lib: Any) -> Any:
+        x = lib.tensor([1.0, 0.0, 2.0], requires_grad=True)
+        y = lib.tensor([1.0, 3.0, 2.0], requires_grad=True)
+        return lib.autograd.grad(call(lib, x, y), (x, y), allow_unused=True)
+
+    return program
+
+
+# PyTorch's norm_backward returns an undefined gradient for p = 0: no gradient (None), not
+# zeros; cdist's own backward gives zeros; dist's negates the undefined one for `other`.
+P0_GRADIENTS = {
+    "vector_norm": lambda L, x, y: L.linalg.vector_norm(x, 0) + y.sum(),
+    "vector_norm dim keepdim": lambda L, x, y: L.linalg.vector_norm(x, 0.0, 0, True).sum(),
+    "vector_norm complex": lambda L, x, y: L.linalg.vector_norm(x * (1 + 1j), 0),
+    "torch.norm": lambda L, x, y: L.norm(x, 0),
+    "linalg.norm": lambda L, x, y: L.linalg.norm(x, 0),
+    "pairwise_distance": lambda L, x, y: L.nn.functional.pairwise_distance(x, y, 0),
+    "cdist": lambda L, x, y: L.cdist(x[None], y[None], 0).sum(),
+    "dist, input only": lambda L, x, y: L.dist(x, y.detach(), 0),
+    "both paths": lambda L, x, y: L.linalg.vector_norm(x, 0) + (x * y).sum(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(P0_GRADIENTS))
+def test_zero_norm_gradients_are_pytorchs(name: str) -> None:
+    same(_p0_grads(P0_GRADIENTS[name]))
+
+
+def test_zero_norm_gradient_errors_and_leaves_are_pytorchs() -> None:
+    def dist_of_both(L: Any) -> Any:
+        a, b = L.ones(2, requires_grad=True), L.zeros(2, requires_grad=True)
+        return L.autograd.grad(L.dist(a, b, 0), (a, b))
+
+    assert_same_error(dist_of_both, "Expected a proper Tensor but got None")
+    for lib in LIBS:
+        x = lib.tensor([1.0, 0.0, 2.0], requires_grad=True)
+        lib.linalg.vector_norm(x, 0).backward()
+        assert x.grad is None
+        with pytest.raises(RuntimeError, match="at index 0 appears to not have been used"):
+            lib.autograd.grad(lib.linalg.vector_norm(x, 0), x)

@@ -201,12 +201,12 @@ def grad(
         output_list, grads, retain_graph, create_graph, input_list, accumulate_grad=False
     )
     results = []
-    for t, g in zip(input_list, captured):
+    for index, (t, g) in enumerate(zip(input_list, captured)):
         if g is None:
             if not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the "
-                    "graph. Set allow_unused=True if this is the desired behavior."
+                    f"The differentiated Tensor at index {index} appears to not have been used "
+                    "in the graph. Set allow_unused=True if this is the desired behavior."
                 )
             if materialize_grads:
                 if type(t) is graph.GradientEdge:

@@ -74,6 +74,11 @@ class CdistBackward0(Op):
         axis = array_of(difference).ndim - 1
         per_pair = vector_norm_backward(F, grad, difference, out, self.p, (axis,), False)
         needs = self.needs_input_grad
+        if per_pair is None:  # p = 0: PyTorch's _cdist_backward gives zeros, not nothing
+            return tuple(
+                F.zeros(array_of(x).shape, array_of(x).dtype) if need else None
+                for x, need in zip((x1, x2), needs)
+            )
         return (
             F.sum(per_pair, -2) if needs[0] else None,
             -F.sum(per_pair, -3) if needs[1] else None,
@@ -160,6 +165,12 @@ class DistBackward0(Op):
         a, b, out = self.saved
         per_element = vector_norm_backward(F, grad, a - b, out, self.p, None, False)
         needs = self.needs_input_grad
+        if per_element is None and needs[1]:
+            # p = 0: PyTorch's formula for other negates the undefined gradient of self.
+            raise RuntimeError(
+                "Expected a proper Tensor but got None (or an undefined Tensor in C++) for "
+                "argument #0 'self'"
+            )
         return (per_element if needs[0] else None), (-per_element if needs[1] else None)
 
 

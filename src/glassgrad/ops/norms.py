@@ -80,7 +80,8 @@ def vector_norm_backward(
 ) -> Any:
     """The gradient of ``vector_norm(x, p, dim, keepdim) = norm`` (PyTorch's norm_backward);
     shared by the ops whose result is such a norm (dist, cdist). Written with sgn(x) = x/|x|,
-    it is also the conjugate-Wirtinger gradient for complex x."""
+    it is also the conjugate-Wirtinger gradient for complex x. None for p = 0 (a count):
+    PyTorch's undefined gradient, so the input gets none (not zeros)."""
     xv = x._data if isinstance(x, Tensor) else x
     nv = norm._data if isinstance(norm, Tensor) else norm
     if not keepdim and dim is not None:
@@ -88,7 +89,7 @@ def vector_norm_backward(
         norm = F.unsqueeze_dims(norm, dim)
         nv = np.expand_dims(nv, dim)
     if p == 0:
-        return F.zeros(xv.shape, xv.dtype)
+        return None
     if p == 1:
         return F.sgn(x) * grad
     if math.isinf(p):
