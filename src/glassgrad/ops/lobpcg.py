@@ -242,6 +242,19 @@ class LOBPCG:
     ``[X, P, W]``), and ``ivars``/``fvars``/``bvars``/``tvars`` (``istep``,
     ``converged_count``, ``rerr`` ...)."""
 
+    A: Tensor | None
+    B: Tensor | None
+    iK: Tensor | None
+    iparams: dict[str, int]
+    fparams: dict[str, float]
+    bparams: dict[str, bool]
+    method: str
+    tracker: Callable | None
+    X: Tensor
+    E: Tensor
+    R: Tensor
+    S: Tensor
+
     def __init__(
         self,
         A: Tensor | None,
