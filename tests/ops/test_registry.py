@@ -79,12 +79,32 @@ def _numpy(t: Any) -> np.ndarray:
     return np.asarray(t.detach().numpy())
 
 
-def _run(info: OpInfo, sample: Sample, lib: Any, dtype: np.dtype = np.float64) -> tuple:
+def _arguments(sample: Sample, lib: Any, dtype: np.dtype = np.float64) -> tuple:
+    """``(args, kwargs, leaves)``: the sample's arguments as ``lib``'s tensors, and the
+    leaves among them (its float and complex arrays, which require grad)."""
     leaves: list = []
     args = tuple(_convert(a, lib, dtype, leaves) for a in sample.args)
     kwargs = {k: _convert(v, lib, dtype, leaves) for k, v in sample.kwargs.items()}
+    return args, kwargs, leaves
+
+
+def _tensor_arguments(args: tuple, kwargs: dict) -> list:
+    """Every tensor among the arguments, those in lists included."""
+    found = []
+    for value in (*args, *kwargs.values()):
+        found += [v for v in (value if isinstance(value, list) else [value]) if hasattr(v, "shape")]
+    return found
+
+
+def _gauged_outputs(info: OpInfo, lib: Any, args: tuple, kwargs: dict) -> list:
+    """The op's tensor outputs, through the row's gauge (signs, phases) if it has one."""
     result = _call(info, lib, args, kwargs)
-    return _outputs(info.gauge(result) if info.gauge else result), leaves
+    return _outputs(info.gauge(result) if info.gauge else result)
+
+
+def _run(info: OpInfo, sample: Sample, lib: Any, dtype: np.dtype = np.float64) -> tuple:
+    args, kwargs, leaves = _arguments(sample, lib, dtype)
+    return _gauged_outputs(info, lib, args, kwargs), leaves
 
 
 def _assert_close(ours: Any, theirs: Any, info: OpInfo, what: str, rtol: float, atol: float):

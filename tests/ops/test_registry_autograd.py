@@ -19,7 +19,14 @@ import torch
 import glassgrad as gg
 from glassgrad.ops import REGISTRY
 
-from .test_registry import CASES, _call, _convert, _differentiable, _outputs, _run
+from .test_registry import (
+    CASES,
+    _arguments,
+    _differentiable,
+    _gauged_outputs,
+    _run,
+    _tensor_arguments,
+)
 
 # Rows whose graph differs from PyTorch's by design (README, "Differences from PyTorch"): one
 # fused node per RNN layer and direction saves what the fused layer needs, not what PyTorch's
@@ -37,18 +44,11 @@ def _differentiated(key: str, sample: Any, lib: Any) -> tuple:
 def _integer_outputs(key: str, sample: Any, lib: Any) -> tuple:
     """The differentiable outputs, the integer ones (indices), the leaves and the tensor
     arguments that are no leaves (constants: indices, weights that take no gradient)."""
-    info = REGISTRY[key]
-    leaves: list = []
-    args = tuple(_convert(a, lib, np.float64, leaves) for a in sample.args)
-    kwargs = {k: _convert(v, lib, np.float64, leaves) for k, v in sample.kwargs.items()}
-    result = _call(info, lib, args, kwargs)
-    outputs = _outputs(info.gauge(result) if info.gauge else result)
+    args, kwargs, leaves = _arguments(sample, lib)
+    outputs = _gauged_outputs(REGISTRY[key], lib, args, kwargs)
     integers = [o for o in outputs if not (o.dtype.is_floating_point or o.dtype.is_complex)]
     constants = [
-        v
-        for value in (*args, *kwargs.values())
-        for v in (value if isinstance(value, list) else [value])
-        if isinstance(v, lib.Tensor) and not any(v is leaf for leaf in leaves)
+        v for v in _tensor_arguments(args, kwargs) if not any(v is leaf for leaf in leaves)
     ]
     return _differentiable(outputs, lib), integers, leaves, constants
 
@@ -170,18 +170,14 @@ def test_constant_changed_after_the_op_raises_as_pytorch(program: str) -> None:
 def _gradient_of_one_leaf(key: str, sample: Any, lib: Any, k: int) -> Any:
     """The gradient of the op's differentiable outputs with respect to its ``k``-th float
     argument alone (the others take no gradient), or None if the op has fewer."""
-    info = REGISTRY[key]
-    leaves: list = []
-    args = tuple(_convert(a, lib, np.float64, leaves) for a in sample.args)
-    kwargs = {name: _convert(v, lib, np.float64, leaves) for name, v in sample.kwargs.items()}
+    args, kwargs, leaves = _arguments(sample, lib)
     if k >= len(leaves) or len(leaves) < 2:
         return None
     for i, leaf in enumerate(leaves):
         leaf.requires_grad_(i == k)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = _call(info, lib, args, kwargs)
-        outputs = _differentiable(_outputs(info.gauge(result) if info.gauge else result), lib)
+        outputs = _differentiable(_gauged_outputs(REGISTRY[key], lib, args, kwargs), lib)
         if not outputs:
             return None
         (grad,) = lib.autograd.grad(

@@ -22,7 +22,7 @@ import torch
 import glassgrad as gg
 from glassgrad.ops import REGISTRY
 
-from .test_registry import _call, _convert, _outputs, _samples
+from .test_registry import _arguments, _call, _outputs, _samples, _tensor_arguments
 
 _CONJ = (
     "PyTorch's conjugate is a lazy view (the conj bit); glassgrad computes it, so a complex "
@@ -55,14 +55,6 @@ KNOWN: dict[str, str] = {
 }
 
 
-def _tensors(args: tuple, kwargs: dict) -> list:
-    found = []
-    for value in (*args, *kwargs.values()):
-        items = value if isinstance(value, list) else [value]
-        found += [v for v in items if hasattr(v, "shape")]
-    return found
-
-
 def _aliasing(lib: Any, output: Any, inputs: list) -> tuple[bool, bool]:
     """(is a view, shares memory with one of ``inputs``) of ``output``."""
     if output.numel() == 0:
@@ -76,11 +68,9 @@ def _aliasing(lib: Any, output: Any, inputs: list) -> tuple[bool, bool]:
 
 
 def _run(info: Any, sample: Any, lib: Any) -> list[tuple[bool, bool]]:
-    leaves: list = []
-    args = tuple(_convert(a, lib, np.float64, leaves) for a in sample.args)
-    kwargs = {k: _convert(v, lib, np.float64, leaves) for k, v in sample.kwargs.items()}
-    inputs = _tensors(args, kwargs)
-    outputs = _outputs(_call(info, lib, args, kwargs))
+    args, kwargs, _ = _arguments(sample, lib)
+    inputs = _tensor_arguments(args, kwargs)
+    outputs = _outputs(_call(info, lib, args, kwargs))  # no gauge: it makes new tensors
     return [_aliasing(lib, o, inputs) for o in outputs]
 
 
