@@ -165,22 +165,6 @@ def _one_tuple_variant(cls: type) -> type:
     return variant
 
 
-def save_argument(t: Any) -> tuple[Any, int] | None:
-    """A non-differentiable tensor argument kept for the backward as PyTorch's node saves it
-    (batch norm's running statistics): the tensor and its version now. None stays None."""
-    return None if t is None else (t, t._version)
-
-
-def unpack_argument(saved: tuple[Any, int] | None) -> np.ndarray | None:
-    """The array of a ``save_argument`` entry, or PyTorch's error if it changed in place."""
-    if saved is None:
-        return None
-    t, version = saved
-    if t._version != version:
-        raise _modified_error(t, version, t.grad_fn)
-    return t._data
-
-
 class Op(Node):
     """Base class of every differentiable op (see the module docstring)."""
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
-from ..autograd.op import Op, keep_versions, save_argument, unpack_argument
+from ..autograd.op import Op, keep_versions
 from . import arithmetic, conversion, division, shape
 from . import reduction as reduce_ops
 from ._common import check_tensor
@@ -53,7 +53,7 @@ class NllLossBackward0(Op):
     # input are caught, and under create_graph the gradient depends on it.
     saved_inputs: tuple[int, ...] = (0,)
     grad_reads_saved = True
-    __slots__ = ("reduction", "shape", "class_dim", "index", "coefficient", "ignored", "_kept")
+    __slots__ = ("reduction", "shape", "class_dim", "index", "coefficient", "ignored")
 
     def forward(
         self,
@@ -64,9 +64,7 @@ class NllLossBackward0(Op):
         reduction: Any = "mean",
         ignore_index: Any = -100,
     ) -> Any:
-        # The target and the class weights are keywords (tensors without an edge, as in
-        # PyTorch, whose node saves them: changing one in place before the backward raises).
-        self._kept = (save_argument(target), save_argument(weight))
+        # The target and the class weights are keywords: tensors without an edge (_nll_nd).
         weight = None if weight is None else weight._data
         class_dim = 0 if x.ndim == 1 else 1
         classes = x.shape[class_dim]
@@ -116,8 +114,6 @@ class NllLossBackward0(Op):
             return np.asarray(np.sum(losses) / total_weight, dtype=x.dtype)
 
     def backward(self, F: Any, grad: Any) -> Any:
-        for kept in self._kept:
-            unpack_argument(kept)
         # Linear in grad: the gradient puts -weight[t] (/ total weight) at each target class.
         values = grad * self.coefficient
         if self.ignored is not None:  # exact zeros there, even for an inf incoming gradient
@@ -198,17 +194,20 @@ def _nll_nd(input: Tensor, target: Tensor, weight: Any, how: str, ignore_index: 
     as (N, C, 1, -1) images."""
     params = {"weight": weight, "reduction": how, "ignore_index": ignore_index}
     ndim = input._data.ndim
+    # PyTorch's node saves the target and the class weights: changing one in place before
+    # the backward raises.
     if ndim <= 2:
-        return NllLossBackward0.apply(input, target=target, **params)
+        return keep_versions(NllLossBackward0.apply(input, target=target, **params), target, weight)
     if ndim == 4:
-        return NllLoss2DBackward0.apply(input, target=target, **params)
+        out = NllLoss2DBackward0.apply(input, target=target, **params)
+        return keep_versions(out, target, weight)
     n, c = input._data.shape[:2]
     out_size = (n, *input._data.shape[2:])
     x = conversion.contiguous(input)
     t = conversion.contiguous(target)
     x = shape.view(x, (n, c, 1, -1) if x._data.size else (n, c, 0, 0))
     t = shape.view(t, (n, 1, -1) if t._data.size else (n, 0, 0))
-    out = NllLoss2DBackward0.apply(x, target=t, **params)
+    out = keep_versions(NllLoss2DBackward0.apply(x, target=t, **params), t, weight)
     return shape.view(out, out_size) if how == "none" else out
 
 
@@ -344,7 +343,8 @@ def cross_entropy(
             # A classifier's loss, logits (N, C) against class indices (N,), no options: every
             # check below passes. The same two nodes as below, without the checks (~5 us).
             log_probs = LogSoftmaxBackward0.apply(input, dim=1)
-            return NllLossBackward0.apply(log_probs, target=target, ignore_index=ignore_index)
+            out = NllLossBackward0.apply(log_probs, target=target, ignore_index=ignore_index)
+            return keep_versions(out, target)
     check_tensor(input, "cross_entropy")
     check_tensor(target, "cross_entropy", "target", 2)
     how = _reduction(reduction, size_average, reduce)

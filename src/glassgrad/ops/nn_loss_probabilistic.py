@@ -13,7 +13,7 @@ import numpy as np
 from .._dtype import scalar_type_name
 from .._strides import keeps_operand_layout
 from .._tensor import Tensor
-from ..autograd.op import Op, save_argument, unpack_argument
+from ..autograd.op import Op, keep_versions
 from . import arithmetic, division, pointwise
 from . import reduction as reduce_ops
 from ._common import array_of, binary_operands, broadcast_error, check_tensor
@@ -53,12 +53,10 @@ class BinaryCrossEntropyBackward0(Op):
     weight: Any | None
 
     saved_inputs: tuple[int, ...] = (0, 1)
-    __slots__ = ("reduction", "weight", "_kept")
+    __slots__ = ("reduction", "weight")
 
     @keeps_operand_layout
     def forward(self, x: Any, t: Any, weight: Any = None, reduction: Any = "mean") -> Any:
-        # The weight (a tensor without an edge) is saved as PyTorch saves it.
-        self._kept = save_argument(weight)
         if weight is not None:
             weight = np.broadcast_to(weight._data, x.shape).astype(x.dtype, copy=False)
         self.reduction, self.weight = reduction, weight
@@ -72,7 +70,6 @@ class BinaryCrossEntropyBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         x, t = self.saved
-        unpack_argument(self._kept)
         xv = array_of(x)
         scale = grad * _grad_scale(self.reduction, xv.size)
         if self.weight is not None:
@@ -135,7 +132,10 @@ def binary_cross_entropy(
             np.broadcast_shapes(w.shape, x.shape)
         except ValueError:
             raise broadcast_error(op, w, x) from None
-    return BinaryCrossEntropyBackward0.apply(input, target, weight=weight, reduction=how)
+    # The weight (a tensor without an edge) is saved as PyTorch saves it.
+    return keep_versions(
+        BinaryCrossEntropyBackward0.apply(input, target, weight=weight, reduction=how), weight
+    )
 
 
 class BinaryCrossEntropyWithLogitsBackward0(Op):
@@ -150,13 +150,11 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
     weight: Any
 
     saved_inputs: tuple[int, ...] = (0, 1)
-    __slots__ = ("reduction", "weight", "pos_weight", "_kept")
+    __slots__ = ("reduction", "weight", "pos_weight")
 
     def forward(
         self, x: Any, t: Any, weight: Any = None, pos_weight: Any = None, reduction: Any = "mean"
     ) -> Any:
-        # The weights (tensors without an edge) are saved as PyTorch saves them.
-        self._kept = (save_argument(weight), save_argument(pos_weight))
         weight = None if weight is None else weight._data
         pos_weight = None if pos_weight is None else pos_weight._data
         self.reduction, self.weight, self.pos_weight = reduction, weight, pos_weight
@@ -172,8 +170,6 @@ class BinaryCrossEntropyWithLogitsBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         x, t = self.saved
-        for kept in self._kept:
-            unpack_argument(kept)
         scale = grad * _grad_scale(self.reduction, array_of(x).size)
         if self.weight is not None:
             scale = scale * self.weight
@@ -240,9 +236,11 @@ def binary_cross_entropy_with_logits(
                 np.broadcast_shapes(a.shape, x.shape)
             except ValueError:
                 raise broadcast_error(op, a, x) from None
-    return BinaryCrossEntropyWithLogitsBackward0.apply(
+    # The weights (tensors without an edge) are saved as PyTorch saves them.
+    out = BinaryCrossEntropyWithLogitsBackward0.apply(
         input, target, weight=weight, pos_weight=pos_weight, reduction=how
     )
+    return keep_versions(out, weight, pos_weight)
 
 
 # --- Kullback-Leibler divergence ---------------------------------------------------------------

@@ -22,7 +22,7 @@ import numpy as np
 from .._dtype import scalar_type_name
 from .._strides import row_major
 from .._tensor import Tensor
-from ..autograd.op import Op, save_argument, unpack_argument
+from ..autograd.op import Op, keep_versions
 from . import arithmetic, conversion
 from ._common import check_tensor
 from ._namespace import ArrayNamespace
@@ -91,9 +91,8 @@ class NativeBatchNormBackward0(Op):
         running_mean: Any = None,
         running_var: Any = None,
     ) -> Any:
-        # The running statistics (tensors, no gradient) are saved as PyTorch saves them, in
-        # training mode too: changing one in place before the backward is an error.
-        self._running_stats = (save_argument(running_mean), save_argument(running_var))
+        # Kept for backward's requires_grad check (their versions: keep_versions in batch_norm).
+        self._running_stats = (running_mean, running_var)
         running_mean = None if running_mean is None else running_mean._data
         running_var = None if running_var is None else running_var._data
         self.training, self.eps = training, eps
@@ -110,9 +109,8 @@ class NativeBatchNormBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         x, w = self.saved
-        for name, saved in zip(("running_mean", "running_var"), self._running_stats):
-            unpack_argument(saved)
-            if F is not ArrayNamespace and saved is not None and saved[0].requires_grad:
+        for name, stat in zip(("running_mean", "running_var"), self._running_stats):
+            if F is not ArrayNamespace and stat is not None and stat.requires_grad:
                 # Under create_graph PyTorch's backward is an op of its own, which refuses them.
                 raise RuntimeError(
                     "The function 'native_batch_norm_backward' is not differentiable with "
@@ -241,7 +239,7 @@ def batch_norm(
         return out
     if training and (running_mean is not None or running_var is not None):
         _update_running_stats(x, running_mean, running_var, float(momentum))
-    return NativeBatchNormBackward0.apply(
+    out = NativeBatchNormBackward0.apply(
         input,
         weight,
         bias,
@@ -250,6 +248,9 @@ def batch_norm(
         running_mean=running_mean,
         running_var=running_var,
     )
+    # The running statistics (tensors, no gradient) are saved as PyTorch saves them, in
+    # training mode too: changing one in place before the backward is an error.
+    return keep_versions(out, running_mean, running_var)
 
 
 def _update_running_stats(
