@@ -7,7 +7,9 @@ the vector-Jacobian product that does not involve PyTorch.
 
 from __future__ import annotations
 
+import warnings
 import zlib
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -105,6 +107,31 @@ def _gauged_outputs(info: OpInfo, lib: Any, args: tuple, kwargs: dict) -> list:
 def _run(info: OpInfo, sample: Sample, lib: Any, dtype: np.dtype = np.float64) -> tuple:
     args, kwargs, leaves = _arguments(sample, lib, dtype)
     return _gauged_outputs(info, lib, args, kwargs), leaves
+
+
+def _output_differences(
+    info: OpInfo,
+    samples: Iterable[Sample],
+    run: Callable[[OpInfo, Sample, Any], list],
+    differ: Callable[[Any, Any], str | None],
+) -> list[str]:
+    """One line per output of ``samples`` where ``differ(ours, theirs)`` names a difference,
+    ``run(info, sample, lib)`` giving each library's per-output facts. Samples that raise are
+    left to the error tests."""
+    found = []
+    for i, sample in enumerate(samples):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ours = run(info, sample, gg)
+                theirs = run(info, sample, torch)
+        except Exception:
+            continue
+        for k, (o, t) in enumerate(zip(ours, theirs)):
+            difference = differ(o, t)
+            if difference:
+                found.append(f"sample {i} output {k}: {difference}")
+    return found
 
 
 def _assert_close(ours: Any, theirs: Any, info: OpInfo, what: str, rtol: float, atol: float):

@@ -12,6 +12,7 @@ another) and when a listed op now agrees (remove it from the list).
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -22,7 +23,7 @@ from glassgrad._strides import like_operands
 from glassgrad.ops import REGISTRY
 from glassgrad.ops._registry import Sample
 
-from .test_registry import _run, _samples
+from .test_registry import _output_differences, _run, _samples
 
 _ROW_MAJOR = "PyTorch's kernel returns a row-major result; the composite here keeps the layout"
 _CONFLICT = (
@@ -59,31 +60,32 @@ def _column_major(value: object) -> object:
     return value
 
 
+def _outputs_of(info: Any, sample: Sample, lib: Any) -> list:
+    return _run(info, sample, lib)[0]
+
+
+def _differ(ours: Any, theirs: Any) -> str | None:
+    if tuple(ours.shape) != tuple(theirs.shape) or ours.numel() <= 1:
+        return None
+    if _strides(ours) == _strides(theirs):
+        return None
+    return f"{tuple(ours.shape)}: {ours.stride()} != torch {theirs.stride()}"
+
+
 def _differences(key: str, column_major: bool = False) -> list[str]:
     """One line per result whose strides differ from PyTorch's, over the op's samples (with
     their matrix inputs column-major if asked)."""
     info = REGISTRY[key]
-    found = []
-    for i, sample in enumerate(_samples(info)):
-        if column_major:
-            args = tuple(_column_major(a) for a in sample.args)
-            kwargs = {k: _column_major(v) for k, v in sample.kwargs.items()}
-            sample = Sample(args, kwargs)
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                ours, _ = _run(info, sample, gg)
-                theirs, _ = _run(info, sample, torch)
-        except Exception:  # samples that raise are compared by the error tests
-            continue
-        for k, (o, t) in enumerate(zip(ours, theirs)):
-            if tuple(o.shape) != tuple(t.shape) or o.numel() <= 1:
-                continue
-            if _strides(o) != _strides(t):
-                found.append(
-                    f"sample {i} output {k} {tuple(o.shape)}: {o.stride()} != torch {t.stride()}"
-                )
-    return found
+    samples = _samples(info)
+    if column_major:
+        samples = [
+            Sample(
+                tuple(_column_major(a) for a in s.args),
+                {k: _column_major(v) for k, v in s.kwargs.items()},
+            )
+            for s in samples
+        ]
+    return _output_differences(info, samples, _outputs_of, _differ)
 
 
 def test_known_ops_are_registry_ops() -> None:
