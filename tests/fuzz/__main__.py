@@ -12,7 +12,7 @@ import time
 
 from .isolate import fuzz_seed
 from .program import save_regression
-from .skips import PYTORCH_BUGS, PYTORCH_LACKS, SKIPPED_OPS
+from .skips import PYTORCH_BUGS, PYTORCH_LACKS, PYTORCH_UNDEFINED_FOR_NAN, SKIPPED_OPS
 
 
 def main() -> None:
@@ -30,6 +30,8 @@ def main() -> None:
     print("left out on purpose:")
     for name, reason in {**SKIPPED_OPS, **PYTORCH_LACKS}.items():
         print(f"  {name}: {reason}")
+    for name, reason in PYTORCH_UNDEFINED_FOR_NAN.items():
+        print(f"  {name} of a tensor holding NaN: {reason}")
     for name, message in PYTORCH_BUGS.items():
         print(f"  {name}: a PyTorch bug ({message!r}), no verdict after it")
     ops = None

@@ -18,7 +18,7 @@ import glassgrad
 from glassgrad.ops import REGISTRY
 from glassgrad.ops._registry import NoGrad
 
-from .skips import SKIPPED_OPS
+from .skips import PYTORCH_UNDEFINED_FOR_NAN, SKIPPED_OPS
 
 _SHAPES = [(), (1,), (3,), (4,), (2, 3), (3, 4), (4, 3), (2, 3, 4), (0,), (2, 0), (3, 1), (1, 4)]
 _ERROR_RATE = 0.2  # how often a statement that raises in PyTorch is kept
@@ -125,10 +125,13 @@ class ProgramGenerator:
     def _try(self, candidate: tuple) -> bool:
         """Run the pending leaf lines and the candidate in PyTorch; keep them if they ran
         (or, now and then, if the candidate raised)."""
-        kind, code = candidate
+        kind, code, *nan_free = candidate
         ns = self.namespace
         for line in self.pending:
             exec(line, ns)
+        if nan_free and any(_holds_nan(eval(a, ns)) for a in nan_free[0]):
+            self._replay()
+            return False
         try:
             if kind == "expr":
                 line = self._bind(code, eval(code, ns))
@@ -275,7 +278,10 @@ class ProgramGenerator:
         sample = samples[int(self.rng.integers(len(samples)))]
         args = [self._arg(a) for a in sample.args]
         kwargs = [f"{k}={self._arg(v)}" for k, v in sample.kwargs.items()]
-        return ("expr", self._call(info, args, kwargs))
+        code = self._call(info, args, kwargs)
+        if key in PYTORCH_UNDEFINED_FOR_NAN:
+            return ("expr", code, args)  # passed over if an argument holds NaN (_try)
+        return ("expr", code)
 
     def _call(self, info: Any, args: list[str], kwargs: list[str]) -> str:
         name = info.name
@@ -416,6 +422,10 @@ class ProgramGenerator:
             name = self._name()
             return ("stmt", f"with torch.no_grad(): {name} = {code}")
         return ("stmt", f"with torch.no_grad(): {code}")
+
+
+def _holds_nan(value: Any) -> bool:
+    return isinstance(value, torch.Tensor) and bool(torch.isnan(value.detach()).any())
 
 
 def _broadcastable(shape: tuple, target: tuple) -> bool:
