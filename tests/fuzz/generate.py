@@ -417,11 +417,10 @@ class ProgramGenerator:
         inner = getattr(self, f"_{self.rng.choice(['op', 'view', 'inplace', 'operator'])}")()
         if inner is None:
             return None
-        kind, code = inner
+        kind, code, *nan_free = inner
         if kind == "expr":
-            name = self._name()
-            return ("stmt", f"with torch.no_grad(): {name} = {code}")
-        return ("stmt", f"with torch.no_grad(): {code}")
+            code = f"{self._name()} = {code}"
+        return ("stmt", f"with torch.no_grad(): {code}", *nan_free)
 
 
 def _holds_nan(value: Any) -> bool:
