@@ -585,6 +585,16 @@ def randperm(
 
 
 def _like(factory: Any, name: str, random: bool = False) -> Any:
+    def build(
+        input: Tensor, dtype: Any, layout: Any, device: Any, pin_memory: bool,
+        requires_grad: bool, memory_format: Any, **generator: Any,
+    ) -> Tensor:  # fmt: skip
+        check_factory_options(name, layout, pin_memory, memory_format)
+        dt = dtype if dtype is not None else input.dtype
+        return factory(
+            input._data.shape, dtype=dt, device=device, requires_grad=requires_grad, **generator
+        )
+
     def like(
         input: Tensor,
         *,
@@ -594,14 +604,8 @@ def _like(factory: Any, name: str, random: bool = False) -> Any:
         pin_memory: bool = False,
         requires_grad: bool = False,
         memory_format: Any = None,
-        **random_options: Any,
     ) -> Tensor:
-        check_factory_options(name, layout, pin_memory, memory_format)
-        dt = dtype if dtype is not None else input.dtype
-        return factory(
-            input._data.shape, dtype=dt, device=device, requires_grad=requires_grad,
-            **random_options,
-        )  # fmt: skip
+        return build(input, dtype, layout, device, pin_memory, requires_grad, memory_format)
 
     def random_like(
         input: Tensor,
@@ -614,9 +618,9 @@ def _like(factory: Any, name: str, random: bool = False) -> Any:
         requires_grad: bool = False,
         memory_format: Any = None,
     ) -> Tensor:
-        return like(
-            input, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
-            requires_grad=requires_grad, memory_format=memory_format, generator=generator,
+        return build(
+            input, dtype, layout, device, pin_memory, requires_grad, memory_format,
+            generator=generator,
         )  # fmt: skip
 
     chosen = random_like if random else like
@@ -678,9 +682,22 @@ def randint_like(
 
 def _new(factory: Any, name: str) -> Any:
     def method(
-        self: Tensor, *size: Any, dtype: Any = None, requires_grad: bool = False, **kwargs: Any
+        self: Tensor,
+        *size: Any,
+        dtype: Any = None,
+        layout: Any = None,
+        device: Any = None,
+        pin_memory: bool = False,
+        requires_grad: bool = False,
+        **named_size: Any,
     ) -> Tensor:
-        return factory(*size, dtype=dtype or self.dtype, requires_grad=requires_grad, **kwargs)
+        if set(named_size) - {"size"}:  # PyTorch's keywords only: no out=, no memory_format=
+            unexpected = sorted(set(named_size) - {"size"})[0]
+            raise TypeError(f"{name}() got an unexpected keyword argument {unexpected!r}")
+        return factory(
+            *size, **named_size, dtype=dtype or self.dtype, layout=layout, device=device,
+            pin_memory=pin_memory, requires_grad=requires_grad,
+        )  # fmt: skip
 
     method.__name__ = method.__qualname__ = name
     return method

@@ -667,7 +667,14 @@ class _TensorMethods:
     def negative(self) -> Tensor: ...  # glassgrad.ops.arithmetic.neg
     def negative_(self, *args: Any, **kwargs: Any) -> Tensor: ...  # glassgrad.ops.aliases
     def new_empty(
-        self, *size: Any, dtype: Any = ..., requires_grad: bool = ..., **kwargs: Any
+        self,
+        *size: Any,
+        dtype: Any = ...,
+        layout: Any = ...,
+        device: Any = ...,
+        pin_memory: bool = ...,
+        requires_grad: bool = ...,
+        **named_size: Any,
     ) -> Tensor: ...  # glassgrad._factories
     def new_empty_strided(
         self,
@@ -692,7 +699,14 @@ class _TensorMethods:
         requires_grad: bool = ...,
     ) -> Tensor: ...  # glassgrad._factories._new_full
     def new_ones(
-        self, *size: Any, dtype: Any = ..., requires_grad: bool = ..., **kwargs: Any
+        self,
+        *size: Any,
+        dtype: Any = ...,
+        layout: Any = ...,
+        device: Any = ...,
+        pin_memory: bool = ...,
+        requires_grad: bool = ...,
+        **named_size: Any,
     ) -> Tensor: ...  # glassgrad._factories
     def new_tensor(
         self,
@@ -705,7 +719,14 @@ class _TensorMethods:
         requires_grad: bool = ...,
     ) -> Tensor: ...  # glassgrad._factories._new_tensor
     def new_zeros(
-        self, *size: Any, dtype: Any = ..., requires_grad: bool = ..., **kwargs: Any
+        self,
+        *size: Any,
+        dtype: Any = ...,
+        layout: Any = ...,
+        device: Any = ...,
+        pin_memory: bool = ...,
+        requires_grad: bool = ...,
+        **named_size: Any,
     ) -> Tensor: ...  # glassgrad._factories
     def nextafter(self, other: Tensor) -> Tensor: ...  # glassgrad.ops.pointwise_binary.nextafter
     def nextafter_(self, other: Any) -> Any: ...  # glassgrad.ops.pointwise_binary

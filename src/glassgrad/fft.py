@@ -59,5 +59,5 @@ __all__ = [
     "rfftn",
 ]
 
-# PyTorch's keyword-only out= on each (PyTorch's rules: see ops/_out.py).
-globals().update({_name: _with_out(globals()[_name], _name) for _name in __all__})
+# PyTorch's keyword-only out= where it has one (PyTorch's rules: see ops/_out.py).
+globals().update({_name: _with_out(globals()[_name], _name, "fft") for _name in __all__})

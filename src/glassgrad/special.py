@@ -113,5 +113,6 @@ __all__ = [
     "zeta",
 ]
 
-# PyTorch's keyword-only out= on each (the functions also serve as Tensor methods without it).
-globals().update({_name: _with_out(globals()[_name], _name) for _name in __all__})
+# PyTorch's keyword-only out= where it has one (the functions also serve as Tensor
+# methods, without it).
+globals().update({_name: _with_out(globals()[_name], _name, "special") for _name in __all__})

@@ -25,7 +25,7 @@ from . import (
 )
 from ._namespace import ArrayNamespace, build_tensor_namespace
 from ._numpy_names import with_numpy_names
-from ._out import with_out
+from ._out import with_out, without_out
 from ._registry import REGISTRY
 
 # Every op module of this package registers its rows on import; new modules need no edit here.
@@ -94,7 +94,7 @@ def attach_methods() -> None:
         if info.methods:
             method_fn = with_numpy_names(info.function)  # x.sum(axis=1), as PyTorch takes
             for method in info.methods:
-                setattr(Tensor, method, method_fn)
+                setattr(Tensor, method, without_out(method_fn, method))
     for name, fn in {**conversion.INPLACE_METHODS, **conversion.CAST_METHODS}.items():
         setattr(Tensor, name, fn)
     # Extra methods (in-place variants, aliases) an op module lists in TENSOR_METHODS.
@@ -111,10 +111,11 @@ def attach_methods() -> None:
 
 def public_functions(namespace: str = "") -> dict[str, Any]:
     """Registry functions public in ``namespace`` ("" is ``glassgrad.<name>``), each taking
-    PyTorch's ``out=`` (the Tensor methods, which have none, are the functions as they are)."""
+    ``out=`` where PyTorch's does (the Tensor methods, which have none, are the functions as
+    they are)."""
     private = ("getitem", "rtruediv", "rpow", "rmatmul")  # operators PyTorch has no name for
     return {
-        info.name: with_numpy_names(with_out(info.function, info.name))
+        info.name: with_numpy_names(with_out(info.function, info.name, namespace))
         for info in REGISTRY.values()
         if info.namespace == namespace
         and info.name not in private

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 import warnings
 from typing import Any
 
@@ -25,8 +26,87 @@ from ..autograd.grad_mode import state as grad_state
 from ..autograd.inplace_record import note_write
 from ..autograd.mutation import before_write, write_hooks
 from ..autograd.views import rebase_history
+from ._not_implemented import _not_implemented_node, computed_result
+from ._registry import REGISTRY
 
-__all__ = ["out_result", "write_into", "with_out"]
+__all__ = [
+    "WITHOUT_OUT",
+    "out_result",
+    "recorded_as_not_implemented",
+    "takes_out",
+    "with_out",
+    "without_out",
+    "write_into",
+]
+
+# The registry's public functions that PyTorch 2.13 gives no ``out=`` (views, composites
+# written in Python, most of nn.functional), by namespace: each refuses the keyword as
+# PyTorch does (TypeError: unexpected keyword argument 'out'). Read from PyTorch by calling
+# each function with ``out=``; tests/api/test_out_parity.py keeps the table true.
+WITHOUT_OUT: dict[str, frozenset[str]] = {
+    "": frozenset(
+        """
+        adjoint allclose alpha_dropout alpha_dropout_ argwhere as_strided
+        as_strided_scatter atleast_1d atleast_2d atleast_3d bincount binomial block_diag
+        broadcast_tensors broadcast_to cartesian_prod cdist chunk clone combinations
+        conj contiguous corrcoef count_nonzero cov cumulative_trapezoid det diag_embed
+        diagflat diagonal diagonal_scatter dist dropout dropout_ dsplit einsum expand
+        expand_as feature_alpha_dropout feature_alpha_dropout_ feature_dropout
+        feature_dropout_ flatten flip fliplr flipud gradient histogramdd hsplit imag
+        index_fill index_put isclose isfinite isinf isnan istft lobpcg logdet
+        masked_fill masked_scatter matrix_exp meshgrid moveaxis movedim narrow
+        pca_lowrank permute pinverse poisson positive put ravel real relu repeat
+        repeat_interleave reshape reshape_as resize roll rot90 rsub select
+        select_scatter split split_with_sizes squeeze std_mean stft sum_to_size
+        svd_lowrank swapaxes swapdims t tensor_split tile to trace transpose trapezoid
+        trapz unbind unflatten unfold unique unique_consecutive unsafe_chunk
+        unsafe_split unsafe_split_with_sizes unsqueeze vander var_mean view view_as
+        view_as_complex view_as_real vsplit
+        """.split()
+    ),
+    "nn.functional": frozenset(
+        """
+        adaptive_avg_pool1d adaptive_avg_pool2d adaptive_avg_pool3d adaptive_max_pool1d
+        adaptive_max_pool1d_with_indices adaptive_max_pool2d
+        adaptive_max_pool2d_with_indices adaptive_max_pool3d
+        adaptive_max_pool3d_with_indices affine_grid alpha_dropout avg_pool1d batch_norm
+        bilinear binary_cross_entropy binary_cross_entropy_with_logits celu celu_
+        channel_shuffle conv1d conv2d conv3d conv_transpose1d conv_transpose2d
+        conv_transpose3d cosine_embedding_loss cosine_similarity cross_entropy ctc_loss
+        dropout dropout1d dropout2d dropout3d elu elu_ embedding embedding_bag
+        feature_alpha_dropout fold fractional_max_pool2d
+        fractional_max_pool2d_with_indices fractional_max_pool3d
+        fractional_max_pool3d_with_indices gaussian_nll_loss glu grid_sample group_norm
+        gumbel_softmax hardsigmoid hardswish hardtanh hardtanh_ hinge_embedding_loss
+        huber_loss instance_norm interpolate kl_div l1_loss layer_norm leaky_relu
+        leaky_relu_ linear_cross_entropy local_response_norm log_softmax lp_pool1d
+        lp_pool2d lp_pool3d margin_ranking_loss max_pool1d max_pool1d_with_indices
+        max_pool2d max_pool2d_with_indices max_pool3d max_pool3d_with_indices
+        max_unpool1d max_unpool2d max_unpool3d mish mse_loss multi_margin_loss
+        multilabel_margin_loss multilabel_soft_margin_loss native_channel_shuffle
+        nll_loss one_hot pad pairwise_distance pdist pixel_shuffle pixel_unshuffle
+        poisson_nll_loss prelu relu relu6 relu_ rms_norm rrelu rrelu_ selu selu_ sigmoid
+        silu smooth_l1_loss soft_margin_loss softmax softmin softsign tanh tanhshrink
+        threshold threshold_ triplet_margin_loss triplet_margin_with_distance_loss
+        unfold upsample upsample_bilinear upsample_nearest
+        """.split()
+    ),
+    "linalg": frozenset(
+        """
+        diagonal matrix_exp vander
+        """.split()
+    ),
+    "special": frozenset(
+        """
+        log_softmax softmax
+        """.split()
+    ),
+    "fft": frozenset(
+        """
+        fftshift ifftshift
+        """.split()
+    ),
+}
 
 
 def _autograd_error(op: str) -> RuntimeError:
@@ -36,9 +116,18 @@ def _autograd_error(op: str) -> RuntimeError:
     )
 
 
-def write_into(op: str, out: Any, values: np.ndarray, exact: bool = False) -> Tensor:
+def write_into(
+    op: str,
+    out: Any,
+    values: np.ndarray,
+    exact: bool = False,
+    warn: bool = True,
+    casting: str = "same_kind",
+) -> Tensor:
     """Write ``values`` into the Tensor ``out`` with PyTorch's dtype and resize rules
-    (``exact``: ``out`` must have the result's dtype, as sort's or max's)."""
+    (``exact``: ``out`` must have the result's dtype, as sort's or max's; ``warn``: False
+    for the kernels that resize a non-empty ``out`` without PyTorch's deprecation warning;
+    ``casting``: "unsafe" for the kernels that write any dtype, as bernoulli's)."""
     if not isinstance(out, Tensor):
         raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}")
     values = np.asarray(values)
@@ -48,7 +137,7 @@ def write_into(op: str, out: Any, values: np.ndarray, exact: bool = False) -> Te
             f"Expected out tensor to have dtype {c_type_name(values.dtype)}, but got "
             f"{c_type_name(target.dtype)} instead"
         )
-    if target.dtype != values.dtype and not np.can_cast(values.dtype, target.dtype, "same_kind"):
+    if target.dtype != values.dtype and not np.can_cast(values.dtype, target.dtype, casting):
         raise RuntimeError(
             f"result type {scalar_type_name(values.dtype)} can't be cast to the desired output "
             f"type {scalar_type_name(target.dtype)}"
@@ -56,7 +145,7 @@ def write_into(op: str, out: Any, values: np.ndarray, exact: bool = False) -> Te
     if write_hooks:
         before_write(out)
     if target.shape != values.shape:
-        if target.size:
+        if target.size and warn:
             warnings.warn(
                 f"An output with one or more elements was resized since it had shape "
                 f"{list(target.shape)}, which does not match the required output shape "
@@ -83,12 +172,19 @@ def out_result(
     inputs: tuple = (),
     exact: bool = False,
     autograd_op: str | None = None,
+    differentiable: bool = True,
+    resize_warning: bool = True,
+    casting: str = "same_kind",
 ) -> Any:
     """``result`` itself when ``out`` is None; else ``result`` written into ``out`` (a Tensor,
     or a tuple of Tensors for an op with several results), which is returned. ``exact``:
     the dtypes must match (no casting), as for PyTorch's sort and max. ``autograd_op``: the
     ATen op PyTorch's autograd error names, where it is not ``op`` (``_linalg_svd`` for
-    ``linalg_svdvals``)."""
+    ``linalg_svdvals``). ``differentiable``: False for an op PyTorch has no derivative for
+    (``special.airy_ai``, ``histc``), whose out= may require grad, as may the inputs of an
+    op whose results are all integral or boolean (``eq``, ``argmax``). ``resize_warning``:
+    False for the kernels that resize ``out`` without PyTorch's deprecation warning;
+    ``casting``: "unsafe" for those that write into ``out`` of any dtype."""
     if out is None:
         return result
     several = isinstance(result, tuple)
@@ -103,20 +199,25 @@ def out_result(
     elif not isinstance(out, Tensor):
         raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}")
     outs = tuple(out) if several else (out,)
+    if op in _CAT_FAMILY:
+        _check_cat_cast(result, out)
     histories = ()
-    if grad_state.enabled:
+    if grad_state.enabled and (differentiable and any(r._data.dtype.kind in "fc" for r in results)):
         # An op PyTorch records with a NotImplemented node passes it on to ``out`` as an
         # in-place op would (its backward raises there): only a leaf ``out`` is refused.
         recorded = [r._node for r in results if r.requires_grad]
         not_implemented = bool(recorded) and all(
             getattr(fn, "records_out", False) for fn in recorded
         )
+        tensors = [x for i in inputs for x in (i if isinstance(i, (list, tuple)) else (i,))]
         if any(o.requires_grad and (o._node is None or not not_implemented) for o in outs) or (
-            not not_implemented and any(isinstance(x, Tensor) and x.requires_grad for x in inputs)
+            not not_implemented and any(isinstance(x, Tensor) and x.requires_grad for x in tensors)
         ):
             raise _autograd_error(autograd_op or op)
         histories = tuple((o, r._node) for o, r in zip(outs, results) if r.requires_grad)
-    written = tuple(write_into(op, o, r._data, exact) for o, r in zip(outs, results))
+    written = tuple(
+        write_into(op, o, r._data, exact, resize_warning, casting) for o, r in zip(outs, results)
+    )
     for target, node in histories:
         rebase_history(target, node)
     if not several:
@@ -143,21 +244,143 @@ def composite_out(op: str, out: Any, compute: Any) -> Tensor:
     return out.copy_(result)
 
 
-def with_out(fn: Any, name: str | None = None) -> Any:
-    """``fn`` taking PyTorch's keyword-only ``out=`` (written by ``out_result``); ``fn``
-    itself when it already has an ``out`` parameter or takes ``**kwargs``."""
+# How PyTorch records an out= whose inputs require grad, where it does not refuse it: ops
+# whose out= kernel PyTorch composes from others, ``out`` taking the result by a recorded copy
+# (CopyBackwards) ...
+_OUT_BY_COPY = frozenset({"quantile", "nanquantile", "nuclear_norm", "special.ndtr"})
+# ... and ops whose out= PyTorch records with a NotImplemented node (the ATen op it names).
+_OUT_NOT_IMPLEMENTED = {
+    "softmax": "softmax",
+    "log_softmax": "log_softmax",
+    "diag": "diagonal_copy",
+    "slice_scatter": "slice_scatter",
+}
+# Functions whose out= overloads need an argument the others lack: ``sum(x, out=o)`` is refused
+# by PyTorch's parser, ``sum(x, 0, out=o)`` taken (argsort's out= overload has ``stable``).
+_OUT_NEEDS = {"sum": "dim", "prod": "dim", "argsort": "stable"}
+# Functions whose cast check PyTorch's cat kernel makes (a TypeError, its own words).
+_CAT_FAMILY = frozenset(
+    {"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack"}
+    | {"row_stack"}
+)
+# Kernels that resize a non-empty out= without PyTorch's deprecation warning.
+_RESIZE_QUIETLY = frozenset({"nn.functional.logsigmoid"})
+# Rows without derivatives (gradients not compared) that PyTorch records all the same (a
+# NotImplemented node, or zeros), so that its out= refuses inputs or an out requiring grad.
+_RECORDED_WITHOUT_DERIVATIVE = frozenset(
+    {"floor_divide", "heaviside", "geqrf", "linalg.ldl_factor", "linalg.ldl_factor_ex"}
+    | {"linalg.ldl_solve"}
+)
+
+
+def takes_out(namespace: str, name: str) -> bool:
+    """Whether PyTorch's ``namespace.name`` takes ``out=`` ("" is the top level)."""
+    return name not in WITHOUT_OUT.get(namespace, ())
+
+
+@functools.cache
+def _not_implemented_out(aten_op: str) -> Any:
+    return _not_implemented_node(aten_op, computed_result)
+
+
+def recorded_as_not_implemented(aten_op: str, result: Tensor, inputs: tuple) -> Tensor:
+    """``result`` recorded instead by PyTorch's NotImplemented node for ``aten_op`` (what its
+    out= kernel records, and passes on to ``out``), if it requires grad."""
+    if not result.requires_grad:
+        return result
+    sources = [x for x in inputs if isinstance(x, Tensor)]
+    return _not_implemented_out(aten_op).apply(*sources, after=result.detach()._data)
+
+
+def _check_cat_cast(result: Tensor, out: Any) -> None:
+    if isinstance(out, Tensor) and not np.can_cast(
+        result._data.dtype, out._data.dtype, "same_kind"
+    ):
+        raise TypeError(
+            "torch.cat(): input types can't be cast to the desired output type "
+            f"{scalar_type_name(out._data.dtype)}"
+        )
+
+
+def _named(fn: Any, name: str) -> Any:
+    """``fn``, or a copy of it named ``name``, so that Python's argument errors name the
+    public function as PyTorch's do (``moveaxis() got an unexpected keyword argument 'out'``
+    from the function that also serves as ``movedim``)."""
+    if not isinstance(fn, types.FunctionType) or fn.__name__ == name:
+        return fn
+    copy = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
+    functools.update_wrapper(copy, fn)
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    copy.__name__ = copy.__qualname__ = name
+    return copy
+
+
+def with_out(fn: Any, name: str, namespace: str = "") -> Any:
+    """``fn`` taking PyTorch's keyword-only ``out=`` (written by ``out_result``) where
+    PyTorch's ``namespace.name`` takes one; ``fn`` itself where it does not (its argument
+    errors naming the function as PyTorch's: ``linalg_diagonal()``), or where ``fn`` already
+    has an ``out`` parameter or takes ``**kwargs``."""
+    aten = f"{namespace}_{name}" if namespace in ("linalg", "special", "fft") else name
+    fn = _named(fn, aten)
     signature = inspect.signature(fn)
     params = list(signature.parameters.values())
-    if "out" in signature.parameters or any(p.kind is p.VAR_KEYWORD for p in params):
+    if (
+        not takes_out(namespace, name)
+        or "out" in signature.parameters
+        or any(p.kind is p.VAR_KEYWORD for p in params)
+    ):
         return fn
-    op = name or fn.__name__
+
+    key = f"{namespace}.{name}" if namespace else name
+    row = REGISTRY.get(key)
+    differentiable = row is None or row.differentiable or key in _RECORDED_WITHOUT_DERIVATIVE
+    aten_op = _OUT_NOT_IMPLEMENTED.get(key)
+
+    needs = _OUT_NEEDS.get(key)
 
     @functools.wraps(fn)
     def wrapper(*args: Any, out: Any = None, **kwargs: Any) -> Any:
         if out is None:
             return fn(*args, **kwargs)
-        return out_result(op, out, fn(*args, **kwargs), (*args, *kwargs.values()))
+        if needs is not None and needs not in signature.bind(*args, **kwargs).arguments:
+            raise TypeError(
+                f"{name}() received an invalid combination of arguments - got out= without "
+                f"'{needs}', but its out= overload is (Tensor input, ..., {needs}, ..., *, "
+                "Tensor out = None)"
+            )
+        if key in _OUT_BY_COPY:
+            return composite_out(name, out, lambda: fn(*args, **kwargs))
+        result = fn(*args, **kwargs)
+        inputs = (*args, *kwargs.values())
+        if aten_op is not None:
+            result = recorded_as_not_implemented(aten_op, result, inputs)
+        return out_result(
+            name,
+            out,
+            result,
+            inputs,
+            differentiable=differentiable,
+            resize_warning=key not in _RESIZE_QUIETLY,
+        )
 
     out_param = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
     wrapper.__signature__ = signature.replace(parameters=[*params, out_param])
     return wrapper
+
+
+def without_out(fn: Any, name: str) -> Any:
+    """``fn`` as a Tensor method: PyTorch's methods take no ``out=`` (``x.max(0, out=o)`` is
+    a TypeError), so a function with an ``out`` parameter is bound without it."""
+    signature = inspect.signature(fn)
+    if "out" not in signature.parameters:
+        return fn
+
+    @functools.wraps(fn)
+    def method(*args: Any, **kwargs: Any) -> Any:
+        if "out" in kwargs:
+            raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
+        return fn(*args, **kwargs)
+
+    params = [p for p in signature.parameters.values() if p.name != "out"]
+    method.__signature__ = signature.replace(parameters=params)
+    return method

@@ -458,7 +458,8 @@ def addbmm(
     check_tensor(batch2, "addbmm", "batch2", 3)
     _check_addbmm(input, batch1, batch2)
     result = AddbmmBackward0.apply(input, batch1, batch2, beta=beta, alpha=alpha)
-    return out_result("addbmm", out, result, (input, batch1, batch2))
+    inputs = (input, batch1, batch2)
+    return out_result("addbmm", out, result, inputs, resize_warning=False)
 
 
 def addbmm_(

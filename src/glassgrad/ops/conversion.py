@@ -120,6 +120,16 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """
     kwargs.pop("non_blocking", None)
     copy = kwargs.pop("copy", False)
+    memory_format = kwargs.pop("memory_format", None)
+    unknown = sorted(set(kwargs) - {"dtype", "device"})
+    if unknown:  # PyTorch's parser refuses them; never accept and ignore an argument
+        raise TypeError(
+            f"to() received an invalid combination of arguments - got an unexpected keyword "
+            f"argument {unknown[0]!r}"
+        )
+    check_factory_options("to", memory_format=memory_format)
+    if memory_format is _layout.contiguous_format and not input._data.flags.c_contiguous:
+        input, copy = contiguous(input), False  # already the copy
     target = _resolve_dtype(args, kwargs)
     np_dtype = target.numpy if isinstance(target, _dtype.dtype) else target
     if np_dtype is None or np_dtype == input._data.dtype:

@@ -90,7 +90,8 @@ def histc(
         raise RuntimeError("torch.histc: max must be larger than min")
     low, high = _histc_range(data, float(min), float(max))
     counts, _ = np.histogram(data, bins=bins, range=(low, high))
-    return out_result("histc", out, Tensor._from_array(counts.astype(data.dtype)), (input,))
+    result = Tensor._from_array(counts.astype(data.dtype))
+    return out_result("histc", out, result, (input,), differentiable=False)
 
 
 def histogram(

@@ -16,7 +16,7 @@ from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor
 from ._linalg_common import column_major
-from ._out import out_result
+from ._out import out_result, recorded_as_not_implemented
 from ._registry import NoGrad, Sample, register
 from ._samples import complex_randn, randn
 from .decompositions import diag_embed
@@ -114,7 +114,9 @@ def eigvals(A: Tensor, *, out: Any = None) -> Tensor:
     """
     _check("linalg.eigvals", A)
     if out is not None:
-        return out_result("linalg_eigvals", out, eigvals(A), (A,), exact=True)
+        # PyTorch's out= kernel records a NotImplemented node, which out takes.
+        result = recorded_as_not_implemented("linalg_eigvals", eigvals(A), (A,))
+        return out_result("linalg_eigvals", out, result, (A,), exact=True)
     return LinalgEigBackward0.apply(A)[0]
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from .._factories import _finish
 from .._tensor import Tensor
 from ._common import check_tensor
-from ._out import out_result
+from ._out import out_result, recorded_as_not_implemented
 from ._registry import NoGrad, Sample, register
 from ._samples import complex_randn, randn
 from .fft import (
@@ -56,8 +56,9 @@ def fft(
         tensor([1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j])
     """
     if isinstance(input, Tensor) and input._data.dtype.kind == "c":
-        return c2c_1d("fft", input, n, dim, norm, forward=True)
-    result = r2c_1d("fft", input, n, dim, norm, forward=True, onesided=False)
+        result = c2c_1d("fft", input, n, dim, norm, forward=True)
+    else:
+        result = r2c_1d("fft", input, n, dim, norm, forward=True, onesided=False)
     return out_result("fft_fft", out, result, (input,))
 
 
@@ -77,8 +78,11 @@ def ifft(
         tensor([1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j])
     """
     if isinstance(input, Tensor) and input._data.dtype.kind == "c":
-        return c2c_1d("ifft", input, n, dim, norm, forward=False)
-    result = r2c_1d("ifft", input, n, dim, norm, forward=False, onesided=False)
+        result = c2c_1d("ifft", input, n, dim, norm, forward=False)
+    else:
+        result = r2c_1d("ifft", input, n, dim, norm, forward=False, onesided=False)
+        if out is not None:  # PyTorch conjugates the r2c result in place in out
+            result = recorded_as_not_implemented("conj_physical", result, (input,))
     return out_result("fft_ifft", out, result, (input,))
 
 
@@ -156,6 +160,8 @@ def ihfft(
         tensor([1.-0.j, 0.-0.j, 0.-0.j])
     """
     result = r2c_1d("ihfft", input, n, dim, norm, forward=False, onesided=True)
+    if out is not None:  # PyTorch conjugates the r2c result in place in out
+        result = recorded_as_not_implemented("conj_physical", result, (input,))
     return out_result("fft_ihfft", out, result, (input,))
 
 

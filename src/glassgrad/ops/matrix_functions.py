@@ -20,7 +20,7 @@ from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor
 from ._linalg_common import check_square, constant_like, invertible
-from ._out import composite_out
+from ._out import composite_out, out_result
 from ._registry import Sample, register
 from ._samples import randn
 from .broadcasting import expand
@@ -62,7 +62,7 @@ def matrix_power(A: Tensor, n: int, *, out: Any = None) -> Tensor:
     data = check_tensor(A, "linalg.matrix_power", "A")._data
     check_square("linalg.matrix_power", data, floating=False)  # integer powers are exact
     if out is not None:
-        return composite_out("linalg.matrix_power", out, lambda: matrix_power(A, n))
+        return _matrix_power_out(A, n, out)
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
         raise TypeError(
             f"linalg_matrix_power(): argument 'n' (position 2) must be int, not {type(n).__name__}"
@@ -89,6 +89,22 @@ def matrix_power(A: Tensor, n: int, *, out: Any = None) -> Tensor:
             result = z if result is None else matmul(result, z)
         n //= 2
     return result
+
+
+def _matrix_power_out(A: Tensor, n: int, out: Any) -> Tensor:
+    """PyTorch's out= of matrix_power: the identity written without history (n = 0), A
+    copied in (CopyBackwards, n = 1), else the out= of the last kernel (inv_ex, matmul),
+    whose autograd check refuses inputs or an ``out`` that require grad."""
+    if n == 1:
+        return composite_out("linalg.matrix_power", out, lambda: matrix_power(A, n))
+    if n == 0:
+        if isinstance(out, Tensor) and out.requires_grad:
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation."
+            )
+        return out_result("linalg_matrix_power", out, matrix_power(A, n).detach())
+    kernel = "linalg_inv_ex" if n == -1 else "matmul"
+    return out_result(kernel, out, matrix_power(A, n), (A,))
 
 
 def matrix_power_top(input: Tensor, n: int, *, out: Any = None) -> Tensor:

@@ -12,6 +12,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from . import arithmetic, broadcasting, conversion, division, reduction
 from ._common import binary_operands, broadcast_error, check_tensor, wrap_dim
+from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .clamping import clamp_min
@@ -50,11 +51,9 @@ def normalize(
     _check_float_input(input, "normalize")
     d = wrap_dim(dim, input._data.ndim, "normalize")
     norm = vector_norm(input, p, d, True)
-    result = division.div(input, broadcasting.expand_as(clamp_min(norm, eps), input))
-    if out is None:
-        return result
-    with no_grad():
-        return out.copy_(result)
+    denominator = broadcasting.expand_as(clamp_min(norm, eps), input)
+    # PyTorch's out= is div's (its autograd check names div).
+    return out_result("div", out, division.div(input, denominator), (input, denominator))
 
 
 def _broadcast_pair(a: Tensor, b: Tensor, op: str, expand_all: bool = True) -> tuple:

@@ -99,7 +99,16 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
     left = reshape(permute(a, (*free_a, *dims_a)), (rows, contracted))
     right = reshape(permute(b, (*dims_b, *free_b)), (contracted, cols))
     shape = tuple(x.shape[d] for d in free_a) + tuple(y.shape[d] for d in free_b)
-    return reshape(mm(left, right), shape)
+    result = reshape(mm(left, right), shape)
+    if out is None:
+        return result
+    if isinstance(out, Tensor) and out._data.dtype != result._data.dtype:
+        raise RuntimeError(
+            "tensordot: Expected the output tensor to have dtype "
+            f"{scalar_type_name(result._data.dtype)}, but got an output tensor with dtype "
+            f"{scalar_type_name(out._data.dtype)}"
+        )
+    return composite_out("tensordot", out, lambda: result)  # copied in, as PyTorch's
 
 
 register(
@@ -271,9 +280,9 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Any = None) -> Tensor:
             f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
             f"{scalar_type_name(a.dtype)} and y of type {scalar_type_name(b.dtype)} instead"
         )
-    if out is not None:
-        return composite_out("linalg.vecdot", out, lambda: vecdot(x, y, dim=dim))
-    return reduce_sum(mul(conj(x), y), dim)  # conj: a no-op, no node, for real x
+    product = mul(conj(x), y)  # conj: a no-op, no node, for real x
+    # PyTorch's out= kernel is sum's, whose autograd check names it.
+    return out_result("sum", out, reduce_sum(product, dim), (product,))
 
 
 class LinalgCrossBackward0(Op):

@@ -297,7 +297,8 @@ def bernoulli(
     else:
         _check_probability(p, "bernoulli_")
         result = BernoulliNotImplemented.apply(input, after=(p, generator))
-    return out_result("bernoulli", out, result, (input,))
+    # PyTorch samples into out of any dtype, resized without a warning.
+    return out_result("bernoulli", out, result, (input,), resize_warning=False, casting="unsafe")
 
 
 class PoissonBackward0(Op):
@@ -419,7 +420,7 @@ def multinomial(
             keys = rng.exponential(size=rows.shape) / rows
         drawn = np.ascontiguousarray(np.argsort(keys, axis=1, kind="stable")[:, :num_samples])
     result = Tensor._from_array(drawn if weights.ndim == 2 else drawn[0])
-    return out_result("multinomial", out, result, (input,))
+    return out_result("multinomial", out, result, (input,), resize_warning=False)
 
 
 class _NormalTensors(_Fill):

@@ -26,7 +26,7 @@ from ._common import (
 )
 from ._namespace import default_float
 from ._not_implemented import refuse_complex
-from ._out import out_result
+from ._out import composite_out, out_result
 from ._registry import Sample, register
 from ._samples import positive, randn, unary_samples
 from .nn_activation import AddBackward1, MulBackward1
@@ -134,9 +134,10 @@ def ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         >>> glassgrad.special.ndtr(glassgrad.tensor([0.0]))
         tensor([0.5000])
     """
+    if out is not None:  # PyTorch's out= copies the result in (CopyBackwards)
+        return composite_out("special_ndtr", out, lambda: ndtr(input))
     scaled = MulBackward1.apply(check_tensor(input, "special_ndtr"), other=_SQRT_HALF)
-    result = MulBackward1.apply(AddBackward1.apply(erf(scaled), other=1), other=0.5)
-    return out_result("special_ndtr", out, result, (input,))
+    return MulBackward1.apply(AddBackward1.apply(erf(scaled), other=1), other=0.5)
 
 
 def ndtri(input: Tensor, *, out: Tensor | None = None) -> Tensor:

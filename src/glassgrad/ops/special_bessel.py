@@ -164,7 +164,7 @@ def _non_differentiable(name: str, kernel: Any, doc: str, example: str) -> Any:
     def op(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         check_tensor(input, f"special_{name}")
         result = Tensor._from_array(float_kernel(input._data, kernel, f"{name}_cpu"))
-        return out_result(f"special_{name}", out, result)
+        return out_result(f"special_{name}", out, result, differentiable=False)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"{doc} PyTorch defines no derivative.\n\nExample::\n\n    >>> {example}\n"

@@ -266,7 +266,7 @@ def _polynomial(name: str) -> Any:
             and isinstance(input, Tensor)
             and input._data.dtype in _FLOATS
         ):
-            return out_result(op, out, _one_degree(name, input._data, n))
+            return out_result(op, out, _one_degree(name, input._data, n), differentiable=False)
         if not isinstance(input, Tensor) and not (is_scalar(input) and isinstance(n, Tensor)):
             check_tensor(n if is_scalar(input) else input, op, "x")
         if isinstance(input, Tensor) and not (isinstance(n, Tensor) or is_scalar(n)):
@@ -282,7 +282,9 @@ def _polynomial(name: str) -> Any:
         with np.errstate(invalid="ignore", over="ignore"):  # inf and NaN silently, as PyTorch
             values = kernel(x.astype(np.float64), np.trunc(degree).astype(np.int64))
             values = np.asarray(values).astype(dtype)
-        return out_result(op, out, Tensor._from_array(like_operands(values, operands)))
+        return out_result(
+            op, out, Tensor._from_array(like_operands(values, operands)), differentiable=False
+        )
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = (
