@@ -266,3 +266,29 @@ def test_out_rules_match_pytorch(namespace: str, name: str) -> None:
             differences.append(f"{variant}: glassgrad {ours}, torch {theirs}")
     assert compared, "no variant applies to the sample"
     assert not differences, "\n".join(differences)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib, x: x.to(lib.float64, foo=1),
+        lambda lib, x: lib.zeros_like(x, out=x),
+        lambda lib, x: lib.rand_like(x, out=x),
+        lambda lib, x: x.new_zeros(2, out=x),
+        lambda lib, x: x.new_empty((2,), memory_format=lib.contiguous_format),
+    ],
+)
+def test_keywords_pytorch_refuses_are_refused(call: Any) -> None:
+    for lib in (torch, gg):
+        with pytest.raises(TypeError, match="keyword|invalid combination"):
+            call(lib, lib.ones(1, 2, 3, 4))
+
+
+def test_to_lays_out_in_the_memory_format_asked() -> None:
+    strides = []
+    for lib in (torch, gg):
+        x = lib.rand(2, 3, 4, 5)
+        y = x.to(memory_format=lib.channels_last)
+        z = x.mT.to(lib.float64, memory_format=lib.contiguous_format)
+        strides.append((y.stride(), z.stride(), z.dtype == lib.float64))
+    assert strides[0] == strides[1]

@@ -127,9 +127,9 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             f"to() received an invalid combination of arguments - got an unexpected keyword "
             f"argument {unknown[0]!r}"
         )
-    check_factory_options("to", memory_format=memory_format)
-    if memory_format is _layout.contiguous_format and not input._data.flags.c_contiguous:
-        input, copy = contiguous(input), False  # already the copy
+    if memory_format is not None and memory_format is not _layout.preserve_format:
+        laid_out = contiguous(input, memory_format)  # a copy unless already so laid out
+        input, copy = laid_out, copy and laid_out is input
     target = _resolve_dtype(args, kwargs)
     np_dtype = target.numpy if isinstance(target, _dtype.dtype) else target
     if np_dtype is None or np_dtype == input._data.dtype:
