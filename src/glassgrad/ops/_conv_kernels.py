@@ -25,6 +25,10 @@ Pads = tuple  # ((low, high), ...) per spatial dim; a negative value crops inste
 
 def _tuple_arg(value: Any, n: int, name: str, op: str) -> tuple:
     """An int, or a sequence of 1 or ``n`` ints, as a tuple of ``n`` ints (PyTorch's rule)."""
+    if type(value) is int:  # the usual spellings first: no ABC checks
+        return (value,) * n
+    if type(value) is tuple and len(value) == n and all(type(v) is int for v in value):
+        return value
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return (int(value),) * n
     if isinstance(value, Sequence) and not isinstance(value, str):

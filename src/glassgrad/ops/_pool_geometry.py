@@ -5,7 +5,9 @@ argument checks, for any number of spatial dimensions (``len(kernel)``).
 
 from __future__ import annotations
 
+import functools
 import itertools
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,6 +40,13 @@ def _kernel_slices(offset: tuple, out: tuple, stride: tuple, dilation: tuple) ->
             for i, o, s, d in zip(offset, out, stride, dilation)
         ),
     )
+
+
+@functools.lru_cache(maxsize=64)
+def _offset_slices(kernel: tuple, out: tuple, stride: tuple, dilation: tuple) -> tuple:
+    """``_kernel_slices`` of every kernel offset, in row-major order (cached: a pooling call
+    otherwise spends more building them than slicing with them on small inputs)."""
+    return tuple(_kernel_slices(q, out, stride, dilation) for q in _kernel_positions(kernel))
 
 
 def _kernel_positions(kernel: tuple) -> list[tuple]:
@@ -102,7 +111,7 @@ def _inside(shape: tuple, kernel, stride, padding, dilation, out) -> bool:
 
 def _element_strides(size: tuple) -> list[int]:
     """Flat distance between neighbours along each axis of a contiguous volume of ``size``."""
-    return [int(np.prod(size[a + 1 :], dtype=np.int64)) for a in range(len(size))]
+    return [math.prod(size[a + 1 :]) for a in range(len(size))]
 
 
 def _window_starts(shape: tuple, stride: tuple, out: tuple) -> np.ndarray:
@@ -115,8 +124,7 @@ def _window_starts(shape: tuple, stride: tuple, out: tuple) -> np.ndarray:
         return starts
     nd = len(out)
     size = shape[-nd:]
-    planes = int(np.prod(shape[:-nd], dtype=np.int64))
-    starts = np.arange(planes, dtype=np.intp) * int(np.prod(size, dtype=np.int64))
+    starts = np.arange(math.prod(shape[:-nd]), dtype=np.intp) * math.prod(size)
     for o, s, e in zip(out, stride, _element_strides(size)):
         starts = starts[..., None] + np.arange(o, dtype=np.intp) * (s * e)
     starts = starts.reshape(-1)
@@ -133,11 +141,28 @@ def _kernel_offsets(size: tuple, kernel, dilation) -> list[int]:
     return [sum(i * st for i, st in zip(q, steps)) for q in _kernel_positions(kernel)]
 
 
+def _window_elements(shape: tuple, kernel, stride, dilation, out) -> np.ndarray:
+    """Flat index into the contiguous volume ``shape`` of every window's every element, as a
+    (windows, kernel elements) array: row ``w`` is window ``w`` (output order), column ``q``
+    its ``q``-th kernel offset (row-major). Cached and shared with ``_window_starts``."""
+    key = ("elements", shape, kernel, stride, dilation, out)
+    index = _STARTS.get(key)
+    if index is not None:
+        return index
+    offsets = np.array(_kernel_offsets(shape[-len(kernel) :], kernel, dilation), np.intp)
+    index = _window_starts(shape, stride, out)[:, None] + offsets
+    if index.size <= _STARTS_CACHED_MAX:
+        _STARTS[key] = index
+        while len(_STARTS) > _STARTS_ENTRIES:
+            _STARTS.pop(next(iter(_STARTS)), None)
+    return index
+
+
 def gather_flat(F: Any, values: Any, indices: np.ndarray, nd: int) -> Any:
     """``values`` (…, *spatial) read at flat spatial ``indices`` (…, *out) of each plane
     (arrays or Tensors: the double backward of max pooling, plain and adaptive)."""
-    planes = int(np.prod(indices.shape[:-nd], dtype=np.int64))
-    volume = int(np.prod(values.shape[-nd:], dtype=np.int64))
+    planes = math.prod(indices.shape[:-nd])
+    volume = math.prod(values.shape[-nd:])
     flat = F.reshape(values, (planes, volume))
     picked = flat[np.arange(planes)[:, None], indices.reshape(planes, -1)]
     return F.reshape(picked, indices.shape)

@@ -12,6 +12,8 @@ gathers from the chosen elements, so ``create_graph=True`` gives second derivati
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -27,13 +29,13 @@ from ._pool_geometry import (
     _element_strides,
     _inside,
     _kernel_offsets,
-    _kernel_positions,
-    _kernel_slices,
+    _offset_slices,
     _padded_planes,
     _padded_size,
     _pool_params,
     _single,
     _unpadded,
+    _window_elements,
     _window_starts,
     gather_flat,
 )
@@ -49,27 +51,30 @@ def _offset_dtype(count: int) -> type:
     return np.int8 if count <= 127 else np.int32
 
 
+# Below this many gathered elements (windows x kernel elements) a max pool gathers every
+# window at once and reduces each row; above it, one vectorised step per kernel offset costs
+# less than NumPy's row-by-row argmax.
+_GATHER_ELEMENTS = 1 << 15
+
+
 def _max_pool(x: np.ndarray, kernel, stride, padding, dilation, out) -> tuple:
     """The max of every window and, per output, the row-major kernel offset ``q`` it came from.
 
     PyTorch's choice: the first maximum in row-major window order; a NaN wins (the last NaN
     if several); padding never wins (a window of -inf picks its first real element).
     """
-    if _inside(x.shape, kernel, stride, padding, dilation, out):
-        best, choice = _max_pool_inside(x, kernel, stride, dilation, out)
-        if x.dtype.kind != "f" or not np.isnan(best).any():
-            return best, choice
-    planes = _padded_planes(x, padding, out, kernel, stride, dilation, _lowest(x.dtype))
-    views = [planes[_kernel_slices(q, out, stride, dilation)] for q in _kernel_positions(kernel)]
-    best = views[0].copy() if len(views) == 1 else np.maximum(views[0], views[1])
-    for values in views[2:]:
-        np.maximum(best, values, out=best)
-    choice = np.full(best.shape, len(views) - 1, _offset_dtype(len(views)))
-    for q in range(len(views) - 2, -1, -1):
-        np.copyto(choice, q, where=views[q] == best)
-    if x.dtype.kind == "f" and np.isnan(best).any():
-        for q, values in enumerate(views):
-            np.copyto(choice, q, where=np.isnan(values))
+    inside = _inside(x.shape, kernel, stride, padding, dilation, out)
+    gather = math.prod(x.shape[: -len(kernel)]) * math.prod(out) * math.prod(kernel)
+    if gather <= _GATHER_ELEMENTS:
+        planes = _padded_planes(x, padding, out, kernel, stride, dilation, _lowest(x.dtype))
+        best, choice = _max_pool_gathered(planes, kernel, stride, dilation, out)
+    else:
+        if inside:
+            best, choice = _max_pool_inside(x, kernel, stride, dilation, out)
+            if x.dtype.kind != "f" or not np.isnan(best).any():
+                return best, choice
+        planes = _padded_planes(x, padding, out, kernel, stride, dilation, _lowest(x.dtype))
+        best, choice = _max_pool_sliced(planes, kernel, stride, dilation, out)
     if planes is not x:
         # Only padding ties with an all -inf window; PyTorch then keeps the first real element.
         empty = best == _lowest(x.dtype)
@@ -80,6 +85,39 @@ def _max_pool(x: np.ndarray, kernel, stride, padding, dilation, out) -> tuple:
                 start = np.arange(o) * s - p
                 first = first * k + _axis_shape(np.maximum(-(start // d), 0), axis, nd)
             np.copyto(choice, np.broadcast_to(first, choice.shape), where=empty, casting="unsafe")
+    return best, choice
+
+
+def _max_pool_gathered(planes: np.ndarray, kernel, stride, dilation, out) -> tuple:
+    """``_max_pool`` of padded ``planes`` by one gather of every window's elements, a row
+    (windows, kernel elements) each: the first maximum of a row is ``argmax``'s, the last NaN
+    that of the reversed row."""
+    nd = len(kernel)
+    index = _window_elements(planes.shape, kernel, stride, dilation, out)
+    windows = np.ascontiguousarray(planes).reshape(-1).take(index)
+    count = index.shape[1]
+    choice = windows.argmax(axis=1)
+    best = windows.reshape(-1).take(choice + np.arange(0, windows.size, count))
+    if planes.dtype.kind == "f" and np.isnan(best).any():
+        nan = np.isnan(windows)
+        last = (count - 1) - nan[:, ::-1].argmax(axis=1)
+        choice = np.where(nan.any(axis=1), last, choice)
+    shape = (*planes.shape[:-nd], *out)
+    return best.reshape(shape), choice.astype(_offset_dtype(count)).reshape(shape)
+
+
+def _max_pool_sliced(planes: np.ndarray, kernel, stride, dilation, out) -> tuple:
+    """``_max_pool`` of padded ``planes``, one strided slice per kernel offset."""
+    views = [planes[key] for key in _offset_slices(kernel, out, stride, dilation)]
+    best = views[0].copy() if len(views) == 1 else np.maximum(views[0], views[1])
+    for values in views[2:]:
+        np.maximum(best, values, out=best)
+    choice = np.full(best.shape, len(views) - 1, _offset_dtype(len(views)))
+    for q in range(len(views) - 2, -1, -1):
+        np.copyto(choice, q, where=views[q] == best)
+    if planes.dtype.kind == "f" and np.isnan(best).any():
+        for q, values in enumerate(views):
+            np.copyto(choice, q, where=np.isnan(values))
     return best, choice
 
 
@@ -109,41 +147,70 @@ def _flat_indices(choice: np.ndarray, size: tuple, kernel, stride, padding, dila
     (``return_indices``: ``h*W + w`` in 2-d, ``(t*H + h)*W + w`` in 3-d)."""
     nd = len(kernel)
     out = choice.shape[-nd:]
-    along = np.unravel_index(choice.astype(np.int64), kernel)
-    flat = 0
-    for axis, (o, s, p, d, e) in enumerate(
-        zip(out, stride, padding, dilation, _element_strides(size))
+    table = _plane_indices(size, kernel, stride, padding, dilation, out)
+    windows, count = table.shape
+    rows = np.arange(0, windows * count, count)
+    picked = table.reshape(-1).take(choice.reshape(-1, windows) + rows)
+    return picked.reshape(choice.shape)
+
+
+_PLANE_INDICES: dict = {}  # geometry -> (windows, kernel elements) table (oldest first)
+
+
+def _plane_indices(size: tuple, kernel, stride, padding, dilation, out) -> np.ndarray:
+    """The flat index in an input plane of spatial ``size`` of every window's (row, output
+    order) every kernel element (column, row-major); padding gives indices nothing chooses."""
+    key = (size, kernel, stride, padding, dilation, out)
+    table = _PLANE_INDICES.get(key)
+    if table is not None:
+        return table
+    nd = len(kernel)
+    flat = np.zeros((1,) * (2 * nd), np.int64)
+    for axis, (o, s, p, d, k, e) in enumerate(
+        zip(out, stride, padding, dilation, kernel, _element_strides(size))
     ):
-        start = _axis_shape(np.arange(o) * s - p, axis, nd)
-        flat = flat + (start + along[axis] * d) * e
-    return flat
+        along = (np.arange(o, dtype=np.int64) * s - p)[:, None] + np.arange(k) * d
+        shape = [1] * (2 * nd)
+        shape[axis], shape[nd + axis] = o, k
+        flat = flat + along.reshape(shape) * e
+    table = np.ascontiguousarray(np.broadcast_to(flat, (*out, *kernel))).reshape(
+        math.prod(out), math.prod(kernel)
+    )
+    _PLANE_INDICES[key] = table
+    while len(_PLANE_INDICES) > 8:  # the oldest geometries go first
+        _PLANE_INDICES.pop(next(iter(_PLANE_INDICES)), None)
+    return table
+
+
+@functools.lru_cache(maxsize=32)
+def _kernel_offset_array(size: tuple, kernel: tuple, dilation: tuple) -> np.ndarray:
+    """``_kernel_offsets`` as an index array (shared: callers must not modify it)."""
+    return np.array(_kernel_offsets(size, kernel, dilation), np.intp)
 
 
 def _max_pool_backward(grad, choice, shape, kernel, stride, padding, dilation) -> np.ndarray:
-    """Each output gradient sent to its window's chosen element; one masked slice-add per
-    kernel offset (overlapping windows accumulate)."""
+    """Each output gradient sent to its window's chosen element: one scatter into the padded
+    volume. Where windows overlap, an element chosen by several windows sums their gradients
+    in kernel-offset order (``add.at`` over the windows sorted by offset, stably)."""
     nd = len(kernel)
     out = grad.shape[-nd:]
     size = shape[-nd:]
     overlap = any(s < d * (k - 1) + 1 for k, s, d in zip(kernel, stride, dilation))
-    if not overlap and _inside(shape, kernel, stride, padding, dilation, out):
-        # Every input element is chosen by at most one window: one scatter.
-        offsets = np.array(_kernel_offsets(size, kernel, dilation), np.intp)
-        targets = offsets.take(choice.reshape(-1))
-        targets += _window_starts(tuple(shape), stride, out)
-        result = np.zeros(int(np.prod(shape, dtype=np.int64)), grad.dtype)
-        result[targets] = grad.reshape(-1)
-        return result.reshape(shape)
     full = _padded_size(size, padding, out, kernel, stride, dilation)
-    buf = np.zeros((*shape[:-nd], *full), grad.dtype)
-    for q, offset in enumerate(_kernel_positions(kernel)):
-        target = buf[_kernel_slices(offset, out, stride, dilation)]
-        # Only the chosen elements receive a gradient: a NaN gradient reaches no other one.
-        if overlap:
-            np.add(target, grad, out=target, where=choice == q)
-        else:
-            np.copyto(target, grad, where=choice == q)
-    return buf[_unpadded(padding, size)]
+    padded = (*shape[:-nd], *full)
+    offsets = _kernel_offset_array(full, kernel, dilation)
+    chosen = choice.reshape(-1)
+    targets = offsets.take(chosen)
+    targets += _window_starts(padded, stride, out)
+    # Only the chosen elements receive a gradient: a NaN gradient reaches no other one.
+    buf = np.zeros(math.prod(padded), grad.dtype)
+    if overlap:
+        order = chosen.argsort(kind="stable")
+        np.add.at(buf, targets.take(order), grad.reshape(-1).take(order))
+    else:
+        buf[targets] = grad.reshape(-1)
+    buf = buf.reshape(padded)
+    return buf if padded == tuple(shape) else buf[_unpadded(padding, size)]
 
 
 class MaxPool2DWithIndicesBackward0(Op):

@@ -11,6 +11,7 @@ height.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -99,12 +100,27 @@ class _Arrays:
 _ARRAYS = _Arrays()
 
 
+_WINDOWS: dict = {}  # (size, out) -> the (*out, K) index of _gathered_windows (oldest first)
+
+
 def _gathered_windows(x: np.ndarray, out: tuple) -> tuple:
     """Every adaptive window of ``x`` as (planes, *out, K) values and the (*out, K) flat
     spatial index of each of their elements; windows shorter than the longest repeat their
     last element (which changes neither the max nor which element PyTorch picks)."""
     nd = len(out)
     size = x.shape[-nd:]
+    index = _WINDOWS.get((size, out))
+    if index is None:
+        index = _window_index(size, out)
+        _WINDOWS[(size, out)] = index
+        while len(_WINDOWS) > 8:  # the oldest geometries go first
+            _WINDOWS.pop(next(iter(_WINDOWS)), None)
+    planes = x.reshape(-1, math.prod(size))
+    return planes[:, index], index
+
+
+def _window_index(size: tuple, out: tuple) -> np.ndarray:
+    nd = len(out)
     flat = 0
     for axis, (n, o, e) in enumerate(zip(size, out, _element_strides(size))):
         start, end = _bounds(n, o)
@@ -115,30 +131,31 @@ def _gathered_windows(x: np.ndarray, out: tuple) -> tuple:
         flat = flat + positions.reshape(shape)
     # (o0, k0, o1, k1, ...) -> (o0, o1, ..., k0, k1, ...) -> (*out, K)
     order = [*range(0, 2 * nd, 2), *range(1, 2 * nd, 2)]
-    index = np.ascontiguousarray(flat.transpose(order)).reshape(*out, -1)
-    planes = x.reshape(-1, int(np.prod(size, dtype=np.int64)))
-    return planes[:, index], index
+    return np.ascontiguousarray(flat.transpose(order)).reshape(*out, -1)
 
 
 def _window_max(x: np.ndarray, out: tuple) -> tuple:
     """Each window's max and the flat spatial index of PyTorch's pick of it."""
     values, index = _gathered_windows(x, out)
+    count = values.shape[-1]
     choice = np.argmax(values, axis=-1)  # the first maximum (or the first NaN)
-    nan = np.isnan(values)
-    if nan.any():  # PyTorch's loop keeps the last NaN of a window
-        last = values.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
+    rows = np.arange(0, values.size, count).reshape(choice.shape)
+    best = values.reshape(-1).take(choice + rows)
+    if values.dtype.kind == "f" and np.isnan(best).any():
+        # PyTorch's loop keeps the last NaN of a window (argmax found its first NaN)
+        nan = np.isnan(values)
+        last = count - 1 - np.argmax(nan[..., ::-1], axis=-1)
         choice = np.where(nan.any(axis=-1), last, choice)
-    best = np.take_along_axis(values, choice[..., None], -1)[..., 0]
-    indices = np.broadcast_to(index, values.shape)
-    picked = np.take_along_axis(indices, choice[..., None], -1)[..., 0]
+        best = values.reshape(-1).take(choice + rows)
+    picked = index.reshape(-1).take(choice + rows % index.size)
     lead = x.shape[: -len(out)]
     return best.reshape(*lead, *out), picked.reshape(*lead, *out).astype(np.int64)
 
 
 def _scatter_flat(grad: np.ndarray, indices: np.ndarray, shape: tuple, nd: int) -> np.ndarray:
     """Each gradient added at its flat spatial index of its plane (windows may overlap)."""
-    volume = int(np.prod(shape[-nd:], dtype=np.int64))
-    planes = int(np.prod(shape[:-nd], dtype=np.int64))
+    volume = math.prod(shape[-nd:])
+    planes = math.prod(shape[:-nd])
     targets = indices.reshape(planes, -1) + (np.arange(planes) * volume)[:, None]
     total = np.bincount(targets.reshape(-1), grad.reshape(-1), minlength=planes * volume)
     return total.astype(grad.dtype, copy=False).reshape(shape)

@@ -8,6 +8,7 @@ each; the backward spreads each gradient over its window the same way and is its
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -18,8 +19,7 @@ from . import shape as shape_ops
 from ._not_implemented import refuse_complex
 from ._pool_geometry import (
     _as_2d,
-    _kernel_positions,
-    _kernel_slices,
+    _offset_slices,
     _padded_planes,
     _padded_size,
     _pool_params,
@@ -30,8 +30,16 @@ from ._registry import Sample, register
 from ._samples import randn
 
 
+@functools.lru_cache(maxsize=32)
 def _avg_divisor(size, out, kernel, stride, padding, count_include_pad, override) -> np.ndarray:
-    """Spatial divisors: window volume clipped to the padded input, or to the input itself."""
+    """Spatial divisors: window volume clipped to the padded input, or to the input itself
+    (cached per geometry, read-only)."""
+    divisor = _divisor_of(size, out, kernel, stride, padding, count_include_pad, override)
+    divisor.flags.writeable = False
+    return divisor
+
+
+def _divisor_of(size, out, kernel, stride, padding, count_include_pad, override) -> np.ndarray:
     if override is not None:
         return np.full(out, float(override))
     divisor = np.ones(())
@@ -86,14 +94,16 @@ class AvgPool2DBackward0(Op):
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
         self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
         self.divisor_override, self._shape = divisor_override, x.shape
-        self._divisor = _avg_divisor(
+        # Cached for the usual divisor (none, or an int); any other object as given, uncached.
+        plain = divisor_override is None or type(divisor_override) is int
+        self._divisor = (_avg_divisor if plain else _divisor_of)(
             x.shape[-nd:], out, kernel_size, stride, padding, count_include_pad, divisor_override
         )
         ones = (1,) * nd
         planes = _padded_planes(x, padding, out, kernel_size, stride, ones, 0)
         total = np.zeros((*x.shape[:-nd], *out), np.float64 if x.dtype.kind != "f" else x.dtype)
-        for offset in _kernel_positions(kernel_size):
-            total += planes[_kernel_slices(offset, out, stride, ones)]
+        for key in _offset_slices(kernel_size, out, stride, ones):
+            total += planes[key]
         if x.dtype.kind != "f":
             return np.trunc(total / self._divisor).astype(x.dtype)
         return total / self._divisor.astype(x.dtype)
@@ -162,8 +172,8 @@ class AvgPool2DBackwardBackward0(Op):
         spread = grad / divisor.astype(grad.dtype)
         full = _padded_size(size, padding, out, kernel_size, stride, ones)
         buf = np.zeros((*shape[:-nd], *full), grad.dtype)
-        for offset in _kernel_positions(kernel_size):
-            buf[_kernel_slices(offset, out, stride, ones)] += spread
+        for key in _offset_slices(kernel_size, tuple(out), stride, ones):
+            buf[key] += spread
         return buf[_unpadded(padding, size)]
 
     def backward(self, F: Any, grad: Any) -> Any:

@@ -13,6 +13,7 @@ overlap); its own gradient gathers from there (``FractionalMaxPool2DBackwardBack
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -62,10 +63,13 @@ def _pool(x: np.ndarray, kernel: tuple, out_size: tuple, samples: np.ndarray) ->
         keys.append(position)
         flat = flat * spatial[axis] + position
     windows = x[tuple(keys)].reshape(planes, *out_size, -1)
-    choice = np.argmax(windows, axis=-1)[..., None]
-    values = np.take_along_axis(windows, choice, -1)[..., 0]
-    flat = np.broadcast_to(flat, windows.shape[:-1] + tuple(kernel)).reshape(windows.shape)
-    return values, np.take_along_axis(flat, choice, -1)[..., 0]
+    count = windows.shape[-1]
+    # Each window's first maximum, read from the flat arrays (row offset + choice).
+    chosen = np.argmax(windows, axis=-1) + np.arange(0, windows.size, count).reshape(
+        windows.shape[:-1]
+    )
+    flat = np.broadcast_to(flat, windows.shape[:-1] + tuple(kernel)).reshape(-1)
+    return windows.reshape(-1).take(chosen), flat.take(chosen)
 
 
 class FractionalMaxPool2DBackward0(Op):
@@ -131,11 +135,12 @@ _SPATIAL = {FractionalMaxPool2DBackwardBackward0: 2, FractionalMaxPool3DBackward
 
 
 def _scatter_add(grad: np.ndarray, indices: np.ndarray, shape: tuple, nd: int) -> np.ndarray:
-    planes = int(np.prod(shape[:-nd], dtype=np.int64))
-    volume = int(np.prod(shape[-nd:], dtype=np.int64))
-    out = np.zeros((planes, volume), grad.dtype)
-    rows = np.repeat(np.arange(planes), indices.size // planes if planes else 0)
-    np.add.at(out, (rows, indices.reshape(-1)), grad.reshape(-1))
+    planes, volume = math.prod(shape[:-nd]), math.prod(shape[-nd:])
+    out = np.zeros(planes * volume, grad.dtype)
+    # Flat targets, in the order of the gradient's elements (add.at sums repeats in order).
+    per_plane = indices.size // planes if planes else 0
+    targets = indices.reshape(planes, per_plane) + np.arange(0, planes * volume, volume)[:, None]
+    np.add.at(out, targets.reshape(-1), grad.reshape(-1))
     return out.reshape(shape)
 
 
