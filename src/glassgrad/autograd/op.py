@@ -1183,7 +1183,7 @@ def _write(node: Op, data: np.ndarray, out: np.ndarray, arrays: list, params: di
     if node.write_overlapping is not None and internal_overlap(data):
         node.write_overlapping(data, *arrays, **params)  # only the written elements
     else:
-        np.copyto(data, out, casting="unsafe")
+        data[...] = out  # np.copyto(data, out, casting="unsafe") without its dispatch
 
 
 def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
@@ -1224,7 +1224,8 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     if checking:
         check_inplace(target)
     _check_overlap(cls, data, others)
-    out = np.asarray(out)
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
     if out.dtype != data.dtype and not np.can_cast(out.dtype, data.dtype, "same_kind"):
         raise RuntimeError(
             f"result type {scalar_type_name(out.dtype)} can't be cast to the desired output type "

@@ -164,3 +164,36 @@ def varargs_or_keyword(op: str, args: tuple, value: Any, name: str) -> tuple[Any
     if args:
         raise TypeError(f"{op}() got multiple values for argument '{name}'")
     return (value,)
+
+
+_ALONG: dict = {}  # (shape, axis) -> the other dims' broadcast aranges (oldest first)
+
+
+def take_along_axis(arr: np.ndarray, indices: np.ndarray, axis: int) -> np.ndarray:
+    """``np.take_along_axis(arr, indices, axis)``: the same fancy index, its aranges for the
+    other dims cached per shape (NumPy builds them in Python on every call, several
+    microseconds, more than the gather itself on small arrays).
+
+    Example::
+
+        >>> take_along_axis(np.array([[3, 1], [2, 4]]), np.array([[1], [0]]), 1)
+        array([[1],
+               [2]])
+    """
+    ndim = arr.ndim
+    if ndim == 0 or indices.ndim != ndim or indices.dtype.kind not in "iu":
+        return np.take_along_axis(arr, indices, axis)  # NumPy's errors
+    axis = axis % ndim
+    if ndim == 1:
+        return arr[(indices,)]
+    key = (arr.shape, axis)
+    aranges = _ALONG.get(key)
+    if aranges is None:
+        aranges = tuple(
+            np.arange(n).reshape((1,) * d + (-1,) + (1,) * (ndim - d - 1))
+            for d, n in enumerate(arr.shape)
+        )
+        _ALONG[key] = aranges
+        while len(_ALONG) > 64:
+            _ALONG.pop(next(iter(_ALONG)))
+    return arr[(*aranges[:axis], indices, *aranges[axis + 1 :])]

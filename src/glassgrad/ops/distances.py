@@ -5,6 +5,7 @@ what PyTorch's save; their gradients are the vector norm's (norms.vector_norm_ba
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -275,6 +276,15 @@ class PdistBackwardBackward0(Op):
         raise NotImplementedError("the derivative for '_pdist_backward' is not implemented.")
 
 
+@functools.lru_cache(maxsize=16)
+def _pairs(n: int) -> tuple:
+    """The rows (i, j) of every pair i < j of ``n``, row-major (``np.triu_indices(n, 1)``, whose
+    Python costs more than a small pdist; cached, read-only)."""
+    first, second = np.triu_indices(n, 1)
+    first.flags.writeable = second.flags.writeable = False
+    return first, second
+
+
 class PdistBackward0(Op):
     """out[k] = || x[i_k] - x[j_k] ||_p over the pairs i < j of rows, in row-major order."""
 
@@ -286,13 +296,13 @@ class PdistBackward0(Op):
 
     def forward(self, x: Any, p: Any) -> Any:
         self.p = p
-        first, second = np.triu_indices(x.shape[0], 1)
+        first, second = _pairs(x.shape[0])
         return _norm_of(x[first] - x[second], p, (1,))
 
     def backward(self, F: Any, grad: Any) -> Any:
         saved, out = self.saved
         x, dist, g = array_of(saved), array_of(out)[:, None], array_of(grad)[:, None]
-        first, second = np.triu_indices(x.shape[0], 1)
+        first, second = _pairs(x.shape[0])
         diff = x[first] - x[second]
         p = self.p
         # ATen's pdist backward kernels, case by case (an infinity-norm tie gets the whole

@@ -13,7 +13,7 @@ import numpy as np
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace, keep_versions
-from ._common import check_tensor, wrap_dim
+from ._common import check_tensor, take_along_axis, wrap_dim
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 
@@ -115,7 +115,7 @@ class ScatterZerosBackward0(Op):
         values = grad._data if isinstance(grad, Tensor) else grad
         if isinstance(grad, Tensor):
             return take_along_dim(grad, Tensor._from_array(self.index), self.dim)
-        return np.take_along_axis(values, self.index, axis=self.dim)
+        return take_along_axis(values, self.index, axis=self.dim)
 
 
 def index_zeros_add(shape: tuple[int, ...], key: Any, values: Tensor, basic: bool) -> Tensor:
@@ -142,7 +142,7 @@ class ScatterAddZerosBackward0(Op):
     def backward(self, F: Any, grad: Any) -> Any:
         if isinstance(grad, Tensor):
             return take_along_dim(grad, Tensor._from_array(self.index), self.dim)
-        return np.take_along_axis(grad, self.index, axis=self.dim)
+        return take_along_axis(grad, self.index, axis=self.dim)
 
 
 def _scatter_add_along(out: np.ndarray, index: np.ndarray, src: np.ndarray, dim: int) -> None:

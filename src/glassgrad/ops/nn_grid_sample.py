@@ -22,7 +22,7 @@ from .._dtype import scalar_type_name
 from .._linspace import linspace_values
 from .._tensor import Tensor
 from ..autograd.op import Op
-from ._common import array_of, check_tensor, sum_defined
+from ._common import array_of, check_tensor, sum_defined, take_along_axis
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .gather_scatter import GatherBackward0
@@ -184,7 +184,7 @@ def _gather(x: np.ndarray, cx: np.ndarray, cy: np.ndarray) -> tuple:
     n, c, h, w = x.shape
     inside = (cx >= 0) & (cx <= w - 1) & (cy >= 0) & (cy <= h - 1)
     flat = np.where(inside, cy * w + cx, 0).astype(np.intp).reshape(n, 1, -1)
-    values = np.take_along_axis(x.reshape(n, c, h * w), flat, axis=2)
+    values = take_along_axis(x.reshape(n, c, h * w), flat, axis=2)
     return values * inside.reshape(n, 1, -1), flat, inside.reshape(n, 1, -1)
 
 

@@ -18,7 +18,7 @@ from .._tensor import Tensor
 from ..autograd.op import Op, keep_versions
 from . import arithmetic, conversion, division, shape
 from . import reduction as reduce_ops
-from ._common import check_tensor
+from ._common import check_tensor, take_along_axis
 from ._namespace import cached_constant
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
@@ -94,7 +94,7 @@ class NllLossBackward0(Op):
                 f"[0, {classes - 1}] or ignore_index={ignore_index})."
             )
         index = np.expand_dims(np.where(kept, target, 0), class_dim)
-        picked = np.take_along_axis(x, index, axis=class_dim).squeeze(class_dim)
+        picked = take_along_axis(x, index, axis=class_dim).squeeze(class_dim)
         weights = kept.astype(x.dtype)
         if weight is not None:
             weights = weights * weight.astype(x.dtype, copy=False)[index.squeeze(class_dim)]

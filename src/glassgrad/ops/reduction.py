@@ -16,7 +16,7 @@ from .._dtype import to_numpy_dtype
 from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op
-from ._common import array_of, check_tensor, wrap_dim, wrap_dims
+from ._common import array_of, check_tensor, take_along_axis, wrap_dim, wrap_dims
 from ._not_implemented import refuse_complex
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
@@ -476,7 +476,7 @@ class _DimExtremum(Op):
             self.indices = np.zeros((), dtype=np.int64)
             return x.copy(), self.indices
         index = np.expand_dims(self.arg(x, axis=dim), dim)
-        values = np.take_along_axis(x, index, axis=dim)
+        values = take_along_axis(x, index, axis=dim)
         self.indices = index
         if not keepdim:
             values, index = values.squeeze(dim), index.squeeze(dim)

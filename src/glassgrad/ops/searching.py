@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from ._common import check_tensor, varargs_or_keyword, wrap_dims
+from ._common import check_tensor, take_along_axis, varargs_or_keyword, wrap_dims
 from ._not_implemented import refuse_complex
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
@@ -65,7 +65,7 @@ def searchsorted(
     values = np.asarray(input) if scalar else input._data
     refuse_complex("searchsorted_out_cpu", sequence, input if scalar else values)
     if sorter is not None:
-        sequence = np.take_along_axis(sequence, check_tensor(sorter, "searchsorted")._data, -1)
+        sequence = take_along_axis(sequence, check_tensor(sorter, "searchsorted")._data, -1)
     if sequence.ndim == 0:
         raise RuntimeError(
             "torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "

@@ -17,7 +17,7 @@ import numpy as np
 from .. import return_types
 from .._strides import keeps_operand_layout, like_operands
 from .._tensor import Tensor
-from ._common import check_tensor, wrap_dim
+from ._common import check_tensor, take_along_axis, wrap_dim
 from ._not_implemented import refuse_complex
 from ._out import out_result
 from ._registry import Sample, register
@@ -33,8 +33,9 @@ def stable_argsort(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
     # Sorting the reversed array ascending and reading the result backwards keeps equal
     # elements in their original order and puts NaN first.
     n = x.shape[axis]
-    flipped = np.flip(x, axis)
-    return np.flip(n - 1 - np.argsort(flipped, axis=axis, kind="stable"), axis)
+    # np.flip(a, axis) as the view it returns, without its argument handling
+    reverse = (slice(None),) * (axis % x.ndim) + (slice(None, None, -1),)
+    return (n - 1 - np.argsort(x[reverse], axis=axis, kind="stable"))[reverse]
 
 
 def _refuse_complex_sort(op: str, input: Tensor) -> None:
@@ -66,7 +67,7 @@ class _Selecting(_DimExtremum):
             self.indices = np.zeros((), dtype=np.int64)
             return x.copy(), self.indices
         index = self.pick(x, dim, **params).astype(np.int64)
-        values = np.take_along_axis(x, index, axis=dim)
+        values = take_along_axis(x, index, axis=dim)
         self.indices = index
         if not keepdim:
             values, index = values.squeeze(dim), index.squeeze(dim)
@@ -114,9 +115,9 @@ def _median_index(x: np.ndarray, dim: int, ignore_nan: bool) -> np.ndarray:
         position = np.full_like(nan.sum(axis=dim, keepdims=True), (x.shape[dim] - 1) // 2)
         first_nan = np.argmax(nan, axis=dim, keepdims=True)
         has_nan = nan.any(axis=dim, keepdims=True)
-        index = np.take_along_axis(order, position, axis=dim)
+        index = take_along_axis(order, position, axis=dim)
         return np.where(has_nan, first_nan, index)
-    return np.take_along_axis(order, position, axis=dim)
+    return take_along_axis(order, position, axis=dim)
 
 
 class MedianBackward1(_Selecting):
@@ -152,7 +153,7 @@ def _mode_index(rows: np.ndarray) -> np.ndarray:
     so the smallest value, among equally long ones) is the mode.
     """
     order = np.argsort(rows, axis=1, kind="stable")
-    ordered = np.take_along_axis(rows, order, axis=1)
+    ordered = take_along_axis(rows, order, axis=1)
     same = ordered[:, 1:] == ordered[:, :-1]
     if rows.dtype.kind in "fc":
         same |= np.isnan(ordered[:, 1:]) & np.isnan(ordered[:, :-1])
