@@ -11,6 +11,7 @@ height.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -37,12 +38,16 @@ def _bounds(size: int, out: int) -> tuple:
     return (i * size) // out, -((-(i + 1) * size) // out)
 
 
+@functools.lru_cache(maxsize=32)
 def _adaptive_matrix(size: int, out: int, dtype: np.dtype) -> np.ndarray:
-    """(out, size) averaging matrix: row i averages the i-th adaptive window."""
+    """(out, size) averaging matrix: row i averages the i-th adaptive window (cached per
+    geometry, read-only)."""
     start, end = _bounds(size, out)
     cols = np.arange(size)
     inside = (cols[None, :] >= start[:, None]) & (cols[None, :] < end[:, None])
-    return (inside / (end - start)[:, None]).astype(dtype)
+    matrix = (inside / (end - start)[:, None]).astype(dtype)
+    matrix.flags.writeable = False
+    return matrix
 
 
 def _along_axes(F: Any, x: Any, matrices: list, transpose: bool) -> Any:
