@@ -715,6 +715,21 @@ from .ops.matrix_functions import (
 from .ops.matrix_functions import (
     vander_top as vander,
 )
+from .ops.nn_activation import (
+    celu_ as celu_,
+)
+from .ops.nn_activation import (
+    relu_ as relu_,
+)
+from .ops.nn_activation import (
+    selu_ as selu_,
+)
+from .ops.nn_activation_piecewise import (
+    rrelu_ as rrelu_,
+)
+from .ops.nn_activation_piecewise import (
+    threshold_ as threshold_,
+)
 from .ops.nn_softmax import (
     _log_softmax_method as log_softmax,
 )
@@ -1139,15 +1154,19 @@ __all__ = [
     "Tensor",
     "__version__",
     "abs",
+    "abs_",
     "absolute",
     "acos",
+    "acos_",
     "acosh",
+    "acosh_",
     "add",
     "addbmm",
     "addcdiv",
     "addcmul",
     "addmm",
     "addmv",
+    "addmv_",
     "addr",
     "adjoint",
     "all",
@@ -1161,26 +1180,37 @@ __all__ = [
     "any",
     "arange",
     "arccos",
+    "arccos_",
     "arccosh",
+    "arccosh_",
     "arcsin",
+    "arcsin_",
     "arcsinh",
+    "arcsinh_",
     "arctan",
     "arctan2",
+    "arctan_",
     "arctanh",
+    "arctanh_",
     "are_deterministic_algorithms_enabled",
     "argmax",
     "argmin",
     "argsort",
     "argwhere",
     "as_strided",
+    "as_strided_",
     "as_strided_scatter",
     "as_tensor",
     "asarray",
     "asin",
+    "asin_",
     "asinh",
+    "asinh_",
     "atan",
     "atan2",
+    "atan_",
     "atanh",
+    "atanh_",
     "atleast_1d",
     "atleast_2d",
     "atleast_3d",
@@ -1211,6 +1241,8 @@ __all__ = [
     "cdist",
     "cdouble",
     "ceil",
+    "ceil_",
+    "celu_",
     "cfloat",
     "chain_matmul",
     "channels_last",
@@ -1220,9 +1252,13 @@ __all__ = [
     "cholesky_solve",
     "chunk",
     "clamp",
+    "clamp_",
     "clamp_max",
+    "clamp_max_",
     "clamp_min",
+    "clamp_min_",
     "clip",
+    "clip_",
     "clone",
     "column_stack",
     "combinations",
@@ -1237,7 +1273,9 @@ __all__ = [
     "copysign",
     "corrcoef",
     "cos",
+    "cos_",
     "cosh",
+    "cosh_",
     "count_nonzero",
     "cov",
     "cross",
@@ -1249,8 +1287,10 @@ __all__ = [
     "cumulative_trapezoid",
     "default_generator",
     "deg2rad",
+    "deg2rad_",
     "det",
     "detach",
+    "detach_",
     "device",
     "diag",
     "diag_embed",
@@ -1280,13 +1320,18 @@ __all__ = [
     "eq",
     "equal",
     "erf",
+    "erf_",
     "erfc",
+    "erfc_",
     "erfinv",
     "exp",
     "exp2",
+    "exp2_",
+    "exp_",
     "expand",
     "expand_as",
     "expm1",
+    "expm1_",
     "eye",
     "feature_alpha_dropout",
     "feature_alpha_dropout_",
@@ -1294,8 +1339,10 @@ __all__ = [
     "feature_dropout_",
     "fft",
     "fill",
+    "fill_",
     "finfo",
     "fix",
+    "fix_",
     "flatten",
     "flip",
     "fliplr",
@@ -1306,11 +1353,13 @@ __all__ = [
     "float64",
     "float_power",
     "floor",
+    "floor_",
     "floor_divide",
     "fmax",
     "fmin",
     "fmod",
     "frac",
+    "frac_",
     "frexp",
     "from_numpy",
     "frombuffer",
@@ -1319,6 +1368,7 @@ __all__ = [
     "functional",
     "gather",
     "gcd",
+    "gcd_",
     "ge",
     "geqrf",
     "ger",
@@ -1346,6 +1396,7 @@ __all__ = [
     "hstack",
     "hypot",
     "i0",
+    "i0_",
     "igamma",
     "igammac",
     "iinfo",
@@ -1354,6 +1405,7 @@ __all__ = [
     "index_copy",
     "index_fill",
     "index_put",
+    "index_put_",
     "index_reduce",
     "index_select",
     "inf",
@@ -1389,7 +1441,9 @@ __all__ = [
     "kthvalue",
     "layout",
     "lcm",
+    "lcm_",
     "ldexp",
+    "ldexp_",
     "le",
     "lerp",
     "less",
@@ -1401,8 +1455,12 @@ __all__ = [
     "lobpcg",
     "log",
     "log10",
+    "log10_",
     "log1p",
+    "log1p_",
     "log2",
+    "log2_",
+    "log_",
     "log_softmax",
     "logaddexp",
     "logaddexp2",
@@ -1413,6 +1471,7 @@ __all__ = [
     "logical_or",
     "logical_xor",
     "logit",
+    "logit_",
     "logspace",
     "logsumexp",
     "long",
@@ -1447,6 +1506,7 @@ __all__ = [
     "mvlgamma",
     "nan",
     "nan_to_num",
+    "nan_to_num_",
     "nanmean",
     "nanmedian",
     "nanquantile",
@@ -1454,7 +1514,9 @@ __all__ = [
     "narrow",
     "ne",
     "neg",
+    "neg_",
     "negative",
+    "negative_",
     "newaxis",
     "nextafter",
     "nn",
@@ -1488,6 +1550,7 @@ __all__ = [
     "qr",
     "quantile",
     "rad2deg",
+    "rad2deg_",
     "rand",
     "rand_like",
     "randint",
@@ -1499,7 +1562,9 @@ __all__ = [
     "ravel",
     "real",
     "reciprocal",
+    "reciprocal_",
     "relu",
+    "relu_",
     "remainder",
     "renorm",
     "repeat",
@@ -1507,13 +1572,17 @@ __all__ = [
     "reshape",
     "reshape_as",
     "resize",
+    "resize_as_",
     "result_type",
     "return_types",
     "roll",
     "rot90",
     "round",
+    "round_",
     "row_stack",
+    "rrelu_",
     "rsqrt",
+    "rsqrt_",
     "rsub",
     "save",
     "scalar_tensor",
@@ -1524,6 +1593,7 @@ __all__ = [
     "seed",
     "select",
     "select_scatter",
+    "selu_",
     "serialization",
     "set_default_device",
     "set_default_dtype",
@@ -1540,11 +1610,15 @@ __all__ = [
     "sgn",
     "short",
     "sigmoid",
+    "sigmoid_",
     "sign",
     "signbit",
     "sin",
+    "sin_",
     "sinc",
+    "sinc_",
     "sinh",
+    "sinh_",
     "slice_scatter",
     "slogdet",
     "softmax",
@@ -1554,7 +1628,9 @@ __all__ = [
     "split",
     "split_with_sizes",
     "sqrt",
+    "sqrt_",
     "square",
+    "square_",
     "squeeze",
     "stack",
     "std",
@@ -1573,10 +1649,13 @@ __all__ = [
     "take",
     "take_along_dim",
     "tan",
+    "tan_",
     "tanh",
+    "tanh_",
     "tensor",
     "tensor_split",
     "tensordot",
+    "threshold_",
     "tile",
     "to",
     "topk",
@@ -1591,6 +1670,7 @@ __all__ = [
     "triu_indices",
     "true_divide",
     "trunc",
+    "trunc_",
     "typename",
     "uint8",
     "unbind",
@@ -1618,6 +1698,8 @@ __all__ = [
     "vstack",
     "where",
     "xlogy",
+    "xlogy_",
+    "zero_",
     "zeros",
     "zeros_like",
 ]
@@ -1635,9 +1717,15 @@ def ShortTensor(*args: Any) -> Tensor: ...
 __version__: str
 
 def abs(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def abs_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def absolute(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def acos(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def acos_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def acosh(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def acosh_(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def addmv_(
+    input: Tensor, mat: Any, vec: Any, *, beta: Any = ..., alpha: Any = ..., out: Any = ...
+) -> Tensor: ...
 def all(
     input: Tensor, dim: Any = ..., keepdim: builtins.bool = ..., *, out: Any = ...
 ) -> Tensor: ...
@@ -1653,21 +1741,34 @@ def any(
     input: Tensor, dim: Any = ..., keepdim: builtins.bool = ..., *, out: Any = ...
 ) -> Tensor: ...
 def arccos(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def arccos_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def arccosh(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def arccosh_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def arcsin(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def arcsin_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def arcsinh(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def arcsinh_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def arctan(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def arctan_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def arctanh(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def arctanh_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def argmax(
     input: Tensor, dim: builtins.int | None = ..., keepdim: builtins.bool = ..., *, out: Any = ...
 ) -> Tensor: ...
 def argmin(
     input: Tensor, dim: builtins.int | None = ..., keepdim: builtins.bool = ..., *, out: Any = ...
 ) -> Tensor: ...
+def as_strided_(
+    input: Tensor, size: Any, stride: Any, storage_offset: Any = ..., *, out: Any = ...
+) -> Tensor: ...
 def asin(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def asin_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def asinh(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def asinh_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def atan(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def atan_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def atanh(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def atanh_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def atleast_1d(*tensors: Any) -> Any: ...
 def atleast_2d(*tensors: Any) -> Any: ...
 def atleast_3d(*tensors: Any) -> Any: ...
@@ -1677,12 +1778,21 @@ def bitwise_or(input: Any, other: Any, *, out: Any = ...) -> Tensor: ...
 def bitwise_right_shift(input: Tensor, other: Any, *, out: Any = ...) -> Tensor: ...
 def bitwise_xor(input: Any, other: Any, *, out: Any = ...) -> Tensor: ...
 def ceil(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def ceil_(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def clamp_(input: Tensor, min: Any = ..., max: Any = ..., *, out: Any = ...) -> Tensor: ...
+def clamp_max_(input: Tensor, max: Any, *, out: Any = ...) -> Tensor: ...
+def clamp_min_(input: Tensor, min: Any, *, out: Any = ...) -> Tensor: ...
+def clip_(input: Tensor, min: Any = ..., max: Any = ..., *, out: Any = ...) -> Tensor: ...
 def cos(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def cos_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def cosh(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def cosh_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def cummax(input: Tensor, dim: builtins.int, *, out: Any = ...) -> Any: ...
 def cummin(input: Tensor, dim: builtins.int, *, out: Any = ...) -> Any: ...
 def cumprod(input: Tensor, dim: builtins.int, *, dtype: Any = ..., out: Any = ...) -> Tensor: ...
 def cumsum(input: Tensor, dim: builtins.int, *, dtype: Any = ..., out: Any = ...) -> Tensor: ...
+def deg2rad_(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def detach_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def dropout(input: Tensor, p: builtins.float, train: builtins.bool) -> Tensor: ...
 def dropout_(input: Tensor, p: builtins.float, train: builtins.bool) -> Tensor: ...
 def dsplit(
@@ -1714,18 +1824,28 @@ def empty_like(
 ) -> Tensor: ...
 def eq(input: Tensor, other: Any, *, out: Any = ...) -> Tensor: ...
 def erf(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def erf_(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def erfc_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def erfinv(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def exp(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def exp2(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def exp2_(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def exp_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def expm1(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def expm1_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def feature_alpha_dropout(input: Tensor, p: builtins.float, train: builtins.bool) -> Tensor: ...
 def feature_alpha_dropout_(input: Tensor, p: builtins.float, train: builtins.bool) -> Tensor: ...
 def feature_dropout(input: Tensor, p: builtins.float, train: builtins.bool) -> Tensor: ...
 def feature_dropout_(input: Tensor, p: builtins.float, train: builtins.bool) -> Tensor: ...
+def fill_(input: Tensor, value: Any, *, out: Any = ...) -> Tensor: ...
 def fix(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def fix_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def floor(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def floor_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def frac(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def frac_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def gcd(input: Tensor, other: Any, *, out: Any = ...) -> Tensor: ...
+def gcd_(input: Tensor, other: Any, *, out: Any = ...) -> Tensor: ...
 def ge(input: Tensor, other: Any, *, out: Any = ...) -> Tensor: ...
 def greater(input: Tensor, other: Any, *, out: Any = ...) -> Tensor: ...
 def greater_equal(input: Tensor, other: Any, *, out: Any = ...) -> Tensor: ...
@@ -1733,6 +1853,10 @@ def gt(input: Tensor, other: Any, *, out: Any = ...) -> Tensor: ...
 def hsplit(
     input: Tensor, *args: Any, sections: Any = ..., indices: Any = ...
 ) -> tuple[Any, ...]: ...
+def i0_(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def index_put_(
+    input: Tensor, indices: Any, values: Any, accumulate: Any = ..., *, out: Any = ...
+) -> Tensor: ...
 
 inf: builtins.float
 
@@ -1743,16 +1867,23 @@ def is_tensor(obj: Any) -> Any: ...
 def isneginf(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def isposinf(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def lcm(input: Tensor, other: Any, *, out: Any = ...) -> Tensor: ...
+def lcm_(input: Tensor, other: Any, *, out: Any = ...) -> Tensor: ...
+def ldexp_(input: Tensor, other: Any, *, out: Any = ...) -> Tensor: ...
 def le(input: Tensor, other: Any, *, out: Any = ...) -> Tensor: ...
 def less(input: Tensor, other: Any, *, out: Any = ...) -> Tensor: ...
 def less_equal(input: Tensor, other: Any, *, out: Any = ...) -> Tensor: ...
 def log(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def log10(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def log10_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def log1p(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def log1p_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def log2(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def log2_(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def log_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def logical_and(input: Tensor, other: Tensor, *, out: Any = ...) -> Tensor: ...
 def logical_or(input: Tensor, other: Tensor, *, out: Any = ...) -> Tensor: ...
 def logical_xor(input: Tensor, other: Tensor, *, out: Any = ...) -> Tensor: ...
+def logit_(input: Tensor, eps: Any = ..., *, out: Any = ...) -> Tensor: ...
 def lt(input: Tensor, other: Any, *, out: Any = ...) -> Tensor: ...
 def max(
     input: Tensor,
@@ -1776,10 +1907,15 @@ def min(
 
 nan: builtins.float
 
+def nan_to_num_(
+    input: Tensor, nan: Any = ..., posinf: Any = ..., neginf: Any = ..., *, out: Any = ...
+) -> Tensor: ...
 def nanmedian(
     input: Tensor, dim: Any = ..., keepdim: builtins.bool = ..., *, out: Any = ...
 ) -> Any: ...
 def ne(input: Tensor, other: Any, *, out: Any = ...) -> Tensor: ...
+def neg_(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def negative_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 
 newaxis: None
 
@@ -1809,6 +1945,7 @@ def ones_like(
 
 pi: builtins.float
 
+def rad2deg_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def rand(
     *args: Any,
     size: Any = ...,
@@ -1853,21 +1990,38 @@ def randn_like(
     requires_grad: builtins.bool = ...,
     memory_format: Any = ...,
 ) -> Tensor: ...
+def reciprocal_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def relu(input: Tensor) -> Tensor: ...
+def resize_as_(
+    input: Tensor, the_template: Any, *, memory_format: Any = ..., out: Any = ...
+) -> Tensor: ...
+def round_(input: Tensor, *, decimals: Any = ..., out: Any = ...) -> Tensor: ...
 def rsqrt(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def rsqrt_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def sigmoid(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def sigmoid_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def signbit(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def sin(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def sin_(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def sinc_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def sinh(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def sinh_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def sqrt(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def sqrt_(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def square_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def tan(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def tan_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def tanh(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def tanh_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def tril(input: Tensor, diagonal: builtins.int = ..., *, out: Any = ...) -> Tensor: ...
 def triu(input: Tensor, diagonal: builtins.int = ..., *, out: Any = ...) -> Tensor: ...
 def trunc(input: Tensor, *, out: Any = ...) -> Tensor: ...
+def trunc_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def vsplit(
     input: Tensor, *args: Any, sections: Any = ..., indices: Any = ...
 ) -> tuple[Any, ...]: ...
+def xlogy_(input: Tensor, other: Any, *, out: Any = ...) -> Tensor: ...
+def zero_(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def zeros(
     *args: Any,
     size: Any = ...,

@@ -129,10 +129,15 @@ def _countable(namespace: str, name: str, obj: Any) -> bool:
         return False  # typing helpers and the like, imported by the module
     if namespace and obj is torch.Tensor:
         return False
-    if namespace == "" and name.endswith("_") and hasattr(torch.Tensor, name):
-        return False  # in-place forms: counted as the Tensor methods users call
-    if namespace == "" and name in _FUNCTIONAL and name not in _TOP_LEVEL_DOCUMENTED:
+    if (
+        namespace == ""
+        and name in _FUNCTIONAL
+        and name not in _TOP_LEVEL_DOCUMENTED
+        and not name.endswith("_")
+    ):
         return False  # nn ops PyTorch also exports at the top level: counted in nn.functional
+    # In-place functions (torch.exp_, torch.relu_ ...) count at the top level as well as
+    # the Tensor methods of their names: users call both.
     return True
 
 

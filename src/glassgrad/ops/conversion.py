@@ -303,6 +303,12 @@ def _inplace(node: type, name: str) -> Any:
     return method
 
 
+def _inplace_abs(self: Tensor) -> Tensor:
+    if self._data.dtype.kind == "c":  # |z| is real: PyTorch will not write it into z
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return apply_inplace(pointwise.AbsBackward0, self)
+
+
 def _inplace_pow(self: Tensor, exponent: Any) -> Tensor:
     if isinstance(exponent, Tensor):
         return apply_inplace(powers.PowBackward1, self, exponent)
@@ -335,7 +341,7 @@ INPLACE_METHODS: dict[str, Any] = {
     "tanh_": _inplace(pointwise.TanhBackward0, "tanh_"),
     "sigmoid_": _inplace(pointwise.SigmoidBackward0, "sigmoid_"),
     "relu_": _inplace(pointwise.ReluBackward0, "relu_"),
-    "abs_": _inplace(pointwise.AbsBackward0, "abs_"),
+    "abs_": _inplace_abs,
     "reciprocal_": _inplace(arithmetic.ReciprocalBackward0, "reciprocal_"),
     "copy_": copy_,
     "zero_": zero_,

@@ -263,7 +263,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
         >>> glassgrad.nn.functional.relu(glassgrad.tensor([-1.0, 2.0]))
         tensor([0., 2.])
     """
-    check_tensor(input, "relu")
+    check_tensor(input, "relu_" if inplace else "relu")
     if inplace:
         return apply_inplace(pointwise.ReluBackward0, input)
     return pointwise.ReluBackward0.apply(input)
@@ -291,7 +291,7 @@ def hardtanh(
         >>> glassgrad.nn.functional.hardtanh(glassgrad.tensor([-3.0, 0.5, 2.0]))
         tensor([-1.0000,  0.5000,  1.0000])
     """
-    check_tensor(input, "hardtanh")
+    check_tensor(input, "hardtanh_" if inplace else "hardtanh")
     if min_val > max_val:
         raise ValueError(
             f"hardtanh: min_val cannot be greater than max_val (got min_val={min_val}, "
@@ -321,7 +321,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
         >>> glassgrad.nn.functional.relu6(glassgrad.tensor([-1.0, 3.0, 8.0]))
         tensor([0., 3., 6.])
     """
-    check_tensor(input, "relu6")
+    check_tensor(input, "relu6_" if inplace else "relu6")
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
@@ -333,7 +333,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
         >>> glassgrad.nn.functional.leaky_relu(glassgrad.tensor([-2.0, 3.0]), 0.1)
         tensor([-0.2000,  3.0000])
     """
-    check_tensor(input, "leaky_relu")
+    check_tensor(input, "leaky_relu_" if inplace else "leaky_relu")
     if inplace:
         return apply_inplace(LeakyReluBackward1, input, negative_slope=negative_slope)
     return LeakyReluBackward0.apply(input, negative_slope=negative_slope)
@@ -353,7 +353,7 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
 def _elu_like(
     input: Tensor, name: str, inplace: bool, alpha: float, scale: float, input_scale: float
 ) -> Tensor:
-    check_tensor(input, name)
+    check_tensor(input, name + "_" if inplace else name)
     _check_floating(input._data, name)
     celu_like = name == "celu"
     if inplace:
@@ -415,7 +415,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
         >>> glassgrad.nn.functional.celu(glassgrad.tensor([-1.0, 2.0]), alpha=2.0)
         tensor([-0.7869,  2.0000])
     """
-    check_tensor(input, "celu")
+    check_tensor(input, "celu_" if inplace else "celu")
     if alpha == 0:
         raise RuntimeError("celu: ZeroDivisionError: alpha cannot be 0 for CELU")
     return _elu_like(input, "celu", inplace, alpha, 1.0, 1.0 / alpha)

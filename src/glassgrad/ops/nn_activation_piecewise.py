@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import _factories
 from .._dtype import scalar_type_name
+from .._factories import Generator
 from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
@@ -26,6 +26,7 @@ from ._registry import NoGrad, Sample, register
 from ._samples import randn, unary_samples
 from .nn_activation import _check_floating
 from .pointwise import ThresholdBackwardBackward0, threshold_backward
+from .random import _rng
 
 
 class HardshrinkBackward0(Op):
@@ -131,7 +132,7 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
         >>> glassgrad.nn.functional.threshold(glassgrad.tensor([-1.0, 0.2, 0.7]), 0.5, 9.0)
         tensor([9.0000, 9.0000, 0.7000])
     """
-    check_tensor(input, "threshold")
+    check_tensor(input, "threshold_" if inplace else "threshold")
     if inplace:
         return apply_inplace(ThresholdBackward1, input, threshold=threshold, value=value)
     return ThresholdBackward0.apply(input, threshold=threshold, value=value)
@@ -306,10 +307,12 @@ class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
     saves_output = True
 
 
-def _rrelu_noise(x: np.ndarray, lower: float, upper: float, training: bool) -> np.ndarray:
+def _rrelu_noise(
+    x: np.ndarray, lower: float, upper: float, training: bool, generator: Any
+) -> np.ndarray:
     if not training:
         return np.where(x >= 0, 1.0, (lower + upper) / 2).astype(x.dtype)
-    draws = _factories.default_generator.rng.uniform(lower, upper, x.shape)
+    draws = _rng(generator).uniform(lower, upper, x.shape)
     return np.where(x >= 0, 1.0, draws).astype(x.dtype)
 
 
@@ -328,13 +331,19 @@ def rrelu(
         >>> glassgrad.nn.functional.rrelu(glassgrad.tensor([-3.0, 2.0]), 0.1, 0.3)
         tensor([-0.6000,  2.0000])
     """
-    check_tensor(input, "rrelu")
+    return _rrelu(input, lower, upper, training, inplace, None)
+
+
+def _rrelu(
+    input: Tensor, lower: float, upper: float, training: bool, inplace: bool, generator: Any
+) -> Tensor:
+    check_tensor(input, "rrelu_" if inplace else "rrelu")
     if lower > upper:
         raise RuntimeError(
             f"Lower bound should be less than or equal to the upper bound, but got lower "
             f"bound: {lower} and upper bound: {upper}"
         )
-    noise = _rrelu_noise(input._data, lower, upper, bool(training))
+    noise = _rrelu_noise(input._data, lower, upper, bool(training), generator)
     params = dict(lower=lower, upper=upper, training=bool(training), noise=noise)
     if inplace:
         return apply_inplace(RreluWithNoiseBackward1, input, **params)
@@ -342,16 +351,21 @@ def rrelu(
 
 
 def rrelu_(
-    input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False
+    input: Tensor,
+    lower: float = 1.0 / 8,
+    upper: float = 1.0 / 3,
+    training: bool = False,
+    generator: Generator | None = None,
 ) -> Tensor:
-    """In-place ``rrelu``.
+    """In-place ``rrelu``; its slopes drawn from ``generator`` (the default one if None), as
+    ``torch.rrelu_``'s.
 
     Example::
 
         >>> glassgrad.nn.functional.rrelu_(glassgrad.tensor([-3.0, 2.0]), 0.1, 0.3)
         tensor([-0.6000,  2.0000])
     """
-    return rrelu(input, lower, upper, training, inplace=True)
+    return _rrelu(input, lower, upper, training, True, generator)
 
 
 def gumbel_softmax(

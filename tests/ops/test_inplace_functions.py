@@ -1,0 +1,114 @@
+"""The top-level in-place functions (``torch.exp_(x)``, ``torch.clamp_(x, 0, 1)`` ...)
+against PyTorch: every one PyTorch exports at the top level, in ``nn.functional`` and in
+``torch.special`` exists; each changes its input and returns it, records the history
+PyTorch records (the ``grad_fn`` name and the gradient through a non-leaf), and refuses
+what PyTorch refuses (a non-tensor input, ``out=``, a leaf that requires grad). The
+forward values of every sample are compared by the registry tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
+from glassgrad.ops._registry import Sample
+from glassgrad.ops.inplace_functions import FUNCTIONS
+
+from ._parity import same_error
+from .test_pointwise import TORCH_LACKS_INPLACE_DERIVATIVE
+from .test_registry import _arguments
+
+# Sparse-only (resize_as_sparse_), complex-only (conj_physical_) and ATen internals
+# (embedding_renorm_) that glassgrad leaves out; every other name must exist.
+_LEFT_OUT = {"resize_as_sparse_", "conj_physical_", "embedding_renorm_"}
+# PyTorch has no derivative for these in-place forms; glassgrad's differentiate.
+_LACKING = {*TORCH_LACKS_INPLACE_DERIVATIVE, "arcsinh_", "arccosh_", "arctanh_"}
+
+
+@pytest.mark.parametrize(
+    "namespace", ["", "nn.functional", "special", "linalg", "fft"], ids=lambda n: n or "torch"
+)
+def test_every_inplace_function_pytorch_exports_exists(namespace: str) -> None:
+    theirs, ours = torch, gg
+    for part in filter(None, namespace.split(".")):
+        theirs, ours = getattr(theirs, part), getattr(ours, part)
+    names = [n for n in dir(theirs) if n.endswith("_") and not n.startswith("_")]
+    assert [n for n in names if not hasattr(ours, n) and n not in _LEFT_OUT] == []
+
+
+def _program(lib: Any, name: str, sample: Sample) -> tuple:
+    """The function on a non-leaf made from a leaf: what it returns, how it changes the
+    input, its ``grad_fn`` and the gradient reaching the leaf."""
+    args, kwargs, _ = _arguments(sample, lib)
+    leaf = args[0].clone().requires_grad_(args[0].is_floating_point())
+    x = leaf * 1 if leaf.requires_grad else leaf.clone()
+    version = x._version
+    try:
+        result = getattr(lib, name)(x, *args[1:], **kwargs)
+    except RuntimeError as e:  # resize_as_ of a tensor that requires grad
+        return (str(e),)
+    outcome: list[Any] = [result is x, x._version - version, x.detach().numpy().copy()]
+    if x.requires_grad and x.grad_fn is not None:
+        lacking = name in _LACKING  # PyTorch's node: AcoshBackward1
+        outcome.append(
+            x.grad_fn.name().replace("Backward1", "Backward0") if lacking else x.grad_fn.name()
+        )
+        weights = lib.arange(float(x.numel()), dtype=x.dtype).reshape(x.shape)
+        if lib is torch and lacking:
+            # PyTorch raises "the derivative for 'inplace version of acosh' is not
+            # implemented"; glassgrad's Tensor.acosh_ ... differentiate (tests/ops/
+            # test_pointwise.py): compare with PyTorch's out-of-place op.
+            x = getattr(lib, name[:-1])(leaf * 1)
+        (grad,) = lib.autograd.grad((x * weights).sum(), leaf, allow_unused=True)
+        outcome.append(None if grad is None else grad.numpy())
+    return tuple(outcome)
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_changes_its_input_as_the_tensor_method_and_pytorch(name: str) -> None:
+    info = gg.ops.REGISTRY[name]
+    (sample,) = info.samples(np.random.default_rng(0))
+    ours = _program(gg, name, sample)
+    theirs = _program(torch, name, sample)
+    assert len(ours) == len(theirs), (ours, theirs)
+    for a, b in zip(ours, theirs):
+        if isinstance(a, np.ndarray):
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6, err_msg=name)
+        else:
+            assert a == b, (name, ours, theirs)
+
+
+@pytest.mark.parametrize("name", ["exp_", "logit_", "relu_", "threshold_", "index_put_"])
+def test_refuses_what_pytorch_refuses(name: str) -> None:
+    extra = {"logit_": (0.1,), "threshold_": (0.0, 1.0)}.get(name, ())
+    same_error(lambda lib: getattr(lib, name)(3.0, *extra))
+    if name in ("exp_", "logit_"):
+        same_error(lambda lib: getattr(lib, name)(input=[1.0]))
+        same_error(lambda lib: getattr(lib, name)(lib.ones(2), *extra, out=lib.ones(2)))
+        same_error(lambda lib: getattr(lib, name)(lib.ones(2, requires_grad=True), *extra))
+
+
+@pytest.mark.parametrize("name", ["relu", "relu6", "hardtanh", "leaky_relu", "elu", "celu"])
+def test_functional_inplace_errors_name_the_inplace_function(name: str) -> None:
+    same_error(lambda lib: getattr(lib.nn.functional, name)(3.0, inplace=True))
+    if hasattr(torch.nn.functional, name + "_"):
+        same_error(lambda lib: getattr(lib.nn.functional, name + "_")(3.0))
+
+
+def test_input_by_name_and_keywords() -> None:
+    for lib in (gg, torch):
+        x = lib.tensor([-2.0, 0.5, 3.0])
+        assert lib.clamp_(input=x, min=-1.0, max=1.0) is x
+        assert x.tolist() == [-1.0, 0.5, 1.0]
+        assert lib.round_(lib.tensor([1.26]), decimals=1).tolist() == pytest.approx([1.3])
+
+
+def test_rrelu_takes_a_generator() -> None:
+    x = gg.full((5,), -1.0)
+    y = x.clone()
+    gg.rrelu_(x, 0.1, 0.3, True, gg.Generator().manual_seed(3))
+    gg.nn.functional.rrelu_(y, 0.1, 0.3, True, generator=gg.Generator().manual_seed(3))
+    assert x.tolist() == y.tolist() and all(-0.3 <= v <= -0.1 for v in x.tolist())
