@@ -832,6 +832,13 @@ class _TensorMethods:
     def select_scatter(
         self, src: Tensor, dim: int, index: int
     ) -> Tensor: ...  # glassgrad.ops.indexed_copies.select_scatter
+    def set_(
+        self,
+        source: Tensor | None = ...,
+        storage_offset: int | None = ...,
+        size: Any = ...,
+        stride: Any = ...,
+    ) -> Tensor: ...  # glassgrad.ops.tensor_memory.set_
     def sgn(self, *, out: Tensor | None = ...) -> Tensor: ...  # glassgrad.ops.complex.sgn
     def short(self, memory_format: Any = ...) -> Tensor: ...  # glassgrad.ops.conversion
     def sigmoid(self) -> Tensor: ...  # glassgrad.ops.pointwise.sigmoid

@@ -64,7 +64,7 @@ EXCLUDED = {
     r"clear_autocast_cache|is_warn_always_enabled|set_warn_always|"
     r"NestedIOFunction|set_multithreading_enabled|nonzero_static|hash_tensor|"
     r"slice_inverse|segment_reduce|from_file|from_dlpack|to_dlpack|__dlpack\w*|"
-    r"share_memory_|is_shared|untyped_storage|storage\w*|set_|module_load|"
+    r"share_memory_|is_shared|untyped_storage|storage\w*|module_load|"
     r"GradScaler|OutOfMemoryError|AcceleratorError|FatalError|JITException|"
     r"BFloat16\w*|\w+Storage|StorageBase|TypedStorage|UntypedStorage|"
     r"BufferDict|ModuleDict|ParameterDict|DataChunk|\w*DataPipe|"
@@ -84,7 +84,7 @@ EXCLUDED = {
     "named tensors": r"^(name|names|rename\w*|refine_names|align_to|align_as|unflatten_dense)$",
     "removed from PyTorch (the methods only raise)": r"^(symeig|eig|lstsq|solve|reinforce|"
     r"matrix_rank|chain_matmul_)$",
-    "other accelerators and wrappers": r"^(DataParallel|SyncBatchNorm|scaled_mm|"
+    "other accelerators and wrappers": r"^(SyncBatchNorm|scaled_mm|"
     r"scaled_grouped_mm|grouped_mm|is_maia|is_meta|is_ipu|is_vulkan)$",
     # torch.bit is uint1 under another name: NumPy has no dtype under a byte, and a byte per
     # element would not be what PyTorch's packed sub-byte types are (PyTorch itself has no

@@ -282,6 +282,17 @@ class TestAutogradDeviceType:
                 self.assertIs(dtype, output.dtype)
                 self.assertEqual(devices[0], str(x.device))
 
+    def test_parameter_resize(self, device):
+        asd = torch.nn.Parameter(torch.ones(16, dtype=torch.double, device=device))
+
+        for i in range(2):  # noqa: B007 - PyTorch's test as written
+            with torch.no_grad():
+                asd.set_(asd[1:])
+                asd.grad = None
+
+            m = torch.cat((asd, asd))
+            m.sum().backward()
+
     def test_inplace_on_view_backprop_base(self, device):
         # modify view and back-prop through base
         root = torch.randn(2, 2, device=device, requires_grad=True)

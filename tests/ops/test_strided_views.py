@@ -93,3 +93,91 @@ def test_in_place_through_a_view_of_a_base_laid_out_transposed() -> None:
         results.append((g.detach().numpy(), gg2.numpy()))
     for ours, theirs in zip(*results):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+# --- views taken before as_strided_ changed their base's geometry ---------------------------
+# (geometry for as_strided_, the view taken before it, what is done then)
+EARLIER_VIEW_CASES = {
+    "view inside the new geometry": (((2, 2), (1, 2)), lambda b: b[1:4], "view"),
+    "view outside it": (((2,), (1,)), lambda b: b[3:6], "view"),
+    "base moved past the view's start": (((2,), (2,), 2), lambda b: b[1:5], "view"),
+    "base moved, view taken first": (((3,), (1,), 3), lambda b: b[1:5], "view"),
+    "base with gaps": (((3,), (3,)), lambda b: b[1:5], "view"),
+    "2-d view": (((2, 3), (3, 1)), lambda b: b.view(2, 4)[:, 1:3], "view"),
+    "transposed view of a view": (((3, 2), (1, 3)), lambda b: b.view(4, 2).t()[0], "view"),
+    "base written": (((2, 2), (1, 2)), lambda b: b[1:4], "base"),
+    "base written, view outside": (((2,), (1,)), lambda b: b[3:6], "base"),
+    "base written, gaps": (((3,), (3,)), lambda b: b[1:5], "base"),
+}
+
+
+def _earlier_view_program(lib, geometry, make_view, written) -> list:
+    out: list = []
+    leaf = lib.arange(1.0, 9.0, requires_grad=True)
+    b = leaf * 1
+    v = make_view(b)
+    b.as_strided_(*geometry)
+    out.append(v.tolist())  # reading: the view keeps its own geometry
+    if written == "view":
+        v.mul_(lib.arange(2.0, 2.0 + v.numel()).reshape(v.shape))
+    else:
+        b.mul_(3)
+    out += [b.tolist(), v.tolist(), type(v.grad_fn).__name__, type(b.grad_fn).__name__]
+    loss = (v * lib.arange(float(v.numel())).reshape(v.shape)).sum() + (b * 100).sum()
+    try:
+        (grad,) = lib.autograd.grad(loss, leaf)
+    except RuntimeError as e:  # PyTorch's as_strided of a view beyond the base's storage
+        out.append(str(e))
+    else:
+        out.append(grad.tolist())
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(EARLIER_VIEW_CASES))
+def test_views_taken_before_as_strided_changed_the_base_as_pytorch(name: str) -> None:
+    geometry, make_view, written = EARLIER_VIEW_CASES[name]
+    ours = _earlier_view_program(gg, geometry, make_view, written)
+    theirs = _earlier_view_program(torch, geometry, make_view, written)
+    assert ours == theirs
+
+
+def _graph(fn) -> object:
+    if fn is None:
+        return None
+    return (type(fn).__name__, [(nr, _graph(f)) for f, nr in fn.next_functions])
+
+
+GRAPH_CASES = {
+    "mul_ through a slice": lambda t: t.clone()[1:].mul_(t[1:]),
+    "exp_ through a slice, the base out": lambda t: (lambda b: (b[1:].exp_(), b)[1])(t.clone()),
+    "through an expanded dim": lambda t: t.clone().view(2, 2)[:, :1].expand(2, 3)[:, 0].exp_(),
+    "through a view with a size-1 dim": lambda t: t.clone().view(4, 1)[1:3].mul_(2.0),
+    "through as_strided with overlap": lambda t: t.clone().as_strided((2, 2), (1, 1)).mul_(t[:2]),
+    "base changed by as_strided_ first": lambda t: (
+        lambda b, v: (b.as_strided_((2,), (2,), 1), v.exp_())[1]
+    )(*(lambda c: (c, c[1:3]))(t.clone())),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRAPH_CASES))
+def test_first_derivative_graph_below_copyslices_is_pytorchs(name: str) -> None:
+    # Under create_graph, CopySlices and a view's regenerated AsStridedBackward0 record
+    # PyTorch's ops (new_empty_strided + copy_: CopyBackwards; as_strided; clone; copy_ into
+    # the slice: CopySlices; as_strided_backward's squeeze, sum, index_add_, div_): the graph
+    # a user walks through next_functions is PyTorch's, and so are both derivatives.
+    seen = []
+    for lib in (gg, torch):
+        x = lib.tensor([-1.0, 0.5, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        a = x * 2
+        try:
+            out = GRAPH_CASES[name](a)
+        except RuntimeError as e:
+            seen.append(str(e))
+            continue
+        up = lib.ones_like(out, requires_grad=True)
+        (g,) = lib.autograd.grad(out, a, up, create_graph=True)
+        second = lib.autograd.grad((g * g).sum(), (x, up), allow_unused=True)
+        seen.append(
+            (_graph(g.grad_fn), g.tolist(), [None if s is None else s.tolist() for s in second])
+        )
+    assert seen[0] == seen[1]

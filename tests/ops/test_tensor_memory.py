@@ -190,3 +190,43 @@ def test_nuclear_norm_errors_and_warning() -> None:
     with pytest.warns(UserWarning, match="nuclear_norm is deprecated"):
         gg.nuclear_norm(gg.eye(3))
     assert torch.nuclear_norm  # the oracle has it too
+
+
+def test_set_shares_memory_and_geometry_as_pytorch() -> None:
+    def program(L):
+        out = []
+        s = L.arange(6.0)
+        x = L.zeros(2)
+        out += [x.set_(s) is x, x.tolist(), x._version, s._version, x.is_set_to(s)]
+        x.add_(1)  # the memory is shared; each keeps its own version counter
+        out += [s.tolist(), s._version, x._version]
+        y = L.zeros(1).set_(s, 2, (2, 2), (1, 2))
+        out += [y.tolist(), y.stride(), L.zeros(1).set_(s[1:], 1, (2, 2)).tolist()]
+        out += [L.ones(3).set_().shape == (0,)]
+        return out
+
+    same(program)
+
+
+def test_set_and_autograd_as_pytorch() -> None:
+    def program(L):
+        out = []
+        y = L.ones(2, requires_grad=True) * 2
+        y.set_(L.arange(3.0))
+        fn = y.grad_fn
+        edges = [type(f).__name__ for f, _ in fn.next_functions]
+        out += [y.tolist(), y.requires_grad, type(fn).__name__, edges]
+        source = L.ones(3, requires_grad=True)
+        z = L.zeros(1).set_(source)
+        out += [z.requires_grad, [type(f).__name__ for f, _ in z.grad_fn.next_functions]]
+        leaf = L.ones(3, requires_grad=True)
+        with L.no_grad():
+            leaf.set_(L.zeros(5))  # a leaf still, with a new AccumulateGrad for its new shape
+        (leaf * 2).sum().backward()
+        out += [leaf.is_leaf, leaf.grad.tolist()]
+        return out
+
+    same(program)
+    same_error(lambda L: (L.ones(2, requires_grad=True) * 2).set_(L.zeros(2)).sum().backward())
+    same_error(lambda L: L.ones(2, requires_grad=True).set_(L.zeros(2)))
+    same_error(lambda L: L.ones(2).set_(L.arange(3)))

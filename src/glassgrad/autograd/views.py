@@ -36,6 +36,7 @@ from .grad_mode import state as grad_state
 from .graph import Node, accumulator_of
 from .inplace_record import note_write
 from .mutation import before_write, write_hooks
+from .storage import as_strided_backward, check_geometry, geometry_of, storage_size, strided
 
 __all__ = [
     "OVERLAP_WRITE_ERROR",
@@ -340,7 +341,7 @@ def rebase_history(target: Any, fn: Node) -> None:
             target._output_nr = 0
         target._requires_grad = True
         return
-    copy = CopySlices(base, view_steps(target), fn)
+    copy = CopySlices(base, target, fn)
     _move_retained_grad(base, base._node, copy)
     base._node = copy
     if base._output_nr:
@@ -368,7 +369,7 @@ class AsStridedBackward0(Node):
     """A view's history derived again from its base after an in-place change: the view's
     gradient is scattered (summed where elements repeat) into the base's shape."""
 
-    __slots__ = ("_view_steps", "_base_strides")
+    __slots__ = ("_view_steps", "_base_strides", "_geometries")
 
     def __init__(self, base: Any, view: Any) -> None:
         Node.__init__(self)
@@ -380,10 +381,18 @@ class AsStridedBackward0(Node):
         self._n_out = 1
         self._view_steps = view_steps(view)
         self._base_strides = b.strides
+        # PyTorch's as_strided_backward(grad, base geometry, view geometry): the two
+        # geometries in the storage, whatever the base did to its own since (as_strided_).
+        view_geometry = geometry_of(v, b)
+        self._geometries = None if view_geometry is None else (geometry_of(b, b), view_geometry)
         if graph.anomaly.enabled:
             self._record_creation()
 
     def _run(self, grads: list, create_graph: bool) -> tuple:
+        if grads[0] is None:
+            return (None,)
+        if self._geometries is not None:
+            return (as_strided_backward(grads[0], *self._geometries),)
         shape, dtype = self._meta[0], self._meta[1]
         size = int(np.prod(shape))
         # Which element of the base each element of the view is (the indices laid out in
@@ -428,9 +437,9 @@ class CopySlices(Node):
 
     fn: Node
 
-    __slots__ = ("fn", "_view_steps", "_base_strides")
+    __slots__ = ("fn", "_view_steps", "_base_strides", "_geometries")
 
-    def __init__(self, base: Any, view_steps: tuple[Any, ...], fn: Node) -> None:
+    def __init__(self, base: Any, view: Any, fn: Node) -> None:
         Node.__init__(self)
         base_edge = edge_of(base) if base._requires_grad else (None, 0)
         self._next_nodes = (base_edge[0], *fn._next_nodes[1:])
@@ -439,14 +448,23 @@ class CopySlices(Node):
         fn_inputs = fn._meta[: len(fn._meta) - 2 * fn._n_out]
         self._meta = (d.shape, d.dtype, *fn_inputs[2:], d.shape, d.dtype)
         self._n_out = 1
-        self._view_steps = view_steps
+        self._view_steps = steps = view_steps(view)
         self._base_strides = d.strides
+        # The base's and the view's geometry in the storage, as PyTorch's CopySlices finds
+        # the view in the base's gradient; a view no strided geometry describes
+        # (view_as_real: replays_in_graph) is found by replaying its ops (PyTorch's view_fn).
+        view_geometry = None
+        if not any(getattr(cls, "replays_in_graph", False) for cls, *_ in steps):
+            view_geometry = geometry_of(view._data, d)
+        self._geometries = None if view_geometry is None else (geometry_of(d, d), view_geometry)
         self.fn = fn
         if graph.anomaly.enabled:
             self._record_creation()
 
     def _run(self, grads: list, create_graph: bool) -> tuple:
         grad = grads[0]
+        if self._geometries is not None:
+            return self._run_strided(grad, create_graph)
         # The gradient copied in the base's layout (PyTorch's new_empty_strided + copy_), so
         # that the view's steps find the view's elements in it.
         relayout = not _row_major(self._base_strides)
@@ -472,6 +490,38 @@ class CopySlices(Node):
                 grad_slice[...] = res[0]
         # No gradient for the view's old values (a custom Function's None): PyTorch then
         # gives the base no gradient at all, not one with a zero slice.
+        return (None if res[0] is None else result, *res[1:])
+
+    def _run_strided(self, grad: Any, create_graph: bool) -> tuple:
+        """PyTorch's CopySlices: ``result = grad.new_empty_strided(base geometry)``,
+        ``result.copy_(grad)``, ``grad_slice = result.as_strided(view geometry)``, the
+        in-place op's backward on ``grad_slice.clone()``, written back into ``grad_slice``."""
+        (shape, stride, _), (size, view_stride, offset) = self._geometries
+        tensor_path = create_graph and isinstance(grad, graph.Tensor)
+        values = grad._data if tensor_path else np.asarray(grad)
+        # The fresh storage is zeros where PyTorch's is uninitialised: elements of the view
+        # outside the base then carry no gradient instead of whatever was in memory.
+        storage = np.zeros(storage_size(shape, stride), values.dtype)
+        check_geometry(size, view_stride, offset, storage.size, values.itemsize)
+        layout = strided(storage, shape, stride, 0)
+        if internal_overlap(layout):
+            raise RuntimeError(OVERLAP_WRITE_ERROR)  # PyTorch's copy_ into the base's layout
+        if tensor_path:
+            result = graph.Tensor._from_array(layout)
+            result.copy_(grad)
+            grad_slice = result.as_strided(size, view_stride, offset)
+            res = self.fn._run([grad_slice.clone()], True)
+            if res[0] is not None:
+                grad_slice.copy_(res[0])  # refuses a view with internal overlap, as below
+        else:
+            result = layout
+            result[...] = values
+            grad_slice = strided(storage, size, view_stride, offset)
+            res = self.fn._run([grad_slice.copy()], False)
+            if res[0] is not None:
+                if internal_overlap(grad_slice):
+                    raise RuntimeError(OVERLAP_WRITE_ERROR)
+                grad_slice[...] = res[0]
         return (None if res[0] is None else result, *res[1:])
 
     def _release(self) -> None:

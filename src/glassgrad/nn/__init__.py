@@ -16,9 +16,11 @@ Example::
 from . import functional, init, parallel, utils
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
+from .parallel import DataParallel
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
 __all__ = [
+    "DataParallel",
     "Parameter",
     "Buffer",
     "UninitializedParameter",

@@ -71,7 +71,9 @@ def _binary(op: str, a: Any, b: Any, fn: Any) -> np.ndarray:
 _ABSENT = object()
 
 
-def _not_implemented_node(op: str, compute: Any, name: str | None = None) -> type[Op]:
+def _not_implemented_node(
+    op: str, compute: Any, name: str | None = None, aten: bool = True
+) -> type[Op]:
     """PyTorch's ``NotImplemented`` grad_fn: the output is recorded, its backward raises.
 
     Tensor operands are positional; as in PyTorch, only those that require grad are graph
@@ -80,6 +82,7 @@ def _not_implemented_node(op: str, compute: Any, name: str | None = None) -> typ
 
     With ``name``, the node is instead one PyTorch generates for a ``not_implemented``
     formula (``GeqrfBackward0``): an ordinary node whose backward raises NotImplementedError.
+    ``aten=False``: PyTorch's message names the op without its ``aten::`` namespace (set_).
     """
     if name is not None:
         return _named_not_implemented_node(op, compute, name)
@@ -94,7 +97,7 @@ def _not_implemented_node(op: str, compute: Any, name: str | None = None) -> typ
         return compute(*operands)
 
     def backward(self: Op, F: Any, grad: Any) -> Any:
-        raise RuntimeError(f"derivative for aten::{op} is not implemented")
+        raise RuntimeError(f"derivative for {'aten::' if aten else ''}{op} is not implemented")
 
     def apply(cls: type, *inputs: Any, **params: Any) -> Any:
         fixed = tuple(

@@ -31,6 +31,10 @@ class SelectBackward0(Op):
         return x[(slice(None),) * dim + (index, Ellipsis)]
 
     def backward(self, F: Any, grad: Any) -> Any:
+        if isinstance(grad, Tensor):  # create_graph: PyTorch's select_backward node
+            return SelectBackwardBackward0.apply(
+                grad, shape=self.shape, dim=self.dim, index=self.index
+            )
         key = (slice(None),) * self.dim + (self.index, Ellipsis)
         return F.index_zeros_add(self.shape, key, grad, True)
 
@@ -49,8 +53,58 @@ class SliceBackward0(Op):
         return x[(slice(None),) * dim + (slice(start, end, step),)]
 
     def backward(self, F: Any, grad: Any) -> Any:
+        if isinstance(grad, Tensor):  # create_graph: PyTorch's slice_backward node
+            return SliceBackwardBackward0.apply(
+                grad, shape=self.shape, dim=self.dim, start=self.start, end=self.end, step=self.step
+            )
         key = (slice(None),) * self.dim + (slice(self.start, self.end, self.step),)
         return F.index_zeros_add(self.shape, key, grad, True)
+
+
+class SelectBackwardBackward0(Op):
+    """PyTorch's select_backward (the gradient of ``select``, recorded under create_graph):
+    zeros of the input's shape holding ``grad`` at ``index`` of ``dim``. Its gradient is
+    that select of the incoming one."""
+
+    dim: Any
+    index: Any
+    __slots__ = ("dim", "index")
+
+    def forward(self, grad: Any, shape: Any, dim: Any, index: Any) -> Any:
+        self.dim, self.index = dim, index
+        out = np.zeros(shape, grad.dtype)
+        out[(slice(None),) * dim + (index, Ellipsis)] = grad
+        return out
+
+    def backward(self, F: Any, gg: Any) -> Any:
+        if isinstance(gg, Tensor):
+            return SelectBackward0.apply(gg, dim=self.dim, index=self.index)
+        return gg[(slice(None),) * self.dim + (self.index, Ellipsis)]
+
+
+class SliceBackwardBackward0(Op):
+    """PyTorch's slice_backward (the gradient of a slice, recorded under create_graph): zeros
+    of the input's shape holding ``grad`` in the slice. Its gradient is that slice of the
+    incoming one."""
+
+    dim: Any
+    start: Any
+    end: Any
+    step: Any
+    __slots__ = ("dim", "start", "end", "step")
+
+    def forward(self, grad: Any, shape: Any, dim: Any, start: Any, end: Any, step: Any) -> Any:
+        self.dim, self.start, self.end, self.step = dim, start, end, step
+        out = np.zeros(shape, grad.dtype)
+        out[(slice(None),) * dim + (slice(start, end, step),)] = grad
+        return out
+
+    def backward(self, F: Any, gg: Any) -> Any:
+        if isinstance(gg, Tensor):
+            return SliceBackward0.apply(
+                gg, dim=self.dim, start=self.start, end=self.end, step=self.step
+            )
+        return gg[(slice(None),) * self.dim + (slice(self.start, self.end, self.step),)]
 
 
 class IndexBackward0(Op):

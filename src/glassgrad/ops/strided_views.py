@@ -14,6 +14,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.op import Op
+from ..autograd.storage import as_strided_backward, check_geometry, strided
 from ..autograd.views import apply_inplace_view
 from ._common import check_tensor
 from ._registry import NoGrad, Sample, register
@@ -39,36 +40,8 @@ def _storage(a: np.ndarray) -> tuple[np.ndarray, int]:
     return flat, (a.__array_interface__["data"][0] - start) // a.itemsize
 
 
-def _strided(flat: np.ndarray, shape: tuple, strides: tuple, offset: int) -> np.ndarray:
-    """The view of the 1-D ``flat`` with ``shape``, ``strides`` and ``offset`` in elements."""
-    return np.lib.stride_tricks.as_strided(
-        flat[offset:], shape, tuple(s * flat.itemsize for s in strides)
-    )
-
-
 def _elements(strides: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
     return tuple(s // itemsize for s in strides)
-
-
-def _check_geometry(size: tuple, stride: tuple, offset: int, storage: int, itemsize: int) -> None:
-    if len(stride) != len(size):
-        raise RuntimeError("mismatch in length of strides and shape")
-    if any(s < 0 for s in stride):
-        raise RuntimeError(
-            f"as_strided: Negative strides are not supported at the moment, got strides: "
-            f"{list(stride)}"
-        )
-    if offset < 0:
-        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
-    if any(n < 0 for n in size):
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: {size}")
-    needed = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
-    if needed > storage:
-        raise RuntimeError(
-            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
-            f"and itemsize {itemsize} requiring a storage size of {needed * itemsize} are out "
-            f"of bounds for storage of size {storage * itemsize}"
-        )
 
 
 class AsStridedBackward0(Op):
@@ -80,29 +53,21 @@ class AsStridedBackward0(Op):
     size: tuple[int, ...]
     stride: tuple[int, ...]
     offset: int
-    storage: int
     input_geometry: tuple[tuple[int, ...], tuple[int, ...], int]
 
     is_view = True
-    __slots__ = ("size", "stride", "offset", "storage", "input_geometry")
+    __slots__ = ("size", "stride", "offset", "input_geometry")
 
     def forward(self, a: Any, size: Any, stride: Any, offset: Any) -> Any:
         flat, own_offset = _storage(a)
         offset = own_offset if offset is None else offset
-        _check_geometry(size, stride, offset, flat.size, a.itemsize)
-        self.size, self.stride, self.offset, self.storage = size, stride, offset, flat.size
+        check_geometry(size, stride, offset, flat.size, a.itemsize)
+        self.size, self.stride, self.offset = size, stride, offset
         self.input_geometry = (a.shape, _elements(a.strides, a.itemsize), own_offset)
-        return _strided(flat, size, stride, offset)
+        return strided(flat, size, stride, offset)
 
     def backward(self, F: Any, grad: Any) -> Any:
-        positions = np.arange(self.storage)
-        written = _strided(positions, self.size, self.stride, self.offset)
-        storage = F.index_zeros_add((self.storage,), (written,), grad, False)
-        read = _strided(positions, *self.input_geometry)
-        counts = np.bincount(read.reshape(-1), minlength=self.storage)
-        if read.size and counts.max() > 1:  # input elements sharing a location share its grad
-            storage = storage / np.maximum(counts, 1).astype(np.asarray(grad).dtype)
-        return storage[read]
+        return as_strided_backward(grad, self.input_geometry, (self.size, self.stride, self.offset))
 
 
 class AsStridedBackward1(AsStridedBackward0):

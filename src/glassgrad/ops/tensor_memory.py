@@ -1,5 +1,5 @@
 """Tensor methods about memory and layout: ``new_empty_strided``, ``as_subclass``,
-``dim_order``, ``const_data_ptr``, ``is_set_to``; and the methods that run a Python callable
+``dim_order``, ``const_data_ptr``, ``is_set_to``, ``set_``; and the methods that run a Python callable
 on each element, in place (``apply_``, ``map_``, ``map2_``)."""
 
 from __future__ import annotations
@@ -12,8 +12,15 @@ import numpy as np
 from .._creation import empty_strided
 from .._layout import memory_format
 from .._tensor import Tensor
+from ..autograd.grad_mode import state as grad_state
+from ..autograd.inplace_record import note_write
+from ..autograd.mutation import before_write, write_hooks
+from ..autograd.storage import check_geometry, strided
+from ..autograd.views import check_inplace, view_requires_grad
 from ._common import check_tensor
+from ._not_implemented import _not_implemented_node
 from .indexing import ViewBackward0Alias
+from .strided_views import _storage
 
 
 def new_empty_strided(
@@ -180,6 +187,95 @@ def is_set_to(input: Tensor, tensor: Tensor) -> bool:
     )
 
 
+# PyTorch's set_ names dtypes by their C++ types in its error.
+_CPP_TYPE_NAMES = {
+    "float32": "float",
+    "float64": "double",
+    "float16": "c10::Half",
+    "int64": "long int",
+    "int32": "int",
+    "int16": "short int",
+    "int8": "signed char",
+    "uint8": "unsigned char",
+    "bool": "bool",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
+}
+
+# The node of a recorded set_: the values are replaced, the derivative is not implemented.
+SetNotImplemented: Any = _not_implemented_node("set_", lambda *arrays: arrays[-1], aten=False)
+
+
+def set_(
+    input: Tensor,
+    source: Tensor | None = None,
+    storage_offset: int | None = None,
+    size: Any = None,
+    stride: Any = None,
+) -> Tensor:
+    """Make ``input`` the tensor ``source`` is: the same memory, sizes and strides (``set_()``:
+    empty), or ``source``'s memory seen with ``size`` and ``stride`` (in elements; row-major
+    by default) from ``storage_offset`` elements past ``source``'s own start. Writes through either then show in both.
+
+    As PyTorch's: ``input`` keeps its own version counter (bumped); its AccumulateGrad is
+    made anew (a graph built before no longer reaches it); recorded (``input`` or ``source``
+    requires grad), its history is a ``NotImplemented`` node. Unlike PyTorch, a geometry
+    that reaches past ``source``'s memory is refused instead of growing it.
+
+    Example::
+
+        >>> x = glassgrad.zeros(2); s = glassgrad.arange(6.0)
+        >>> x.set_(s, 1, (2, 2))
+        tensor([[1., 2.],
+                [3., 4.]])
+    """
+    given = (storage_offset, size, stride)
+    if (source is None and any(v is not None for v in given)) or (
+        source is not None and storage_offset is not None and size is None
+    ):
+        raise TypeError("set_() received an invalid combination of arguments")
+    if source is None:
+        new = np.empty(0, input._data.dtype)
+    else:
+        check_tensor(source, "set_", "source")
+        if source._data.dtype != input._data.dtype:
+            raise RuntimeError(
+                f"Could not set tensor of type {_CPP_TYPE_NAMES[source._data.dtype.name]} to "
+                f"a tensor of type {_CPP_TYPE_NAMES[input._data.dtype.name]}"
+            )
+        new = source._data
+        if size is not None:
+            shape = tuple(int(n) for n in size)
+            if stride is None or len(stride) == 0:
+                strides = tuple(int(np.prod(shape[i + 1 :])) for i in range(len(shape)))
+            else:
+                strides = tuple(int(s) for s in stride)
+            flat, own_offset = _storage(new)
+            offset = own_offset + int(storage_offset)  # from source's own offset, as PyTorch
+            check_geometry(shape, strides, offset, flat.size, flat.itemsize)
+            new = strided(flat, shape, strides, offset)
+    sources = () if source is None else (source,)
+    recording = grad_state.enabled and (
+        view_requires_grad(input) or any(view_requires_grad(s) for s in sources)
+    )
+    if recording:
+        check_inplace(input)
+    if write_hooks:
+        before_write(input)
+    if recording:
+        before = Tensor._from_array(input._data)
+        before._node, before._output_nr = input._node, input._output_nr
+        before._requires_grad = input._requires_grad or input._node is not None
+        node = SetNotImplemented.__new__(SetNotImplemented)
+        node._record((before, *sources), [input._data, *(s._data for s in sources)], new)
+        input._node, input._output_nr, input._requires_grad = node, 0, True
+    input._data = new
+    input._grad_acc = None  # PyTorch resets the grad accumulator of a tensor set_ anew
+    input._vc[0] += 1
+    note_write(input._vc, "set_")
+    return input
+
+
 # --- Python callables per element (CPU only in PyTorch, and slow there too) -------------
 def _refuse_grad(input: Tensor, name: str) -> None:
     if input.requires_grad:
@@ -255,6 +351,7 @@ TENSOR_METHODS: dict[str, Any] = {
     "dim_order": dim_order,
     "const_data_ptr": const_data_ptr,
     "is_set_to": is_set_to,
+    "set_": set_,
     "apply_": apply_,
     "map_": map_,
     "map2_": map2_,
