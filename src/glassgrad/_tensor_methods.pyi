@@ -72,7 +72,7 @@ class _TensorMethods:
     def __truediv__(self, other: Any) -> Tensor: ...  # glassgrad.ops.division._truediv_operator
     def __xor__(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical.bitwise_xor
     def abs(self) -> Tensor: ...  # glassgrad.ops.pointwise.abs
-    def abs_(self, *args: Any, **kwargs: Any) -> Tensor: ...  # glassgrad.ops.conversion
+    def abs_(self) -> Tensor: ...  # glassgrad.ops.conversion._inplace_abs
     def absolute(self) -> Tensor: ...  # glassgrad.ops.pointwise.abs
     def absolute_(self, *args: Any, **kwargs: Any) -> Tensor: ...  # glassgrad.ops.aliases
     def acos(self) -> Tensor: ...  # glassgrad.ops.unary_math.acos

@@ -46,22 +46,20 @@ __all__ = [
 WITHOUT_OUT: dict[str, frozenset[str]] = {
     "": frozenset(
         """
-        adjoint allclose alpha_dropout alpha_dropout_ argwhere as_strided
-        as_strided_scatter atleast_1d atleast_2d atleast_3d bincount binomial block_diag
-        broadcast_tensors broadcast_to cartesian_prod cdist chunk clone combinations
-        conj contiguous corrcoef count_nonzero cov cumulative_trapezoid det diag_embed
-        diagflat diagonal diagonal_scatter dist dropout dropout_ dsplit einsum expand
-        expand_as feature_alpha_dropout feature_alpha_dropout_ feature_dropout
-        feature_dropout_ flatten flip fliplr flipud gradient histogramdd hsplit imag
-        index_fill index_put isclose isfinite isinf isnan istft lobpcg logdet
-        masked_fill masked_scatter matrix_exp meshgrid moveaxis movedim narrow
-        pca_lowrank permute pinverse poisson positive put ravel real relu repeat
-        repeat_interleave reshape reshape_as resize roll rot90 rsub select
-        select_scatter split split_with_sizes squeeze std_mean stft sum_to_size
-        svd_lowrank swapaxes swapdims t tensor_split tile to trace transpose trapezoid
-        trapz unbind unflatten unfold unique unique_consecutive unsafe_chunk
-        unsafe_split unsafe_split_with_sizes unsqueeze vander var_mean view view_as
-        view_as_complex view_as_real vsplit
+        adjoint allclose alpha_dropout argwhere as_strided as_strided_scatter atleast_1d
+        atleast_2d atleast_3d bincount binomial block_diag broadcast_tensors broadcast_to
+        cartesian_prod cdist chunk clone combinations conj contiguous corrcoef count_nonzero
+        cov cumulative_trapezoid det diag_embed diagflat diagonal diagonal_scatter dist
+        dropout dsplit einsum expand expand_as feature_alpha_dropout feature_dropout flatten
+        flip fliplr flipud gradient histogramdd hsplit imag index_fill index_put isclose
+        isfinite isinf isnan istft lobpcg logdet masked_fill masked_scatter matrix_exp
+        meshgrid moveaxis movedim narrow pca_lowrank permute pinverse poisson positive put
+        ravel real relu repeat repeat_interleave reshape reshape_as resize roll rot90 rsub
+        select select_scatter split split_with_sizes squeeze std_mean stft sum_to_size
+        svd_lowrank swapaxes swapdims t tensor_split tile to trace transpose trapezoid trapz
+        unbind unflatten unfold unique unique_consecutive unsafe_chunk unsafe_split
+        unsafe_split_with_sizes unsqueeze vander var_mean view view_as view_as_complex
+        view_as_real vsplit
         """.split()
     ),
     "nn.functional": frozenset(
@@ -70,25 +68,23 @@ WITHOUT_OUT: dict[str, frozenset[str]] = {
         adaptive_max_pool1d_with_indices adaptive_max_pool2d
         adaptive_max_pool2d_with_indices adaptive_max_pool3d
         adaptive_max_pool3d_with_indices affine_grid alpha_dropout avg_pool1d batch_norm
-        bilinear binary_cross_entropy binary_cross_entropy_with_logits celu celu_
-        channel_shuffle conv1d conv2d conv3d conv_transpose1d conv_transpose2d
-        conv_transpose3d cosine_embedding_loss cosine_similarity cross_entropy ctc_loss
-        dropout dropout1d dropout2d dropout3d elu elu_ embedding embedding_bag
-        feature_alpha_dropout fold fractional_max_pool2d
-        fractional_max_pool2d_with_indices fractional_max_pool3d
+        bilinear binary_cross_entropy binary_cross_entropy_with_logits celu channel_shuffle
+        conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d
+        cosine_embedding_loss cosine_similarity cross_entropy ctc_loss dropout dropout1d
+        dropout2d dropout3d elu embedding embedding_bag feature_alpha_dropout fold
+        fractional_max_pool2d fractional_max_pool2d_with_indices fractional_max_pool3d
         fractional_max_pool3d_with_indices gaussian_nll_loss glu grid_sample group_norm
-        gumbel_softmax hardsigmoid hardswish hardtanh hardtanh_ hinge_embedding_loss
-        huber_loss instance_norm interpolate kl_div l1_loss layer_norm leaky_relu
-        leaky_relu_ linear_cross_entropy local_response_norm log_softmax lp_pool1d
-        lp_pool2d lp_pool3d margin_ranking_loss max_pool1d max_pool1d_with_indices
-        max_pool2d max_pool2d_with_indices max_pool3d max_pool3d_with_indices
-        max_unpool1d max_unpool2d max_unpool3d mish mse_loss multi_margin_loss
-        multilabel_margin_loss multilabel_soft_margin_loss native_channel_shuffle
-        nll_loss one_hot pad pairwise_distance pdist pixel_shuffle pixel_unshuffle
-        poisson_nll_loss prelu relu relu6 relu_ rms_norm rrelu rrelu_ selu selu_ sigmoid
-        silu smooth_l1_loss soft_margin_loss softmax softmin softsign tanh tanhshrink
-        threshold threshold_ triplet_margin_loss triplet_margin_with_distance_loss
-        unfold upsample upsample_bilinear upsample_nearest
+        gumbel_softmax hardsigmoid hardswish hardtanh hinge_embedding_loss huber_loss
+        instance_norm interpolate kl_div l1_loss layer_norm leaky_relu linear_cross_entropy
+        local_response_norm log_softmax lp_pool1d lp_pool2d lp_pool3d margin_ranking_loss
+        max_pool1d max_pool1d_with_indices max_pool2d max_pool2d_with_indices max_pool3d
+        max_pool3d_with_indices max_unpool1d max_unpool2d max_unpool3d mish mse_loss
+        multi_margin_loss multilabel_margin_loss multilabel_soft_margin_loss
+        native_channel_shuffle nll_loss one_hot pad pairwise_distance pdist pixel_shuffle
+        pixel_unshuffle poisson_nll_loss prelu relu relu6 rms_norm rrelu selu sigmoid silu
+        smooth_l1_loss soft_margin_loss softmax softmin softsign tanh tanhshrink threshold
+        triplet_margin_loss triplet_margin_with_distance_loss unfold upsample
+        upsample_bilinear upsample_nearest
         """.split()
     ),
     "linalg": frozenset(
@@ -274,8 +270,9 @@ _RECORDED_WITHOUT_DERIVATIVE = frozenset(
 
 
 def takes_out(namespace: str, name: str) -> bool:
-    """Whether PyTorch's ``namespace.name`` takes ``out=`` ("" is the top level)."""
-    return name not in WITHOUT_OUT.get(namespace, ())
+    """Whether PyTorch's ``namespace.name`` takes ``out=`` ("" is the top level): never for
+    an in-place function (``torch.exp_``, ``dropout_``), else unless listed in WITHOUT_OUT."""
+    return not name.endswith("_") and name not in WITHOUT_OUT.get(namespace, ())
 
 
 @functools.cache
