@@ -134,6 +134,55 @@ def test_custom_function_backward_gets_none_for_non_tensor_outputs() -> None:
     same(program)
 
 
+def test_custom_function_edges_are_its_tensor_arguments_only() -> None:
+    """next_functions lists the tensor arguments (None for one without grad); numbers, None
+    and other objects have no edge, though backward returns a gradient for each."""
+
+    def program(lib):
+        seen = []
+
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, k, b, c, d):
+                return a * k + (0 if b is None else b)
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, None, (g if ctx.needs_input_grad[2] else None), None, None
+
+        x, y, z = lib.ones(2, requires_grad=True), lib.ones(2, requires_grad=True), lib.ones(2)
+        for args in [(x, 2.0, y, None, z), (x, 2.0, None, "s", [1]), (x * 1, 3, y, z, None)]:
+            out = F.apply(*args)
+            out.grad_fn.register_hook(lambda gi, go: seen.append([g is None for g in gi]))
+            edges = [(n if n is None else n.name(), i) for n, i in out.grad_fn.next_functions]
+            out.sum().backward()
+            seen.append(edges)
+        return seen, x.grad, y.grad
+
+    same(program)
+
+
+@pytest.mark.parametrize("returned", ["too few", "number for a number"])
+def test_custom_function_gradient_count_errors(returned: str) -> None:
+    def program(lib):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, k, b):
+                return a * k
+
+            @staticmethod
+            def backward(ctx, g):
+                return (g, None) if returned == "too few" else (g, g, None)
+
+        try:
+            F.apply(lib.ones(2, requires_grad=True), 2.0, None).sum().backward()
+        except RuntimeError as error:
+            return str(error)
+        return None
+
+    assert same(program) is not None
+
+
 def test_saved_tensors_hooks_pack_and_unpack() -> None:
     def program(lib):
         log = []

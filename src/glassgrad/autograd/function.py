@@ -79,6 +79,9 @@ class BackwardCFunction(FunctionCtx, Node):
     _materialize_non_diff_grads = True
     _saved_cleared = False
     _materialized: tuple = ()  # per output: whether a missing gradient becomes zeros
+    # Which arguments of forward are tensors: the edges (next_functions) are theirs only, as
+    # in PyTorch; backward still returns one gradient per argument.
+    _tensor_positions: tuple = ()
 
     def __init__(self) -> None:
         Node.__init__(self)
@@ -177,7 +180,7 @@ class BackwardCFunction(FunctionCtx, Node):
             result = self._backward_fn()(self, *grad_tensors)
         if not isinstance(result, tuple):
             result = (result,)
-        expected = len(self.next_functions)
+        expected = len(self.needs_input_grad)  # one per forward argument
         if len(result) > expected and all(r is None for r in result[expected:]):
             result = result[:expected]
         if len(result) != expected:
@@ -185,12 +188,20 @@ class BackwardCFunction(FunctionCtx, Node):
                 f"function {self.name()} returned an incorrect number of gradients (expected "
                 f"{expected}, got {len(result)})"
             )
+        positions = self._tensor_positions
         for i, r in enumerate(result):
             if r is not None and not isinstance(r, Tensor):
                 raise TypeError(
                     f"function {self.name()} returned a gradient of type {type(r).__name__} at "
                     f"index {i}; expected a Tensor or None"
                 )
+            if r is not None and i not in positions:
+                raise RuntimeError(
+                    f"function {self.name()} returned a gradient different than None at "
+                    f"position {i + 1}, but the corresponding forward input was not a Variable"
+                )
+        if len(positions) != expected:
+            result = tuple(result[i] for i in positions)
         F = graph.tensor_namespace if create_graph else graph.array_namespace
         return fit_gradients(self, result, F, create_graph)
 
@@ -337,9 +348,9 @@ class Function(metaclass=_FunctionMeta):
         node.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         record = grad_state.enabled and any(node.needs_input_grad)
         if record:  # the inputs' history before forward may change any of them in place
+            node._tensor_positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
             node.next_functions = tuple(
-                edge_of(a) if isinstance(a, Tensor) and a._requires_grad else (None, 0)
-                for a in args
+                edge_of(a) if a._requires_grad else (None, 0) for a in args if isinstance(a, Tensor)
             )
         with no_grad():
             if uses_setup:
@@ -357,7 +368,7 @@ class Function(metaclass=_FunctionMeta):
             _mark_views_of_function(outs, {id(a) for a in args if isinstance(a, Tensor)})
             return outputs
         node._input_meta = tuple(
-            (a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None for a in args
+            (a._data.shape, a._data.dtype) for a in args if isinstance(a, Tensor)
         )
         dirty = {id(t) for t in node._dirty}
         non_diff = {id(t) for t in node._non_differentiable}
