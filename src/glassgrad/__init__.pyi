@@ -1922,7 +1922,6 @@ def ones(
     device: Any = ...,
     pin_memory: builtins.bool = ...,
     requires_grad: builtins.bool = ...,
-    memory_format: Any = ...,
 ) -> Tensor: ...
 def ones_like(
     input: Tensor,
@@ -2021,7 +2020,6 @@ def zeros(
     device: Any = ...,
     pin_memory: builtins.bool = ...,
     requires_grad: builtins.bool = ...,
-    memory_format: Any = ...,
 ) -> Tensor: ...
 def zeros_like(
     input: Tensor,

@@ -236,7 +236,7 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     return tensor(data, dtype=dtype, device=device)
 
 
-def from_numpy(array: np.ndarray) -> Tensor:
+def from_numpy(array: np.ndarray, /) -> Tensor:
     """A tensor sharing memory with ``array`` (changes to one show in the other).
 
     Example::
@@ -294,7 +294,23 @@ def _size_argument(op: str, args: tuple, size: Any) -> tuple:
 
 
 def _factory(fill: Any, name: str, doc: str) -> Any:
+    def build(args: tuple, size: Any, out: Any, dtype: Any, *options: Any) -> Tensor:
+        data = fill(_size_argument(name, args, size), _out_dtype(dtype, out))
+        return _created(name, data, out, *options)
+
     def factory(
+        *args: Any,
+        size: Any = None,
+        out: Any = None,
+        dtype: Any = None,
+        layout: Any = None,
+        device: Any = None,
+        pin_memory: bool = False,
+        requires_grad: bool = False,
+    ) -> Tensor:
+        return build(args, size, out, dtype, requires_grad, device, layout, pin_memory)
+
+    def factory_with_format(
         *args: Any,
         size: Any = None,
         out: Any = None,
@@ -305,13 +321,15 @@ def _factory(fill: Any, name: str, doc: str) -> Any:
         requires_grad: bool = False,
         memory_format: Any = None,
     ) -> Tensor:
-        shape = _size_argument(name, args, size)
-        data = fill(shape, _out_dtype(dtype, out))
-        return _created(name, data, out, requires_grad, device, layout, pin_memory, memory_format)
+        return build(
+            args, size, out, dtype, requires_grad, device, layout, pin_memory, memory_format
+        )
 
-    factory.__name__ = factory.__qualname__ = name
-    factory.__doc__ = doc
-    return factory
+    # PyTorch's empty takes a memory_format; its zeros and ones do not.
+    chosen = factory_with_format if name == "empty" else factory
+    chosen.__name__ = chosen.__qualname__ = name
+    chosen.__doc__ = doc
+    return chosen
 
 
 zeros = _factory(
@@ -708,12 +726,11 @@ def _new_tensor(
     data: Any,
     *,
     dtype: Any = None,
-    layout: Any = None,
     device: Any = None,
     pin_memory: bool = False,
     requires_grad: bool = False,
 ) -> Tensor:
-    check_factory_options("new_tensor", layout, pin_memory)
+    check_factory_options("new_tensor", pin_memory=pin_memory)
     return tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
 

@@ -60,7 +60,7 @@ def get_num_threads() -> int:
     return max(counts) if counts else 1
 
 
-def set_num_threads(int: int) -> None:
+def set_num_threads(int: int, /) -> None:
     """Limit NumPy's BLAS to ``int`` threads (through threadpoolctl, which must be
     installed: ``pip install threadpoolctl``).
 
@@ -88,7 +88,7 @@ def get_num_interop_threads() -> int:
     return _settings.interop_threads or 1
 
 
-def set_num_interop_threads(int: int) -> None:
+def set_num_interop_threads(int: int, /) -> None:
     """Recorded for ``get_num_interop_threads``; glassgrad runs one op at a time whatever
     the count (PyTorch's inter-op pool only schedules independent ops in parallel)."""
     if int < 1:

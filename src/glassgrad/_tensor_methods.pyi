@@ -592,6 +592,9 @@ class _TensorMethods:
     def masked_scatter(
         self, mask: Any, source: Tensor
     ) -> Tensor: ...  # glassgrad.ops.masking.masked_scatter
+    def masked_scatter_(
+        self, mask: Any, source: Tensor
+    ) -> Tensor: ...  # glassgrad.ops.masking.masked_scatter_
     def masked_select(self, mask: Any) -> Tensor: ...  # glassgrad.ops.masking.masked_select
     def matmul(self, other: Tensor) -> Tensor: ...  # glassgrad.ops.linalg.matmul
     def matrix_exp(self) -> Tensor: ...  # glassgrad.ops.matrix_functions.matrix_exp_top
@@ -713,7 +716,6 @@ class _TensorMethods:
         data: Any,
         *,
         dtype: Any = ...,
-        layout: Any = ...,
         device: Any = ...,
         pin_memory: bool = ...,
         requires_grad: bool = ...,
@@ -943,9 +945,8 @@ class _TensorMethods:
     def tanh_(self, *args: Any, **kwargs: Any) -> Tensor: ...  # glassgrad.ops.conversion
     def tensor_split(
         self,
-        indices_or_sections: Any = ...,
-        dim: int = ...,
-        *,
+        *positional: Any,
+        dim: int | None = ...,
         sections: int | None = ...,
         indices: Any = ...,
         tensor_indices_or_sections: Tensor | None = ...,
@@ -974,9 +975,7 @@ class _TensorMethods:
     def triu(self, diagonal: int = ...) -> Tensor: ...  # glassgrad.ops.diagonals.triu
     def triu_(self, diagonal: int = ...) -> Tensor: ...  # glassgrad.ops.diagonals.triu_
     def true_divide(self, other: Any) -> Tensor: ...  # glassgrad.ops.division.true_divide
-    def true_divide_(
-        self, other: Any, *, rounding_mode: str | None = ...
-    ) -> Tensor: ...  # glassgrad.ops.division._div_inplace
+    def true_divide_(self, other: Any) -> Tensor: ...  # glassgrad.ops.division._true_divide_inplace
     def trunc(self) -> Tensor: ...  # glassgrad.ops.rounding.trunc
     def trunc_(self) -> Tensor: ...  # glassgrad.ops.unary_math
     def type(

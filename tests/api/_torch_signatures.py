@@ -109,6 +109,7 @@ def _from_docstring(obj: Any) -> list[Overload]:
         return []
     text = match.group(2).replace(" = ", "=")
     text = re.sub(r"\s*:\s*[^,=]+", "", text)  # drop inline types, "input: Tensor"
+    text = re.sub(r"\b(?:bool|int|float|str|Tensor)\s+(?=\w)", "", text)  # "bool pivot=True"
     try:
         tree = ast.parse(f"def f({text}): pass")
     except SyntaxError:

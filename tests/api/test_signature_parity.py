@@ -12,6 +12,9 @@ import inspect
 import warnings
 
 import pytest
+import torch
+
+import glassgrad as gg
 
 from . import _namespaces as ns
 from ._parity_check import binds, call_shapes, confirmed, in_scope
@@ -79,3 +82,68 @@ def test_coverage_of_pytorchs_public_api(capsys: pytest.CaptureFixture) -> None:
         print("\n".join(lines))
         print(f"  {'all':<20} {have:4d} / {total:4d}  {have / total:6.1%}")
     assert have / total >= MINIMUM_COVERAGE
+
+
+# Keywords glassgrad takes that PyTorch's signatures (stubs, docstrings) do not name, each
+# with a call PyTorch accepts (checked below): the stubs omit them.
+STUBS_OMIT = {
+    ("", "numel", "input"): lambda t: t.numel(input=t.ones(2)),
+    ("", "get_device", "input"): lambda t: t.get_device(input=t.ones(2)),
+    ("", "range", "layout"): lambda t: t.range(0, 2, layout=t.strided),
+    ("Tensor", "requires_grad_", "requires_grad"): lambda t: t.ones(1).requires_grad_(
+        requires_grad=True
+    ),
+    ("linalg", "matrix_rank", "tol"): lambda t: t.linalg.matrix_rank(t.eye(2), tol=0.1),
+    ("linalg", "pinv", "rcond"): lambda t: t.linalg.pinv(t.eye(2), rcond=0.1),
+    ("special", "round", "decimals"): lambda t: t.special.round(t.ones(1), decimals=1),
+    **{
+        ("Tensor", cast, "memory_format"): (
+            lambda t, cast=cast: getattr(t.ones(1), cast)(memory_format=t.preserve_format)
+        )
+        for cast in ("bool", "byte", "char", "double", "float", "half", "int", "long", "short")
+    },
+}
+# Kept from PyTorch's legacy API on purpose (glassgrad.autograd.variable): Tensor.backward's
+# grad_variables= (removed from PyTorch's method; torch.autograd.backward still has it).
+LEGACY = {("Tensor", "backward", "grad_variables")}
+
+FUNCTION_CASES = [
+    c
+    for c in CASES
+    if c.values[0] in ("", "Tensor", "nn.functional", "linalg", "special", "fft")
+    and not inspect.isclass(_our_callable(*c.values))
+]
+
+
+@pytest.mark.parametrize("namespace, name", FUNCTION_CASES)
+def test_glassgrad_takes_no_keyword_pytorch_lacks(namespace: str, name: str) -> None:
+    """The converse of the test above: every keyword glassgrad's function or method takes
+    is one PyTorch's takes (``out=`` apart: test_out_parity compares it by real calls)."""
+    if isinstance(inspect.getattr_static(ns.glassgrad_object(namespace), name), property):
+        return
+    try:
+        params = list(inspect.signature(_our_callable(namespace, name)).parameters.values())
+    except (TypeError, ValueError):
+        return  # a builtin: no Python signature
+    overloads = torch_overloads(namespace, name)
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for o in overloads for p in o):
+        return  # PyTorch's takes any keyword
+    theirs = {p.name for overload in overloads for p in overload}
+    if namespace == "Tensor" and params:
+        params = params[1:]  # self
+    extra = [
+        p.name
+        for p in params
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        and p.name not in theirs
+        and p.name != "out"
+        and (namespace, name, p.name) not in STUBS_OMIT
+        and (namespace, name, p.name) not in LEGACY
+    ]
+    assert not extra, f"{namespace or 'torch'}.{name} takes keywords PyTorch's lacks: {extra}"
+
+
+@pytest.mark.parametrize("key", list(STUBS_OMIT), ids=lambda k: ".".join(filter(None, k)))
+def test_keywords_the_stubs_omit_are_taken_by_pytorch(key: tuple) -> None:
+    STUBS_OMIT[key](torch)
+    STUBS_OMIT[key](gg)

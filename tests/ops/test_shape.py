@@ -278,6 +278,17 @@ ERROR_CASES = {
         lambda lib: lib.ones(3, 1).masked_fill_(lib.ones(3, 4, dtype=lib.bool), 2.0),
         ["output with shape [3, 1] doesn't match the broadcast shape [3, 4]"],
     ),
+    "masked_scatter_ broadcast self": (
+        lambda lib: lib.ones(3, 1).masked_scatter_(lib.ones(3, 4, dtype=lib.bool), lib.ones(12)),
+        [
+            "The expanded size of the tensor (1) must match the existing size (4) at "
+            "non-singleton dimension 1.  Target sizes: [3, 1].  Tensor sizes: [3, 4]"
+        ],
+    ),
+    "masked_scatter_ short source": (
+        lambda lib: lib.ones(3, 4).masked_scatter_(lib.ones(3, 4, dtype=lib.bool), lib.ones(5)),
+        ["Number of elements of source < number of ones in mask"],
+    ),
     "masked_select shape": (
         lambda lib: lib.zeros(2, 3, 4).masked_select(lib.ones(5, dtype=lib.bool)),
         [
@@ -417,6 +428,10 @@ INPLACE_CASES = {
     "index_add_": lambda lib, t: t[0].index_add_(1, lib.tensor([3, 3]), t[1], alpha=2.0),
     "masked_fill_": lambda lib, t: t[0].masked_fill_(t[0] > 0, 0.5),
     "masked_fill_ tensor": lambda lib, t: t[0].masked_fill_(t[0] > 0, t[1][0, 0]),
+    "masked_scatter_": lambda lib, t: t[0].masked_scatter_(t[0] > 0, t[1].repeat(1, 2)),
+    "masked_scatter_ broadcast mask": lambda lib, t: t[0].masked_scatter_(
+        lib.tensor([True, False, True, True]), t[1].repeat(2, 2)
+    ),
     "tril_": lambda lib, t: t[0].tril_(1),
     "triu_": lambda lib, t: t[0].triu_(-1),
 }

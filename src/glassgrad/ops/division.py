@@ -328,6 +328,10 @@ def _div_inplace(self: Tensor, other: Any, *, rounding_mode: str | None = None) 
     return apply_inplace(DivBackward2, self, other, rounding_mode=rounding_mode)
 
 
+def _true_divide_inplace(self: Tensor, other: Any) -> Tensor:
+    return _div_inplace(self, other)  # PyTorch's true_divide_ takes no rounding_mode
+
+
 def _remainder_inplace(self: Tensor, other: Any) -> Tensor:
     if isinstance(other, Tensor):
         return apply_inplace(RemainderBackward1, self, other)
@@ -411,7 +415,7 @@ def _floor_divide_inplace(self: Tensor, other: Any) -> Tensor:
 
 TENSOR_METHODS: dict[str, Any] = {
     "__truediv__": _truediv_operator,
-    "true_divide_": _div_inplace,
+    "true_divide_": _true_divide_inplace,
     "div_": _div_inplace,
     "divide_": _div_inplace,
     "__itruediv__": _div_inplace,

@@ -212,6 +212,28 @@ def masked_scatter(input: Tensor, mask: Any, source: Tensor) -> Tensor:
     return MaskedScatterBackward0.apply(input, source, mask=m)
 
 
+def masked_scatter_(input: Tensor, mask: Any, source: Tensor) -> Tensor:
+    """In-place ``masked_scatter`` (the mask must broadcast to ``input``'s shape).
+
+    Example::
+
+        >>> x = glassgrad.zeros(4)
+        >>> x.masked_scatter_(glassgrad.tensor([True, False, True, False]), glassgrad.ones(2))
+        tensor([1., 0., 1., 0.])
+    """
+    m = _mask_array(mask, "masked_scatter_")
+    x = check_tensor(input, "masked_scatter_")._data
+    src = check_tensor(source, "masked_scatter_", "source", 2)._data
+    if np.broadcast_shapes(m.shape, x.shape) != x.shape or m.ndim > x.ndim:
+        from .broadcasting import expand
+
+        expand(Tensor._from_array(m), x.shape)  # raises PyTorch's error
+    _check_same_dtype("masked_scatter", x, src, "source")
+    if src.size < int(np.broadcast_to(m, x.shape).sum()):
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    return apply_inplace(MaskedScatterBackward0, input, source, mask=m)
+
+
 register(
     "masked_fill",
     masked_fill,
@@ -251,4 +273,5 @@ register(
 
 TENSOR_METHODS: dict[str, Any] = {
     "masked_fill_": masked_fill_,
+    "masked_scatter_": masked_scatter_,
 }

@@ -100,9 +100,8 @@ def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
 
 def tensor_split(
     input: Tensor,
-    indices_or_sections: Any = None,
-    dim: int = 0,
-    *,
+    *positional: Any,
+    dim: int | None = None,
     sections: int | None = None,
     indices: Any = None,
     tensor_indices_or_sections: Tensor | None = None,
@@ -117,6 +116,11 @@ def tensor_split(
         [[0, 1, 2], [3, 4]]
     """
     check_tensor(input, "tensor_split")
+    # (input, indices_or_sections, dim) by position: PyTorch has no keyword of that name.
+    if len(positional) > 2 or (len(positional) == 2 and dim is not None):
+        raise TypeError("tensor_split() received an invalid combination of arguments")
+    indices_or_sections = positional[0] if positional else None
+    dim = positional[1] if len(positional) == 2 else 0 if dim is None else dim
     given = [v for v in (indices_or_sections, sections, indices, tensor_indices_or_sections)]
     given = [v for v in given if v is not None]
     if len(given) != 1:
