@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
+
+import glassgrad as gg
 
 from ._parity import same, same_error
 
@@ -323,12 +326,29 @@ def test_complex_input_of_an_op_without_complex_formulas_is_refused_by_name() ->
     import glassgrad as gg
 
     for call in (
-        lambda: gg.linalg.lstsq(gg.tensor(_A), gg.tensor(_B)),
         lambda: gg.linalg.ldl_factor(gg.tensor(_A + _A.T)),
         lambda: gg.linalg.householder_product(gg.tensor(_A), gg.tensor(_B[0])),
     ):
         with pytest.raises(NotImplementedError, match="complex|ComplexDouble"):
             call()
+
+
+@pytest.mark.parametrize("driver", ["gelsy", "gelsd", "gels", "gelss"])
+def test_complex_lstsq_values_and_gradients(driver: str) -> None:
+    """Complex least squares: solution, residuals (real, kept with B's column for a vector
+    B), rank, singular values and the conjugate-Wirtinger gradients of A and B."""
+
+    def program(L):
+        A = L.tensor(np.vstack([_A, _B]), requires_grad=True)  # 6 x 3: residuals exist
+        B = L.tensor(np.concatenate([_B[:, 0], _A[:, 1]]), requires_grad=True)
+        out = L.linalg.lstsq(A, B, driver=driver)
+        loss = (out.solution.abs() ** 2).sum() + out.residuals.sum()
+        return [t.detach() for t in (*out, *L.autograd.grad(loss, (A, B)))]
+
+    ours, theirs = program(gg), program(torch)
+    for a, b in zip(ours, theirs):
+        assert a.shape == b.shape and str(a.dtype)[10:] == str(b.dtype)[6:], (a, b)
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, atol=1e-12)
 
 
 def test_matrix_rank_of_complex_matrices() -> None:

@@ -28,7 +28,7 @@ KNOWN = {
     **dict.fromkeys(
         (
             "geqrf linalg.householder_product linalg.ldl_factor linalg.ldl_factor_ex "
-            "linalg.ldl_solve linalg.lstsq orgqr ormqr triangular_solve"
+            "linalg.ldl_solve orgqr ormqr triangular_solve"
         ).split(),
         _LINALG,
     ),

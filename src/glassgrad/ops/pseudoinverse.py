@@ -26,7 +26,7 @@ from ._linalg_common import (
 )
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
-from ._samples import randn
+from ._samples import complex_randn, randn
 
 __all__ = ["pinv", "pinverse", "matrix_rank", "lstsq"]
 
@@ -224,8 +224,10 @@ class LinalgLstsqBackward0(Op):
         cutoff = np.finfo(a.dtype).eps * max(m, n) if rcond is None else rcond
         keep = _kept(s, np.zeros(()), np.asarray(cutoff)) if s.size else s.astype(bool)
         inverse = np.where(keep, 1 / np.where(keep, s, 1), 0)
-        if a.size:
-            x = np.matmul(swap(vh) * inverse[..., None, :], np.matmul(swap(u), matrix_b))
+        if a.size:  # X = V diag(1/s) U^H B
+            x = np.matmul(
+                np.conj(swap(vh)) * inverse[..., None, :], np.matmul(np.conj(swap(u)), matrix_b)
+            )
         else:
             x = np.zeros(
                 np.broadcast_shapes(a.shape[:-2], matrix_b.shape[:-2]) + (n, matrix_b.shape[-1])
@@ -237,15 +239,15 @@ class LinalgLstsqBackward0(Op):
         x = buffer[..., :n, :]
         rank = keep.sum(-1).astype(np.int64)
         full = driver == "gels" or bool(np.all(rank == n))
+        real = np.finfo(a.dtype).dtype  # residuals and singular values are real
         if m > n and driver != "gelsy" and full:
-            residuals = np.sum((np.matmul(a, x) - matrix_b) ** 2, axis=-2).astype(a.dtype)
+            residuals = np.sum(np.abs(np.matmul(a, x) - matrix_b) ** 2, axis=-2).astype(real)
         else:
-            residuals = np.zeros((0,), a.dtype)
-        if vector:
+            residuals = np.zeros((0,), real)
+        if vector:  # PyTorch's residuals keep B's added column: shape (..., 1)
             x = x[..., 0]
-            residuals = residuals[..., 0] if residuals.size else residuals
         rank_out = np.zeros((0,), np.int64) if driver == "gels" else rank
-        values = s.astype(a.dtype) if driver in ("gelsd", "gelss") else np.zeros((0,), a.dtype)
+        values = s.astype(real) if driver in ("gelsd", "gelss") else np.zeros((0,), real)
         return x, residuals, rank_out, values
 
     def backward(self, F: Any, grads: Any) -> Any:
@@ -259,10 +261,10 @@ class LinalgLstsqBackward0(Op):
             gx = F.unsqueeze(grad_x, -1) if vector else grad_x
             pinv_a = LinalgPinvBackward0.call(a)
             if needs[0]:
-                pinv_grad = F.matmul(gx, F.mT(matrix_b))
+                pinv_grad = F.matmul(gx, adjoint(F, matrix_b))
                 grad_a = pinv_backward(F, pinv_grad, pinv_a, a)
             if needs[1]:
-                grad_b = F.matmul(F.mT(pinv_a), gx)
+                grad_b = F.matmul(adjoint(F, pinv_a), gx)
                 grad_b = grad_b[..., 0] if vector else grad_b
         if (
             grad_residuals.shape
@@ -271,13 +273,9 @@ class LinalgLstsqBackward0(Op):
         ):
             matrix_x = F.unsqueeze(x, -1) if vector else x
             r = F.matmul(a, matrix_x) - matrix_b
-            g = (
-                F.unsqueeze(F.unsqueeze(grad_residuals, -1), -1)
-                if vector
-                else F.unsqueeze(grad_residuals, -2)
-            )
+            g = F.unsqueeze(grad_residuals, -2)
             if needs[0]:
-                term = F.matmul(g * r * 2.0, F.mT(matrix_x))
+                term = F.matmul(g * r * 2.0, adjoint(F, matrix_x))
                 grad_a = term if grad_a is None else grad_a + term
             if needs[1]:
                 term = g * r * -2.0
@@ -305,7 +303,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: Any = None, *, driver: Any = None) -> tup
     """
     a = check_tensor(A, "linalg.lstsq", "A")._data
     b = check_tensor(B, "linalg.lstsq", "B", 2)._data
-    check_floating("torch.linalg.lstsq", a)
+    check_floating("torch.linalg.lstsq", a, complex_ok=True)
     if a.ndim < 2:
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
     if a.dtype != b.dtype:
@@ -388,5 +386,9 @@ register(
         Sample((randn(rng, 2, 4, 3), randn(rng, 2, 4, 1)), {"driver": "gelsd"}, note="batched"),
         Sample((randn(rng, 4, 3), randn(rng, 4))),
         Sample((randn(rng, 4, 3), NoGrad(randn(rng, 4, 2))), {"driver": "gelsd"}),
+        Sample((randn(rng, 4, 3), randn(rng, 4)), {"driver": "gelsd"}, note="vector residuals"),
+        Sample((complex_randn(rng, 4, 3), complex_randn(rng, 4, 2)), {"driver": "gelsd"}),
+        Sample((complex_randn(rng, 3, 4), complex_randn(rng, 3, 2)), note="complex, wide"),
+        Sample((complex_randn(rng, 2, 4, 3), complex_randn(rng, 2, 4)), {"driver": "gels"}),
     ],
 )
