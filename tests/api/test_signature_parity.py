@@ -89,6 +89,9 @@ def test_coverage_of_pytorchs_public_api(capsys: pytest.CaptureFixture) -> None:
 STUBS_OMIT = {
     ("", "numel", "input"): lambda t: t.numel(input=t.ones(2)),
     ("", "get_device", "input"): lambda t: t.get_device(input=t.ones(2)),
+    ("nn.functional", "rrelu_", "generator"): lambda t: t.nn.functional.rrelu_(
+        t.ones(2), generator=None
+    ),
     ("", "range", "layout"): lambda t: t.range(0, 2, layout=t.strided),
     ("Tensor", "requires_grad_", "requires_grad"): lambda t: t.ones(1).requires_grad_(
         requires_grad=True
