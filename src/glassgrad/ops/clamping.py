@@ -511,7 +511,9 @@ class NanToNumBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
-        return F.where(np.isfinite(array_of(x)), grad, 0.0)
+        # PyTorch's formula multiplies by the mask (grad * isfinite(x)): a NaN or inf
+        # gradient where x was not finite gives NaN, not 0.
+        return grad * np.isfinite(array_of(x)).astype(array_of(x).dtype)
 
 
 def nan_to_num(

@@ -59,6 +59,15 @@ class AngleBackward0(Op):
         return F.where(values == 0, 0.0, slope)
 
 
+def sgn_array(z: np.ndarray) -> np.ndarray:
+    """PyTorch's ``sgn`` (``sign`` for real values): NumPy's sign, but 0 for a real NaN as
+    ATen's ``(0 < x) - (x < 0)`` gives (abs's gradient at NaN is then 0)."""
+    out = np.sign(z)
+    if out.dtype.kind == "f" and np.isnan(out).any():
+        out = np.where(np.isnan(out), out.dtype.type(0), out)
+    return out
+
+
 class SgnBackward0(Op):
     """out = z / |z| (0 at 0; the sign of real values); for complex z the gradient is
     (grad - s Re(grad conj(s))) / |z| with s = sgn(z), 0 at 0; for real values 0."""
@@ -67,7 +76,7 @@ class SgnBackward0(Op):
     saves_output = True
 
     def forward(self, z: Any) -> Any:
-        return np.sign(z)
+        return sgn_array(z)
 
     def backward(self, F: Any, grad: Any) -> Any:
         z, s = self.saved
@@ -87,7 +96,12 @@ class ComplexBackward0(Op):
     saved_for: tuple[tuple[int, ...], ...] = ((0,), (1,))
 
     def forward(self, real: Any, imag: Any) -> Any:
-        return (real + 1j * imag).astype(complex_of(real.dtype), copy=False)
+        # Part by part, as PyTorch's kernel: real + 1j * imag would turn an infinite imaginary
+        # part into a NaN real part (1j * inf = nan + inf j).
+        real, imag = np.broadcast_arrays(real, imag)
+        out = np.empty(real.shape, complex_of(real.dtype))
+        out.real, out.imag = real, imag
+        return out
 
     def backward(self, F: Any, grad: Any) -> Any:
         needs = self.needs_input_grad

@@ -11,6 +11,7 @@ import numpy as np
 
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
+from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from ._common import check_tensor
 from ._linalg_common import (
@@ -78,8 +79,14 @@ class LinalgSolveExBackward0(Op):
     def backward(self, F: Any, grad: Any) -> Any:
         a, x = self.saved
         needs = self.needs_input_grad
+        # PyTorch's linalg_solve_backward: without a graph, a solve with the forward's LU that
+        # checks nothing (a singular A gives inf/NaN gradients); under create_graph, a new
+        # linalg.solve, which refuses a singular A.
+        checks = is_grad_enabled()
         if self.left:
-            grad_b = LinalgSolveExBackward0.call(F.mT(a), grad, left=True, vector=self.vector)
+            grad_b = LinalgSolveExBackward0.call(
+                F.mT(a), grad, left=True, vector=self.vector, check_errors=checks
+            )
             if not needs[0]:
                 return None, grad_b
             if self.vector:
@@ -87,7 +94,7 @@ class LinalgSolveExBackward0(Op):
             else:
                 grad_a = -F.matmul(grad_b, F.mT(x))
         else:
-            grad_b = LinalgSolveExBackward0.call(F.mT(a), grad, left=False)
+            grad_b = LinalgSolveExBackward0.call(F.mT(a), grad, left=False, check_errors=checks)
             if not needs[0]:
                 return None, grad_b
             grad_a = -F.matmul(F.mT(x), grad_b)

@@ -217,7 +217,7 @@ class EluBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
-        positive = array_of(x) > 0
+        positive = ~(array_of(x) <= 0)  # ATen's test: a NaN input takes the positive slope
         # exp is taken of min(x, 0) only, so large positive inputs never overflow.
         negative_part = F.where(positive, 0.0, x)
         slope = (self.input_scale * self.alpha * self.scale) * F.exp(
@@ -240,7 +240,7 @@ class EluBackward1(EluBackward0):
                 "function with a negative slope, please call out-of-place version instead."
             )
         (out,) = self.saved
-        positive = array_of(out) > 0
+        positive = ~(array_of(out) <= 0)  # ATen's test, as above
         slope = self.input_scale * (out + self.alpha * self.scale)
         return grad * F.where(positive, self.scale, slope)
 

@@ -171,7 +171,11 @@ class HardswishBackward0(Op):
         (x,) = self.saved
         v = array_of(x)
         # 0 for x <= -3, x/3 + 1/2 inside, 1 for x >= 3 (PyTorch's choices at the kinks).
-        return F.where(v <= -3.0, 0.0, grad * F.where(v < 3.0, x / 3.0 + 0.5, 1.0))
+        # The slope is 0 below -3 too, so the derivative in grad is 0 there even at x = -inf
+        # (x/3 + 1/2 would make it NaN), as PyTorch's hardswish_backward(grad, x).
+        below = v <= -3.0
+        slope = F.where(below, 0.0, F.where(v < 3.0, x / 3.0 + 0.5, 1.0))
+        return F.where(below, 0.0, grad * slope)
 
 
 class LogSigmoidBackward0(Op):

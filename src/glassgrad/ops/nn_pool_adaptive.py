@@ -2,10 +2,10 @@
 ``glassgrad.nn.functional``).
 
 Output cell ``i`` of an axis of size ``n`` pooled to ``m`` covers input positions
-``floor(i*n/m)`` to ``ceil((i+1)*n/m) - 1`` (windows may overlap). Average pooling is one small
-matrix product per axis (``A_h @ x @ A_w^T`` in 2-d); max pooling gathers every window, padded
-to the largest by repeating its last element, and picks PyTorch's element: the first maximum
-in row-major order, or the last NaN. The 1-d ops are, as in PyTorch, the 2-d ones on a unit
+``floor(i*n/m)`` to ``ceil((i+1)*n/m) - 1`` (windows may overlap). Average pooling is one
+gather per axis and its backward one scatter (``_axis_taps``); max pooling gathers every
+window, padded to the largest by repeating its last element, and picks PyTorch's element: the
+first maximum in row-major order, or the last NaN. The 1-d ops are, as in PyTorch, the 2-d ones on a unit
 height.
 """
 
@@ -24,6 +24,7 @@ from .._tensor import Tensor
 from ..autograd.op import Op
 from . import reduction
 from . import shape as shape_ops
+from ._axis_taps import apply_taps, apply_taps_adjoint
 from ._common import check_tensor
 from ._pool_geometry import _as_2d, _element_strides, _single, gather_flat
 from ._registry import Sample, register
@@ -39,54 +40,36 @@ def _bounds(size: int, out: int) -> tuple:
 
 
 @functools.lru_cache(maxsize=32)
-def _adaptive_matrix(size: int, out: int, dtype: np.dtype) -> np.ndarray:
-    """(out, size) averaging matrix: row i averages the i-th adaptive window (cached per
-    geometry, read-only)."""
+def _adaptive_taps(size: int, out: int, dtype: np.dtype) -> tuple:
+    """One axis's adaptive windows as taps (``_axis_taps``): row i reads its window, each
+    element with weight 1 / its length; shorter windows end in -1 (no tap). Cached per
+    geometry, read-only."""
     start, end = _bounds(size, out)
-    cols = np.arange(size)
-    inside = (cols[None, :] >= start[:, None]) & (cols[None, :] < end[:, None])
-    matrix = (inside / (end - start)[:, None]).astype(dtype)
-    matrix.flags.writeable = False
-    return matrix
-
-
-def _along_axes(F: Any, x: Any, matrices: list, transpose: bool) -> Any:
-    """``x`` with the k-th of ``matrices`` (or its transpose) applied along the k-th of its
-    last ``len(matrices)`` axes (arrays or Tensors)."""
-    nd = len(matrices)
-    for k, m in enumerate(matrices):
-        axis = k - nd
-        m = m.T if transpose else m
-        if isinstance(x, Tensor):
-            m = Tensor._from_array(np.ascontiguousarray(m))
-        if axis == -1:
-            x = F.matmul(x, F.transpose(m, 0, 1) if isinstance(m, Tensor) else m.T)
-        elif axis == -2:
-            x = F.matmul(m, x)
-        else:
-            x = F.transpose(F.matmul(m, F.transpose(x, axis, -2)), axis, -2)
-    return x
+    positions = start[:, None] + np.arange(int((end - start).max(initial=0)))
+    index = np.where(positions < end[:, None], positions, -1)
+    index.flags.writeable = False
+    return index, np.broadcast_to((1 / (end - start)).astype(dtype)[:, None], index.shape)
 
 
 class AdaptiveAvgPool2DBackward0(Op):
-    """out = the input averaged over each adaptive window: one averaging matrix per axis."""
+    """out = the input averaged over each adaptive window, axis by axis (``_axis_taps``)."""
 
     # Saved as PyTorch saves it (its backward node takes the input): in-place changes to the
     # input are caught, and under create_graph the gradient depends on it.
     saved_inputs: tuple[int, ...] = (0,)
     grad_reads_saved = True
-    __slots__ = ("_matrices",)
+    __slots__ = ("_taps", "_sizes")
 
     @row_major
     def forward(self, x: Any, output_size: Any) -> Any:
         nd = len(output_size)
-        self._matrices = [
-            _adaptive_matrix(n, o, x.dtype) for n, o in zip(x.shape[-nd:], output_size)
-        ]
-        return _along_axes(_ARRAYS, x, self._matrices, False)
+        self._sizes = x.shape[-nd:]
+        self._taps = [_adaptive_taps(n, o, x.dtype) for n, o in zip(self._sizes, output_size)]
+        return apply_taps(x, self._taps)
 
     def backward(self, F: Any, grad: Any) -> Any:
-        return _along_axes(F, grad, self._matrices, True)
+        double = _AVG_DOUBLE_BACKWARD[type(self)]
+        return double.call(grad, taps=self._taps, sizes=self._sizes)
 
 
 class AdaptiveAvgPool3DBackward0(AdaptiveAvgPool2DBackward0):
@@ -95,14 +78,32 @@ class AdaptiveAvgPool3DBackward0(AdaptiveAvgPool2DBackward0):
     __slots__ = ()
 
 
-class _Arrays:
-    """The two array functions ``_along_axes`` uses, for NumPy arrays."""
+class AdaptiveAvgPool2DBackwardBackward0(Op):
+    """grad_input = each window's gradient spread evenly over it (so a NaN reaches only its
+    window, as in PyTorch's loop); its own gradient is the pooling again."""
 
-    matmul = staticmethod(np.matmul)
-    transpose = staticmethod(np.swapaxes)
+    __slots__ = ("_taps",)
+
+    def forward(self, grad: Any, taps: Any, sizes: Any) -> Any:
+        self._taps = taps
+        return apply_taps_adjoint(grad, taps, sizes)
+
+    def backward(self, F: Any, grad: Any) -> Any:
+        forward = _AVG_FORWARD[type(self)]
+        return forward.call(grad, output_size=tuple(len(index) for index, _ in self._taps))
 
 
-_ARRAYS = _Arrays()
+class AdaptiveAvgPool3DBackwardBackward0(AdaptiveAvgPool2DBackwardBackward0):
+    """``adaptive_avg_pool3d``'s backward as an op."""
+
+    __slots__ = ()
+
+
+_AVG_DOUBLE_BACKWARD = {
+    AdaptiveAvgPool2DBackward0: AdaptiveAvgPool2DBackwardBackward0,
+    AdaptiveAvgPool3DBackward0: AdaptiveAvgPool3DBackwardBackward0,
+}
+_AVG_FORWARD = {v: k for k, v in _AVG_DOUBLE_BACKWARD.items()}
 
 
 _WINDOWS: dict = {}  # (size, out) -> the (*out, K) index of _gathered_windows (oldest first)

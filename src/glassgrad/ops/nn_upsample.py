@@ -6,9 +6,10 @@ Every mode but area is separable: along each spatial axis, output position ``i``
 input positions ("taps", 1 for nearest, 2 for linear, 4 for cubic) with fixed weights, so the
 op is that axis by axis. Taps and weights follow ATen's CPU kernels exactly (its index rules
 in float32 for nearest, the source-index formula with and without ``align_corners``, the
-clamped cubic taps with A = -0.75), so values match PyTorch's and an inf in the input spreads
-only where PyTorch's does. The op is linear: its backward is the adjoint (each axis's
-weights as a matrix, transposed), itself an op whose backward is the forward again, so
+clamped cubic taps with A = -0.75), so values match PyTorch's and a NaN or inf in the input
+spreads only where PyTorch's does. The op is linear: its backward is the adjoint (each tap's
+gradient scattered back, so a NaN gradient reaches only the positions it was read from),
+itself an op whose backward is the forward again, so
 ``create_graph=True`` gives second derivatives. Area mode is adaptive average pooling.
 """
 
@@ -23,6 +24,7 @@ import numpy as np
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
+from ._axis_taps import apply_taps, apply_taps_adjoint
 from ._common import check_tensor
 from ._registry import Sample, register
 from ._samples import randn
@@ -110,44 +112,6 @@ def _taps(mode: str, size: int, out: int, align_corners: bool, scale, dtype) -> 
 # --- applying the taps, and their adjoint ---------------------------------------------------
 
 
-def _resample(x: np.ndarray, taps: list) -> np.ndarray:
-    """``x`` resampled along each of its last ``len(taps)`` axes."""
-    nd = len(taps)
-    for k, (index, weights) in enumerate(taps):
-        axis = x.ndim - nd + k
-        if weights is None:
-            x = np.take(x, index[:, 0], axis=axis)
-            continue
-        shape = [1] * x.ndim
-        shape[axis] = -1
-        total = np.take(x, index[:, 0], axis=axis) * weights[:, 0].reshape(shape)
-        for t in range(1, index.shape[1]):
-            total += np.take(x, index[:, t], axis=axis) * weights[:, t].reshape(shape)
-        x = total
-    return x
-
-
-def _adjoint_matrix(index: np.ndarray, weights: np.ndarray | None, size: int, dtype) -> np.ndarray:
-    """The (out, size) matrix of one axis's taps (repeated taps add up)."""
-    matrix = np.zeros((index.shape[0], size), dtype)
-    rows = np.broadcast_to(np.arange(index.shape[0])[:, None], index.shape)
-    values = np.ones(index.shape, dtype) if weights is None else weights
-    np.add.at(matrix, (rows, index), values)
-    return matrix
-
-
-def _resample_adjoint(grad: np.ndarray, taps: list, sizes: tuple) -> np.ndarray:
-    """The gradient of ``_resample`` for output gradient ``grad``: each axis's transposed tap
-    matrix, last axis first."""
-    nd = len(taps)
-    for k in range(nd - 1, -1, -1):
-        index, weights = taps[k]
-        matrix = _adjoint_matrix(index, weights, sizes[k], grad.dtype)
-        moved = np.moveaxis(grad, grad.ndim - nd + k, -1)
-        grad = np.moveaxis(moved @ matrix, -1, grad.ndim - nd + k)
-    return grad
-
-
 class _Upsample(Op):
     """out = the input resampled axis by axis with fixed taps (linear in the input; PyTorch
     saves nothing for its backward)."""
@@ -157,7 +121,7 @@ class _Upsample(Op):
     def forward(self, x: Any, taps: Any) -> Any:
         self._taps = taps
         self._sizes = x.shape[-len(taps) :]
-        return _resample(x, taps)
+        return apply_taps(x, taps)
 
     def backward(self, F: Any, grad: Any) -> Any:
         return _BACKWARD[type(self)].call(grad, taps=self._taps, sizes=self._sizes)
@@ -170,7 +134,7 @@ class _UpsampleBackward(Op):
 
     def forward(self, grad: Any, taps: Any, sizes: Any) -> Any:
         self._taps = taps
-        return _resample_adjoint(grad, taps, sizes)
+        return apply_taps_adjoint(grad, taps, sizes)
 
     def backward(self, F: Any, grad: Any) -> Any:
         return _FORWARD[type(self)].apply(grad, taps=self._taps)

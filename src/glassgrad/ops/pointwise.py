@@ -23,7 +23,7 @@ from ._samples import (
     randn,
     unary_samples,
 )
-from .complex import SgnBackward0
+from .complex import SgnBackward0, sgn_array
 
 # --- exp, log, roots, trigonometric ----------------------------------------------------------
 
@@ -200,8 +200,8 @@ class AbsBackward0(Op):
         if isinstance(x, Tensor):
             if x._data.dtype.kind == "c":  # sgn(z) depends on z: its own differentiable op
                 return grad * SgnBackward0.call(x)
-            return grad * np.sign(x._data)
-        return grad * np.sign(x)  # for complex x, NumPy's sign is z / |z|, PyTorch's sgn
+            return grad * sgn_array(x._data)
+        return grad * sgn_array(x)  # for complex x, NumPy's sign is z / |z|, PyTorch's sgn
 
 
 def _unary(node_cls: type, name: str, doc: str, example: str) -> Any:
@@ -390,10 +390,7 @@ class SignBackward0(Op):
             )
         if x.dtype == np.bool_:
             return x.copy()  # PyTorch's sign of booleans is themselves (NumPy has no loop)
-        out = np.sign(x)
-        if out.dtype.kind == "f" and np.isnan(out).any():
-            out = np.nan_to_num(out, nan=0.0)  # PyTorch's sign(nan) is 0
-        return out
+        return sgn_array(x)
 
     def backward(self, F: Any, grad: Any) -> Any:
         return zeros_like_grad(F, grad)

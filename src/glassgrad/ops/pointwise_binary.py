@@ -360,6 +360,9 @@ class NextafterBackward0(Op):
     (0 where a == b, where out is a itself), 0 for b"""
 
     saved_inputs: tuple[int, ...] = (0, 1)  # as PyTorch's node
+    # Only a's gradient reads them (b's is zeros): with only b requiring grad, PyTorch saves
+    # neither, and a or b may change in place before the backward.
+    saved_for: tuple[tuple[int, ...], ...] = ((0,), (0,))
 
     def forward(self, a: Any, b: Any) -> Any:
         refuse_complex("nextafter_cpu", a, b)

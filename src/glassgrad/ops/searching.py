@@ -31,13 +31,30 @@ def _side(right: bool, side: str | None) -> str:
 
 
 def _search(sequence: np.ndarray, values: np.ndarray, side: str) -> np.ndarray:
-    if sequence.ndim == 1:
-        return np.searchsorted(sequence, values, side=side)
-    # One sorted row per leading index: each row searched with its own values.
-    rows = sequence.reshape(-1, sequence.shape[-1])
-    queries = values.reshape(rows.shape[0], -1)
-    found = np.stack([np.searchsorted(r, q, side=side) for r, q in zip(rows, queries)])
-    return found.reshape(values.shape)
+    """ATen's binary search (``cus_lower_bound``/``cus_upper_bound`` in Bucketization.cpp),
+    all values at once: on a sorted sequence NumPy's searchsorted gives the same places, but on
+    an unsorted one (which PyTorch does not check) only the same halving steps give PyTorch's.
+    A 1-d ``sequence`` serves every value; otherwise each row its own row of ``values``."""
+    n = sequence.shape[-1]
+    rows = sequence.reshape(int(np.prod(sequence.shape[:-1], dtype=np.int64)), n)
+    queries = (
+        values.reshape(rows.shape[0], values.shape[-1])
+        if sequence.ndim > 1
+        else values.reshape(1, values.size)
+    )
+    row = np.arange(rows.shape[0])[:, None]
+    start = np.zeros(queries.shape, np.int64)
+    end = np.full(queries.shape, n, np.int64)
+    active = start < end
+    while active.any():
+        mid = start + ((end - start) >> 1)
+        probe = rows[row, np.minimum(mid, n - 1)]
+        # Written as ATen's tests so that a NaN value goes right, as there.
+        right = ~(probe > queries) if side == "right" else ~(probe >= queries)
+        start = np.where(active & right, mid + 1, start)
+        end = np.where(active & ~right, mid, end)
+        active = start < end
+    return start.reshape(values.shape)
 
 
 def searchsorted(
@@ -101,7 +118,7 @@ def bucketize(
         )
     values = input._data if isinstance(input, Tensor) else np.asarray(input)
     refuse_complex("searchsorted_out_cpu", boundaries, input)
-    found = np.searchsorted(boundaries._data, values, side="right" if right else "left")
+    found = _search(boundaries._data, values, "right" if right else "left")
     result = Tensor._from_array(np.asarray(found, np.int32 if out_int32 else np.int64))
     return out_result("bucketize", out, result, ())
 

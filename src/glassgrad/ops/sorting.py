@@ -100,7 +100,62 @@ class KthvalueBackward0(_Selecting):
             raise IndexError(f"kthvalue(): Expected reduction dim {dim} to have non-zero size.")
         if not 1 <= k <= size:
             raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
-        return np.take(stable_argsort(x, dim, False), [k - 1], axis=dim)
+        index = np.take(stable_argsort(x, dim, False), [k - 1], axis=dim)
+        # Which of several equal k-th values PyTorch returns is the one its quickselect
+        # leaves at k - 1: only rows with such a tie need that walk.
+        values = np.moveaxis(x, dim, -1)
+        kth = np.take_along_axis(values, np.moveaxis(index, dim, -1), -1)
+        tied = ((values == kth) | ((values != values) & (kth != kth))).sum(-1) > 1
+        if tied.any():
+            picked = np.moveaxis(index, dim, -1).copy()
+            for at in zip(*np.nonzero(tied)):
+                picked[at] = _quickselect(values[at], k - 1)
+            index = np.moveaxis(picked, -1, dim)
+        return index
+
+
+def _greater_or_nan(a: Any, b: Any) -> bool:
+    """ATen's quickselect order: NaN above every number."""
+    return bool((a != a and b == b) or a > b)
+
+
+def _quickselect(row: np.ndarray, k: int) -> int:
+    """The index ATen's ``quick_select_template`` (SortingUtils.h; median-of-three pivot,
+    Sedgewick's partition) leaves at position ``k`` of ``row``."""
+    values, index = row.tolist(), list(range(len(row)))
+
+    def swap(i: int, j: int) -> None:
+        values[i], values[j] = values[j], values[i]
+        index[i], index[j] = index[j], index[i]
+
+    low, high = 0, len(values) - 1
+    while high > low + 1:
+        middle = (low + high) >> 1
+        swap(middle, low + 1)
+        if _greater_or_nan(values[low + 1], values[high]):
+            swap(low + 1, high)
+        if _greater_or_nan(values[low], values[high]):
+            swap(low, high)
+        if _greater_or_nan(values[low + 1], values[low]):
+            swap(low + 1, low)
+        i, j, pivot = low + 2, high - 1, values[low]
+        while True:
+            while _greater_or_nan(pivot, values[i]):
+                i += 1
+            while _greater_or_nan(values[j], pivot):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+            i, j = i + 1, j - 1
+        swap(low, j)
+        if j <= k:
+            low = i
+        if j >= k:
+            high = j - 1
+    if high == low + 1 and _greater_or_nan(values[low], values[high]):
+        swap(low, high)
+    return index[k]
 
 
 def _median_index(x: np.ndarray, dim: int, ignore_nan: bool) -> np.ndarray:

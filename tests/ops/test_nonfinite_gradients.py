@@ -1,0 +1,203 @@
+"""NaN and inf in forward values and gradients follow PyTorch's kernels (issue 14, values).
+
+PyTorch's backward kernels touch only the positions their loops visit: a NaN gradient of a
+pooled or resampled output reaches its window's inputs only, and a branch chooses by the test
+the kernel writes (``x <= 0`` or ``x > 0``), so a NaN input takes the branch PyTorch's does.
+A formula that multiplies by a mask (``grad * isfinite(x)``) spreads a NaN gradient where
+PyTorch's does. Each case compares values and the NaN/inf pattern with PyTorch 2.13.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
+
+NAN, INF = float("nan"), float("inf")
+
+
+def _both(fn, *arrays, grad=None, create_graph=False):
+    """fn's output and the gradient of its inputs (and, with create_graph, the second
+    derivative along ones) in glassgrad and PyTorch."""
+    results = []
+    for lib in (gg, torch):
+        xs = [lib.tensor(a, requires_grad=True) for a in arrays]
+        out = fn(lib, *xs)
+        g = lib.tensor(np.ones(tuple(out.shape)) if grad is None else grad)
+        grads = lib.autograd.grad(out, xs, g, create_graph=create_graph, allow_unused=True)
+        row = [_numpy(out), *[np.zeros(1) if x is None else _numpy(x) for x in grads]]
+        if create_graph:  # the second derivative along ones, as the fuzzer takes it
+            firsts = [gr for gr in grads if gr is not None and gr.requires_grad]
+            ones = [lib.ones_like(gr) for gr in firsts]
+            second = lib.autograd.grad(firsts, xs, ones, allow_unused=True) if firsts else ()
+            row += [np.zeros(1) if s is None else _numpy(s) for s in second]
+        results.append(row)
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12, equal_nan=True)
+
+
+def _numpy(t):
+    t = t.detach()
+    return t.numpy(force=True) if isinstance(t, torch.Tensor) else t.numpy()
+
+
+def _with(values, where, value):
+    values = np.array(values, dtype=np.float64)
+    values[where] = value
+    return values
+
+
+POOL_INPUT = np.arange(2 * 3 * 7, dtype=np.float64).reshape(2, 3, 7) / 10
+
+
+@pytest.mark.parametrize("poison", [NAN, INF])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda lib, x: lib.nn.functional.adaptive_avg_pool1d(x, 3),
+        lambda lib, x: lib.nn.functional.adaptive_avg_pool2d(x, (2, 4)),
+        lambda lib, x: lib.nn.functional.adaptive_avg_pool3d(x[None], (1, 2, 3)),
+        lambda lib, x: lib.nn.functional.interpolate(x, size=11, mode="linear"),
+        lambda lib, x: lib.nn.functional.interpolate(x[None], size=(5, 4), mode="bilinear"),
+        lambda lib, x: lib.nn.functional.interpolate(x[None], size=(2, 9), mode="bicubic"),
+        lambda lib, x: lib.nn.functional.interpolate(x, size=4, mode="nearest"),
+    ],
+    ids=["avg1d", "avg2d", "avg3d", "linear", "bilinear", "bicubic", "nearest"],
+)
+def test_windows_spread_a_nan_only_over_their_inputs(fn, poison):
+    # A non-finite input and a non-finite output gradient: each reaches the positions
+    # PyTorch's loops visit, not every position a dense matrix product would.
+    _both(fn, _with(POOL_INPUT, (1, 2, 3), poison))
+    out_shape = tuple(fn(torch, torch.tensor(POOL_INPUT)).shape)
+    grad = np.ones(out_shape)
+    grad.reshape(-1)[len(grad.reshape(-1)) // 3] = poison
+    _both(fn, POOL_INPUT, grad=grad)
+
+
+def test_windows_second_derivative_keeps_the_nan_in_its_window():
+    grad = np.ones((2, 3, 3))
+    grad[0, 1, 2] = NAN
+    _both(
+        lambda lib, x: lib.nn.functional.adaptive_avg_pool1d(x, 3) ** 2,
+        POOL_INPUT,
+        grad=grad,
+        create_graph=True,
+    )
+
+
+X = np.array([[NAN, 0.6, -0.35, -2.5], [1.2, NAN, INF, -INF]])
+T = np.array([-0.4, 1.3, 0.5, -0.2])
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda lib, x, t: lib.abs(x) * t,
+        lambda lib, x, t: lib.sgn(x) + lib.sign(x) + t,
+        lambda lib, x, t: lib.nn.functional.l1_loss(x, t, reduction="none"),
+        lambda lib, x, t: lib.nn.functional.smooth_l1_loss(x, t, reduction="none", beta=0.7),
+        lambda lib, x, t: lib.nn.functional.smooth_l1_loss(x, t),
+        lambda lib, x, t: lib.nn.functional.huber_loss(x, t, reduction="none"),
+        lambda lib, x, t: lib.nn.functional.elu(x) * t,
+        lambda lib, x, t: lib.nn.functional.selu(x) * t,
+        lambda lib, x, t: lib.nn.functional.celu(x, alpha=0.5) * t,
+        lambda lib, x, t: lib.nn.functional.hardswish(x) * t,
+        lambda lib, x, t: lib.xlogy(t, lib.nan_to_num(x)),
+    ],
+    ids=[
+        "abs",
+        "sgn",
+        "l1",
+        "smooth_l1",
+        "smooth_l1_mean",
+        "huber",
+        "elu",
+        "selu",
+        "celu",
+        "hardswish",
+        "nan_to_num",
+    ],
+)
+def test_pointwise_branches_take_pytorchs_side_at_nan(fn):
+    # (Tensors of 8 elements: PyTorch's scalar loop, whose branch is its formula's; its
+    # vectorized loop, for 16 or more, may pick the other side: see docs/fuzzing.md.)
+    _both(fn, X, T, create_graph=True)
+
+
+def test_nan_to_num_multiplies_the_gradient_by_the_mask():
+    grad = np.array([[NAN, 1.0, 1.0, INF], [1.0, INF, NAN, 1.0]])
+    _both(lambda lib, x, t: lib.nan_to_num(x) + t, X, T, grad=grad)
+
+
+def test_complex_of_infinite_parts_keeps_them_apart():
+    real = np.array([0.5, -1.0, INF, NAN])
+    imag = np.array([INF, -INF, 2.0, 1.0])
+    ours = gg.complex(gg.tensor(real), gg.tensor(imag)).numpy()
+    theirs = torch.complex(torch.tensor(real), torch.tensor(imag)).numpy()
+    np.testing.assert_array_equal(ours.real, theirs.real)
+    np.testing.assert_array_equal(ours.imag, theirs.imag)
+
+
+@pytest.mark.parametrize("right", [False, True])
+def test_bucketize_and_searchsorted_halve_as_pytorch_on_unsorted_boundaries(right):
+    rng = np.random.default_rng(0)
+    for n in range(0, 9):
+        boundaries = rng.standard_normal(n).round(1)
+        values = rng.standard_normal((3, 5)).round(1)
+        values[0, 0] = NAN
+        ours = gg.bucketize(gg.tensor(values), gg.tensor(boundaries), right=right)
+        theirs = torch.bucketize(torch.tensor(values), torch.tensor(boundaries), right=right)
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+        rows = rng.standard_normal((3, n)).round(1)
+        ours = gg.searchsorted(gg.tensor(rows), gg.tensor(values), right=right)
+        theirs = torch.searchsorted(torch.tensor(rows), torch.tensor(values), right=right)
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_kthvalue_picks_pytorchs_index_among_ties():
+    rng = np.random.default_rng(1)
+    for n in (2, 3, 5, 8, 13, 21):
+        values = rng.integers(0, 3, (4, n)).astype(np.float64)
+        values[1, rng.integers(n)] = values[2, 0] = NAN
+        for k in range(1, n + 1):
+            ours = gg.kthvalue(gg.tensor(values), k, 1)
+            theirs = torch.kthvalue(torch.tensor(values), k, 1)
+            np.testing.assert_array_equal(ours.indices.numpy(), theirs.indices.numpy())
+            np.testing.assert_array_equal(ours.values.numpy(), theirs.values.numpy())
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_solve_ex_of_a_singular_matrix(create_graph):
+    # Without a graph PyTorch's backward solves with the forward's LU, unchecked (inf/NaN);
+    # under create_graph it calls linalg.solve, which refuses the singular matrix.
+    outcomes = []
+    for lib in (gg, torch):
+        a = lib.tensor([[1.0, 0.0], [0.0, 0.0]], dtype=lib.float64, requires_grad=True)
+        b = lib.tensor([1.1, -0.12], dtype=lib.float64, requires_grad=True)
+        x = lib.linalg.solve_ex(a, b).result
+        try:
+            grads = lib.autograd.grad(x.sum(), (a, b), create_graph=create_graph)
+            outcomes.append([g.detach().numpy() for g in grads])
+        except RuntimeError as error:
+            assert "singular" in str(error)
+            outcomes.append("singular")
+    if create_graph:
+        assert outcomes == ["singular", "singular"]
+    else:
+        for ours, theirs in zip(*outcomes):
+            np.testing.assert_array_equal(ours, theirs)
+
+
+def test_nextafter_saves_nothing_for_other_alone():
+    # Only self's gradient reads the saved inputs: other alone may change in place after.
+    for lib in (gg, torch):
+        a = lib.tensor([1.0, -2.0, 3.0], dtype=lib.float64)
+        b0 = lib.tensor([0.5, 1.0, 3.0], dtype=lib.float64, requires_grad=True)
+        b = b0 * 1
+        out = lib.nextafter(a, b)
+        a[2] = 5.0
+        b.add_(1.0)
+        out.sum().backward()
+        assert b0.grad.tolist() == [0.0, 0.0, 0.0]
