@@ -5,8 +5,8 @@ Output cell ``i`` of an axis of size ``n`` pooled to ``m`` covers input position
 ``floor(i*n/m)`` to ``ceil((i+1)*n/m) - 1`` (windows may overlap). Average pooling is one
 gather per axis and its backward one scatter (``_axis_taps``); max pooling gathers every
 window, padded to the largest by repeating its last element, and picks PyTorch's element: the
-first maximum in row-major order, or the last NaN. The 1-d ops are, as in PyTorch, the 2-d ones on a unit
-height.
+first maximum in row-major order, or the last NaN. The 1-d ops are, as in PyTorch, the 2-d
+ones on a unit height.
 """
 
 from __future__ import annotations
