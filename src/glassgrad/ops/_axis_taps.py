@@ -34,7 +34,7 @@ def apply_taps(x: np.ndarray, taps: list) -> np.ndarray:
                 term = np.where(column >= 0, term, term.dtype.type(0))
             total = term if total is None else total + term
         x = np.moveaxis(total, -1, axis)
-    return x
+    return np.ascontiguousarray(x)  # PyTorch's kernels write a contiguous result
 
 
 def apply_taps_adjoint(grad: np.ndarray, taps: list, sizes: tuple) -> np.ndarray:
@@ -54,4 +54,4 @@ def apply_taps_adjoint(grad: np.ndarray, taps: list, sizes: tuple) -> np.ndarray
                 term = term * weights[rows, t][lead]
             np.add.at(total, index[rows, t], term)
         grad = np.moveaxis(total, 0, axis)
-    return grad
+    return np.ascontiguousarray(grad)

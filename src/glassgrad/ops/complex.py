@@ -99,7 +99,7 @@ class ComplexBackward0(Op):
         # Part by part, as PyTorch's kernel: real + 1j * imag would turn an infinite imaginary
         # part into a NaN real part (1j * inf = nan + inf j).
         real, imag = np.broadcast_arrays(real, imag)
-        out = np.empty(real.shape, complex_of(real.dtype))
+        out = np.empty_like(real, complex_of(real.dtype))  # the operands' layout
         out.real, out.imag = real, imag
         return out
 

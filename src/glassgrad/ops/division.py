@@ -69,7 +69,9 @@ class DivBackward0(Op):
         if out_dtype is _COMPLEX64 or out_dtype is _COMPLEX128:  # PyTorch's conjugate rule
             a, b = conj_of(F, a), conj_of(F, b)
         grad_a = grad / b if needs[0] else None
-        grad_b = -grad * a / (b * b) if needs[1] else None
+        # PyTorch's order, -grad * ((a / b) / b): b * b would overflow or underflow first
+        # (a tiny b gave -inf where the quotients stay finite).
+        grad_b = -grad * ((a / b) / b) if needs[1] else None
         return grad_a, grad_b
 
 

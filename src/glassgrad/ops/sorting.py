@@ -108,7 +108,7 @@ class KthvalueBackward0(_Selecting):
         tied = ((values == kth) | ((values != values) & (kth != kth))).sum(-1) > 1
         if tied.any():
             picked = np.moveaxis(index, dim, -1).copy()
-            for at in zip(*np.nonzero(tied)):
+            for at in map(tuple, np.argwhere(tied)):
                 picked[at] = _quickselect(values[at], k - 1)
             index = np.moveaxis(picked, -1, dim)
         return index
