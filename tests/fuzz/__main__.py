@@ -12,7 +12,13 @@ import time
 
 from .isolate import fuzz_seed
 from .program import save_regression
-from .skips import PYTORCH_BUGS, PYTORCH_LACKS, PYTORCH_UNDEFINED_FOR_NAN, SKIPPED_OPS
+from .skips import (
+    PYTORCH_BUGS,
+    PYTORCH_LACKS,
+    PYTORCH_UNDEFINED_FOR_NAN,
+    PYTORCH_WRONG_SECOND_ORDER,
+    SKIPPED_OPS,
+)
 
 
 def main() -> None:
@@ -34,6 +40,8 @@ def main() -> None:
         print(f"  {name} of a tensor holding NaN: {reason}")
     for name, message in PYTORCH_BUGS.items():
         print(f"  {name}: a PyTorch bug ({message!r}), no verdict after it")
+    for name in PYTORCH_WRONG_SECOND_ORDER:
+        print(f"  {name}: PyTorch's second derivative is wrong, not compared")
     ops = None
     if args.fixed_ops:
         from .test_fuzz import FIXED_OPS as ops

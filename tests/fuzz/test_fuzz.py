@@ -6,9 +6,13 @@ Long runs are ``python -m tests.fuzz --seed S --budget-s T`` (docs/fuzzing.md).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
+import torch
 
+import glassgrad
 from glassgrad.ops import REGISTRY
 
 from .isolate import fuzz_seed
@@ -62,3 +66,21 @@ def test_fixed_seed_programs_agree_with_pytorch(first: int) -> None:
 def test_saved_regression_agrees_with_pytorch(path: Path) -> None:
     statements, seed = load_regression(path)
     assert check(statements, seed) is None
+
+
+def test_pytorchs_wrong_second_derivatives_are_still_wrong() -> None:
+    """skips.PYTORCH_WRONG_SECOND_ORDER: PyTorch's double backward of embedding with
+    scale_grad_by_freq=True is not the adjoint of its first backward (its gradgradcheck
+    fails) and glassgrad's is. If PyTorch fixes it, this fails: remove the entry."""
+    weight = np.random.default_rng(0).standard_normal((4, 2))
+    index = np.array([[1, 3], [1, 1]])
+
+    def check(lib: Any) -> bool:
+        return lib.autograd.gradgradcheck(
+            lambda w: lib.nn.functional.embedding(lib.tensor(index), w, scale_grad_by_freq=True),
+            (lib.tensor(weight, requires_grad=True),),
+            raise_exception=False,
+        )
+
+    assert not check(torch)
+    assert check(glassgrad)
