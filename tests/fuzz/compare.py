@@ -31,6 +31,10 @@ class Difference:
     aspect: str
     detail: str
     oracle_failure: bool = False  # PyTorch failed its own internal check: no verdict
+    # PyTorch's own op, run on glassgrad's values of the statement's inputs, gives
+    # glassgrad's result: the inputs' last-bit rounding, amplified by an ill-conditioned op
+    # (floor of a near-integer, tan near a pole, fmod near a multiple). No verdict.
+    inherited: bool = False
 
     @property
     def category(self) -> tuple:
@@ -41,8 +45,14 @@ class Difference:
         return f"{self.where}: {self.aspect}: {self.detail}"
 
 
-def first_difference(ours: Trace, theirs: Trace, statements: list[str]) -> Difference | None:
-    """The first difference between glassgrad's trace ``ours`` and PyTorch's ``theirs``."""
+def first_difference(
+    ours: Trace, theirs: Trace, statements: list[str], replay: Any = None
+) -> Difference | None:
+    """The first difference between glassgrad's trace ``ours`` and PyTorch's ``theirs``.
+
+    ``replay(i)``, if given, runs statement ``i`` under PyTorch on glassgrad's values of the
+    variables before it (their observations after it, or None): a value difference PyTorch
+    gives too from those inputs is inherited rounding, not this statement's error."""
     floor = _program_tolerance(theirs)
     for i, ((our_error, our_vars), (their_error, their_vars)) in enumerate(
         zip(ours.steps, theirs.steps)
@@ -51,6 +61,10 @@ def first_difference(ours: Trace, theirs: Trace, statements: list[str]) -> Diffe
         found = _errors(where, our_error, their_error)
         if found is None:
             found = _observations(where, our_vars, their_vars, floor)
+        if found is not None and found.aspect == "value" and i and replay is not None:
+            again = replay(i)
+            if again is not None and _observations(where, our_vars, again, floor) is None:
+                return Difference(found.where, "inherited", found.detail, inherited=True)
         if found is not None:
             return found
     # Hook calls of a phase PyTorch cannot run (skips.PYTORCH_LACKS, PYTORCH_BUGS) or later

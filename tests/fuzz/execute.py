@@ -172,3 +172,28 @@ def _differentiate(lib: Any, tensors: dict, seed: int, trace: Trace, log: _HookL
         trace.phases["gradgrad"] = [_value(g) for g in second]
     except Exception as exc:
         trace.phases["gradgrad"] = Error.of(exc)
+
+
+def replay(statement: str, before: dict, lib: Any) -> dict | None:
+    """Run one ``statement`` under ``lib`` on variables rebuilt from the observations
+    ``before`` (fresh tensors with those values, dtypes and ``requires_grad``; plain values
+    as they were): every variable's observation after it, or None if it raised. Views and
+    graphs are not rebuilt, so a statement that relies on them does not come out alike."""
+    namespace: dict = {"torch": lib, "hook": lambda name: None, "grad_hook": lambda name: None}
+    for name, observation in before.items():
+        if len(observation) == 2:
+            namespace[name] = observation[1]
+            continue
+        values, dtype, _, requires_grad, is_leaf = observation
+        t = lib.tensor(values, dtype=getattr(lib, dtype))
+        if requires_grad is True and t.is_floating_point():
+            # A non-leaf stays one (in-place ops refuse leaves that require grad).
+            t = t.requires_grad_() if is_leaf is True else t.requires_grad_().clone()
+        namespace[name] = t
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            exec(compile(statement, "<fuzz program>", "exec"), namespace)
+        except Exception:
+            return None
+    return {n: observe(lib, t) for n, t in _tensors(lib, namespace).items()}

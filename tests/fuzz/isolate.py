@@ -19,7 +19,8 @@ from .shrink import shrink
 @dataclass
 class Outcome:
     """What one seed gave: ``agree``, ``differ`` (with the shrunk program and difference),
-    ``oracle`` (PyTorch failed on its own: a crash or an internal assert; no verdict) or
+    ``oracle`` (PyTorch failed on its own: a crash or an internal assert; no verdict),
+    ``inherited`` (a value PyTorch's op gives too from glassgrad's inputs: no verdict) or
     ``harness`` (the fuzzer itself failed: a bug to fix here, counted as a failure)."""
 
     seed: int
@@ -55,6 +56,9 @@ def _fuzz_seed(seed: int, max_statements: int, send: Callable, ops: tuple | None
         return
     if found.oracle_failure:
         send(("oracle", str(found)))
+        return
+    if found.inherited:
+        send(("inherited", str(found)))
         return
     send(("differ", statements, found))
 
@@ -127,4 +131,6 @@ def _outcome(seed: int, messages: list, wait_status: int) -> Outcome:
         return Outcome(seed, "differ", last[1], last[2])
     if kind == "oracle":
         return Outcome(seed, "oracle", statements, detail=last[1])
+    if kind == "inherited":
+        return Outcome(seed, "inherited", statements, detail=last[1])
     return Outcome(seed, "harness", statements, detail=last[1])

@@ -11,7 +11,7 @@ import torch
 import glassgrad
 
 from .compare import Difference, first_difference
-from .execute import run
+from .execute import replay, run
 
 REGRESSIONS = Path(__file__).parent / "regressions"
 
@@ -20,7 +20,11 @@ def check(statements: list[str], seed: int) -> Difference | None:
     """The first difference between glassgrad's and PyTorch's runs of ``statements``."""
     ours = run(statements, glassgrad, seed)
     theirs = run(statements, torch, seed)
-    return first_difference(ours, theirs, statements)
+
+    def on_our_inputs(i: int) -> dict | None:
+        return replay(statements[i], ours.steps[i - 1][1], torch)
+
+    return first_difference(ours, theirs, statements, on_our_inputs)
 
 
 def save_regression(
