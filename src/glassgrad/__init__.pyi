@@ -479,6 +479,9 @@ from .ops.complex import (
     conj as conj,
 )
 from .ops.complex import (
+    conj_physical as conj_physical,
+)
+from .ops.complex import (
     sgn as sgn,
 )
 from .ops.complex_views import (
@@ -1268,6 +1271,8 @@ __all__ = [
     "concat",
     "concatenate",
     "conj",
+    "conj_physical",
+    "conj_physical_",
     "contiguous",
     "contiguous_format",
     "copysign",
@@ -1779,6 +1784,7 @@ def clamp_(input: Tensor, min: Any = ..., max: Any = ...) -> Tensor: ...
 def clamp_max_(input: Tensor, max: Any) -> Tensor: ...
 def clamp_min_(input: Tensor, min: Any) -> Tensor: ...
 def clip_(input: Tensor, min: Any = ..., max: Any = ...) -> Tensor: ...
+def conj_physical_(input: Tensor) -> Tensor: ...
 def cos(input: Tensor, *, out: Any = ...) -> Tensor: ...
 def cos_(input: Tensor) -> Tensor: ...
 def cosh(input: Tensor, *, out: Any = ...) -> Tensor: ...

@@ -261,6 +261,8 @@ class _TensorMethods:
     ) -> Tensor: ...  # glassgrad.ops.clamping._clamp_inplace
     def clone(self, *, memory_format: Any = ...) -> Tensor: ...  # glassgrad.ops.conversion.clone
     def conj(self) -> Tensor: ...  # glassgrad.ops.complex.conj
+    def conj_physical(self) -> Tensor: ...  # glassgrad.ops.complex.conj_physical
+    def conj_physical_(self) -> Tensor: ...  # glassgrad.ops.complex._conj_physical_inplace
     def const_data_ptr(self) -> int: ...  # glassgrad.ops.tensor_memory.const_data_ptr
     def contiguous(
         self, memory_format: Any = ...

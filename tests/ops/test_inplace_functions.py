@@ -21,9 +21,9 @@ from ._parity import same_error
 from .test_pointwise import TORCH_LACKS_INPLACE_DERIVATIVE
 from .test_registry import _arguments
 
-# Sparse-only (resize_as_sparse_), complex-only (conj_physical_) and ATen internals
-# (embedding_renorm_) that glassgrad leaves out; every other name must exist.
-_LEFT_OUT = {"resize_as_sparse_", "conj_physical_", "embedding_renorm_"}
+# Sparse-only (resize_as_sparse_) and ATen internals (embedding_renorm_) that glassgrad leaves
+# out; every other name must exist.
+_LEFT_OUT = {"resize_as_sparse_", "embedding_renorm_"}
 # PyTorch has no derivative for these in-place forms; glassgrad's differentiate.
 _LACKING = {*TORCH_LACKS_INPLACE_DERIVATIVE, "arcsinh_", "arccosh_", "arctanh_"}
 

@@ -250,6 +250,7 @@ _OUT_NOT_IMPLEMENTED = {
     "log_softmax": "log_softmax",
     "diag": "diagonal_copy",
     "slice_scatter": "slice_scatter",
+    "conj_physical": "conj_physical",
 }
 # Functions whose out= overloads need an argument the others lack: ``sum(x, out=o)`` is refused
 # by PyTorch's parser, ``sum(x, 0, out=o)`` taken (argsort's out= overload has ``stable``).

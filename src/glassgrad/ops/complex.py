@@ -18,7 +18,7 @@ import numpy as np
 from .._dtype import complex_of, scalar_type_name
 from .._strides import as_row_major, like_operands
 from .._tensor import Tensor
-from ..autograd.op import Op
+from ..autograd.op import Op, apply_inplace
 from ._common import array_of, check_tensor
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
@@ -33,6 +33,21 @@ class ConjBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         return F.conj(grad)
+
+
+class ConjPhysicalBackward0(Op):
+    """out = conj(z) computed into a new tensor (``conj`` in PyTorch is a lazy view); the
+    gradient of z is conj(grad)."""
+
+    def forward(self, z: Any) -> Any:
+        return np.conj(z)
+
+    def backward(self, F: Any, grad: Any) -> Any:
+        return F.conj(grad)
+
+
+class ConjPhysicalBackward1(ConjPhysicalBackward0):
+    """``conj_physical_``: z conjugated in place (recorded for real tensors too, as PyTorch)."""
 
 
 class AngleBackward0(Op):
@@ -123,6 +138,22 @@ def conj(input: Tensor) -> Tensor:
     return ConjBackward0.apply(input) if input._data.dtype.kind == "c" else input
 
 
+def conj_physical(input: Tensor) -> Tensor:
+    """The complex conjugate as a new tensor; a real tensor is returned as it is.
+
+    Example::
+
+        >>> glassgrad.conj_physical(glassgrad.tensor([1 + 2j]))
+        tensor([1.-2.j])
+    """
+    check_tensor(input, "conj_physical")
+    return ConjPhysicalBackward0.apply(input) if input._data.dtype.kind == "c" else input
+
+
+def _conj_physical_inplace(self: Tensor) -> Tensor:
+    return apply_inplace(ConjPhysicalBackward1, self)
+
+
 def angle(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The argument of each element, in (-pi, pi] (0 or pi for real values).
 
@@ -184,10 +215,17 @@ TENSOR_METHODS: dict[str, Any] = {
     "conj": conj,
     "resolve_conj": lambda self: self,  # conjugates are computed at once: nothing is lazy
     "is_conj": lambda self: False,
+    "conj_physical_": _conj_physical_inplace,
 }
 
 
 register("conj", conj, nodes=(ConjBackward0,), methods=(), samples=complex_samples)
+register(
+    "conj_physical",
+    conj_physical,
+    nodes=(ConjPhysicalBackward0,),
+    samples=lambda rng: [*complex_samples(rng), Sample((randn(rng, 3),), note="real: itself")],
+)
 register(
     "angle",
     angle,

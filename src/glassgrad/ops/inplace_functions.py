@@ -24,7 +24,7 @@ _P = inspect.Parameter
 _NO_DEFAULT = _P.empty
 _UNARY = (
     "abs_ acos_ acosh_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ asin_ asinh_ atan_ "
-    "atanh_ ceil_ cos_ cosh_ deg2rad_ detach_ erf_ erfc_ exp2_ exp_ expm1_ fix_ floor_ frac_ "
+    "atanh_ ceil_ conj_physical_ cos_ cosh_ deg2rad_ detach_ erf_ erfc_ exp2_ exp_ expm1_ fix_ floor_ frac_ "
     "i0_ log10_ log1p_ log2_ log_ neg_ negative_ rad2deg_ reciprocal_ rsqrt_ sigmoid_ sin_ "
     "sinc_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ zero_"
 ).split()
