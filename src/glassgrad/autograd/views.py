@@ -472,22 +472,13 @@ class CopySlices(Node):
             result = grad.clone()
             if relayout:  # a fresh tensor, no view of it yet: its memory may be replaced
                 result._data = in_layout(result._data, self._base_strides)
-            grad_slice = replay_view_tensor(self._view_steps, result)
-            res = self.fn._run([grad_slice.clone()], True)
-            if res[0] is not None:
-                grad_slice.copy_(res[0])  # refuses a view with internal overlap, as below
+            res = self._through_fn(replay_view_tensor(self._view_steps, result), True)
         else:
             if relayout:
                 result = in_layout(np.asarray(grad), self._base_strides)
             else:
                 result = np.array(grad, copy=True)
-            grad_slice = replay_view_array(self._view_steps, result)
-            res = self.fn._run([grad_slice.copy()], False)
-            if res[0] is not None:
-                if internal_overlap(grad_slice):
-                    # PyTorch writes the slice's gradient with copy_, which refuses this.
-                    raise RuntimeError(OVERLAP_WRITE_ERROR)
-                grad_slice[...] = res[0]
+            res = self._through_fn(replay_view_array(self._view_steps, result), False)
         # No gradient for the view's old values (a custom Function's None): PyTorch then
         # gives the base no gradient at all, not one with a zero slice.
         return (None if res[0] is None else result, *res[1:])
@@ -509,20 +500,28 @@ class CopySlices(Node):
         if tensor_path:
             result = graph.Tensor._from_array(layout)
             result.copy_(grad)
-            grad_slice = result.as_strided(size, view_stride, offset)
-            res = self.fn._run([grad_slice.clone()], True)
-            if res[0] is not None:
-                grad_slice.copy_(res[0])  # refuses a view with internal overlap, as below
+            res = self._through_fn(result.as_strided(size, view_stride, offset), True)
         else:
             result = layout
             result[...] = values
-            grad_slice = strided(storage, size, view_stride, offset)
-            res = self.fn._run([grad_slice.copy()], False)
-            if res[0] is not None:
-                if internal_overlap(grad_slice):
-                    raise RuntimeError(OVERLAP_WRITE_ERROR)
-                grad_slice[...] = res[0]
+            res = self._through_fn(strided(storage, size, view_stride, offset), False)
         return (None if res[0] is None else result, *res[1:])
+
+    def _through_fn(self, grad_slice: Any, create_graph: bool) -> tuple:
+        """The in-place op's backward run on a copy of ``grad_slice`` (the view's part of the
+        base's gradient), its first result written back into ``grad_slice``: with ``copy_``,
+        which, as PyTorch's, refuses a slice several of whose elements share memory."""
+        if create_graph:
+            res = self.fn._run([grad_slice.clone()], True)
+            if res[0] is not None:
+                grad_slice.copy_(res[0])
+            return res
+        res = self.fn._run([grad_slice.copy()], False)
+        if res[0] is not None:
+            if internal_overlap(grad_slice):
+                raise RuntimeError(OVERLAP_WRITE_ERROR)
+            grad_slice[...] = res[0]
+        return res
 
     def _release(self) -> None:
         self.fn._release()
