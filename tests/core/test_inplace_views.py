@@ -402,3 +402,35 @@ def test_second_derivatives_with_an_operand_left_out(program: Any) -> None:
         (h,) = lib.autograd.grad((g * v).sum(), w)
         results.append(h.detach().numpy())
     np.testing.assert_allclose(results[0], results[1], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "make_view",
+    [
+        lambda b: b.view(-1),
+        lambda b: b.reshape(-1),
+        lambda b: b.flatten(),
+        lambda b: b.view(3, 2)[1:],
+        lambda b: b.T.T.view(6),
+    ],
+)
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_copyslices_views_a_gradient_of_any_layout(
+    parity, make_view: Any, create_graph: bool
+) -> None:
+    # CopySlices copies the base's gradient into the base's layout before viewing it
+    # (PyTorch's new_empty_strided + copy_): a gradient arriving transposed (from .T or from
+    # a double backward) must not make a view step fail.
+    def program(L: Any) -> list:
+        x = L.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]], dtype=L.float64, requires_grad=True)
+        s = L.tensor(1.5, dtype=L.float64, requires_grad=True)
+        base = x * 1
+        v = make_view(base)
+        v.mul_(s)
+        weights = L.arange(6.0, dtype=L.float64).view(3, 2)
+        out = (base.T * weights).sum()  # the base's gradient arrives transposed
+        gx, gs = L.autograd.grad(out, (x, s), create_graph=True)
+        second = L.autograd.grad((gx.T * weights).sum() + gs, (x, s)) if create_graph else ()
+        return [gx, gs, *second]
+
+    parity(program)

@@ -15,6 +15,7 @@ from .program import save_regression
 from .skips import (
     PYTORCH_BUGS,
     PYTORCH_LACKS,
+    PYTORCH_SILENT_BUGS,
     PYTORCH_UNDEFINED_FOR_NAN,
     PYTORCH_WRONG_SECOND_ORDER,
     SKIPPED_OPS,
@@ -42,6 +43,9 @@ def main() -> None:
         print(f"  {name}: a PyTorch bug ({message!r}), no verdict after it")
     for name in PYTORCH_WRONG_SECOND_ORDER:
         print(f"  {name}: PyTorch's second derivative is wrong, not compared")
+
+    for name, (phase, _) in PYTORCH_SILENT_BUGS.items():
+        print(f"  {name}: a PyTorch bug (silently wrong), not compared from phase {phase}")
     ops = None
     if args.fixed_ops:
         from .test_fuzz import FIXED_OPS as ops

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .execute import Error, Trace
-from .skips import PYTORCH_BUGS, PYTORCH_LACKS, PYTORCH_WRONG_SECOND_ORDER
+from .skips import PYTORCH_BUGS, PYTORCH_LACKS, PYTORCH_SILENT_BUGS, PYTORCH_WRONG_SECOND_ORDER
 
 # Relative tolerances by dtype; the absolute one is the same times the reference's largest
 # magnitude (at least 1), so cancellation in a sum of large terms is not a difference.
@@ -165,6 +165,8 @@ def _pytorch_cannot(error: Error) -> bool:
     a known bug of its own (both listed in skips.py)."""
     if any(message in error.message for message in PYTORCH_BUGS.values()):
         return True
+    if error.kind == "PyTorchBug" and error.message in PYTORCH_SILENT_BUGS:
+        return True  # recorded by execute.py where PyTorch would be silently wrong
     found = re.search(
         r"derivative for (?:aten::|'inplace version of )?(\w+)'? is not implemented", error.message
     )

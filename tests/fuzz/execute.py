@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from .skips import PYTORCH_SILENT_BUGS
+
 # What a tensor looked like: values, dtype name, shape, requires_grad, is_leaf (each flag
 # may be an Error when reading it raised, as reading a stale view's grad_fn can).
 Observation = tuple
@@ -167,6 +169,11 @@ def _differentiate(lib: Any, tensors: dict, seed: int, trace: Trace, log: _HookL
                 total = term if total is None else total + term
         if total is None:
             return
+        if lib.__name__ == "torch":
+            bug = pytorch_silent_bug(loss.grad_fn, "gradgrad")
+            if bug is not None:
+                trace.phases["gradgrad"] = Error("PyTorchBug", bug)
+                return
         log.phase = "gradgrad"
         second = lib.autograd.grad(total, inputs, allow_unused=True)
         trace.phases["gradgrad"] = [_value(g) for g in second]
@@ -197,3 +204,20 @@ def replay(statement: str, before: dict, lib: Any) -> dict | None:
         except Exception:
             return None
     return {n: observe(lib, t) for n, t in _tensors(lib, namespace).items()}
+
+
+def pytorch_silent_bug(root: Any, phase: str) -> str | None:
+    """The name of a PyTorch bug of ``skips.PYTORCH_SILENT_BUGS`` that makes ``phase`` wrong,
+    if a node of PyTorch's graph under ``root`` has it."""
+    tests = [(name, test) for name, (at, test) in PYTORCH_SILENT_BUGS.items() if at == phase]
+    seen, stack = set(), [root]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        for name, test in tests:
+            if test(node):
+                return name
+        stack.extend(n for n, _ in node.next_functions)
+    return None

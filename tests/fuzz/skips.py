@@ -7,6 +7,8 @@ this list with every run, so nothing is left out silently.
 
 from __future__ import annotations
 
+from typing import Any
+
 SKIPPED_OPS = {
     "nn.functional.dropout": "random: glassgrad's random stream differs from PyTorch's",
     "_div_rounded": "private row of div(rounding_mode=...), which the fuzzer calls instead",
@@ -103,5 +105,31 @@ PYTORCH_WRONG_SECOND_ORDER = {
         # is not the adjoint of its own first backward: gradgradcheck fails on it. glassgrad
         # gives the adjoint (the gather divided by the counts).
         "scale_grad_by_freq=True"
+    ),
+}
+
+
+def _layer_norm_bias_without_weight(node: Any) -> bool:
+    """A PyTorch ``NativeLayerNormBackward0`` without a weight whose bias requires grad."""
+    return (
+        type(node).__name__ == "NativeLayerNormBackward0"
+        and node._saved_weight is None
+        and node.next_functions[2][0] is not None
+    )
+
+
+# PyTorch bugs that give a wrong derivative without raising, recognised on PyTorch's graph of
+# the loss: the name, the phase from which its results are wrong, and a test of one node of
+# that graph (PyTorch's node classes). A program whose graph has such a node is compared up
+# to that phase only; glassgrad computes the derivative (tests check it against PyTorch's
+# composite formula).
+PYTORCH_SILENT_BUGS = {
+    "layer_norm double backward without weight, bias requiring grad": (
+        # Without a weight, PyTorch's layer_norm_double_backward drops the bias's term: the
+        # bias's gradient gets no derivative with respect to the incoming gradient (None
+        # where PyTorch's own composite formula gives a value); with an input term as well
+        # it raises instead (the PYTORCH_BUGS entry above).
+        "gradgrad",
+        _layer_norm_bias_without_weight,
     ),
 }

@@ -15,6 +15,7 @@ import torch
 import glassgrad
 from glassgrad.ops import REGISTRY
 
+from .execute import pytorch_silent_bug
 from .isolate import fuzz_seed
 from .program import REGRESSIONS, check, load_regression
 
@@ -97,3 +98,20 @@ def test_a_difference_pytorch_gives_too_from_glassgrads_inputs_is_inherited() ->
     ]
     found = check(statements, 81884)
     assert found is not None and found.inherited and found.aspect == "inherited"
+
+
+@pytest.mark.parametrize(
+    ("weight", "bias", "bug"),
+    [(False, True, True), (True, True, False), (False, False, False), (True, False, False)],
+)
+def test_silent_pytorch_bug_is_recognised_on_pytorchs_graph(
+    weight: bool, bias: bool, bug: bool
+) -> None:
+    # Only layer_norm without a weight and with a bias that requires grad is left uncompared
+    # from the second derivative on (skips.PYTORCH_SILENT_BUGS).
+    x = torch.randn(3, 4, requires_grad=True)
+    w = torch.randn(4, requires_grad=True) if weight else None
+    b = torch.randn(4, requires_grad=True) if bias else None
+    loss = (torch.nn.functional.layer_norm(x * 2, (4,), w, b) ** 2).sum()
+    assert (pytorch_silent_bug(loss.grad_fn, "gradgrad") is not None) == bug
+    assert pytorch_silent_bug(loss.grad_fn, "grad") is None

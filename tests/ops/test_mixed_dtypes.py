@@ -182,3 +182,38 @@ def test_rms_norm_gradients_with_a_weight_of_another_dtype() -> None:
     for (ours, our_dtype), (theirs, their_dtype) in zip(*results):
         assert our_dtype == their_dtype
         np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+
+
+# In place, PyTorch's TensorIterator refuses a common dtype the target cannot hold before a
+# kernel refuses the dtype, and after the autograd checks (a leaf that requires grad).
+INPLACE_METHODS = [
+    "atan2_", "fmod_", "remainder_", "hypot_", "xlogy_", "floor_divide_", "copysign_",
+    "nextafter_", "igamma_", "igammac_", "gcd_", "lcm_", "heaviside_", "add_", "lt_", "ge_",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("method", INPLACE_METHODS)
+@pytest.mark.parametrize(
+    ("target", "other", "leaf"),
+    [
+        ("float32", "complex64", False),
+        ("float32", "complex64", True),
+        ("float64", "complex128", False),
+        ("int64", "float32", False),
+        ("bool", "int64", False),
+    ],
+)
+def test_in_place_result_dtype_is_refused_before_the_kernel(
+    method: str, target: str, other: str, leaf: bool
+) -> None:
+    outcomes = []
+    for lib in (torch, gg):
+        x = lib.tensor([[1, 2], [3, 4]], dtype=getattr(lib, target), requires_grad=leaf)
+        y = lib.tensor([[1, 2], [3, 1]], dtype=getattr(lib, other))
+        try:
+            getattr(x, method)(y)
+            outcomes.append(("ok", x.dtype == getattr(lib, target)))
+        except Exception as exc:
+            words = ("leaf Variable", "can't be cast to the desired output type")
+            outcomes.append((type(exc).__name__, [w in str(exc) for w in words]))
+    assert outcomes[0] == outcomes[1]

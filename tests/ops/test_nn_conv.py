@@ -495,3 +495,51 @@ def test_few_channel_convolutions(x_shape: tuple, w_shape: tuple, params: dict) 
         results.append((out, *first, x.grad, w.grad, b.grad))
     for ours, theirs in zip(*results):
         close(ours, theirs, rtol=1e-9)
+
+
+# Transposed convolutions with a bias of another dtype than the input: PyTorch's oneDNN
+# backend and slow 3-d kernel refuse it, its slow 1-d and 2-d kernels cast it; which one runs is ConvParams::use_mkldnn's
+# choice (float32 only, by batch, groups, kernel and input size, output padding). Kernels of
+# 1x1 without stride are left out: there PyTorch also asks its thread count.
+BIAS_DTYPE_CASES = [
+    # (n, input shape, weight shape, keyword arguments)
+    (1, (2, 3, 5), (3, 2, 3), {}),  # batch 2: oneDNN
+    (1, (1, 3, 5), (3, 2, 3), {}),  # batch 1, small: slow kernel
+    (1, (3, 5), (3, 2, 3), {}),  # unbatched: as batch 1
+    (1, (1, 4, 5), (4, 1, 3), {"groups": 2}),  # groups: oneDNN
+    (1, (2, 3, 5), (3, 2, 3), {"stride": 2, "output_padding": 1, "dilation": 2}),
+    (1, (2, 3, 5), (3, 2, 3), {"stride": 1, "output_padding": 1, "dilation": 2}),  # big pad
+    (1, (0, 3, 5), (3, 2, 3), {}),  # empty batch: the Empty backend
+    (2, (1, 2, 5, 5), (2, 2, 4, 4), {}),  # kernel above 3x3: oneDNN
+    (2, (1, 2, 5, 5), (2, 2, 4, 3), {}),  # one kernel dim of 3: slow kernel
+    (2, (1, 2, 110, 110), (2, 1, 2, 2), {"stride": 2}),  # more than 20480 elements
+    (2, (1, 2, 100, 100), (2, 1, 2, 2), {"stride": 2}),  # 20000: slow kernel
+    (3, (2, 2, 3, 3, 3), (2, 2, 2, 2, 2), {}),
+    (3, (1, 2, 3, 3, 3), (2, 2, 2, 2, 2), {}),
+    (3, (0, 2, 3, 3, 3), (2, 2, 2, 2, 2), {}),
+]
+
+
+@pytest.mark.parametrize(("n", "x_shape", "w_shape", "kwargs"), BIAS_DTYPE_CASES)
+@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("float64", "float32")])
+def test_transposed_conv_bias_dtype_follows_pytorchs_backend(
+    n: int, x_shape: tuple, w_shape: tuple, kwargs: dict, dtypes: tuple
+) -> None:
+    rng = np.random.default_rng(4)
+    x, w = rng.standard_normal(x_shape), rng.standard_normal(w_shape)
+    b = rng.standard_normal(w_shape[1] * kwargs.get("groups", 1))
+    outcomes = []
+    for lib, F in ((torch, TF), (gg, GF)):
+        data, bias_dtype = getattr(lib, dtypes[0]), getattr(lib, dtypes[1])
+        args = lib.tensor(x, dtype=data), lib.tensor(w, dtype=data), lib.tensor(b, dtype=bias_dtype)
+        try:
+            outcomes.append(getattr(F, f"conv_transpose{n}d")(*args, **kwargs))
+        except RuntimeError as exc:
+            outcomes.append(str(exc))
+    theirs, ours = outcomes
+    if isinstance(theirs, str):
+        assert ours == theirs
+    else:
+        assert not isinstance(ours, str), ours
+        assert ours.dtype == getattr(gg, dtypes[0])
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-4, atol=1e-4)

@@ -303,6 +303,34 @@ def test_class_weight_errors() -> None:
         F_.nll_loss(gg.tensor(X), gg.tensor(IDX), weight=gg.tensor(W4, requires_grad=True))
 
 
+@pytest.mark.parametrize("shape", [(2, 3, 4), (5, 3), (3,)])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("smoothing", [0.0, 0.3])
+def test_probability_targets_take_a_weight_that_requires_grad(
+    shape: tuple, reduction: str, smoothing: float
+) -> None:
+    # Against class probabilities PyTorch's cross entropy is a composite
+    # (cross_entropy_loss_prob_target): -(log_softmax * target * weight.view(1, C, 1...)),
+    # differentiable in the weight (only nll_loss's kernel refuses one that requires grad).
+    rng = np.random.default_rng(3)
+    arrays = rng.standard_normal(shape), rng.random(shape), rng.random(3)
+    results = []
+    for lib in LIBS:
+        x, t, w = (lib.tensor(a, requires_grad=True) for a in arrays)
+        loss = lib.nn.functional.cross_entropy(
+            x, t, weight=w, reduction=reduction, label_smoothing=smoothing
+        )
+        first = lib.autograd.grad((loss * loss).sum(), (x, t, w), create_graph=True)
+        second = lib.autograd.grad(sum(g.sum() for g in first), (x, t, w))
+        again = lib.nn.functional.cross_entropy(x, t, weight=w, reduction=reduction)
+        w.detach().mul_(2)  # the mul saved its view: changing it breaks the backward
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            again.sum().backward()
+        results.append([loss, *first, *second])
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-9)
+
+
 def test_label_smoothing_above_one_is_refused() -> None:
     with pytest.raises(RuntimeError, match="label_smoothing must be between 0.0 and 1.0. Got: 1.5"):
         gg.nn.functional.cross_entropy(gg.tensor(X), gg.tensor(IDX), label_smoothing=1.5)

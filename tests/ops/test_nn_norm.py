@@ -207,6 +207,73 @@ def test_second_derivatives_match_pytorch(norm: str) -> None:
         close(ours, theirs, rtol=1e-8, atol=1e-9)
 
 
+SECOND_ORDER_CASES = [
+    (norm, needs, bias)
+    for norm in ("batch", "layer", "group")
+    for bias in (True, False)
+    for needs in ("x", "w", "b", "xw", "xb", "wb", "xwb")
+    if bias or "b" not in needs
+]
+
+
+@pytest.mark.parametrize(("norm", "needs", "bias"), SECOND_ORDER_CASES)
+def test_which_second_derivatives_exist_matches_pytorch(norm: str, needs: str, bias: bool) -> None:
+    """A loss linear in the output: which first derivatives require grad and which second
+    derivatives exist (None or a value, zeros included) are those of PyTorch's
+    double-backward graph (group norm's is a composite reading its saved mean and rstd)."""
+    rng = np.random.default_rng(8)
+    shapes = {"x": (4, 6, 2), "w": (6,), "b": (6,)}
+    arrays = {k: rng.standard_normal(shape) for k, shape in shapes.items()}
+    weights = {k: rng.standard_normal(shape) for k, shape in shapes.items()}
+    out_weight = rng.standard_normal((4, 6, 2))
+    calls = {
+        "batch": lambda F, x, w, b: F.batch_norm(x, None, None, w, b, training=True),
+        "layer": lambda F, x, w, b: F.layer_norm(
+            x, (6, 2), w[:, None].expand(6, 2), None if b is None else b[:, None].expand(6, 2)
+        ),
+        "group": lambda F, x, w, b: F.group_norm(x, 3, w, b),
+    }
+    results = []
+    for lib, F in LIBS:
+        t = {k: lib.tensor(a, requires_grad=k in needs) for k, a in arrays.items()}
+        out = calls[norm](F, t["x"], t["w"], t["b"] if bias else None)
+        keys = [k for k in "xwb" if k in needs]
+        loss = (out * lib.tensor(out_weight)).sum()
+        first = lib.autograd.grad(loss, [t[k] for k in keys], create_graph=True)
+        flags = [g.requires_grad for g in first]
+        terms = [(g * lib.tensor(weights[k])).sum() for g, k, f in zip(first, keys, flags) if f]
+        second = (
+            lib.autograd.grad(sum(terms), [t[k] for k in keys], allow_unused=True) if terms else ()
+        )
+        results.append((flags, second))
+    (our_flags, ours), (their_flags, theirs) = results
+    assert our_flags == their_flags
+    assert [g is None for g in ours] == [g is None for g in theirs]
+    for a, b in zip(ours, theirs):
+        if a is not None:
+            close(a, b, rtol=1e-8, atol=1e-9)
+
+
+def test_layer_norm_without_weight_second_derivative_of_the_bias() -> None:
+    """PyTorch's native layer_norm double backward drops the bias's term when there is no
+    weight (tests/fuzz/skips.py, PYTORCH_SILENT_BUGS): the oracle is PyTorch's composite
+    formula, which gives the bias's gradient a derivative with respect to what follows."""
+    rng = np.random.default_rng(9)
+    x, b, m = rng.standard_normal((3, 4)), rng.standard_normal(4), rng.standard_normal((4, 2))
+    results = []
+    for lib, F in LIBS:
+        xt, bt, mt = (lib.tensor(a, requires_grad=True) for a in (x, b, m))
+        if lib is torch:
+            centered = xt - xt.mean(-1, keepdim=True)
+            out = centered / (centered.pow(2).mean(-1, keepdim=True) + 1e-5).sqrt() + bt
+        else:
+            out = F.layer_norm(xt, (4,), None, bt)
+        (gb,) = lib.autograd.grad(lib.mm(out, mt).pow(2).sum(), (bt,), create_graph=True)
+        results.append(lib.autograd.grad((gb * lib.arange(4.0)).sum(), (xt, bt, mt)))
+    for ours, theirs in zip(*results):
+        close(ours, theirs, rtol=1e-8, atol=1e-9)
+
+
 # --- errors --------------------------------------------------------------------------------
 
 

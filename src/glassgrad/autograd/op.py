@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import scalar_type_name, tensor_type_name
+from .._dtype import result_numpy_dtype, scalar_type_name, tensor_type_name
 from . import graph
 from .grad_mode import INFERENCE_VERSION
 from .grad_mode import state as grad_state
@@ -204,6 +204,10 @@ class Op(Node):
     double_backward_zeros: bool = True
     # copy_: a source that is the written tensor itself, once broadcast, is not an overlap.
     copies_source: bool = False
+    # In place, the result has the operands' common dtype, so that PyTorch refuses one the
+    # target cannot hold before the kernel refuses the dtype (False: comparisons, whose
+    # result is bool whatever they compare).
+    promotes_result: bool = True
     # PyTorch's assert_no_overlap (index_put_, index_add_, scatter_): a source in the written
     # memory is refused even when it is the target itself, not only when it overlaps in part.
     refuses_full_overlap: bool = False
@@ -1186,6 +1190,35 @@ def _write(node: Op, data: np.ndarray, out: np.ndarray, arrays: list, params: di
         data[...] = out  # np.copyto(data, out, casting="unsafe") without its dispatch
 
 
+def check_result_cast(result: np.dtype, target: np.dtype) -> None:
+    """PyTorch's refusal to write a result into a target of a lower kind (complex into real,
+    floating into integer)."""
+    if result != target and not np.can_cast(result, target, "same_kind"):
+        raise RuntimeError(
+            f"result type {scalar_type_name(result)} can't be cast to the desired output type "
+            f"{scalar_type_name(target)}"
+        )
+
+
+def check_inplace_operands(target: Any, operands: Any, result_dtype: bool = True) -> None:
+    """PyTorch's checks of an in-place op before any kernel runs: the autograd ones (a leaf,
+    a forbidden view), then (``result_dtype``) TensorIterator's: the common dtype of
+    ``target`` and ``operands`` (tensors, Python numbers; anything else is not an operand)
+    must fit in ``target``."""
+    Tensor = graph.Tensor
+    tensors = [x for x in operands if isinstance(x, Tensor)]
+    if grad_state.enabled and any(view_requires_grad(x) for x in (target, *tensors)):
+        check_inplace(target)
+    if not result_dtype:
+        return
+    values = [x._data if isinstance(x, Tensor) else x for x in operands if _is_operand(x)]
+    check_result_cast(result_numpy_dtype((target._data, *values)), target._data.dtype)
+
+
+def _is_operand(x: Any) -> bool:
+    return isinstance(x, (graph.Tensor, bool, int, float, complex))
+
+
 def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     """Run op ``cls`` with ``target`` as first input and write the result into ``target``.
 
@@ -1217,20 +1250,21 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
         out = node.forward(data, *arrays, **params)
     except TypeError:
         raise
-    except Exception:
+    except Exception as exc:
         if checking:
             check_inplace(target)
+        if isinstance(exc, NotImplementedError) and cls.promotes_result:
+            # A kernel without the operands' common dtype (atan2 of complex): PyTorch's
+            # TensorIterator refuses writing that dtype into the target before dispatching.
+            check_inplace_operands(target, others)
         raise
     if checking:
         check_inplace(target)
     _check_overlap(cls, data, others)
     if type(out) is not np.ndarray:
         out = np.asarray(out)
-    if out.dtype != data.dtype and not np.can_cast(out.dtype, data.dtype, "same_kind"):
-        raise RuntimeError(
-            f"result type {scalar_type_name(out.dtype)} can't be cast to the desired output type "
-            f"{scalar_type_name(data.dtype)}"
-        )
+    if out.dtype != data.dtype:
+        check_result_cast(out.dtype, data.dtype)
     if out.shape != data.shape:
         raise RuntimeError(
             f"output with shape {list(data.shape)} doesn't match the broadcast shape "

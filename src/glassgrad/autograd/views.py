@@ -466,18 +466,17 @@ class CopySlices(Node):
         if self._geometries is not None:
             return self._run_strided(grad, create_graph)
         # The gradient copied in the base's layout (PyTorch's new_empty_strided + copy_), so
-        # that the view's steps find the view's elements in it.
-        relayout = not _row_major(self._base_strides)
+        # that the view's steps find the view's elements in it, whatever the layout of the
+        # gradient that arrives (a transposed one would make a ``view`` step fail).
+        strides = self._base_strides
         if create_graph:
             result = grad.clone()
-            if relayout:  # a fresh tensor, no view of it yet: its memory may be replaced
-                result._data = in_layout(result._data, self._base_strides)
+            if not (_row_major(strides) and result._data.flags.c_contiguous):
+                # A fresh tensor, no view of it yet: its memory may be replaced.
+                result._data = in_layout(result._data, strides)
             res = self._through_fn(replay_view_tensor(self._view_steps, result), True)
         else:
-            if relayout:
-                result = in_layout(np.asarray(grad), self._base_strides)
-            else:
-                result = np.array(grad, copy=True)
+            result = in_layout(np.asarray(grad), strides)
             res = self._through_fn(replay_view_array(self._view_steps, result), False)
         # No gradient for the view's old values (a custom Function's None): PyTorch then
         # gives the base no gradient at all, not one with a zero slice.

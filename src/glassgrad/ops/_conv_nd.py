@@ -77,7 +77,8 @@ def _columns(xp: np.ndarray, kernel: tuple, stride: tuple, dilation: tuple, grou
     # (g, N, *O, C/g, *K)
     order = (1, 0, *range(3, 3 + nd), 2, *range(3 + nd, 3 + 2 * nd))
     cols = np.ascontiguousarray(grouped.transpose(order))
-    return cols.reshape(groups, n * int(np.prod(out)), -1), out
+    # The last size spelled out: -1 is ambiguous for an empty batch.
+    return cols.reshape(groups, n * int(np.prod(out)), c // groups * int(np.prod(kernel))), out
 
 
 def conv_nd_array(
@@ -100,7 +101,8 @@ def conv_nd_array(
     weight = w_eq.reshape(groups, o // groups, -1).swapaxes(1, 2)
     product = np.matmul(cols, weight)  # (g, N*prod(O), O/g)
     n = x.shape[0]
-    result = product.reshape(groups, n, -1, o // groups).transpose(1, 0, 3, 2)
+    positions = int(np.prod(out))  # spelled out: -1 is ambiguous for an empty batch
+    result = product.reshape(groups, n, positions, o // groups).transpose(1, 0, 3, 2)
     result = np.ascontiguousarray(result).reshape(n, o, *out)
     if b is not None:
         result += b.reshape(o, *(1,) * len(out))
@@ -123,9 +125,10 @@ def conv_nd_weight_grad_array(
     xp, w_eq, stride_eq = _ordinary(
         x, w, stride, pads, dilation, groups, transposed, output_padding
     )
-    cols, _ = _columns(xp, w_eq.shape[2:], stride_eq, dilation, groups)
+    cols, out = _columns(xp, w_eq.shape[2:], stride_eq, dilation, groups)
     n, o = grad.shape[:2]
-    grad_matrix = grad.reshape(n, groups, o // groups, -1).transpose(1, 0, 3, 2)
-    grad_matrix = grad_matrix.reshape(groups, -1, o // groups)  # (g, N*prod(O), O/g)
+    positions = int(np.prod(out))  # spelled out: -1 is ambiguous for an empty batch
+    grad_matrix = grad.reshape(n, groups, o // groups, positions).transpose(1, 0, 3, 2)
+    grad_matrix = grad_matrix.reshape(groups, n * positions, o // groups)
     grad_eq = np.matmul(grad_matrix.swapaxes(1, 2), cols).reshape(w_eq.shape)
     return _unflip_transposed(grad_eq, groups) if transposed else grad_eq

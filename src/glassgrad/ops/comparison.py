@@ -150,6 +150,7 @@ class _CompareInplace(Op):
 
     ufunc: Any = None
     comparison = ""  # lt, le ... (name() is the node's)
+    promotes_result = False
 
     def forward(self, x: Any, other: Any) -> Any:
         if type(self).comparison in _ORDERED:

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import scalar_type_name, tensor_type_name
 from .._tensor import Tensor
 from . import shape
 from ._conv_kernels import _size_text, _tuple_arg
@@ -44,6 +45,21 @@ def _conv_transpose(
             f"output_padding={list(output_padding)}, stride={list(stride)}, "
             f"dilation={list(dilation)}"
         )
+    x = input._data
+    if bias is not None and bias._data.dtype != x.dtype and x.size:
+        # PyTorch's backends differ here: oneDNN and the slow 3-d kernel refuse the bias, the
+        # slow 1-d and 2-d kernels cast it to the input's dtype.
+        if _pytorch_uses_mkldnn(n, x, weight._data.shape, stride, dilation, output_padding, groups):
+            raise RuntimeError(
+                f"Input type ({tensor_type_name(x.dtype)}) and bias type "
+                f"({tensor_type_name(bias._data.dtype)}) should be the same or input should be "
+                "a MKLDNN tensor and bias is a dense tensor"
+            )
+        if n == 3:
+            raise RuntimeError(
+                f"expected scalar type {scalar_type_name(x.dtype)} but found "
+                f"{scalar_type_name(bias._data.dtype)}"
+            )
     kernel = weight._data.shape[2:]
     spatial = input._data.shape[-n:]
     out_size = tuple(
@@ -71,6 +87,38 @@ def _conv_transpose(
         groups=int(groups),
     )
     return shape.squeeze(out, 0) if unbatched else out
+
+
+def _pytorch_uses_mkldnn(
+    n: int,
+    x: np.ndarray,
+    weight_shape: tuple,
+    stride: tuple,
+    dilation: tuple,
+    output_padding: tuple,
+    groups: int,
+) -> bool:
+    """Whether PyTorch's CPU convolution runs this transposed convolution on its oneDNN
+    backend (``ConvParams::use_mkldnn``): that backend refuses a bias whose dtype is not the
+    input's, the slow kernels it uses otherwise cast the bias to it.
+
+    float32 input only; not with an output padding of at least the stride. A 1-d convolution is viewed as a 2-d one (a size
+    1 dim before the last). For kernels of 1x1 without stride or dilation and a batch under 16,
+    PyTorch also asks whether its thread pool has more than one thread: taken as yes, its
+    default on a multi-core CPU. Then: groups > 1, or both last kernel sizes above 3, or a
+    batch above 1, or more than 20480 input elements in the first four dims.
+    """
+    if x.dtype != np.float32 or any(p >= s for p, s in zip(output_padding, stride)):
+        return False
+    batched = x.shape if x.ndim == n + 2 else (1, *x.shape)
+    sizes = (*batched[:2], 1, batched[2]) if n == 1 else batched[:4]
+    kernel_h = 1 if n == 1 else weight_shape[-2]
+    return (
+        groups > 1
+        or (weight_shape[-1] > 3 and kernel_h > 3)
+        or sizes[0] > 1
+        or sizes[0] * sizes[1] * sizes[2] * sizes[3] > 20480
+    )
 
 
 def conv_transpose2d(

@@ -283,7 +283,8 @@ def _cross_entropy_smoothed(
 def _cross_entropy_probabilities(
     log_probs: Tensor, target: Tensor, weight: Any, how: str, smoothing: float
 ) -> Tensor:
-    """PyTorch's cross entropy against class probabilities: -sum(target * log_softmax)."""
+    """PyTorch's cross entropy against class probabilities: -sum(target * log_softmax), a
+    composite (``cross_entropy_loss_prob_target``) differentiable in the weight too."""
     class_dim = 0 if log_probs._data.ndim == 1 else 1
     classes = log_probs._data.shape[class_dim]
     if smoothing > 0.0:
@@ -294,7 +295,10 @@ def _cross_entropy_probabilities(
         )
     product = arithmetic.mul(log_probs, target)
     if weight is not None:
-        product = arithmetic.mul(product, _class_view(weight, log_probs._data.ndim))
+        ndim = log_probs._data.ndim
+        if ndim > 1:  # PyTorch's weight.view(1, C, 1, ...)
+            weight = shape.view(weight, (1, weight._data.size) + (1,) * (ndim - 2))
+        product = arithmetic.mul(product, weight)
     if how == "none":
         return arithmetic.neg(reduce_ops.sum(product, class_dim))
     total = arithmetic.neg(reduce_ops.sum(product))
@@ -364,17 +368,16 @@ def cross_entropy(
                 f"probabilities, got {scalar_type_name(t.dtype)} (a target of the input's shape "
                 f"{list(x.shape)} holds probabilities)"
             )
-        w = _constant_weight("cross_entropy", "cross_entropy", "weight", weight)
-        if w is not None and (w.ndim != 1 or w.size != x.shape[class_dim]):
-            raise RuntimeError(
-                f"cross_entropy: weight tensor should be defined either for all "
-                f"{x.shape[class_dim]} classes or no classes but got weight tensor of shape: "
-                f"{list(w.shape)}"
-            )
+        if weight is not None:
+            check_tensor(weight, "cross_entropy", "weight")
+            if weight._data.ndim != 1 or weight._data.size != x.shape[class_dim]:
+                raise RuntimeError(
+                    f"cross_entropy: weight tensor should be defined either for all "
+                    f"{x.shape[class_dim]} classes or no classes but got weight tensor of "
+                    f"shape: {list(weight._data.shape)}"
+                )
         log_probs = log_softmax(input, class_dim)
-        return keep_versions(
-            _cross_entropy_probabilities(log_probs, target, w, how, label_smoothing), weight
-        )
+        return _cross_entropy_probabilities(log_probs, target, weight, how, label_smoothing)
     _check_class_target("cross_entropy", input, target)
     w = _class_weight("cross_entropy", input, weight)
     log_probs = log_softmax(input, class_dim)

@@ -285,8 +285,10 @@ class NativeLayerNormBackward0(Op):
         1,
         2,
     )  # the bias too, as PyTorch's native_layer_norm saves it
+    # PyTorch's native_layer_norm_backward takes the bias too (its derivative for it is
+    # undefined): a first derivative under create_graph requires grad when the bias does.
     grad_reads_saved = True
-    double_backward_inputs: tuple[int, ...] | None = (0, 1)
+    double_backward_inputs: tuple[int, ...] | None = (0, 1, 2)
     double_backward_zeros = False
     __slots__ = ("normalized_shape", "eps")
 
@@ -370,7 +372,11 @@ class NativeGroupNormBackward0(Op):
     group: Any
 
     saved_inputs: tuple[int, ...] = (0, 1)
+    # Under create_graph PyTorch's backward is a composite reading the saved mean and rstd,
+    # outputs of this very node: a gradient reached only through them gets nothing back
+    # (infinitely_differentiable_native_group_norm_backward with an undefined dY).
     grad_reads_saved = True
+    double_backward_zeros = False
     grads_free_of_saved: tuple[int, ...] = (2,)
     __slots__ = ("group", "eps")
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
-from ..autograd.op import Op, apply_inplace
+from ..autograd.op import Op, apply_inplace, check_inplace_operands, check_result_cast
 from ._common import array_of, binary_operands, check_tensor, floating_operands
 from ._not_implemented import _binary, _not_implemented_node, any_complex, refuse_complex
 from ._registry import NoGrad, Sample, register
@@ -413,15 +413,13 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
     return HeavisideNotImplemented.apply(input, check_tensor(values, "heaviside", "values", 2))
 
 
-def _write_back(self: Tensor, result: Tensor) -> Tensor:
-    """``result`` written into ``self`` (an in-place op built on its out-of-place form)."""
-    if result._data.dtype != self._data.dtype and not np.can_cast(
-        result._data.dtype, self._data.dtype, "same_kind"
-    ):
-        raise RuntimeError(
-            f"result type {scalar_type_name(result._data.dtype)} can't be cast to the "
-            f"desired output type {scalar_type_name(self._data.dtype)}"
-        )
+def _write_back(self: Tensor, fn: Any, *operands: Any, own_checks_first: bool = False) -> Tensor:
+    """``fn(self, *operands)`` written into ``self`` (an in-place op built on its out-of-place
+    form), refused first if its dtype does not fit, as PyTorch's TensorIterator does, unless
+    the op checks its operands' dtypes itself before (``own_checks_first``)."""
+    check_inplace_operands(self, operands, result_dtype=not own_checks_first)
+    result = fn(self, *operands)
+    check_result_cast(result._data.dtype, self._data.dtype)
     return self.copy_(result)
 
 
@@ -432,11 +430,11 @@ def _float_power_inplace(self: Tensor, exponent: Any) -> Tensor:
             f"the base given to float_power_ has dtype {scalar_type_name(self._data.dtype)} "
             f"but the operation's result requires dtype {scalar_type_name(np.dtype(wide))}"
         )
-    return _write_back(self, float_power(self, exponent))
+    return _write_back(self, float_power, exponent)
 
 
 def _heaviside_inplace(self: Tensor, values: Tensor) -> Tensor:
-    return _write_back(self, heaviside(self, values))
+    return _write_back(self, heaviside, values, own_checks_first=True)
 
 
 def _copysign_inplace(self: Tensor, other: Any) -> Tensor:

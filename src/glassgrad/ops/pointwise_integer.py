@@ -100,7 +100,7 @@ Example::
 
 def _integer_inplace(fn: Any) -> Any:
     def method(self: Tensor, other: Any) -> Tensor:
-        return _write_back(self, fn(self, other))
+        return _write_back(self, fn, other)
 
     method.__name__ = method.__qualname__ = f"{fn.__name__}_"
     method.__doc__ = f"In-place ``{fn.__name__}``."

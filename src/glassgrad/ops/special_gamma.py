@@ -16,7 +16,7 @@ import numpy as np
 from .._dtype import result_numpy_dtype, scalar_type_name
 from .._strides import row_major
 from .._tensor import Tensor
-from ..autograd.op import Op, apply_inplace
+from ..autograd.op import Op, apply_inplace, check_inplace_operands
 from ._common import check_tensor, float_kernel, floating_operands
 from ._not_implemented import refuse_complex
 from ._out import out_result
@@ -466,6 +466,8 @@ def _mvlgamma_inplace(self: Tensor, p: int) -> Tensor:
 
 def _incomplete_gamma_inplace(node: type, op: str) -> Any:
     def method(self: Tensor, other: Tensor) -> Tensor:
+        if isinstance(self, Tensor) and isinstance(other, Tensor):  # before the kernel's
+            check_inplace_operands(self, [other])
         _incomplete_gamma(node, op, self, other)  # the checks
         return apply_inplace(node, self, other)
 
