@@ -141,6 +141,11 @@ def _differentiate(lib: Any, tensors: dict, seed: int, trace: Trace, log: _HookL
         trace.phases["loss"] = Error.of(exc)
         return
     leaves = [n for n in names if _flag(tensors[n], "is_leaf") is True]
+    if lib.__name__ == "torch":
+        bug = pytorch_silent_bug(loss.grad_fn, "backward")
+        if bug is not None:
+            trace.phases["backward"] = Error("PyTorchBug", bug)
+            return
     log.phase = "backward"
     try:
         loss.backward(retain_graph=True)

@@ -94,6 +94,7 @@ def _fuzz_seed_in_child(seed: int, max_statements: int, ops: tuple | None) -> Ou
     pid = os.fork()
     if pid == 0:  # the child: report through the pipe, never return into the caller
         signal.alarm(CHILD_SECONDS)
+        _single_threaded()
         os.close(read_fd)
         status = 0
         try:
@@ -108,6 +109,19 @@ def _fuzz_seed_in_child(seed: int, max_statements: int, ops: tuple | None) -> Ou
     os.close(read_fd)
     _, wait_status = os.waitpid(pid, 0)
     return _outcome(seed, messages, wait_status)
+
+
+def _single_threaded() -> None:
+    """Both libraries on one thread in the child. An OpenMP pool the parent used does not
+    survive the fork: a parallel region in the child (PyTorch's adaptive pools, oneDNN)
+    waits forever for its threads. PyTorch's convolution backend also depends on the count
+    (``nn_conv_transpose._pytorch_uses_mkldnn``), so glassgrad's count is set alike."""
+    import torch
+
+    import glassgrad
+
+    torch.set_num_threads(1)
+    glassgrad.set_num_threads(1)
 
 
 def _outcome(seed: int, messages: list, wait_status: int) -> Outcome:

@@ -118,12 +118,24 @@ def _layer_norm_bias_without_weight(node: Any) -> bool:
     )
 
 
+def _silu_inplace_of_complex(node: Any) -> bool:
+    """A PyTorch ``SiluBackward0`` of a complex input (only ``silu_`` records one)."""
+    return type(node).__name__ == "SiluBackward0" and node._saved_self.dtype.is_complex
+
+
 # PyTorch bugs that give a wrong derivative without raising, recognised on PyTorch's graph of
 # the loss: the name, the phase from which its results are wrong, and a test of one node of
 # that graph (PyTorch's node classes). A program whose graph has such a node is compared up
 # to that phase only; glassgrad computes the derivative (tests check it against PyTorch's
 # composite formula).
 PYTORCH_SILENT_BUGS = {
+    "silu_ of a complex tensor": (
+        # silu refuses complex autograd; silu_ records it with the real formula unconjugated
+        # (grad * d silu/dz, not grad * conj(d silu/dz) as PyTorch's own convention has it),
+        # so every derivative through it is wrong. glassgrad takes the conjugate.
+        "backward",
+        _silu_inplace_of_complex,
+    ),
     "layer_norm double backward without weight, bias requiring grad": (
         # Without a weight, PyTorch's layer_norm_double_backward drops the bias's term: the
         # bias's gradient gets no derivative with respect to the incoming gradient (None

@@ -115,3 +115,13 @@ def test_silent_pytorch_bug_is_recognised_on_pytorchs_graph(
     loss = (torch.nn.functional.layer_norm(x * 2, (4,), w, b) ** 2).sum()
     assert (pytorch_silent_bug(loss.grad_fn, "gradgrad") is not None) == bug
     assert pytorch_silent_bug(loss.grad_fn, "grad") is None
+
+
+def test_silu_in_place_of_complex_is_recognised_as_a_pytorch_bug() -> None:
+    x = torch.tensor([1 + 1j, 2.0], requires_grad=True)
+    inplace, plain = x * 1, x * 1
+    torch.nn.functional.silu(inplace, inplace=True)
+    assert pytorch_silent_bug(inplace.abs().sum().grad_fn, "backward") is not None
+    assert (
+        pytorch_silent_bug(torch.nn.functional.silu(plain.real).sum().grad_fn, "backward") is None
+    )

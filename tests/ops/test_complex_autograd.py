@@ -4,7 +4,8 @@ the reductions mean, var, std, var_mean, std_mean and logsumexp, view_as_real /
 view_as_complex, and linear algebra: eig / eigvals, inv, det, slogdet, logdet, solve,
 solve_triangular, cholesky, cholesky_solve, cholesky_inverse, qr, lu, lu_solve, eigh, svd,
 pinv, matrix_exp, matrix_power, the vector and matrix norms (first and second order),
-matrix_rank; Tensor.H / mH."""
+matrix_rank; lerp, logaddexp, logcumsumexp, normalize, l1_loss, triangular_solve; Tensor.H /
+mH; and what PyTorch refuses for complex (silu and soft_margin_loss autograd, interpolate)."""
 
 from __future__ import annotations
 
@@ -130,6 +131,20 @@ PROGRAMS = {
     "pinv tall": lambda L, a, b: L.linalg.pinv(L.cat([a, b[:1]])),
     "eigvals": lambda L, a, b: L.linalg.eigvals(a @ b),
     "eigvals of a real matrix": lambda L, a, b: L.linalg.eigvals(L.tensor(_R, requires_grad=True)),
+    "lerp": lambda L, a, b: L.lerp(a, b, 0.3) + L.lerp(a, b, 0.2 - 0.7j),
+    "lerp tensor weight": lambda L, a, b: L.lerp(a, b, a * b),
+    "lerp_": lambda L, a, b: (a * 1).lerp_(b, b.T),
+    "logaddexp": lambda L, a, b: L.logaddexp(a, b),
+    "logcumsumexp": lambda L, a, b: L.logcumsumexp(a, 0) + L.logcumsumexp(a * b, 1),
+    "normalize": lambda L, a, b: (
+        L.nn.functional.normalize(a) + L.nn.functional.normalize(b, 1.0, 0)
+    ),
+    "l1_loss": lambda L, a, b: L.nn.functional.l1_loss(a, b, reduction="none"),
+    "triangular_solve": lambda L, a, b: (
+        L.triangular_solve(b, a.triu() + 4 * L.eye(3))[0]
+        + L.triangular_solve(b, a.tril() + 4 * L.eye(3), upper=False, transpose=True)[0]
+        + L.triangular_solve(b, a, unitriangular=True)[1]
+    ),
 }
 
 
@@ -370,3 +385,57 @@ def test_lu_pivots_as_lapack_for_complex() -> None:
         return lu, pivots
 
     same(program)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.nn.functional.silu(L.tensor([1 + 1j, 2.0], requires_grad=True)),
+        lambda L: L.nn.functional.soft_margin_loss(
+            L.tensor([1 + 1j, 2.0], requires_grad=True), L.tensor([1j, 1.0])
+        ),
+        lambda L: L.nn.functional.interpolate(L.tensor([[[1 + 1j, 2]]]), scale_factor=2),
+        lambda L: L.nn.functional.interpolate(
+            L.tensor([[[[1 + 1j, 2]]]]), scale_factor=2, mode="bicubic"
+        ),
+    ],
+)
+def test_complex_refused_as_pytorch(call) -> None:
+    same_error(call)
+
+
+def test_silu_and_soft_margin_loss_of_complex_values_without_grad() -> None:
+    import torch
+
+    import glassgrad as gg
+
+    def values(L):
+        x = L.tensor(_A)
+        return [
+            L.nn.functional.silu(x),
+            L.nn.functional.soft_margin_loss(x, L.tensor(_B), reduction="none"),
+            L.nn.functional.soft_margin_loss(x, L.tensor(_B)),
+        ]
+
+    _close(values(gg), values(torch))
+
+
+def test_silu_in_place_of_complex_takes_the_conjugate_derivative() -> None:
+    """PyTorch's silu_ records complex inputs with its real formula unconjugated (a PyTorch
+    bug, tests/fuzz/skips.py): the oracle is PyTorch's composite x * sigmoid(x)."""
+    import torch
+
+    import glassgrad as gg
+
+    results = []
+    for lib in (gg, torch):
+        a = lib.tensor(_A, requires_grad=True)
+        c = a * 1
+        if lib is torch:
+            c = c * torch.sigmoid(c)
+        else:
+            gg.nn.functional.silu(c, inplace=True)
+        (g,) = lib.autograd.grad((c.abs() ** 2).sum(), a, create_graph=True)
+        (h,) = lib.autograd.grad((g.abs() ** 2).sum(), a)
+        results.append([c, g, h])
+    _close(*results)

@@ -24,23 +24,13 @@ from glassgrad.ops._registry import NoGrad
 from .test_registry import _call
 
 _LINALG = "complex LAPACK paths not written (glassgrad refuses complex input)"
-KNOWN = {
-    **dict.fromkeys(
-        (
-            "geqrf linalg.householder_product linalg.ldl_factor linalg.ldl_factor_ex "
-            "linalg.ldl_solve orgqr ormqr triangular_solve"
-        ).split(),
-        _LINALG,
-    ),
-    **dict.fromkeys(
-        (
-            "lerp logaddexp logcumsumexp nn.functional.silu nn.functional.normalize "
-            "nn.functional.l1_loss nn.functional.soft_margin_loss"
-        ).split(),
-        "complex kernel not written (glassgrad refuses, PyTorch computes)",
-    ),
-    "nn.functional.interpolate": "PyTorch refuses complex input; glassgrad computes",
-}
+KNOWN = dict.fromkeys(
+    (
+        "geqrf linalg.householder_product linalg.ldl_factor linalg.ldl_factor_ex "
+        "linalg.ldl_solve orgqr ormqr"
+    ).split(),
+    _LINALG,
+)
 
 
 def _complex(value: Any, lib: Any) -> Any:

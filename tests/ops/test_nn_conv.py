@@ -500,7 +500,7 @@ def test_few_channel_convolutions(x_shape: tuple, w_shape: tuple, params: dict) 
 # Transposed convolutions with a bias of another dtype than the input: PyTorch's oneDNN
 # backend and slow 3-d kernel refuse it, its slow 1-d and 2-d kernels cast it; which one runs is ConvParams::use_mkldnn's
 # choice (float32 only, by batch, groups, kernel and input size, output padding). Kernels of
-# 1x1 without stride are left out: there PyTorch also asks its thread count.
+# 1x1 without stride are in the next test: there PyTorch also asks its thread count.
 BIAS_DTYPE_CASES = [
     # (n, input shape, weight shape, keyword arguments)
     (1, (2, 3, 5), (3, 2, 3), {}),  # batch 2: oneDNN
@@ -543,3 +543,31 @@ def test_transposed_conv_bias_dtype_follows_pytorchs_backend(
         assert not isinstance(ours, str), ours
         assert ours.dtype == getattr(gg, dtypes[0])
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("batch", [1, 2, 16])
+def test_transposed_conv_bias_dtype_of_1x1_kernels_follows_the_thread_count(
+    threads: int, batch: int
+) -> None:
+    # PyTorch takes oneDNN for 1x1 kernels without stride and a batch under 16 only with
+    # more than one thread; glassgrad asks its own count (get_num_threads).
+    rng = np.random.default_rng(5)
+    x, w, b = rng.standard_normal((batch, 4, 5)), rng.standard_normal((4, 2, 1)), np.ones(4)
+    saved = torch.get_num_threads(), gg.get_num_threads()
+    outcomes = []
+    try:
+        torch.set_num_threads(threads)
+        gg.set_num_threads(threads)
+        for lib, F in ((torch, TF), (gg, GF)):
+            args = lib.tensor(x, dtype=lib.float32), lib.tensor(w, dtype=lib.float32)
+            try:
+                F.conv_transpose1d(*args, lib.tensor(b, dtype=lib.float64), groups=2)
+                F.conv_transpose1d(*args, lib.tensor(b[:2], dtype=lib.float64))
+                outcomes.append("casts")
+            except RuntimeError as exc:
+                outcomes.append(str(exc))
+    finally:
+        torch.set_num_threads(saved[0])
+        gg.set_num_threads(saved[1])
+    assert outcomes[0] == outcomes[1]

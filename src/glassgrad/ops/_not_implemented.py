@@ -161,3 +161,14 @@ def _apply_not_implemented(node: type, input: Any, other: Any) -> Tensor:
     if not isinstance(other, Tensor):
         return node.apply(input, after=other)
     return node.apply(input, other)
+
+
+def refuse_complex_autograd(name: str, *tensors: Any) -> None:
+    """PyTorch's error for an op whose autograd has no complex formula, where it would
+    record one (grad mode on, a complex input that requires grad); the forward alone
+    computes."""
+    for t in tensors:
+        if t._data.dtype.kind == "c" and t.requires_grad and is_grad_enabled():
+            raise RuntimeError(
+                f"{name} does not support automatic differentiation for outputs with complex dtype."
+            )

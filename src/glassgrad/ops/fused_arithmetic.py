@@ -43,7 +43,7 @@ def _check_lerp(start: np.ndarray, end: np.ndarray, weight: Any) -> None:
             f"expected dtype {c_type_name(start.dtype)} for `weight` but got dtype "
             f"{c_type_name(weight.dtype)}"
         )
-    if start.dtype.kind != "f":
+    if start.dtype.kind not in "fc":
         raise _not_implemented_for("lerp_kernel_scalar", start.dtype)
 
 
@@ -51,6 +51,8 @@ class LerpBackward0(Op):
     """out = start + weight * (end - start), ``weight`` a Python number"""
 
     weight: Any
+
+    holomorphic = True
 
     __slots__ = ("weight",)
 
@@ -71,6 +73,8 @@ class LerpBackward0(Op):
 
 class LerpBackward1(Op):
     """out = start + weight * (end - start), ``weight`` a tensor"""
+
+    holomorphic = True
 
     saved_inputs: tuple[int, ...] = (0, 1, 2)
     saved_for: tuple[tuple[int, ...], ...] = (

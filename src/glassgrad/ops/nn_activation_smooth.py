@@ -20,6 +20,7 @@ from ..autograd.op import Op, apply_inplace
 from . import arithmetic, division, pointwise
 from ._common import array_of, check_tensor
 from ._namespace import ArrayNamespace
+from ._not_implemented import refuse_complex_autograd
 from ._registry import Sample, register
 from ._samples import randn
 from .nn_activation import NN, _activation_samples, _check_floating, _sigmoid, _softplus, call_op
@@ -92,8 +93,12 @@ class SiluBackward0(Op):
     """out = x * sigmoid(x)"""
 
     saved_inputs: tuple[int, ...] = (0,)
+    holomorphic = True  # silu_ records complex inputs (silu refuses them, see silu)
 
     def forward(self, x: Any) -> Any:
+        if x.dtype.kind == "c":  # PyTorch's kernel computes it; its autograd refuses it
+            with np.errstate(all="ignore"):
+                return x / (1 + np.exp(-x))
         _check_floating(x, "silu")
         return x * _sigmoid(x)
 
@@ -221,6 +226,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     check_tensor(input, "silu")
     if inplace:
         return apply_inplace(SiluBackward0, input)
+    refuse_complex_autograd("silu", input)
     return SiluBackward0.apply(input)
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import scalar_type_name, tensor_type_name
+from .._runtime import get_num_threads
 from .._tensor import Tensor
 from . import shape
 from ._conv_kernels import _size_text, _tuple_arg
@@ -102,17 +103,27 @@ def _pytorch_uses_mkldnn(
     backend (``ConvParams::use_mkldnn``): that backend refuses a bias whose dtype is not the
     input's, the slow kernels it uses otherwise cast the bias to it.
 
-    float32 input only; not with an output padding of at least the stride. A 1-d convolution is viewed as a 2-d one (a size
-    1 dim before the last). For kernels of 1x1 without stride or dilation and a batch under 16,
-    PyTorch also asks whether its thread pool has more than one thread: taken as yes, its
-    default on a multi-core CPU. Then: groups > 1, or both last kernel sizes above 3, or a
-    batch above 1, or more than 20480 input elements in the first four dims.
+    float32 input only; not with an output padding of at least the stride. A 1-d convolution
+    is viewed as a 2-d one (a size 1 dim before the last). For kernels of 1x1 without stride or
+    dilation and a batch under 16, only with more than one thread (glassgrad's
+    ``get_num_threads``, as PyTorch asks its own pool). Then: groups > 1, or both last kernel
+    sizes above 3, or a batch above 1, or more than 20480 input elements in the first four
+    dims.
     """
     if x.dtype != np.float32 or any(p >= s for p, s in zip(output_padding, stride)):
         return False
     batched = x.shape if x.ndim == n + 2 else (1, *x.shape)
     sizes = (*batched[:2], 1, batched[2]) if n == 1 else batched[:4]
     kernel_h = 1 if n == 1 else weight_shape[-2]
+    one_by_one = weight_shape[-1] == 1 and kernel_h == 1
+    if (
+        one_by_one
+        and sizes[0] < 16
+        and all(s == 1 for s in stride)
+        and all(d == 1 for d in dilation)
+        and get_num_threads() == 1
+    ):
+        return False  # PyTorch: "THNN is faster when single-threaded"
     return (
         groups > 1
         or (weight_shape[-1] > 3 and kernel_h > 3)

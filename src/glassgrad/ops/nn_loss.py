@@ -288,7 +288,9 @@ def l1_loss(
     _size_warning(input, target)
     how = _reduction(reduction, size_average, reduce)
     x, t = _expanded("l1_loss", input, target)
-    _check_floating_loss("l1_loss", "abs_cpu", binary_operands(x._data, t._data)[0])
+    difference = binary_operands(x._data, t._data)[0]
+    if difference.dtype.kind != "c":  # complex: |input - target| is real, as in PyTorch
+        _check_floating_loss("l1_loss", "abs_cpu", difference)
     absolute = pointwise.abs(arithmetic.sub(x, t))
     if weight is not None:
         return _weighted("l1_loss", absolute, input, weight, how, mean_by_weight=True)

@@ -23,7 +23,7 @@ from ..autograd.op import Op
 from . import arithmetic, clamping, pointwise
 from . import reduction as reductions
 from ._common import array_of, check_tensor
-from ._not_implemented import check_no_requires_grad
+from ._not_implemented import check_no_requires_grad, refuse_complex_autograd
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
 from .nn_activation_smooth import logsigmoid
@@ -102,7 +102,11 @@ class SoftMarginLossBackward0(Op):
     @keeps_operand_layout
     def forward(self, x: Any, target: Any, reduction: Any) -> Any:
         self.reduction = reduction
-        loss = np.logaddexp(0, -target * x).astype(x.dtype, copy=False)
+        if x.dtype.kind == "c" or target.dtype.kind == "c":  # PyTorch's log1p(exp(-x t))
+            with np.errstate(all="ignore"):
+                loss = np.log1p(np.exp(-x * target)).astype(x.dtype, copy=False)
+        else:
+            loss = np.logaddexp(0, -target * x).astype(x.dtype, copy=False)
         if reduction == "none":
             return loss
         total = loss.sum()
@@ -139,6 +143,7 @@ def soft_margin_loss(
     check_tensor(input, "soft_margin_loss")
     check_tensor(target, "soft_margin_loss", "target", 2)
     check_no_requires_grad(target, "target", "soft_margin_loss")
+    refuse_complex_autograd("soft_margin_loss", input)
     if input._data.shape != target._data.shape:
         x, t = np.broadcast_arrays(input._data, target._data)  # raises as PyTorch would
         if x.shape != input._data.shape:

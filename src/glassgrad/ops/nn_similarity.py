@@ -31,9 +31,10 @@ class NormBackward1(LinalgVectorNormBackward0):
 
 
 def _check_float_input(x: Tensor, op: str) -> None:
-    if x._data.dtype.kind != "f":
+    if x._data.dtype.kind not in "fc":
         raise RuntimeError(
-            f"{op}: Expected a floating point tensor as input. Got {scalar_type_name(x._data.dtype)}"
+            f"{op}: Expected a floating point or complex tensor as input. Got "
+            f"{scalar_type_name(x._data.dtype)}"
         )
 
 

@@ -295,6 +295,12 @@ def interpolate(
             f"Input and output sizes should be greater than 0, but got input ({given}) output "
             f"({wanted})"
         )
+    if x.dtype.kind == "c":  # PyTorch's index and weight computation has no complex kernel
+        kind = {"bicubic": "cubic", "nearest": "nearest", "nearest-exact": "nearest"}
+        raise NotImplementedError(
+            f'"compute_indices_weights_{kind.get(mode, "linear")}" not implemented for '
+            f"'{scalar_type_name(x.dtype)}'"
+        )
     if mode not in ("nearest", "nearest-exact") and x.dtype.kind != "f":
         kernel = {"linear": "upsample_linear1d", "bilinear": "upsample_bilinear2d"}.get(
             mode, f"upsample_{mode}{nd}d"

@@ -298,13 +298,34 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
     return HypotBackward0.apply(input, _tensor_other(other, "hypot"))
 
 
+def log_add_exp_complex(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``log(e^a + e^b)`` of complex arrays as PyTorch's ``_log_add_exp_helper``: the operand
+    of the smaller real part is the one exponentiated (a NaN wins), two equal infinite real
+    parts are summed directly (or give the smaller operand when negative)."""
+    a, b = np.broadcast_arrays(a, b)
+    nan_a, nan_b = np.isnan(a.real) | np.isnan(a.imag), np.isnan(b.real) | np.isnan(b.imag)
+    a_smaller = a.real < b.real
+    low = np.where(nan_b, b, np.where(nan_a, a, np.where(a_smaller, a, b)))
+    high = np.where(nan_b, b, np.where(nan_a, a, np.where(a_smaller, b, a)))
+    with np.errstate(all="ignore"):
+        out = np.log1p(np.exp(low - high)) + high
+        same_infinity = ~np.isfinite(low.real) & (low.real == high.real)
+        out = np.where(same_infinity & (low.real < 0), low, out)
+        out = np.where(same_infinity & (low.real > 0), np.log(np.exp(low) + np.exp(high)), out)
+    return np.where(nan_a | nan_b, np.asarray(complex(np.nan, np.nan), a.dtype), out)
+
+
 class LogaddexpBackward0(Op):
     """out = log(e^a + e^b); d/da = 1 / (1 + e^(b - a))"""
 
     saved_inputs: tuple[int, ...] = (0, 1)
     base_log: float = 1.0
+    holomorphic = True  # PyTorch's complex gradient: grad / (1 + e^(b - a)).conj()
 
     def forward(self, a: Any, b: Any) -> Any:
+        if self.base_log == 1.0 and any_complex(a, b):
+            a, b = binary_operands(a, b)
+            return _binary(self.kernel, a, b, log_add_exp_complex)
         _floats_only(self.kernel, a, b)
         a, b = binary_operands(a, b)
         return _binary(self.kernel, a, b, np.logaddexp if self.base_log == 1.0 else np.logaddexp2)

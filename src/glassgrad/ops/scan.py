@@ -20,6 +20,7 @@ from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .indexing import ScatterAddZerosBackward0
+from .pointwise_binary import log_add_exp_complex
 from .reduction import _integer_accumulator, sum
 from .shape import cat, reshape
 from .shape_views import narrow
@@ -291,10 +292,20 @@ cummax: Callable[..., Any] = _cum_extremum("cummax", CummaxBackward0, return_typ
 cummin: Callable[..., Any] = _cum_extremum("cummin", CumminBackward0, return_types.cummin)
 
 
+def _log_cum_sum_exp(x: np.ndarray, dim: int) -> np.ndarray:
+    """The running ``log(sum(exp))`` along ``dim`` (complex: PyTorch's helper step by step)."""
+    if x.dtype.kind != "c":
+        return np.logaddexp.accumulate(x, axis=dim)
+    out = np.moveaxis(x.copy(), dim, 0)
+    for k in range(1, out.shape[0]):
+        out[k] = log_add_exp_complex(out[k - 1], out[k])
+    return np.moveaxis(out, 0, dim)
+
+
 def _reversed_logcumsumexp(F: Any, v: Any, dim: int) -> Any:
     if isinstance(v, Tensor):
         return v.flip(dim).logcumsumexp(dim).flip(dim)
-    return np.flip(np.logaddexp.accumulate(np.flip(v, dim), axis=dim), dim)
+    return np.flip(_log_cum_sum_exp(np.flip(v, dim), dim), dim)
 
 
 class LogcumsumexpBackward0(Op):
@@ -309,6 +320,7 @@ class LogcumsumexpBackward0(Op):
 
     saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
+    holomorphic = True  # complex: the backward gets grad.conj(), its result is conjugated
     __slots__ = ("dim",)
 
     @row_major
@@ -316,13 +328,16 @@ class LogcumsumexpBackward0(Op):
         self.dim = dim
         if x.ndim == 0 or x.size == 0:
             return x.copy()
-        return np.logaddexp.accumulate(x, axis=dim)
+        return _log_cum_sum_exp(x, dim)
 
     def backward(self, F: Any, grad: Any) -> Any:
         x, out = self.saved
         values = array_of(grad)
         if values.ndim == 0 or values.size == 0:
             return grad
+        if values.dtype.kind == "c":
+            # PyTorch's logcumsumexp_backward for complex: no split by sign, log(grad.conj()).
+            return F.exp(_reversed_logcumsumexp(F, F.log(grad) - out, self.dim) + x)
         lowest = float(np.finfo(values.dtype).min)
         log_abs = F.log(F.abs(grad))
         positive = F.where(values > 0, log_abs, lowest)
@@ -342,7 +357,7 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Any = None) -> Tensor:
         tensor([0.0000, 0.6931])
     """
     check_tensor(input, "logcumsumexp")
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fc":
         raise NotImplementedError(
             f"\"logcumsumexp_out_cpu\" not implemented for '{scalar_type_name(input._data.dtype)}'"
         )

@@ -177,6 +177,7 @@ class TriangularSolveBackward0(Op):
 
     saved_inputs: tuple[int, ...] = (0, 1)
     saved_outputs: tuple[int, ...] = (0,)
+    holomorphic = True  # complex: PyTorch's formula with conjugate transposes
     __slots__ = ("upper", "transpose", "unitriangular")
 
     def forward(
@@ -257,7 +258,7 @@ def triangular_solve(
             f"Expected b and A to have the same dtype, but found b of type "
             f"{scalar_type_name(x.dtype)} and A of type {scalar_type_name(a.dtype)} instead."
         )
-    check_kernel_dtype("triangular_solve_cpu", a)
+    check_kernel_dtype("triangular_solve_cpu", a, complex_ok=True)
     if a.shape[-1] != a.shape[-2]:
         raise RuntimeError(
             f"{op}: A must be batches of square matrices, but they are {a.shape[-2]} by "
