@@ -448,7 +448,9 @@ def test_similarity_errors_name_the_op_and_shapes() -> None:
         F.pairwise_distance(gg.randn(3, 4), gg.randn(3, 5))
     with pytest.raises(RuntimeError, match="cosine_similarity: expected common dtype to be float"):
         F.cosine_similarity(gg.tensor([[1, 2]]), gg.tensor([[3, 4]]))
-    with pytest.raises(RuntimeError, match="normalize: Expected a floating point tensor.*Long"):
+    with pytest.raises(
+        RuntimeError, match="normalize: Expected a floating point or complex tensor.*Long"
+    ):
         F.normalize(gg.tensor([[1, 2]]))
 
 
