@@ -193,12 +193,13 @@ def tensor_repr(values: np.ndarray, suffixes: list[str], default_dtype_name: str
     extra = []
     if values.size == 0 and values.shape != (0,):
         extra.append(f"size={tuple(values.shape)}")
-    # PyTorch omits the default float dtype and its complex counterpart, int64, and bool (unless
-    # the tensor is empty).
+    # PyTorch omits the default float dtype and its complex counterpart, int64 and bool; an
+    # empty tensor has no values to tell them apart, so it shows any but the default float.
     default_complex = "complex128" if default_dtype_name == "float64" else "complex64"
-    shows_dtype = dtype_name not in (default_dtype_name, default_complex, "int64") and (
-        dtype_name != "bool" or values.size == 0
-    )
+    if values.size == 0:
+        shows_dtype = dtype_name != default_dtype_name
+    else:
+        shows_dtype = dtype_name not in (default_dtype_name, default_complex, "int64", "bool")
     if shows_dtype:
         extra.append(f"dtype=glassgrad.{dtype_name}")
     body = "[]" if values.size == 0 else array_body(values, len(prefix))

@@ -15,6 +15,7 @@ from .program import save_regression
 from .skips import (
     PYTORCH_BUGS,
     PYTORCH_LACKS,
+    PYTORCH_LAZY_CONJ,
     PYTORCH_SILENT_BUGS,
     PYTORCH_UNDEFINED_FOR_NAN,
     PYTORCH_WRONG_SECOND_ORDER,
@@ -37,13 +38,14 @@ def main() -> None:
     print("left out on purpose:")
     for name, reason in {**SKIPPED_OPS, **PYTORCH_LACKS}.items():
         print(f"  {name}: {reason}")
+    for name, reason in PYTORCH_LAZY_CONJ.items():
+        print(f"  {name}, aliasing (called with .clone() after it): {reason}")
     for name, reason in PYTORCH_UNDEFINED_FOR_NAN.items():
         print(f"  {name} of a tensor holding NaN: {reason}")
     for name, message in PYTORCH_BUGS.items():
         print(f"  {name}: a PyTorch bug ({message!r}), no verdict after it")
     for name in PYTORCH_WRONG_SECOND_ORDER:
         print(f"  {name}: PyTorch's second derivative is wrong, not compared")
-
     for name, (phase, _) in PYTORCH_SILENT_BUGS.items():
         print(f"  {name}: a PyTorch bug (silently wrong), not compared from phase {phase}")
     ops = None

@@ -18,7 +18,7 @@ import glassgrad
 from glassgrad.ops import REGISTRY
 from glassgrad.ops._registry import NoGrad
 
-from .skips import PYTORCH_UNDEFINED_FOR_NAN, SKIPPED_OPS
+from .skips import PYTORCH_LAZY_CONJ, PYTORCH_UNDEFINED_FOR_NAN, SKIPPED_OPS
 
 _SHAPES = [(), (1,), (3,), (4,), (2, 3), (3, 4), (4, 3), (2, 3, 4), (0,), (2, 0), (3, 1), (1, 4)]
 _ERROR_RATE = 0.2  # how often a statement that raises in PyTorch is kept
@@ -279,6 +279,8 @@ class ProgramGenerator:
         args = [self._arg(a) for a in sample.args]
         kwargs = [f"{k}={self._arg(v)}" for k, v in sample.kwargs.items()]
         code = self._call(info, args, kwargs)
+        if key in PYTORCH_LAZY_CONJ:
+            code = f"{code}.clone()"
         if key in PYTORCH_UNDEFINED_FOR_NAN:
             return ("expr", code, args)  # passed over if an argument holds NaN (_try)
         return ("expr", code)

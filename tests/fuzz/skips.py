@@ -79,6 +79,17 @@ PYTORCH_UNDEFINED_FOR_NAN = {
     )
 }
 
+# Ops whose PyTorch result can be a lazy conjugate view (the conj bit: conj and adjoint of a
+# complex tensor, ifft/ihfft of a real one, a conjugated forward transform): writing into it
+# writes into the input there. glassgrad has no conj bit and computes the conjugate as a new
+# tensor (docs/views_and_inplace.md; tests/ops/test_result_aliasing.py lists the same ops).
+# The fuzzer calls them with `.clone()` after the call: their values and gradients are
+# fuzzed, their aliasing is not.
+PYTORCH_LAZY_CONJ = {
+    name: "PyTorch's result is a lazy conjugate view; glassgrad's conjugate is a new tensor"
+    for name in ("conj", "adjoint", "fft.ifft", "fft.ihfft")
+}
+
 # PyTorch failures that are bugs of PyTorch's, not errors of the program: the name says where,
 # the value is the message PyTorch raises (matched as a substring). A phase where PyTorch
 # fails so ends the comparison; glassgrad computes the derivative.

@@ -151,14 +151,24 @@ def test_deprecations_warn_as_pytorch() -> None:
         gg.cross(gg.ones(3), gg.ones(3))
 
 
+def _graph(fn: Any) -> Any:
+    """A node's name() and, nested, its inputs' graphs."""
+    if fn is None:
+        return None
+    return (fn.name(), [_graph(f) for f, _ in fn.next_functions])
+
+
 def test_multi_dot_chooses_the_cheap_order_like_pytorch() -> None:
-    shapes = [(10, 2), (2, 10), (10, 3)]
-    tensors = [gg.ones(*s, requires_grad=True) for s in shapes]
-    result = gg.linalg.multi_dot(tensors)
-    # (A B) C costs 10*2*10 + 10*10*3 = 500, A (B C) 2*10*3 + 10*2*3 = 120: A (B C) it is.
-    assert (
-        result.grad_fn.next_functions[0][0].name() == "torch::autograd::AccumulateGrad"
-    )  # PyTorch's name()
+    # (A B) C costs 10*2*10 + 10*10*3 = 500, A (B C) 2*10*3 + 10*2*3 = 120: A (B C) it is,
+    # then PyTorch views the product as the output shape.
+    def graph(lib: Any) -> Any:
+        tensors = [lib.ones(*s, requires_grad=True) for s in [(10, 2), (2, 10), (10, 3)]]
+        return _graph(lib.linalg.multi_dot(tensors).grad_fn)
+
+    ours = graph(gg)
+    assert ours == graph(torch)
+    assert ours[0] == "ViewBackward0"
+    assert ours[1][0][1][0][0] == "torch::autograd::AccumulateGrad"  # A, then (B C)
 
 
 LDL_AND_HOUSEHOLDER_ERRORS = {

@@ -255,8 +255,8 @@ def svd_top(
         batch = data.shape[:-2]
         s = LinalgSvdBackward0.apply(input)[1]
         u = Tensor._from_array(np.zeros((*batch, m, m), data.dtype))
-        # V is the transpose of PyTorch's zero Vh: column-major
-        v = Tensor._from_array(column_major(np.zeros((*batch, n, n), data.dtype)))
+        # V is PyTorch's zero Vh viewed transposed (conjugating zeros changes nothing)
+        v = Tensor._from_array(np.zeros((*batch, n, n), data.dtype)).mT
         return return_types.svd(u, s, v)
     u, s, vh = LinalgSvdBackward0.apply(input, full_matrices=not some)
     return return_types.svd(u, s, vh.mH)  # V = Vh^H (its transpose if real)

@@ -32,8 +32,9 @@ from .linalg import matmul
 from .norms import matrix_norm
 from .pointwise import where
 from .scan import cumprod
-from .shape import cat, unsqueeze
+from .shape import cat, squeeze, unsqueeze
 from .shape_reorder import flip
+from .shape_views import narrow
 
 __all__ = [
     "matrix_power",
@@ -239,9 +240,11 @@ def cond(A: Tensor, p: Any = None, *, out: Any = None) -> Tensor:
     if data.ndim < 2:
         raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
     if p is None or p in (2, -2):
+        # PyTorch's: the extreme singular values as narrowed views, divided, squeezed.
         values = svdvals(A)
-        ratio = values[..., 0] / values[..., -1]
-        return ratio if p != -2 else values[..., -1] / values[..., 0]
+        largest, smallest = narrow(values, -1, 0, 1), narrow(values, -1, -1, 1)
+        ratio = largest / smallest if p != -2 else smallest / largest
+        return squeeze(ratio, -1)
     if p not in ("fro", "nuc", 1, -1, math.inf, -math.inf):
         raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
     check_square(f"linalg.cond(ord={p})", data)

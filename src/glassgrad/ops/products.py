@@ -27,7 +27,7 @@ from .complex import conj
 from .conversion import clone
 from .linalg import matmul, mm
 from .reduction import sum as reduce_sum
-from .shape import permute, reshape, squeeze, unsqueeze
+from .shape import permute, reshape, unsqueeze, view
 
 # --- outer, tensordot ---------------------------------------------------------------------
 
@@ -228,13 +228,10 @@ def multi_dot(tensors: Any, *, out: Any = None) -> Tensor:
                 f"and {list(tensors[i + 1]._data.shape)} cannot be multiplied"
             )
     split = _chain_order([m._data.shape for m in matrices])
-    result = _multiply(matrices, split, 0, len(matrices) - 1)
-    if first_vector and last_vector:
-        result = squeeze(squeeze(result, 1), 0)
-    elif first_vector:
-        result = squeeze(result, 0)
-    elif last_vector:
-        result = squeeze(result, 1)
+    product = _multiply(matrices, split, 0, len(matrices) - 1)
+    # PyTorch views the matrix product as the output shape, a vector end dropping its dim.
+    rows = () if first_vector else product._data.shape[:1]
+    result = view(product, (*rows, *(() if last_vector else product._data.shape[1:])))
     return out_result("linalg_multi_dot", out, result, tuple(tensors), exact=True, autograd_op="mm")
 
 

@@ -13,6 +13,7 @@ from ._not_implemented import refuse_complex
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
+from .shape import unbind
 
 
 def _side(right: bool, side: str | None) -> str:
@@ -138,9 +139,9 @@ def nonzero(input: Tensor, *, out: Any = None, as_tuple: bool = False) -> Any:
     if as_tuple:
         if out is not None:
             raise TypeError("nonzero(): as_tuple=True does not take out=")
-        indices = np.nonzero(data.reshape(1) if data.ndim == 0 else data)
-        # NumPy's are columns of one (n, ndim) array; PyTorch's are contiguous.
-        return tuple(Tensor._from_array(np.ascontiguousarray(i, np.int64)) for i in indices)
+        # PyTorch's nonzero_numpy: the columns of the (column-major) nonzero matrix, views.
+        found = np.asarray(np.argwhere(data.reshape(1) if data.ndim == 0 else data), np.int64)
+        return unbind(Tensor._from_array(found), 1)
     if data.ndim == 0:
         found = np.zeros((int(data != 0), 0), np.int64)
     else:

@@ -18,14 +18,15 @@ from ..autograd.views import own_temporary_view
 from ._common import array_of, check_tensor, wrap_dim
 from ._registry import Sample, register
 from ._samples import complex_randn, randn
+from .broadcasting import expand
 from .complex import conj
-from .conversion import clone
+from .conversion import clone, contiguous
 from .diagonals import diag
 from .gather_scatter import index_select
 from .pointwise import where
-from .shape import reshape, transpose
+from .shape import reshape, transpose, unsqueeze, view
 from .shape_reorder import flip
-from .shape_views import narrow
+from .shape_views import flatten, narrow
 
 
 def ravel(input: Tensor) -> Tensor:
@@ -36,7 +37,8 @@ def ravel(input: Tensor) -> Tensor:
         >>> glassgrad.ravel(glassgrad.zeros(2, 3)).shape
         glassgrad.Size([6])
     """
-    return reshape(check_tensor(input, "ravel"), (-1,))
+    # PyTorch's ravel: a view of the contiguous tensor, of a copy when the input is not.
+    return view(contiguous(check_tensor(input, "ravel")), -1)
 
 
 def fliplr(input: Tensor) -> Tensor:
@@ -262,11 +264,18 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     return diag(ravel(check_tensor(input, "diagflat")), offset)
 
 
+_REPEAT_INTERLEAVE_OVERLOADS = (
+    "(Tensor input, Tensor repeats, int dim = None, *, int output_size = None), "
+    "(Tensor repeats, *, int output_size = None), "
+    "(Tensor input, int repeats, int dim = None, *, int output_size = None)"
+)
+
+
 def repeat_interleave(
     input: Tensor, repeats: Any = None, dim: int | None = None, *, output_size: int | None = None
 ) -> Tensor:
-    """Repeat each element (or slice along ``dim``) ``repeats`` times (a number, or one count
-    per element); ``repeat_interleave(counts)`` alone gives the repeated indices.
+    """Repeat each element (or slice along ``dim``) ``repeats`` times (an int, or a tensor of
+    one count per element); ``repeat_interleave(counts)`` alone gives the repeated indices.
 
     Example::
 
@@ -279,22 +288,54 @@ def repeat_interleave(
         if counts.ndim != 1 or counts.dtype.kind not in "iu":
             raise RuntimeError("repeats has to be a 1D tensor of integers")
         return Tensor._from_array(np.repeat(np.arange(counts.size), counts))
+    if isinstance(repeats, Tensor):
+        return _repeat_by_counts(input, repeats, dim, output_size)
+    if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)):
+        raise TypeError(
+            "repeat_interleave() received an invalid combination of arguments - got (Tensor, "
+            f"{type(repeats).__name__}), but expected one of: {_REPEAT_INTERLEAVE_OVERLOADS}"
+        )
+    # PyTorch's int overload: each slice expanded along a new dim, copied, the two dims merged
+    # (so the result is a view of that copy).
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    d = wrap_dim(0 if dim is None else dim, input._data.ndim, "repeat_interleave")
+    x = unsqueeze(input if dim is not None else flatten(input), d + 1)
+    shape = list(x._data.shape)
+    shape[d + 1] = int(repeats)
+    if output_size is not None and output_size != shape[d] * repeats:
+        raise RuntimeError(
+            f"repeat_interleave: Invalid output_size, expected {shape[d] * repeats} but got "
+            f"{output_size}"
+        )
+    return flatten(clone(expand(x, shape), memory_format=contiguous_format), d, d + 1)
+
+
+def _repeat_by_counts(
+    input: Tensor, repeats: Tensor, dim: int | None, output_size: int | None
+) -> Tensor:
+    """PyTorch's Tensor overload: an index_select of the positions each repeated its count."""
     x, d = (
-        (ravel(input), 0)
+        (flatten(input), 0)
         if dim is None
         else (input, wrap_dim(dim, input._data.ndim, "repeat_interleave"))
     )
-    size = x._data.shape[d] if x._data.ndim else 1
-    counts = array_of(repeats) if isinstance(repeats, Tensor) else np.asarray(repeats)
+    if x._data.ndim == 0:
+        x = reshape(x, (1,))
+    size = x._data.shape[d]
+    counts = array_of(repeats)
+    if counts.ndim > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    if counts.ndim == 1 and counts.size not in (1, size):
+        raise RuntimeError(
+            "repeats must have the same size as input along dim, but got repeats.size(0) = "
+            f"{counts.size} and input.size({d}) = {size}"
+        )
     if np.any(counts < 0):
         raise RuntimeError("repeats can not be negative")
-    if counts.ndim and counts.size not in (1, size):
-        raise RuntimeError("repeats must have the same size as input along dim")
     positions = np.repeat(np.arange(size), np.broadcast_to(counts.reshape(-1), (size,)))
     if output_size is not None and output_size != positions.size:
         raise RuntimeError("allocated size does not match required size")
-    if x._data.ndim == 0:
-        x = reshape(x, (1,))
     return index_select(x, d, Tensor._from_array(positions.astype(np.int64)))
 
 

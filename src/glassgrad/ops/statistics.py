@@ -282,8 +282,8 @@ def cov(
         norm = where(norm <= 0, 0.0, norm)
     elif norm <= 0:
         norm = 0.0
-    result = c / norm
-    return result.squeeze() if input._data.ndim < 2 else result
+    # PyTorch squeezes whatever the input's rank: one variable gives a 0-d result.
+    return (c / norm).squeeze()
 
 
 def _default_float() -> Any:
@@ -380,6 +380,7 @@ register(
         Sample((randn(rng, 3, 5),)),
         Sample((randn(rng, 3, 5),), {"correction": 0}),
         Sample((randn(rng, 5),)),
+        Sample((randn(rng, 1, 5),)),  # one variable: a 0-d result
         Sample((randn(rng, 2, 4),), {"fweights": np.array([1, 2, 1, 3])}),
         Sample((randn(rng, 2, 4),), {"aweights": NoGrad(1.0 - rng.random(4))}),
         Sample(
@@ -391,5 +392,9 @@ register(
 register(
     "corrcoef",
     corrcoef,
-    samples=lambda rng: [Sample((randn(rng, 3, 5),)), Sample((randn(rng, 2, 6),))],
+    samples=lambda rng: [
+        Sample((randn(rng, 3, 5),)),
+        Sample((randn(rng, 2, 6),)),
+        Sample((randn(rng, 1, 6),)),
+    ],
 )
