@@ -366,9 +366,9 @@ def where(condition: Any, input: Any = None, other: Any = None) -> Any:
         tensor([0., 2.])
     """
     if input is None and other is None:
-        from .searching import nonzero  # searching's ops build on this module's
-
-        return nonzero(check_tensor(condition, "where", "condition"), as_tuple=True)
+        # Through the Tensor method (attached by the registry): searching's ops, nonzero
+        # among them, build on this module's.
+        return check_tensor(condition, "where", "condition").nonzero(as_tuple=True)
     if input is None or other is None:
         missing = "input" if input is None else "other"
         raise TypeError(f"where() missing 1 required positional argument: '{missing}'")
