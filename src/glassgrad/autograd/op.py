@@ -21,6 +21,7 @@ This module knows no specific op.
 
 from __future__ import annotations
 
+import re
 import warnings
 import weakref
 from typing import Any
@@ -135,14 +136,27 @@ SAVED_INFERENCE_ERROR = (
 def _modified_error(t: Any, expected: int, output_of: Node | None) -> RuntimeError:
     shape = list(t._data.shape) if t is not None else []
     type_name = tensor_type_name(t._data.dtype) if t is not None else "tensor"
-    where = f", which is output 0 of {output_of.name()}," if output_of is not None else ""
+    # PyTorch 2.13 names the node without its "Backward<N>" suffix ("Exp", "MyFn").
+    node_name = re.sub(r"Backward\d*$", "", output_of.name()) if output_of is not None else ""
+    where = f", which is output 0 of {node_name}," if output_of is not None else ""
     culprit = describe_last_write(t._version_counter) if t is not None else ""
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: [{type_name} {shape}]{where} is at version {t._version}; expected version "
-        f"{expected} instead. Hint: the backtrace further above shows the operation that "
-        "failed to compute its gradient. The variable in question was changed in there or "
-        f"anywhere later. Good luck!{culprit}"
+        f"{expected} instead.{_modified_hint()}{culprit}"
+    )
+
+
+def _modified_hint() -> str:
+    """PyTorch's hint after the error, which depends on anomaly mode."""
+    if graph.anomaly.enabled:
+        return (
+            " Hint: the backtrace further above shows the operation that failed to compute its "
+            "gradient. The variable in question was changed in there or anywhere later. Good luck!"
+        )
+    return (
+        " Hint: enable anomaly detection to find the operation that failed to compute its "
+        "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
     )
 
 
