@@ -166,6 +166,15 @@ def varargs_or_keyword(op: str, args: tuple, value: Any, name: str) -> tuple[Any
     return (value,)
 
 
+def remember(cache: dict, key: Any, value: Any, limit: int) -> Any:
+    """``value``, stored in ``cache`` under ``key``; the oldest entries beyond ``limit`` are
+    dropped (a bounded cache of per-geometry constants: a dict keeps insertion order)."""
+    cache[key] = value
+    while len(cache) > limit:
+        cache.pop(next(iter(cache)))
+    return value
+
+
 _ALONG: dict = {}  # (shape, axis) -> the other dims' broadcast aranges (oldest first)
 
 
@@ -193,7 +202,5 @@ def take_along_axis(arr: np.ndarray, indices: np.ndarray, axis: int) -> np.ndarr
             np.arange(n).reshape((1,) * d + (-1,) + (1,) * (ndim - d - 1))
             for d, n in enumerate(arr.shape)
         )
-        _ALONG[key] = aranges
-        while len(_ALONG) > 64:
-            _ALONG.pop(next(iter(_ALONG)))
+        remember(_ALONG, key, aranges, 64)
     return arr[(*aranges[:axis], indices, *aranges[axis + 1 :])]

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import shape as shape_ops
-from ._common import check_tensor
+from ._common import check_tensor, remember
 from ._conv_kernels import _tuple_arg
 
 # --- window geometry (any number of spatial dimensions: len(kernel)) ---------------------------
@@ -129,9 +129,7 @@ def _window_starts(shape: tuple, stride: tuple, out: tuple) -> np.ndarray:
         starts = starts[..., None] + np.arange(o, dtype=np.intp) * (s * e)
     starts = starts.reshape(-1)
     if starts.size <= _STARTS_CACHED_MAX:
-        _STARTS[key] = starts
-        while len(_STARTS) > _STARTS_ENTRIES:  # the oldest geometries go first
-            _STARTS.pop(next(iter(_STARTS)), None)
+        remember(_STARTS, key, starts, _STARTS_ENTRIES)
     return starts
 
 
@@ -152,9 +150,7 @@ def _window_elements(shape: tuple, kernel, stride, dilation, out) -> np.ndarray:
     offsets = np.array(_kernel_offsets(shape[-len(kernel) :], kernel, dilation), np.intp)
     index = _window_starts(shape, stride, out)[:, None] + offsets
     if index.size <= _STARTS_CACHED_MAX:
-        _STARTS[key] = index
-        while len(_STARTS) > _STARTS_ENTRIES:
-            _STARTS.pop(next(iter(_STARTS)), None)
+        remember(_STARTS, key, index, _STARTS_ENTRIES)
     return index
 
 

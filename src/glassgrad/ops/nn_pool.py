@@ -23,6 +23,7 @@ from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
 from . import shape as shape_ops
+from ._common import remember
 from ._pool_geometry import (
     _as_2d,
     _axis_shape,
@@ -176,10 +177,7 @@ def _plane_indices(size: tuple, kernel, stride, padding, dilation, out) -> np.nd
     table = np.ascontiguousarray(np.broadcast_to(flat, (*out, *kernel))).reshape(
         math.prod(out), math.prod(kernel)
     )
-    _PLANE_INDICES[key] = table
-    while len(_PLANE_INDICES) > 8:  # the oldest geometries go first
-        _PLANE_INDICES.pop(next(iter(_PLANE_INDICES)), None)
-    return table
+    return remember(_PLANE_INDICES, key, table, 8)
 
 
 @functools.lru_cache(maxsize=32)

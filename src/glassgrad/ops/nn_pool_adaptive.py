@@ -25,7 +25,7 @@ from ..autograd.op import Op
 from . import reduction
 from . import shape as shape_ops
 from ._axis_taps import apply_taps, apply_taps_adjoint
-from ._common import check_tensor
+from ._common import check_tensor, remember
 from ._pool_geometry import _as_2d, _element_strides, _single, gather_flat
 from ._registry import Sample, register
 from ._samples import randn
@@ -117,10 +117,7 @@ def _gathered_windows(x: np.ndarray, out: tuple) -> tuple:
     size = x.shape[-nd:]
     index = _WINDOWS.get((size, out))
     if index is None:
-        index = _window_index(size, out)
-        _WINDOWS[(size, out)] = index
-        while len(_WINDOWS) > 8:  # the oldest geometries go first
-            _WINDOWS.pop(next(iter(_WINDOWS)), None)
+        index = remember(_WINDOWS, (size, out), _window_index(size, out), 8)
     planes = x.reshape(-1, math.prod(size))
     return planes[:, index], index
 
