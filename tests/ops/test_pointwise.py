@@ -235,6 +235,7 @@ def test_floor_divide_records_not_implemented_and_backward_raises() -> None:
         out = lib.floor_divide(x, 2.0)
         assert out.requires_grad
         assert type(out.grad_fn).__name__ == "NotImplemented"
+        assert out.grad_fn.name() == "torch::autograd::NotImplemented"
         with pytest.raises(
             RuntimeError, match="derivative for aten::floor_divide is not implemented"
         ):
