@@ -22,7 +22,7 @@ from .autograd.graph import RemovableHandle, add_hook
 from .autograd.inplace_record import note_write
 from .autograd.mutation import before_write, write_hooks
 from .autograd.op import special_inputs
-from .autograd.views import CreationMeta, refresh_view
+from .autograd.views import CreationMeta, refresh_view, sync_requires_grad
 
 __all__ = [
     "Tensor",
@@ -302,9 +302,8 @@ class Tensor(_TensorMethods):
 
     @property
     def output_nr(self) -> int:
-        """Which output of its ``grad_fn`` this tensor is (0 for leaves)."""
-        if self._version_counter is not None and self._base is not None:
-            refresh_view(self)
+        """Which output of its ``grad_fn`` this tensor is (0 for leaves): as set, as PyTorch
+        reads it (a stale view's ``grad_fn`` is not derived again, so this never raises)."""
         return self._output_nr
 
     def _is_view(self) -> bool:
@@ -315,14 +314,15 @@ class Tensor(_TensorMethods):
     def requires_grad(self) -> bool:
         """True if gradients are computed for this tensor (for a view: also when its base
         requires grad, as in PyTorch)."""
-        base = self._base
-        if base is not None:
-            return self._requires_grad or self._node is not None or base._requires_grad
+        if self._base is not None:
+            sync_requires_grad(self)
         return self._requires_grad
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        if self.grad_fn is not None:
+        # Leaf or not by grad_fn as set (PyTorch's C++ is_leaf): a view whose base changed in
+        # place since is not asked for a new history, so this never raises for one.
+        if self._node is not None:
             hint = (
                 ""
                 if value
@@ -353,7 +353,7 @@ class Tensor(_TensorMethods):
             >>> w.requires_grad
             True
         """
-        if requires_grad and self.grad_fn is not None:
+        if requires_grad and self._node is not None:
             return self  # a non-leaf already requires grad: nothing to change (PyTorch)
         self.requires_grad = requires_grad
         return self
@@ -366,7 +366,9 @@ class Tensor(_TensorMethods):
     @property
     def grad(self) -> Tensor | None:
         """The accumulated gradient (leaves, and non-leaves after ``retain_grad()``)."""
-        if self._grad is None and self.grad_fn is not None and not self._retains_grad:
+        # PyTorch's C++ is_leaf: the grad_fn as set, not derived again for a stale view
+        # (reading .grad of a view whose base changed in place never raises).
+        if self._grad is None and self._node is not None and not self._retains_grad:
             warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
@@ -620,10 +622,10 @@ class Tensor(_TensorMethods):
             >>> y.grad
             tensor([1., 1.])
         """
-        if not self._requires_grad:
+        if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.grad_fn is None or self._retains_grad:
-            return
+        if self._node is None or self._retains_grad:
+            return  # a leaf by grad_fn as set (PyTorch's C++ is_leaf): nothing to retain
         node = self.grad_fn
         if node._retain_grad is None:
             node._retain_grad = {}

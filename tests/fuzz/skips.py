@@ -104,6 +104,13 @@ PYTORCH_BUGS = {
         # and LinalgInvExBackward0 saved it: every backward of these norms raises.
         "which is output 0 of LinalgInvEx,"
     ),
+    "embedding double backward with no indices": (
+        # embedding_dense_double_backward views its result as indices.sizes() + [-1], which
+        # is ambiguous for zero elements: every second derivative through an empty lookup
+        # raises (glassgrad gives the empty gradient). In a backward phase only PyTorch's
+        # own formulas reshape, so the message names this bug.
+        "because the unspecified dimension size -1 can be any value and is ambiguous"
+    ),
 }
 
 # Second derivatives PyTorch gets wrong without an error: the name says what, the value is

@@ -364,6 +364,9 @@ class AccumulateGrad(Node):
         var = self.variable
         if grads[0] is None:
             return ()
+        if var.grad_fn is not None:
+            # Detached in place, then given a history by an in-place op: PyTorch's error.
+            raise RuntimeError("leaf variable has been moved into the graph interior")
         if not var._requires_grad:
             # A leaf detached in place (detach_) after the graph was recorded gets nothing;
             # its post-accumulate hooks still run, as PyTorch's engine calls them.

@@ -50,7 +50,6 @@ from .views import (
     internal_overlap,
     rebase_history,
     refresh_view,
-    view_requires_grad,
     wrap_view,
 )
 
@@ -225,6 +224,9 @@ class Op(Node):
     # PyTorch's assert_no_overlap (index_put_, index_add_, scatter_): a source in the written
     # memory is refused even when it is the target itself, not only when it overlaps in part.
     refuses_full_overlap: bool = False
+    # False where PyTorch reads the source before writing and so accepts one in the written
+    # memory (fill_ with a 0-d tensor: its kernel clones a value that aliases self).
+    checks_source_overlap: bool = True
     # zero_ and fill_ with a number write one value: PyTorch lets them write into memory
     # that several elements share (an expand).
     allows_internal_overlap: bool = False
@@ -1120,7 +1122,7 @@ def _check_overlap(cls: type, data: np.ndarray, others: tuple) -> None:
         else:
             raise RuntimeError(OVERLAP_WRITE_ERROR)
     for x in others:
-        if not isinstance(x, graph.Tensor):
+        if not isinstance(x, graph.Tensor) or not cls.checks_source_overlap:
             continue
         src = x._data
         if cls.copies_source and _same_elements(data, src):
@@ -1241,20 +1243,20 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     the base when ``target`` is a view).
     """
     Tensor = graph.Tensor
+    # The flags as set (PyTorch's compute_requires_grad): a stale view's history is derived
+    # again only after check_inplace, which reads it raw.
     requires_grad = grad_state.enabled and (
-        view_requires_grad(target)
-        or any(isinstance(x, Tensor) and view_requires_grad(x) for x in others)
+        target.requires_grad or any(isinstance(x, Tensor) and x.requires_grad for x in others)
     )
     if requires_grad and special_inputs.alive and _all_inference((target, *others)):
         requires_grad = False  # as an out-of-place op on inference tensors (_all_inference)
-    checking = requires_grad and cls.checks_inplace
     # As PyTorch's generated in-place ops, a write records on an integer or bool target too
-    # (it then requires grad); copy_ is PyTorch's hand-written exception.
-    recording = (
-        requires_grad
-        and cls.differentiable
-        and (target._data.dtype.kind in "fc" or not cls.copies_source)
-    )
+    # (it then requires grad); copy_ is PyTorch's hand-written exception, which neither
+    # records nor checks the target (``requires_grad &= isDifferentiableType(self)``).
+    if requires_grad and cls.copies_source and target._data.dtype.kind not in "fc":
+        requires_grad = False
+    checking = requires_grad and cls.checks_inplace
+    recording = requires_grad and cls.differentiable
     data = target._data
     node = cls.__new__(cls)
     arrays = [x._data if isinstance(x, Tensor) else x for x in others]
@@ -1292,6 +1294,8 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
         note_write(target._vc, f"{cls.__name__} (in place)")
         return target
     # The target's old value, as it stands in the graph, is the op's first input.
+    if target._base is not None and target._version_counter is not None:
+        refresh_view(target)
     before = Tensor._from_array(data)
     if target._node is not None:
         before._node = target._node

@@ -52,6 +52,7 @@ __all__ = [
     "refresh_view",
     "replay_view_array",
     "replay_view_tensor",
+    "sync_requires_grad",
     "view_steps",
     "wrap_view",
 ]
@@ -137,11 +138,27 @@ def _view_result(
         t._attr_version = counter[0]
         if meta:
             t._creation_meta = meta
-            if node is None and src._requires_grad:
-                # As PyTorch's views, it requires grad through its base, with no
-                # AccumulateGrad of its own: gradient reaching it goes nowhere.
-                t._requires_grad = t._requires_grad_from_base = True
+        if node is None:
+            sync_requires_grad(t)
     return t
+
+
+def sync_requires_grad(t: Any) -> None:
+    """A view ``t`` without history requires grad exactly while its root base does (PyTorch's
+    ``requires_grad_ || grad_fn_ || base_.requires_grad()``), with no AccumulateGrad of its
+    own: gradient reaching it goes nowhere. Kept in ``_requires_grad`` (marked
+    ``_requires_grad_from_base``) for the fast paths, and synced here whenever the view is
+    used, as its base may have started or stopped requiring grad since (``requires_grad_``,
+    ``detach_``)."""
+    if t._node is not None:
+        return
+    wanted = t._base._requires_grad
+    if wanted == t._requires_grad:
+        return
+    if wanted:
+        t._requires_grad = t._requires_grad_from_base = True
+    elif t._requires_grad_from_base:  # a flag of its own (requires_grad_ on it) stays
+        t._requires_grad = t._requires_grad_from_base = False
 
 
 def view_steps(t: Any) -> tuple[Any, ...]:
@@ -210,6 +227,7 @@ def refresh_view(t: Any, strict: bool = False) -> None:
     attribute): in no-grad and inference mode PyTorch's ops do not ask for it. A view
     without history of a base that requires no gradient stays as it is.
     """
+    sync_requires_grad(t)
     version = t._version_counter[0]
     if version == t._attr_version:
         return
@@ -313,17 +331,25 @@ def view_requires_grad(t: Any) -> bool:
 
 
 def check_inplace(target: Any) -> None:
-    """Raise PyTorch's error if ``target`` may not be changed in place by a recorded op."""
+    """Raise PyTorch's error if ``target`` may not be changed in place by a recorded op.
+
+    As PyTorch's ``check_inplace``, it reads the flags as they are set, not as a stale view
+    would derive them again (``grad_fn`` is read raw, as C++'s ``is_leaf``): a view whose
+    history was never derived since its base gained one counts as a leaf that requires grad,
+    and a view keeps the history it had when its base was detached in place.
+    """
     base = target._base
+    requires_grad = target._requires_grad or target._node is not None
     if base is not None:
         if target._creation_meta:
             raise view_rebase_error(target, indirect=False)
-        if base._node is None and base._requires_grad:
+        requires_grad = requires_grad or base._requires_grad
+        if requires_grad and base._node is None:
             raise RuntimeError(
                 "a view of a leaf Variable that requires grad is being used in an in-place "
                 "operation."
             )
-    if target._node is None and target._requires_grad:
+    if requires_grad and target._node is None:
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation."
         )

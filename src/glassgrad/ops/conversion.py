@@ -248,7 +248,10 @@ class FillBackward2(Op):
 
 
 class FillBackward3(Op):
-    """``self.fill_(value)`` with a 0-d tensor ``value``: it gets the gradient's sum."""
+    """``self.fill_(value)`` with a 0-d tensor ``value``: it gets the gradient's sum. A value
+    in self's memory is read first (PyTorch clones it), so it may overlap the target."""
+
+    checks_source_overlap = False
 
     def forward(self, x: Any, value: Any) -> Any:
         return np.full_like(x, value)

@@ -335,9 +335,14 @@ def _split_key(x: Tensor, key: tuple) -> tuple:
             size = out._data.shape[dim]
             if k.step is not None and k.step <= 0:
                 raise ValueError("step must be greater than zero")
-            start, stop, step = k.indices(size)
-            stop = max(stop, start)
-            if (start, stop, step) != (0, size, 1):
+            # PyTorch skips the slice for a start of 0, a stop at or past the end and a step
+            # of 1 as written, not as clamped: x[1:] of an empty dimension is a slice view
+            # all the same (and x[1:] = v then records CopySlices, not CopyBackwards).
+            if not (
+                k.start in (None, 0) and k.step in (None, 1) and (k.stop is None or k.stop >= size)
+            ):
+                start, stop, step = k.indices(size)
+                stop = max(stop, start)
                 out = SliceBackward0.apply(out, dim=dim, start=start, end=stop, step=step)
             advanced.append(slice(None))
             dim += 1
@@ -382,9 +387,8 @@ def getitem(input: Tensor, key: Any) -> Tensor:
         if -size <= key < size:
             return SelectBackward0.apply(input, dim=0, index=key % size)
     elif type(key) is slice and data.ndim and (key.step is None or key.step > 0):  # x[a:b]
+        # Always a slice, x[:] too (PyTorch's get_item disables its slice optimization here)
         start, stop, step = key.indices(data.shape[0])
-        if (start, stop, step) == (0, data.shape[0], 1):
-            return ViewBackward0Alias.apply(input)
         return SliceBackward0.apply(input, dim=0, start=start, end=max(stop, start), step=step)
     view, advanced = _split_key(input, _normalize_key(key))
     if advanced is None:

@@ -1,0 +1,164 @@
+"""Views, in-place ops and grad mode: the classes of difference the fuzzer found in seeds
+70000-83000 (issue 14), each as short programs run under glassgrad and PyTorch and compared as
+the fuzzer compares them (every variable after every statement, errors, first and second
+derivatives).
+
+Between statements the comparison reads every tensor's ``is_leaf``, which derives a stale
+view's ``grad_fn`` again in both libraries; what PyTorch decides from the flags as they are
+set, before that, is tested by statements that do several things at once.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import glassgrad
+
+from .program import check
+
+LEAF = "torch.tensor([0.5, -1.5, 2.0, 3.0], dtype=torch.float64, requires_grad=True)"
+VALUE = "torch.tensor(0.75, dtype=torch.float64, requires_grad=True)"
+
+PROGRAMS = {
+    # Reading .grad reads grad_fn as set (PyTorch's C++ is_leaf): it never raises for a view
+    # of several outputs, or made in no-grad mode, whose base changed in place since.
+    "grad of a multi-output view after its base changed": [
+        f"v0 = {LEAF}",
+        "v1 = (v0 * 1j).exp()",
+        "v2, v3 = v1.chunk(2)",
+        "v1[1:] = v0[0]",
+        "v4 = v2.grad is None and v3.grad is None",
+    ],
+    "grad of a no-grad view after its base changed": [
+        f"v0 = {LEAF}",
+        "v1 = v0 * 2",
+        "with torch.no_grad(): v2 = v1[:2]",
+        f"v1.mul_({VALUE})",
+        "v3 = v2.grad is None",
+        "v4 = v2.requires_grad",
+    ],
+    # So do output_nr, requires_grad_, the requires_grad setter and retain_grad.
+    "flags of stale views that may not get a new history": [
+        f"v0 = {LEAF}",
+        "v1 = v0 * 1",
+        "with torch.no_grad(): v2 = v1[:2]",
+        "v3, v4, v5, v6 = v1.unbind()",
+        "v1.mul_(2)",
+        "v7 = (v2.output_nr, v3.output_nr)",
+        "v2.retain_grad(); v3.retain_grad()",
+        "v8 = v2.requires_grad_().requires_grad",
+        "v2.requires_grad = False",
+        "v9 = v3.requires_grad_().is_leaf",
+    ],
+    # copy_ into an integer or bool target neither records nor checks the target (PyTorch's
+    # copy_ clears requires_grad for it); the generated in-place ops still check.
+    "copy_ into bool views of several outputs and of no-grad mode": [
+        "v0 = torch.tensor([[1, 2, 3], [4, 5, 2]]) > 2",
+        "v1, v2 = v0.unbind(0)",
+        f"v3 = {VALUE}",
+        "v4 = v1.copy_(v3)",
+        "v2[1:] = v3",
+        "with torch.no_grad(): v5 = v0.view(-1)",
+        "v5[2:4] = v3",
+        "v6 = torch.tensor([3, 4, 5]).split(1)[0]",
+        "v6.fill_(v3)",
+    ],
+    # check_inplace reads the target's flags as set: a view without history whose base gained
+    # one (through another view) is a leaf that requires grad; a view keeps the history it had
+    # when its base was detached in place.
+    "in-place through a stale view in one statement": [
+        f"v0 = {LEAF}",
+        "v1 = v0[3].detach()",
+        "v2 = v1.view(-1)",
+        f"v3 = {VALUE}",
+        "v2[...] += v3",
+    ],
+    "in-place on a view while its base gains a history": [
+        f"v0 = {VALUE}",
+        "v1 = torch.zeros(4, dtype=torch.float64)",
+        "v2 = v1[1:]",
+        "v1.add_(v0); v2.mul_(2)",
+    ],
+    "full-slice augmented assignment into a view of a temporary": [
+        "v0 = torch.arange(6.0, dtype=torch.float64).reshape(2, 3)",
+        "v1 = v0.t().contiguous().view(3, 2)",
+        "v2 = torch.tensor([[1.0, 2.0]], dtype=torch.float64, requires_grad=True)",
+        "v1[:] *= v2",
+    ],
+    "view of a base detached in place": [
+        f"v0 = {LEAF}",
+        "v1 = v0 * 2",
+        "v2 = v1.view(2, 2)",
+        "v1.detach_()",
+        "v3 = v2.flatten()",
+        f"v3[[0, 0]] *= {VALUE}",
+    ],
+    # A view without history requires grad exactly while its root base does.
+    "no-grad view of a base detached in place": [
+        f"v0 = {LEAF}",
+        "with torch.no_grad(): v1 = v0.reshape(-1)",
+        "v0.detach_()",
+        "v2 = v1 * 2",
+    ],
+    "no-grad view of a view whose base was detached in place": [
+        "v0 = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], dtype=torch.float64, "
+        "requires_grad=True)",
+        "v1 = v0.T",
+        "v0.detach_()",
+        "with torch.no_grad(): v2 = v1[1]",
+        "v3 = v2 * 2",
+    ],
+    "view of a tensor that starts to require grad": [
+        "v0 = torch.tensor([[1.0, -2.0, 3.0]], dtype=torch.float64)",
+        "v1 = v0.transpose(1, 0)",
+        "v0.requires_grad_()",
+        "v2 = v1[v1 > 0]",
+        "v3 = v1 * 2",
+        "v0.requires_grad_(False)",
+        "v4 = v1 * 2",
+    ],
+    # x[a:b] = v skips the slice only for a start of 0 and a stop past the end as written:
+    # x[1:] of an empty dimension is written through a slice view (CopySlices).
+    "setitem of an empty slice": [
+        "v0 = torch.zeros((0, 3), dtype=torch.float64, requires_grad=True)",
+        "v1 = torch.tensor([0.35, 0.3, -0.15], dtype=torch.float64, requires_grad=True)",
+        "v2 = torch.add(v0, v1)",
+        "v2[1:] = torch.zeros((0, 3), dtype=torch.float64)",
+        "v3 = torch.zeros((0,), dtype=torch.float64, requires_grad=True)",
+        "v2[:, 0] *= v3",
+    ],
+    # fill_ with a 0-d tensor in the target's memory reads it first (PyTorch clones it).
+    "fill from an element of the target": [
+        f"v0 = {LEAF}",
+        "v1 = v0 * 2",
+        "v1[:] = v1[2]",
+        "v2 = (v0 * 3).sum()",
+        "v3 = v2.reshape(-1)",
+        "v3[None] = v2",
+        "v4 = v0 * 1",
+        "v5 = v4.fill_(v4[1])",
+    ],
+    # An AccumulateGrad reached after its leaf was detached and given a history in place.
+    "leaf moved into the graph interior": [
+        f"v0 = {LEAF}",
+        "v1 = v0 * 2",
+        "v0.detach_()",
+        f"v0[torch.tensor([2])] += {VALUE}",
+    ],
+    "leaf detached in place after use": [f"v0 = {LEAF}", "v1 = v0 * v0", "v0.detach_()"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_view_program_agrees_with_pytorch(name: str) -> None:
+    assert check(PROGRAMS[name], seed=0) is None
+
+
+def test_indexing_with_a_full_slice_is_a_slice() -> None:
+    def names(lib: object) -> list:
+        x = lib.zeros(3, 2, requires_grad=True) * 1  # type: ignore[attr-defined]
+        views = [x[:], x[0:3], x[0:7], x[:, :], x[...], x[0:, 1]]
+        return [v.grad_fn.name() for v in views]
+
+    assert names(glassgrad) == names(torch)
