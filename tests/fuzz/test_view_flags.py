@@ -139,6 +139,32 @@ PROGRAMS = {
         "v4 = v0 * 1",
         "v5 = v4.fill_(v4[1])",
     ],
+    # index_put_ of a one-element value through one boolean mask is PyTorch's masked_fill_
+    # with value.item(): the value may lie in the target's memory (masked_fill_ too).
+    "masked fill from an element of the target": [
+        f"v0 = {LEAF}",
+        "v1 = v0 * 1",
+        "v1[v1 > 0] = v1[0]",
+        "v2 = (v0 * 1).reshape(2, 2)",
+        "v2[torch.tensor([True, False])] = v2[1, :1]",
+        "v3 = (v0 * 1).reshape(2, 2)",
+        "v3[:, torch.tensor([False, True])] = v3[0, 0]",
+        "v4 = v0 * 1",
+        "v4.masked_fill_(v4 < 0, v4[3])",
+        "v5 = v0 * 1",
+        "v5.index_put_((v5 > 1,), v5[1:2])",
+        "v6 = v0 * 1",
+        "v6[v6 > 0] = v6[:2]",
+    ],
+    # A stale view used as the source of an in-place op is asked for its history.
+    "copy from a no-grad view whose base changed": [
+        f"v0 = {LEAF}",
+        "v1 = v0 * 1",
+        "with torch.no_grad(): v2 = v1[:2]",
+        "v1.mul_(2)",
+        "v3 = torch.zeros(2, dtype=torch.float64)",
+        "v3.copy_(v2)",
+    ],
     # An AccumulateGrad reached after its leaf was detached and given a history in place.
     "leaf moved into the graph interior": [
         f"v0 = {LEAF}",

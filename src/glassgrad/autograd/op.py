@@ -1276,6 +1276,10 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
         raise
     if checking:
         check_inplace(target)
+    if recording:  # then the inputs' histories, as PyTorch's collect_next_edges
+        for x in (target, *others):
+            if isinstance(x, Tensor) and x._base is not None and x._version_counter is not None:
+                refresh_view(x)
     _check_overlap(cls, data, others)
     if type(out) is not np.ndarray:
         out = np.asarray(out)
@@ -1294,8 +1298,6 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
         note_write(target._vc, f"{cls.__name__} (in place)")
         return target
     # The target's old value, as it stands in the graph, is the op's first input.
-    if target._base is not None and target._version_counter is not None:
-        refresh_view(target)
     before = Tensor._from_array(data)
     if target._node is not None:
         before._node = target._node

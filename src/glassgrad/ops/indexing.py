@@ -501,6 +501,27 @@ class IndexPutBackward0(Op):
         _release_index_key(self)
 
 
+class _MaskedFillIndexPut(IndexPutBackward0):
+    """``index_put_`` that PyTorch hands to ``masked_fill_`` with ``value.item()``
+    (``_dispatches_to_masked_fill``): the value is cast, and read before the write, so it may
+    lie in the target's memory. Recorded as IndexPutBackward0 all the same."""
+
+    __slots__ = ()
+    checks_source_overlap = False
+
+
+_MaskedFillIndexPut.__name__ = _MaskedFillIndexPut.__qualname__ = "IndexPutBackward0"
+
+
+def _dispatches_to_masked_fill(key: tuple, value: Any, accumulate: bool) -> bool:
+    """PyTorch's ``canDispatchToMaskedFill``: without accumulate, a one-element value written
+    through exactly one index tensor, a boolean mask (the other indices basic)."""
+    if accumulate or np.size(value._data if isinstance(value, Tensor) else value) != 1:
+        return False
+    tensors = [k for k in key if isinstance(k, np.ndarray)]
+    return len(tensors) == 1 and tensors[0].dtype == np.bool_ and tensors[0].ndim > 0
+
+
 def _release_index_key(node: Op) -> None:
     """PyTorch saves index tensors (not slices) as saved variables, freed after backward: a
     second backward through an advanced-indexing node then fails as for any saved tensor."""
@@ -524,8 +545,11 @@ def index_put_(
         >>> x.index_put_((glassgrad.tensor([0, 0]),), glassgrad.tensor(1.0), accumulate=True)
         tensor([2., 0., 0.])
     """
-    _, key = _split_key(input, _normalize_key(tuple(indices)))
-    key = key if key is not None else _normalize_key(tuple(indices))
+    normalized = _normalize_key(tuple(indices))
+    _, key = _split_key(input, normalized)
+    key = key if key is not None else normalized
+    if _dispatches_to_masked_fill(normalized, values, accumulate):
+        return apply_inplace(_MaskedFillIndexPut, input, values, key=key, cast=True)
     return apply_inplace(IndexPutBackward0, input, values, key=key, accumulate=accumulate)
 
 
@@ -543,16 +567,10 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
     if not isinstance(value, Tensor):
         value = np.asarray(value, dtype=input._data.dtype)
     if advanced is not None:
-        # One boolean mask and one value: PyTorch's masked_fill_ path, which casts the value.
-        mask_fill = (
-            len(normalized) == 1
-            and isinstance(normalized[0], np.ndarray)
-            and normalized[0].dtype == np.bool_
-            and np.size(value._data if isinstance(value, Tensor) else value) == 1
-        )
-        apply_inplace(
-            IndexPutBackward0, view, value, key=advanced, accumulate=False, cast=mask_fill
-        )
+        if _dispatches_to_masked_fill(normalized, value, False):
+            apply_inplace(_MaskedFillIndexPut, view, value, key=advanced, cast=True)
+        else:
+            apply_inplace(IndexPutBackward0, view, value, key=advanced)
         return
     from .conversion import copy_, fill_
 

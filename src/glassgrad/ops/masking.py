@@ -65,12 +65,14 @@ class MaskedFillBackward0(Op):
 
 
 class MaskedFillBackward1(Op):
-    """out = input with the 0-d tensor ``value`` where ``mask`` is true"""
+    """out = input with the 0-d tensor ``value`` where ``mask`` is true (PyTorch's kernel
+    reads ``value.item()`` first, so the value may lie in the input's memory)"""
 
     mask: Any
 
     __slots__ = ("mask",)
     overlap_warning = _MASKED_FILL_OVERLAP
+    checks_source_overlap = False
 
     @staticmethod
     def write_overlapping(data: np.ndarray, value: Any, mask: np.ndarray) -> None:
