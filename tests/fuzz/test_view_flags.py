@@ -80,6 +80,11 @@ PROGRAMS = {
         "v2 = v1[1:]",
         "v1.add_(v0); v2.mul_(2)",
     ],
+    "in-place view op on a view while its base gains a history": [
+        "v0 = torch.zeros(2, 2, dtype=torch.float64)",
+        "v1 = v0[:, :]",
+        f"v0.add_({VALUE}); v1.t_()",
+    ],
     "full-slice augmented assignment into a view of a temporary": [
         "v0 = torch.arange(6.0, dtype=torch.float64).reshape(2, 3)",
         "v1 = v0.t().contiguous().view(3, 2)",

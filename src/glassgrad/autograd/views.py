@@ -322,14 +322,6 @@ def view_rebase_error(t: Any, indirect: bool) -> RuntimeError:
     return RuntimeError(message)
 
 
-def view_requires_grad(t: Any) -> bool:
-    """Whether ``t`` requires grad, counting a view's base (PyTorch's rule for views)."""
-    if t._version_counter is not None and t._base is not None:
-        refresh_view(t)
-        return t._requires_grad or t._base._requires_grad
-    return t._requires_grad
-
-
 def check_inplace(target: Any) -> None:
     """Raise PyTorch's error if ``target`` may not be changed in place by a recorded op.
 
@@ -567,7 +559,7 @@ def apply_inplace_view(cls: type, target: Any, **params: Any) -> Any:
     raise PyTorch's errors; a retained gradient stays with the old history, as in PyTorch.
     """
     Tensor = graph.Tensor
-    recording = grad_state.enabled and view_requires_grad(target)
+    recording = grad_state.enabled and target.requires_grad  # the flags as set (check_inplace)
     node = cls.__new__(cls)
     data = target._data
     new = node.forward(data, **params)  # argument errors first, as PyTorch's
@@ -576,6 +568,8 @@ def apply_inplace_view(cls: type, target: Any, **params: Any) -> Any:
         before_write(target)
     if recording:
         check_inplace(target)
+        if target._base is not None:
+            refresh_view(target)  # then its history, as PyTorch's collect_next_edges
         before = Tensor._from_array(data)
         before._node, before._output_nr = target._node, target._output_nr
         before._requires_grad = True  # check_inplace let through only tensors with history
