@@ -227,7 +227,8 @@ def refresh_view(t: Any, strict: bool = False) -> None:
     attribute): in no-grad and inference mode PyTorch's ops do not ask for it. A view
     without history of a base that requires no gradient stays as it is.
     """
-    sync_requires_grad(t)
+    if t._node is None:
+        sync_requires_grad(t)
     version = t._version_counter[0]
     if version == t._attr_version:
         return
