@@ -16,7 +16,7 @@ from ..autograd.grad_mode import state as grad_state
 from ..autograd.inplace_record import note_write
 from ..autograd.mutation import before_write, write_hooks
 from ..autograd.storage import check_geometry, strided
-from ..autograd.views import check_inplace, view_requires_grad
+from ..autograd.views import check_inplace, refresh_view
 from ._common import check_tensor
 from ._not_implemented import _not_implemented_node
 from .indexing import ViewBackward0Alias
@@ -255,11 +255,15 @@ def set_(
             check_geometry(shape, strides, offset, flat.size, flat.itemsize)
             new = strided(flat, shape, strides, offset)
     sources = () if source is None else (source,)
+    # The flags as set (check_inplace reads them so), then the inputs' histories.
     recording = grad_state.enabled and (
-        view_requires_grad(input) or any(view_requires_grad(s) for s in sources)
+        input.requires_grad or any(s.requires_grad for s in sources)
     )
     if recording:
         check_inplace(input)
+        for t in (input, *sources):
+            if t._base is not None and t._version_counter is not None:
+                refresh_view(t)
     if write_hooks:
         before_write(input)
     if recording:
