@@ -1223,7 +1223,8 @@ def check_inplace_operands(target: Any, operands: Any, result_dtype: bool = True
     must fit in ``target``."""
     Tensor = graph.Tensor
     tensors = [x for x in operands if isinstance(x, Tensor)]
-    if grad_state.enabled and any(view_requires_grad(x) for x in (target, *tensors)):
+    # The flags as set: check_inplace reads them so (views.check_inplace)
+    if grad_state.enabled and any(x.requires_grad for x in (target, *tensors)):
         check_inplace(target)
     if not result_dtype:
         return
