@@ -121,6 +121,12 @@ def test_op_modules_are_named_by_family() -> None:
     assert not [n for n in names if n.endswith("_extra")], "name op modules by family"
 
 
+def test_op_modules_stay_about_600_lines() -> None:
+    """A family past ~600 lines is split into sub-families (ops/README.md)."""
+    sizes = {p.name: len(p.read_text().splitlines()) for p in (PACKAGE / "ops").glob("*.py")}
+    assert {name: n for name, n in sizes.items() if n > 620} == {}
+
+
 def _stub_generator() -> Any:
     spec = importlib.util.spec_from_file_location(
         "generate_stubs", ROOT / "scripts/generate_stubs.py"

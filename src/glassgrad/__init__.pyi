@@ -616,6 +616,9 @@ from .ops.householder import (
 from .ops.householder import (
     ormqr as ormqr,
 )
+from .ops.index_put import (
+    index_put as index_put,
+)
 from .ops.indexed_copies import (
     index_copy as index_copy,
 )
@@ -633,9 +636,6 @@ from .ops.indexed_copies import (
 )
 from .ops.indexed_copies import (
     take as take,
-)
-from .ops.indexing import (
-    index_put as index_put,
 )
 from .ops.indexing import (
     take_along_dim as take_along_dim,

@@ -67,7 +67,7 @@ class _TensorMethods:
     ) -> Tensor: ...  # glassgrad.ops.arithmetic.rsub
     def __rtruediv__(self, other: Any) -> Tensor: ...  # glassgrad.ops.division._rtruediv
     def __rxor__(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical
-    def __setitem__(self, key: Any, value: Any) -> None: ...  # glassgrad.ops.indexing.setitem
+    def __setitem__(self, key: Any, value: Any) -> None: ...  # glassgrad.ops.index_put.setitem
     def __sub__(self, other: Any) -> Tensor: ...  # glassgrad.ops.arithmetic._sub_operator
     def __truediv__(self, other: Any) -> Tensor: ...  # glassgrad.ops.division._truediv_operator
     def __xor__(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical.bitwise_xor
@@ -471,10 +471,10 @@ class _TensorMethods:
     def index_fill_(self, *args: Any, **kwargs: Any) -> Tensor: ...  # glassgrad.ops.slicing
     def index_put(
         self, indices: tuple[Any, ...], values: Any, accumulate: bool = ...
-    ) -> Tensor: ...  # glassgrad.ops.indexing.index_put
+    ) -> Tensor: ...  # glassgrad.ops.index_put.index_put
     def index_put_(
         self, indices: tuple[Any, ...], values: Any, accumulate: bool = ...
-    ) -> Tensor: ...  # glassgrad.ops.indexing.index_put_
+    ) -> Tensor: ...  # glassgrad.ops.index_put.index_put_
     def index_reduce(
         self, dim: int, index: Tensor, source: Tensor, reduce: str, *, include_self: bool = ...
     ) -> Tensor: ...  # glassgrad.ops.scatter_reduce.index_reduce

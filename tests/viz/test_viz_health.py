@@ -101,6 +101,9 @@ def test_vanishing_is_the_mirror_rule():
 
 
 def test_frozen_layer_and_update_ratio():
+    # Seeded: the lr=1e-3 check below needs biases not drawn next to zero (|w| 0.02 gave an
+    # update ratio of 0.13 once, when the suite's order left another random state).
+    gg.manual_seed(0)
     model = gg.nn.Sequential(gg.nn.Linear(3, 4), gg.nn.ReLU(), gg.nn.Linear(4, 1))
     model[0].weight.requires_grad_(False)  # the bug: a layer frozen by accident
     loss = model(gg.ones(2, 3)).pow(2).mean()

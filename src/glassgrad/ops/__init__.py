@@ -17,6 +17,7 @@ from . import (
     complex,
     complex_views,
     conversion,
+    index_put,
     indexing,
     linalg,
     pointwise,
@@ -101,10 +102,10 @@ def attach_methods() -> None:
     for module in _OP_MODULES:
         for name, fn in getattr(module, "TENSOR_METHODS", {}).items():
             setattr(Tensor, name, fn)
-    Tensor.__setitem__ = indexing.setitem
+    Tensor.__setitem__ = index_put.setitem
     Tensor.type = conversion.type_
     Tensor.type_as = conversion.type_as
-    Tensor.index_put_ = indexing.index_put_
+    Tensor.index_put_ = index_put.index_put_
     Tensor.T = property(shape.reversed_dims)
     Tensor.mT = property(lambda self: shape.transpose(self, -2, -1))
 

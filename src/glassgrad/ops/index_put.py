@@ -1,0 +1,180 @@
+"""``x[key] = value`` and ``index_put(_)``: a view of the target plus ``copy_`` (so the base
+gets CopySlices), advanced keys through IndexPutBackward0. Reading, ``x[key]``, is in
+``indexing.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._dtype import scalar_type_name
+from .._tensor import Tensor
+from ..autograd.op import Op, apply_inplace
+from ._registry import NoGrad, Sample, register
+from ._samples import randn
+from .indexing import _normalize_key, _release_index_key, _split_key
+
+
+class IndexPutBackward0(Op):
+    """x[key] = values (or += with accumulate), written into x. ``cast``: a single-element
+    value set through one boolean mask is cast, as PyTorch's masked_fill_ path casts it."""
+
+    accumulate: Any
+    key: Any
+
+    refuses_full_overlap = True
+
+    __slots__ = ("key", "accumulate")
+    overlap_warning = (
+        "Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
+        "performing this operation. This also applies to advanced indexing e.g. "
+        "tensor[indices] = tensor"
+    )
+
+    def forward(
+        self, x: Any, values: Any, key: Any, accumulate: Any = False, cast: Any = False
+    ) -> Any:
+        self.key, self.accumulate = key, accumulate
+        if cast:
+            values = np.asarray(values).astype(x.dtype)
+        if isinstance(values, np.ndarray) and values.dtype != x.dtype:
+            raise RuntimeError(
+                "Index put requires the source and destination dtypes match, got "
+                f"{scalar_type_name(x.dtype)} for the destination and "
+                f"{scalar_type_name(values.dtype)} for the source."
+            )
+        out = x.copy()
+        values = np.asarray(values, dtype=x.dtype) if not isinstance(values, np.ndarray) else values
+        try:
+            if accumulate:
+                np.add.at(out, key, values)
+            else:
+                out[key] = values
+        except ValueError as error:
+            raise RuntimeError(f"index_put_: {error}") from None
+        return out
+
+    @staticmethod
+    def write_overlapping(
+        data: np.ndarray, values: Any, key: Any, accumulate: bool = False, cast: bool = False
+    ) -> None:
+        values = np.asarray(values).astype(data.dtype)
+        if accumulate:
+            np.add.at(data, key, values)
+        else:
+            data[key] = values
+
+    def backward(self, F: Any, grad: Any) -> Any:
+        grad_values = grad[self.key] if self.needs_input_grad[1] else None
+        if self.accumulate:
+            return grad, grad_values
+        mask = np.ones(grad.shape, dtype=bool)
+        mask[self.key] = False
+        # PyTorch writes zeros over the overwritten elements: a NaN gradient there is 0 too
+        return F.where(mask, grad, 0.0), grad_values
+
+    def _release(self) -> None:
+        _release_index_key(self)
+
+
+class _MaskedFillIndexPut(IndexPutBackward0):
+    """``index_put_`` that PyTorch hands to ``masked_fill_`` with ``value.item()``
+    (``_dispatches_to_masked_fill``): the value is cast, and read before the write, so it may
+    lie in the target's memory. Recorded as IndexPutBackward0 all the same."""
+
+    __slots__ = ()
+    checks_source_overlap = False
+
+
+_MaskedFillIndexPut.__name__ = _MaskedFillIndexPut.__qualname__ = "IndexPutBackward0"
+
+
+def _dispatches_to_masked_fill(key: tuple, value: Any, accumulate: bool) -> bool:
+    """PyTorch's ``canDispatchToMaskedFill``: without accumulate, a one-element value written
+    through exactly one index tensor, a boolean mask (the other indices basic)."""
+    if accumulate or np.size(value._data if isinstance(value, Tensor) else value) != 1:
+        return False
+    tensors = [k for k in key if isinstance(k, np.ndarray)]
+    return len(tensors) == 1 and tensors[0].dtype == np.bool_ and tensors[0].ndim > 0
+
+
+def index_put_(
+    input: Tensor, indices: tuple[Any, ...], values: Any, accumulate: bool = False
+) -> Tensor:
+    """In place, ``input[indices] = values`` (``+=`` with ``accumulate``, which sums repeats).
+
+    Example::
+
+        >>> x = glassgrad.zeros(3)
+        >>> x.index_put_((glassgrad.tensor([0, 0]),), glassgrad.tensor(1.0), accumulate=True)
+        tensor([2., 0., 0.])
+    """
+    normalized = _normalize_key(tuple(indices))
+    _, key = _split_key(input, normalized)
+    key = key if key is not None else normalized
+    if _dispatches_to_masked_fill(normalized, values, accumulate):
+        return apply_inplace(_MaskedFillIndexPut, input, values, key=key, cast=True)
+    return apply_inplace(IndexPutBackward0, input, values, key=key, accumulate=accumulate)
+
+
+def index_put(
+    input: Tensor, indices: tuple[Any, ...], values: Any, accumulate: bool = False
+) -> Tensor:
+    """Out-of-place ``index_put_``."""
+    return index_put_(input.clone(), indices, values, accumulate)
+
+
+def setitem(input: Tensor, key: Any, value: Any) -> None:
+    """``input[key] = value``: records CopySlices (or IndexPutBackward0) on ``input``."""
+    normalized = _normalize_key(key)
+    view, advanced = _split_key(input, normalized)
+    if not isinstance(value, Tensor):
+        value = np.asarray(value, dtype=input._data.dtype)
+    if advanced is not None:
+        if _dispatches_to_masked_fill(normalized, value, False):
+            apply_inplace(_MaskedFillIndexPut, view, value, key=advanced, cast=True)
+        else:
+            apply_inplace(IndexPutBackward0, view, value, key=advanced)
+        return
+    from .conversion import copy_, fill_
+
+    # PyTorch's copy_to: a 0-d tensor of another shape fills (FillBackward3, which also
+    # records on an integer target), anything else is copied.
+    if isinstance(value, Tensor) and value.dim() == 0 and view.dim() != 0:
+        fill_(view, value)
+        return
+    if isinstance(value, Tensor) and value.shape != view.shape and _expands_onto(value, view):
+        # PyTorch's copy_to expands the value to the target's shape before copy_, whose
+        # early return for the very same memory then skips the overlap check (v[None] = v)
+        value = value.expand(tuple(view.shape))
+    copy_(view, value)
+
+
+def _expands_onto(value: Tensor, view: Tensor) -> bool:
+    """``value`` broadcast to ``view``'s shape is exactly ``view``'s memory."""
+    target = view._data
+    try:
+        spread = np.broadcast_to(value._data, target.shape)
+    except ValueError:
+        return False
+    return (
+        spread.__array_interface__["data"][0] == target.__array_interface__["data"][0]
+        and spread.strides == target.strides
+        and spread.dtype == target.dtype
+    )
+
+
+register(
+    "index_put",
+    index_put,
+    nodes=(IndexPutBackward0,),
+    samples=lambda rng: [
+        Sample((NoGrad(randn(rng, 4, 3)), (np.array([0, 2]),), randn(rng, 2, 3))),
+        Sample((randn(rng, 4, 3), (np.array([0, 0]),), randn(rng, 3)), {"accumulate": True}),
+    ],
+    torch=lambda torch, x, idx, v, accumulate=False: x.index_put(
+        tuple(torch.as_tensor(i) for i in idx), v, accumulate=accumulate
+    ),
+)
