@@ -67,13 +67,16 @@ def first_difference(
                 return Difference(found.where, "inherited", found.detail, inherited=True)
         if found is not None:
             return found
-    # Hook calls of a phase PyTorch cannot run (skips.PYTORCH_LACKS, PYTORCH_BUGS) or later
-    # are not compared: glassgrad goes on where PyTorch stops.
+    # Hook calls of a phase PyTorch cannot run (skips.PYTORCH_LACKS, PYTORCH_BUGS, an internal
+    # assert: no verdict, below) or later are not compared: glassgrad goes on where PyTorch
+    # stops.
     phases = _judged_phases(statements)
     compared = []
     for phase in phases:
         reference = theirs.phases.get(phase)
-        if isinstance(reference, Error) and _pytorch_cannot(reference):
+        if isinstance(reference, Error) and (
+            _pytorch_cannot(reference) or "INTERNAL ASSERT FAILED" in reference.message
+        ):
             break
         compared.append(phase)
     hook_phases = {"program", *compared}

@@ -125,3 +125,17 @@ def test_silu_in_place_of_complex_is_recognised_as_a_pytorch_bug() -> None:
     assert (
         pytorch_silent_bug(torch.nn.functional.silu(plain.real).sum().grad_fn, "backward") is None
     )
+
+
+def test_hooks_of_a_phase_where_pytorch_fails_its_own_assert_give_no_verdict() -> None:
+    """PyTorch failing an internal assert in a backward phase (seed 115850: its engine's
+    isDifferentiableType on a gradient for an integer tensor) is no verdict: the hooks that
+    ran in that phase under glassgrad are not a difference."""
+    from .compare import first_difference
+    from .execute import Error, Trace
+
+    assertion = Error("RuntimeError", "isDifferentiableType(...) INTERNAL ASSERT FAILED at ...")
+    ours = Trace(hooks={"h0": [("backward", np.ones(2))]}, phases={"backward": {}})
+    theirs = Trace(phases={"backward": assertion})
+    found = first_difference(ours, theirs, [])
+    assert found is not None and found.oracle_failure

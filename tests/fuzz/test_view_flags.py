@@ -161,6 +161,23 @@ PROGRAMS = {
         "v6 = v0 * 1",
         "v6[v6 > 0] = v6[:2]",
     ],
+    # The very same tensor as target and source overlaps fully even when empty: PyTorch's
+    # get_overlap_status compares the TensorImpls first (a full slice is the tensor itself).
+    "the very same empty tensor written into itself": [
+        "v0 = torch.zeros((0,), dtype=torch.float64)",
+        "v1 = torch.zeros((0,), dtype=torch.int64)",
+        "v0[torch.zeros((0,), dtype=torch.bool)] = v0",
+        "v0.index_put_((v1,), v0, accumulate=True)",
+        "v0.index_add_(0, v1, v0)",
+        "v0.index_copy_(0, v1, v0)",
+        "v0.put_(v1, v0)",
+        "v0.scatter_(0, v1, v0)",
+        "v0.add_(v0)",
+        "v2 = torch.zeros((0, 2), dtype=torch.float64)",
+        "v2[:, torch.tensor([True, False])] = v2",
+        "v2[0:0, ..., torch.tensor([True, False])] = v2",
+        "v2[1:, torch.tensor([True, False])] = v2",
+    ],
     # A stale view used as the source of an in-place op is asked for its history.
     "copy from a no-grad view whose base changed": [
         f"v0 = {LEAF}",

@@ -88,3 +88,23 @@ def test_meshgrid_of_tensors_of_different_dtypes_refused_as_pytorch(call: str) -
                 lib.cartesian_prod(*tensors)
         messages.append(str(caught.value))
     assert messages[0] == messages[1]
+
+
+def test_cat_records_the_empty_vectors_it_skips() -> None:
+    # PyTorch's legacy rule leaves 1-D empty tensors out of the result, but they take part
+    # in the result's dtype and in autograd (each gets a fresh empty gradient): a split of an
+    # empty tensor differentiated twice goes through such a cat (fuzz seed 97783).
+    def program(lib: Any) -> Any:
+        a = lib.zeros(0, dtype=lib.float64, requires_grad=True)
+        b = lib.ones(2, 3, requires_grad=True)
+        out = lib.cat([a * 2, b * 3])
+        out.sum().backward()
+        empty = lib.cat([lib.zeros(0), a * 1, lib.zeros(0)])
+        nodes = [fn is not None for fn, _ in empty.grad_fn.next_functions]
+        x = lib.zeros(0, requires_grad=True)
+        _, y = x.chunk(2)
+        (first,) = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+        return out, a.grad, b.grad, empty, nodes, first.requires_grad
+
+    same(program)
+    same_error(lambda lib: lib.cat([lib.zeros(0), lib.tensor(1.0)]))

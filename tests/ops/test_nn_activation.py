@@ -257,6 +257,34 @@ def test_gradient_at_kinks_follows_torch(name: str) -> None:
     assert_same_grads(ours, theirs, rtol=1e-7, atol=1e-15)
 
 
+SECOND_ORDER_KINK_CALLS = {
+    **{name: call for name, call in KINK_CALLS.items() if name != "hardsigmoid"},
+    "elu_inplace": lambda F, x: F.elu(x * 1, 2.0, inplace=True),
+    "celu_inplace": lambda F, x: F.celu(x * 1, 0.5, inplace=True),
+    "huber": lambda F, x: F.huber_loss(x, x.new_zeros(x.shape), reduction="none", delta=3.0),
+    "smooth_l1": lambda F, x: F.smooth_l1_loss(x, x.new_zeros(x.shape), reduction="none", beta=3.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_ORDER_KINK_CALLS))
+def test_second_derivative_at_kinks_follows_torch(name: str) -> None:
+    # PyTorch's double-backward masks are strict where the first derivative's branch is not:
+    # elu_double_backward's x < 0 (the slope at 0 is the exponential one), softplus's
+    # beta x < threshold, huber's |d| < delta; there the second derivative is 0.
+    call = SECOND_ORDER_KINK_CALLS[name]
+    seconds = []
+    for lib in LIBS:
+        x = lib.tensor(KINKS, requires_grad=True)
+        (first,) = lib.autograd.grad(call(lib.nn.functional, x).sum(), x, create_graph=True)
+        weights = lib.tensor(np.linspace(0.5, 1.5, KINKS.size))
+        (second,) = lib.autograd.grad(first, x, weights, allow_unused=True)
+        seconds.append(None if second is None else numpy_of(second))
+    if seconds[1] is None:
+        assert seconds[0] is None or not seconds[0].any()
+    else:
+        np.testing.assert_allclose(seconds[0], seconds[1], rtol=1e-9, atol=1e-15)
+
+
 # --- numerical stability -----------------------------------------------------------------------
 
 HUGE = np.array([[-1e4, -50.0, 0.0, 50.0, 1e4], [1e4, 1e4, -1e4, 0.0, 3.0]])

@@ -1112,8 +1112,9 @@ def _wrap_volatile(out: Any) -> Any:
 
 
 # --- in-place ops ------------------------------------------------------------------------
-def _check_overlap(cls: type, data: np.ndarray, others: tuple) -> None:
-    """PyTorch's memory-overlap checks of an in-place write into ``data``."""
+def _check_overlap(cls: type, target: Any, others: tuple) -> None:
+    """PyTorch's memory-overlap checks of an in-place write into ``target``."""
+    data = target._data
     if cls.copies_source and _same_data(data, others[0]):
         return  # copy_ of a tensor onto the very same memory: PyTorch returns before checking
     if internal_overlap(data) and not cls.allows_internal_overlap:
@@ -1124,18 +1125,20 @@ def _check_overlap(cls: type, data: np.ndarray, others: tuple) -> None:
     for x in others:
         if not isinstance(x, graph.Tensor) or not cls.checks_source_overlap:
             continue
-        src = x._data
-        if cls.copies_source and _same_elements(data, src):
+        if cls.copies_source and _same_elements(data, x._data):
             continue  # copy_ of a tensor onto itself (x[None] = x): nothing to do
-        check_source_overlap(data, src, cls.refuses_full_overlap)
+        check_source_overlap(target, x, cls.refuses_full_overlap)
     if not data.flags.writeable:
         raise RuntimeError("in-place write: this tensor's memory is read-only")
 
 
-def check_source_overlap(data: np.ndarray, src: np.ndarray, refuses_full: bool = True) -> None:
-    """PyTorch's assert_no_overlap: an in-place write into ``data`` refuses a source that
-    shares memory with it in part (or wholly, with ``refuses_full``)."""
-    status = _overlap(data, src)
+def check_source_overlap(target: Any, source: Any, refuses_full: bool = True) -> None:
+    """PyTorch's assert_no_overlap: an in-place write into tensor ``target`` refuses a tensor
+    ``source`` that shares memory with it in part (or wholly, with ``refuses_full``). The
+    very same tensor overlaps fully even when empty: PyTorch's get_overlap_status compares
+    the TensorImpls before it looks at the elements (``x[mask] = x``, ``x.index_add_(0, i,
+    x)`` of an empty ``x`` raise)."""
+    status = "full" if source is target else _overlap(target._data, source._data)
     if status == "partial" or (status == "full" and refuses_full):
         raise RuntimeError(
             "unsupported operation: some elements of the input tensor and the written-to "
@@ -1281,7 +1284,7 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
         for x in (target, *others):
             if isinstance(x, Tensor) and x._base is not None and x._version_counter is not None:
                 refresh_view(x)
-    _check_overlap(cls, data, others)
+    _check_overlap(cls, target, others)
     if type(out) is not np.ndarray:
         out = np.asarray(out)
     if out.dtype != data.dtype:

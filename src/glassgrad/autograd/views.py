@@ -528,13 +528,18 @@ class CopySlices(Node):
     def _through_fn(self, grad_slice: Any, create_graph: bool) -> tuple:
         """The in-place op's backward run on a copy of ``grad_slice`` (the view's part of the
         base's gradient), its first result written back into ``grad_slice``: with ``copy_``,
-        which, as PyTorch's, refuses a slice several of whose elements share memory."""
+        which, as PyTorch's, refuses a slice several of whose elements share memory. Only
+        when the base takes a gradient (PyTorch's ``task_should_compute_output(0)``): a write
+        into an expanded view of a base that does not require grad differentiates fine."""
+        wanted = self._next_nodes[0] is not None
         if create_graph:
             res = self.fn._run([grad_slice.clone()], True)
-            if res[0] is not None:
+            if res[0] is not None and wanted:
                 grad_slice.copy_(res[0])
-            return res
+            return res if wanted else (None, *res[1:])
         res = self.fn._run([grad_slice.copy()], False)
+        if not wanted:
+            return (None, *res[1:])
         if res[0] is not None:
             if internal_overlap(grad_slice):
                 raise RuntimeError(OVERLAP_WRITE_ERROR)

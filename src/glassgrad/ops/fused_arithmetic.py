@@ -165,7 +165,9 @@ class AddcdivBackward0(Op):
     holomorphic = True
 
     saved_inputs: tuple[int, ...] = (1, 2)
-    saved_for: tuple[tuple[int, ...], ...] = ((2,), (1, 2))
+    # tensor2 is read by two gradients' formulas: PyTorch's codegen then saves it whatever
+    # needs a gradient (it guards only a tensor that one formula reads)
+    saved_for: tuple[tuple[int, ...], ...] = ((2,), (0, 1, 2))
     __slots__ = ("value",)
 
     @keeps_operand_layout

@@ -81,6 +81,7 @@ class PutBackward0(Op):
 
     __slots__ = ("index", "accumulate")
     saved_inputs: tuple[int, ...] = (1,)  # the source, as PyTorch's node
+    saved_for: tuple[tuple[int, ...], ...] = ((1,),)  # only for its own gradient's shape
 
     def forward(self, x: Any, source: Any, index: Any, accumulate: Any) -> Any:
         self.index, self.accumulate = index.reshape(-1), accumulate

@@ -217,9 +217,12 @@ class EluBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
-        positive = ~(array_of(x) <= 0)  # ATen's test: a NaN input takes the positive slope
-        # exp is taken of min(x, 0) only, so large positive inputs never overflow.
-        negative_part = F.where(positive, 0.0, x)
+        v = array_of(x)
+        positive = ~(v <= 0)  # ATen's test: a NaN input takes the positive slope
+        # exp is taken of min(x, 0) only, so large positive inputs never overflow; x itself
+        # only where x < 0, the mask of PyTorch's elu_double_backward (at 0 the first
+        # derivative takes the negative slope, the second derivative is 0).
+        negative_part = F.where(v < 0, x, 0.0)
         slope = (self.input_scale * self.alpha * self.scale) * F.exp(
             negative_part * self.input_scale
         )
@@ -240,8 +243,10 @@ class EluBackward1(EluBackward0):
                 "function with a negative slope, please call out-of-place version instead."
             )
         (out,) = self.saved
-        positive = ~(array_of(out) <= 0)  # ATen's test, as above
-        slope = self.input_scale * (out + self.alpha * self.scale)
+        v = array_of(out)
+        positive = ~(v <= 0)  # ATen's test, as above
+        # the result only where it is < 0, as above (at 0 the slope's value is the same)
+        slope = self.input_scale * (F.where(v < 0, out, 0.0) + self.alpha * self.scale)
         return grad * F.where(positive, self.scale, slope)
 
 

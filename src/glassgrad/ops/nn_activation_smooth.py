@@ -125,9 +125,14 @@ class SoftplusBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
-        linear = array_of(x) * self.beta > self.threshold
-        s = call_op(F, pointwise.SigmoidBackward0, x * self.beta)
-        return F.where(linear, grad, grad * s)
+        v = array_of(x)
+        scaled = v * self.beta
+        # The sigmoid depends on x only where beta x < threshold (or is NaN), the mask of
+        # PyTorch's softplus_double_backward: at beta x == threshold the first derivative takes
+        # the sigmoid, the second derivative is 0.
+        curved = F.where(~(scaled >= self.threshold), x, v)
+        s = call_op(F, pointwise.SigmoidBackward0, curved * self.beta)
+        return F.where(scaled > self.threshold, grad, grad * s)
 
 
 class MishBackward0(Op):

@@ -229,9 +229,11 @@ class HuberLossBackward0(Op):
             raise RuntimeError(
                 f"Found dtype {scalar_type_name(t_dtype)} but expected {scalar_type_name(x_dtype)}"
             )
-        d = x - t
         dv = array_of(x) - array_of(t)
-        # d itself inside [-delta, delta], the bound outside (PyTorch's kernel).
+        # d itself inside [-delta, delta], the bound outside (PyTorch's kernel); d depends on
+        # the inputs only where |d| < delta, the mask of PyTorch's huber_loss_double_backward
+        # (at |d| == delta, or NaN, the second derivative is 0).
+        d = F.where(np.abs(dv) < self.delta, x - t, dv)
         slope = F.where(dv < -self.delta, -self.delta, F.where(dv > self.delta, self.delta, d))
         g = grad * _grad_scale(self.reduction, array_of(x).size) * slope
         needs = self.needs_input_grad

@@ -44,6 +44,7 @@ class _Copysign(Op):
     """out = |a| with the sign of b; d/da = out / a (0 where a = 0); b gets zeros."""
 
     saved_inputs: tuple[int, ...] = (0,)
+    saved_for: tuple[tuple[int, ...], ...] = ((0,),)  # b's gradient is zeros: reads nothing
     saves_output = True
 
     def forward(self, a: Any, b: Any) -> Any:
@@ -53,11 +54,11 @@ class _Copysign(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         a, out = self.saved
-        zero = array_of(a) == 0
-        # out / a where a = 0 is NaN, masked: as PyTorch's masked_fill, whose second
-        # derivative is NaN there too.
-        ratio = F.where(zero, 0.0, out / a)
-        grads = [grad * ratio]
+        grads: list = [None]
+        if a is not None:  # not saved when only b needs a gradient
+            # out / a where a = 0 is NaN, masked: as PyTorch's masked_fill, whose second
+            # derivative is NaN there too.
+            grads[0] = grad * F.where(array_of(a) == 0, 0.0, out / a)
         if len(self._next_nodes) == 2:
             grads.append(
                 F.zeros(self._meta[2], self._meta[3]) if self.needs_input_grad[1] else None

@@ -354,13 +354,18 @@ class CatBackward0(Op):
     def forward(self, *arrays: Any, dim: Any, dtype: Any = None) -> Any:
         # Mixed dtypes are promoted here, as PyTorch does, not by cast nodes on the inputs
         # (the machinery casts each gradient back to its input's dtype).
+        # Legacy: 1-D empty tensors are left out of the result (every input is recorded).
         self.dim = dim
-        self.sizes = [a.shape[dim] if a.ndim else 0 for a in arrays]
-        return np.concatenate(arrays, axis=dim, dtype=dtype)
+        self.sizes = [None if _skipped(a) else a.shape[dim] for a in arrays]
+        kept = [a for a in arrays if not _skipped(a)] or arrays[:1]
+        return np.concatenate(kept, axis=dim, dtype=dtype)
 
     def backward(self, F: Any, grad: Any) -> Any:
         grads, start = [], 0
-        for size in self.sizes:
+        for i, size in enumerate(self.sizes):
+            if size is None:  # PyTorch's cat_tensors_backward: a fresh empty gradient
+                grads.append(F.zeros((0,), self._meta[2 * i + 1]))
+                continue
             key = (slice(None),) * self.dim + (slice(start, start + size),)
             grads.append(grad[key])
             start += size
@@ -378,14 +383,16 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
     tensors = [check_tensor(x, "cat", "tensors") for x in tensors]
     if not tensors:
         raise RuntimeError("cat(): expected a non-empty list of Tensors")
-    # Legacy: 1-D empty tensors are skipped, as PyTorch does.
-    kept = [x for x in tensors if not (x._data.ndim == 1 and x._data.size == 0)] or tensors[:1]
-    ref = kept[0]._data
-    if ref.ndim == 0:
-        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    # Legacy: 1-D empty tensors are skipped in the checks and the result, as PyTorch does;
+    # they still take part in the dtype and in autograd.
+    for i, x in enumerate(tensors):
+        if x._data.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    kept = [i for i, x in enumerate(tensors) if not _skipped(x._data)] or [0]
+    ref = tensors[kept[0]]._data
     d = wrap_dim(dim, ref.ndim, "cat")
-    for i, x in enumerate(kept):
-        shape = x._data.shape
+    for i in kept:
+        shape = tensors[i]._data.shape
         if len(shape) != ref.ndim:
             raise RuntimeError(
                 f"cat(): Tensors must have same number of dimensions: got {ref.ndim} and "
@@ -399,8 +406,13 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
                 )
     from .._dtype import result_numpy_dtype
 
-    dtype = result_numpy_dtype([x._data for x in kept])
-    return CatBackward0.apply(*kept, dim=d, dtype=dtype)
+    dtype = result_numpy_dtype([x._data for x in tensors])
+    return CatBackward0.apply(*tensors, dim=d, dtype=dtype)
+
+
+def _skipped(a: np.ndarray) -> bool:
+    """A 1-D empty tensor, which cat leaves out (PyTorch's legacy rule)."""
+    return a.ndim == 1 and a.size == 0
 
 
 class StackBackward0(Op):

@@ -411,7 +411,7 @@ def _inplace(fn: Any, name: str, source: int | None = None) -> Any:
         if source is not None:
             given = args[source] if len(args) > source else kwargs.get("source")
             if isinstance(given, Tensor):
-                check_source_overlap(self._data, given._data)
+                check_source_overlap(self, given)
         return self.copy_(result)
 
     method.__name__ = method.__qualname__ = name
