@@ -53,6 +53,7 @@ MODULES = [
     "glassgrad.nn.modules.linear_cross_entropy_options",
     "glassgrad.ops.nn_pool_unpool",
     "glassgrad.ops.nn_grid_sample",
+    "glassgrad.ops.nn_affine_grid",
     "glassgrad.ops.nn_activation_piecewise",
     "glassgrad.ops.nn_dropout_feature",
     "glassgrad.nn.utils.rnn",

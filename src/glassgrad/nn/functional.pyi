@@ -102,6 +102,9 @@ from ..ops.nn_activation_smooth import (
 from ..ops.nn_activation_smooth import (
     tanhshrink as tanhshrink,
 )
+from ..ops.nn_affine_grid import (
+    affine_grid as affine_grid,
+)
 from ..ops.nn_conv import (
     conv1d as conv1d,
 )
@@ -143,9 +146,6 @@ from ..ops.nn_fold import (
 )
 from ..ops.nn_fold import (
     unfold as unfold,
-)
-from ..ops.nn_grid_sample import (
-    affine_grid as affine_grid,
 )
 from ..ops.nn_grid_sample import (
     grid_sample as grid_sample,
