@@ -1,7 +1,8 @@
 """interpolate: what the registry can't say. A sweep of sizes, scale factors and modes in
 float32 and float64 (ATen's index rules, including its float32 nearest arithmetic), integer
-inputs, infinities spreading only where PyTorch's do, grad_fn names, the deprecated aliases and
-the errors. PyTorch is the oracle."""
+inputs, infinities spreading only where PyTorch's do, grad_fn names, the deprecated aliases,
+antialiased resampling (bilinear, bicubic, lanczos; first and second derivatives) and the
+errors. PyTorch is the oracle."""
 
 from __future__ import annotations
 
@@ -163,6 +164,104 @@ def test_interpolate_errors(call: Any, shape: tuple, words: tuple) -> None:
     raises_like_pytorch(call, np.ones(shape), words)
 
 
-def test_antialias_is_refused_not_ignored() -> None:
-    with pytest.raises(NotImplementedError, match="antialias"):
-        GF.interpolate(gg.ones(1, 1, 8, 8), scale_factor=0.5, mode="bilinear", antialias=True)
+ANTIALIAS = [
+    (mode, shape, kwargs)
+    for mode in ("bilinear", "bicubic", "lanczos")
+    for shape, kwargs in (
+        ((2, 2, 9, 8), {"size": (3, 5)}),
+        ((1, 2, 4, 5), {"size": (9, 2)}),
+        ((1, 2, 7, 6), {"scale_factor": 0.37}),
+        # H keeps its size: PyTorch's forward copies that axis, its backward resamples it
+        ((1, 2, 3, 5), {"scale_factor": 1.3}),
+        ((1, 1, 6, 7), {"scale_factor": (0.6, 1.5), "recompute_scale_factor": True}),
+    )
+]
+
+
+@pytest.mark.parametrize("mode, shape, kwargs", ANTIALIAS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_antialias_matches_pytorch(mode: str, shape: tuple, kwargs: dict, dtype: Any) -> None:
+    # Values, first and second derivatives (the backward's own derivative is the forward,
+    # copying the axes the forward copies), grad_fn names, for every align_corners allowed.
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(shape).astype(dtype)
+    for align in [False] if mode == "lanczos" else [False, True]:
+        results = []
+        for lib, F in ((gg, GF), (torch, TF)):
+            t = lib.tensor(x, requires_grad=True)
+            out = F.interpolate(t, mode=mode, antialias=True, align_corners=align, **kwargs)
+            v = lib.tensor(np.cos(np.arange(out.numel())).reshape(tuple(out.shape)).astype(dtype))
+            (g,) = lib.autograd.grad((out * out * v).sum(), t, create_graph=True)
+            (gg_,) = lib.autograd.grad((g * g).sum(), t)
+            names = (type(out.grad_fn).__name__, type(g.grad_fn).__name__)
+            results.append(([a.detach().numpy() for a in (out, g, gg_)], names))
+        (ours, our_names), (theirs, their_names) = results
+        tol = 1e-5 if dtype == np.float32 else 1e-12
+        for a, b in zip(ours, theirs):
+            np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+        assert our_names == their_names
+
+
+def test_antialias_gradcheck_in_float64() -> None:
+    x = gg.tensor(np.random.default_rng(3).standard_normal((1, 1, 5, 4)), requires_grad=True)
+    for mode in ("bilinear", "bicubic", "lanczos"):
+
+        def resample(x: gg.Tensor, mode: str = mode) -> gg.Tensor:
+            return GF.interpolate(x, size=(2, 3), mode=mode, antialias=True)
+
+        assert gg.autograd.gradcheck(resample, (x,))
+        assert gg.autograd.gradgradcheck(resample, (x,))
+
+
+@pytest.mark.parametrize(
+    "call, dtype, words",
+    [
+        (
+            lambda F, x: F.interpolate(x, 2, mode="bilinear", antialias=True),
+            np.int64,
+            ("\"compute_index_ranges_weights\" not implemented for 'Long'",),
+        ),
+        (
+            lambda F, x: F.interpolate(x, 2, mode="bicubic", antialias=True),
+            np.float16,
+            ("\"compute_index_ranges_weights\" not implemented for 'Half'",),
+        ),
+        (
+            lambda F, x: F.interpolate(x, 2, mode="lanczos", antialias=True),
+            np.complex64,
+            ("\"compute_index_ranges_weights\" not implemented for 'ComplexFloat'",),
+        ),
+        (
+            lambda F, x: F.interpolate(x, 2, mode="bilinear"),
+            np.int32,
+            ("\"upsample_bilinear2d_channels_last\" not implemented for 'Int'",),
+        ),
+        (
+            lambda F, x: F.interpolate(x, 2, mode="bicubic"),
+            np.int64,
+            ("\"compute_indices_weights_cubic\" not implemented for 'Long'",),
+        ),
+        (
+            lambda F, x: F.interpolate(x, 2, mode="lanczos"),
+            np.float64,
+            ("requires antialias=True",),
+        ),
+        (
+            lambda F, x: F.interpolate(x, 2, mode="lanczos", antialias=True, align_corners=True),
+            np.float64,
+            ("does not support align_corners=True",),
+        ),
+    ],
+)
+def test_interpolate_dtype_and_lanczos_errors(call: Any, dtype: Any, words: tuple) -> None:
+    raises_like_pytorch(call, np.ones((1, 3, 4, 4), dtype), words)
+
+
+@pytest.mark.parametrize("mode, antialias", [("bilinear", False), ("bicubic", True)])
+def test_uint8_resampling_is_refused_by_name(mode: str, antialias: bool) -> None:
+    # PyTorch resamples uint8 in fixed point (PIL's rounding); glassgrad says so rather
+    # than return different integers.
+    x = np.arange(48, dtype=np.uint8).reshape(1, 3, 4, 4)
+    assert TF.interpolate(torch.tensor(x), 2, mode=mode, antialias=antialias).dtype == torch.uint8
+    with pytest.raises(NotImplementedError, match="does not resample uint8 tensors"):
+        GF.interpolate(gg.tensor(x), 2, mode=mode, antialias=antialias)

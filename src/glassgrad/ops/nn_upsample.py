@@ -1,16 +1,17 @@
 """Resampling: ``interpolate`` (nearest, nearest-exact, linear, bilinear, bicubic, trilinear,
-area) and PyTorch's deprecated ``upsample``, ``upsample_nearest``, ``upsample_bilinear``
-(public in ``glassgrad.nn.functional``).
+area; antialiased bilinear, bicubic and lanczos) and PyTorch's deprecated ``upsample``,
+``upsample_nearest``, ``upsample_bilinear`` (public in ``glassgrad.nn.functional``).
 
 Every mode but area is separable: along each spatial axis, output position ``i`` reads a few
-input positions ("taps", 1 for nearest, 2 for linear, 4 for cubic) with fixed weights, so the
-op is that axis by axis. Taps and weights follow ATen's CPU kernels exactly (its index rules
-in float32 for nearest, the source-index formula with and without ``align_corners``, the
-clamped cubic taps with A = -0.75), so values match PyTorch's and a NaN or inf in the input
+input positions ("taps", 1 for nearest, 2 for linear, 4 for cubic, the filter's support for
+antialiased modes) with fixed weights, so the op is that axis by axis. Taps and weights follow
+ATen's CPU kernels exactly (its index rules in float32 for nearest, the source-index formula
+with and without ``align_corners``, the clamped cubic taps with A = -0.75, the normalised
+stretched filters of antialiasing), so values match PyTorch's and a NaN or inf in the input
 spreads only where PyTorch's does. The op is linear: its backward is the adjoint (each tap's
 gradient scattered back, so a NaN gradient reaches only the positions it was read from),
-itself an op whose backward is the forward again, so
-``create_graph=True`` gives second derivatives. Area mode is adaptive average pooling.
+itself an op whose backward is the forward again, so ``create_graph=True`` gives second
+derivatives. Area mode is adaptive average pooling.
 """
 
 from __future__ import annotations
@@ -100,8 +101,60 @@ def _cubic_taps(size: int, out: int, align_corners: bool, scale: float | None, d
     return index, weights.astype(dtype)
 
 
-def _taps(mode: str, size: int, out: int, align_corners: bool, scale, dtype) -> tuple:
-    """(index, weights) of one axis: (out, taps) arrays; weights None for nearest modes."""
+def _aa_filter(mode: str, x: np.ndarray) -> np.ndarray:
+    """The antialiasing filters (ATen's ``aa_filter``): triangle, cubic convolution with
+    A = -0.5 (Keys, as PIL) and Lanczos-3."""
+    x = np.abs(x)
+    one, zero = x.dtype.type(1), x.dtype.type(0)
+    if mode == "bilinear":
+        return np.where(x < 1, one - x, zero)
+    if mode == "bicubic":
+        a = x.dtype.type(-0.5)
+        near = ((a + 2) * x - (a + 3)) * x * x + 1
+        far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+        return np.where(x < 1, near, np.where(x < 2, far, zero))
+    return np.where(x < 3, np.sinc(x) * np.sinc(x / 3), zero)
+
+
+_AA_WIDTH = {"bilinear": 2, "bicubic": 4, "lanczos": 6}  # ATen's interp_size
+
+
+def _aa_taps(
+    mode: str, size: int, out: int, align_corners: bool, scale, dtype, copy: bool
+) -> tuple:
+    """Antialiased taps (ATen's ``_compute_weights_aa``): output position i averages the
+    inputs within the filter's support around its centre, the filter stretched by the
+    downsampling factor, the weights normalised to sum to one. With ``copy`` an axis whose
+    size does not change is copied: ATen's forward skips it, its backward does not (with a
+    ``scale_factor`` the weights then differ from a copy)."""
+    if copy and out == size:
+        return np.arange(out)[:, None], np.ones((out, 1), dtype)
+    step = _scale(size, out, align_corners, scale, dtype)
+    half = dtype.type(_AA_WIDTH[mode] * 0.5)
+    support = half * step if step >= 1 else half
+    inverse = 1 / step if step >= 1 else dtype.type(1)
+    width = int(math.ceil(support)) * 2 + 1
+    centre = step * (np.arange(out).astype(dtype) + dtype.type(0.5))
+    low = np.maximum((centre - support + dtype.type(0.5)).astype(np.int64), 0)
+    count = np.minimum((centre + support + dtype.type(0.5)).astype(np.int64), size) - low
+    count = np.clip(count, 0, width)
+    offsets = np.arange(width)
+    index = low[:, None] + offsets
+    used = offsets < count[:, None]
+    distance = (index - centre[:, None] + dtype.type(0.5)).astype(dtype) * inverse
+    weights = np.where(used, _aa_filter(mode, distance), dtype.type(0))
+    total = weights.sum(axis=1, keepdims=True)
+    weights = np.where(total != 0, weights / np.where(total != 0, total, 1), weights)
+    return np.where(used, index, -1), weights.astype(dtype)
+
+
+def _taps(
+    mode: str, size: int, out: int, align_corners: bool, scale, dtype, adjoint=False
+) -> tuple:
+    """(index, weights) of one axis: (out, taps) arrays; weights None for nearest modes.
+    ``adjoint``: those the backward transposes (antialiased modes: no copied axes)."""
+    if mode.endswith("-aa"):
+        return _aa_taps(mode[:-3], size, out, align_corners, scale, dtype, not adjoint)
     if mode in ("nearest", "nearest-exact"):
         return _nearest_taps(size, out, scale, mode == "nearest-exact")[:, None], None
     if mode == "bicubic":
@@ -114,30 +167,33 @@ def _taps(mode: str, size: int, out: int, align_corners: bool, scale, dtype) -> 
 
 class _Upsample(Op):
     """out = the input resampled axis by axis with fixed taps (linear in the input; PyTorch
-    saves nothing for its backward)."""
+    saves nothing for its backward). The backward transposes ``adjoint_taps`` (default the
+    same taps; PyTorch's antialiased backward resamples axes its forward copies)."""
 
-    __slots__ = ("_taps", "_sizes")
+    __slots__ = ("_taps", "_adjoint_taps", "_sizes")
 
-    def forward(self, x: Any, taps: Any) -> Any:
-        self._taps = taps
+    def forward(self, x: Any, taps: Any, adjoint_taps: Any = None) -> Any:
+        self._taps, self._adjoint_taps = taps, taps if adjoint_taps is None else adjoint_taps
         self._sizes = x.shape[-len(taps) :]
         return apply_taps(x, taps)
 
     def backward(self, F: Any, grad: Any) -> Any:
-        return _BACKWARD[type(self)].call(grad, taps=self._taps, sizes=self._sizes)
+        return _BACKWARD[type(self)].call(
+            grad, taps=self._adjoint_taps, sizes=self._sizes, forward_taps=self._taps
+        )
 
 
 class _UpsampleBackward(Op):
     """grad_input = the adjoint of the resampling; its own gradient is the resampling."""
 
-    __slots__ = ("_taps",)
+    __slots__ = ("_taps", "_forward_taps")
 
-    def forward(self, grad: Any, taps: Any, sizes: Any) -> Any:
-        self._taps = taps
+    def forward(self, grad: Any, taps: Any, sizes: Any, forward_taps: Any) -> Any:
+        self._taps, self._forward_taps = taps, forward_taps
         return apply_taps_adjoint(grad, taps, sizes)
 
     def backward(self, F: Any, grad: Any) -> Any:
-        return _FORWARD[type(self)].apply(grad, taps=self._taps)
+        return _FORWARD[type(self)].apply(grad, taps=self._forward_taps, adjoint_taps=self._taps)
 
 
 _FORWARD: dict[type[Op], type[Op]] = {}
@@ -171,6 +227,9 @@ for _mode, _nd, _name in (
     ("bilinear", 2, "UpsampleBilinear2D"),
     ("bicubic", 2, "UpsampleBicubic2D"),
     ("trilinear", 3, "UpsampleTrilinear3D"),
+    ("bilinear-aa", 2, "UpsampleBilinear2DAa"),
+    ("bicubic-aa", 2, "UpsampleBicubic2DAa"),
+    ("lanczos-aa", 2, "UpsampleLanczos2DAa"),
 ):
     NODES[_mode, _nd] = _node_classes(_name)
     globals()[f"{_name}Backward0"], globals()[f"{_name}BackwardBackward0"] = NODES[_mode, _nd]
@@ -223,6 +282,31 @@ def _output_size(x: np.ndarray, size: Any, scale_factor: Any, recompute: Any) ->
     return out, (None,) * dim if recompute else scales
 
 
+def _check_dtype(dtype: np.dtype, mode: str, kernel: str) -> None:
+    """PyTorch's dtype errors (the name of the kernel without one for ``dtype``); uint8, which
+    PyTorch resamples bilinearly, bicubically and antialiased in fixed point, is refused by
+    name."""
+    name, antialias = scalar_type_name(dtype), kernel.endswith("-aa")
+    if name == "Byte" and (antialias or mode in ("bilinear", "bicubic")):
+        raise NotImplementedError(
+            f"interpolate(): glassgrad does not resample uint8 tensors in mode {mode!r} "
+            f"(antialias={antialias}), which PyTorch does in fixed point; convert the input "
+            "to a floating dtype"
+        )
+    if antialias and (dtype.kind != "f" or dtype.itemsize < 4):
+        raise NotImplementedError(f"\"compute_index_ranges_weights\" not implemented for '{name}'")
+    if dtype.kind == "f" or (dtype.kind != "c" and mode in ("nearest", "nearest-exact")):
+        return
+    if mode == "bilinear":
+        raise NotImplementedError(
+            f"\"upsample_bilinear2d_channels_last\" not implemented for '{name}'"
+        )
+    kind = {"bicubic": "cubic", "nearest": "nearest", "nearest-exact": "nearest"}
+    raise NotImplementedError(
+        f"\"compute_indices_weights_{kind.get(mode, 'linear')}\" not implemented for '{name}'"
+    )
+
+
 def interpolate(
     input: Tensor,
     size: Any = None,
@@ -238,7 +322,9 @@ def interpolate(
     (``floor((i + 0.5) * in/out)``), ``linear`` (3-d input), ``bilinear`` / ``bicubic`` (4-d),
     ``trilinear`` (5-d), ``area`` (adaptive average pooling). With ``align_corners`` the corner
     samples of input and output coincide; without it, the pixel areas do. A ``scale_factor``
-    given (and not recomputed) sets the sampling step ``1/scale_factor``.
+    given (and not recomputed) sets the sampling step ``1/scale_factor``. ``antialias=True``
+    (4-d bilinear or bicubic; ``lanczos`` needs it) widens the filter by the downsampling
+    factor, as PIL: triangle, Keys cubic (A = -0.5) or Lanczos-3, normalised per output.
 
     Example::
 
@@ -270,11 +356,11 @@ def interpolate(
             "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and "
             "requires a 4-D tensor as input"
         )
-    if antialias or mode == "lanczos":
-        raise NotImplementedError(
-            f"interpolate(): antialiased resampling (mode={mode!r}, antialias=True) is not "
-            "supported by glassgrad"
-        )
+    if mode == "lanczos" and x.ndim == 4:
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
     nd = x.ndim - 2
     if mode == "area" and nd <= 3:
         pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[nd - 1]
@@ -282,7 +368,9 @@ def interpolate(
     needed = _MODE_DIMS.get(mode)
     if needed is not None and needed != nd:
         raise NotImplementedError(f"Got {x.ndim}D input, but {mode} mode needs {needed + 2}D input")
-    if (mode, nd) not in NODES:
+    # the kernel: lanczos only exists antialiased (its 3-d and 5-d forms fail just below)
+    kernel = f"{mode}-aa" if antialias or mode == "lanczos" else mode
+    if (kernel, nd) not in NODES:
         raise NotImplementedError(
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {x.ndim}D) for the "
             f"modes: {_MODES} (got {mode})"
@@ -295,25 +383,19 @@ def interpolate(
             f"Input and output sizes should be greater than 0, but got input ({given}) output "
             f"({wanted})"
         )
-    if x.dtype.kind == "c":  # PyTorch's index and weight computation has no complex kernel
-        kind = {"bicubic": "cubic", "nearest": "nearest", "nearest-exact": "nearest"}
-        raise NotImplementedError(
-            f'"compute_indices_weights_{kind.get(mode, "linear")}" not implemented for '
-            f"'{scalar_type_name(x.dtype)}'"
-        )
-    if mode not in ("nearest", "nearest-exact") and x.dtype.kind != "f":
-        kernel = {"linear": "upsample_linear1d", "bilinear": "upsample_bilinear2d"}.get(
-            mode, f"upsample_{mode}{nd}d"
-        )
-        raise NotImplementedError(
-            f"\"{kernel}_out_frame\" not implemented for '{scalar_type_name(x.dtype)}'"
-        )
+    _check_dtype(x.dtype, mode, kernel)
     dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
     taps = [
-        _taps(mode, n, o, bool(align_corners), s, dtype)
+        _taps(kernel, n, o, bool(align_corners), s, dtype)
         for n, o, s in zip(x.shape[2:], out, scales)
     ]
-    return NODES[mode, nd][0].apply(input, taps=taps)
+    adjoint = None
+    if kernel.endswith("-aa") and any(n == o for n, o in zip(x.shape[2:], out)):
+        adjoint = [
+            _taps(kernel, n, o, bool(align_corners), s, dtype, adjoint=True)
+            for n, o, s in zip(x.shape[2:], out, scales)
+        ]
+    return NODES[kernel, nd][0].apply(input, taps=taps, adjoint_taps=adjoint)
 
 
 def upsample(
@@ -381,6 +463,12 @@ def _interpolate_samples(rng: np.random.Generator) -> list[Sample]:
         ),
         Sample((randn(rng, 1, 2, 6, 5),), {"size": (3, 2), "mode": "area"}),
         Sample((randn(rng, 1, 2, 6, 5),), {"scale_factor": 0.5, "mode": "area"}),
+        Sample((randn(rng, 1, 2, 7, 6),), {"size": (3, 8), "mode": "bilinear", "antialias": True}),
+        Sample(
+            (randn(rng, 1, 2, 3, 7),),
+            {"scale_factor": 1.3, "mode": "bicubic", "align_corners": True, "antialias": True},
+        ),
+        Sample((randn(rng, 1, 2, 8, 5),), {"size": (3, 4), "mode": "lanczos", "antialias": True}),
     ]
 
 
