@@ -41,6 +41,43 @@ def test_spatial_transformer_pipeline_matches_pytorch(spatial: tuple) -> None:
         )
 
 
+_SWEEP = [
+    (nd, mode, padding, align)
+    for nd in (2, 3)
+    for mode in ("bilinear", "nearest", "bicubic")
+    for padding in ("zeros", "border", "reflection")
+    for align in (False, True)
+    if not (nd == 3 and mode == "bicubic")
+]
+
+
+@pytest.mark.parametrize("nd, mode, padding_mode, align_corners", _SWEEP)
+def test_every_mode_padding_and_alignment_matches_pytorch(
+    nd: int, mode: str, padding_mode: str, align_corners: bool
+) -> None:
+    # Values, both gradients and the second derivatives of a function of both, grid points
+    # spread over and beyond [-1, 1] so that every padding rule is exercised.
+    rng = np.random.default_rng(7)
+    x_shape = (2, 2, 3, 4) if nd == 2 else (1, 2, 3, 2, 4)
+    grid_shape = (2, 3, 4, 2) if nd == 2 else (1, 2, 3, 2, 3)
+    x, grid = rng.standard_normal(x_shape), rng.uniform(-1.6, 1.6, grid_shape)
+    cotangent = rng.standard_normal((*x_shape[:2], *grid_shape[1:-1]))
+    results = []
+    for lib in (gg, torch):
+        xt, gt = lib.tensor(x, requires_grad=True), lib.tensor(grid, requires_grad=True)
+        out = lib.nn.functional.grid_sample(
+            xt, gt, mode=mode, padding_mode=padding_mode, align_corners=align_corners
+        )
+        first = lib.autograd.grad(out, (xt, gt), lib.tensor(cotangent), create_graph=True)
+        total = (first[0] * first[0]).sum() + first[1].sin().sum()
+        second = lib.autograd.grad(total, (xt, gt), allow_unused=True)
+        results.append([None if t is None else t.detach().numpy() for t in (out, *first, *second)])
+    for ours, theirs in zip(*results):
+        assert (ours is None) == (theirs is None)
+        if ours is not None:
+            np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-11)
+
+
 def test_unit_size_affine_grid_warns_like_pytorch() -> None:
     # PyTorch warns for a unit spatial size with align_corners=True, and then skips its
     # size check: a zero channel count passes.

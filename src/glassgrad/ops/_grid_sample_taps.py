@@ -19,6 +19,7 @@ corners outside.
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any
 
 import numpy as np
@@ -104,12 +105,12 @@ class Sampling:
     __slots__ = ("mode", "coords", "slopes", "bases", "corners", "spread_nan")
 
     def __init__(self, grid: np.ndarray, spatial: tuple, mode: str, padding: str, align: bool):
-        nd, n = len(spatial), grid.shape[0]
+        nd, n, points = len(spatial), grid.shape[0], math.prod(grid.shape[1:-1])
         self.mode, self.spread_nan = mode, nd == 2
         self.coords, self.slopes, self.bases, taps = [], [], [], []
         for k in range(nd):
             size = spatial[nd - 1 - k]
-            x, slope = unnormalize(grid[..., k].reshape(n, -1), size, align)
+            x, slope = unnormalize(grid[..., k].reshape(n, points), size, align)
             slope = np.full(x.shape, slope, x.dtype)
             if mode != "bicubic":
                 x, factor = fold(x, size, padding, align, 0 if nd == 2 else size - 1)
@@ -177,9 +178,9 @@ def sample(x: np.ndarray, grid: np.ndarray, mode: str, padding: str, align: bool
     """grid_sample's forward on arrays: (N, C, *spatial) at (N, *out, nd): (N, C, *out)."""
     n, c, *spatial = x.shape
     s = Sampling(grid, tuple(spatial), mode, padding, align)
-    flat = x.reshape(n, c, -1)
+    flat = x.reshape(n, c, math.prod(spatial))
     weights = s.weights(0)
-    out = np.zeros((n, c, grid[..., 0].size // max(n, 1)), x.dtype)
+    out = np.zeros((n, c, math.prod(grid.shape[1:-1])), x.dtype)
     for combo, index, inside in s.corners:
         weight = _per_channel(product([weights[k][j] for k, j in enumerate(combo)]))
         values = take_along_axis(flat, index[:, None, :], axis=2)
@@ -198,9 +199,8 @@ def sample_backward(grad, x, grid, mode, padding, align, needs_input: bool) -> t
     channels, times the slope of the pixel coordinate."""
     n, c, *spatial = x.shape
     s = Sampling(grid, tuple(spatial), mode, padding, align)
-    nd, flat = len(spatial), x.reshape(n, c, -1)
-    g = grad.reshape(n, c, -1)
-    points, length = g.shape[2], flat.shape[2]
+    nd, points, length = len(spatial), math.prod(grid.shape[1:-1]), math.prod(spatial)
+    flat, g = x.reshape(n, c, length), grad.reshape(n, c, points)
     weights, slopes = s.weights(0), s.weights(1)
     grad_x = np.zeros(n * c * length, np.float64) if needs_input else None
     offsets = (np.arange(n * c) * length).reshape(n, c, 1)

@@ -11,6 +11,7 @@ the third.
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -166,7 +167,7 @@ def _grid_gradient_terms(F, grad, x, grid, gg_grid, needs, params) -> tuple:
     n, c, *spatial = x_arr.shape
     nd, mode = len(spatial), params["mode"]
     s = Sampling(grid_arr, tuple(spatial), mode, params["padding_mode"], params["align_corners"])
-    points = s.coords[0].shape[1]
+    points = math.prod(grid_arr.shape[1:-1])
 
     def per_point(t: Any) -> Any:
         return F.reshape(t, (n, points))
@@ -178,7 +179,7 @@ def _grid_gradient_terms(F, grad, x, grid, gg_grid, needs, params) -> tuple:
     w, dw = s.weights(0, coords), s.weights(1, coords)
     d2w = s.weights(2, coords) if mode == "bicubic" else None  # bilinear: linear per axis
     gg = [per_point(gg_grid[..., k]) * s.slopes[k] for k in range(nd)]
-    flat_x = F.reshape(x, (n, c, -1))
+    flat_x = F.reshape(x, (n, c, math.prod(spatial)))
     g = F.reshape(grad, (n, c, points))
     d_grad = d_input = None
     cross: list = [None] * nd
