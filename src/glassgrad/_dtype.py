@@ -280,6 +280,15 @@ def tensor_type_name(np_dtype: np.dtype) -> str:
     return f"torch.{scalar_type_name(np_dtype)}Tensor"
 
 
+def type_string(np_dtype: np.dtype) -> str:
+    """How ATen's ``toString`` names a CPU tensor's type in its argument checks
+    (``checkScalarTypes``, ``checkSameType``): the legacy tensor type, except for bool and
+    complex dtypes, which have none (``CPUBoolType``, ``CPUComplexFloatType``)."""
+    if np_dtype.kind in "bc":
+        return f"CPU{scalar_type_name(np_dtype)}Type"
+    return tensor_type_name(np_dtype)
+
+
 # The C++ type names some PyTorch kernels print (``float``, ``double`` ...).
 _C_TYPE_NAMES = {
     "float16": "c10::Half",

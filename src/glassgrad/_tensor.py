@@ -972,7 +972,8 @@ class Tensor(_TensorMethods):
             suffixes.append("grad_fn=<Invalid>")
         else:
             if grad_fn is not None:
-                suffixes.append(f"grad_fn=<{grad_fn.name()}>")
+                # PyTorch prints the node's class name (a C++ node's unqualified name)
+                suffixes.append(f"grad_fn=<{type(grad_fn).__name__}>")
             elif self._requires_grad:
                 suffixes.append("requires_grad=True")
         return tensor_repr(self._data, suffixes, _dtype.get_default_dtype().name)

@@ -74,6 +74,22 @@ def test_grids_and_broadcasting() -> None:
         torch.broadcast_tensors(torch.ones(2), torch.ones(3))
 
 
+def test_block_diag_dtype_ranks_a_0d_block_below_dimensioned_ones() -> None:
+    """ATen's block_diag takes ``result_type`` of its inputs as given, so a float64 0-d block
+    beside float32 matrices gives float32 (fuzz seeds 116348, 98248: float64 here, from the
+    blocks reshaped to matrices first); each gradient has its input's dtype."""
+
+    def program(lib: Any) -> Any:
+        a = lib.tensor([1.5, -2.0], requires_grad=True)
+        b = lib.tensor(0.25, dtype=lib.float64, requires_grad=True)
+        out = lib.block_diag(a, b, lib.ones(2, 2))
+        (out * lib.arange(20.0).reshape(4, 5)).sum().backward()
+        return out, a.grad, b.grad
+
+    same(program)
+    same(lambda lib: lib.block_diag(lib.tensor([1]), lib.tensor(2.5, dtype=lib.float64)))
+
+
 @pytest.mark.parametrize("call", ["meshgrid", "cartesian_prod"])
 def test_meshgrid_of_tensors_of_different_dtypes_refused_as_pytorch(call: str) -> None:
     """PyTorch refuses tensors of different dtypes (fuzz seeds 50516, 72960, 73260); they

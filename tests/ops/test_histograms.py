@@ -145,3 +145,26 @@ def test_histogram_edges_of_another_dtype_refused_as_pytorch() -> None:
             L.histogram(x, L.tensor([0.0, 1.0]))
         messages.append(str(info.value))
     assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_bincount_with_weights_recorded_without_a_derivative_as_pytorch(dtype: str) -> None:
+    """bincount's weighted counts require grad when the weights do, by a NotImplemented node
+    whose backward raises (fuzz seed 110096: the result did not require grad); the repr names
+    the node by its class, as PyTorch's."""
+    seen = []
+    for L in (gg, torch):
+        weights = L.tensor([0.5, -1.0, 2.0], dtype=getattr(L, dtype))
+        weights.requires_grad_(dtype != "int64")
+        counts = L.bincount(L.tensor([1, 1, 3]), weights, minlength=5)
+        with L.no_grad():
+            plain = L.bincount(L.tensor([1, 1, 3]), weights)
+        flags = (counts.requires_grad, type(counts.grad_fn).__name__, plain.requires_grad)
+        error = None
+        if counts.requires_grad:
+            with pytest.raises(RuntimeError) as info:
+                counts.sum().backward()
+            error = str(info.value)
+        shown = repr(counts).replace("glassgrad.", "torch.")
+        seen.append((flags, error, shown, str(counts.dtype).split(".")[-1]))
+    assert seen[0] == seen[1]

@@ -48,3 +48,12 @@ def test_errors() -> None:
     same_error(
         lambda lib: lib.cummax(lib.ones(2, requires_grad=True), 0, out=(lib.empty(2), lib.empty(2)))
     )
+
+
+def test_unique_keeps_every_nan_apart() -> None:
+    """ATen's sorted unique compares neighbours with ``!=``, so each NaN is a value of its
+    own, sorted last in the order met (fuzz seed 97708: NumPy's default merged them)."""
+    nan = float("nan")
+    same(lambda lib: lib.unique(lib.tensor([nan, 1.0, nan, 0.0, 1.0]), return_counts=True))
+    same(lambda lib: lib.tensor([[nan, 2.0], [nan, 2.0]]).unique(return_inverse=True))
+    same(lambda lib: lib.unique_consecutive(lib.tensor([nan, nan, 1.0]), return_counts=True))

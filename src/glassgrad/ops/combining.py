@@ -143,8 +143,10 @@ class BlockDiagBackward0(Op):
     def forward(self, *blocks: Any) -> Any:
         if not blocks:  # PyTorch's result for no tensors: (1, 0) of the default dtype
             return np.zeros((1, 0), default_numpy_float())
-        matrices = [np.asarray(b).reshape(_matrix_shape(np.shape(b))) for b in blocks]
-        dtype = result_numpy_dtype(tuple(matrices))
+        arrays = tuple(np.asarray(b) for b in blocks)
+        # ATen's result_type over the inputs as given: a 0-d block ranks below dimensioned ones
+        dtype = result_numpy_dtype(arrays)
+        matrices = [a.reshape(_matrix_shape(a.shape)) for a in arrays]
         rows = sum(m.shape[0] for m in matrices)
         cols = sum(m.shape[1] for m in matrices)
         out = np.zeros((rows, cols), dtype)

@@ -52,7 +52,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     # float32 weights keep their dtype; other weights count in float64, as in PyTorch.
     dtype = np.float32 if w.dtype == np.float32 else np.float64
     counts = np.bincount(data, weights=w.astype(np.float64), minlength=minlength)
-    return Tensor._from_array(counts.astype(dtype))
+    return BincountNotImplemented.apply(weights, after=counts.astype(dtype))
 
 
 def _check_histogram_input(data: np.ndarray, op: str) -> None:
@@ -231,8 +231,9 @@ def histogramdd(
     return return_types.histogramdd(hist, tuple(edges))
 
 
-# PyTorch records histograms with nodes whose backward raises: the results require grad when
-# the input, the weight or a tensor of edges does.
+# PyTorch records bincount's weighted counts and the histograms with nodes whose backward
+# raises: the results require grad when the weights, the input or a tensor of edges does.
+BincountNotImplemented: type[Op] = _not_implemented_node("bincount", computed_result)
 HistogramNotImplemented: type[Op] = _not_implemented_node("histogram", computed_result)
 HistogramddFromTensorsNotImplemented: type[Op] = _not_implemented_node(
     "_histogramdd_from_bin_tensors", computed_result
@@ -253,7 +254,10 @@ def _unique(
     x: np.ndarray, sorted: bool, return_inverse: bool, return_counts: bool, dim: Any
 ) -> tuple:
     if dim is None:
-        values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)
+        # ATen sorts stably and compares neighbours with !=: every NaN is a value of its own
+        values, inverse, counts = np.unique(
+            x, return_inverse=True, return_counts=True, equal_nan=False
+        )
         inverse = inverse.reshape(x.shape)
     else:
         values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True, axis=dim)

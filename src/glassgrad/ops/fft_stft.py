@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import tensor_type_name
+from .._dtype import type_string
 from .._tensor import Tensor
 from .._warn_once import warn_once
 from ..autograd.views import own_temporary_view
@@ -30,14 +30,6 @@ from .indexing import index_zeros_add
 from .padding import pad
 
 
-def _type_string(t: Tensor) -> str:
-    """How ATen's ``toString`` names a tensor's type in the stft/istft messages."""
-    dtype = t._data.dtype
-    if dtype.kind == "c":
-        return "CPUComplexFloatType" if dtype == np.complex64 else "CPUComplexDoubleType"
-    return tensor_type_name(dtype)
-
-
 def _flag(value: Any) -> str:
     """An (optional) bool or int as ATen prints it: ``None``, ``0``, ``1``, ``7``."""
     return "None" if value is None else str(int(value))
@@ -46,7 +38,7 @@ def _flag(value: Any) -> str:
 def _window_string(window: Tensor | None) -> str:
     if window is None:
         return "None"
-    return f"{_type_string(window)}{{{list(window._data.shape)}}}"
+    return f"{type_string(window._data.dtype)}{{{list(window._data.shape)}}}"
 
 
 def _centered_window(
@@ -129,7 +121,7 @@ def _frames_transform(
 
     def fail(message: str) -> RuntimeError:
         return RuntimeError(
-            f"stft({_type_string(self)}{list(self._data.shape)}, n_fft={n_fft}, "
+            f"stft({type_string(self._data.dtype)}{list(self._data.shape)}, n_fft={n_fft}, "
             f"hop_length={hop}, win_length={win}, window={_window_string(window)}, "
             f"normalized={_flag(normalized)}, onesided={_flag(onesided)}, "
             f"return_complex={_flag(return_complex)}, "
@@ -263,7 +255,7 @@ def istft(
 
     def fail(message: str, separator: str = " : ") -> RuntimeError:
         return RuntimeError(
-            f"istft({_type_string(input)}{list(input._data.shape)}, n_fft={n_fft}, "
+            f"istft({type_string(input._data.dtype)}{list(input._data.shape)}, n_fft={n_fft}, "
             f"hop_length={hop}, win_length={win}, window={_window_string(window)}, "
             f"center={_flag(center)}, normalized={_flag(normalized)}, "
             f"onesided={_flag(onesided)}, length={_flag(length)}, "

@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import scalar_type_name, tensor_type_name
+from .._dtype import _promote_np, type_string
+from .._runtime import get_num_threads
 from .._tensor import Tensor
 from ..autograd.op import Op, keep_versions
 from ._common import array_of, check_tensor
@@ -166,7 +167,10 @@ def embedding_bag(
     op = "embedding_bag"
     check_tensor(input, op)
     check_tensor(weight, op, "weight", 2)
-    if weight.dtype.is_floating_point is False and input.is_floating_point():
+    if per_sample_weights is not None:
+        check_tensor(per_sample_weights, op, "per_sample_weights", 9)
+    # torch.nn.functional.embedding_bag's checks, in its order
+    if weight._data.dtype == np.int64 and input.is_floating_point():
         warnings.warn(
             "Argument order of nn.functional.embedding_bag was changed. Usage "
             "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
@@ -184,6 +188,7 @@ def embedding_bag(
             f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}"
         )
     indices = input._data
+    psw = None if per_sample_weights is None else per_sample_weights._data
     if input.dim() == 2:
         if offsets is not None:
             raise ValueError(
@@ -191,9 +196,12 @@ def embedding_bag(
                 "mini-batch of fixed length sequences. However, found offsets of type "
                 f"{type(offsets)}"
             )
-        starts = np.arange(0, indices.size, max(indices.shape[1], 1))[: indices.shape[0]]
+        if indices.shape[1] == 0:  # PyTorch's offsets: arange(0, numel, input.size(1))
+            raise RuntimeError("step must be nonzero")
+        starts = np.arange(0, indices.size, indices.shape[1], dtype=indices.dtype)
         include_last_offset = False
         indices = indices.reshape(-1)
+        psw = None if psw is None else psw.reshape(-1)
     elif input.dim() == 1:
         if offsets is None:
             raise ValueError("offsets has to be a 1D Tensor but got None")
@@ -210,20 +218,6 @@ def embedding_bag(
         raise ValueError("max mode does not support scaling the gradient by the frequency")
     if mode == "max" and sparse:
         raise ValueError("max mode does not support sparse weights")
-    if sparse:
-        raise NotImplementedError(
-            f"{op}(): sparse=True is not supported: glassgrad has no sparse gradients"
-        )
-    for name, array in (("indices", indices), ("offsets", starts)):
-        if array.dtype not in (np.int64, np.int32):
-            raise RuntimeError(
-                f"{op}: expected {name} of dtype int64 or int32 (Long or Int), but got "
-                f"{array.dtype}"
-            )
-    num_weights = weight.shape[0]
-    if indices.size and (indices.min() < 0 or indices.max() >= num_weights):
-        bad = indices.min() if indices.min() < 0 else indices.max()
-        raise IndexError(f"{op}: index {bad} out of range for a weight of {num_weights} rows")
     if max_norm is not None:
         _renorm_rows(weight, indices, float(max_norm), float(norm_type))
     if per_sample_weights is not None and mode != "sum":
@@ -232,26 +226,21 @@ def embedding_bag(
             f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
             "GitHub."
         )
-    w = weight._data.dtype
-    if w not in (np.float16, np.float32, np.float64):
-        # PyTorch's checkScalarTypes names complex and bool dtypes by their CPU type, others
-        # by their legacy tensor type
-        name = f"CPU{scalar_type_name(w)}Type" if w.kind in "cb" else tensor_type_name(w)
-        raise RuntimeError(
-            "Expected tensor for argument #1 'weight' to have one of the following scalar types: "
-            f"Half, BFloat16, Float, Double; but got {name} instead (while checking arguments "
-            "for embedding_bag)"
+    if sparse:
+        raise NotImplementedError(
+            f"{op}(): sparse=True is not supported: glassgrad has no sparse gradients"
         )
-    if padding_idx is not None:
+    num_weights = weight.shape[0]
+    if padding_idx is not None:  # aten::embedding_bag
         if not -num_weights <= padding_idx < num_weights:
             raise RuntimeError(
                 f"padding_idx must be within the number of embeddings, -{num_weights} through "
                 f"{num_weights - 1}, but got {padding_idx}"
             )
         padding_idx %= num_weights
+    _check_arguments(weight._data, indices, starts, psw, include_last_offset)
+    _check_indices(weight, indices, starts, psw, mode, include_last_offset, padding_idx)
     bag_of, bags = _bags(indices, starts.astype(np.int64), include_last_offset, padding_idx)
-    if per_sample_weights is not None:
-        check_tensor(per_sample_weights, op, "per_sample_weights", 9)
     return keep_versions(
         EmbeddingBagBackward0.apply(
             weight,
@@ -267,21 +256,125 @@ def embedding_bag(
     )
 
 
+def _checking(message: str) -> RuntimeError:
+    return RuntimeError(f"{message} (while checking arguments for embedding_bag)")
+
+
+def _check_arguments(
+    weight: np.ndarray,
+    indices: np.ndarray,
+    offsets: np.ndarray,
+    psw: np.ndarray | None,
+    include_last_offset: bool,
+) -> None:
+    """ATen's ``check_arguments`` of ``_embedding_bag_cpu_impl``, after its
+    ``promoteIndicesAndOffsets`` (indices and offsets as their common dtype)."""
+    common = _promote_np(indices.dtype, offsets.dtype)
+    if common not in (np.int64, np.int32):
+        raise _checking(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got {type_string(common)} instead"
+        )
+    if weight.dtype not in (np.float16, np.float32, np.float64):
+        raise _checking(
+            "Expected tensor for argument #1 'weight' to have one of the following scalar "
+            f"types: Half, BFloat16, Float, Double; but got {type_string(weight.dtype)} instead"
+        )
+    if offsets.size and offsets[0] != 0:
+        raise RuntimeError(
+            "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start "
+            f"from position 0. However, got {offsets[0]}"
+        )
+    if offsets.size and offsets[-1] > indices.size:
+        raise RuntimeError(
+            f"offsets[-1] can not be greater than input's length {indices.size} but got "
+            f"offsets[-1] of {offsets[-1]}"
+        )
+    if psw is not None and psw.dtype != weight.dtype:
+        raise _checking(
+            "Expected tensor for argument #1 'weight' to have the same type as tensor for "
+            f"argument #1 'per_sample_weights'; but type {type_string(weight.dtype)} does not "
+            f"equal {type_string(psw.dtype)}"
+        )
+    if include_last_offset and not offsets.size:
+        raise RuntimeError("include_last_offset: number of offset should be at least 1")
+
+
+def _check_indices(
+    weight: Tensor,
+    indices: np.ndarray,
+    offsets: np.ndarray,
+    psw: np.ndarray | None,
+    mode: str,
+    include_last_offset: bool,
+    padding_idx: int | None,
+) -> None:
+    """The kernels' range check of the indices. PyTorch's fast path (FBGEMM: float32 or
+    float16 weights with unit column stride, sums and means, no padding) reads the bags'
+    entries only and names the first bad one by position; the other kernels read every
+    entry and name its value."""
+    bad = (indices < 0) | (indices >= weight.shape[0])
+    if not bad.any():
+        return
+    fast = (
+        weight._data.dtype in (np.float32, np.float16)
+        and weight.stride(1) == 1
+        and mode != "max"
+        and padding_idx is None
+        and (psw is None or psw.strides[0] == psw.itemsize)
+    )
+    if not fast:
+        raise RuntimeError(
+            "embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be "
+            f"{indices[bad][0]}"
+        )
+    _report_fast_path_error(indices, offsets.astype(np.int64), include_last_offset, weight.shape[0])
+
+
+def _report_fast_path_error(
+    indices: np.ndarray, offsets: np.ndarray, include_last_offset: bool, num_weights: int
+) -> None:
+    """PyTorch's ``fbgemm_spmdm_report_error_`` for a bad index. The bags are split among
+    ``get_num_threads()`` threads (``at::parallel_for``, grain 1); a chunk of bags that reads a
+    bad index walks its bags' offsets as they are but its indices from its first bag's
+    start, so past the first chunk the position it names is shifted, or past its end
+    ("Expected i < index_size"). The first chunk that fails is reported."""
+    if not include_last_offset:
+        offsets = np.append(offsets, indices.size)
+    bags = offsets.size - 1
+    threads = get_num_threads() if bags > 1 else 1
+    size = -(-bags // threads) if bags else 1
+    for begin in range(0, bags, size):
+        end = min(begin + size, bags)
+        start, span = offsets[begin], offsets[end] - offsets[begin]
+        read = indices[start : offsets[end]]
+        if not ((read < 0) | (read >= num_weights)).any():
+            continue
+        for bag in range(begin, end):
+            for i in range(offsets[bag], offsets[bag + 1]):
+                if i >= span:
+                    raise RuntimeError(
+                        "Expected i < index_size to be true, but got false.  (Could this error "
+                        "message be improved?  If so, please report an enhancement request to "
+                        "PyTorch.)"
+                    )
+                value = indices[start + i]
+                if not 0 <= value < num_weights:
+                    raise RuntimeError(
+                        f"Index {i} of input takes value {value} which is not in the valid "
+                        f"range [0, {num_weights})"
+                    )
+        raise RuntimeError(
+            "Your input appears to be incorrect: the last offset value should be the size of "
+            "the indices tensor, but it seems not to be the case."
+        )
+
+
 def _bags(
     indices: np.ndarray, starts: np.ndarray, include_last_offset: bool, padding_idx: int | None
 ) -> tuple[np.ndarray, int]:
     """The bag of each entry (-1 for padding and entries past the last bag) and the count."""
     n = indices.size
-    if starts.size and starts[0] != 0:
-        raise RuntimeError(
-            "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start "
-            f"from position 0. However, got {starts[0]}"
-        )
-    if starts.size and starts[-1] > n:
-        raise RuntimeError(
-            f"offsets[-1] can not be greater than input's length {n} but got offsets[-1] of "
-            f"{starts[-1]}"
-        )
     bags = max(starts.size - 1, 0) if include_last_offset else starts.size
     ends = np.append(starts[1:], n) if not include_last_offset else starts[1:]
     bag_of = np.full(n, -1, np.int64)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import _factories
-from .._dtype import c_type_name
+from .._dtype import c_type_name, type_string
 from .._strides import like_operands
 from .._tensor import Tensor
 from ..autograd.inplace_record import note_write
@@ -197,18 +197,39 @@ class EmbeddingBackward0(Op):
 
 def _renorm_rows(weight: Tensor, indices: np.ndarray, max_norm: float, norm_type: float) -> None:
     """Scale the referenced rows of ``weight`` whose norm exceeds ``max_norm`` down to it, in
-    place and outside autograd (PyTorch's ``embedding_renorm_``)."""
-    rows = np.unique(indices)
+    place and outside autograd (PyTorch's ``embedding_renorm_``: rows in sorted order of the
+    indices, each read by ``select``, which wraps a negative index and raises at the first
+    index out of range, after renorming the rows before it)."""
+    if weight._data.ndim != 2:
+        raise RuntimeError(
+            f"Expected 2-dimensional tensor, but got {weight._data.ndim}-dimensional tensor for "
+            "argument #1 'self' (while checking arguments for embedding_renorm_)"
+        )
+    if indices.dtype not in (np.int64, np.int32):
+        raise RuntimeError(
+            "Expected tensor for argument #2 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got {type_string(indices.dtype)} instead (while checking "
+            "arguments for embedding_renorm_)"
+        )
     data = weight._data
-    norms = np.linalg.norm(data[rows], ord=norm_type, axis=1)
+    rows = np.unique(indices)
+    bad = np.flatnonzero((rows < -data.shape[0]) | (rows >= data.shape[0]))
+    valid = rows if not bad.size else rows[: bad[0]]
+    valid = np.unique(valid % max(data.shape[0], 1))
+    norms = np.linalg.norm(data[valid], ord=norm_type, axis=1)
     over = norms > max_norm
     if over.any():
         if write_hooks:
             before_write(weight)
         scale = max_norm / (norms[over] + 1e-7)
-        data[rows[over]] *= scale.astype(data.dtype)[:, None]
+        data[valid[over]] *= scale.astype(data.dtype)[:, None]
         weight._vc[0] += 1
         note_write(weight._vc, f"embedding's max_norm={max_norm:g} renorm (embedding_renorm_)")
+    if bad.size:
+        raise IndexError(
+            f"select(): index {rows[bad[0]]} out of range for tensor of size "
+            f"{list(data.shape)} at dimension 0"
+        )
 
 
 def embedding(
@@ -238,6 +259,16 @@ def embedding(
     check_tensor(input, op)
     check_tensor(weight, op, "weight", 2)
     indices, w = input._data, weight._data
+    rows = w.shape[0] if w.ndim else 0
+    if padding_idx is not None:
+        if padding_idx >= max(rows, 1) or padding_idx < -rows:
+            raise AssertionError(
+                f"{op}(): Padding_idx must be within num_embeddings, got padding_idx="
+                f"{padding_idx} for {rows} embeddings"
+            )
+        padding_idx = int(padding_idx) + (rows if padding_idx < 0 else 0)
+    if max_norm is not None:  # before torch.embedding's checks, as in PyTorch
+        _renorm_rows(weight, indices, float(max_norm), float(norm_type))
     if w.ndim != 2:
         raise RuntimeError(f"{op}(): 'weight' must be 2-D, got weight of size {list(w.shape)}")
     if indices.dtype not in (np.int64, np.int32):
@@ -246,14 +277,6 @@ def embedding(
             f"scalar types: Long, Int; but got {indices.dtype} instead (while checking arguments "
             f"for embedding)"
         )
-    rows = w.shape[0]
-    if padding_idx is not None:
-        if not -rows <= padding_idx < rows:
-            raise AssertionError(
-                f"{op}(): Padding_idx must be within num_embeddings, got padding_idx="
-                f"{padding_idx} for {rows} embeddings"
-            )
-        padding_idx = int(padding_idx) % rows
     if indices.size and (indices.min() < 0 or indices.max() >= rows):
         bad = indices.min() if indices.min() < 0 else indices.max()
         raise IndexError(
@@ -263,8 +286,6 @@ def embedding(
         raise NotImplementedError(
             f"{op}(): sparse=True is not supported: glassgrad has no sparse gradients"
         )
-    if max_norm is not None:
-        _renorm_rows(weight, indices, float(max_norm), float(norm_type))
     return keep_versions(
         EmbeddingBackward0.apply(
             weight,
