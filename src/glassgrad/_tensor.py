@@ -463,7 +463,9 @@ class Tensor(_TensorMethods):
                 "data set to a tensor that requires gradients must be floating point or complex "
                 "dtype"
             )
-        self._data = value._data
+        old, self._data = self._data, value._data
+        if old.shape != value._data.shape or old.dtype != value._data.dtype:
+            graph.data_replaced(self, old)
         inference = value._version_counter is INFERENCE_VERSION
         if inference or self._version_counter is INFERENCE_VERSION:
             # Being an inference tensor comes with the data (PyTorch's set_data).

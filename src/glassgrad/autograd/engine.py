@@ -13,6 +13,7 @@ from . import graph
 from .anomaly import check_nan, print_stack
 from .grad_mode import state as grad_state
 from .graph import AccumulateGrad, Node, accumulate, unwrap_tensor, wrap_array
+from .op import fit_gradient
 from .views import edge_of
 
 __all__ = ["run_backward", "queue_callback"]
@@ -211,6 +212,7 @@ def _run_backward(
     # common create_graph=False free of the extra read).
     grad_state.enabled = create_graph and not grad_state.inference
     anomaly = graph.anomaly.enabled
+    pinned = graph.pinned_nodes.alive > 0  # a tensor's .data was replaced (see data_replaced)
     heappush, heappop = heapq.heappush, heapq.heappop
     direct = None  # the next node when it was the only one made ready (a chain): no heap
     callbacks: list = []
@@ -257,6 +259,8 @@ def _run_backward(
                     continue
                 g = outputs[i]
                 if g is not None:
+                    if pinned and nxt._pinned_meta is not None:
+                        g = _validate(node, i, g, nxt._pinned_meta.get(nrs[i]), create_graph)
                     buf = buffers.get(nxt)
                     if buf is None:
                         if nxt._n_out == 1:
@@ -361,6 +365,16 @@ def _call_node(node: Node, grads: list, retain_graph: bool, create_graph: bool) 
     if not retain_graph:
         node._release()
     return outputs
+
+
+def _validate(node: Node, i: int, g: Any, meta: tuple | None, create_graph: bool) -> Any:
+    """Gradient ``g`` that ``node`` sends through its edge ``i``, checked against the
+    metadata the receiving node recorded (PyTorch's validate_outputs: reduced when that shape
+    broadcasts to g's, else an error; cast to the recorded dtype)."""
+    if meta is None:
+        return g
+    F = graph.tensor_namespace if create_graph else graph.array_namespace
+    return fit_gradient(node, i, g, meta[0], meta[1], F, create_graph)
 
 
 def _edge(x: Any) -> tuple:

@@ -113,7 +113,7 @@ class BackwardCFunction(FunctionCtx, Node):
                 if counter[0] != version:
                     holder = Tensor._from_array(data)
                     holder._vc = counter
-                    raise _modified_error(holder, version, self)
+                    raise _modified_error(holder, version, self, nr)
                 t = Tensor._result(data, self, nr)
                 t._vc = counter
                 values.append(t)

@@ -146,6 +146,11 @@ class Node:
     _metadata = None
     # Runs even when none of its outputs got a gradient (custom Functions, as in PyTorch).
     _runs_undefined = False
+    # {output_nr: (shape, dtype)} recorded for an output whose tensor's .data was since
+    # replaced by one of another shape or dtype (see data_replaced): the engine checks the
+    # gradients sent here against it, as PyTorch's validate_outputs checks every gradient
+    # against the input metadata its receiving node recorded.
+    _pinned_meta = None
 
     def __init__(self) -> None:
         self._next_nodes: tuple = ()
@@ -399,7 +404,7 @@ class AccumulateGrad(Node):
     def _accumulate(self, grad: Any, create_graph: bool, owned: bool = False) -> None:
         var = self.variable
         with _accumulate_lock:  # backward from several threads into one leaf adds them all
-            accumulate(var, grad, create_graph, owned)
+            accumulate(var, grad, create_graph, owned, replaced=self._pinned_meta is not None)
         self._post_accumulate(var)
 
     @staticmethod
@@ -411,6 +416,43 @@ class AccumulateGrad(Node):
 
 
 _accumulate_lock = threading.Lock()
+
+
+def data_replaced(t: Any, old: Any) -> None:
+    """``t.data = ...`` gave ``t`` an array of another shape or dtype than ``old``.
+
+    As PyTorch's ``set_data``: the node that produced ``t`` (a non-leaf's ``grad_fn``, a
+    leaf's live AccumulateGrad) keeps the metadata it recorded, so a gradient of the new shape
+    reaching it raises "returned an invalid gradient" and one of the new dtype is cast back;
+    a leaf whose dtype changed gets a fresh AccumulateGrad for the ops recorded from now on.
+    """
+    node = t._node
+    nr = t._output_nr
+    if node is None:
+        ref = t._grad_acc
+        node = ref() if ref is not None else None
+        if node is None:
+            return
+        if old.dtype != t._data.dtype:
+            t._grad_acc = None
+    if node._pinned_meta is None:
+        node._pinned_meta = {}
+        pinned_nodes.alive += 1
+        weakref.finalize(node, pinned_nodes.release)
+    node._pinned_meta.setdefault(nr, (old.shape, old.dtype))
+
+
+class _PinnedNodes:
+    """Live count of nodes with ``_pinned_meta``: zero (the usual case) keeps the engine's
+    check of each gradient against them off its loop."""
+
+    alive: int = 0
+
+    def release(self) -> None:
+        self.alive -= 1
+
+
+pinned_nodes: _PinnedNodes = _PinnedNodes()
 
 
 def accumulator_of(t: Any) -> AccumulateGrad | None:
@@ -481,13 +523,20 @@ def _empty_grad(shape: tuple, dtype: np.dtype, layout: tuple | None) -> np.ndarr
 
 
 def accumulate(
-    var: Any, grad: Any, create_graph: bool, owned: bool = False, retained: bool = False
+    var: Any,
+    grad: Any,
+    create_graph: bool,
+    owned: bool = False,
+    retained: bool = False,
+    replaced: bool = False,
 ) -> None:
     """``var.grad += grad``, in place when no graph is being built, as PyTorch does.
 
     ``owned``: nothing else refers to the array ``grad`` (see ``_held_by_list_only``), so a
     first gradient of the variable's dtype becomes ``.grad`` as it is. ``retained``: ``var``
-    is a non-leaf that retains its gradient (``retain_grad``)."""
+    is a non-leaf that retains its gradient (``retain_grad``). ``replaced``: the leaf's
+    ``.data`` was replaced since this gradient's graph was recorded; the gradient has the
+    old dtype, and becomes ``.grad`` as it is if it may, as in PyTorch."""
     current = var._grad
     # The dtype of .grad: the leaf's own, unless its grad_dtype was set (the gradient then
     # arrives cast to it, or, set to None, keeps its own dtype).
@@ -510,13 +559,17 @@ def accumulate(
         grad = grad._data
     if current is None:
         data = var._data
+        if grad.shape != data.shape and not (owned and _obeys_layout_contract(grad, data)):
+            # The leaf's .data was replaced by one of another shape after the graph was
+            # recorded: PyTorch copies the gradient into a tensor of the leaf's shape.
+            grad = np.broadcast_to(grad, _into_shape(data.shape, grad.shape))
         # PyTorch's gradient layout contract: a leaf's first .grad has the leaf's strides
         # when the leaf is dense (row-major otherwise, and for retained grads, which may
         # belong to an older shape: a t_() since, say).
         layout = None
         if not (retained or data.flags.c_contiguous) and grad.shape == data.shape:
             layout = grad_layout(data)
-        if owned and grad.dtype == dtype and _has_layout(grad, layout):
+        if owned and (grad.dtype == dtype or replaced) and _has_layout(grad, layout):
             var._grad = Tensor._from_array(grad)
         else:
             # Backward formulas may hand the same array to several inputs: own a copy.
@@ -525,6 +578,8 @@ def accumulate(
             var._grad = Tensor._from_array(copy)
     elif current._node is None and not current._requires_grad:
         data = current._data
+        if data.shape != grad.shape:
+            _into_shape(data.shape, grad.shape)  # PyTorch adds in place: .grad keeps its shape
         if data.shape == grad.shape and data.flags.writeable:
             if write_hooks:
                 before_write(current)
@@ -535,6 +590,41 @@ def accumulate(
             var._grad = Tensor._from_array(data + grad)
     else:
         var._grad = current + Tensor._from_array(grad)
+
+
+def _obeys_layout_contract(grad: np.ndarray, data: np.ndarray) -> bool:
+    """PyTorch's ``obeys_layout_contract`` of a gradient for a leaf holding ``data`` (of
+    another shape: its strides are read by the gradient's dimensions): the strides of a dense
+    leaf where the gradient's dimensions are not 1, else any dense layout."""
+    if not (data.flags.c_contiguous or grad_layout(data) is not None):
+        return grad.flags.c_contiguous or grad_layout(grad) is not None
+    if grad.ndim > data.ndim:
+        return False
+    for size, stride, wanted in zip(grad.shape, grad.strides, data.strides):
+        if size != 1:
+            if stride // grad.itemsize != wanted // data.itemsize:
+                return False
+        elif stride == 0:  # a broadcast dimension of size 1: a view, not a gradient of its own
+            return False
+    return True
+
+
+def _into_shape(shape: tuple, grad_shape: tuple) -> tuple:
+    """``shape`` if a gradient of ``grad_shape`` can be copied or added into a tensor of that
+    shape; else PyTorch's error."""
+    for i in range(1, min(len(shape), len(grad_shape)) + 1):
+        a, b = shape[-i], grad_shape[-i]
+        if a != b and a != 1 and b != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                f"non-singleton dimension {max(len(shape), len(grad_shape)) - i}"
+            )
+    wide = np.broadcast_shapes(shape, grad_shape)
+    if wide != shape:
+        raise RuntimeError(
+            f"output with shape {list(shape)} doesn't match the broadcast shape {list(wide)}"
+        )
+    return shape
 
 
 def _array_dtype(grad: Any) -> np.dtype:

@@ -132,12 +132,17 @@ SAVED_INFERENCE_ERROR = (
 )
 
 
-def _modified_error(t: Any, expected: int, output_of: Node | None) -> RuntimeError:
+def _modified_error(
+    t: Any, expected: int, output_of: Node | None, output_nr: int = 0
+) -> RuntimeError:
+    """PyTorch's SavedVariable error. ``output_nr``: which output of ``output_of`` a saved
+    output was (an input saved as it was names output 0, as PyTorch's, which records the
+    number only for outputs)."""
     shape = list(t._data.shape) if t is not None else []
     type_name = tensor_type_name(t._data.dtype) if t is not None else "tensor"
     # PyTorch 2.13 names the node without its "Backward<N>" suffix ("Exp", "MyFn").
     node_name = re.sub(r"Backward\d*$", "", output_of.name()) if output_of is not None else ""
-    where = f", which is output 0 of {node_name}," if output_of is not None else ""
+    where = f", which is output {output_nr} of {node_name}," if output_of is not None else ""
     culprit = describe_last_write(t._version_counter) if t is not None else ""
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
@@ -621,7 +626,7 @@ class Op(Node):
                 if counter[0] != version:
                     holder = Tensor._from_array(data)
                     holder._vc = counter
-                    raise _modified_error(holder, version, self)
+                    raise _modified_error(holder, version, self, nr)
                 values.append(self._saved_output_tensor(data, nr) if as_tensors else data)
         return tuple(values)
 
@@ -1024,7 +1029,7 @@ def fit_gradients(node: Node, grads: Any, F: Any, create_graph: bool) -> Any:
         ):
             if fitted is grads:
                 fitted = list(grads)
-            fitted[i] = _fit_gradient(node, i, g, meta[2 * i], meta[2 * i + 1], F, create_graph)
+            fitted[i] = fit_gradient(node, i, g, meta[2 * i], meta[2 * i + 1], F, create_graph)
         i += 1
     return fitted
 
@@ -1036,7 +1041,7 @@ def _gradient_count_error(node: Node, grads: tuple) -> RuntimeError:
     )
 
 
-def _fit_gradient(
+def fit_gradient(
     node: Node, i: int, g: Any, shape: tuple, dtype: np.dtype, F: Any, create_graph: bool
 ) -> Any:
     """Gradient ``g`` for input ``i`` of ``node`` brought to the input's shape and dtype."""
