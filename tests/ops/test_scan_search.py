@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ._parity import same, same_error
 
 
@@ -57,3 +59,25 @@ def test_unique_keeps_every_nan_apart() -> None:
     same(lambda lib: lib.unique(lib.tensor([nan, 1.0, nan, 0.0, 1.0]), return_counts=True))
     same(lambda lib: lib.tensor([[nan, 2.0], [nan, 2.0]]).unique(return_inverse=True))
     same(lambda lib: lib.unique_consecutive(lib.tensor([nan, nan, 1.0]), return_counts=True))
+
+
+def test_unique_rows_holding_nan_in_std_sort_order() -> None:
+    """unique(dim=...) sorts the rows with ``std::sort`` and a lexicographic ``<``, for which a
+    NaN row is "equivalent" to every row: the rows come out in the order libstdc++'s introsort
+    leaves them (insertion sort up to 16 rows, quicksort partitions past), none merged with a
+    NaN row. Fuzz seed 97708's class, along a dimension."""
+    rng = np.random.default_rng(5)
+    for rows in (5, 16, 40):
+        data = rng.integers(0, 3, size=(rows, 2)).astype(float)
+        data[rng.random((rows, 2)) < 0.3] = float("nan")
+        for dim in (0, 1):
+            values = data if dim == 0 else data.T.copy()
+            same(
+                lambda lib, v=values, d=dim: lib.unique(
+                    lib.tensor(v), dim=d, return_inverse=True, return_counts=True
+                )
+            )
+    # An organ pipe of 1000 rows drives introsort past its depth limit, into heapsort.
+    pipe = np.minimum(np.arange(1000.0), 1000.0 - np.arange(1000.0)).reshape(-1, 1)
+    pipe[333] = float("nan")
+    same(lambda lib: lib.unique(lib.tensor(pipe), dim=0, return_inverse=True, return_counts=True))

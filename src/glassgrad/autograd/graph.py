@@ -559,7 +559,11 @@ def accumulate(
         grad = grad._data
     if current is None:
         data = var._data
-        if grad.shape != data.shape and not (owned and _obeys_layout_contract(grad, data)):
+        if (
+            grad.shape != data.shape
+            and not retained
+            and not (owned and _obeys_layout_contract(grad, data))
+        ):
             # The leaf's .data was replaced by one of another shape after the graph was
             # recorded: PyTorch copies the gradient into a tensor of the leaf's shape.
             grad = np.broadcast_to(grad, _into_shape(data.shape, grad.shape))
@@ -578,7 +582,7 @@ def accumulate(
             var._grad = Tensor._from_array(copy)
     elif current._node is None and not current._requires_grad:
         data = current._data
-        if data.shape != grad.shape:
+        if data.shape != grad.shape and not retained:
             _into_shape(data.shape, grad.shape)  # PyTorch adds in place: .grad keeps its shape
         if data.shape == grad.shape and data.flags.writeable:
             if write_hooks:

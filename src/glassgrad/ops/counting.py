@@ -21,6 +21,7 @@ from ._not_implemented import _not_implemented_node, computed_result, refuse_com
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
+from ._std_sort import std_sort
 
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
@@ -259,10 +260,43 @@ def _unique(
             x, return_inverse=True, return_counts=True, equal_nan=False
         )
         inverse = inverse.reshape(x.shape)
+    elif x.dtype.kind in "fc" and x.shape[dim] and np.isnan(x).any():
+        return _unique_rows_with_nan(x, dim)
     else:
         values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True, axis=dim)
         inverse = inverse.reshape(-1)
     return values, inverse.astype(np.int64), counts.astype(np.int64)
+
+
+def _unique_rows_with_nan(x: np.ndarray, dim: int) -> tuple:
+    """ATen's ``_unique_dim_cpu_template`` where rows hold NaN: ``std::sort`` of the rows
+    by a lexicographic ``<`` (a NaN row is "equivalent" to every row, so the order is the
+    algorithm's), then each row is kept unless equal (``at::equal``: NaN never is) to the
+    last kept one."""
+    rows = np.moveaxis(x, dim, 0)
+    flat = rows.reshape(rows.shape[0], -1)
+
+    def less(a: int, b: int) -> bool:
+        for left, right in zip(flat[a], flat[b]):
+            if left < right:
+                return True
+            if left > right:
+                return False
+        return False
+
+    order = std_sort(list(range(flat.shape[0])), less)
+    kept, counts = [order[0]], []
+    inverse = np.zeros(flat.shape[0], np.int64)
+    previous = 0
+    for position in range(1, len(order)):
+        row = order[position]
+        if not np.array_equal(flat[row], flat[kept[-1]]):
+            kept.append(row)
+            counts.append(position - previous)
+            previous = position
+        inverse[row] = len(kept) - 1
+    counts.append(len(order) - previous)
+    return np.moveaxis(rows[kept], 0, dim), inverse, np.array(counts, np.int64)
 
 
 def _unique_consecutive(x: np.ndarray, dim: Any) -> tuple:
