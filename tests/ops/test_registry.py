@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from typing import Any
 
 import numpy as np
@@ -132,6 +132,15 @@ def _output_differences(
             if difference:
                 found.append(f"sample {i} output {k}: {difference}")
     return found
+
+
+def _assert_ratchet(key: str, differences: list[str], known: Container[str], what: str) -> None:
+    """A ratchet on ``known``: a listed op must still differ (else it leaves the list), any other
+    must not differ."""
+    if key in known:
+        assert differences, f"{key}: {what} now agree with PyTorch; remove it from the list"
+    else:
+        assert not differences, f"{key}: {what} differ from PyTorch's: {differences}"
 
 
 def _assert_close(ours: Any, theirs: Any, info: OpInfo, what: str, rtol: float, atol: float):

@@ -23,6 +23,7 @@ from glassgrad.ops import REGISTRY
 
 from .test_registry import (
     _arguments,
+    _assert_ratchet,
     _call,
     _output_differences,
     _outputs,
@@ -82,11 +83,7 @@ def test_known_ops_are_registry_ops() -> None:
 
 @pytest.mark.parametrize("key", sorted(k for k, info in REGISTRY.items() if info.samples))
 def test_result_aliasing_matches_torch(key: str) -> None:
-    differences = _differences(key)
-    if key in KNOWN:
-        assert differences, f"{key}: views and sharing now agree with PyTorch; remove from KNOWN"
-    else:
-        assert not differences, f"{key}: views or memory sharing differ: {differences}"
+    _assert_ratchet(key, _differences(key), KNOWN, "views and memory sharing")
 
 
 @pytest.mark.parametrize("part", ["real", "imag"])

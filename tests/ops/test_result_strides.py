@@ -23,7 +23,7 @@ from glassgrad._strides import like_operands
 from glassgrad.ops import REGISTRY
 from glassgrad.ops._registry import Sample
 
-from .test_registry import _output_differences, _run, _samples
+from .test_registry import _assert_ratchet, _output_differences, _run, _samples
 
 _ROW_MAJOR = "PyTorch's kernel returns a row-major result; the composite here keeps the layout"
 _CONFLICT = (
@@ -95,22 +95,16 @@ def test_known_ops_are_registry_ops() -> None:
 
 @pytest.mark.parametrize("key", sorted(k for k, info in REGISTRY.items() if info.samples))
 def test_result_strides_match_torch(key: str) -> None:
-    differences = _differences(key)
-    if key in KNOWN:
-        assert differences, f"{key}: result strides now agree with PyTorch; remove it from KNOWN"
-    else:
-        assert not differences, f"{key}: result strides differ from PyTorch's: {differences}"
+    _assert_ratchet(key, _differences(key), KNOWN, "result strides")
 
 
 @pytest.mark.parametrize(
     "key", sorted(k for k, info in REGISTRY.items() if info.samples and k not in KNOWN)
 )
 def test_result_strides_of_column_major_inputs_match_torch(key: str) -> None:
-    differences = _differences(key, column_major=True)
-    if key in KNOWN_COLUMN_MAJOR:
-        assert differences, f"{key}: strides now agree with PyTorch; remove it from the list"
-    else:
-        assert not differences, f"{key}: result strides differ from PyTorch's: {differences}"
+    _assert_ratchet(
+        key, _differences(key, column_major=True), KNOWN_COLUMN_MAJOR, "column-major strides"
+    )
 
 
 def test_column_major_lapack_results_allow_torch_views() -> None:

@@ -289,6 +289,16 @@ ERROR_CASES = {
         lambda lib: lib.ones(3, 4).masked_scatter_(lib.ones(3, 4, dtype=lib.bool), lib.ones(5)),
         ["Number of elements of source < number of ones in mask"],
     ),
+    "masked_scatter short source": (
+        lambda lib: lib.ones(3, 1).masked_scatter(lib.ones(3, 4, dtype=lib.bool), lib.ones(5)),
+        ["Number of elements of source < number of ones in mask"],
+    ),
+    "masked_scatter source dtype": (
+        lambda lib: lib.ones(3, 1).masked_scatter(
+            lib.ones(4, dtype=lib.bool), lib.ones(12).double()
+        ),
+        ["masked_scatter: expected self and source to have same dtypes but gotFloat and Double"],
+    ),
     "masked_select shape": (
         lambda lib: lib.zeros(2, 3, 4).masked_select(lib.ones(5, dtype=lib.bool)),
         [

@@ -9,13 +9,12 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import checked_scalar
+from .._dtype import checked_scalar, scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import array_of, broadcast_error, check_tensor
 from ._registry import Sample, register
 from ._samples import randn
-from .gather_scatter import _check_same_dtype
 
 __all__ = ["masked_fill", "masked_select", "masked_scatter"]
 
@@ -186,6 +185,17 @@ def masked_select(input: Tensor, mask: Any) -> Tensor:
     return MaskedSelectBackward0.apply(input, mask=m)
 
 
+def _check_scatter_source(x: np.ndarray, source: np.ndarray, mask: np.ndarray) -> None:
+    """PyTorch's checks of ``source`` against ``x`` and the (broadcast) mask, in its order."""
+    if x.dtype != source.dtype:
+        raise RuntimeError(
+            "masked_scatter: expected self and source to have same dtypes but got"
+            f"{scalar_type_name(x.dtype)} and {scalar_type_name(source.dtype)}"
+        )
+    if source.size < int(mask.sum()):
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+
+
 def masked_scatter(input: Tensor, mask: Any, source: Tensor) -> Tensor:
     """A copy of ``input`` with consecutive entries of ``source`` written where ``mask`` is
     true (row-major order).
@@ -200,13 +210,7 @@ def masked_scatter(input: Tensor, mask: Any, source: Tensor) -> Tensor:
     x = check_tensor(input, "masked_scatter")._data
     src = check_tensor(source, "masked_scatter", "source", 3)._data
     shape = _broadcast_shape("masked_scatter", m, x)
-    _check_same_dtype("masked_scatter", x, src, "source")
-    count = int(np.broadcast_to(m, shape).sum())
-    if src.size < count:
-        raise RuntimeError(
-            f"masked_scatter: Number of elements of source ({src.size}) < number of ones in "
-            f"mask ({count})"
-        )
+    _check_scatter_source(x, src, np.broadcast_to(m, shape))
     if shape != x.shape:
         from .broadcasting import expand
 
@@ -230,9 +234,7 @@ def masked_scatter_(input: Tensor, mask: Any, source: Tensor) -> Tensor:
         from .broadcasting import expand
 
         expand(Tensor._from_array(m), x.shape)  # raises PyTorch's error
-    _check_same_dtype("masked_scatter", x, src, "source")
-    if src.size < int(np.broadcast_to(m, x.shape).sum()):
-        raise RuntimeError("Number of elements of source < number of ones in mask")
+    _check_scatter_source(x, src, np.broadcast_to(m, x.shape))
     return apply_inplace(MaskedScatterBackward0, input, source, mask=m)
 
 
