@@ -1,5 +1,5 @@
-"""Which results are views, and which share memory with an input, against PyTorch: a ratchet
-over every registry row's samples.
+"""Which results are views, which share memory with an input, and that every result can be
+written to, against PyTorch: a ratchet over every registry row's samples.
 
 Both facts are semantics, not layout. A result that shares an input's memory without being
 its view makes an in-place write on the result change the input behind autograd's back (a
@@ -49,19 +49,22 @@ KNOWN: dict[str, str] = {
 }
 
 
-def _aliasing(lib: Any, output: Any, inputs: list) -> tuple[bool, bool]:
-    """(is a view, shares memory with one of ``inputs``) of ``output``."""
+def _aliasing(lib: Any, output: Any, inputs: list) -> tuple[bool, bool, bool]:
+    """(is a view, shares memory with one of ``inputs``, can be written to) of ``output``:
+    PyTorch's tensors can always be written to; a read-only NumPy array under a glassgrad
+    result (a ``broadcast_to`` view) would refuse an in-place op PyTorch runs."""
+    writable = lib is torch or output._data.flags.writeable
     if output.numel() == 0:
-        return output._is_view(), False
+        return output._is_view(), False, writable
     if lib is torch:
         pointer = output.untyped_storage().data_ptr()
         shared = any(x.numel() and x.untyped_storage().data_ptr() == pointer for x in inputs)
     else:
         shared = any(x.numel() and np.shares_memory(output._data, x._data) for x in inputs)
-    return output._is_view(), shared
+    return output._is_view(), shared, writable
 
 
-def _run(info: Any, sample: Any, lib: Any) -> list[tuple[bool, bool]]:
+def _run(info: Any, sample: Any, lib: Any) -> list[tuple[bool, bool, bool]]:
     args, kwargs, _ = _arguments(sample, lib)
     inputs = _tensor_arguments(args, kwargs)
     outputs = _outputs(_call(info, lib, args, kwargs))  # no gauge: it makes new tensors
@@ -69,7 +72,7 @@ def _run(info: Any, sample: Any, lib: Any) -> list[tuple[bool, bool]]:
 
 
 def _differ(ours: tuple, theirs: tuple) -> str | None:
-    return None if ours == theirs else f"(view, shares) {ours} != torch {theirs}"
+    return None if ours == theirs else f"(view, shares, writable) {ours} != torch {theirs}"
 
 
 def _differences(key: str) -> list[str]:
@@ -83,7 +86,7 @@ def test_known_ops_are_registry_ops() -> None:
 
 @pytest.mark.parametrize("key", sorted(k for k, info in REGISTRY.items() if info.samples))
 def test_result_aliasing_matches_torch(key: str) -> None:
-    _assert_ratchet(key, _differences(key), KNOWN, "views and memory sharing")
+    _assert_ratchet(key, _differences(key), KNOWN, "views, memory sharing or writability")
 
 
 @pytest.mark.parametrize("part", ["real", "imag"])

@@ -109,7 +109,7 @@ def isclose(
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
     shape = _broadcast_shape(a.shape, b.shape)
     if a.dtype.kind == "b":
-        return _as_bool_result(np.broadcast_to(a == b, shape))
+        return _as_bool_result(np.broadcast_to(a == b, shape).copy())  # writable, as PyTorch's
     return _as_bool_result(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
