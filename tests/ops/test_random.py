@@ -150,3 +150,37 @@ def test_errors() -> None:
         with pytest.raises(RuntimeError, match="derivative for .*bernoulli.* not implemented"):
             p = lib.full((2,), 0.5, requires_grad=True)
             lib.bernoulli(p, 0.5).sum().backward()
+
+
+_FILLS = {
+    "normal_": (),
+    "uniform_": (),
+    "exponential_": (),
+    "geometric_": (0.5,),
+    "log_normal_": (),
+    "cauchy_": (),
+    "bernoulli_": (),
+    "random_": (),
+}
+
+
+@pytest.mark.parametrize("fill", sorted(_FILLS))
+@pytest.mark.parametrize("dtype", ["float32", "int64", "int8", "uint8", "bool", "complex64"])
+@pytest.mark.parametrize("expanded", [False, True], ids=["plain", "expanded"])
+def test_fill_dtypes_and_overlap_as_pytorch(fill: str, dtype: str, expanded: bool) -> None:
+    """Each fill refuses the dtypes PyTorch's kernel has no case for, with its error, and a
+    target whose elements share memory (an expand) in PyTorch's order of the two checks."""
+
+    def program(lib: Any) -> Any:
+        x = lib.ones(1 if expanded else 3, dtype=getattr(lib, dtype))
+        x = x.expand(3) if expanded else x
+        getattr(x, fill)(*_FILLS[fill])
+        return x.shape
+
+    outcomes = []
+    for lib in LIBS:
+        try:
+            outcomes.append(program(lib))
+        except Exception as exc:
+            outcomes.append((type(exc), str(exc).split("\n")[0]))
+    assert outcomes[0] == outcomes[1]

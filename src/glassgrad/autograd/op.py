@@ -235,6 +235,17 @@ class Op(Node):
     # zero_ and fill_ with a number write one value: PyTorch lets them write into memory
     # that several elements share (an expand).
     allows_internal_overlap: bool = False
+    # The dtype kinds for which the op is the identity and PyTorch's kernel returns before
+    # writing (conj_physical_ of a real tensor, nan_to_num_ of an integer one): no overlap
+    # check, nothing written; the version and the history change as for any in-place op.
+    identity_for_kinds: str = ""
+    # A dtype dispatch error from ``forward`` (NotImplementedError: '"kernel" not implemented
+    # for 'Long''), PyTorch raises inside its kernel, after the memory-overlap checks of its
+    # TensorIterator; some ops dispatch before building one (normal_, uniform_).
+    dispatches_before_overlap_check: bool = False
+    # ``check_after_overlap(data)``: a kernel check PyTorch makes after the overlap checks,
+    # other than a dtype dispatch (exponential_'s "continuous distribution" dtype check).
+    check_after_overlap: Any = None
     # Written into a tensor whose elements share memory (an expand), PyTorch only warns with
     # this message (index_put_, masked_fill_), and ``write_overlapping`` writes the elements.
     overlap_warning: str = ""
@@ -1117,11 +1128,19 @@ def _wrap_volatile(out: Any) -> Any:
 
 
 # --- in-place ops ------------------------------------------------------------------------
+def _is_dtype_dispatch_error(exc: Exception) -> bool:
+    """PyTorch's AT_DISPATCH refusal of a dtype (other NotImplementedErrors, such as "ceil is
+    not supported for complex inputs", come from checks before the kernel)."""
+    return isinstance(exc, NotImplementedError) and " not implemented for '" in str(exc)
+
+
 def _check_overlap(cls: type, target: Any, others: tuple) -> None:
     """PyTorch's memory-overlap checks of an in-place write into ``target``."""
     data = target._data
     if cls.copies_source and _same_data(data, others[0]):
         return  # copy_ of a tensor onto the very same memory: PyTorch returns before checking
+    if data.dtype.kind in cls.identity_for_kinds:
+        return
     if internal_overlap(data) and not cls.allows_internal_overlap:
         if cls.overlap_warning:
             warnings.warn(cls.overlap_warning, UserWarning, stacklevel=4)
@@ -1208,6 +1227,8 @@ def _same_elements(out: np.ndarray, src: np.ndarray) -> bool:
 
 def _write(node: Op, data: np.ndarray, out: np.ndarray, arrays: list, params: dict) -> None:
     """Write an in-place op's result into the target's memory."""
+    if data.dtype.kind in node.identity_for_kinds:
+        return
     if node.write_overlapping is not None and internal_overlap(data):
         node.write_overlapping(data, *arrays, **params)  # only the written elements
     else:
@@ -1278,10 +1299,12 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     except Exception as exc:
         if checking:
             check_inplace(target)
-        if isinstance(exc, NotImplementedError) and cls.promotes_result:
-            # A kernel without the operands' common dtype (atan2 of complex): PyTorch's
-            # TensorIterator refuses writing that dtype into the target before dispatching.
-            check_inplace_operands(target, others)
+        if _is_dtype_dispatch_error(exc) and not cls.dispatches_before_overlap_check:
+            _check_overlap(cls, target, others)
+            if cls.promotes_result:
+                # A kernel without the operands' common dtype (atan2 of complex): PyTorch's
+                # TensorIterator refuses writing that dtype into the target before dispatching.
+                check_inplace_operands(target, others)
         raise
     if checking:
         check_inplace(target)
@@ -1290,6 +1313,8 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
             if isinstance(x, Tensor) and x._base is not None and x._version_counter is not None:
                 refresh_view(x)
     _check_overlap(cls, target, others)
+    if cls.check_after_overlap is not None:
+        cls.check_after_overlap(data)
     if type(out) is not np.ndarray:
         out = np.asarray(out)
     if out.dtype != data.dtype:

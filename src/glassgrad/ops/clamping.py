@@ -499,6 +499,7 @@ class NanToNumBackward0(Op):
     """NaN, +inf, -inf replaced by numbers; the gradient passes where the input is finite."""
 
     saved_inputs: tuple[int, ...] = (0,)
+    identity_for_kinds = "biu"
 
     def forward(self, x: Any, nan: Any = 0.0, posinf: Any = None, neginf: Any = None) -> Any:
         if x.dtype.kind != "f":

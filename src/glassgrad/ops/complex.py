@@ -40,7 +40,7 @@ class ConjPhysicalBackward0(Op):
     gradient of z is conj(grad)."""
 
     def forward(self, z: Any) -> Any:
-        return np.conj(z)
+        return np.conj(z) if z.dtype.kind == "c" else z  # np.conj of bool gives int8
 
     def backward(self, F: Any, grad: Any) -> Any:
         return F.conj(grad)
@@ -48,6 +48,8 @@ class ConjPhysicalBackward0(Op):
 
 class ConjPhysicalBackward1(ConjPhysicalBackward0):
     """``conj_physical_``: z conjugated in place (recorded for real tensors too, as PyTorch)."""
+
+    identity_for_kinds = "biuf"
 
 
 class AngleBackward0(Op):

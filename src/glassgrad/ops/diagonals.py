@@ -43,7 +43,8 @@ class TrilBackward0(Op):
 
     @classmethod
     def write_overlapping(cls, data: np.ndarray, diagonal: int) -> None:
-        np.copyto(data, 0, where=~_triangle_mask(data.shape, diagonal, cls.lower))
+        zero = np.zeros((), data.dtype)  # a typed zero: a Python 0 is refused for bool
+        np.copyto(data, zero, where=~_triangle_mask(data.shape, diagonal, cls.lower))
 
     @row_major
     def forward(self, x: Any, diagonal: Any) -> Any:

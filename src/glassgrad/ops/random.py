@@ -19,7 +19,7 @@ from .._factories import Generator, default_generator
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import check_tensor, zeros_like_grad
-from ._not_implemented import _not_implemented_node, refuse_complex
+from ._not_implemented import _not_implemented_for, _not_implemented_node, refuse_complex
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -31,11 +31,43 @@ def _rng(generator: Generator | None) -> np.random.Generator:
     return (generator or default_generator).rng
 
 
+# The C++ names of the dtypes, as PyTorch's cauchy_ prints them.
+_CPP_TYPE_NAMES = {
+    "int8": "signed char",
+    "int16": "short int",
+    "int32": "int",
+    "int64": "long int",
+    "uint8": "unsigned char",
+    "uint16": "short unsigned int",
+    "uint32": "unsigned int",
+    "uint64": "long unsigned int",
+    "bool": "bool",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
+}
+
+
+def _continuous_only(distribution: str, dtype_name: str) -> RuntimeError:
+    return RuntimeError(
+        f"{distribution} distribution is a continuous probability distribution. dtype must be a "
+        f"floating point but you specified {dtype_name}"
+    )
+
+
 class _Fill(Op):
     """An in-place fill with random numbers: the old values do not matter, the gradient of
-    the target is zero (a tensor argument, such as bernoulli_'s p, gets zero too)."""
+    the target is zero (a tensor argument, such as bernoulli_'s p, gets zero too).
+
+    ``kernel``/``kernel_kinds``: the name PyTorch's dtype dispatch reports and the dtype kinds
+    it has a case for (others raise its NotImplementedError)."""
+
+    kernel = ""
+    kernel_kinds = "biufc"
+    promotes_result = False  # the parameters (mean, std ...) are not operands
 
     def forward(self, x: Any, *tensors: Any, **params: Any) -> Any:
+        if x.dtype.kind not in self.kernel_kinds:
+            raise _not_implemented_for(self.kernel, x.dtype)
         return np.asarray(self.sample(x, *tensors, **params)).astype(x.dtype, copy=False)
 
     def sample(self, x: np.ndarray, *tensors: Any, **params: Any) -> np.ndarray:
@@ -51,6 +83,9 @@ class _Fill(Op):
 
 
 class NormalBackward0(_Fill):
+    kernel, kernel_kinds = "normal_kernel_cpu", "fc"
+    dispatches_before_overlap_check = True
+
     def sample(self, x: np.ndarray, mean: Any, std: Any, generator: Generator | None) -> np.ndarray:
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
@@ -58,6 +93,9 @@ class NormalBackward0(_Fill):
 
 
 class UniformBackward0(_Fill):
+    kernel, kernel_kinds = "check_uniform_bounds", "fc"
+    dispatches_before_overlap_check = True
+
     def sample(self, x: np.ndarray, low: Any, high: Any, generator: Generator | None) -> np.ndarray:
         if low > high:
             raise RuntimeError(
@@ -68,6 +106,11 @@ class UniformBackward0(_Fill):
 
 
 class ExponentialBackward0(_Fill):
+    @staticmethod
+    def check_after_overlap(data: np.ndarray) -> None:
+        if data.dtype.kind != "f":
+            raise _continuous_only("Exponential", _dtype.scalar_type_name(data.dtype))
+
     def sample(self, x: np.ndarray, lambd: Any, generator: Generator | None) -> np.ndarray:
         if not lambd > 0:
             raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
@@ -75,6 +118,8 @@ class ExponentialBackward0(_Fill):
 
 
 class GeometricBackward0(_Fill):
+    kernel, kernel_kinds = "geometric_cpu", "iuf"
+
     def sample(self, x: np.ndarray, p: Any, generator: Generator | None) -> np.ndarray:
         if p is None:
             raise TypeError('geometric_() missing 1 required positional arguments: "p"')
@@ -84,6 +129,8 @@ class GeometricBackward0(_Fill):
 
 
 class LogNormalBackward0(_Fill):
+    kernel, kernel_kinds = "log_normal_cpu", "f"
+
     def sample(self, x: np.ndarray, mean: Any, std: Any, generator: Generator | None) -> np.ndarray:
         if not std > 0:
             raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
@@ -94,6 +141,8 @@ class CauchyBackward0(_Fill):
     def sample(
         self, x: np.ndarray, median: Any, sigma: Any, generator: Generator | None
     ) -> np.ndarray:
+        if x.dtype.kind != "f":
+            raise _continuous_only("Cauchy", _CPP_TYPE_NAMES[x.dtype.name])
         if not sigma > 0:
             raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
         return median + sigma * _rng(generator).standard_cauchy(x.shape)
@@ -107,6 +156,8 @@ def _check_probability(p: Any, op: str) -> None:
 class BernoulliBackward2(_Fill):
     """bernoulli_ with a number p"""
 
+    kernel, kernel_kinds = "bernoulli_scalar_cpu_", "biuf"
+
     def sample(self, x: np.ndarray, p: Any, generator: Generator | None) -> np.ndarray:
         _check_probability(p, "bernoulli_")
         return _rng(generator).random(x.shape) < p
@@ -114,6 +165,8 @@ class BernoulliBackward2(_Fill):
 
 class BernoulliBackward1(_Fill):
     """bernoulli_ with a tensor of probabilities p (broadcast to the target)"""
+
+    kernel, kernel_kinds = "bernoulli_tensor_cpu_self_", "biuf"
 
     def sample(self, x: np.ndarray, p: Any, generator: Generator | None) -> np.ndarray:
         p = np.broadcast_to(p, x.shape)
@@ -141,6 +194,8 @@ def _random_bounds(dtype: np.dtype, low: Any, high: Any) -> tuple:
 
 
 class _Random(_Fill):
+    kernel, kernel_kinds = "random_kernel_cpu", "biuf"
+
     def sample(self, x: np.ndarray, low: Any, high: Any, generator: Generator | None) -> np.ndarray:
         low, high = _random_bounds(x.dtype, low, high)
         return _rng(generator).integers(low, high, x.shape, dtype=np.int64, endpoint=False)
