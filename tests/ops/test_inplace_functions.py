@@ -114,32 +114,42 @@ def test_rrelu_takes_a_generator() -> None:
     assert x.tolist() == y.tolist() and all(-0.3 <= v <= -0.1 for v in x.tolist())
 
 
-_NO_ARGUMENT_METHODS = sorted(
+_INPLACE_METHODS = sorted(
     n
     for n in dir(torch.Tensor)
     if n.endswith("_") and not n.startswith("_") and hasattr(gg.Tensor, n)
 )
 
 
+@pytest.mark.parametrize("arguments", ["none", "int", "float", "tensor"])
 @pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "complex64"])
-def test_inplace_methods_on_an_expanded_tensor_write_or_refuse_as_pytorch(dtype: str) -> None:
-    """Every in-place method callable without arguments, on a tensor whose elements share
-    memory (an expand): PyTorch refuses the write, except where its kernel writes only some
-    elements (tril_) or nothing (conj_physical_ of a real tensor, nan_to_num_ of an integer
-    one)."""
+def test_inplace_methods_on_an_expanded_tensor_write_or_refuse_as_pytorch(
+    dtype: str, arguments: str
+) -> None:
+    """Every in-place method, called with no argument, a number or a tensor, on a tensor
+    whose elements share memory (an expand): PyTorch refuses the write before its kernel's
+    dtype dispatch, except where its kernel writes only some elements (tril_) or nothing
+    (conj_physical_ of a real tensor, nan_to_num_ of an integer one)."""
 
     def outcome(lib: Any, name: str) -> Any:
-        x = lib.tensor([[1.5, -0.5, 0.25]]).to(getattr(lib, dtype)).expand(2, 3)
+        dt = getattr(lib, dtype)
+        x = lib.tensor([[1.5, -0.5, 0.25]]).to(dt).expand(2, 3)
+        args = {
+            "none": (),
+            "int": (2,),
+            "float": (0.5,),
+            "tensor": (lib.tensor([[2.0, 1.0, 3.0]]).to(dt),),
+        }[arguments]
         try:
-            getattr(x, name)()
+            getattr(x, name)(*args)
         except TypeError:
-            return TypeError  # needs arguments, or not for this dtype
+            return TypeError  # other arguments needed, or not for this dtype
         except Exception as exc:
             return type(exc).__name__
         return x.tolist()
 
     differing = {}
-    for name in _NO_ARGUMENT_METHODS:
+    for name in _INPLACE_METHODS:
         theirs = outcome(torch, name)
         if theirs is not TypeError and outcome(gg, name) != theirs:
             differing[name] = (outcome(gg, name), theirs)

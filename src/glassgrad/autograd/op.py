@@ -239,10 +239,12 @@ class Op(Node):
     # writing (conj_physical_ of a real tensor, nan_to_num_ of an integer one): no overlap
     # check, nothing written; the version and the history change as for any in-place op.
     identity_for_kinds: str = ""
-    # A dtype dispatch error from ``forward`` (NotImplementedError: '"kernel" not implemented
-    # for 'Long''), PyTorch raises inside its kernel, after the memory-overlap checks of its
-    # TensorIterator; some ops dispatch before building one (normal_, uniform_).
-    dispatches_before_overlap_check: bool = False
+    # Which of ``forward``'s errors PyTorch raises after the target's memory-overlap check
+    # (its TensorIterator's build): "dispatch", the dtype dispatch's NotImplementedError
+    # ('"kernel" not implemented for 'Long''); "none" where the op dispatches before building
+    # one (normal_, uniform_); "not-implemented", every NotImplementedError (clamp_min_ with a
+    # tensor bound refuses complex in its TensorIterator's type check).
+    errors_after_overlap: str = "dispatch"
     # ``check_after_overlap(data)``: a kernel check PyTorch makes after the overlap checks,
     # other than a dtype dispatch (exponential_'s "continuous distribution" dtype check).
     check_after_overlap: Any = None
@@ -1128,10 +1130,13 @@ def _wrap_volatile(out: Any) -> Any:
 
 
 # --- in-place ops ------------------------------------------------------------------------
-def _is_dtype_dispatch_error(exc: Exception) -> bool:
-    """PyTorch's AT_DISPATCH refusal of a dtype (other NotImplementedErrors, such as "ceil is
-    not supported for complex inputs", come from checks before the kernel)."""
-    return isinstance(exc, NotImplementedError) and " not implemented for '" in str(exc)
+def _raised_after_overlap(cls: type, exc: Exception) -> bool:
+    """Whether PyTorch raises ``exc`` (from ``cls.forward``) after its overlap check: by
+    default its AT_DISPATCH refusal of a dtype only (other NotImplementedErrors, such as
+    "ceil is not supported for complex inputs", come from checks before the kernel)."""
+    if not isinstance(exc, NotImplementedError) or cls.errors_after_overlap == "none":
+        return False
+    return cls.errors_after_overlap == "not-implemented" or " not implemented for '" in str(exc)
 
 
 def _check_overlap(cls: type, target: Any, others: tuple) -> None:
@@ -1247,9 +1252,9 @@ def check_result_cast(result: np.dtype, target: np.dtype) -> None:
 
 def check_inplace_operands(target: Any, operands: Any, result_dtype: bool = True) -> None:
     """PyTorch's checks of an in-place op before any kernel runs: the autograd ones (a leaf,
-    a forbidden view), then (``result_dtype``) TensorIterator's: the common dtype of
-    ``target`` and ``operands`` (tensors, Python numbers; anything else is not an operand)
-    must fit in ``target``."""
+    a forbidden view), then (``result_dtype``) TensorIterator's: ``target``'s elements must
+    not share memory (an expand), and the common dtype of ``target`` and ``operands``
+    (tensors, Python numbers; anything else is not an operand) must fit in ``target``."""
     Tensor = graph.Tensor
     tensors = [x for x in operands if isinstance(x, Tensor)]
     # The flags as set: check_inplace reads them so (views.check_inplace)
@@ -1257,6 +1262,8 @@ def check_inplace_operands(target: Any, operands: Any, result_dtype: bool = True
         check_inplace(target)
     if not result_dtype:
         return
+    if internal_overlap(target._data):
+        raise RuntimeError(OVERLAP_WRITE_ERROR)
     values = [x._data if isinstance(x, Tensor) else x for x in operands if _is_operand(x)]
     check_result_cast(result_numpy_dtype((target._data, *values)), target._data.dtype)
 
@@ -1299,7 +1306,7 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     except Exception as exc:
         if checking:
             check_inplace(target)
-        if _is_dtype_dispatch_error(exc) and not cls.dispatches_before_overlap_check:
+        if _raised_after_overlap(cls, exc):
             _check_overlap(cls, target, others)
             if cls.promotes_result:
                 # A kernel without the operands' common dtype (atan2 of complex): PyTorch's

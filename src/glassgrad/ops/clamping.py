@@ -170,6 +170,7 @@ class ClampMinBackward1(Op):
     """out = max(x, min) for a tensor ``min``"""
 
     saved_inputs: tuple[int, ...] = (0, 1)
+    errors_after_overlap = "not-implemented"
 
     def forward(self, x: Any, min: Any) -> Any:
         _refuse_complex_clamp(x)
@@ -190,6 +191,7 @@ class ClampMaxBackward1(Op):
     """out = min(x, max) for a tensor ``max``"""
 
     saved_inputs: tuple[int, ...] = (0, 1)
+    errors_after_overlap = "not-implemented"
 
     def forward(self, x: Any, max: Any) -> Any:
         _refuse_complex_clamp(x)

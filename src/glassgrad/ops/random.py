@@ -84,7 +84,7 @@ class _Fill(Op):
 
 class NormalBackward0(_Fill):
     kernel, kernel_kinds = "normal_kernel_cpu", "fc"
-    dispatches_before_overlap_check = True
+    errors_after_overlap = "none"
 
     def sample(self, x: np.ndarray, mean: Any, std: Any, generator: Generator | None) -> np.ndarray:
         if std < 0:
@@ -94,7 +94,7 @@ class NormalBackward0(_Fill):
 
 class UniformBackward0(_Fill):
     kernel, kernel_kinds = "check_uniform_bounds", "fc"
-    dispatches_before_overlap_check = True
+    errors_after_overlap = "none"
 
     def sample(self, x: np.ndarray, low: Any, high: Any, generator: Generator | None) -> np.ndarray:
         if low > high:

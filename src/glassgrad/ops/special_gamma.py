@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import result_numpy_dtype, scalar_type_name
+from .._dtype import default_numpy_float, result_numpy_dtype, scalar_type_name
 from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace, check_inplace_operands
@@ -132,6 +132,8 @@ class MvlgammaBackward0(Op):
 
     __slots__ = ("p",)
     saved_inputs: tuple[int, ...] = (0,)
+    # PyTorch's mvlgamma_ computes (its offsets in the input's dtype) before copying back.
+    errors_after_overlap = "none"
 
     @row_major
     def forward(self, x: Any, p: Any) -> Any:
@@ -297,12 +299,25 @@ def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:
     return out_result("polygamma", out, result, (input,))
 
 
-def _check_p(p: Any, op: str) -> int:
+def _mvlgamma_order(input: Tensor, p: Any, op: str) -> int:
+    """PyTorch's checks of mvlgamma's arguments, in its order; ``p`` as an int."""
     if isinstance(p, bool) or not isinstance(p, (int, np.integer)):
         raise TypeError(f"{op}(): argument 'p' (position 2) must be int, not {type(p).__name__}")
+    if check_tensor(input, op)._data.dtype.kind == "b":
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     return int(p)
+
+
+def _check_mvlgamma_cast(input: np.dtype, result: np.dtype, out: np.dtype) -> None:
+    """PyTorch's mvlgamma_out check of its result against ``out`` (also mvlgamma_, which is
+    mvlgamma_out into the input), naming the input's and the result's dtypes."""
+    if not np.can_cast(result, out, "same_kind"):
+        raise RuntimeError(
+            f"mvlgamma: result type {scalar_type_name(input)} can't be cast to the desired "
+            f"output type {scalar_type_name(result)}"
+        )
 
 
 def mvlgamma(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
@@ -314,8 +329,14 @@ def mvlgamma(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
         >>> glassgrad.mvlgamma(glassgrad.tensor([2.5]), 2)
         tensor([1.0304])
     """
-    result = MvlgammaBackward0.apply(check_tensor(input, "mvlgamma"), p=_check_p(p, "mvlgamma"))
-    return out_result("mvlgamma", out, result, (input,))
+    return _mvlgamma(input, p, out, "mvlgamma")
+
+
+def _mvlgamma(input: Tensor, p: Any, out: Tensor | None, op: str) -> Tensor:
+    result = MvlgammaBackward0.apply(input, p=_mvlgamma_order(input, p, op))
+    if isinstance(out, Tensor):
+        _check_mvlgamma_cast(input._data.dtype, result._data.dtype, out._data.dtype)
+    return out_result(op, out, result, (input,))
 
 
 def multigammaln(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
@@ -326,9 +347,7 @@ def multigammaln(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
         >>> glassgrad.special.multigammaln(glassgrad.tensor([2.5]), 2)
         tensor([1.0304])
     """
-    check_tensor(input, "special_multigammaln")
-    result = MvlgammaBackward0.apply(input, p=_check_p(p, "special_multigammaln"))
-    return out_result("special_multigammaln", out, result, (input,))
+    return _mvlgamma(input, p, out, "special_multigammaln")
 
 
 def _incomplete_gamma(node: type, op: str, input: Any, other: Any) -> Tensor:
@@ -461,7 +480,11 @@ def _polygamma_inplace(self: Tensor, n: int) -> Tensor:
 
 
 def _mvlgamma_inplace(self: Tensor, p: int) -> Tensor:
-    return apply_inplace(MvlgammaBackward0, self, p=_check_p(p, "mvlgamma_"))
+    p = _mvlgamma_order(self, p, "mvlgamma_")
+    dtype = self._data.dtype
+    result = np.dtype(default_numpy_float()) if dtype.kind in "iu" else dtype
+    _check_mvlgamma_cast(dtype, result, dtype)
+    return apply_inplace(MvlgammaBackward0, self, p=p)
 
 
 def _incomplete_gamma_inplace(node: type, op: str) -> Any:

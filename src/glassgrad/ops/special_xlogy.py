@@ -16,6 +16,7 @@ from ._common import (
     array_of,
     broadcast_error,
     floating_operands,
+    is_scalar,
 )
 from ._not_implemented import refuse_complex
 from ._out import out_result
@@ -183,7 +184,8 @@ _XLOG1PY_NODES = (SpecialXlog1PyBackward0, SpecialXlog1PyBackward1, SpecialXlog1
 def _xlogy_inplace(self: Tensor, other: Tensor | float) -> Tensor:
     if isinstance(other, Tensor):
         return apply_inplace(XlogyBackward0, self, other)
-    binary_special("xlogy_", _XLOGY_NODES, self, other)  # refuses what is not a number
+    if not is_scalar(other):
+        binary_special("xlogy_", _XLOGY_NODES, self, other)  # PyTorch's TypeError
     return apply_inplace(XlogyBackward2, self, y=other)
 
 
