@@ -199,7 +199,7 @@ class _TensorMethods:
     ) -> Tensor: ...  # glassgrad.ops.random.bernoulli
     def bernoulli_(
         self, p: Any = ..., *, generator: Any = ...
-    ) -> Tensor: ...  # glassgrad.ops.random.bernoulli_
+    ) -> Tensor: ...  # glassgrad.ops.random_fills.bernoulli_
     def bincount(
         self, weights: Tensor | None = ..., minlength: int = ...
     ) -> Tensor: ...  # glassgrad.ops.counting.bincount
@@ -227,7 +227,7 @@ class _TensorMethods:
     def byte(self, memory_format: Any = ...) -> Tensor: ...  # glassgrad.ops.conversion
     def cauchy_(
         self, *args: Any, generator: Any = ..., **kwargs: Any
-    ) -> Any: ...  # glassgrad.ops.random.cauchy_
+    ) -> Any: ...  # glassgrad.ops.random_fills.cauchy_
     def ceil(self) -> Tensor: ...  # glassgrad.ops.rounding.ceil
     def ceil_(self) -> Tensor: ...  # glassgrad.ops.unary_math
     def char(self, memory_format: Any = ...) -> Tensor: ...  # glassgrad.ops.conversion
@@ -367,7 +367,7 @@ class _TensorMethods:
     def expm1_(self) -> Tensor: ...  # glassgrad.ops.unary_math
     def exponential_(
         self, *args: Any, generator: Any = ..., **kwargs: Any
-    ) -> Any: ...  # glassgrad.ops.random.exponential_
+    ) -> Any: ...  # glassgrad.ops.random_fills.exponential_
     def fill_(self, value: Any) -> Tensor: ...  # glassgrad.ops.conversion.fill_
     def fill_diagonal_(
         self, fill_value: Any, wrap: bool = ...
@@ -409,7 +409,7 @@ class _TensorMethods:
     def ge_(self, other: Any) -> Tensor: ...  # glassgrad.ops.comparison
     def geometric_(
         self, *args: Any, generator: Any = ..., **kwargs: Any
-    ) -> Any: ...  # glassgrad.ops.random.geometric_
+    ) -> Any: ...  # glassgrad.ops.random_fills.geometric_
     def geqrf(self, *, out: Any = ...) -> tuple[Tensor, ...]: ...  # glassgrad.ops.householder.geqrf
     def ger(self, vec2: Tensor, *, out: Any = ...) -> Tensor: ...  # glassgrad.ops.products.outer
     def greater(self, other: Any) -> Tensor: ...  # glassgrad.ops.comparison.gt
@@ -543,7 +543,7 @@ class _TensorMethods:
     def log_(self, *args: Any, **kwargs: Any) -> Tensor: ...  # glassgrad.ops.conversion
     def log_normal_(
         self, *args: Any, generator: Any = ..., **kwargs: Any
-    ) -> Any: ...  # glassgrad.ops.random.log_normal_
+    ) -> Any: ...  # glassgrad.ops.random_fills.log_normal_
     def log_softmax(
         self, dim: int, dtype: Any = ...
     ) -> Tensor: ...  # glassgrad.ops.nn_softmax._log_softmax_method
@@ -742,7 +742,7 @@ class _TensorMethods:
     ) -> Tensor: ...  # glassgrad.ops.reduction_math.norm
     def normal_(
         self, *args: Any, generator: Any = ..., **kwargs: Any
-    ) -> Any: ...  # glassgrad.ops.random.normal_
+    ) -> Any: ...  # glassgrad.ops.random_fills.normal_
     def not_equal(self, other: Any) -> Tensor: ...  # glassgrad.ops.comparison.ne
     def not_equal_(self, *args: Any, **kwargs: Any) -> Tensor: ...  # glassgrad.ops.aliases
     def orgqr(self, input2: Tensor) -> Tensor: ...  # glassgrad.ops.householder.orgqr
@@ -781,7 +781,7 @@ class _TensorMethods:
     def rad2deg_(self) -> Any: ...  # glassgrad.ops.pointwise_unary
     def random_(
         self, from_: Any = ..., to: Any = ..., *, generator: Any = ...
-    ) -> Tensor: ...  # glassgrad.ops.random.random_
+    ) -> Tensor: ...  # glassgrad.ops.random_fills.random_
     def ravel(self) -> Tensor: ...  # glassgrad.ops.slicing.ravel
     @property
     def real(self) -> Tensor: ...
@@ -991,7 +991,7 @@ class _TensorMethods:
     ) -> Tensor: ...  # glassgrad.ops.slicing.unfold
     def uniform_(
         self, *args: Any, generator: Any = ..., **kwargs: Any
-    ) -> Any: ...  # glassgrad.ops.random.uniform_
+    ) -> Any: ...  # glassgrad.ops.random_fills.uniform_
     def unique(
         self,
         sorted: bool = ...,

@@ -26,7 +26,7 @@ from ._registry import NoGrad, Sample, register
 from ._samples import randn, unary_samples
 from .nn_activation import _check_floating
 from .pointwise import ThresholdBackwardBackward0, threshold_backward
-from .random import _rng
+from .random_fills import _rng
 
 
 class HardshrinkBackward0(Op):
