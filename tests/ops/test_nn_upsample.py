@@ -257,11 +257,31 @@ def test_interpolate_dtype_and_lanczos_errors(call: Any, dtype: Any, words: tupl
     raises_like_pytorch(call, np.ones((1, 3, 4, 4), dtype), words)
 
 
-@pytest.mark.parametrize("mode, antialias", [("bilinear", False), ("bicubic", True)])
-def test_uint8_resampling_is_refused_by_name(mode: str, antialias: bool) -> None:
-    # PyTorch resamples uint8 in fixed point (PIL's rounding); glassgrad says so rather
-    # than return different integers.
-    x = np.arange(48, dtype=np.uint8).reshape(1, 3, 4, 4)
-    assert TF.interpolate(torch.tensor(x), 2, mode=mode, antialias=antialias).dtype == torch.uint8
-    with pytest.raises(NotImplementedError, match="does not resample uint8 tensors"):
-        GF.interpolate(gg.tensor(x), 2, mode=mode, antialias=antialias)
+@pytest.mark.parametrize(
+    "mode, antialias",
+    [
+        ("bilinear", False),
+        ("bicubic", False),
+        ("bilinear", True),
+        ("bicubic", True),
+        ("lanczos", True),
+    ],
+)
+def test_uint8_resampling_is_pytorchs_to_the_bit(mode: str, antialias: bool) -> None:
+    # PyTorch resamples uint8 in fixed point after PIL (width then height, each pass rounded
+    # and clamped); bicubic without antialiasing keeps the float kernel's clamped taps.
+    rng = np.random.default_rng(8)
+    aligns = [False] if mode == "lanczos" else [False, True]
+    for (h, w), kwargs in (
+        ((8, 9), {"size": (3, 4)}),
+        ((3, 7), {"size": (11, 2)}),
+        ((5, 5), {"scale_factor": (1.7, 0.5)}),
+        ((16, 12), {"scale_factor": 0.37}),
+    ):
+        x = rng.integers(0, 256, (2, 3, h, w), dtype=np.uint8)
+        for align in aligns:
+            options = {"mode": mode, "antialias": antialias, "align_corners": align, **kwargs}
+            ours = GF.interpolate(gg.tensor(x), **options)
+            theirs = TF.interpolate(torch.tensor(x), **options)
+            assert ours.dtype == gg.uint8
+            np.testing.assert_array_equal(ours.numpy(), theirs.numpy())

@@ -120,32 +120,75 @@ _AA_WIDTH = {"bilinear": 2, "bicubic": 4, "lanczos": 6}  # ATen's interp_size
 
 
 def _aa_taps(
-    mode: str, size: int, out: int, align_corners: bool, scale, dtype, copy: bool
+    mode: str, size: int, out: int, align_corners: bool, scale, dtype, copy: bool, stretch=True
 ) -> tuple:
     """Antialiased taps (ATen's ``_compute_weights_aa``): output position i averages the
     inputs within the filter's support around its centre, the filter stretched by the
     downsampling factor, the weights normalised to sum to one. With ``copy`` an axis whose
     size does not change is copied: ATen's forward skips it, its backward does not (with a
-    ``scale_factor`` the weights then differ from a copy)."""
+    ``scale_factor`` the weights then differ from a copy). Without ``stretch`` (ATen's uint8
+    bilinear without antialiasing) the filter keeps its width and ``align_corners`` shifts
+    the centres by half a pixel."""
     if copy and out == size:
         return np.arange(out)[:, None], np.ones((out, 1), dtype)
     step = _scale(size, out, align_corners, scale, dtype)
     half = dtype.type(_AA_WIDTH[mode] * 0.5)
-    support = half * step if step >= 1 else half
-    inverse = 1 / step if step >= 1 else dtype.type(1)
+    stretched = stretch and step >= 1
+    support = half * step if stretched else half
+    inverse = 1 / step if stretched else dtype.type(1)
+    delta = dtype.type(0.5 if align_corners and not stretch else 0)
     width = int(math.ceil(support)) * 2 + 1
-    centre = step * (np.arange(out).astype(dtype) + dtype.type(0.5))
-    low = np.maximum((centre - support + dtype.type(0.5)).astype(np.int64), 0)
-    count = np.minimum((centre + support + dtype.type(0.5)).astype(np.int64), size) - low
+    centre = step * (np.arange(out).astype(dtype) + dtype.type(0.5) - delta)
+    low = np.maximum((centre - support + dtype.type(0.5) + delta).astype(np.int64), 0)
+    count = np.minimum((centre + support + dtype.type(0.5) + delta).astype(np.int64), size) - low
     count = np.clip(count, 0, width)
     offsets = np.arange(width)
     index = low[:, None] + offsets
     used = offsets < count[:, None]
-    distance = (index - centre[:, None] + dtype.type(0.5)).astype(dtype) * inverse
+    distance = (index - centre[:, None] + dtype.type(0.5) - delta).astype(dtype) * inverse
     weights = np.where(used, _aa_filter(mode, distance), dtype.type(0))
     total = weights.sum(axis=1, keepdims=True)
     weights = np.where(total != 0, weights / np.where(total != 0, total, 1), weights)
     return np.where(used, index, -1), weights.astype(dtype)
+
+
+def _uint8_taps(index: np.ndarray, weights: np.ndarray) -> tuple:
+    """Float taps as PyTorch's uint8 kernels use them (after PIL): repeated positions merged,
+    weights in fixed point with as many fraction bits as keep the largest under 2**15."""
+    index, weights = index.copy(), weights.astype(np.float64)
+    for t in range(1, index.shape[1]):
+        for u in range(t):
+            same = (index[:, t] == index[:, u]) & (index[:, t] >= 0)
+            weights[same, u] += weights[same, t]
+            weights[same, t], index[same, t] = 0, -1
+    largest, bits = float(weights.max(initial=0)), 0
+    while bits < 21 and int(0.5 + largest * (1 << (bits + 1))) < (1 << 15):
+        bits += 1
+    scaled = weights * (1 << bits)
+    fixed = np.where(scaled >= 0, np.trunc(scaled + 0.5), np.trunc(scaled - 0.5))
+    return index, fixed.astype(np.int64), bits
+
+
+def _resample_uint8(x: np.ndarray, mode: str, out: tuple, align: bool, scales, aa: bool):
+    """PyTorch's uint8 bilinear / bicubic / antialiased resampling: width then height, each
+    pass in fixed point, rounded and clamped to [0, 255]; unchanged axes copied."""
+    f64 = np.dtype(np.float64)
+    for axis in (x.ndim - 1, x.ndim - 2):
+        size, o, scale = x.shape[axis], out[axis - 2], scales[axis - 2]
+        if size == o:
+            continue
+        if mode == "bicubic" and not aa:  # the float kernel's clamped taps
+            taps = _cubic_taps(size, o, align, scale, f64)
+        else:
+            taps = _aa_taps(mode, size, o, align, scale, f64, True, stretch=aa)
+        index, fixed, bits = _uint8_taps(*taps)
+        moved = np.moveaxis(x, axis, -1).astype(np.int64)
+        total = np.full((*moved.shape[:-1], o), 1 << (bits - 1), np.int64)
+        for t in range(index.shape[1]):
+            column = index[:, t]
+            total += np.where(column >= 0, moved[..., column] * fixed[:, t], 0)
+        x = np.moveaxis(np.clip(total >> bits, 0, 255).astype(np.uint8), -1, axis)
+    return np.ascontiguousarray(x)
 
 
 def _taps(
@@ -283,16 +326,8 @@ def _output_size(x: np.ndarray, size: Any, scale_factor: Any, recompute: Any) ->
 
 
 def _check_dtype(dtype: np.dtype, mode: str, kernel: str) -> None:
-    """PyTorch's dtype errors (the name of the kernel without one for ``dtype``); uint8, which
-    PyTorch resamples bilinearly, bicubically and antialiased in fixed point, is refused by
-    name."""
+    """PyTorch's dtype errors: the name of the kernel without one for ``dtype``."""
     name, antialias = scalar_type_name(dtype), kernel.endswith("-aa")
-    if name == "Byte" and (antialias or mode in ("bilinear", "bicubic")):
-        raise NotImplementedError(
-            f"interpolate(): glassgrad does not resample uint8 tensors in mode {mode!r} "
-            f"(antialias={antialias}), which PyTorch does in fixed point; convert the input "
-            "to a floating dtype"
-        )
     if antialias and (dtype.kind != "f" or dtype.itemsize < 4):
         raise NotImplementedError(f"\"compute_index_ranges_weights\" not implemented for '{name}'")
     if dtype.kind == "f" or (dtype.kind != "c" and mode in ("nearest", "nearest-exact")):
@@ -325,6 +360,7 @@ def interpolate(
     given (and not recomputed) sets the sampling step ``1/scale_factor``. ``antialias=True``
     (4-d bilinear or bicubic; ``lanczos`` needs it) widens the filter by the downsampling
     factor, as PIL: triangle, Keys cubic (A = -0.5) or Lanczos-3, normalised per output.
+    uint8 input (bilinear, bicubic, antialiased) is resampled in fixed point as PyTorch's.
 
     Example::
 
@@ -382,6 +418,12 @@ def interpolate(
         raise RuntimeError(
             f"Input and output sizes should be greater than 0, but got input ({given}) output "
             f"({wanted})"
+        )
+    if x.dtype == np.uint8 and (kernel.endswith("-aa") or mode in ("bilinear", "bicubic")):
+        return Tensor._from_array(
+            _resample_uint8(
+                x, kernel.removesuffix("-aa"), out, bool(align_corners), scales, antialias
+            )
         )
     _check_dtype(x.dtype, mode, kernel)
     dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
