@@ -201,3 +201,74 @@ def test_nextafter_saves_nothing_for_other_alone():
         b.add_(1.0)
         out.sum().backward()
         assert b0.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+CONV_TRANSPOSE = [
+    (1, (1, 4, 4), (4, 3, 2), dict(stride=3, padding=1, output_padding=2, groups=2, dilation=2)),
+    (2, (1, 2, 3, 3), (2, 2, 2, 3), dict(stride=(1, 2), padding=(0, 1), dilation=2)),
+    (3, (1, 2, 2, 2, 3), (2, 1, 2, 2, 2), dict(stride=2, padding=1, output_padding=1)),
+]
+
+
+@pytest.mark.parametrize("poison", [NAN, INF])
+@pytest.mark.parametrize("where", ["input", "weight", "grad"])
+@pytest.mark.parametrize("n, x_shape, w_shape, kwargs", CONV_TRANSPOSE, ids=["1d", "2d", "3d"])
+def test_transposed_convolution_puts_a_nan_where_col2im_does(
+    n, x_shape, w_shape, kwargs, where, poison
+):
+    # PyTorch adds each kernel tap's column at the output positions it reaches (col2im), and
+    # gathers the weight gradient there: a NaN weight, or an infinite gradient at a position
+    # no tap reaches (seed 97015: the reciprocal of such a zero), stays where it lands.
+    rng = np.random.default_rng(n)
+    x, w = rng.standard_normal(x_shape), rng.standard_normal(w_shape)
+    if where == "input":
+        x.reshape(-1)[3] = poison
+    if where == "weight":
+        w.reshape(-1)[1] = poison
+
+    def fn(lib, x, w):
+        return getattr(lib.nn.functional, f"conv_transpose{n}d")(x, w, **kwargs)
+
+    grad = rng.standard_normal(tuple(fn(torch, torch.tensor(x), torch.tensor(w)).shape))
+    if where == "grad":
+        grad.reshape(-1)[0] = poison
+    _both(fn, x, w, grad=grad, create_graph=True)
+
+    def ordinary(lib, y, w):  # its input gradient is a transposed convolution with w
+        conv_kwargs = {k: v for k, v in kwargs.items() if k != "output_padding"}
+        return getattr(lib.nn.functional, f"conv{n}d")(y, w, **conv_kwargs)
+
+    grad_x = rng.standard_normal(x_shape)
+    if where == "grad":
+        grad_x.reshape(-1)[0] = poison
+    _both(ordinary, rng.standard_normal(grad.shape), w, grad=grad_x, create_graph=True)
+
+
+# A NaN point with border or reflection padding makes PyTorch read outside the input (its
+# kernel takes every corner as inside there): not compared.
+GRID_SAMPLE_POISONS = [
+    (padding, where)
+    for padding in ("zeros", "border", "reflection")
+    for where in ("input", "grid", "grad")
+    if where != "grid" or padding == "zeros"
+]
+
+
+@pytest.mark.parametrize("poison", [NAN, INF])
+@pytest.mark.parametrize("padding, where", GRID_SAMPLE_POISONS)
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+def test_grid_sample_reads_no_corner_outside(mode, padding, where, poison):
+    # ATen's kernel gathers a corner outside the input as zero (a masked gather: no value
+    # times zero), scatters only to corners inside, and forms the grid gradient as
+    # ((ne - nw) * s + (se - sw) * n) * grad: NaN and inf land where its kernel puts them.
+    rng = np.random.default_rng(3)
+    x, grid = rng.standard_normal((2, 3, 4, 5)), rng.uniform(-1.3, 1.3, (2, 3, 4, 2))
+    grad = rng.standard_normal((2, 3, 3, 4))
+    {"input": x, "grid": grid, "grad": grad}[where].reshape(-1)[[5, 17]] = poison
+
+    def fn(lib, x, grid):
+        return lib.nn.functional.grid_sample(
+            x, grid, mode=mode, padding_mode=padding, align_corners=False
+        )
+
+    _both(fn, x, grid, grad=grad)

@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from ._conv_nd import conv_transpose_col2im, grad_as_transposed_input
+
 __all__ = []
 
 
@@ -375,6 +377,11 @@ def conv_array(
         else:
             np.add(moved, b.reshape(o, 1), out=result.reshape(n, o, ho * wo))
         return result, ticket
+    if transposed and not np.isfinite(w).all():
+        # The ordinary form multiplies every weight by the zeros spread between the input's
+        # elements (0 * nan); PyTorch's col2im adds each tap at the positions it reaches only.
+        out = conv_transpose_col2im(x, w, stride, pads, dilation, groups, output_padding)
+        return (out if b is None else out + b.reshape(-1, 1, 1)), None
     xl, w_eq, stride_eq = _ordinary_form(
         x, w, stride, pads, dilation, groups, transposed, output_padding, x_last
     )
@@ -418,6 +425,10 @@ def conv_weight_grad_array(
         grad_matrix = grad_matrix.reshape(o, n * ho * wo)
         grad_bias = _bias_grad(grad_matrix, 1) if with_bias else None
         return (grad_matrix @ cols.T).reshape(w.shape), grad_bias, None
+    if transposed and not (np.isfinite(grad).all() and np.isfinite(x).all()):
+        return _transposed_weight_grad_gathered(
+            x, w, grad, stride, pads, dilation, groups, output_padding, with_bias
+        )
     w_eq = _flipped_transposed_weight(w, groups) if transposed else w
     cols = _cols_if_intact(ticket)
     if cols is None:
@@ -437,6 +448,22 @@ def conv_weight_grad_array(
     grad_eq = _weight_from_matrix(m, w_eq.shape, groups)
     grad_weight = _unflip_transposed_weight(grad_eq, groups) if transposed else grad_eq
     return grad_weight, grad_bias, grad_last
+
+
+def _transposed_weight_grad_gathered(
+    x, w, grad, stride, pads, dilation, groups, output_padding, with_bias
+) -> tuple:
+    """The weight gradient of a transposed convolution as PyTorch computes it: the weight
+    gradient of the ordinary convolution of ``grad`` (its windows at the output positions
+    ``y*stride + k*dilation - padding``, the ones the forward reached) with ``x`` as the
+    gradient. A NaN or infinite gradient at a position no tap reached (an output padding, or
+    between strided taps) then stays out of it, where the ordinary form multiplies it by the
+    zeros spread in the input; a NaN or infinite input meets the zeros padding the gradient,
+    as in PyTorch's im2col."""
+    grad_cut, grad_pads = grad_as_transposed_input(grad, pads, output_padding)
+    grad_weight, _, _ = conv_weight_grad_array(grad_cut, w, x, stride, grad_pads, dilation, groups)
+    grad_bias = grad.sum(axis=(0, 2, 3)) if with_bias else None
+    return grad_weight, grad_bias, None
 
 
 def _crop_to(x: Any, spatial: tuple) -> Any:

@@ -10,7 +10,12 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-__all__ = ["conv_nd_array", "conv_nd_weight_grad_array"]
+__all__ = [
+    "conv_nd_array",
+    "conv_nd_weight_grad_array",
+    "conv_transpose_col2im",
+    "grad_as_transposed_input",
+]
 
 
 def _padded(x: np.ndarray, pads: tuple) -> np.ndarray:
@@ -93,6 +98,11 @@ def conv_nd_array(
     output_padding: tuple,
 ) -> np.ndarray:
     """The convolution (ordinary or transposed) of (N, C, *S) ``x`` with ``w``, plus ``b``."""
+    if transposed and not np.isfinite(w).all():
+        # The ordinary form multiplies every weight by the zeros spread between the input's
+        # elements (0 * nan); PyTorch's col2im adds each tap at the positions it reaches only.
+        result = conv_transpose_col2im(x, w, stride, pads, dilation, groups, output_padding)
+        return result if b is None else result + b.reshape(-1, *(1,) * len(stride))
     xp, w_eq, stride_eq = _ordinary(
         x, w, stride, pads, dilation, groups, transposed, output_padding
     )
@@ -121,7 +131,18 @@ def conv_nd_weight_grad_array(
     output_padding: tuple,
 ) -> np.ndarray:
     """The gradient of ``conv_nd_array`` with respect to ``w``: ``im2col(x)^T @ grad`` per
-    group (through the ordinary form for a transposed convolution)."""
+    group (through the ordinary form for a transposed convolution).
+
+    When a transposed convolution's gradient or input holds NaN or inf, the gradient is
+    gathered at the output positions the forward reached, as PyTorch does (the weight
+    gradient of the ordinary convolution of ``grad`` with ``x`` as its gradient), not
+    multiplied by the zeros that the ordinary form spreads in ``x``."""
+    if transposed and not (np.isfinite(grad).all() and np.isfinite(x).all()):
+        grad_cut, grad_pads = grad_as_transposed_input(grad, pads, output_padding)
+        zeros = (0,) * len(stride)
+        return conv_nd_weight_grad_array(
+            grad_cut, w, x, stride, grad_pads, dilation, groups, False, zeros
+        )
     xp, w_eq, stride_eq = _ordinary(
         x, w, stride, pads, dilation, groups, transposed, output_padding
     )
@@ -132,3 +153,62 @@ def conv_nd_weight_grad_array(
     grad_matrix = grad_matrix.reshape(groups, n * positions, o // groups)
     grad_eq = np.matmul(grad_matrix.swapaxes(1, 2), cols).reshape(w_eq.shape)
     return _unflip_transposed(grad_eq, groups) if transposed else grad_eq
+
+
+def grad_as_transposed_input(grad: np.ndarray, pads: tuple, output_padding: tuple) -> tuple:
+    """A transposed convolution's output gradient and the pads that make it the input of the
+    ordinary convolution whose windows are the forward's taps (``y*stride + k*dilation -
+    padding``): the output padding that no window reaches cut off."""
+    extra = tuple(max(op - hi, 0) for (_, hi), op in zip(pads, output_padding))
+    cut = tuple(slice(0, s - e) for s, e in zip(grad.shape[2:], extra))
+    grad_pads = tuple((lo, max(hi - op, 0)) for (lo, hi), op in zip(pads, output_padding))
+    return grad[(slice(None), slice(None), *cut)], grad_pads
+
+
+def conv_transpose_col2im(
+    x: np.ndarray,
+    w: np.ndarray,
+    stride: tuple,
+    pads: tuple,
+    dilation: tuple,
+    groups: int,
+    output_padding: tuple,
+) -> np.ndarray:
+    """The transposed convolution of (N, Cin, *S) ``x`` with (Cin, Cout/g, *K) ``w`` as
+    PyTorch computes it (col2im): the columns ``x^T @ w`` per group, then each kernel tap's
+    column added at its output positions ``y*stride + k*dilation - padding``.
+
+    An output position receives only the taps that reach it, so a NaN or infinite weight
+    lands where PyTorch puts it, not on every output (as the ordinary convolution of a
+    zero-spread input makes it: ``0 * nan``).
+    """
+    n, cin, *size = x.shape
+    _, cog, *kernel = w.shape
+    nd = len(kernel)
+    cig = cin // groups
+    pixels = int(np.prod(size))  # spelled out: -1 is ambiguous for an empty batch
+    taps = int(np.prod(kernel))
+    xg = x.reshape(n, groups, cig, pixels).transpose(1, 0, 3, 2)  # (g, N, P, Cin/g)
+    wg = w.reshape(groups, 1, cig, cog * taps)
+    cols = np.matmul(xg, wg).reshape(groups, n, *size, cog, *kernel)
+    # (N, g, Cout/g, *K, *S): each tap's block contiguous for the additions below
+    order = (1, 0, 2 + nd, *range(3 + nd, 3 + 2 * nd), *range(2, 2 + nd))
+    cols = cols.transpose(order)
+    span = tuple((s - 1) * st + 1 for s, st in zip(size, stride))
+    out = tuple(
+        sp - lo - hi + d * (k - 1) + op
+        for sp, (lo, hi), d, k, op in zip(span, pads, dilation, kernel, output_padding)
+    )
+    full = tuple(
+        max(sp + d * (k - 1), lo + o)
+        for sp, d, k, (lo, _), o in zip(span, dilation, kernel, pads, out)
+    )
+    result = np.zeros((n, groups, cog, *full), cols.dtype)
+    every = (slice(None),) * 3
+    for tap in np.ndindex(*kernel):
+        where = tuple(
+            slice(t * d, t * d + sp, st) for t, d, sp, st in zip(tap, dilation, span, stride)
+        )
+        result[(*every, *where)] += cols[(*every, *tap)]
+    crop = tuple(slice(lo, lo + o) for (lo, _), o in zip(pads, out))
+    return np.ascontiguousarray(result[(*every, *crop)]).reshape(n, groups * cog, *out)

@@ -124,9 +124,16 @@ class ConvolutionBackward0(Op):
             # A transposed convolution of the gradient with the same weight (or, for a
             # transposed forward, an ordinary one), run as an op when a graph is built.
             params = self._input_grad_params(spatial, tuple(grad.shape[2:]), tuple(w.shape[2:]))
+            source = grad
+            if self.transposed:
+                source, params["padding"] = _exact_windows(
+                    grad, params["padding"], tuple(w.shape[2:]), self.stride, self.dilation, spatial
+                )
+                if source is not grad:
+                    grad_last = None
             if grad_last is not None:
                 params["x_last"] = grad_last
-            grad_input = _crop_to(ConvolutionBackward0.call(grad, w, None, **params), spatial)
+            grad_input = _crop_to(ConvolutionBackward0.call(source, w, None, **params), spatial)
         if needs[2] and grad_bias is None:
             grad_bias = F.sum(grad, (0, *range(2, len(grad.shape))))
         return grad_input, grad_weight, grad_bias
@@ -214,18 +221,41 @@ def _weight_grad_tensors(inp: Tensor, grad_out: Tensor, kernel: tuple, node: Any
         shape.permute(grouped, (2, 1, 0, *rest)), (c // groups, groups * n, *spatial)
     )
     as_weight = shape.transpose(grad_out, 0, 1)
+    as_batch, padding = _exact_windows(
+        as_batch, node.padding, tuple(grad_out.shape[2:]), node.dilation, node.stride, kernel
+    )
     result = ConvolutionBackward0.apply(
         as_batch,
         as_weight,
         None,
         stride=node.dilation,
-        padding=node.padding,
+        padding=padding,
         dilation=node.stride,
         transposed=False,
         output_padding=(0,) * len(spatial),
         groups=groups,
     )
-    return shape.transpose(_crop_to(result, kernel), 0, 1)
+    return shape.transpose(result, 0, 1)
+
+
+def _exact_windows(
+    x: Any, pads: tuple, kernel: tuple, stride: tuple, dilation: tuple, want: tuple
+) -> tuple:
+    """``x`` and ``pads`` with the trailing rows that no window of an ordinary convolution
+    with ``want`` outputs per axis reads taken off (high padding first, then ``x``'s rows).
+
+    A convolution computed past ``want`` and cropped after would send zero gradients to the
+    extra outputs, and ``0 * inf`` makes NaN of an infinite value only those read.
+    """
+    new_pads, cuts = [], []
+    for size, (lo, hi), k, s, d, o in zip(x.shape[2:], pads, kernel, stride, dilation, want):
+        surplus = lo + size + hi - ((o - 1) * s + d * (k - 1) + 1)
+        high = hi - max(surplus, 0)
+        cuts.append(size + min(high, 0))
+        new_pads.append((lo, max(high, 0)))
+    if any(c != size for c, size in zip(cuts, x.shape[2:])):
+        x = x[(slice(None), slice(None), *(slice(0, c) for c in cuts))]
+    return x, tuple(new_pads)
 
 
 # --- public convolutions ---------------------------------------------------------------------
