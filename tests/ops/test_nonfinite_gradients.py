@@ -272,3 +272,45 @@ def test_grid_sample_reads_no_corner_outside(mode, padding, where, poison):
         )
 
     _both(fn, x, grid, grad=grad)
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("dim", [None, 0, 1])
+@pytest.mark.parametrize(
+    "values",
+    [
+        [[0.0, NAN, 2.0], [1.0, NAN, 3.0]],
+        [[0.0, 0.0, NAN], [1.0, 2.0, 3.0]],
+        [[NAN, 2.0], [3.0, 0.0]],
+    ],
+    ids=["one-zero", "two-zeros", "zero-elsewhere"],
+)
+def test_prod_with_zeros_takes_the_exclusive_products(values, dim, create_graph):
+    # PyTorch's prod_backward: grad * (out / x) without zeros; with a zero anywhere, the
+    # products of the elements before and after each one (a NaN reaches its slice's other
+    # elements only); the whole product with two zeros, without a graph, zeros.
+    def fn(lib, x):
+        return x.prod() if dim is None else x.prod(dim)
+
+    _both(fn, np.array(values), create_graph=create_graph)
+
+
+@pytest.mark.parametrize("ord", [1, 1.5, 2, 3, INF, -INF])
+def test_vector_norm_sign_of_nan_is_zero_in_backward(ord):
+    # sgn(NaN) = 0 in PyTorch's kernels, in backward formulas too (the array path used
+    # NumPy's sign, NaN).
+    x = np.arange(12.0).reshape(3, 4) - 5
+    x[0, 1] = NAN
+    _both(lambda lib, x: lib.linalg.vector_norm(x, ord, dim=1), x)
+
+
+@pytest.mark.parametrize("poison", [NAN, INF])
+@pytest.mark.parametrize("where", [(0, 0, 0), (0, 2, 1), (1, 0, 0)], ids=["A00", "A21", "B00"])
+@pytest.mark.parametrize("upper, left", [(True, True), (False, False)])
+def test_solve_triangular_substitutes_a_nan_as_trsm(upper, left, where, poison):
+    # LAPACK's trsm substitutes row by row: a NaN reaches the rows that depend on it only
+    # (LU with pivoting, used for finite operands, would mix every row).
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((3, 3)) + 3 * np.eye(3), rng.standard_normal((3, 3))
+    (a, b)[where[0]][where[1:]] = poison
+    _both(lambda lib, a, b: lib.linalg.solve_triangular(a, b, upper=upper, left=left), a, b)

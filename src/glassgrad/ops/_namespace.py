@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
+from ._common import sgn_array
 
 _BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # Small read-only arrays that hot paths would otherwise build on every call.
@@ -103,8 +104,10 @@ class ArrayNamespace:
     sqrt = staticmethod(np.sqrt)
     sin = staticmethod(np.sin)
     cos = staticmethod(np.cos)
-    sign = staticmethod(np.sign)
-    sgn = staticmethod(np.sign)  # NumPy 2's sign of a complex z is z / |z|, PyTorch's sgn
+    # PyTorch's sign and sgn: 0 at a real NaN (ATen's (0 < x) - (x < 0)); NumPy 2's sign of a
+    # complex z is z / |z|, PyTorch's sgn
+    sign = staticmethod(sgn_array)
+    sgn = staticmethod(sgn_array)
     abs = staticmethod(np.abs)
     real = staticmethod(np.real)
     imag = staticmethod(np.imag)

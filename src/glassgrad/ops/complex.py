@@ -19,7 +19,7 @@ from .._dtype import complex_of, scalar_type_name
 from .._strides import as_row_major, like_operands
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
-from ._common import array_of, check_tensor
+from ._common import array_of, check_tensor, sgn_array
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import complex_samples, randn
@@ -74,15 +74,6 @@ class AngleBackward0(Op):
             return F.zeros(np.shape(values), values.dtype)
         slope = grad * z / (F.abs(z) ** 2) * 1j
         return F.where(values == 0, 0.0, slope)
-
-
-def sgn_array(z: np.ndarray) -> np.ndarray:
-    """PyTorch's ``sgn`` (``sign`` for real values): NumPy's sign, but 0 for a real NaN as
-    ATen's ``(0 < x) - (x < 0)`` gives (abs's gradient at NaN is then 0)."""
-    out = np.sign(z)
-    if out.dtype.kind == "f" and np.isnan(out).any():
-        out = np.where(np.isnan(out), out.dtype.type(0), out)
-    return out
 
 
 class SgnBackward0(Op):

@@ -13,6 +13,7 @@ from ._common import (
     binary_operands,
     broadcast_error,
     check_tensor,
+    sgn_array,
     zeros_like_grad,
 )
 from ._namespace import ArrayNamespace, default_float
@@ -23,7 +24,7 @@ from ._samples import (
     randn,
     unary_samples,
 )
-from .complex import SgnBackward0, sgn_array
+from .complex import SgnBackward0
 
 # --- exp, log, roots, trigonometric ----------------------------------------------------------
 

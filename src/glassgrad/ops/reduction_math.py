@@ -20,43 +20,49 @@ from ._registry import Sample, register
 from ._samples import randn
 from .norms import LinalgVectorNormBackward0
 from .reduction import _integer_accumulator, _restore
+from .scan import cumprod
+from .shape import cat
+from .shape_reorder import flip
+from .shape_views import narrow
 
 # --- prod ----------------------------------------------------------------------------------
 
 
-def _prod_keepdim(x: Any, dims: tuple) -> Any:
-    """Product over ``dims`` keeping them as size 1: arrays directly, Tensors as an op."""
+def _exclusive_products(x: Any, dim: int) -> Any:
+    """The product of every other element of ``x``'s slice along ``dim``, as PyTorch's
+    ``prod_safe_zeros_backward`` forms it: the exclusive cumulative product from the front
+    times the one from the back (``[b*c, a*c, a*b]`` for ``[a, b, c]``). No division, so exact
+    with zeros; and a NaN reaches the other elements of its slice only, as in PyTorch."""
+    n = x.shape[dim]
+    if n == 1:  # nothing else in the slice: a constant one, whatever x holds
+        ones = np.ones_like(array_of(x))
+        return Tensor._from_array(ones) if isinstance(x, Tensor) else ones
     if not isinstance(x, Tensor):
-        return np.prod(x, axis=dims, keepdims=True)
-    if len(dims) == 1:
-        return ProdBackward1.apply(x, dim=dims[0], keepdim=True)
-    out = ProdBackward0.apply(x)
-    return out.reshape((1,) * x.dim())
+        ones = np.ones_like(np.take(x, [0], axis=dim))
+        front = np.cumprod(np.concatenate([ones, np.take(x, range(n - 1), axis=dim)], dim), dim)
+        rest = np.flip(np.take(x, range(1, n), axis=dim), dim)
+        back = np.flip(np.cumprod(np.concatenate([ones, rest], dim), dim), dim)
+        return front * back
+    ones = Tensor._from_array(np.ones_like(np.take(x._data, [0], axis=dim)))
+    front = cumprod(cat([ones, narrow(x, dim, 0, n - 1)], dim), dim)
+    back = flip(cumprod(cat([ones, flip(narrow(x, dim, 1, n - 1), (dim,))], dim), dim), (dim,))
+    return front * back
 
 
-def _prod_backward(F: Any, grad: Any, x: Any, out: Any, dims: tuple) -> Any:
-    """d prod / dx_i = product of the other elements, exact with zeros and twice differentiable.
-
-    Without zeros it is out / x. Where a slice holds zeros, the product of its nonzero elements
-    ``p`` gives the rest: with one zero, the zero's gradient is ``p`` and the others' is
-    ``out / x`` (0, but with the right derivative through ``out``); with two zeros z1, z2 the
-    gradient at z1 is ``p * x_z2`` (written ``p * (sum of the zeros - x_z1)`` so that it stays
-    differentiable); with more, all are zero to second order.
-    """
+def _prod_backward(F: Any, grad: Any, x: Any, out: Any, dim: int | None) -> Any:
+    """PyTorch's ``prod_backward``: ``grad * (out / x)`` without zeros; with zeros, the
+    exclusive products (along ``dim``, or over the flattened input when ``dim`` is None); and
+    for the whole product with two zeros or more, without a graph, zeros."""
     values = array_of(x)
     zero = values == 0
     if not zero.any():
-        return grad * out / x
-    count = zero.sum(axis=dims, keepdims=True)
-    x_safe = F.where(zero, 1.0, x)
-    nonzero_product = _prod_keepdim(x_safe, dims)
-    zeros_sum = F.sum(F.where(zero, x, 0.0), dims, True)
-    at_zero = F.where(
-        count == 1,
-        nonzero_product,
-        F.where(count == 2, nonzero_product * (zeros_sum - x), 0.0),
-    )
-    return grad * F.where(zero, at_zero, out / x_safe)
+        return grad * (out / x)
+    if dim is not None:
+        return grad * _exclusive_products(x, dim)
+    if not isinstance(grad, Tensor) and np.count_nonzero(zero) > 1:
+        return np.zeros(values.shape, np.result_type(grad, values))
+    flat = F.reshape(x, (-1,))
+    return grad * F.reshape(_exclusive_products(flat, 0), values.shape)
 
 
 class ProdBackward0(Op):
@@ -74,8 +80,7 @@ class ProdBackward0(Op):
         x, out = self.saved
         if not array_of(x).ndim:
             return grad
-        dims = tuple(range(array_of(x).ndim))
-        return _prod_backward(F, grad, x, out, dims)
+        return _prod_backward(F, grad, x, out, None)
 
 
 class ProdBackward1(Op):
@@ -102,7 +107,7 @@ class ProdBackward1(Op):
         dims = (self.dim,)
         grad = _restore(F, grad, dims, self.keepdim)
         out = _restore(F, out, dims, self.keepdim)
-        return _prod_backward(F, grad, x, out, dims)
+        return _prod_backward(F, grad, x, out, self.dim)
 
 
 def prod(

@@ -27,7 +27,8 @@ __all__ = ["solve_triangular", "triangular_solve", "LinalgSolveTriangularBackwar
 
 def _substitute(t: np.ndarray, b: np.ndarray, upper: bool) -> np.ndarray:
     """Row-by-row substitution for a triangular ``t`` with zeros on its diagonal, where a
-    factorization fails: the divisions by zero give inf/nan, as LAPACK's trsm gives them."""
+    factorization fails, or with non-finite entries: the divisions by zero give inf/nan, and a
+    NaN reaches the rows that depend on it, as LAPACK's trsm gives them."""
     n = t.shape[-1]
     batch = np.broadcast_shapes(t.shape[:-2], b.shape[:-2])
     x = np.zeros((*batch, n, b.shape[-1]), np.result_type(t, b))
@@ -55,7 +56,9 @@ def triangular_solve_arrays(
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         return np.zeros((*batch, n, b.shape[-1]), a.dtype)
     diagonal = np.diagonal(t, axis1=-2, axis2=-1)
-    if np.all(diagonal != 0):
+    # LU with pivoting mixes the rows: a NaN or inf would reach rows that trsm's substitution
+    # never combines it with, so non-finite operands are substituted row by row as trsm does.
+    if np.all(diagonal != 0) and np.isfinite(t).all() and np.isfinite(b).all():
         return np.linalg.solve(t, b).astype(a.dtype, copy=False)
     return _substitute(t, b, upper).astype(a.dtype, copy=False)
 
