@@ -275,6 +275,16 @@ def scalar_type_name(np_dtype: np.dtype) -> str:
     return _SCALAR_TYPE_NAMES.get(name, name)
 
 
+def check_result_cast(result: np.dtype, target: np.dtype) -> None:
+    """PyTorch's refusal to write a result into a target of a lower kind (complex into real,
+    floating into integer)."""
+    if result != target and not np.can_cast(result, target, "same_kind"):
+        raise RuntimeError(
+            f"result type {scalar_type_name(result)} can't be cast to the desired output type "
+            f"{scalar_type_name(target)}"
+        )
+
+
 def tensor_type_name(np_dtype: np.dtype) -> str:
     """PyTorch's legacy tensor type name of a dtype: ``torch.DoubleTensor`` ..."""
     return f"torch.{scalar_type_name(np_dtype)}Tensor"

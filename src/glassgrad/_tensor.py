@@ -458,7 +458,7 @@ class Tensor(_TensorMethods):
     def data(self, value: Tensor) -> None:
         if not isinstance(value, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
-        if self._requires_grad and value._data.dtype.kind != "f":
+        if self._requires_grad and value._data.dtype.kind not in "fc":
             raise RuntimeError(
                 "data set to a tensor that requires gradients must be floating point or complex "
                 "dtype"

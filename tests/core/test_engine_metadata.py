@@ -109,7 +109,25 @@ def _transposed_leaf(L: Any) -> Any:
     return x.grad
 
 
+def _leaf_made_complex(L: Any) -> Any:
+    """A tensor that requires grad takes complex data (PyTorch refuses integer and bool)."""
+    x = L.ones(3, requires_grad=True)
+    y = x * 2
+    x.data = L.ones(3, dtype=L.complex64)
+    y.sum().backward()
+    z = (x * 2).abs()
+    z.sum().backward()
+    return x.grad
+
+
+def _leaf_given_integer_data(L: Any) -> Any:
+    x = L.ones(3, requires_grad=True)
+    x.data = L.ones(3, dtype=L.int64)
+
+
 PROGRAMS = [
+    _leaf_made_complex,
+    _leaf_given_integer_data,
     _leaf_changed_after_use,
     _non_leaf_changed,
     _non_leaf_to_one_element,

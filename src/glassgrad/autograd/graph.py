@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._dtype import from_numpy_dtype
+from .._dtype import check_result_cast, from_numpy_dtype
 from .._layout import contiguous_format
 from .._strides import grad_layout, restrided
 from .grad_mode import state as grad_state
@@ -582,8 +582,10 @@ def accumulate(
             var._grad = Tensor._from_array(copy)
     elif current._node is None and not current._requires_grad:
         data = current._data
-        if data.shape != grad.shape and not retained:
-            _into_shape(data.shape, grad.shape)  # PyTorch adds in place: .grad keeps its shape
+        if not retained:  # PyTorch adds in place: .grad keeps its shape and dtype
+            if data.shape != grad.shape:
+                _into_shape(data.shape, grad.shape)
+            check_result_cast(grad.dtype, data.dtype)
         if data.shape == grad.shape and data.flags.writeable:
             if write_hooks:
                 before_write(current)

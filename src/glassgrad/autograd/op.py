@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import result_numpy_dtype, scalar_type_name, tensor_type_name
+from .._dtype import check_result_cast, result_numpy_dtype, scalar_type_name, tensor_type_name
 from . import graph
 from .grad_mode import INFERENCE_VERSION
 from .grad_mode import state as grad_state
@@ -1238,16 +1238,6 @@ def _write(node: Op, data: np.ndarray, out: np.ndarray, arrays: list, params: di
         node.write_overlapping(data, *arrays, **params)  # only the written elements
     else:
         data[...] = out  # np.copyto(data, out, casting="unsafe") without its dispatch
-
-
-def check_result_cast(result: np.dtype, target: np.dtype) -> None:
-    """PyTorch's refusal to write a result into a target of a lower kind (complex into real,
-    floating into integer)."""
-    if result != target and not np.can_cast(result, target, "same_kind"):
-        raise RuntimeError(
-            f"result type {scalar_type_name(result)} can't be cast to the desired output type "
-            f"{scalar_type_name(target)}"
-        )
 
 
 def check_inplace_operands(target: Any, operands: Any, result_dtype: bool = True) -> None:
