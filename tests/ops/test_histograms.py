@@ -168,3 +168,51 @@ def test_bincount_with_weights_recorded_without_a_derivative_as_pytorch(dtype: s
         shown = repr(counts).replace("glassgrad.", "torch.")
         seen.append((flags, error, shown, str(counts.dtype).split(".")[-1]))
     assert seen[0] == seen[1]
+
+
+def _bad_histograms(L: Any) -> dict:
+    x = L.tensor([0.5, 1.5, 2.0, 3.0])
+    x64 = x.double()
+    points = L.tensor([[0.5, 1.0], [1.5, 2.0], [2.0, 0.0]], dtype=L.float64)
+    edges = L.tensor([0.0, 1.0], dtype=L.float64)
+    return {
+        "weight dtype": lambda: L.histogram(x, 3, weight=L.ones(4, dtype=L.float64)),
+        "weight dtype, edges": lambda: L.histogram(x64, edges, weight=L.ones(4)),
+        "weight length": lambda: L.histogram(x, 3, weight=L.ones(5)),
+        "weight length and dtype": lambda: L.histogram(x, 3, weight=L.ones(5).double()),
+        "one edge": lambda: L.histogram(x64, edges[:1]),
+        "no edges": lambda: L.histogram(x64, edges[:0]),
+        "2-d edges": lambda: L.histogram(x64, L.ones(2, 2, dtype=L.float64)),
+        "no bins and a bad weight": lambda: L.histogram(x, 0, weight=L.ones(4).double()),
+        "reversed range and a bad weight": lambda: L.histogram(
+            x, 3, range=(2.0, 1.0), weight=L.ones(4).double()
+        ),
+        "integer data": lambda: L.histogram(L.tensor([1, 2]), 3),
+        "integer data, range": lambda: L.histogram(L.tensor([1, 2]), 3, range=(0.0, 3.0)),
+        "dd weight dtype": lambda: L.histogramdd(points, [2, 3], weight=L.ones(3)),
+        "dd weight length": lambda: L.histogramdd(points, [2, 3], weight=L.ones(4).double()),
+        "dd weight shape": lambda: L.histogramdd(points, [2, 3], weight=L.ones(3, 1).double()),
+        "dd bins -1": lambda: L.histogramdd(points, [2, -1]),
+        "dd 2-d edges": lambda: L.histogramdd(points, [L.ones(2, 2).double(), edges]),
+        "dd one edge": lambda: L.histogramdd(points, [edges[:1], edges]),
+        "dd edges, weight dtype": lambda: L.histogramdd(points, [edges, edges], weight=L.ones(3)),
+        "dd edges for another dimension count": lambda: L.histogramdd(points[:, :1], [edges] * 2),
+        "dd integer data, range": lambda: L.histogramdd(
+            L.ones(3, 2, dtype=L.int64), [2, 3], range=[0.0, 1.0, 0.0, 1.0]
+        ),
+    }
+
+
+def test_histogram_checks_in_pytorchs_order() -> None:
+    """ATen's histogramdd_check_inputs (edges, then weights: dtype, then shape) and
+    prepare_out (bins > 0), in the order each entry point calls them; the kernels' dtype
+    dispatch last (fuzz seeds 90369, 90407: a weight of another dtype was accepted)."""
+    outcomes = []
+    for L in (gg, torch):
+        seen = {}
+        for name, call in _bad_histograms(L).items():
+            with pytest.raises((RuntimeError, NotImplementedError)) as info:
+                call()
+            seen[name] = (type(info.value).__name__, str(info.value).split("\n")[0])
+        outcomes.append(seen)
+    assert outcomes[0] == outcomes[1]

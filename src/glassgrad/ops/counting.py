@@ -56,11 +56,6 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     return BincountNotImplemented.apply(weights, after=counts.astype(dtype))
 
 
-def _check_histogram_input(data: np.ndarray, op: str) -> None:
-    if data.dtype.kind != "f":
-        raise NotImplementedError(f"\"{op}\" not implemented for '{scalar_type_name(data.dtype)}'")
-
-
 def _histc_range(data: np.ndarray, low: float, high: float) -> tuple:
     """PyTorch's range of ``histc``: ``[min, max]`` of the data when both bounds are equal
     (then widened by 1 on each side if the data are constant)."""
@@ -84,7 +79,7 @@ def histc(
     """
     check_tensor(input, "histc")
     data = input._data
-    _check_histogram_input(data, "histogram_cpu")
+    _check_float(data, "histogram_cpu")
     if bins <= 0:
         raise RuntimeError("torch.histc(): bins must be > 0, but got " + str(bins) + " for bins")
     if min > max:
@@ -114,10 +109,20 @@ def histogram(
     """
     check_tensor(input, "histogram")
     data = input._data
-    _check_histogram_input(data, "histogram_cpu")
-    hist, (edges,) = _histogramdd(data.reshape(-1, 1), [bins], range, weight, density, "histogram")
+    points = data.reshape(-1, 1)
+    w = None if weight is None else check_tensor(weight, "histogram", "weight")._data.reshape(-1)
+    if isinstance(bins, Tensor):
+        edges = [bins._data]
+    else:  # ATen's histogram_out_cpu: the count is checked first, then the range, the data
+        count = int(bins)
+        _check_bin_counts([count])
+        low, high = _outer_edges(points, range)[0]
+        edges = [linspace(low, high, count + 1, dtype=from_numpy_dtype(data.dtype))._data]
+    hist = _histogramdd(points, edges, w, density)
     sources = _sources(input, weight, bins)
-    hist, edges = (HistogramNotImplemented.apply(*sources, after=t._data) for t in (hist, edges))
+    hist, edges = (
+        HistogramNotImplemented.apply(*sources, after=t) for t in (hist, np.array(edges[0]))
+    )
     return out_result("histogram", out, return_types.histogram(hist, edges), (input,))
 
 
@@ -134,6 +139,7 @@ def _outer_edges(data: np.ndarray, range: Any) -> list:
             )
         bounds = [(float(range[2 * d]), float(range[2 * d + 1])) for d in builtins.range(n_dims)]
     elif data.shape[0]:
+        _check_float(data, "histogramdd")  # aminmax of the data, dispatched on floats only
         bounds = [(float(lo), float(hi)) for lo, hi in zip(data.min(0), data.max(0))]
     else:
         bounds = [(0.0, 1.0)] * n_dims
@@ -150,38 +156,76 @@ def _outer_edges(data: np.ndarray, range: Any) -> list:
     return [(low - 0.5, high + 0.5) if low == high else (low, high) for low, high in bounds]
 
 
-def _histogramdd(
-    data: np.ndarray, bins: list, range: Any, weight: Any, density: bool, op: str
-) -> tuple:
-    """``(hist, [edges per dim])`` of the (N, D) samples ``data``; ``bins`` per dim: a count
-    (equal bins, their edges computed as PyTorch's linspace in the data's dtype) or a 1-D
-    Tensor of edges."""
-    w = None
-    if weight is not None:
-        w = check_tensor(weight, op, "weight")._data.reshape(-1)
-    counted = [(dim, int(b)) for dim, b in enumerate(bins) if not isinstance(b, Tensor)]
-    for dim, count in counted:
+def _check_float(data: np.ndarray, kernel: str) -> None:
+    if data.dtype.kind != "f":
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{scalar_type_name(data.dtype)}'"
+        )
+
+
+def _check_bin_counts(counts: list) -> None:
+    """ATen's ``histogramdd_prepare_out``: at least one bin per dimension."""
+    for dim, count in enumerate(counts):
         if count <= 0:
             raise RuntimeError(
                 f"torch.histogram(): bins must be > 0, but got {count} for dimension {dim}"
             )
-    edges = [b._data if isinstance(b, Tensor) else None for b in bins]
+
+
+def _check_inputs(points: np.ndarray, edges: list, weight: np.ndarray | None) -> None:
+    """ATen's ``histogramdd_check_inputs`` of the points (..., N), the edges of each of the N
+    dimensions and the weights (one per point)."""
+    n_dims = points.shape[-1]
+    if len(edges) != n_dims:
+        raise RuntimeError(
+            f"torch.histogramdd: expected {n_dims} sequences of bin edges for a {n_dims}-"
+            f"dimensional histogram but got {len(edges)}"
+        )
     for dim, e in enumerate(edges):
-        if e is not None and e.dtype != data.dtype:
+        if e.dtype != points.dtype:
             raise RuntimeError(
                 "torch.histogramdd: input tensor and bins tensors should have the same dtype, "
-                f"but got input with dtype {c_type_name(data.dtype)} and bins for dimension "
+                f"but got input with dtype {c_type_name(points.dtype)} and bins for dimension "
                 f"{dim} with dtype {c_type_name(e.dtype)}"
             )
-    if counted:
-        outer, dtype = _outer_edges(data, range), from_numpy_dtype(data.dtype)
-        for dim, count in counted:
-            edges[dim] = linspace(*outer[dim], count + 1, dtype=dtype)._data
-    hist, _ = np.histogramdd(data, bins=edges, weights=w, density=density)
-    return (
-        Tensor._from_array(hist.astype(data.dtype)),
-        [Tensor._from_array(np.array(e, dtype=data.dtype)) for e in edges],
-    )
+        if e.ndim != 1:
+            raise RuntimeError(
+                f"torch.histogramdd: bins tensor should have one dimension, but got {e.ndim} "
+                f"dimensions in the bins tensor for dimension {dim}"
+            )
+        if not e.size:
+            raise RuntimeError(
+                "torch.histogramdd: bins tensor should have at least 1 element, but got 0 "
+                f"elements in the bins tensor for dimension {dim}"
+            )
+    if weight is None:
+        return
+    if weight.dtype != points.dtype:
+        raise RuntimeError(
+            "torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
+            f"should have the same dtype, but got input({c_type_name(points.dtype)}), and "
+            f"weight({c_type_name(weight.dtype)})"
+        )
+    if list(weight.shape or (1,)) != list(points.shape[:-1]):
+        raise RuntimeError(
+            "torch.histogramdd: if weight tensor is provided it should have the same shape as "
+            "the input tensor excluding its innermost dimension, but got input with shape "
+            f"{list(points.shape)} and weight with shape {list(weight.shape)}"
+        )
+
+
+def _histogramdd(
+    points: np.ndarray, edges: list, weight: np.ndarray | None, density: bool
+) -> np.ndarray:
+    """The histogram of ``points`` (..., N) over the ``edges`` of each dimension, after
+    ATen's checks in its order: the inputs, the bin counts, then the kernel's dtype."""
+    _check_inputs(points, edges, weight)
+    _check_bin_counts([e.size - 1 for e in edges])
+    _check_float(points, "histogram_cpu")
+    w = None if weight is None else weight.reshape(-1)
+    flat = points.reshape(-1, points.shape[-1])
+    hist, _ = np.histogramdd(flat, bins=edges, weights=w, density=density)
+    return hist.astype(points.dtype)
 
 
 def histogramdd(
@@ -208,27 +252,32 @@ def histogramdd(
     if data.ndim < 2:
         raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
     n_dims = data.shape[-1]
-    per_dim = list(bins) if isinstance(bins, (list, tuple)) else [bins] * n_dims
-    if len(per_dim) != n_dims:
-        raise RuntimeError(
-            "histogramdd: The size of bins must be equal to the innermost dimension of the input."
-        )
-    _check_histogram_input(data, "histogramdd")
-    hist, edges = _histogramdd(
-        data.reshape(-1, n_dims), per_dim, range, weight, density, "histogramdd"
-    )
+    w = None if weight is None else check_tensor(weight, "histogramdd", "weight")._data
+    given = isinstance(bins, (list, tuple)) and all(isinstance(b, Tensor) for b in bins)
     # PyTorch's histogramdd: given edges are returned as they are, counted ones come from
-    # _histogramdd_bin_edges; each result is recorded by its own NotImplemented node
-    if all(isinstance(b, Tensor) for b in per_dim):
-        node = HistogramddFromTensorsNotImplemented
-        edges = per_dim
+    # _histogramdd_bin_edges (the range and the data checked first); each result is recorded
+    # by its own NotImplemented node
+    if given and bins:
+        hist = _histogramdd(data, [b._data for b in bins], w, density)
+        node, edges = HistogramddFromTensorsNotImplemented, list(bins)
     else:
+        counts = [int(b) for b in bins] if isinstance(bins, (list, tuple)) else [bins] * n_dims
+        if len(counts) != n_dims:
+            raise RuntimeError(
+                "histogramdd: The size of bins must be equal to the innermost dimension of the "
+                "input."
+            )
+        outer, dtype = _outer_edges(data.reshape(-1, n_dims), range), from_numpy_dtype(data.dtype)
+        arrays = [
+            linspace(*outer[dim], int(count) + 1, dtype=dtype)._data
+            for dim, count in enumerate(counts)
+        ]
+        hist = _histogramdd(data, arrays, w, density)
         node = HistogramddFromCountsNotImplemented
         edges = [
-            HistogramddEdgesNotImplemented.apply(*_sources(input, weight), after=e._data)
-            for e in edges
+            HistogramddEdgesNotImplemented.apply(*_sources(input, weight), after=e) for e in arrays
         ]
-    hist = node.apply(*_sources(input, weight, *per_dim), after=hist._data)
+    hist = node.apply(*_sources(input, weight, *(bins if given else ())), after=hist)
     return return_types.histogramdd(hist, tuple(edges))
 
 
