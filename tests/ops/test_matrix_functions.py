@@ -229,6 +229,44 @@ def test_ldl_factor_matches_lapack_pivots_and_solves(n: int) -> None:
         np.testing.assert_allclose(a @ x, b, atol=1e-10)
 
 
+@pytest.mark.parametrize("kind", ["symmetric", "hermitian", "symmetric as hermitian"])
+def test_complex_ldl_matches_lapack_pivots_and_solves(kind: str) -> None:
+    """Complex LDL: A = L D L^T (zsytrf) or, with hermitian=True, A = L D L^H (zhetrf, D real
+    on its 1x1 blocks), LAPACK's pivots (|Re| + |Im| sizes), then the matching solve."""
+    rng = np.random.default_rng(len(kind))
+    hermitian = kind != "symmetric"
+    for n in (1, 3, 6):
+        for trial in range(4):
+            m = rng.standard_normal((2, n, n)) + 1j * rng.standard_normal((2, n, n))
+            a = m + (np.swapaxes(m, -1, -2) if kind.startswith("symmetric") else m.conj().mT)
+            if trial % 2:
+                a[..., np.arange(min(n, 2)), np.arange(min(n, 2))] = 0.0
+            ours = gg.linalg.ldl_factor_ex(gg.tensor(a), hermitian=hermitian)
+            theirs = torch.linalg.ldl_factor_ex(torch.tensor(a), hermitian=hermitian)
+            np.testing.assert_array_equal(ours.pivots.numpy(), theirs.pivots.numpy())
+            np.testing.assert_array_equal(ours.info.numpy(), theirs.info.numpy())
+            np.testing.assert_allclose(ours.LD.numpy(), theirs.LD.numpy(), rtol=1e-10, atol=1e-12)
+            if theirs.info.any():
+                continue
+            b = rng.standard_normal((n, 2)) + 1j * rng.standard_normal((n, 2))
+            x = gg.linalg.ldl_solve(ours.LD, ours.pivots, gg.tensor(b), hermitian=hermitian)
+            y = torch.linalg.ldl_solve(
+                theirs.LD, theirs.pivots, torch.tensor(b), hermitian=hermitian
+            )
+            np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("pivots", [[0, 2], [1, 3], [-3, -3]])
+def test_ldl_solve_refuses_pivots_outside_the_matrix(pivots: list) -> None:
+    def program(lib: Any) -> Any:
+        factored = lib.linalg.ldl_factor(lib.tensor([[4.0, 2.0], [2.0, 3.0]]))
+        return lib.linalg.ldl_solve(
+            factored.LD, lib.tensor(pivots, dtype=lib.int32), lib.ones(2, 1)
+        )
+
+    assert_same_error(program, "Pivots given to ldl_solve must all satisfy |pivot|")
+
+
 def test_singular_ldl_is_a_clear_error_and_an_info() -> None:
     # PyTorch itself fails here with an internal assert ("Unknown error code: 1").
     with pytest.raises(gg.linalg.LinAlgError, match=r"input is singular: D\[1,1\] is zero"):

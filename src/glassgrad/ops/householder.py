@@ -2,9 +2,10 @@
 ``torch.geqrf`` (the reflectors and their scales), ``linalg.householder_product`` /
 ``torch.orgqr`` (Q from them) and ``torch.ormqr`` (Q applied to a matrix).
 
-Reflector i is ``H_i = I - tau_i v_i v_i^T`` with ``v_i`` the i-th column of the input below
-the diagonal and 1 on it. The gradient of the product is PyTorch's
-``householder_product_backward``; ``geqrf`` has none (as in PyTorch).
+Reflector i is ``H_i = I - tau_i v_i v_i^H`` with ``v_i`` the i-th column of the input below
+the diagonal and 1 on it (real or complex). The gradient of the product is PyTorch's
+``householder_product_backward`` (conjugate Wirtinger for complex input); ``geqrf`` has none
+(as in PyTorch).
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor
-from ._linalg_common import check_kernel_dtype, column_major, constant_like, swap
-from ._not_implemented import _not_implemented_node
+from ._linalg_common import adjoint, check_kernel_dtype, column_major, constant_like, swap
+from ._not_implemented import _not_implemented_node, refuse_complex_autograd
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
-from ._samples import randn
+from ._samples import complex_randn, randn
+from .arithmetic import conj_of
 
 __all__ = ["householder_product", "orgqr", "geqrf", "ormqr"]
 
@@ -43,7 +45,7 @@ def householder_product_arrays(a: np.ndarray, tau: np.ndarray) -> np.ndarray:
     q = np.array(np.broadcast_to(np.eye(m, n, dtype=a.dtype), (*batch, m, n)))
     for i in range(k - 1, -1, -1):
         vi = v[..., :, i : i + 1]
-        q -= tau[..., i, None, None] * vi * np.matmul(swap(vi), q)
+        q -= tau[..., i, None, None] * vi * np.matmul(np.conj(swap(vi)), q)
     return q
 
 
@@ -59,17 +61,18 @@ class LinalgHouseholderProductBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         a, tau, q = self.saved
-        return householder_backward(F, grad, a, tau, q)
+        return householder_backward(F, grad, q, a, tau)
 
 
 def householder_backward(
-    F: Any, grad: Any, a: Any, tau: Any, q: Any, flip_order: bool = False
+    F: Any, grad: Any, result: Any, a: Any, tau: Any, flip_order: bool = False
 ) -> tuple[Any, ...]:
     """PyTorch's ``householder_product_backward``: the gradients of A and tau from that of
     Q = householder_product(A, tau), updating K = H_(i+1)^-1 K H_i reflector by reflector.
 
-    K starts as ``q @ grad^T``: with ``q`` the product applied to some C and ``grad`` that
-    product's gradient, it is the same K. ``flip_order``: the product is H_k ... H_1."""
+    K starts as ``result @ grad^H``: with ``result`` the product applied to some C and
+    ``grad`` that product's gradient, it is the same K. ``flip_order``: the reflectors are
+    taken last to first and K is updated from the other side (ormqr's products with Q^H)."""
     m, n = a.shape[-2:]
     k = tau.shape[-1]
     if m == 0 or n == 0 or k == 0:
@@ -80,27 +83,29 @@ def householder_backward(
     vectors = [v_all[..., :, i : i + 1] for i in range(k)]
     taus = [F.unsqueeze(tau[..., i : i + 1], -1) for i in range(k)]  # (..., 1, 1)
     # sigma_i with H(sigma_i) = H(tau_i)^-1
-    sigmas = [t / (t * F.sum(v * v, -2, True) - 1.0) for v, t in zip(vectors, taus)]
+    sigmas = [t / (t * F.sum(v * conj_of(F, v), -2, True) - 1.0) for v, t in zip(vectors, taus)]
 
-    def reflect_left(v: Any, t: Any, x: Any) -> Any:
-        return x - t * v * F.matmul(F.mT(v), x)
-
-    def reflect_right(v: Any, t: Any, x: Any) -> Any:
-        return x - t * F.matmul(x, v) * F.mT(v)
+    def reflect(v: Any, t: Any, x: Any, left: bool) -> Any:
+        """(I - t v v^H) x, or x (I - t v v^H) when not ``left``."""
+        if left:
+            return x - t * v * F.matmul(adjoint(F, v), x)
+        return x - F.matmul(x, t * v) * adjoint(F, v)
 
     order = list(reversed(range(k))) if flip_order else list(range(k))
-    big_k = reflect_left(vectors[order[0]], sigmas[order[0]], F.matmul(q, F.mT(grad)))
+    big_k = reflect(
+        vectors[order[0]], sigmas[order[0]], F.matmul(result, adjoint(F, grad)), not flip_order
+    )
     grad_columns, grad_taus = [None] * k, [None] * k
     for step, i in enumerate(order):
         v, t = vectors[i], taus[i]
-        v_k = F.matmul(F.mT(v), big_k)  # (..., 1, m)
+        vh_k = F.matmul(adjoint(F, v), big_k)  # (..., 1, m)
         k_v = F.matmul(big_k, v)  # (..., m, 1)
-        grad_columns[i] = -(t * F.mT(v_k)) - t * k_v
-        grad_taus[i] = -F.matmul(v_k, v)
+        grad_columns[i] = -conj_of(F, t * F.mT(vh_k)) - t * k_v
+        grad_taus[i] = -conj_of(F, F.matmul(vh_k, v))
         if step != k - 1:
             following = order[step + 1]
-            big_k = reflect_left(vectors[following], sigmas[following], big_k)
-            big_k = reflect_right(v, t, big_k)
+            big_k = reflect(vectors[following], sigmas[following], big_k, not flip_order)
+            big_k = reflect(v, t, big_k, flip_order)
     columns = F.stack([c[..., :, 0] for c in grad_columns], -1)  # (..., m, k)
     grad_a = F.matmul(columns, constant_like(columns, np.eye(k, n, dtype=dtype)))
     grad_a = F.where(np.tril(np.ones((m, n), bool), -1), grad_a, 0.0)
@@ -146,7 +151,7 @@ def householder_product(A: Tensor, tau: Tensor, *, out: Any = None) -> Tensor:
             f"{op}: tau dtype {scalar_type_name(t.dtype)} does not match input dtype "
             f"{scalar_type_name(a.dtype)}"
         )
-    check_kernel_dtype("orgqr_cpu", a)
+    check_kernel_dtype("orgqr_cpu", a, complex_ok=True)
     result = LinalgHouseholderProductBackward0.apply(A, tau)
     return out_result("linalg_householder_product", out, result, (A, tau), exact=True)
 
@@ -167,7 +172,8 @@ def orgqr(input: Tensor, input2: Tensor) -> Tensor:
 def geqrf(input: Tensor, *, out: Any = None) -> tuple[Tensor, ...]:
     """``(a, tau)``: LAPACK's QR factorization: R on and above the diagonal of ``a``, the
     Householder reflectors of Q below it with their scales in ``tau`` (not differentiable:
-    as in PyTorch, the results require grad and their backward raises).
+    as in PyTorch, the results require grad and their backward raises; a complex input that
+    requires grad is refused under grad mode).
 
     Example::
 
@@ -178,7 +184,8 @@ def geqrf(input: Tensor, *, out: Any = None) -> tuple[Tensor, ...]:
     data = check_tensor(input, "geqrf")._data
     if data.ndim < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
-    check_kernel_dtype("geqrf_cpu", data)
+    check_kernel_dtype("geqrf_cpu", data, complex_ok=True)
+    refuse_complex_autograd("geqrf", input)
     result = return_types.geqrf(*GeqrfBackward0.apply(input))
     return out_result("geqrf", out, result, (input,), exact=True)
 
@@ -197,67 +204,52 @@ def _geqrf_arrays(data: np.ndarray) -> tuple:
 GeqrfBackward0: type[Op] = _not_implemented_node("geqrf", _geqrf_arrays, "GeqrfBackward0")
 
 
-def _square(F: Any, a: Any) -> Any:
+def _full_reflectors(a: np.ndarray) -> np.ndarray:
     """The m x m reflector matrix of an m x n ``a``: columns cut, or zero columns added (the
     identity's columns of Q beyond the reflectors)."""
     m, n = a.shape[-2:]
-    if n == m:
-        return a
-    return F.matmul(a, constant_like(a, np.eye(n, m, dtype=array_of(a).dtype)))
-
-
-def _unsquare(F: Any, grad: Any, n: int) -> Any:
-    """The gradient of an m x n ``a`` from that of ``_square(a)``."""
-    m = grad.shape[-1]
-    if n == m:
-        return grad
-    return F.matmul(grad, constant_like(grad, np.eye(m, n, dtype=array_of(grad).dtype)))
-
-
-def _apply_q(F: Any, q: Any, c: Any, left: bool, transpose: bool) -> Any:
-    q = F.mT(q) if transpose else q
-    return F.matmul(q, c) if left else F.matmul(c, q)
+    if n >= m:
+        return a[..., :m]
+    return np.concatenate([a, np.zeros((*a.shape[:-1], m - n), a.dtype)], -1)
 
 
 class OrmqrBackward0(Op):
-    """op(Q) C or C op(Q), Q the full product of the reflectors (input, tau); gC by the
-    transposed product, the reflectors' gradients by ``householder_product_backward``"""
+    """op(Q) C or C op(Q), Q the full product of the reflectors (input, tau), op(Q) = Q^H with
+    ``transpose``: PyTorch's ``ormqr_backward`` (gC by ormqr with the other op(Q), the
+    reflectors' gradients by ``householder_product_backward``)"""
 
     left: Any
     transpose: Any
 
-    saved_inputs: tuple[int, ...] = (0, 1, 2)
+    saved_inputs: tuple[int, ...] = (0, 1, 2)  # other too, as PyTorch's node saves it
     saves_output = True
     __slots__ = ("left", "transpose")
 
     def forward(self, a: Any, tau: Any, c: Any, left: Any = True, transpose: Any = False) -> Any:
         self.left, self.transpose = left, transpose
-        q = householder_product_arrays(_square(_ArrayOps, a), tau)
-        return column_major(_apply_q(_ArrayOps, q, c, left, transpose))
+        q = householder_product_arrays(_full_reflectors(a), tau)
+        if transpose:
+            q = np.conj(swap(q))
+        return column_major(np.matmul(q, c) if left else np.matmul(c, q))
 
     def backward(self, F: Any, grad: Any) -> Any:
         a, tau, _, result = self.saved
         needs = self.needs_input_grad
-        square = _square(F, a)
-        q = LinalgHouseholderProductBackward0.call(square, tau)
         left, trans = self.left, self.transpose
-        grad_c = _apply_q(F, q, grad, left, not trans) if needs[2] else None
+        grad_c = None
+        if needs[2]:
+            grad_c = OrmqrBackward0.call(a, tau, grad, left=left, transpose=not trans)
         if not (needs[0] or needs[1]):
             return None, None, grad_c
-        # PyTorch's ormqr_backward reads the result (a hook on it sees the second derivative):
-        # the result is op(Q) C, or its transpose C^T op(Q)^T, and op(Q) is H_1 ... H_k, or
-        # H_k ... H_1 for Q^T; householder_product_backward's K is the result times grad^T.
-        g, r = (grad, result) if left else (F.mT(grad), F.mT(result))
-        grad_a, grad_tau = householder_backward(F, g, square, tau, r, flip_order=left == trans)
-        grad_a = _unsquare(F, grad_a, a.shape[-1])
+        # op(Q) is H_1 ... H_k (Q), or H_k^H ... H_1^H (Q^H): K is the result times grad^H,
+        # or grad^H times the result with the reflectors taken last to first.
+        if left != trans:
+            g, r = (adjoint(F, grad), adjoint(F, result)) if trans else (grad, result)
+            grad_a, grad_tau = householder_backward(F, g, r, a, tau)
+        else:
+            g, r = (result, grad) if trans else (adjoint(F, result), adjoint(F, grad))
+            grad_a, grad_tau = householder_backward(F, g, r, a, tau, flip_order=True)
         return (grad_a if needs[0] else None), (grad_tau if needs[1] else None), grad_c
-
-
-class _ArrayOps:
-    """``matmul`` and ``mT`` on arrays, for the forward's use of ``_apply_q``."""
-
-    matmul = staticmethod(np.matmul)
-    mT = staticmethod(swap)
 
 
 def _check_ormqr(a: np.ndarray, tau: np.ndarray, other: np.ndarray, side: int) -> None:
@@ -294,7 +286,7 @@ def _check_ormqr(a: np.ndarray, tau: np.ndarray, other: np.ndarray, side: int) -
                 f"dtype{scalar_type_name(a.dtype)} and {name} has dtype "
                 f"{scalar_type_name(array.dtype)}"
             )
-    check_kernel_dtype("ormqr_cpu", a)
+    check_kernel_dtype("ormqr_cpu", a, complex_ok=True)
 
 
 def ormqr(
@@ -330,8 +322,8 @@ def ormqr(
 # --- registry ----------------------------------------------------------------------------
 
 
-def _reflectors(rng: np.random.Generator, *shape: int) -> tuple:
-    raw, tau = np.linalg.qr(randn(rng, *shape), mode="raw")
+def _reflectors(rng: np.random.Generator, *shape: int, complex: bool = False) -> tuple:
+    raw, tau = np.linalg.qr((complex_randn if complex else randn)(rng, *shape), mode="raw")
     return np.ascontiguousarray(swap(raw)), np.asarray(tau)
 
 
@@ -346,13 +338,19 @@ register(
         Sample((randn(rng, 4, 3), randn(rng, 2)), note="fewer reflectors than columns"),
         Sample(_reflectors(rng, 2, 4, 3), note="batched"),
         Sample((randn(rng, 3, 3), NoGrad(randn(rng, 3)))),
+        Sample(_reflectors(rng, 4, 3, complex=True), note="complex"),
+        Sample(_reflectors(rng, 2, 3, 2, complex=True), note="complex, batched"),
+        Sample((complex_randn(rng, 3, 3), complex_randn(rng, 2)), note="complex, any tau"),
     ],
 )
 register(
     "orgqr",
     orgqr,
     nodes=(LinalgHouseholderProductBackward0,),
-    samples=lambda rng: [Sample(_reflectors(rng, 4, 3))],
+    samples=lambda rng: [
+        Sample(_reflectors(rng, 4, 3)),
+        Sample(_reflectors(rng, 3, 3, complex=True), note="complex"),
+    ],
 )
 register(
     "geqrf",
@@ -361,6 +359,9 @@ register(
     samples=lambda rng: [
         Sample((randn(rng, 4, 3),)),
         Sample((randn(rng, 2, 3, 5),)),
+        # PyTorch refuses a complex input that requires grad (no complex autograd for geqrf)
+        Sample((NoGrad(complex_randn(rng, 4, 3)),), note="complex"),
+        Sample((NoGrad(complex_randn(rng, 2, 3, 4)),), note="complex, batched"),
     ],
 )
 register(
@@ -372,5 +373,18 @@ register(
         Sample((*_reflectors(rng, 3, 3), randn(rng, 2, 3), False)),
         Sample((*_reflectors(rng, 4, 2), randn(rng, 4, 2), True, True)),
         Sample((*_reflectors(rng, 3, 3), randn(rng, 2, 3), False, True)),
+        Sample((*_reflectors(rng, 4, 3, complex=True), complex_randn(rng, 4, 2)), note="complex"),
+        Sample(
+            (*_reflectors(rng, 3, 3, complex=True), complex_randn(rng, 2, 3), False),
+            note="complex, right",
+        ),
+        Sample(
+            (*_reflectors(rng, 4, 2, complex=True), complex_randn(rng, 4, 2), True, True),
+            note="complex, Q^H",
+        ),
+        Sample(
+            (*_reflectors(rng, 3, 3, complex=True), complex_randn(rng, 2, 3), False, True),
+            note="complex, right, Q^H",
+        ),
     ],
 )
