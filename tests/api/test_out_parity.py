@@ -206,11 +206,6 @@ def _variant_outs(lib: Any, result: Any, variant: str) -> Any:
 
 # Differences left, each asserted still to differ (remove an entry when it is fixed).
 KNOWN_DIFFERENCES = {
-    # PyTorch computes these in out's dtype, and has no Bool kernel (NotImplementedError).
-    ("torch.cumsum", "bool"): "cumsum_out_cpu has no Bool kernel",
-    ("torch.cumprod", "bool"): "cumprod_out_cpu has no Bool kernel",
-    ("torch.nansum", "bool"): "nansum_cpu has no Bool kernel",
-    ("torch.nanmean", "bool"): "nansum_cpu has no Bool kernel",
     # torch.lu (deprecated) copies into out: any dtype, no resize warning, CopyBackwards.
     ("torch.lu", "bool"): "torch.lu casts into out",
     ("torch.lu", "wrong shape"): "torch.lu resizes without warning",

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import c_type_name, scalar_type_name
+from .._dtype import c_type_name, default_numpy_float, scalar_type_name, to_numpy_dtype
 from .._tensor import Tensor
 from ..autograd.grad_mode import state as grad_state
 from ..autograd.inplace_record import note_write
@@ -260,6 +260,18 @@ _CAT_FAMILY = frozenset(
     {"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack"}
     | {"row_stack"}
 )
+# Reductions and scans whose out= PyTorch computes in the ``dtype`` asked, which ``out`` must
+# then have, else in ``out``'s own dtype, the input cast to it first (``sum(x, 0, out=long)``
+# sums the truncated values): the value says whether the op checks the ``dtype`` asked before
+# ``out``'s (mean refuses an integral one first); mean takes ``out``'s dtype only where it is
+# floating or complex (into an integral ``out`` its in-place division is refused on writing).
+_OUT_DTYPE_IS_COMPUTED_IN = {
+    "sum": False,
+    "prod": False,
+    "cumsum": False,
+    "cumprod": False,
+    "mean": True,
+}
 # Kernels that resize a non-empty out= without PyTorch's deprecation warning.
 _RESIZE_QUIETLY = frozenset({"nn.functional.logsigmoid"})
 # Rows without derivatives (gradients not compared) that PyTorch records all the same (a
@@ -268,6 +280,30 @@ _RECORDED_WITHOUT_DERIVATIVE = frozenset(
     {"floor_divide", "heaviside", "geqrf", "linalg.ldl_factor", "linalg.ldl_factor_ex"}
     | {"linalg.ldl_solve"}
 )
+
+
+def _computed_in_out_dtype(key: str, out: Tensor, fn: Any, args: tuple, kwargs: dict) -> dict:
+    """``kwargs`` with the ``dtype`` PyTorch computes a reduction with ``out=`` in (see
+    ``_OUT_DTYPE_IS_COMPUTED_IN``); a ``dtype`` asked that ``out`` lacks is an error."""
+    requested = kwargs.get("dtype")
+    target = out._data.dtype
+    if _OUT_DTYPE_IS_COMPUTED_IN[key]:
+        fn(*args, **kwargs)  # the op's own checks of its dtypes come first
+    if requested is None:
+        if key == "mean" and target.kind not in "fc":
+            # PyTorch sums into ``out``, then divides it in place by the count (a Python int):
+            # the quotient, of the default dtype, does not cast into an integral ``out``
+            raise RuntimeError(
+                f"result type {scalar_type_name(default_numpy_float())} can't be cast to the "
+                f"desired output type {scalar_type_name(target)}"
+            )
+        return {**kwargs, "dtype": out.dtype}
+    if to_numpy_dtype(requested) != target:
+        raise RuntimeError(
+            f"Expected out tensor to have dtype {c_type_name(to_numpy_dtype(requested))}, but "
+            f"got {c_type_name(target)} instead"
+        )
+    return kwargs
 
 
 def takes_out(namespace: str, name: str) -> bool:
@@ -348,6 +384,8 @@ def with_out(fn: Any, name: str, namespace: str = "") -> Any:
             )
         if key in _OUT_BY_COPY:
             return composite_out(name, out, lambda: fn(*args, **kwargs))
+        if key in _OUT_DTYPE_IS_COMPUTED_IN and isinstance(out, Tensor):
+            kwargs = _computed_in_out_dtype(key, out, fn, args, kwargs)
         result = fn(*args, **kwargs)
         inputs = (*args, *kwargs.values())
         if aten_op is not None:

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import builtins
 import math
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .. import return_types
-from .._dtype import to_numpy_dtype
+from .._dtype import scalar_type_name, to_numpy_dtype
 from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op
@@ -56,9 +57,12 @@ def _empty_dims_error(op: str, dims: tuple | None, shape: tuple) -> Exception | 
 
 
 def _integer_accumulator(x: np.ndarray, dtype: Any) -> np.ndarray:
-    """The input in the dtype the reduction runs in: ``dtype`` if given, int64 for integers."""
+    """The input in the dtype the reduction runs in: ``dtype`` if given (cast as PyTorch
+    casts, NaN into integers included), int64 for integers."""
     if dtype is not None:
-        return x.astype(to_numpy_dtype(dtype), copy=False)
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+            return x.astype(to_numpy_dtype(dtype), copy=False)
     return x.astype(np.int64) if x.dtype.kind in "biu" else x
 
 
@@ -334,12 +338,15 @@ class SumBackward1(Op):
         return F.expand(grad, self.shape)
 
 
-def _check_mean_dtype(x: np.ndarray, dtype: Any) -> None:
-    if dtype is None and x.dtype.kind not in "fc":
-        name = {"i": "Long", "b": "Bool", "u": "Byte"}.get(x.dtype.kind, str(x.dtype))
+def check_mean_dtype(op: str, x: np.ndarray, dtype: Any) -> None:
+    """PyTorch's refusal of a mean that would not be floating or complex (``op``: "mean",
+    "nanmean")."""
+    computed = x.dtype if dtype is None else to_numpy_dtype(dtype)
+    if computed.kind not in "fc":
+        what = "Input" if dtype is None else "Optional"
         raise RuntimeError(
-            "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {name}"
+            f"{op}(): could not infer output dtype. {what} dtype must be either a floating "
+            f"point or complex dtype. Got: {scalar_type_name(computed)}"
         )
 
 
@@ -348,10 +355,10 @@ class MeanBackward0(Op):
     __slots__ = ("shape",)
 
     def forward(self, x: Any, dtype: Any = None) -> Any:
-        _check_mean_dtype(x, dtype)
+        check_mean_dtype("mean", x, dtype)
         self.shape = x.shape
-        out_dtype = to_numpy_dtype(dtype) or x.dtype
-        return np.asarray(mean_array(x, None, False, out_dtype), dtype=out_dtype)
+        x = _integer_accumulator(x, dtype)  # PyTorch casts the input first
+        return np.asarray(mean_array(x, None, False, x.dtype), dtype=x.dtype)
 
     def backward(self, F: Any, grad: Any) -> Any:
         count = math.prod(self.shape)
@@ -366,10 +373,10 @@ class MeanBackward1(Op):
 
     @row_major
     def forward(self, x: Any, dim: Any, keepdim: Any = False, dtype: Any = None) -> Any:
-        _check_mean_dtype(x, dtype)
+        check_mean_dtype("mean", x, dtype)
         self.shape, self.dim, self.keepdim = x.shape, dim, keepdim
-        out_dtype = to_numpy_dtype(dtype) or x.dtype
-        return np.asarray(mean_array(x, dim, keepdim), dtype=out_dtype)
+        x = _integer_accumulator(x, dtype)
+        return np.asarray(mean_array(x, dim, keepdim), dtype=x.dtype)
 
     def backward(self, F: Any, grad: Any) -> Any:
         count = math.prod([self.shape[d] for d in self.dim])

@@ -74,7 +74,8 @@ class ProdBackward0(Op):
     saves_output = True
 
     def forward(self, x: Any, dtype: Any = None) -> Any:
-        return np.asarray(np.prod(_integer_accumulator(x, dtype)))
+        x = _integer_accumulator(x, dtype)
+        return np.asarray(np.prod(x, dtype=x.dtype))  # int32, bool (and): not NumPy's int64
 
     def backward(self, F: Any, grad: Any) -> Any:
         x, out = self.saved
@@ -98,7 +99,8 @@ class ProdBackward1(Op):
     def forward(self, x: Any, dim: Any, keepdim: Any = False, dtype: Any = None) -> Any:
         self.dim, self.keepdim = dim, keepdim
         axis = dim if x.ndim else None
-        return np.asarray(np.prod(_integer_accumulator(x, dtype), axis=axis, keepdims=keepdim))
+        x = _integer_accumulator(x, dtype)
+        return np.asarray(np.prod(x, axis=axis, dtype=x.dtype, keepdims=keepdim))
 
     def backward(self, F: Any, grad: Any) -> Any:
         x, out = self.saved

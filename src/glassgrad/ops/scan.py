@@ -28,6 +28,12 @@ from .shape_views import narrow
 # --- cumsum, cumprod -------------------------------------------------------------------------
 
 
+def _check_scan_kernel(kernel: str, x: np.ndarray) -> None:
+    """PyTorch's cumulative kernels have no bool case (a 0-d or empty input needs none)."""
+    if x.dtype == np.bool_ and x.size:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
 class CumsumBackward0(Op):
     """out_k = sum_{j <= k} x_j along ``dim``; the gradient is the reversed cumulative sum"""
 
@@ -39,7 +45,10 @@ class CumsumBackward0(Op):
     def forward(self, x: Any, dim: Any, dtype: Any = None) -> Any:
         self.dim = dim
         x = _integer_accumulator(x, dtype)
-        return np.cumsum(x, axis=dim) if x.ndim else x.copy()
+        if not x.ndim:
+            return x.copy()
+        _check_scan_kernel("cumsum_out_cpu", x)
+        return np.cumsum(x, axis=dim, dtype=x.dtype)  # int32 stays int32 (NumPy: int64)
 
     def backward(self, F: Any, grad: Any) -> Any:
         if not array_of(grad).ndim:
@@ -82,7 +91,10 @@ class CumprodBackward0(Op):
     def forward(self, x: Any, dim: Any, dtype: Any = None) -> Any:
         self.dim = dim
         x = _integer_accumulator(x, dtype)
-        return np.cumprod(x, axis=dim) if x.ndim else x.copy()
+        if not x.ndim:
+            return x.copy()
+        _check_scan_kernel("cumprod_out_cpu", x)
+        return np.cumprod(x, axis=dim, dtype=x.dtype)
 
     def backward(self, F: Any, grad: Any) -> Any:
         x, out = self.saved

@@ -11,16 +11,17 @@ from typing import Any
 import numpy as np
 
 from .. import return_types
-from .._dtype import scalar_type_name, to_numpy_dtype
+from .._dtype import c_type_name, scalar_type_name, to_numpy_dtype
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ..autograd.views import own_temporary_view
 from ._common import array_of, check_tensor, wrap_dim, wrap_dims
 from ._not_implemented import refuse_complex
+from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .pointwise import where
-from .reduction import amax, amin, mean, sum
+from .reduction import _integer_accumulator, amax, amin, check_mean_dtype, mean, sum
 from .shape import reshape, unsqueeze
 from .sorting import sort
 
@@ -34,13 +35,24 @@ class NansumBackward0(Op):
     saved_inputs: tuple[int, ...] = (0,)
     __slots__ = ("dims", "keepdim")
 
-    def forward(self, x: Any, dims: Any, keepdim: Any, dtype: Any = None) -> Any:
+    def forward(
+        self, x: Any, dims: Any, keepdim: Any, dtype: Any = None, kernel_dtype: bool = False
+    ) -> Any:
         self.dims, self.keepdim = dims, keepdim
-        if dtype is not None:
-            x = x.astype(to_numpy_dtype(dtype))
-        elif x.dtype.kind in "biu":
-            x = x.astype(np.int64)
-        return np.asarray(np.nansum(x, axis=dims, keepdims=keepdim))
+        if x.dtype.kind in "biu":  # no NaN to skip: sum's rules (int64, or the dtype asked)
+            x = _integer_accumulator(x, dtype)
+            return np.asarray(np.sum(x, axis=dims, keepdims=keepdim, dtype=x.dtype))
+        target = None if dtype is None else to_numpy_dtype(dtype)
+        # PyTorch's kernel runs in the dtype asked when it is floating, else in the input's
+        # (then cast), and in an out='s dtype (``kernel_dtype``), which must be floating.
+        if target is not None and (target.kind == "f" or kernel_dtype or target.kind == "c"):
+            if target.kind != "f":
+                raise NotImplementedError(
+                    f"\"nansum_cpu\" not implemented for '{scalar_type_name(target)}'"
+                )
+            x = x.astype(target)
+        total = np.nansum(x, axis=dims, keepdims=keepdim)
+        return np.asarray(total if target is None else _integer_accumulator(total, dtype))
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
@@ -52,8 +64,11 @@ class NansumBackward0(Op):
         return F.expand(grad, values.shape) * present
 
 
-def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """``sum`` treating NaN as zero.
+def nansum(
+    input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Any = None
+) -> Tensor:
+    """``sum`` treating NaN as zero. With ``out=``, computed in ``out``'s dtype (floating
+    only, as PyTorch's kernel) unless ``dtype`` is given, which ``out`` must then have.
 
     Example::
 
@@ -66,11 +81,34 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     dims = wrap_dims(dim, input._data.ndim, "nansum")
     if dims == ():
         dims = None
-    return NansumBackward0.apply(input, dims=dims, keepdim=keepdim, dtype=dtype)
+    from_out = isinstance(out, Tensor)
+    if from_out and dtype is not None and to_numpy_dtype(dtype) != out._data.dtype:
+        asked = to_numpy_dtype(dtype)
+        if asked.kind in "biu" or input._data.dtype.kind in "biu":  # sum's check, as sum's
+            raise RuntimeError(
+                f"Expected out tensor to have dtype {c_type_name(asked)}, but got "
+                f"{c_type_name(out._data.dtype)} instead"
+            )
+        raise RuntimeError(
+            f"nansum: provided dtype must match dtype of result. Got "
+            f"{scalar_type_name(out._data.dtype)} and {scalar_type_name(asked)}."
+        )
+    kernel_dtype = from_out and dtype is None
+    result = NansumBackward0.apply(
+        input,
+        dims=dims,
+        keepdim=keepdim,
+        dtype=out.dtype if kernel_dtype else dtype,
+        kernel_dtype=kernel_dtype,
+    )
+    return out_result("nansum", out, result, (input,))
 
 
-def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """``mean`` over the non-NaN elements (NaN where there are none).
+def nanmean(
+    input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Any = None
+) -> Tensor:
+    """``mean`` over the non-NaN elements (NaN where there are none); with ``out=``, the
+    ``nansum`` into ``out`` divided in place by the count, as PyTorch's.
 
     Example::
 
@@ -78,14 +116,24 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
         tensor(1.5000)
     """
     check_tensor(input, "nanmean")
-    if input._data.dtype.kind != "f":
+    kind = input._data.dtype.kind
+    if kind in "biu" and out is not None:  # nanmean's out= overload words it so
+        raise RuntimeError(
+            "nanmean(): integral types and 'Bool' are not supported for nanmean, even for "
+            "empty tensors."
+        )
+    if kind not in "fc":  # a complex input is refused by nansum
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got "
             f"{scalar_type_name(input._data.dtype)}"
         )
+    if dtype is not None:
+        check_mean_dtype("nanmean", input._data, dtype)
     present = Tensor._from_array(~np.isnan(input._data))
     count = sum(present, dim, keepdim)
-    return nansum(input, dim, keepdim, dtype=dtype) / count
+    if out is None:
+        return nansum(input, dim, keepdim, dtype=dtype) / count
+    return nansum(input, dim, keepdim, dtype=dtype, out=out).div_(count)
 
 
 def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> tuple[Tensor, ...]:
