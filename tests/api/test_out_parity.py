@@ -205,15 +205,7 @@ def _variant_outs(lib: Any, result: Any, variant: str) -> Any:
 
 
 # Differences left, each asserted still to differ (remove an entry when it is fixed).
-KNOWN_DIFFERENCES = {
-    # torch.lu (deprecated) copies into out: any dtype, no resize warning, CopyBackwards.
-    ("torch.lu", "bool"): "torch.lu casts into out",
-    ("torch.lu", "wrong shape"): "torch.lu resizes without warning",
-    ("torch.lu", "inputs require grad"): "torch.lu records CopyBackwards",
-    # normal(Tensor, float, out=o) broadcasts into o's shape instead of resizing an empty o.
-    ("torch.normal", "empty"): "normal(Tensor, float) does not resize an empty out",
-    ("torch.normal", "wrong shape"): "normal(Tensor, float) broadcasts into out",
-}
+KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {}
 
 
 def _variant_outcome(lib: Any, namespace: str, name: str, variant: str) -> tuple | None:
@@ -287,3 +279,28 @@ def test_to_lays_out_in_the_memory_format_asked() -> None:
         z = x.mT.to(lib.float64, memory_format=lib.contiguous_format)
         strides.append((y.stride(), z.stride(), z.dtype == lib.float64))
     assert strides[0] == strides[1]
+
+
+def test_torch_lu_copies_into_out_as_pytorchs_python_function() -> None:
+    """torch.lu's out=: each tensor resized as its result (no warning), then ``copy_`` (any
+    dtype, recorded as CopyBackwards); a wrong number of outs is a TypeError."""
+
+    def program(lib: Any) -> Any:
+        a = lib.tensor([[0.0, 1.0], [2.0, 3.0]], dtype=lib.float64, requires_grad=True)
+        outs = [lib.zeros(5, dtype=lib.float32), lib.empty(0, dtype=lib.float64)]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            returned = lib.lu(a, out=outs)
+        resized = [w for w in caught if "resized" in str(w.message)]
+        return (
+            returned is outs,
+            [(o.dtype, tuple(o.shape), o.detach().numpy().tolist()) for o in outs],
+            type(outs[0].grad_fn).__name__,
+            len(resized),
+        )
+
+    ours, theirs = program(gg), program(torch)
+    assert str(ours).replace("glassgrad", "torch") == str(theirs)
+    for lib in (torch, gg):
+        with pytest.raises(TypeError, match="expected tuple of 3 elements but got 2"):
+            lib.lu(lib.eye(2), get_infos=True, out=(lib.empty(0), lib.empty(0)))

@@ -3,6 +3,7 @@ argument, the graph PyTorch records (zero gradients, node names) and the errors.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -184,3 +185,45 @@ def test_fill_dtypes_and_overlap_as_pytorch(fill: str, dtype: str, expanded: boo
         except Exception as exc:
             outcomes.append((type(exc), str(exc).split("\n")[0]))
     assert outcomes[0] == outcomes[1]
+
+
+_NORMAL_OUTS = {
+    "empty": lambda L: L.empty(0),
+    "larger": lambda L: L.zeros(7),
+    "broadcast": lambda L: L.zeros(2, 3),
+    "same": lambda L: L.zeros(3),
+    "one element": lambda L: L.zeros(1),
+    "double": lambda L: L.zeros(3, dtype=L.float64),
+    "complex": lambda L: L.zeros(3, dtype=L.complex64),
+    "long": lambda L: L.zeros(3, dtype=L.int64),
+    "bool": lambda L: L.zeros(3, dtype=L.bool),
+}
+_NORMAL_CALLS = {
+    "tensor, float": lambda L, o: L.normal(L.zeros(3), 1.0, out=o),
+    "float, tensor": lambda L, o: L.normal(0.0, L.ones(3), out=o),
+    "tensor, tensor": lambda L, o: L.normal(L.zeros(3), L.ones(3), out=o),
+    "float, float, size": lambda L, o: L.normal(0.0, 1.0, (3,), out=o),
+}
+
+
+@pytest.mark.parametrize("call", list(_NORMAL_CALLS))
+def test_normal_out_shapes_dtypes_and_errors_as_pytorch(call: str) -> None:
+    """normal(Tensor, float, out=o) fills the broadcast of mean's shape and o's (an empty o
+    is an error, a larger one filled whole); normal(float, float, size, out=o) resizes o
+    quietly; integral and bool outs have no kernel (NotImplementedError)."""
+
+    def program(L: Any) -> Any:
+        outcomes = []
+        for make in _NORMAL_OUTS.values():
+            out = make(L)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    returned = _NORMAL_CALLS[call](L, out)
+                    outcome = (tuple(out.shape), str(out.dtype)[-7:], returned is out)
+                except Exception as error:  # noqa: BLE001 - compared with PyTorch's
+                    outcome = (type(error).__name__, str(error))
+            outcomes.append((outcome, sum("resized" in str(w.message) for w in caught)))
+        return outcomes
+
+    same(program)

@@ -296,7 +296,17 @@ def lu_top(
     _check_lu_input("torch.lu_factor", data, pivot)
     lu_data, pivots, infos = LinalgLuFactorExBackward0.apply(A)
     result = (lu_data, pivots, infos) if get_infos else (lu_data, pivots)
-    return out_result("lu", out, result, (A,), exact=True, autograd_op="linalg_lu_factor_ex")
+    if out is None:
+        return result
+    # PyTorch's torch.lu is Python: each out is resized like its result (no warning) and takes
+    # it by copy_, which casts to any dtype and is recorded (CopyBackwards)
+    if len(out) - int(bool(get_infos)) != 2:
+        raise TypeError(f"expected tuple of {2 + int(bool(get_infos))} elements but got {len(out)}")
+    if not isinstance(out, (tuple, list)):
+        raise TypeError(f"argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+    for target, value in zip(out, result):
+        target.resize_as_(value).copy_(value)
+    return out
 
 
 # --- lu_unpack ---------------------------------------------------------------------------

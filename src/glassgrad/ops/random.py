@@ -259,24 +259,49 @@ def normal(
         from .._factories import empty
 
         result = empty(size, dtype=dtype, device=device)
+        _check_normal_out(out)
         result.normal_(mean, std, generator=generator)
         if requires_grad:
             result.requires_grad_()
-        return out_result("normal", out, result, ())
+        # PyTorch resizes out to ``size`` (resize_, no warning) and fills it in place
+        return out_result("normal", out, result, (), resize_warning=False)
     if size is not None:
         raise TypeError("normal(): size is only accepted with a number mean and std")
-    if tensors == (True, False):
-        node = NormalBackward1
-        check = std
-    elif tensors == (False, True):
-        node = NormalBackward2
-        check = None
-    else:
-        node, check = NormalBackward3, None
+    node = {(True, False): NormalBackward1, (False, True): NormalBackward2}.get(
+        tensors, NormalBackward3
+    )
+    check = std if node is NormalBackward1 else None
     if check is not None and check < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {check:g}")
+    if node is NormalBackward1 and isinstance(out, Tensor):
+        # PyTorch fills the broadcast of mean's shape and out's own, then adds mean: an out
+        # of more elements is filled whole, an empty one is an error
+        mean = mean.expand(_infer_size(mean._data.shape, out._data.shape))
+    _check_normal_out(out)
     result = node.apply(mean, std, generator=generator)
     return out_result("normal", out, result, (mean, std))
+
+
+def _infer_size(a: tuple, b: tuple) -> tuple:
+    """The broadcast of shapes ``a`` and ``b``, or PyTorch's ``infer_size`` error."""
+    try:
+        return np.broadcast_shapes(a, b)
+    except ValueError:
+        for i in range(1, min(len(a), len(b)) + 1):
+            if a[-i] != b[-i] and 1 not in (a[-i], b[-i]):
+                raise RuntimeError(
+                    f"The size of tensor a ({a[-i]}) must match the size of tensor b ({b[-i]}) "
+                    f"at non-singleton dimension {max(len(a), len(b)) - i}"
+                ) from None
+        raise
+
+
+def _check_normal_out(out: Any) -> None:
+    """PyTorch's normal kernel fills floating and complex tensors only."""
+    if isinstance(out, Tensor) and out._data.dtype.kind not in "fc":
+        raise NotImplementedError(
+            f"\"normal_kernel_cpu\" not implemented for '{_dtype.scalar_type_name(out._data.dtype)}'"
+        )
 
 
 # Deterministic samples (probabilities 0 and 1, one-hot weights, std 0) compare exactly with
