@@ -651,7 +651,7 @@ class _TensorMethods:
         self, nan: float = ..., posinf: Any = ..., neginf: Any = ...
     ) -> Any: ...  # glassgrad.ops.clamping._nan_to_num_inplace
     def nanmean(
-        self, dim: Any = ..., keepdim: bool = ..., *, dtype: Any = ...
+        self, dim: Any = ..., keepdim: bool = ..., *, dtype: Any = ..., out: Any = ...
     ) -> Tensor: ...  # glassgrad.ops.statistics.nanmean
     def nanmedian(
         self, dim: Any = ..., keepdim: bool = ..., *, out: Any = ...
@@ -660,7 +660,7 @@ class _TensorMethods:
         self, q: Any, dim: int | None = ..., keepdim: bool = ..., *, interpolation: str = ...
     ) -> Tensor: ...  # glassgrad.ops.statistics.nanquantile
     def nansum(
-        self, dim: Any = ..., keepdim: bool = ..., *, dtype: Any = ...
+        self, dim: Any = ..., keepdim: bool = ..., *, dtype: Any = ..., out: Any = ...
     ) -> Tensor: ...  # glassgrad.ops.statistics.nansum
     def narrow(
         self, dim: int, start: Any, length: int
@@ -844,6 +844,7 @@ class _TensorMethods:
         stride: Any = ...,
     ) -> Tensor: ...  # glassgrad.ops.tensor_memory.set_
     def sgn(self, *, out: Tensor | None = ...) -> Tensor: ...  # glassgrad.ops.complex.sgn
+    def sgn_(self) -> Any: ...  # glassgrad.ops.complex
     def short(self, memory_format: Any = ...) -> Tensor: ...  # glassgrad.ops.conversion
     def sigmoid(self) -> Tensor: ...  # glassgrad.ops.pointwise.sigmoid
     def sigmoid_(self, *args: Any, **kwargs: Any) -> Tensor: ...  # glassgrad.ops.conversion

@@ -263,12 +263,34 @@ def test_out_rules_match_pytorch(namespace: str, name: str) -> None:
         lambda lib, x: lib.rand_like(x, out=x),
         lambda lib, x: x.new_zeros(2, out=x),
         lambda lib, x: x.new_empty((2,), memory_format=lib.contiguous_format),
+        lambda lib, x: lib.var(x, True, out=lib.empty(0)),
+        lambda lib, x: lib.std(x, unbiased=False, out=lib.empty(0)),
     ],
 )
 def test_keywords_pytorch_refuses_are_refused(call: Any) -> None:
     for lib in (torch, gg):
         with pytest.raises(TypeError, match="keyword|invalid combination"):
             call(lib, lib.ones(1, 2, 3, 4))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib, x: lib.var(x, None, True, out=lib.empty(0)),
+        lambda lib, x: lib.std(x, 0, False, True, out=lib.empty(0)),
+        lambda lib, x: lib.var(x, correction=0, out=lib.empty(0)),
+        lambda lib, x: lib.std(x, out=lib.empty(0)),
+    ],
+)
+def test_var_and_std_take_out_with_a_dim_or_without_unbiased(call: Any) -> None:
+    shapes = [tuple(call(lib, lib.ones(2, 3)).shape) for lib in (torch, gg)]
+    assert shapes[0] == shapes[1]
+
+
+def test_nonzero_as_tuple_refuses_out_as_pytorch() -> None:
+    for lib in (torch, gg):
+        with pytest.raises(RuntimeError, match="does not support the out kwarg when as_tuple"):
+            lib.nonzero(lib.ones(2), as_tuple=True, out=lib.empty(0, dtype=lib.int64))
 
 
 def test_to_lays_out_in_the_memory_format_asked() -> None:

@@ -248,6 +248,38 @@ def test_geqrf_of_a_complex_input_that_requires_grad_is_refused() -> None:
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.parametrize("dtype", ["complex128", "float64"])
+def test_sgn_in_place_as_pytorch(dtype: str) -> None:
+    """Tensor.sgn_: the values, SgnBackward0 as the history (CopySlices through a view), first
+    and second derivatives (conjugate Wirtinger for complex input, zero for real)."""
+
+    def program(L):
+        values = np.append(_A[0] if dtype == "complex128" else _R[0], 0)
+        x = L.tensor(values, requires_grad=True)
+        y = x * 2
+        y[1:].sgn_()
+        (g_view,) = L.autograd.grad((y.abs() ** 2).sum(), x)
+        z = (x * 3).sgn_()
+        weights = L.tensor(np.append(_B[0], 1.0)).to(z.dtype)
+        (g,) = L.autograd.grad((z * weights).real.sum(), x, create_graph=True)
+        # real input: a zero gradient, outside the graph
+        second = L.autograd.grad((g.abs() ** 2).sum(), x)[0] if g.requires_grad else g
+        names = (type(y.grad_fn).__name__, z.grad_fn.name(), g.requires_grad)
+        return names, [
+            t.detach().resolve_conj().numpy(force=True) for t in (y, g_view, z, g, second)
+        ]
+
+    (our_names, ours), (their_names, theirs) = program(gg), program(torch)
+    assert our_names == their_names
+    for a, b in zip(ours, theirs):
+        assert a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_sgn_in_place_of_integers() -> None:
+    same(lambda L: L.tensor([3, -2, 0]).sgn_())
+
+
 def test_view_as_real_after_its_base_changed_in_place() -> None:
     def program(L):
         x = L.tensor(_A, requires_grad=True)

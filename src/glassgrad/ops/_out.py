@@ -255,6 +255,10 @@ _OUT_NOT_IMPLEMENTED = {
 # Functions whose out= overloads need an argument the others lack: ``sum(x, out=o)`` is refused
 # by PyTorch's parser, ``sum(x, 0, out=o)`` taken (argsort's out= overload has ``stable``).
 _OUT_NEEDS = {"sum": "dim", "prod": "dim", "argsort": "stable"}
+# var's and std's (input, unbiased) overload has no out=: ``var(x, True, out=o)`` and
+# ``var(x, unbiased=True, out=o)`` are refused by PyTorch's parser, ``var(x, 0, True, out=o)``
+# and ``var(x, correction=0, out=o)`` taken.
+_OUT_REFUSES_UNBIASED_WITHOUT_DIM = frozenset({"var", "std"})
 # Functions whose cast check PyTorch's cat kernel makes (a TypeError, its own words).
 _CAT_FAMILY = frozenset(
     {"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack"}
@@ -382,6 +386,16 @@ def with_out(fn: Any, name: str, namespace: str = "") -> Any:
                 f"'{needs}', but its out= overload is (Tensor input, ..., {needs}, ..., *, "
                 "Tensor out = None)"
             )
+        if key in _OUT_REFUSES_UNBIASED_WITHOUT_DIM:
+            bound = signature.bind(*args, **kwargs).arguments
+            if isinstance(bound.get("dim"), bool) or ("unbiased" in bound and "dim" not in bound):
+                raise TypeError(
+                    f"{name}() received an invalid combination of arguments - got out= with "
+                    "'unbiased' but no 'dim', but its out= overloads are (Tensor input, tuple of "
+                    "ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None) "
+                    "and (Tensor input, tuple of ints dim = None, *, Number correction = None, "
+                    "bool keepdim = False, Tensor out = None)"
+                )
         if key in _OUT_BY_COPY:
             return composite_out(name, out, lambda: fn(*args, **kwargs))
         if key in _OUT_DTYPE_IS_COMPUTED_IN and isinstance(out, Tensor):

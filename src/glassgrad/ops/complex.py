@@ -209,6 +209,7 @@ TENSOR_METHODS: dict[str, Any] = {
     "resolve_conj": lambda self: self,  # conjugates are computed at once: nothing is lazy
     "is_conj": lambda self: False,
     "conj_physical_": _conj_physical_inplace,
+    "sgn_": lambda self: apply_inplace(SgnBackward0, self),
 }
 
 

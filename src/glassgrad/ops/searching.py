@@ -138,7 +138,7 @@ def nonzero(input: Tensor, *, out: Any = None, as_tuple: bool = False) -> Any:
     data = input._data
     if as_tuple:
         if out is not None:
-            raise TypeError("nonzero(): as_tuple=True does not take out=")
+            raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
         # PyTorch's nonzero_numpy: the columns of the (column-major) nonzero matrix, views.
         found = np.asarray(np.argwhere(data.reshape(1) if data.ndim == 0 else data), np.int64)
         return unbind(Tensor._from_array(found), 1)
