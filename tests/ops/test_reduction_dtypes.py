@@ -6,6 +6,7 @@ result's dtype (int32 stays int32, bool sums and products are bool), and the err
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import warnings
 from typing import Any
@@ -15,9 +16,12 @@ import pytest
 import torch
 
 import glassgrad as gg
+from glassgrad.ops import REGISTRY
+
+from .test_registry import _arguments, _call, _numpy, _outputs, _samples
 
 _INPUTS = {
-    "float32": [1.5, 2.0, 0.0, float("nan")],
+    "float32": [0.5, 0.5, 1.5, float("nan")],  # truncated before summing, not after
     "float64": [1.5, 2.0, 0.0, -1.0],
     "int32": [1, 2, 0, 3],
     "bool": [True, True, False, True],
@@ -54,3 +58,43 @@ def test_dtype_and_out_dtype_as_pytorch(op: str) -> None:
         if not same:
             differences.append(f"{op}({name}, dtype={dtype}, out={out}): {ours} != {theirs}")
     assert not differences, "\n".join(differences[:10])
+
+
+def _takes_dtype(key: str) -> bool:
+    try:
+        return "dtype" in inspect.signature(REGISTRY[key].function).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _sample_outcome(key: str, lib: Any, dtype: str) -> tuple:
+    args, kwargs, _ = _arguments(_samples(REGISTRY[key])[0], lib)
+    args = tuple(a.detach() if hasattr(a, "detach") else a for a in args)
+    kwargs = {k: v.detach() if hasattr(v, "detach") else v for k, v in kwargs.items()}
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            results = _outputs(
+                _call(REGISTRY[key], lib, args, {**kwargs, "dtype": getattr(lib, dtype)})
+            )
+    except Exception as error:  # noqa: BLE001 - the type is compared
+        return (type(error).__name__,)
+    return (
+        "computes",
+        *((str(r.dtype).split(".")[-1], _numpy(r).astype(np.complex128)) for r in results),
+    )
+
+
+@pytest.mark.parametrize(
+    "key", [k for k in sorted(REGISTRY) if _takes_dtype(k) and _samples(REGISTRY[k])]
+)
+def test_every_dtype_argument_as_pytorch(key: str) -> None:
+    """Each registry function taking ``dtype=``, on its first sample, with a wider float, an
+    integer, bool, complex and a narrower float dtype: PyTorch's result dtype and values, or
+    its refusal (an ignored ``dtype``, a narrowing one, one an overload lacks)."""
+    for dtype in ("float64", "int32", "bool", "complex64", "float16"):
+        ours, theirs = _sample_outcome(key, gg, dtype), _sample_outcome(key, torch, dtype)
+        assert len(ours) == len(theirs) and ours[0] == theirs[0], (dtype, ours, theirs)
+        for (our_dtype, a), (their_dtype, b) in zip(ours[1:], theirs[1:]):
+            assert our_dtype == their_dtype, dtype
+            np.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-4, equal_nan=True)

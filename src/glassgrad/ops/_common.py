@@ -99,6 +99,17 @@ def floating_operands(a: Any, b: Any) -> tuple[Any, ...]:
     return a, b
 
 
+def infer_size(a: tuple, b: tuple) -> tuple:
+    """The broadcast of shapes ``a`` and ``b``, or PyTorch's ``infer_size`` error."""
+    for i, (m, n) in enumerate(zip(reversed(a), reversed(b))):
+        if m != n and m != 1 and n != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({m}) must match the size of tensor b ({n}) at "
+                f"non-singleton dimension {max(len(a), len(b)) - 1 - i}"
+            )
+    return np.broadcast_shapes(a, b)
+
+
 def broadcast_error(op: str, a: Any, b: Any) -> RuntimeError:
     """PyTorch's message for operands that do not broadcast, with the op and both shapes."""
     sa, sb = np.shape(a), np.shape(b)

@@ -13,7 +13,7 @@ import numpy as np
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
-from ._common import array_of, binary_operands, check_tensor, is_scalar
+from ._common import array_of, binary_operands, check_tensor, infer_size, is_scalar
 from ._not_implemented import _binary, _check_tensor_other, _not_implemented_for
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -107,7 +107,7 @@ def isclose(
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
     if atol < 0:
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
-    shape = _broadcast_shape(a.shape, b.shape)
+    shape = infer_size(a.shape, b.shape)
     if a.dtype.kind == "b":
         return _as_bool_result(np.broadcast_to(a == b, shape).copy())  # writable, as PyTorch's
     return _as_bool_result(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
@@ -124,17 +124,6 @@ def allclose(
         True
     """
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
-
-
-def _broadcast_shape(a: tuple, b: tuple) -> tuple:
-    for i, (m, n) in enumerate(zip(reversed(a), reversed(b))):
-        if m != n and m != 1 and n != 1:
-            dim = max(len(a), len(b)) - 1 - i
-            raise RuntimeError(
-                f"The size of tensor a ({m}) must match the size of tensor b ({n}) at "
-                f"non-singleton dimension {dim}"
-            )
-    return np.broadcast_shapes(a, b)
 
 
 def _float_view(values: np.ndarray) -> np.ndarray:

@@ -112,7 +112,7 @@ def vector_norm_backward(
         return x * F.abs(x) ** (p - 2) * scale
 
 
-def _norm_dtype(op: str, x: np.ndarray, dtype: Any) -> np.dtype | None:
+def norm_dtype(op: str, x: np.ndarray, dtype: Any) -> np.dtype | None:
     check_floating(op, x, complex_ok=True)
     if dtype is None:
         return None
@@ -128,6 +128,11 @@ def _norm_dtype(op: str, x: np.ndarray, dtype: Any) -> np.dtype | None:
     if x.dtype.kind == "f" and target.kind != "f":
         raise RuntimeError(
             f"{op}: dtype should be real for real inputs, but got {scalar_type_name(target)}"
+        )
+    if np.promote_types(x.dtype, target) != target:
+        raise RuntimeError(
+            f"{op}: the dtype of the input ({scalar_type_name(x.dtype)}) should be convertible "
+            f"without narrowing to the specified dtype ({scalar_type_name(target)})"
         )
     return target
 
@@ -159,7 +164,7 @@ def vector_norm(
         tensor(5.)
     """
     data = check_tensor(x, "linalg.vector_norm", "x")._data
-    target = _norm_dtype("linalg.vector_norm", data, dtype)
+    target = norm_dtype("linalg.vector_norm", data, dtype)
     p = _check_ord("linalg.vector_norm", ord)
     if isinstance(dim, (list, tuple)) and len(dim) == 0:
         dim = None
@@ -229,7 +234,7 @@ def matrix_norm(
     data = check_tensor(A, op, "A")._data
     if out is not None:
         return composite_out(op, out, lambda: matrix_norm(A, ord, dim, keepdim, dtype=dtype))
-    _norm_dtype(op, data, dtype)
+    norm_dtype(op, data, dtype)
     if data.ndim < 2:
         raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
     d0, d1 = _matrix_dims(op, data.ndim, dim)

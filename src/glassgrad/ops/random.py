@@ -16,7 +16,7 @@ from .. import _dtype
 from .._factories import Generator
 from .._tensor import Tensor
 from ..autograd.op import Op
-from ._common import check_tensor, zeros_like_grad
+from ._common import check_tensor, infer_size, zeros_like_grad
 from ._not_implemented import _not_implemented_node, refuse_complex
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
@@ -265,8 +265,13 @@ def normal(
             result.requires_grad_()
         # PyTorch resizes out to ``size`` (resize_, no warning) and fills it in place
         return out_result("normal", out, result, (), resize_warning=False)
-    if size is not None:
-        raise TypeError("normal(): size is only accepted with a number mean and std")
+    factory = dict(size=size, dtype=dtype, layout=layout, device=device)
+    given = [k for k, v in factory.items() if v is not None] + ["requires_grad"] * requires_grad
+    if given or pin_memory:  # only the (float, float, size) overload takes them
+        raise TypeError(
+            f"normal() received an invalid combination of arguments - got {given or 'pin_memory'} "
+            "with a tensor mean or std: only normal(float, float, size, ...) takes them"
+        )
     node = {(True, False): NormalBackward1, (False, True): NormalBackward2}.get(
         tensors, NormalBackward3
     )
@@ -276,24 +281,10 @@ def normal(
     if node is NormalBackward1 and isinstance(out, Tensor):
         # PyTorch fills the broadcast of mean's shape and out's own, then adds mean: an out
         # of more elements is filled whole, an empty one is an error
-        mean = mean.expand(_infer_size(mean._data.shape, out._data.shape))
+        mean = mean.expand(infer_size(mean._data.shape, out._data.shape))
     _check_normal_out(out)
     result = node.apply(mean, std, generator=generator)
     return out_result("normal", out, result, (mean, std))
-
-
-def _infer_size(a: tuple, b: tuple) -> tuple:
-    """The broadcast of shapes ``a`` and ``b``, or PyTorch's ``infer_size`` error."""
-    try:
-        return np.broadcast_shapes(a, b)
-    except ValueError:
-        for i in range(1, min(len(a), len(b)) + 1):
-            if a[-i] != b[-i] and 1 not in (a[-i], b[-i]):
-                raise RuntimeError(
-                    f"The size of tensor a ({a[-i]}) must match the size of tensor b ({b[-i]}) "
-                    f"at non-singleton dimension {max(len(a), len(b)) - i}"
-                ) from None
-        raise
 
 
 def _check_normal_out(out: Any) -> None:

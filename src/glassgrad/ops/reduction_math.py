@@ -18,7 +18,7 @@ from ..autograd.op import Op
 from ._common import array_of, check_tensor, wrap_dim, wrap_dims
 from ._registry import Sample, register
 from ._samples import randn
-from .norms import LinalgVectorNormBackward0
+from .norms import LinalgVectorNormBackward0, norm_dtype
 from .reduction import _integer_accumulator, _restore
 from .scan import cumprod
 from .shape import cat
@@ -205,16 +205,11 @@ def norm(
     elif p is None:
         p = 2.0
     values = input._data
-    if dtype is not None:
-        input = input.to(dtype)
-        values = input._data
-    if values.dtype.kind not in "fc":
-        kind = {"i": "Long", "b": "Bool", "u": "Byte"}.get(values.dtype.kind, str(values.dtype))
-        raise RuntimeError(
-            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {kind}"
-        )
+    target = norm_dtype("linalg.vector_norm", values, dtype)  # PyTorch's vector_norm's checks
     dims = wrap_dims(dim, values.ndim, "norm")
-    return LinalgVectorNormBackward0.apply(input, ord=float(p), dim=dims, keepdim=keepdim)
+    return LinalgVectorNormBackward0.apply(
+        input, ord=float(p), dim=dims, keepdim=keepdim, dtype=target
+    )
 
 
 register(

@@ -42,17 +42,17 @@ class NansumBackward0(Op):
         if x.dtype.kind in "biu":  # no NaN to skip: sum's rules (int64, or the dtype asked)
             x = _integer_accumulator(x, dtype)
             return np.asarray(np.sum(x, axis=dims, keepdims=keepdim, dtype=x.dtype))
-        target = None if dtype is None else to_numpy_dtype(dtype)
-        # PyTorch's kernel runs in the dtype asked when it is floating, else in the input's
-        # (then cast), and in an out='s dtype (``kernel_dtype``), which must be floating.
-        if target is not None and (target.kind == "f" or kernel_dtype or target.kind == "c"):
-            if target.kind != "f":
-                raise NotImplementedError(
-                    f"\"nansum_cpu\" not implemented for '{scalar_type_name(target)}'"
-                )
-            x = x.astype(target)
-        total = np.nansum(x, axis=dims, keepdims=keepdim)
-        return np.asarray(total if target is None else _integer_accumulator(total, dtype))
+        if dtype is None:
+            return np.asarray(np.nansum(x, axis=dims, keepdims=keepdim))
+        target = to_numpy_dtype(dtype)
+        # PyTorch's kernel has no complex case, nor (for an out='s dtype, ``kernel_dtype``) an
+        # integral one; else each element, NaN as 0, is cast to the dtype and summed in it
+        if target.kind == "c" or (kernel_dtype and target.kind != "f"):
+            raise NotImplementedError(
+                f"\"nansum_cpu\" not implemented for '{scalar_type_name(target)}'"
+            )
+        x = _integer_accumulator(np.where(np.isnan(x), x.dtype.type(0), x), dtype)
+        return np.asarray(np.sum(x, axis=dims, keepdims=keepdim, dtype=x.dtype))
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
