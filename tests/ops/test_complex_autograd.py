@@ -276,8 +276,9 @@ def test_sgn_in_place_as_pytorch(dtype: str) -> None:
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
 
 
-def test_sgn_in_place_of_integers() -> None:
-    same(lambda L: L.tensor([3, -2, 0]).sgn_())
+def test_sgn_in_place_of_integers_and_bools() -> None:
+    same(lambda L: (L.tensor([3, -2, 0]).sgn_(), L.tensor([True, False]).sgn_()))
+    same(lambda L: L.sgn(L.tensor([True, False])))
 
 
 def test_view_as_real_after_its_base_changed_in_place() -> None:

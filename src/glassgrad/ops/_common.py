@@ -219,7 +219,10 @@ def take_along_axis(arr: np.ndarray, indices: np.ndarray, axis: int) -> np.ndarr
 
 def sgn_array(z: np.ndarray) -> np.ndarray:
     """PyTorch's ``sgn`` (``sign`` for real values): NumPy's sign, but 0 for a real NaN as
-    ATen's ``(0 < x) - (x < 0)`` gives (abs's gradient at NaN is then 0)."""
+    ATen's ``(0 < x) - (x < 0)`` gives (abs's gradient at NaN is then 0); bools are their
+    own sign."""
+    if z.dtype == np.bool_:
+        return z.copy()
     out = np.sign(z)
     if out.dtype.kind == "f" and np.isnan(out).any():
         out = np.where(np.isnan(out), out.dtype.type(0), out)
