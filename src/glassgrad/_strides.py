@@ -21,6 +21,7 @@ __all__ = [
     "as_row_major",
     "grad_layout",
     "in_order",
+    "iterator_order",
     "iterator_strides",
     "keeps_operand_layout",
     "like_operands",
@@ -31,18 +32,32 @@ __all__ = [
 
 def iterator_strides(shape: tuple, operands: Sequence[Any], itemsize: int) -> tuple:
     """The byte strides PyTorch's TensorIterator gives a new result of ``shape`` computed
-    from ``operands`` (arrays in the op's argument order; numbers are skipped).
-
-    ``TensorIteratorBase::reorder_dimensions``: the dimensions are sorted, fastest first, by
-    the operands' strides, the first operand with an unequal pair deciding; a broadcast
-    dimension (stride 0) leaves the decision to the next operand, equal strides put the
-    smaller dimension first. The result is dense in that order.
+    from ``operands`` (arrays in the op's argument order; numbers are skipped): dense in the
+    order of ``iterator_order``.
 
     Example::
 
         >>> a = np.zeros((4, 3)).T
         >>> iterator_strides((3, 4), [a], 8)
         (8, 24)
+    """
+    return in_order(shape, iterator_order(shape, operands), itemsize)
+
+
+def iterator_order(shape: tuple, operands: Sequence[Any]) -> list[int]:
+    """The dimensions of ``shape`` in the order PyTorch's TensorIterator visits them, fastest
+    first, for ``operands`` (arrays in the op's argument order, an in-place op's target first;
+    numbers are skipped).
+
+    ``TensorIteratorBase::reorder_dimensions``: the dimensions are sorted, fastest first, by
+    the operands' strides, the first operand with an unequal pair deciding; a broadcast
+    dimension (stride 0) leaves the decision to the next operand, equal strides put the
+    smaller dimension first.
+
+    Example::
+
+        >>> iterator_order((3, 4), [np.zeros((4, 3)).T])
+        [0, 1]
     """
     ndim = len(shape)
     strides = []
@@ -76,7 +91,7 @@ def iterator_strides(shape: tuple, operands: Sequence[Any], itemsize: int) -> tu
                 dim1 = dim0
             elif comparison < 0:
                 break
-    return in_order(shape, perm, itemsize)
+    return perm
 
 
 def in_order(shape: tuple, fastest_first: Sequence[int], itemsize: int) -> tuple:

@@ -178,6 +178,24 @@ PROGRAMS = {
         "v2[0:0, ..., torch.tensor([True, False])] = v2",
         "v2[1:, torch.tensor([True, False])] = v2",
     ],
+    # An elementwise op in place into overlapping windows (unfold with step < size) computes
+    # element after element in TensorIterator's order, each reading what the ones before
+    # wrote (seed 110130); the gradients go through CopySlices over the overlapping view.
+    "elementwise in place into overlapping unfold windows": [
+        "v0 = torch.tensor([0.5, -1.5, 2.0, 3.0, -0.25, 1.25, 0.75], dtype=torch.float64, "
+        "requires_grad=True)",
+        "v1 = v0 * 1",
+        "v2 = v1.unfold(0, 2, 1)",
+        "v3 = torch.tensor([[0.3, -1.2], [0.7, 0.4], [-0.6, 1.1], [0.2, -0.9], [1.3, 0.5], "
+        "[-0.8, 0.6]], dtype=torch.float64, requires_grad=True)",
+        "v2.mul_(v3)",
+        "v4 = v1.unfold(0, 3, 2)",
+        "v4.atan_()",
+        "v5 = v1.unfold(0, 2, 1).t()",
+        "v5.add_(v3.t(), alpha=0.5)",
+        "v6 = v1.detach().unfold(0, 3, 1)",
+        "v6.mul_(v6)",
+    ],
     # A stale view used as the source of an in-place op is asked for its history.
     "copy from a no-grad view whose base changed": [
         f"v0 = {LEAF}",

@@ -141,46 +141,6 @@ def test_saved_tensors_are_pytorchs(key: str, index: int, sample: Any) -> None:
                 break
 
 
-def _raises_after_changing_another(key: str, sample: Any, lib: Any, k: int, j: int) -> Any:
-    """Only leaf ``k`` requires grad; leaf ``j`` is changed in place after the op, then the
-    op is differentiated: the error's kind, or None."""
-    args, kwargs, leaves = _arguments(sample, lib)
-    for i, leaf in enumerate(leaves):
-        leaf.requires_grad_(i == k)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        outputs = _differentiable(_gauged_outputs(REGISTRY[key], lib, args, kwargs), lib)
-        if not outputs:
-            return "absent"
-        with lib.no_grad():
-            leaves[j].mul_(1.5)
-        try:
-            lib.autograd.grad(outputs, leaves[k], _cotangents(lib, outputs), allow_unused=True)
-        except RuntimeError as exc:
-            return "modified" if "modified by an inplace operation" in str(exc) else str(exc)
-    return None
-
-
-@pytest.mark.parametrize("key, index, sample", STRUCTURE_CASES)
-def test_saved_tensors_are_pytorchs_for_each_input_alone(key: str, index: int, sample: Any) -> None:
-    """With one input alone requiring grad, PyTorch saves an input only a gradient that is
-    not wanted reads when one formula reads it (its codegen guards that tensor with
-    ``should_compute_output``), and always when several formulas read it (addcdiv's
-    tensor2): changing another input in place raises exactly where PyTorch raises."""
-    if not _gradable(key, sample):
-        return
-    count = len(_arguments(sample, gg)[2])
-    for k in range(count if count > 1 else 0):
-        for j in range(count):
-            if j != k:
-                ours = _raises_after_changing_another(key, sample, gg, k, j)
-                theirs = _raises_after_changing_another(key, sample, torch, k, j)
-                assert ours == theirs, (
-                    f"{key}: input {j} changed, {k} alone requiring grad: {ours!r}, "
-                    f"torch {theirs!r}"
-                )
-
-
 @pytest.mark.parametrize(
     "program",
     [
@@ -207,9 +167,12 @@ def test_constant_changed_after_the_op_raises_as_pytorch(program: str) -> None:
             names["y"].sum().backward()
 
 
-def _gradient_of_one_leaf(key: str, sample: Any, lib: Any, k: int) -> Any:
+def _gradient_of_one_leaf(
+    key: str, sample: Any, lib: Any, k: int, changed: int | None = None
+) -> Any:
     """The gradient of the op's differentiable outputs with respect to its ``k``-th float
-    argument alone (the others take no gradient), or None if the op has fewer."""
+    argument alone (the others take no gradient), or None if the op has fewer. ``changed``:
+    a leaf changed in place after the op, before the backward."""
     args, kwargs, leaves = _arguments(sample, lib)
     if k >= len(leaves) or len(leaves) < 2:
         return None
@@ -220,10 +183,43 @@ def _gradient_of_one_leaf(key: str, sample: Any, lib: Any, k: int) -> Any:
         outputs = _differentiable(_gauged_outputs(REGISTRY[key], lib, args, kwargs), lib)
         if not outputs:
             return None
+        if changed is not None:
+            with lib.no_grad():
+                leaves[changed].mul_(1.5)
         (grad,) = lib.autograd.grad(
             outputs, [leaves[k]], _cotangents(lib, outputs), allow_unused=True
         )
     return None if grad is None else grad.detach().resolve_conj().numpy()
+
+
+def _raises_after_changing_another(key: str, sample: Any, lib: Any, k: int, j: int) -> Any:
+    """Only leaf ``k`` requires grad; leaf ``j`` is changed in place after the op, then the
+    op is differentiated: the error's kind, or None."""
+    try:
+        _gradient_of_one_leaf(key, sample, lib, k, changed=j)
+    except RuntimeError as exc:
+        return "modified" if "modified by an inplace operation" in str(exc) else str(exc)
+    return None
+
+
+@pytest.mark.parametrize("key, index, sample", STRUCTURE_CASES)
+def test_saved_tensors_are_pytorchs_for_each_input_alone(key: str, index: int, sample: Any) -> None:
+    """With one input alone requiring grad, PyTorch saves an input only a gradient that is
+    not wanted reads when one formula reads it (its codegen guards that tensor with
+    ``should_compute_output``), and always when several formulas read it (addcdiv's
+    tensor2): changing another input in place raises exactly where PyTorch raises."""
+    if not _gradable(key, sample):
+        return
+    count = len(_arguments(sample, gg)[2])
+    for k in range(count if count > 1 else 0):
+        for j in range(count):
+            if j != k:
+                ours = _raises_after_changing_another(key, sample, gg, k, j)
+                theirs = _raises_after_changing_another(key, sample, torch, k, j)
+                assert ours == theirs, (
+                    f"{key}: input {j} changed, {k} alone requiring grad: {ours!r}, "
+                    f"torch {theirs!r}"
+                )
 
 
 @pytest.mark.parametrize("key, index, sample", STRUCTURE_CASES)

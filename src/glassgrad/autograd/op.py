@@ -43,6 +43,7 @@ from .graph import (
     saved_tensors_freed_error,
 )
 from .inplace_record import describe_last_write, note_write
+from .kernel_order import shares_memory_within, write_in_kernel_order
 from .mutation import before_write, write_hooks
 from .views import (
     OVERLAP_WRITE_ERROR,
@@ -251,6 +252,10 @@ class Op(Node):
     # Written into a tensor whose elements share memory (an expand), PyTorch only warns with
     # this message (index_put_, masked_fill_), and ``write_overlapping`` writes the elements.
     overlap_warning: str = ""
+    # A TensorIterator elementwise kernel in PyTorch: written in place into a tensor whose
+    # elements share memory (overlapping unfold windows), it computes element after element
+    # (autograd/kernel_order.py).
+    pointwise: bool = False
     # ``write_overlapping(data, *arrays, **params)``, for ops that write into memory several
     # elements share: only the elements PyTorch's kernel writes (masked_fill_'s masked ones,
     # tril_'s zeros), so that which write lands where is PyTorch's.
@@ -1236,6 +1241,8 @@ def _write(node: Op, data: np.ndarray, out: np.ndarray, arrays: list, params: di
         return
     if node.write_overlapping is not None and internal_overlap(data):
         node.write_overlapping(data, *arrays, **params)  # only the written elements
+    elif node.pointwise and not data.flags.c_contiguous and shares_memory_within(data):
+        write_in_kernel_order(type(node), data, arrays, params)  # an unfold's windows
     else:
         data[...] = out  # np.copyto(data, out, casting="unsafe") without its dispatch
 

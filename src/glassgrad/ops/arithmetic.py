@@ -36,6 +36,8 @@ from ._samples import (
 class AddBackward0(Op):
     """out = a + alpha * b"""
 
+    pointwise = True
+
     alpha: Any
 
     __slots__ = ("alpha",)
@@ -75,6 +77,8 @@ def _refuse_bool_subtraction(a: Any, b: Any) -> None:
 
 class SubBackward0(Op):
     """out = a - alpha * b"""
+
+    pointwise = True
 
     alpha: Any
 
@@ -131,6 +135,8 @@ def conj_of(F: Any, x: Any) -> Any:
 class MulBackward0(Op):
     """out = a * b"""
 
+    pointwise = True
+
     saved_inputs: tuple[int, ...] = (0, 1)
     saved_for: tuple[tuple[int, ...], ...] = ((1,), (0,))
     elementwise_grads = True
@@ -154,6 +160,8 @@ class MulBackward0(Op):
 
 
 class NegBackward0(Op):
+    pointwise = True
+
     def forward(self, x: Any) -> Any:
         if x.dtype == np.bool_:
             raise RuntimeError(
@@ -167,6 +175,7 @@ class NegBackward0(Op):
 
 
 class ReciprocalBackward0(Op):
+    pointwise = True
     holomorphic = True
     saves_output = True
 

@@ -33,6 +33,8 @@ def _refuse_complex_clamp(x: np.ndarray) -> None:
 class ClampBackward1(Op):
     """out = min(max(x, min), max) for Python-number bounds"""
 
+    pointwise = True
+
     max: Any
     min: Any | None
 
@@ -107,6 +109,8 @@ def _clamp_operand(x: np.ndarray, bound: Any) -> np.ndarray:
 class ClampMinBackward0(Op):
     """out = max(x, min) for a Python-number ``min``; gradient where x >= min"""
 
+    pointwise = True
+
     min: Any
 
     saved_inputs: tuple[int, ...] = (0,)
@@ -124,6 +128,8 @@ class ClampMinBackward0(Op):
 
 class ClampMaxBackward0(Op):
     """out = min(x, max) for a Python-number ``max``; gradient where x <= max"""
+
+    pointwise = True
 
     max: Any
 
@@ -169,6 +175,8 @@ def _promoted(op: str, *arrays: Any) -> list:
 class ClampMinBackward1(Op):
     """out = max(x, min) for a tensor ``min``"""
 
+    pointwise = True
+
     saved_inputs: tuple[int, ...] = (0, 1)
     errors_after_overlap = "not-implemented"
 
@@ -189,6 +197,8 @@ class ClampMinBackward1(Op):
 
 class ClampMaxBackward1(Op):
     """out = min(x, max) for a tensor ``max``"""
+
+    pointwise = True
 
     saved_inputs: tuple[int, ...] = (0, 1)
     errors_after_overlap = "not-implemented"
@@ -214,6 +224,8 @@ class ClampBackward0(Op):
     PyTorch's subgradients: x gets the gradient where min <= x <= max; ``min`` where
     x < min < max; ``max`` where x > max or max < min (then max wins the forward).
     """
+
+    pointwise = True
 
     saved_inputs: tuple[int, ...] = (0, 1, 2)
 
@@ -499,6 +511,8 @@ register(
 
 class NanToNumBackward0(Op):
     """NaN, +inf, -inf replaced by numbers; the gradient passes where the input is finite."""
+
+    pointwise = True
 
     saved_inputs: tuple[int, ...] = (0,)
     identity_for_kinds = "biu"

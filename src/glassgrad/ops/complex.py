@@ -50,6 +50,7 @@ class ConjPhysicalBackward1(ConjPhysicalBackward0):
     """``conj_physical_``: z conjugated in place (recorded for real tensors too, as PyTorch)."""
 
     identity_for_kinds = "biuf"
+    pointwise = True
 
 
 class AngleBackward0(Op):

@@ -211,6 +211,8 @@ def input_dtype_name(t: Tensor) -> str:
 class CopyBackwards(Op):
     """self.copy_(src): the old values get no gradient; src gets it (summed, cast back)."""
 
+    pointwise = True
+
     copies_source = True
 
     def forward(self, x: Any, src: Any) -> Any:

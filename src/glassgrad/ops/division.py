@@ -50,6 +50,8 @@ from .arithmetic import (
 class DivBackward0(Op):
     """out = a / b (true division; integers divide as floats)"""
 
+    pointwise = True
+
     saved_inputs: tuple[int, ...] = (0, 1)
     saved_for: tuple[tuple[int, ...], ...] = ((1,), (0, 1))
     elementwise_grads = True
@@ -200,6 +202,8 @@ def _python_modulus(a: Any, b: Any) -> np.ndarray:
 class DivBackward2(Op):
     """out = round(a / b) with rounding_mode 'trunc' or 'floor'; zero gradient."""
 
+    pointwise = True
+
     rounding_mode: Any
 
     # Unread (the gradient is zero) but saved as PyTorch saves them: in-place checks.
@@ -228,6 +232,8 @@ RemainderNotImplemented: type[Op] = _not_implemented_node("remainder", _remainde
 class RemainderBackward0(Op):
     """out = a mod b (sign of b), b a Python number"""
 
+    pointwise = True
+
     def forward(self, a: Any, other: Any) -> Any:
         return _remainder_arrays(a, other)
 
@@ -237,6 +243,8 @@ class RemainderBackward0(Op):
 
 class RemainderBackward1(Op):
     """out = a - b * floor(a / b); d/da = 1, d/db = -floor(a / b) (a constant)"""
+
+    pointwise = True
 
     saved_inputs: tuple[int, ...] = (0, 1)
     saved_for: tuple[tuple[int, ...], ...] = ((1,), (1,))  # only b's gradient reads them

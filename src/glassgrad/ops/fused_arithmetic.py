@@ -50,6 +50,8 @@ def _check_lerp(start: np.ndarray, end: np.ndarray, weight: Any) -> None:
 class LerpBackward0(Op):
     """out = start + weight * (end - start), ``weight`` a Python number"""
 
+    pointwise = True
+
     weight: Any
 
     holomorphic = True
@@ -73,6 +75,8 @@ class LerpBackward0(Op):
 
 class LerpBackward1(Op):
     """out = start + weight * (end - start), ``weight`` a tensor"""
+
+    pointwise = True
 
     holomorphic = True
 
@@ -130,6 +134,8 @@ def _three_operands(op: str, x: np.ndarray, t1: np.ndarray, t2: np.ndarray) -> l
 class AddcmulBackward0(Op):
     """out = input + value * tensor1 * tensor2"""
 
+    pointwise = True
+
     value: Any
 
     holomorphic = True
@@ -159,6 +165,8 @@ class AddcmulBackward0(Op):
 
 class AddcdivBackward0(Op):
     """out = input + value * tensor1 / tensor2"""
+
+    pointwise = True
 
     value: Any
 

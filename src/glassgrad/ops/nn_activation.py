@@ -136,6 +136,8 @@ class HardtanhBackward0(Op):
     write: see apply_inplace).
     """
 
+    pointwise = True
+
     max_val: Any
     min_val: Any
 
@@ -161,6 +163,8 @@ class HardtanhBackward0(Op):
 
 class LeakyReluBackward0(Op):
     """out = x if x > 0 else negative_slope * x"""
+
+    pointwise = True
 
     negative_slope: Any
 
@@ -200,6 +204,8 @@ class EluBackward0(Op):
 
     ``elu`` has scale = input_scale = 1; ``selu`` uses its fixed alpha and scale.
     """
+
+    pointwise = True
 
     alpha: Any
     input_scale: Any

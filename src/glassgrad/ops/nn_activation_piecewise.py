@@ -74,6 +74,8 @@ class SoftshrinkBackward0(Op):
 class ThresholdBackward0(Op):
     """out = x where x > threshold, else value."""
 
+    pointwise = True
+
     threshold: Any
     value: Any
 

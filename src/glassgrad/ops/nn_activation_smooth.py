@@ -92,6 +92,8 @@ class GeluBackward0(Op):
 class SiluBackward0(Op):
     """out = x * sigmoid(x)"""
 
+    pointwise = True
+
     saved_inputs: tuple[int, ...] = (0,)
     holomorphic = True  # silu_ records complex inputs (silu refuses them, see silu)
 
@@ -138,6 +140,8 @@ class SoftplusBackward0(Op):
 class MishBackward0(Op):
     """out = x * tanh(softplus(x))"""
 
+    pointwise = True
+
     saved_inputs: tuple[int, ...] = (0,)
 
     def forward(self, x: Any) -> Any:
@@ -155,6 +159,8 @@ class MishBackward0(Op):
 class HardsigmoidBackward0(Op):
     """out = min(max(x + 3, 0), 6) / 6; the gradient is 1/6 strictly inside (-3, 3)."""
 
+    pointwise = True
+
     saved_inputs: tuple[int, ...] = (0,)
     grad_reads_saved = True
 
@@ -170,6 +176,8 @@ class HardsigmoidBackward0(Op):
 
 class HardswishBackward0(Op):
     """out = x * min(max(x + 3, 0), 6) / 6"""
+
+    pointwise = True
 
     saved_inputs: tuple[int, ...] = (0,)
 

@@ -30,6 +30,7 @@ from .complex import SgnBackward0
 
 
 class ExpBackward0(Op):
+    pointwise = True
     holomorphic = True
     saves_output = True
 
@@ -42,6 +43,7 @@ class ExpBackward0(Op):
 
 
 class LogBackward0(Op):
+    pointwise = True
     holomorphic = True
     saved_inputs: tuple[int, ...] = (0,)
 
@@ -54,6 +56,7 @@ class LogBackward0(Op):
 
 
 class SqrtBackward0(Op):
+    pointwise = True
     holomorphic = True
     saves_output = True
 
@@ -66,6 +69,7 @@ class SqrtBackward0(Op):
 
 
 class SinBackward0(Op):
+    pointwise = True
     holomorphic = True
     saved_inputs: tuple[int, ...] = (0,)
 
@@ -78,6 +82,7 @@ class SinBackward0(Op):
 
 
 class CosBackward0(Op):
+    pointwise = True
     holomorphic = True
     saved_inputs: tuple[int, ...] = (0,)
 
@@ -90,6 +95,7 @@ class CosBackward0(Op):
 
 
 class TanhBackward0(Op):
+    pointwise = True
     holomorphic = True
     saves_output = True
 
@@ -112,6 +118,7 @@ def sigmoid_into(x: np.ndarray, out: np.ndarray) -> np.ndarray:
 
 
 class SigmoidBackward0(Op):
+    pointwise = True
     holomorphic = True
     saves_output = True
 
@@ -167,6 +174,7 @@ _ZEROS: dict = {}  # dtype -> a 0-d zero of it (relu's other operand)
 
 
 class ReluBackward0(Op):
+    pointwise = True
     saves_output = True
 
     def forward(self, x: Any) -> Any:
@@ -188,6 +196,7 @@ class ReluBackward0(Op):
 
 
 class AbsBackward0(Op):
+    pointwise = True
     saved_inputs: tuple[int, ...] = (0,)
     grad_reads_saved = True
 
@@ -383,6 +392,8 @@ def where(condition: Any, input: Any = None, other: Any = None) -> Any:
 
 
 class SignBackward0(Op):
+    pointwise = True
+
     def forward(self, x: Any) -> Any:
         if x.dtype.kind == "c":
             raise NotImplementedError(

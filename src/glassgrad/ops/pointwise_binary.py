@@ -43,6 +43,8 @@ def _floats_only(op: str, *arrays: Any) -> None:
 class _Copysign(Op):
     """out = |a| with the sign of b; d/da = out / a (0 where a = 0); b gets zeros."""
 
+    pointwise = True
+
     saved_inputs: tuple[int, ...] = (0,)
     saved_for: tuple[tuple[int, ...], ...] = ((0,),)  # b's gradient is zeros: reads nothing
     saves_output = True
@@ -224,6 +226,8 @@ def _fmod_arrays(a: Any, b: Any) -> np.ndarray:
 class FmodBackward0(Op):
     """out = fmod(a, number); d/da = 1"""
 
+    pointwise = True
+
     def forward(self, a: Any, b: Any) -> Any:
         return _fmod_arrays(a, b)
 
@@ -233,6 +237,8 @@ class FmodBackward0(Op):
 
 class FmodBackward1(Op):
     """out = fmod(a, b) = a - trunc(a / b) * b; d/da = 1, d/db = -trunc(a / b)"""
+
+    pointwise = True
 
     saved_inputs: tuple[int, ...] = (0, 1)
     saved_for: tuple[tuple[int, ...], ...] = ((1,), (1,))
@@ -380,6 +386,8 @@ def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
 class NextafterBackward0(Op):
     """out = the next float after a towards b; PyTorch's derivative: 1 for a where a != b
     (0 where a == b, where out is a itself), 0 for b"""
+
+    pointwise = True
 
     saved_inputs: tuple[int, ...] = (0, 1)  # as PyTorch's node
     # Only a's gradient reads them (b's is zeros): with only b requiring grad, PyTorch saves

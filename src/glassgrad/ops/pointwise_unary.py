@@ -34,11 +34,13 @@ class _Scale(Op):
 
 
 class Deg2RadBackward0(_Scale):
+    pointwise = True
     factor: float = math.pi / 180.0
     op_name = "deg2rad"
 
 
 class Rad2DegBackward0(_Scale):
+    pointwise = True
     factor: float = 180.0 / math.pi
     op_name = "rad2deg"
 

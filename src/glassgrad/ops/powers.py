@@ -57,6 +57,8 @@ def _tensor_power(base: Any, exponent: Any) -> np.ndarray:
 class PowBackward0(Op):
     """out = x ** exponent, exponent a Python number"""
 
+    pointwise = True
+
     exponent: Any
 
     holomorphic = True
@@ -86,6 +88,8 @@ class PowBackward0(Op):
 
 class PowBackward1(Op):
     """out = x ** exponent, both tensors"""
+
+    pointwise = True
 
     holomorphic = True
 

@@ -26,6 +26,8 @@ from .unary_math import _inplace_unary, _unary
 class _Rounding(Op):
     """A piecewise-constant op: integers pass through unchanged, the gradient is zero."""
 
+    pointwise = True
+
     kernel = ""
     ufunc: Any = None
     complex_message = ""  # PyTorch's own refusal of complex inputs, where it has one
@@ -44,18 +46,21 @@ class _Rounding(Op):
 
 
 class FloorBackward0(_Rounding):
+    pointwise = True
     kernel = "floor_vml_cpu"
     complex_message = "floor is not supported for complex inputs"
     ufunc: Any = staticmethod(np.floor)
 
 
 class CeilBackward0(_Rounding):
+    pointwise = True
     kernel = "ceil_vml_cpu"
     complex_message = "ceil is not supported for complex inputs"
     ufunc: Any = staticmethod(np.ceil)
 
 
 class TruncBackward0(_Rounding):
+    pointwise = True
     kernel = "trunc_vml_cpu"
     complex_message = "trunc is not supported for complex inputs"
     ufunc: Any = staticmethod(np.trunc)
@@ -64,12 +69,16 @@ class TruncBackward0(_Rounding):
 class RoundBackward0(_Rounding):
     """Round half to even, as PyTorch (and NumPy's rint)."""
 
+    pointwise = True
+
     kernel = "round_vml_cpu"
     ufunc: Any = staticmethod(np.rint)
 
 
 class RoundBackward1(Op):
     """Round to ``decimals`` digits, computed as PyTorch does (scale, rint, unscale)."""
+
+    pointwise = True
 
     decimals: Any
 
@@ -90,6 +99,8 @@ class RoundBackward1(Op):
 
 class FracBackward0(Op):
     """out = x - trunc(x); the gradient passes unchanged."""
+
+    pointwise = True
 
     def forward(self, x: Any) -> Any:
         if x.dtype.kind != "f":

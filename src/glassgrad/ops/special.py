@@ -50,6 +50,8 @@ SPECIAL = "special"
 class ErfcBackward0(Op):
     """d erfc(x)/dx = -2/sqrt(pi) * exp(-x^2)"""
 
+    pointwise = True
+
     saved_inputs: tuple[int, ...] = (0,)
 
     def forward(self, x: Any) -> Any:
@@ -171,6 +173,8 @@ class LogitBackward0(Op):
     """out = log(z / (1 - z)), z = input clamped to [eps, 1 - eps] when eps is given;
     d/dx = 1 / (x (1 - x)) inside the bounds, 0 outside them (NaN outside [0, 1] without eps)"""
 
+    pointwise = True
+
     eps: Any
 
     __slots__ = ("eps",)
@@ -194,6 +198,8 @@ class LogitBackward0(Op):
 
 class SincBackward0(Op):
     """d sinc(x)/dx = (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 at x = 0"""
+
+    pointwise = True
 
     holomorphic = True
 

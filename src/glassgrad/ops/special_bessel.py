@@ -35,6 +35,8 @@ def _scipy(name: str, op: str) -> Any:
 class I0Backward0(Op):
     """d i0(x)/dx = i1(x)"""
 
+    pointwise = True
+
     saved_inputs: tuple[int, ...] = (0,)
 
     def forward(self, x: Any) -> Any:

@@ -76,6 +76,8 @@ def _polygamma(n: int, x: np.ndarray) -> np.ndarray:
 class LgammaBackward0(Op):
     """d lgamma(x)/dx = digamma(x)"""
 
+    pointwise = True
+
     saved_inputs: tuple[int, ...] = (0,)
 
     def forward(self, x: Any) -> Any:
@@ -88,6 +90,8 @@ class LgammaBackward0(Op):
 
 class DigammaBackward0(Op):
     """d digamma(x)/dx = polygamma(1, x)"""
+
+    pointwise = True
 
     saved_inputs: tuple[int, ...] = (0,)
 
@@ -119,6 +123,8 @@ class PolygammaBackward0(Op):
 class PolygammaBackward1(PolygammaBackward0):
     """``Tensor.polygamma_(n)``: PyTorch's in-place overload has a node of its own."""
 
+    pointwise = True
+
 
 def _mvlgamma_offsets(p: int) -> list[float]:
     """-(p - 1)/2, ..., -1/2, 0: the arguments' offsets, in PyTorch's order."""
@@ -127,6 +133,8 @@ def _mvlgamma_offsets(p: int) -> list[float]:
 
 class MvlgammaBackward0(Op):
     """out = sum_k lgamma(x - k/2) + p(p - 1)/4 log(pi), k < p; d/dx = sum_k digamma(x - k/2)"""
+
+    pointwise = True
 
     p: Any
 
@@ -186,10 +194,12 @@ class _IncompleteGamma(Op):
 
 
 class IgammaBackward0(_IncompleteGamma):
+    pointwise = True
     kernel = "gammainc"
 
 
 class IgammacBackward0(_IncompleteGamma):
+    pointwise = True
     kernel = "gammaincc"
     sign: float = -1.0
 

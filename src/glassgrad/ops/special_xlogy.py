@@ -52,6 +52,8 @@ class _XLogFamily(Op):
     """x * log(y + shift) for two tensors: d/dx = log(y + shift) (0 where x = 0 and y + shift
     <= 0, PyTorch's choice off the domain), d/dy = x / (y + shift)."""
 
+    pointwise = True
+
     shift: float = 0.0
     saved_inputs: tuple[int, ...] = (0, 1)
 

@@ -45,6 +45,7 @@ _HALF_SQRT_PI = 0.5 * math.sqrt(math.pi)
 
 
 class Exp2Backward0(Op):
+    pointwise = True
     holomorphic = True
     saves_output = True
 
@@ -57,6 +58,7 @@ class Exp2Backward0(Op):
 
 
 class Expm1Backward0(Op):
+    pointwise = True
     holomorphic = True
     saves_output = True
 
@@ -69,6 +71,7 @@ class Expm1Backward0(Op):
 
 
 class Log2Backward0(Op):
+    pointwise = True
     holomorphic = True
     saved_inputs: tuple[int, ...] = (0,)
 
@@ -81,6 +84,7 @@ class Log2Backward0(Op):
 
 
 class Log10Backward0(Op):
+    pointwise = True
     holomorphic = True
     saved_inputs: tuple[int, ...] = (0,)
 
@@ -93,6 +97,7 @@ class Log10Backward0(Op):
 
 
 class Log1PBackward0(Op):
+    pointwise = True
     holomorphic = True
     saved_inputs: tuple[int, ...] = (0,)
 
@@ -105,6 +110,7 @@ class Log1PBackward0(Op):
 
 
 class RsqrtBackward0(Op):
+    pointwise = True
     holomorphic = True
     saves_output = True
 
@@ -121,6 +127,7 @@ class RsqrtBackward0(Op):
 
 
 class TanBackward0(Op):
+    pointwise = True
     holomorphic = True
     saves_output = True
 
@@ -133,6 +140,7 @@ class TanBackward0(Op):
 
 
 class AsinBackward0(Op):
+    pointwise = True
     holomorphic = True
     saved_inputs: tuple[int, ...] = (0,)
 
@@ -145,6 +153,7 @@ class AsinBackward0(Op):
 
 
 class AcosBackward0(Op):
+    pointwise = True
     holomorphic = True
     saved_inputs: tuple[int, ...] = (0,)
 
@@ -157,6 +166,7 @@ class AcosBackward0(Op):
 
 
 class AtanBackward0(Op):
+    pointwise = True
     holomorphic = True
     saved_inputs: tuple[int, ...] = (0,)
 
@@ -170,6 +180,8 @@ class AtanBackward0(Op):
 
 class Atan2Backward0(Op):
     """out = atan2(a, b), the angle of the point (b, a)"""
+
+    pointwise = True
 
     saved_inputs: tuple[int, ...] = (0, 1)
 
@@ -189,6 +201,7 @@ class Atan2Backward0(Op):
 
 
 class SinhBackward0(Op):
+    pointwise = True
     holomorphic = True
     saved_inputs: tuple[int, ...] = (0,)
 
@@ -201,6 +214,7 @@ class SinhBackward0(Op):
 
 
 class CoshBackward0(Op):
+    pointwise = True
     holomorphic = True
     saved_inputs: tuple[int, ...] = (0,)
 
@@ -213,6 +227,7 @@ class CoshBackward0(Op):
 
 
 class AsinhBackward0(Op):
+    pointwise = True
     holomorphic = True
     saved_inputs: tuple[int, ...] = (0,)
 
@@ -225,6 +240,7 @@ class AsinhBackward0(Op):
 
 
 class AcoshBackward0(Op):
+    pointwise = True
     holomorphic = True
     saved_inputs: tuple[int, ...] = (0,)
 
@@ -241,6 +257,7 @@ class AcoshBackward0(Op):
 
 
 class AtanhBackward0(Op):
+    pointwise = True
     holomorphic = True
     saved_inputs: tuple[int, ...] = (0,)
 
@@ -255,6 +272,8 @@ class AtanhBackward0(Op):
 class ErfBackward0(Op):
     """d erf(x)/dx = 2/sqrt(pi) * exp(-x^2)"""
 
+    pointwise = True
+
     saved_inputs: tuple[int, ...] = (0,)
 
     def forward(self, x: Any) -> Any:
@@ -268,6 +287,8 @@ class ErfBackward0(Op):
 
 class ErfinvBackward0(Op):
     """d erfinv(x)/dx = sqrt(pi)/2 * exp(erfinv(x)^2)"""
+
+    pointwise = True
 
     saved_inputs: tuple[int, ...] = (
         0,
