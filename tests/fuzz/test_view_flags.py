@@ -196,6 +196,21 @@ PROGRAMS = {
         "v6 = v1.detach().unfold(0, 3, 1)",
         "v6.mul_(v6)",
     ],
+    # index_put_ (x[key] = v) validates its index tensors after the autograd check and the
+    # overlap check, as PyTorch's kernel: a mask of another shape or an index out of bounds
+    # loses to "a leaf Variable ..." and to the overlap error; out of bounds also to the
+    # value's shape mismatch.
+    "index validation after the autograd and overlap checks": [
+        f"v0 = {LEAF}",
+        "v0[torch.tensor([True, False, True])] = 1.0",
+        "v0[torch.tensor([7])] = torch.zeros(2, dtype=torch.float64)",
+        "v0.index_put_((torch.tensor([9]),), torch.zeros(1, dtype=torch.float64))",
+        "v1 = torch.zeros(2, dtype=torch.float64)",
+        "v1[torch.tensor([True, True, False])] = v1",
+        "v1[torch.tensor([5])] = v1",
+        "v1[torch.tensor([5])] = torch.zeros(3, dtype=torch.float64)",
+        "v1[torch.tensor([True, False, True])] = torch.zeros(3, dtype=torch.float64)",
+    ],
     # A stale view used as the source of an in-place op is asked for its history.
     "copy from a no-grad view whose base changed": [
         f"v0 = {LEAF}",

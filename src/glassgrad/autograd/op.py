@@ -244,7 +244,8 @@ class Op(Node):
     # (its TensorIterator's build): "dispatch", the dtype dispatch's NotImplementedError
     # ('"kernel" not implemented for 'Long''); "none" where the op dispatches before building
     # one (normal_, uniform_); "not-implemented", every NotImplementedError (clamp_min_ with a
-    # tensor bound refuses complex in its TensorIterator's type check).
+    # tensor bound refuses complex in its TensorIterator's type check); "all", every error
+    # of the forward (index_put_ validates its indices after the overlap checks).
     errors_after_overlap: str = "dispatch"
     # ``check_after_overlap(data)``: a kernel check PyTorch makes after the overlap checks,
     # other than a dtype dispatch (exponential_'s "continuous distribution" dtype check).
@@ -1139,6 +1140,8 @@ def _raised_after_overlap(cls: type, exc: Exception) -> bool:
     """Whether PyTorch raises ``exc`` (from ``cls.forward``) after its overlap check: by
     default its AT_DISPATCH refusal of a dtype only (other NotImplementedErrors, such as
     "ceil is not supported for complex inputs", come from checks before the kernel)."""
+    if cls.errors_after_overlap == "all":
+        return True
     if not isinstance(exc, NotImplementedError) or cls.errors_after_overlap == "none":
         return False
     return cls.errors_after_overlap == "not-implemented" or " not implemented for '" in str(exc)
@@ -1305,7 +1308,7 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
             check_inplace(target)
         if _raised_after_overlap(cls, exc):
             _check_overlap(cls, target, others)
-            if cls.promotes_result:
+            if cls.promotes_result and isinstance(exc, NotImplementedError):
                 # A kernel without the operands' common dtype (atan2 of complex): PyTorch's
                 # TensorIterator refuses writing that dtype into the target before dispatching.
                 check_inplace_operands(target, others)

@@ -25,6 +25,9 @@ class IndexPutBackward0(Op):
     key: Any
 
     refuses_full_overlap = True
+    # PyTorch's index_put_ checks the overlap before it validates the indices (make_info)
+    # and runs its kernel: an invalid key with the target as value raises the overlap error.
+    errors_after_overlap = "all"
 
     __slots__ = ("key", "accumulate")
     overlap_warning = (
@@ -34,8 +37,19 @@ class IndexPutBackward0(Op):
     )
 
     def forward(
-        self, x: Any, values: Any, key: Any, accumulate: Any = False, cast: Any = False
+        self,
+        x: Any,
+        values: Any,
+        key: Any,
+        accumulate: Any = False,
+        cast: Any = False,
+        invalid: Any = None,
     ) -> Any:
+        # ``invalid``: the error of an index that does not fit (_split_key's ``deferred``);
+        # a mask's is make_info's, before the kernel; an index out of bounds is found by the
+        # kernel, after the value's shape is checked against the result's.
+        if invalid is not None and invalid[0] == "mask":
+            raise invalid[1]
         self.key, self.accumulate = key, accumulate
         if cast:
             values = np.asarray(values).astype(x.dtype)
@@ -54,11 +68,18 @@ class IndexPutBackward0(Op):
                 out[key] = values
         except ValueError as error:
             raise RuntimeError(f"index_put_: {error}") from None
+        if invalid is not None:
+            raise invalid[1]
         return out
 
     @staticmethod
     def write_overlapping(
-        data: np.ndarray, values: Any, key: Any, accumulate: bool = False, cast: bool = False
+        data: np.ndarray,
+        values: Any,
+        key: Any,
+        accumulate: bool = False,
+        cast: bool = False,
+        invalid: Any = None,
     ) -> None:
         values = np.asarray(values).astype(data.dtype)
         if accumulate:
@@ -112,11 +133,15 @@ def index_put_(
         tensor([2., 0., 0.])
     """
     normalized = _normalize_key(tuple(indices))
-    _, key = _split_key(input, normalized)
+    deferred: list = []
+    _, key = _split_key(input, normalized, deferred)
     key = key if key is not None else normalized
-    if _dispatches_to_masked_fill(normalized, values, accumulate):
+    invalid = deferred[0] if deferred else None
+    if invalid is None and _dispatches_to_masked_fill(normalized, values, accumulate):
         return apply_inplace(_MaskedFillIndexPut, input, values, key=key, cast=True)
-    return apply_inplace(IndexPutBackward0, input, values, key=key, accumulate=accumulate)
+    return apply_inplace(
+        IndexPutBackward0, input, values, key=key, accumulate=accumulate, invalid=invalid
+    )
 
 
 def index_put(
@@ -129,14 +154,16 @@ def index_put(
 def setitem(input: Tensor, key: Any, value: Any) -> None:
     """``input[key] = value``: records CopySlices (or IndexPutBackward0) on ``input``."""
     normalized = _normalize_key(key)
-    view, advanced = _split_key(input, normalized)
+    deferred: list = []
+    view, advanced = _split_key(input, normalized, deferred)
     if not isinstance(value, Tensor):
         value = np.asarray(value, dtype=input._data.dtype)
     if advanced is not None:
-        if _dispatches_to_masked_fill(normalized, value, False):
+        invalid = deferred[0] if deferred else None
+        if invalid is None and _dispatches_to_masked_fill(normalized, value, False):
             apply_inplace(_MaskedFillIndexPut, view, value, key=advanced, cast=True)
         else:
-            apply_inplace(IndexPutBackward0, view, value, key=advanced)
+            apply_inplace(IndexPutBackward0, view, value, key=advanced, invalid=invalid)
         return
     from .conversion import copy_, fill_
 

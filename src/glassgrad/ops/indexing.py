@@ -302,8 +302,13 @@ def _consumed(k: Any) -> int:
     return 1
 
 
-def _split_key(x: Tensor, key: tuple) -> tuple:
-    """Apply the basic part of ``key`` as views; return (view, advanced key or None)."""
+def _split_key(x: Tensor, key: tuple, deferred: list | None = None) -> tuple:
+    """Apply the basic part of ``key`` as views; return (view, advanced key or None).
+
+    With a list ``deferred``, an index tensor that does not fit (a mask of another shape, an
+    index out of bounds) is not refused here: its error is appended, as ``("mask", error)``
+    or ``("bounds", error)`` (the key then holds a stand-in), for ``index_put_`` to raise
+    where PyTorch's does, after the autograd and overlap checks."""
     ndim = x._data.ndim
     used = sum(_consumed(k) for k in key)
     if used > ndim:
@@ -351,10 +356,14 @@ def _split_key(x: Tensor, key: tuple) -> tuple:
             if k.dtype == np.bool_:
                 shape = out._data.shape[dim : dim + k.ndim]
                 if k.shape != shape and k.ndim:
-                    raise IndexError(
+                    error = IndexError(
                         f"The shape of the mask {list(k.shape)} at index {dim} does not match "
                         f"the shape of the indexed tensor {list(shape)} at index {dim}"
                     )
+                    if deferred is None:
+                        raise error
+                    deferred.append(("mask", error))
+                    k = np.zeros(shape, bool)
                 advanced.extend(np.nonzero(k) if k.ndim else [k])
                 dim += k.ndim
                 source_dim += k.ndim
@@ -362,9 +371,13 @@ def _split_key(x: Tensor, key: tuple) -> tuple:
                 size = out._data.shape[dim]
                 if k.size and (k.max() >= size or k.min() < -size):
                     bad = k.max() if k.max() >= size else k.min()
-                    raise IndexError(
+                    error = IndexError(
                         f"index {bad} is out of bounds for dimension {source_dim} with size {size}"
                     )
+                    if deferred is None:
+                        raise error
+                    deferred.append(("bounds", error))
+                    k = np.where((k < size) & (k >= -size), k, 0)  # the result's shape stays
                 advanced.append(k)
                 dim += 1
                 source_dim += 1
