@@ -335,6 +335,13 @@ _CONVERSION_NAMES = {
 }
 
 
+# The largest finite float32 (float64 takes any float).
+_FLOAT_LARGEST = {
+    np.dtype(np.float32): float(np.finfo(np.float32).max),
+    np.dtype(np.float64): math.inf,
+}
+
+
 def checked_scalar(value: Any, np_dtype: np.dtype) -> Any:
     """``value`` (a Python number) to store in a tensor of ``np_dtype``, or PyTorch's error
     where it does not fit (c10's ``checked_convert``): a complex number with an imaginary part
@@ -342,6 +349,12 @@ def checked_scalar(value: Any, np_dtype: np.dtype) -> Any:
     finite number beyond the range of float16, float32 or complex64. Nothing is silently
     truncated. A negative integer wraps into an unsigned dtype, as in PyTorch; bool, float64
     and complex128 take any number."""
+    if type(value) is float:  # the common case, a float into float32 or float64, first
+        largest = _FLOAT_LARGEST.get(np_dtype)
+        if largest is not None:
+            if math.isfinite(value) and abs(value) > largest:
+                raise RuntimeError("value cannot be converted to type float without overflow")
+            return value
     name = _CONVERSION_NAMES.get(np.dtype(np_dtype).name)
     if name is None or isinstance(value, bool) or not isinstance(value, (int, float, complex)):
         return value

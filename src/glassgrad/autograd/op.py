@@ -1219,7 +1219,9 @@ def _overlap(out: np.ndarray, src: np.ndarray) -> str:
     """PyTorch's ``get_overlap_status`` for dense tensors: ``"full"`` (the same memory, the
     same strides), ``"partial"`` or ``"none"``; tensors with gaps count as ``"none"`` (too
     hard to tell, so PyTorch does not check them either)."""
-    if out.size == 0 or src.size == 0 or not (_dense(out) and _dense(src)):
+    if not np.may_share_memory(out, src):  # memory bounds apart (or empty): no overlap
+        return "none"
+    if not (_dense(out) and _dense(src)):
         return "none"
     (a_begin, a_end), (b_begin, b_end) = _extent(out), _extent(src)
     if a_begin == b_begin and a_end == b_end:
@@ -1281,10 +1283,16 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     """
     Tensor = graph.Tensor
     # The flags as set (PyTorch's compute_requires_grad): a stale view's history is derived
-    # again only after check_inplace, which reads it raw.
-    requires_grad = grad_state.enabled and (
-        target.requires_grad or any(isinstance(x, Tensor) and x.requires_grad for x in others)
-    )
+    # again only after check_inplace, which reads it raw. ``requires_grad`` is read as its
+    # property does: a view first syncs its flag with its base.
+    requires_grad = False
+    if grad_state.enabled:
+        requires_grad = target._requires_grad if target._base is None else target.requires_grad
+        if not requires_grad:
+            for x in others:
+                if isinstance(x, Tensor) and x.requires_grad:
+                    requires_grad = True
+                    break
     if requires_grad and special_inputs.alive and _all_inference((target, *others)):
         requires_grad = False  # as an out-of-place op on inference tensors (_all_inference)
     # As PyTorch's generated in-place ops, a write records on an integer or bool target too
@@ -1296,7 +1304,7 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     recording = requires_grad and cls.differentiable
     data = target._data
     node = cls.__new__(cls)
-    arrays = [x._data if isinstance(x, Tensor) else x for x in others]
+    arrays = [x._data if isinstance(x, Tensor) else x for x in others] if others else []
     # PyTorch's order: argument errors (its parser's TypeError), then the autograd checks,
     # then the kernel's errors. The forward writes nothing, so it may run first.
     try:
@@ -1319,7 +1327,8 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
         for x in (target, *others):
             if isinstance(x, Tensor) and x._base is not None and x._version_counter is not None:
                 refresh_view(x)
-    _check_overlap(cls, target, others)
+    if others or cls.copies_source or 0 in data.strides or not data.flags.writeable:
+        _check_overlap(cls, target, others)  # else it has nothing to check
     if cls.check_after_overlap is not None:
         cls.check_after_overlap(data)
     if type(out) is not np.ndarray:
@@ -1334,9 +1343,15 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     if write_hooks:
         before_write(target)
     if not recording:
-        _write(node, data, out, arrays, params)
-        target._vc[0] += 1
-        note_write(target._vc, f"{cls.__name__} (in place)")
+        if cls.write_overlapping is None:
+            data[...] = out  # _write, inlined
+        else:
+            _write(node, data, out, arrays, params)
+        counter = target._version_counter  # target._vc, inlined
+        if counter is None:
+            counter = target._version_counter = [0]
+        counter[0] += 1
+        note_write(counter, _INPLACE_WHAT.get(cls) or _inplace_what(cls))
         return target
     # The target's old value, as it stands in the graph, is the op's first input.
     before = Tensor._from_array(data)
@@ -1349,7 +1364,7 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
         _save_original(node, before)
     _write(node, data, out, arrays, params)
     target._vc[0] += 1
-    note_write(target._vc, f"{cls.__name__} (in place)")
+    note_write(target._vc, _INPLACE_WHAT.get(cls) or _inplace_what(cls))
     if cls.saves_output:
         node._saved_out = (data, target._vc, target._vc[0])
     if _saved_hooks:
@@ -1362,6 +1377,15 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
         # that reached it directly would run it twice.
         node._view_grad_fn = weakref.ref(target._node)
     return target
+
+
+# What the in-place-write record names for an op class: "ExpBackward0 (in place)".
+_INPLACE_WHAT: dict[type, str] = {}
+
+
+def _inplace_what(cls: type) -> str:
+    what = _INPLACE_WHAT[cls] = f"{cls.__name__} (in place)"
+    return what
 
 
 def _save_original(node: Op, before: Any) -> None:

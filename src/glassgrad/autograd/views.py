@@ -444,7 +444,12 @@ OVERLAP_WRITE_ERROR = (
 
 def internal_overlap(data: np.ndarray) -> bool:
     """Several elements of ``data`` share one memory location (a zero stride: an expand)."""
-    return data.size > 1 and any(st == 0 and n > 1 for n, st in zip(data.shape, data.strides))
+    strides = data.strides
+    return (
+        0 in strides
+        and data.size > 1
+        and any(st == 0 and n > 1 for n, st in zip(data.shape, strides))
+    )
 
 
 class CopySlices(Node):

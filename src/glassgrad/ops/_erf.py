@@ -127,19 +127,38 @@ def _taylor_table() -> np.ndarray:
 _TABLE_BY_DEGREE = np.ascontiguousarray(_taylor_table().T)
 
 
+# Constants as 0-d arrays: NumPy 2 takes ~1 us longer per call for a Python-number operand
+# (promotion of a weak scalar) than for an array, which is most of a call on a few elements.
+_GRID_END_ARRAY = np.array(_GRID_END)
+_ONE = np.array(1.0)
+_ONE_OVER_STEP = np.array(1.0 / _STEP)  # a power of two: x * 8 is x / (1/8) exactly
+_STEP_ARRAY = np.array(_STEP)
+_HALF_K = [np.array(0.5 * k) for k in range(_CONTINUED_FRACTION_DEPTH + 1)]
+_SQRT_PI_ARRAY = np.array(_SQRT_PI)
+
+
 def _erf_nonnegative(m: np.ndarray) -> np.ndarray:
     """erf(m) for m >= 0 (NaN gives NaN)."""
-    inside = m < _GRID_END
-    index = np.rint(np.where(inside, m / _STEP, 0.0)).astype(np.intp)
-    offset = np.where(inside, m - index * _STEP, 0.0)
-    coefficients = _TABLE_BY_DEGREE.take(index, axis=1)  # one gather: a row per degree
+    inside = m < _GRID_END_ARRAY
+    # NaN and values past the grid read its last point (a valid index; replaced below).
+    clipped = np.fmin(m, _GRID_END_ARRAY)
+    nearest = np.rint(clipped * _ONE_OVER_STEP)  # a small integer, exact as a float
+    offset = clipped - nearest * _STEP_ARRAY
+    coefficients = _TABLE_BY_DEGREE.take(nearest.astype(np.intp), axis=1)  # a row per degree
     # Horner's rule; the result laid out as the values are (the gather's rows are row-major).
     result = np.multiply(coefficients[_DEGREE], offset, out=np.empty_like(offset))
-    for k in range(_DEGREE - 1, 0, -1):
-        result += coefficients[k]
-        result *= offset
-    result += coefficients[0]
-    return np.where(inside, result, np.where(np.isnan(m), m, 1.0))
+    if result.size == 1:
+        # The same steps out of place: NumPy's in-place ops cost ~3x more on one element.
+        for k in range(_DEGREE - 1, 0, -1):
+            result = (result + coefficients[k]) * offset
+        result = result + coefficients[0]
+    else:
+        for k in range(_DEGREE - 1, 0, -1):
+            result += coefficients[k]
+            result *= offset
+        result += coefficients[0]
+    # Past the grid erf rounds to 1; NaN stays (np.minimum returns the NaN operand).
+    return np.where(inside, result, np.minimum(m, _ONE))
 
 
 def _exp_neg_square(x: np.ndarray) -> np.ndarray:
@@ -152,8 +171,8 @@ def _erfcx_continued_fraction(x: np.ndarray) -> np.ndarray:
     """erfcx for finite x >= 2: 1/sqrt(pi) / (x + (1/2)/(x + 1/(x + (3/2)/(x + ...))))."""
     denominator = x.copy()
     for k in range(_CONTINUED_FRACTION_DEPTH, 0, -1):
-        denominator = x + (0.5 * k) / denominator
-    return 1.0 / (_SQRT_PI * denominator)
+        denominator = x + _HALF_K[k] / denominator
+    return _ONE / (_SQRT_PI_ARRAY * denominator)
 
 
 def _erfc_continued_fraction(x: np.ndarray) -> np.ndarray:

@@ -79,7 +79,20 @@ def _method_as_function(name: str, parameters: tuple[tuple[str, Any, bool], ...]
         return_annotation="Tensor",
     )
 
+    # As many positional arguments as the signature takes by position, keyword-only ones by
+    # keyword: ``bind`` would hand them back as they came (and it costs more than most of these
+    # ops). Every keyword-only parameter has a default.
+    required = sum(p[1] is _NO_DEFAULT for p in parameters) + 1
+    positional = sum(not p[2] for p in parameters) + 1
+    keyword_only = frozenset(p[0] for p in parameters if p[2])
+
     def function(*args: Any, **kwargs: Any) -> Tensor:
+        if (
+            required <= len(args) <= positional
+            and kwargs.keys() <= keyword_only
+            and isinstance(args[0], Tensor)
+        ):
+            return getattr(args[0], name)(*args[1:], **kwargs)
         input = args[0] if args else kwargs.get("input")
         if (args or "input" in kwargs) and not isinstance(input, Tensor):
             raise _input_error(name, input, bool(args))  # checked first, as PyTorch's parser
