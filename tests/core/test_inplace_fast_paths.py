@@ -170,3 +170,12 @@ def test_erf_paths_are_the_replaced_formulas_bit_for_bit() -> None:
     far = 2.0 + np.abs(rng.standard_normal(500)) * 10
     got = _erf._erfcx_continued_fraction(far)
     assert got.tobytes() == _erfcx_continued_fraction_reference(far).tobytes()
+
+
+def test_erfc_of_finite_values_is_the_masked_path() -> None:
+    # All finite: erfc skips the masks; with a NaN or an infinity in the array it takes them.
+    rng = np.random.default_rng(5)
+    finite = np.concatenate([rng.standard_normal(500) * 4, [0.0, -0.0, 2.0, -2.0, 30.0, -30.0]])
+    masked = _erf.erfc(np.concatenate([finite, [np.nan, np.inf, -np.inf]]))
+    assert _erf.erfc(finite).tobytes() == masked[: finite.size].tobytes()
+    assert np.isnan(masked[-3]) and masked[-2] == 0.0 and masked[-1] == 2.0

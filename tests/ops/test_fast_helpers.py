@@ -8,6 +8,8 @@ import pytest
 
 from glassgrad.ops._common import take_along_axis
 from glassgrad.ops.distances import _pairs
+from glassgrad.ops.lu import lu_arrays
+from glassgrad.ops.searching import _search, _search_steps
 from glassgrad.ops.sorting import stable_argsort
 
 SHAPES = [(5,), (3, 4), (2, 3, 4), (1, 1), (2, 1, 3)]
@@ -61,3 +63,49 @@ def test_pdist_pairs_are_triu_indices(n: int) -> None:
     np.testing.assert_array_equal(first, expected[0])
     np.testing.assert_array_equal(second, expected[1])
     assert not first.flags.writeable and not second.flags.writeable
+
+
+def test_search_on_sorted_sequences_is_atens_halving() -> None:
+    # A sorted 1-d sequence without NaN takes NumPy's searchsorted; anything else the halving
+    # steps (ATen's binary search): both give the same places where the first applies.
+    rng = np.random.default_rng(18)
+    for trial in range(400):
+        n = int(rng.integers(0, 9))
+        if trial % 4 == 0:
+            sequence = np.sort(rng.integers(-3, 4, n)).astype(np.float32)
+        elif trial % 4 == 1:
+            sequence = np.sort(rng.integers(-3, 4, n))
+        elif trial % 4 == 2:
+            sequence = np.sort(rng.standard_normal(n))
+        else:  # NaN in the sequence, sorted or not: the halving steps
+            sequence = rng.integers(-3, 4, n).astype(np.float64)
+            sequence[rng.random(n) < 0.3] = np.nan
+        values = rng.integers(-4, 5, (3, 2)).astype(np.float32)
+        values[0, 0], values[1, 1] = np.nan, -0.0
+        for v in (values, values[0, 1], np.array(2.0), rng.integers(-4, 5, (4,))):
+            for side in ("left", "right"):
+                got = _search(sequence, np.asarray(v), side)
+                expected = _search_steps(sequence, np.asarray(v), side)
+                assert got.shape == expected.shape and got.dtype == expected.dtype
+                np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+def test_lu_of_one_matrix_is_the_batched_steps(dtype: type) -> None:
+    # One matrix takes plain indexing (_lu_one); a batch, gathers and masks: the same bits.
+    rng = np.random.default_rng(7)
+    for shape in [(1, 1), (3, 3), (5, 3), (3, 5), (9, 9)]:
+        a = rng.standard_normal(shape)
+        if np.dtype(dtype).kind == "c":
+            a = a + 1j * rng.standard_normal(shape)
+        a = a.astype(dtype)
+        zero_column = a.copy()
+        zero_column[:, min(1, shape[1] - 1)] = 0  # a zero pivot: info and getrf's rule
+        with_nan = a.copy()
+        with_nan[0, 0] = np.nan
+        for matrix in (a, zero_column, with_nan, np.ones(shape, dtype)):
+            one = lu_arrays(matrix)
+            batched = lu_arrays(np.stack([matrix, matrix]))
+            for got, expected in zip(one, batched, strict=True):
+                assert got.dtype == expected.dtype
+                assert got.tobytes() == expected[0].tobytes()

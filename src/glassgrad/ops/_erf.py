@@ -131,6 +131,7 @@ _TABLE_BY_DEGREE = np.ascontiguousarray(_taylor_table().T)
 # (promotion of a weak scalar) than for an array, which is most of a call on a few elements.
 _GRID_END_ARRAY = np.array(_GRID_END)
 _ONE = np.array(1.0)
+_TWO = np.array(2.0)
 _ONE_OVER_STEP = np.array(1.0 / _STEP)  # a power of two: x * 8 is x / (1/8) exactly
 _STEP_ARRAY = np.array(_STEP)
 _HALF_K = [np.array(0.5 * k) for k in range(_CONTINUED_FRACTION_DEPTH + 1)]
@@ -184,7 +185,7 @@ def _erfc_nonnegative(m: np.ndarray) -> np.ndarray:
     """erfc(m) for finite m >= 0."""
     far = m >= _CONTINUED_FRACTION_START
     if not far.any():
-        return 1.0 - _erf_nonnegative(m)
+        return _ONE - _erf_nonnegative(m)
     out = np.asarray(1.0 - _erf_nonnegative(np.where(far, 0.0, m)))  # 0-d stays an array
     out[far] = _erfc_continued_fraction(m[far])
     return out
@@ -209,9 +210,12 @@ def erfc(x: np.ndarray) -> np.ndarray:
     wide = np.asarray(x, dtype=np.float64)
     magnitude = np.abs(wide)
     finite = np.isfinite(magnitude)
-    positive = np.where(finite, _erfc_nonnegative(np.where(finite, magnitude, 0.0)), 0.0)
-    positive = np.where(np.isnan(wide), wide, positive)
-    return np.where(wide < 0, 2.0 - positive, positive)
+    if finite.all():  # the selections below would change nothing
+        positive = _erfc_nonnegative(magnitude)
+    else:
+        positive = np.where(finite, _erfc_nonnegative(np.where(finite, magnitude, 0.0)), 0.0)
+        positive = np.where(np.isnan(wide), wide, positive)
+    return np.where(wide < 0, _TWO - positive, positive)
 
 
 def _float_result(x: np.ndarray, out: np.ndarray) -> np.ndarray:

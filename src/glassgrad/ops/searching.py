@@ -32,6 +32,21 @@ def _side(right: bool, side: str | None) -> str:
 
 
 def _search(sequence: np.ndarray, values: np.ndarray, side: str) -> np.ndarray:
+    """The places of ``values`` in ``sequence`` as ATen's binary search finds them
+    (:func:`_search_steps`). On a sorted 1-d sequence without NaN the first (last) place is
+    unique, and NumPy's searchsorted finds it at the cost of one call."""
+    if sequence.ndim == 1 and _sorted_without_nan(sequence):
+        return np.searchsorted(sequence, values, side).reshape(values.shape)
+    return _search_steps(sequence, values, side)
+
+
+def _sorted_without_nan(sequence: np.ndarray) -> bool:
+    if sequence.size < 2:  # a pair that compares false (NaN) leaves it out otherwise
+        return not (sequence.dtype.kind == "f" and np.isnan(sequence).any())
+    return bool((sequence[:-1] <= sequence[1:]).all())
+
+
+def _search_steps(sequence: np.ndarray, values: np.ndarray, side: str) -> np.ndarray:
     """ATen's binary search (``cus_lower_bound``/``cus_upper_bound`` in Bucketization.cpp),
     all values at once: on a sorted sequence NumPy's searchsorted gives the same places, but on
     an unsorted one (which PyTorch does not check) only the same halving steps give PyTorch's.
