@@ -1,14 +1,17 @@
 """Shared array helpers that replace NumPy's Python-level functions for speed (issue 18) give
-NumPy's results bit for bit, and its errors."""
+NumPy's results bit for bit, and its errors; the short paths of ops give what the paths they
+shorten give."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from glassgrad.ops._common import take_along_axis
+from glassgrad.ops._common import moveaxis, take_along_axis
+from glassgrad.ops.clamping import NanToNumBackward0
 from glassgrad.ops.distances import _pairs
 from glassgrad.ops.lu import lu_arrays
+from glassgrad.ops.products import LinalgCrossBackward0
 from glassgrad.ops.searching import _search, _search_steps
 from glassgrad.ops.sorting import stable_argsort
 
@@ -109,3 +112,83 @@ def test_lu_of_one_matrix_is_the_batched_steps(dtype: type) -> None:
             for got, expected in zip(one, batched, strict=True):
                 assert got.dtype == expected.dtype
                 assert got.tobytes() == expected[0].tobytes()
+
+
+def test_moveaxis_is_numpys() -> None:
+    a = np.zeros((2, 3, 4, 5))[:, ::2]
+    for source in range(-4, 4):
+        for destination in range(-4, 4):
+            got, expected = moveaxis(a, source, destination), np.moveaxis(a, source, destination)
+            assert got.shape == expected.shape and got.strides == expected.strides
+            assert np.shares_memory(got, a)
+    for source, destination in ((4, 0), (0, -5)):
+        with pytest.raises(np.exceptions.AxisError) as expected:
+            np.moveaxis(a, source, destination)
+        with pytest.raises(np.exceptions.AxisError, match=str(expected.value)):
+            moveaxis(a, source, destination)
+
+
+def _nan_to_num_reference(
+    x: np.ndarray, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None
+) -> np.ndarray:
+    # NanToNumBackward0.forward before its all-finite test: the selections alone.
+    info = np.finfo(x.dtype)
+    out = np.where(np.isnan(x), x.dtype.type(nan), x)
+    out = np.where(out == np.inf, info.max if posinf is None else x.dtype.type(posinf), out)
+    out = np.where(out == -np.inf, info.min if neginf is None else x.dtype.type(neginf), out)
+    return out.astype(x.dtype, copy=False)
+
+
+def test_nan_to_num_of_finite_values_is_the_selections() -> None:
+    rng = np.random.default_rng(3)
+    base = rng.standard_normal((4, 6)).astype(np.float32)
+    forward = NanToNumBackward0.__new__(NanToNumBackward0).forward
+    layouts = (
+        base,
+        base.T,
+        base[::-1],
+        base[:, ::-2],
+        base[1:3, ::3].T,
+        base.astype(np.float64)[::-1],
+    )
+    for x in layouts:
+        for args in ((), (1.0, 2.0, -2.0)):
+            got, expected = forward(x, *args), _nan_to_num_reference(x, *args)
+            assert got.strides == expected.strides and got.dtype == expected.dtype
+            assert got.tobytes() == expected.tobytes()
+
+
+def test_search_in_a_few_sorted_rows_is_atens_halving() -> None:
+    rng = np.random.default_rng(19)
+    for trial in range(300):
+        n, rows = int(rng.integers(0, 7)), int(rng.integers(1, 11))
+        lead = (rows,) if trial % 3 else (2, max(1, rows // 2))
+        if trial % 2:
+            sequence = np.sort(rng.integers(-3, 4, (*lead, n)), axis=-1).astype(np.float32)
+        else:  # NaN in some rows: the halving steps
+            sequence = rng.integers(-3, 4, (*lead, n)).astype(np.float64)
+            sequence[rng.random(sequence.shape) < 0.2] = np.nan
+        if trial % 7 == 0:
+            sequence = sequence[..., ::-1]  # unsorted rows: the halving steps
+        values = rng.integers(-4, 5, (*lead, 3)).astype(np.float32)
+        values.flat[0] = np.nan
+        for side in ("left", "right"):
+            got = _search(sequence, values, side)
+            expected = _search_steps(sequence, values, side)
+            assert got.shape == expected.shape and got.dtype == expected.dtype
+            np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.float16, np.int64])
+def test_cross_forward_is_numpys_cross(dtype: type) -> None:
+    forward = LinalgCrossBackward0.__new__(LinalgCrossBackward0).forward
+    rng = np.random.default_rng(4)
+    cases = [((3,), (3,), -1), ((4, 3), (4, 3), 1), ((3, 5), (3, 1), 0), ((2, 3, 4), (1, 3, 4), 1)]
+    for shape_a, shape_b, dim in cases:
+        a = (rng.standard_normal(shape_a) * 3).astype(dtype)
+        b = (rng.standard_normal(shape_b) * 3).astype(dtype)
+        shape = np.broadcast_shapes(a.shape, b.shape)
+        a_full, b_full = np.broadcast_to(a, shape), np.broadcast_to(b, shape)
+        expected = np.ascontiguousarray(np.cross(a_full, b_full, axis=dim))
+        got = forward(a, b, dim=dim)
+        assert got.dtype == expected.dtype and got.tobytes() == expected.tobytes()

@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from ._common import moveaxis
+
 Taps = tuple[np.ndarray, Any]  # (index (out, taps), weights (out, taps) or None)
 
 
@@ -23,7 +25,7 @@ def apply_taps(x: np.ndarray, taps: list) -> np.ndarray:
     nd = len(taps)
     for k, (index, weights) in enumerate(taps):
         axis = x.ndim - nd + k
-        moved = np.moveaxis(x, axis, -1)
+        moved = moveaxis(x, axis, -1)
         total = np.zeros((*moved.shape[:-1], len(index)), x.dtype) if not index.size else None
         for t in range(index.shape[1]):
             column = index[:, t]
@@ -33,7 +35,7 @@ def apply_taps(x: np.ndarray, taps: list) -> np.ndarray:
             if (column < 0).any():
                 term = np.where(column >= 0, term, term.dtype.type(0))
             total = term if total is None else total + term
-        x = np.moveaxis(total, -1, axis)
+        x = moveaxis(total, -1, axis)
     return np.ascontiguousarray(x)  # PyTorch's kernels write a contiguous result
 
 
@@ -44,7 +46,7 @@ def apply_taps_adjoint(grad: np.ndarray, taps: list, sizes: tuple) -> np.ndarray
     for k in range(nd - 1, -1, -1):
         index, weights = taps[k]
         axis = grad.ndim - nd + k
-        moved = np.moveaxis(grad, axis, 0)  # add.at indexes the first axis
+        moved = moveaxis(grad, axis, 0)  # add.at indexes the first axis
         total = np.zeros((sizes[k], *moved.shape[1:]), grad.dtype)
         lead = (slice(None),) + (None,) * (moved.ndim - 1)
         for t in range(index.shape[1]):
@@ -53,5 +55,5 @@ def apply_taps_adjoint(grad: np.ndarray, taps: list, sizes: tuple) -> np.ndarray
             if weights is not None:
                 term = term * weights[rows, t][lead]
             np.add.at(total, index[rows, t], term)
-        grad = np.moveaxis(total, 0, axis)
+        grad = moveaxis(total, 0, axis)
     return np.ascontiguousarray(grad)

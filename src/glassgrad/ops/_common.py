@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_index
 
 from .._dtype import default_numpy_float, result_numpy_dtype, scalar_type_name
 from .._strides import like_operands
@@ -187,6 +188,15 @@ def remember(cache: dict, key: Any, value: Any, limit: int) -> Any:
 
 
 _ALONG: dict = {}  # (shape, axis) -> the other dims' broadcast aranges (oldest first)
+
+
+def moveaxis(a: np.ndarray, source: int, destination: int) -> np.ndarray:
+    """``np.moveaxis`` of one axis (the same view, the same AxisError) without its Python
+    argument handling, which costs more than the gathers and scans of a small array."""
+    source = normalize_axis_index(source, a.ndim, "source")
+    order = [n for n in range(a.ndim) if n != source]
+    order.insert(normalize_axis_index(destination, a.ndim, "destination"), source)
+    return a.transpose(order)
 
 
 def take_along_axis(arr: np.ndarray, indices: np.ndarray, axis: int) -> np.ndarray:

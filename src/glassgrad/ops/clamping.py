@@ -520,6 +520,8 @@ class NanToNumBackward0(Op):
     def forward(self, x: Any, nan: Any = 0.0, posinf: Any = None, neginf: Any = None) -> Any:
         if x.dtype.kind != "f":
             return x.copy()
+        if np.isfinite(x).all():
+            return x.copy(order="K")  # nothing to replace: the selections below copy x
         info = np.finfo(x.dtype)
         out = np.where(np.isnan(x), x.dtype.type(0.0 if nan is None else nan), x)
         out = np.where(out == np.inf, info.max if posinf is None else x.dtype.type(posinf), out)

@@ -16,7 +16,7 @@ from .._dtype import c_type_name, from_numpy_dtype, scalar_type_name
 from .._factories import linspace
 from .._tensor import Tensor
 from ..autograd.op import Op
-from ._common import check_tensor, wrap_dim
+from ._common import check_tensor, moveaxis, wrap_dim
 from ._not_implemented import _not_implemented_node, computed_result, refuse_complex
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
@@ -357,12 +357,12 @@ def _unique_consecutive(x: np.ndarray, dim: Any) -> tuple:
         values = flat[starts]
         inverse = (np.cumsum(starts) - 1).reshape(x.shape)
     else:
-        moved = np.moveaxis(x, dim, 0)
+        moved = moveaxis(x, dim, 0)
         if moved.shape[0] == 0:
             return x, np.zeros(0, np.int64), np.zeros(0, np.int64)
         differs = (moved[1:] != moved[:-1]).reshape(moved.shape[0] - 1, -1).any(axis=1)
         starts = np.concatenate([[True], differs])
-        values = np.moveaxis(moved[starts], 0, dim)
+        values = moveaxis(moved[starts], 0, dim)
         inverse = np.cumsum(starts) - 1
     counts = np.diff(np.append(np.flatnonzero(starts), starts.size))
     return values, inverse.astype(np.int64), counts.astype(np.int64)

@@ -19,7 +19,7 @@ from .._dtype import scalar_type_name
 from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace, keep_versions
-from ._common import array_of, check_tensor, wrap_dim
+from ._common import array_of, check_tensor, moveaxis, wrap_dim
 from ._not_implemented import _not_implemented_node
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -517,7 +517,7 @@ def _unique_index(rng: np.random.Generator, shape: tuple, dim: int, size: int) -
     count = moved.pop(dim)
     rows = [rng.permutation(size)[:count] for _ in range(math.prod(moved))]
     index = np.array(rows, dtype=np.int64).reshape((*moved, count))
-    return np.moveaxis(index, -1, dim)
+    return moveaxis(index, -1, dim)
 
 
 register(

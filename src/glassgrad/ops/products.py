@@ -18,7 +18,7 @@ from .._dtype import c_type_name, scalar_type_name
 from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op
-from ._common import check_tensor, wrap_dim
+from ._common import check_tensor, moveaxis, wrap_dim
 from ._out import composite_out, out_result
 from ._registry import Sample, register
 from ._samples import randn
@@ -297,7 +297,18 @@ class LinalgCrossBackward0(Op):
     def forward(self, a: Any, b: Any, dim: Any = -1) -> Any:
         self.dim = dim
         shape = np.broadcast_shapes(a.shape, b.shape)
-        return np.cross(np.broadcast_to(a, shape), np.broadcast_to(b, shape), axis=dim)
+        # np.cross's products and differences (one product rounded, then the difference), without
+        # its argument handling (most of its time on small vectors); as_row_major lays it out.
+        a, b = (
+            moveaxis(np.broadcast_to(a, shape), dim, -1),
+            moveaxis(np.broadcast_to(b, shape), dim, -1),
+        )
+        a0, a1, a2, b0, b1, b2 = a[..., 0], a[..., 1], a[..., 2], b[..., 0], b[..., 1], b[..., 2]
+        out = np.empty(a.shape, np.promote_types(a.dtype, b.dtype))
+        out[..., 0] = a1 * b2 - a2 * b1
+        out[..., 1] = a2 * b0 - a0 * b2
+        out[..., 2] = a0 * b1 - a1 * b0
+        return moveaxis(out, -1, dim)
 
     def backward(self, F: Any, grad: Any) -> Any:
         a, b = self.saved

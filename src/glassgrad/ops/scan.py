@@ -14,7 +14,7 @@ from .._dtype import scalar_type_name
 from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
-from ._common import array_of, check_tensor, wrap_dim
+from ._common import array_of, check_tensor, moveaxis, wrap_dim
 from ._not_implemented import refuse_complex
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
@@ -217,7 +217,7 @@ TENSOR_METHODS: dict[str, Any] = {
 def _running_extremum(x: np.ndarray, axis: int, better: Any) -> tuple:
     """Running max/min and the index where it was reached (the latest among equal values;
     NaN wins and stays, as in PyTorch)."""
-    moved = np.moveaxis(x, axis, 0)
+    moved = moveaxis(x, axis, 0)
     values = np.empty_like(moved)
     indices = np.empty(moved.shape, np.int64)
     best = moved[0].copy()
@@ -230,7 +230,7 @@ def _running_extremum(x: np.ndarray, axis: int, better: Any) -> tuple:
         best = np.where(take, current, best)
         at = np.where(take, k, at)
         values[k], indices[k] = best, at
-    return np.moveaxis(values, 0, axis), np.moveaxis(indices, 0, axis)
+    return moveaxis(values, 0, axis), moveaxis(indices, 0, axis)
 
 
 class _CumExtremum(Op):
@@ -308,10 +308,10 @@ def _log_cum_sum_exp(x: np.ndarray, dim: int) -> np.ndarray:
     """The running ``log(sum(exp))`` along ``dim`` (complex: PyTorch's helper step by step)."""
     if x.dtype.kind != "c":
         return np.logaddexp.accumulate(x, axis=dim)
-    out = np.moveaxis(x.copy(), dim, 0)
+    out = moveaxis(x.copy(), dim, 0)
     for k in range(1, out.shape[0]):
         out[k] = log_add_exp_complex(out[k - 1], out[k])
-    return np.moveaxis(out, 0, dim)
+    return moveaxis(out, 0, dim)
 
 
 def _reversed_logcumsumexp(F: Any, v: Any, dim: int) -> Any:

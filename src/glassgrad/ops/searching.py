@@ -33,17 +33,27 @@ def _side(right: bool, side: str | None) -> str:
 
 def _search(sequence: np.ndarray, values: np.ndarray, side: str) -> np.ndarray:
     """The places of ``values`` in ``sequence`` as ATen's binary search finds them
-    (:func:`_search_steps`). On a sorted 1-d sequence without NaN the first (last) place is
-    unique, and NumPy's searchsorted finds it at the cost of one call."""
+    (:func:`_search_steps`). In a sorted row without NaN the first (last) place is unique, and
+    NumPy's searchsorted finds it at the cost of one call per row (a few rows at most)."""
     if sequence.ndim == 1 and _sorted_without_nan(sequence):
         return np.searchsorted(sequence, values, side).reshape(values.shape)
+    if 1 < sequence.ndim and sequence.size <= _FEW_ROWS * sequence.shape[-1]:
+        if sequence.shape[-1] and _sorted_without_nan(sequence):
+            rows = sequence.reshape(-1, sequence.shape[-1])
+            queries = values.reshape(rows.shape[0], -1)
+            found = [np.searchsorted(r, q, side) for r, q in zip(rows, queries, strict=True)]
+            return np.stack(found).reshape(values.shape)
     return _search_steps(sequence, values, side)
 
 
+_FEW_ROWS = 8
+
+
 def _sorted_without_nan(sequence: np.ndarray) -> bool:
-    if sequence.size < 2:  # a pair that compares false (NaN) leaves it out otherwise
+    """Every row (last dim) in non-decreasing order, and no NaN."""
+    if sequence.shape[-1] < 2:  # a pair that compares false (NaN) leaves it out otherwise
         return not (sequence.dtype.kind == "f" and np.isnan(sequence).any())
-    return bool((sequence[:-1] <= sequence[1:]).all())
+    return bool((sequence[..., :-1] <= sequence[..., 1:]).all())
 
 
 def _search_steps(sequence: np.ndarray, values: np.ndarray, side: str) -> np.ndarray:

@@ -15,7 +15,7 @@ from .._layout import contiguous_format
 from .._tensor import Tensor
 from ..autograd.op import Op, check_source_overlap
 from ..autograd.views import own_temporary_view
-from ._common import array_of, check_tensor, wrap_dim
+from ._common import array_of, check_tensor, moveaxis, wrap_dim
 from ._registry import Sample, register
 from ._samples import complex_randn, randn
 from .broadcasting import expand
@@ -367,9 +367,7 @@ class UnfoldBackward0(Op):
         count = (self.shape[dim] - size) // step + 1
         # The window dim next to dim, the two merged: each element with its input position.
         moved = (
-            grad.movedim(-1, dim + 1)
-            if isinstance(grad, Tensor)
-            else np.moveaxis(grad, -1, dim + 1)
+            grad.movedim(-1, dim + 1) if isinstance(grad, Tensor) else moveaxis(grad, -1, dim + 1)
         )
         merged_shape = (*self.shape[:dim], count * size, *self.shape[dim + 1 :])
         values = F.reshape(moved, merged_shape)

@@ -17,7 +17,7 @@ import numpy as np
 from .. import return_types
 from .._strides import keeps_operand_layout, like_operands
 from .._tensor import Tensor
-from ._common import check_tensor, take_along_axis, wrap_dim
+from ._common import check_tensor, moveaxis, take_along_axis, wrap_dim
 from ._not_implemented import refuse_complex
 from ._out import out_result
 from ._registry import Sample, register
@@ -103,14 +103,14 @@ class KthvalueBackward0(_Selecting):
         index = np.take(stable_argsort(x, dim, False), [k - 1], axis=dim)
         # Which of several equal k-th values PyTorch returns is the one its quickselect
         # leaves at k - 1: only rows with such a tie need that walk.
-        values = np.moveaxis(x, dim, -1)
-        kth = np.take_along_axis(values, np.moveaxis(index, dim, -1), -1)
+        values = moveaxis(x, dim, -1)
+        kth = take_along_axis(values, moveaxis(index, dim, -1), -1)
         tied = ((values == kth) | ((values != values) & (kth != kth))).sum(-1) > 1
         if tied.any():
-            picked = np.moveaxis(index, dim, -1).copy()
+            picked = moveaxis(index, dim, -1).copy()
             for at in map(tuple, np.argwhere(tied)):
                 picked[at] = _quickselect(values[at], k - 1)
-            index = np.moveaxis(picked, -1, dim)
+            index = moveaxis(picked, -1, dim)
         return index
 
 
@@ -193,7 +193,7 @@ class ModeBackward0(_Selecting):
     def pick(self, x: np.ndarray, dim: int) -> np.ndarray:
         if x.shape[dim] == 0:
             raise IndexError(f"mode(): Expected reduction dim {dim} to have non-zero size.")
-        moved = np.moveaxis(x, dim, -1)
+        moved = moveaxis(x, dim, -1)
         return np.expand_dims(
             _mode_index(moved.reshape(-1, moved.shape[-1])).reshape(moved.shape[:-1]), dim
         )
