@@ -1343,10 +1343,7 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     if write_hooks:
         before_write(target)
     if not recording:
-        if cls.write_overlapping is None:
-            data[...] = out  # _write, inlined
-        else:
-            _write(node, data, out, arrays, params)
+        _write(node, data, out, arrays, params)
         counter = target._version_counter  # target._vc, inlined
         if counter is None:
             counter = target._version_counter = [0]
