@@ -285,3 +285,33 @@ def test_uint8_resampling_is_pytorchs_to_the_bit(mode: str, antialias: bool) -> 
             theirs = TF.interpolate(torch.tensor(x), **options)
             assert ours.dtype == gg.uint8
             np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int64", "uint8", "bool", "complex64", "float16"])
+def test_every_mode_and_rank_accepts_or_refuses_a_dtype_as_pytorch(dtype: str) -> None:
+    """Which dtypes each mode computes (nearest: floats and uint8; bilinear and bicubic:
+    floats and uint8; the others floats), with PyTorch's error naming its kernel, and the
+    wrong-rank errors."""
+
+    def outcome(lib: Any, shape: tuple, mode: str) -> str:
+        try:
+            lib.nn.functional.interpolate(lib.ones(shape, dtype=getattr(lib, dtype)), None, 2, mode)
+        except Exception as exc:
+            return f"{type(exc).__name__}: {exc}"
+        return "computed"
+
+    differing = [
+        (shape, mode, outcome(gg, shape, mode), outcome(torch, shape, mode))
+        for shape in ((1, 1, 2), (1, 1, 2, 2), (1, 1, 2, 2, 2))
+        for mode in (
+            "nearest",
+            "nearest-exact",
+            "linear",
+            "bilinear",
+            "bicubic",
+            "trilinear",
+            "area",
+        )
+        if outcome(gg, shape, mode) != outcome(torch, shape, mode)
+    ]
+    assert differing == []

@@ -242,8 +242,9 @@ def _adaptive_params(op: str, input: Tensor, nd: int, output_size: Any) -> tuple
                 f"{op}(): Expected input to have non-zero size for non-batch dimensions, but "
                 f"input has sizes {list(x.shape)} with dimension {d} being empty"
             )
-    if x.dtype.kind != "f":
-        raise NotImplementedError(f"\"{op}\" not implemented for '{scalar_type_name(x.dtype)}'")
+    if x.dtype.kind != "f":  # PyTorch's kernel: 1-d pools run the 2-d one
+        kernel = f"{op[:-2]}{nd}d" + ("_cpu" if nd == 3 else "")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(x.dtype)}'")
     if isinstance(output_size, (int, np.integer)) or output_size is None:
         output_size = (output_size,) * nd
     output_size = tuple(output_size)

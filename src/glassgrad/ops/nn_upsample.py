@@ -325,13 +325,19 @@ def _output_size(x: np.ndarray, size: Any, scale_factor: Any, recompute: Any) ->
     return out, (None,) * dim if recompute else scales
 
 
-def _check_dtype(dtype: np.dtype, mode: str, kernel: str) -> None:
-    """PyTorch's dtype errors: the name of the kernel without one for ``dtype``."""
+def _check_dtype(dtype: np.dtype, mode: str, kernel: str, spatial_dims: int) -> None:
+    """PyTorch's dtype errors: the name of the kernel without one for ``dtype`` (uint8
+    bilinear and bicubic are resampled before)."""
     name, antialias = scalar_type_name(dtype), kernel.endswith("-aa")
     if antialias and (dtype.kind != "f" or dtype.itemsize < 4):
         raise NotImplementedError(f"\"compute_index_ranges_weights\" not implemented for '{name}'")
-    if dtype.kind == "f" or (dtype.kind != "c" and mode in ("nearest", "nearest-exact")):
+    nearest = mode in ("nearest", "nearest-exact")
+    if dtype.kind == "f" or (nearest and dtype == np.uint8):
         return
+    if nearest and spatial_dims == 2:
+        raise NotImplementedError(
+            f"\"upsample_nearest2d_channels_last\" not implemented for '{name}'"
+        )
     if mode == "bilinear":
         raise NotImplementedError(
             f"\"upsample_bilinear2d_channels_last\" not implemented for '{name}'"
@@ -402,7 +408,7 @@ def interpolate(
         pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[nd - 1]
         return pool(input, out)
     needed = _MODE_DIMS.get(mode)
-    if needed is not None and needed != nd:
+    if needed is not None and needed != nd and mode != "bicubic":
         raise NotImplementedError(f"Got {x.ndim}D input, but {mode} mode needs {needed + 2}D input")
     # the kernel: lanczos only exists antialiased (its 3-d and 5-d forms fail just below)
     kernel = f"{mode}-aa" if antialias or mode == "lanczos" else mode
@@ -425,7 +431,7 @@ def interpolate(
                 x, kernel.removesuffix("-aa"), out, bool(align_corners), scales, antialias
             )
         )
-    _check_dtype(x.dtype, mode, kernel)
+    _check_dtype(x.dtype, mode, kernel, x.ndim - 2)
     dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
     taps = [
         _taps(kernel, n, o, bool(align_corners), s, dtype)
