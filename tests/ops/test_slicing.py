@@ -7,6 +7,9 @@ import warnings
 from typing import Any
 
 import pytest
+import torch
+
+import glassgrad as gg
 
 from ._parity import same, same_error
 
@@ -103,3 +106,34 @@ def test_inplace_source_sharing_self_memory_refused_as_torch(call: Any) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # index_reduce is in beta
         same_error(lambda L: call(L, L.ones(3)))
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "v = L.tensor([1.0, 2.0]); v[None] = v[1:2]",
+        "v = L.tensor([1.0, 2.0]); v[None] = v",
+        "v = L.arange(4.0); v[1:3] = v[0:2]",
+        "v = L.zeros(2, 2); v[0] = v[1]",
+        "v = L.zeros(3, 2); v[0] = L.ones(1, 1, 2)",
+        "v = L.zeros(3); v[0:1] = L.tensor([[5.0]])",
+        "v = L.zeros(3); v[:] = L.ones(2)",
+        "v = L.zeros(3, 2); v[:] = L.ones(3, 1, 2)",
+    ],
+)
+def test_setitem_expands_the_value_as_pytorch_copy_to(program: str) -> None:
+    """``x[key] = value`` of another shape: PyTorch drops the value's leading 1s and expands it
+    to the target's shape before copy_, so an expanded value in the target's memory is not
+    refused (its memory is not dense), and the shape errors are expand's."""
+
+    def run(lib: Any) -> Any:
+        namespace = {"L": lib}
+        exec(program, namespace)
+        return namespace["v"]
+
+    try:
+        expected = run(torch)
+    except RuntimeError:
+        same_error(run)
+    else:
+        assert run(gg).tolist() == expected.tolist()

@@ -172,25 +172,15 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
     if isinstance(value, Tensor) and value.dim() == 0 and view.dim() != 0:
         fill_(view, value)
         return
-    if isinstance(value, Tensor) and value.shape != view.shape and _expands_onto(value, view):
-        # PyTorch's copy_to expands the value to the target's shape before copy_, whose
-        # early return for the very same memory then skips the overlap check (v[None] = v)
-        value = value.expand(tuple(view.shape))
+    if isinstance(value, Tensor) and value.shape != view.shape:
+        # PyTorch's copy_to: the value without its leading 1s, expanded to the target's
+        # shape, then copy_; an expanded value has no dense memory, so copy_ checks no
+        # overlap with it (v[None] = v[1:2]), and the very same memory returns early.
+        shape = tuple(value.shape)
+        while shape and shape[0] == 1:
+            shape = shape[1:]
+        value = value.view(shape).expand(tuple(view.shape))
     copy_(view, value)
-
-
-def _expands_onto(value: Tensor, view: Tensor) -> bool:
-    """``value`` broadcast to ``view``'s shape is exactly ``view``'s memory."""
-    target = view._data
-    try:
-        spread = np.broadcast_to(value._data, target.shape)
-    except ValueError:
-        return False
-    return (
-        spread.__array_interface__["data"][0] == target.__array_interface__["data"][0]
-        and spread.strides == target.strides
-        and spread.dtype == target.dtype
-    )
 
 
 register(
