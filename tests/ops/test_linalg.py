@@ -598,3 +598,28 @@ def test_zero_norm_gradient_errors_and_leaves_are_pytorchs() -> None:
         assert x.grad is None
         with pytest.raises(RuntimeError, match="at index 0 appears to not have been used"):
             lib.autograd.grad(lib.linalg.vector_norm(x, 0), x)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("where", [(1, 1), (1, 0), (0, 1), (2, 0), (0, 0)])
+def test_cholesky_of_a_matrix_holding_nan_refuses_as_lapack(where: tuple, upper: bool) -> None:
+    """LAPACK's potrf stops at a NaN pivot (NumPy's build computes on): linalg.cholesky
+    raises PyTorch's not-positive-definite error naming the minor, cholesky_ex gives its
+    info and partial factor (a NaN in the triangle not read changes nothing)."""
+    a = np.array([[4.0, 1.0, 0.0], [1.0, 3.0, 0.5], [0.0, 0.5, 2.0]])
+    a[where] = np.nan
+
+    def factor(lib: Any) -> tuple:
+        result = lib.linalg.cholesky_ex(lib.tensor(a), upper=upper)
+        return result.L.numpy(), int(result.info)
+
+    def outcome(lib: Any) -> str:
+        try:
+            return repr(lib.linalg.cholesky(lib.tensor(a), upper=upper).tolist())
+        except RuntimeError as exc:
+            return str(exc)
+
+    (ours, our_info), (theirs, their_info) = factor(gg), factor(torch)
+    np.testing.assert_array_equal(ours, theirs)
+    assert our_info == their_info
+    assert outcome(gg) == outcome(torch)

@@ -36,13 +36,17 @@ from .solvers import LinalgSolveTriangularBackward0, triangular_solve_arrays
 # --- cholesky -------------------------------------------------------------------------------
 
 
+def _potrf(m: np.ndarray) -> np.ndarray:
+    """NumPy's Cholesky factor, refusing as LAPACK's potrf does (``ajj <= 0 or isnan(ajj)``)
+    a pivot that is NaN, which NumPy lets through (NaN in A was a factor full of NaN)."""
+    lower = np.linalg.cholesky(m)
+    if np.isnan(np.diagonal(lower, axis1=-2, axis2=-1)).any():
+        raise np.linalg.LinAlgError("a NaN pivot")
+    return lower
+
+
 def _first_bad_minor(m: np.ndarray) -> int:
-    for order in range(1, m.shape[-1] + 1):
-        try:
-            np.linalg.cholesky(m[:order, :order])
-        except np.linalg.LinAlgError:
-            return order
-    return m.shape[-1]
+    return int(cholesky_with_info(m)[1])
 
 
 def _lower_source(a: np.ndarray, upper: bool) -> np.ndarray:
@@ -59,7 +63,7 @@ def _from_lower(lower: np.ndarray, upper: bool) -> np.ndarray:
 
 def _not_positive_definite(m: np.ndarray) -> bool:
     try:
-        np.linalg.cholesky(m)
+        _potrf(m)
     except np.linalg.LinAlgError:
         return True
     return False
@@ -80,7 +84,7 @@ class LinalgCholeskyExBackward0(Op):
         self.upper = upper
         source = _lower_source(a, upper)
         try:
-            lower = np.linalg.cholesky(source)
+            lower = _potrf(source)
         except np.linalg.LinAlgError:
             if not check_errors:  # cholesky_ex: LAPACK's partial factor
                 return _from_lower(cholesky_with_info(source)[0], upper)
@@ -224,7 +228,7 @@ def cholesky_ex(
     check_square("linalg.cholesky", data, kernel="cholesky_cpu", complex_ok=True)
     source = _lower_source(data, upper)
     try:
-        np.linalg.cholesky(source)
+        _potrf(source)
         info = np.zeros(data.shape[:-2], np.int32)
     except np.linalg.LinAlgError:
         info = cholesky_with_info(source)[1]
