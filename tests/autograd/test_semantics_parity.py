@@ -855,3 +855,30 @@ def test_allow_mutation_clones_a_saved_view_written_through_its_base() -> None:
         assert len(ctx.cloned) == 1
         out.backward()
     assert a.grad.tolist() == [0.0, 4.0, 6.0]
+
+
+@pytest.mark.parametrize("op", ["exp_", "sgn_", "sigmoid_", "tanh_"])
+def test_second_derivative_through_an_output_saved_by_an_inplace_op_on_a_temporary_view(
+    op: str,
+) -> None:
+    """An in-place op that saves its output, on a view that is gone by backward: the saved
+    output's history is the op's own node, which the second derivative then runs directly
+    as well as inside the base's CopySlices. Releasing CopySlices drops its reference to
+    that node without freeing the node's saved values, as PyTorch's release_variables."""
+
+    def run(lib: Any) -> tuple:
+        x = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        y = x * 2
+        getattr(y[1:], op)()
+        (g,) = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+        (gg_x,) = lib.autograd.grad(g.sum(), x)
+        y = x * 2
+        getattr(y[1:], op)()
+        loss = (y * y).sum()
+        loss.backward()
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            loss.backward()
+        return g.detach().numpy(), gg_x.numpy()
+
+    for ours, theirs in zip(run(gg), run(torch)):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)

@@ -33,7 +33,7 @@ import numpy as np
 from . import graph
 from .grad_mode import INFERENCE_VERSION
 from .grad_mode import state as grad_state
-from .graph import Node, accumulator_of
+from .graph import Node, accumulator_of, saved_tensors_freed_error
 from .inplace_record import note_write
 from .mutation import before_write, write_hooks
 from .storage import as_strided_backward, check_geometry, geometry_of, storage_size, strided
@@ -459,7 +459,7 @@ class CopySlices(Node):
     the in-place op's backward (to the view's old values and to the op's other inputs).
     """
 
-    fn: Node
+    fn: Node | None  # None once released (PyTorch drops it)
 
     __slots__ = ("fn", "_view_steps", "_base_strides", "_geometries")
 
@@ -486,6 +486,8 @@ class CopySlices(Node):
             self._record_creation()
 
     def _run(self, grads: list, create_graph: bool) -> tuple:
+        if self.fn is None:
+            raise saved_tensors_freed_error()
         grad = grads[0]
         if self._geometries is not None:
             return self._run_strided(grad, create_graph)
@@ -552,10 +554,13 @@ class CopySlices(Node):
         return res
 
     def _release(self) -> None:
-        self.fn._release()
+        # PyTorch's CopySlices::release_variables drops its reference to the in-place op's
+        # node and leaves that node's saved values alone: a second derivative may still run
+        # the node directly (its saved output's history, once the view is gone).
+        self.fn = None
 
     def _saved_info(self) -> dict:
-        return {"fn": self.fn.name()}
+        return {"fn": None if self.fn is None else self.fn.name()}
 
 
 # --- in-place view ops (t_, squeeze_, unsqueeze_, transpose_) -----------------------------
