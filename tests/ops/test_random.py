@@ -147,6 +147,8 @@ def test_errors() -> None:
     same_error(lambda lib: lib.multinomial(lib.tensor([1.0, 1.0]), 3))
     same_error(lambda lib: lib.multinomial(lib.tensor([-1.0, 1.0]), 1))
     same_error(lambda lib: lib.bernoulli(lib.tensor([2.0])))
+    same_error(lambda lib: lib.binomial(lib.tensor([5.0]), lib.tensor([0.5]).double()))
+    same_error(lambda lib: lib.binomial(lib.tensor([5.0]).double(), lib.tensor([0.5])))
     for lib in LIBS:
         with pytest.raises(RuntimeError, match="derivative for .*bernoulli.* not implemented"):
             p = lib.full((2,), 0.5, requires_grad=True)

@@ -107,6 +107,11 @@ def _binomial_arrays(count: np.ndarray, prob: np.ndarray, generator: Any) -> np.
                 f"binomial only supports floating-point dtypes for {name}, got: "
                 f"{_dtype.scalar_type_name(values.dtype)}"
             )
+    if prob.dtype != count.dtype:  # PyTorch's kernel reads prob in count's dtype
+        raise RuntimeError(
+            f"Found dtype {_dtype.scalar_type_name(prob.dtype)} but expected "
+            f"{_dtype.scalar_type_name(count.dtype)}"
+        )
     draws = _rng(generator).binomial(count.astype(np.int64), np.clip(prob, 0.0, 1.0))
     return draws.astype(count.dtype)
 
