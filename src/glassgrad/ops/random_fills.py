@@ -27,22 +27,6 @@ def _rng(generator: Generator | None) -> np.random.Generator:
     return (generator or default_generator).rng
 
 
-# The C++ names of the dtypes, as PyTorch's cauchy_ prints them.
-_CPP_TYPE_NAMES = {
-    "int8": "signed char",
-    "int16": "short int",
-    "int32": "int",
-    "int64": "long int",
-    "uint8": "unsigned char",
-    "uint16": "short unsigned int",
-    "uint32": "unsigned int",
-    "uint64": "long unsigned int",
-    "bool": "bool",
-    "complex64": "c10::complex<float>",
-    "complex128": "c10::complex<double>",
-}
-
-
 def _continuous_only(distribution: str, dtype_name: str) -> RuntimeError:
     return RuntimeError(
         f"{distribution} distribution is a continuous probability distribution. dtype must be a "
@@ -138,7 +122,7 @@ class CauchyBackward0(_Fill):
         self, x: np.ndarray, median: Any, sigma: Any, generator: Generator | None
     ) -> np.ndarray:
         if x.dtype.kind != "f":
-            raise _continuous_only("Cauchy", _CPP_TYPE_NAMES[x.dtype.name])
+            raise _continuous_only("Cauchy", _dtype.c_type_name(x.dtype))
         if not sigma > 0:
             raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
         return median + sigma * _rng(generator).standard_cauchy(x.shape)

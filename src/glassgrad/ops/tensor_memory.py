@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .._creation import empty_strided
+from .._dtype import c_type_name
 from .._layout import memory_format
 from .._tensor import Tensor
 from ..autograd.grad_mode import state as grad_state
@@ -187,21 +188,6 @@ def is_set_to(input: Tensor, tensor: Tensor) -> bool:
     )
 
 
-# PyTorch's set_ names dtypes by their C++ types in its error.
-_CPP_TYPE_NAMES = {
-    "float32": "float",
-    "float64": "double",
-    "float16": "c10::Half",
-    "int64": "long int",
-    "int32": "int",
-    "int16": "short int",
-    "int8": "signed char",
-    "uint8": "unsigned char",
-    "bool": "bool",
-    "complex64": "c10::complex<float>",
-    "complex128": "c10::complex<double>",
-}
-
 # The node of a recorded set_: the values are replaced, the derivative is not implemented.
 SetNotImplemented: Any = _not_implemented_node("set_", lambda *arrays: arrays[-1], aten=False)
 
@@ -240,8 +226,8 @@ def set_(
         check_tensor(source, "set_", "source")
         if source._data.dtype != input._data.dtype:
             raise RuntimeError(
-                f"Could not set tensor of type {_CPP_TYPE_NAMES[source._data.dtype.name]} to "
-                f"a tensor of type {_CPP_TYPE_NAMES[input._data.dtype.name]}"
+                f"Could not set tensor of type {c_type_name(source._data.dtype)} to "
+                f"a tensor of type {c_type_name(input._data.dtype)}"
             )
         new = source._data
         if size is not None:
