@@ -43,7 +43,7 @@ from .graph import (
     saved_tensors_freed_error,
 )
 from .inplace_record import describe_last_write, note_write
-from .kernel_order import shares_memory_within, write_in_kernel_order
+from .kernel_order import reads_written_memory, shares_memory_within, write_in_kernel_order
 from .mutation import before_write, write_hooks
 from .views import (
     OVERLAP_WRITE_ERROR,
@@ -208,6 +208,10 @@ class Op(Node):
     # Inputs whose gradient PyTorch's double-backward graph computes without the saved tensors
     # (group norm's bias: its gradient is a sum of the incoming one): never tied to them.
     grads_free_of_saved: tuple[int, ...] = ()
+    # PyTorch's gradient also reads outputs of this very node that glassgrad does not return
+    # (group norm's mean and rstd): under create_graph it has an edge to this node, so a
+    # second derivative runs the node (a hook on its result sees None there, as in PyTorch).
+    grad_reads_own_outputs: bool = False
     # Several outputs: backward gets None (PyTorch's undefined gradient) for an output that
     # received none, instead of zeros, and skips that output's term as PyTorch's formula
     # does; otherwise a gradient through the other outputs alone would depend on what the
@@ -257,6 +261,12 @@ class Op(Node):
     # elements share memory (overlapping unfold windows), it computes element after element
     # (autograd/kernel_order.py).
     pointwise: bool = False
+    # Such a kernel's vector width in bits, for its order of reads and writes: 256 for the
+    # kernels PyTorch registers for AVX2 only (most), 512 for those it registers for AVX512
+    # too (used where the CPU has it), 0 for kernels without a vectorized loop; and the
+    # dtype kinds for which the kernel has none (bool arithmetic).
+    vector_bits: int = 256
+    unvectorized_kinds: str = "b"
     # ``write_overlapping(data, *arrays, **params)``, for ops that write into memory several
     # elements share: only the elements PyTorch's kernel writes (masked_fill_'s masked ones,
     # tril_'s zeros), so that which write lands where is PyTorch's.
@@ -849,10 +859,18 @@ class Op(Node):
             return grads
         fitted = list(grads)
         free = self.grads_free_of_saved
+        own = type(self).grad_reads_own_outputs
         for i, g in enumerate(grads):
-            if g is None or g._requires_grad or self._next_nodes[i] is None or i in free:
+            if g is None or self._next_nodes[i] is None or i in free:
                 continue
-            reads = [x for x in self._inputs_read_by(i) if x._requires_grad]
+            if own:  # an edge to this node, whatever else the gradient depends on
+                reads = [graph.Tensor._result(np.zeros(0), self, 0)]
+                if not g._requires_grad:
+                    reads += [x for x in self._inputs_read_by(i) if x._requires_grad]
+            elif g._requires_grad:
+                continue
+            else:
+                reads = [x for x in self._inputs_read_by(i) if x._requires_grad]
             if reads:
                 fitted[i] = SavedDependencyBackward0.apply(
                     g, *reads, zeros=self.double_backward_zeros
@@ -1162,8 +1180,6 @@ def _check_overlap(cls: type, target: Any, others: tuple) -> None:
     for x in others:
         if not isinstance(x, graph.Tensor) or not cls.checks_source_overlap:
             continue
-        if cls.copies_source and _same_elements(data, x._data):
-            continue  # copy_ of a tensor onto itself (x[None] = x): nothing to do
         check_source_overlap(target, x, cls.refuses_full_overlap)
     if not data.flags.writeable:
         raise RuntimeError("in-place write: this tensor's memory is read-only")
@@ -1229,25 +1245,17 @@ def _overlap(out: np.ndarray, src: np.ndarray) -> str:
     return "partial" if a_begin < b_end and b_begin < a_end else "none"
 
 
-def _same_elements(out: np.ndarray, src: np.ndarray) -> bool:
-    """``src``, broadcast to ``out``'s shape, is ``out`` itself (element for element)."""
-    try:
-        src = np.broadcast_to(src, out.shape)
-    except ValueError:
-        return False
-    if out.__array_interface__["data"][0] != src.__array_interface__["data"][0]:
-        return False
-    return all(n == 1 or a == b for n, a, b in zip(out.shape, out.strides, src.strides))
-
-
 def _write(node: Op, data: np.ndarray, out: np.ndarray, arrays: list, params: dict) -> None:
     """Write an in-place op's result into the target's memory."""
     if data.dtype.kind in node.identity_for_kinds:
         return
     if node.write_overlapping is not None and internal_overlap(data):
         node.write_overlapping(data, *arrays, **params)  # only the written elements
-    elif node.pointwise and not data.flags.c_contiguous and shares_memory_within(data):
-        write_in_kernel_order(type(node), data, arrays, params)  # an unfold's windows
+    elif node.pointwise and (
+        (arrays and reads_written_memory(data, arrays))  # x.add_(x.diagonal())
+        or (not data.flags.c_contiguous and shares_memory_within(data))  # an unfold's windows
+    ):
+        write_in_kernel_order(type(node), data, arrays, params)
     else:
         data[...] = out  # np.copyto(data, out, casting="unsafe") without its dispatch
 

@@ -25,15 +25,32 @@ class ExpandBackward0(Op):
 
     def forward(self, x: Any, shape: Any) -> Any:
         self.shape = x.shape
-        out = np.broadcast_to(x, shape)
-        if x.flags.writeable:
-            # Writable as PyTorch's expand is, where a write reaches one element per place
-            # (x.expand(3)[0] = 1); in-place ops refuse overlapping ones (apply_inplace).
-            out = as_strided(x, out.shape, out.strides)
-        return out
+        # Writable as PyTorch's expand is, where a write reaches one element per place
+        # (x.expand(3)[0] = 1); in-place ops refuse overlapping ones (apply_inplace).
+        return as_strided(x, shape, _expanded_strides(x, shape))
 
     def backward(self, F: Any, grad: Any) -> Any:
         return F.sum_to_size(grad, self.shape)
+
+
+def _expanded_strides(x: np.ndarray, shape: tuple) -> tuple:
+    """The strides (in bytes) of ``x`` expanded to ``shape``, as PyTorch's
+    ``inferExpandGeometry``: 0 where a dimension is repeated, and a new leading dimension of
+    size 1 gets the extent of the dimensions after it (np.broadcast_to gives it 0). The
+    strides of size-1 dimensions matter: PyTorch's overlap check compares them, so
+    ``x[None] = x`` is a copy onto the same memory and ``x[None].copy_(x)`` a partial
+    overlap."""
+    if x.ndim == 0:
+        return (0,) * len(shape)
+    strides = [0] * len(shape)
+    lead = len(shape) - x.ndim
+    for i in range(len(shape) - 1, -1, -1):
+        if i >= lead:
+            size, stride = x.shape[i - lead], x.strides[i - lead]
+        else:
+            size, stride = 1, shape[i + 1] * strides[i + 1]
+        strides[i] = 0 if size != shape[i] else stride
+    return tuple(strides)
 
 
 def expand(input: Tensor, *args: Any, size: Any = None, implicit: bool = False) -> Tensor:

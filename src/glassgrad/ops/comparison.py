@@ -151,6 +151,7 @@ class _CompareInplace(Op):
     ufunc: Any = None
     comparison = ""  # lt, le ... (name() is the node's)
     promotes_result = False
+    pointwise = True  # a TensorIterator kernel in PyTorch (autograd/kernel_order.py)
 
     def forward(self, x: Any, other: Any) -> Any:
         if type(self).comparison in _ORDERED:

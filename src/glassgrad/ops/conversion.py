@@ -13,7 +13,7 @@ from .._layout import check_factory_options
 from .._tensor import Tensor, check_device, device
 from ..autograd.op import Op, apply_inplace
 from . import arithmetic, pointwise, powers
-from ._common import check_tensor, zeros_like_grad
+from ._common import check_tensor, infer_size, zeros_like_grad
 from ._registry import Sample, register
 from ._samples import randn
 
@@ -212,18 +212,17 @@ class CopyBackwards(Op):
     """self.copy_(src): the old values get no gradient; src gets it (summed, cast back)."""
 
     pointwise = True
+    unvectorized_kinds = ""  # copy_ of bool is vectorized too
 
     copies_source = True
+    # PyTorch's TensorIterator checks the overlap before the shapes: x.copy_(x[None]) is
+    # refused as a partial overlap, not as a shape that does not broadcast.
+    errors_after_overlap = "all"
 
     def forward(self, x: Any, src: Any) -> Any:
-        try:
-            return np.broadcast_to(src, x.shape).astype(x.dtype, copy=False)
-        except ValueError:
-            raise RuntimeError(
-                f"copy_: The size of tensor a ({x.shape}) must match the size of tensor b "
-                f"({np.shape(src)}): src of shape {list(np.shape(src))} can't be broadcast to "
-                f"{list(x.shape)}"
-            ) from None
+        # A broadcast shape other than x's is refused by apply_inplace, with PyTorch's message
+        shape = infer_size(x.shape, np.shape(src))
+        return np.broadcast_to(src, shape).astype(x.dtype, copy=False)
 
     def backward(self, F: Any, grad: Any) -> Any:
         return zeros_like_grad(F, grad) if self.needs_input_grad[0] else None, grad

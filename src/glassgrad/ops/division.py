@@ -224,6 +224,8 @@ class DivBackward2(Op):
 
 
 FloorDivideNotImplemented: type[Op] = _not_implemented_node("floor_divide", _floor_divide_arrays)
+# floor_divide_ is a TensorIterator kernel in PyTorch (autograd/kernel_order.py)
+FloorDivideNotImplemented.pointwise = True
 
 
 RemainderNotImplemented: type[Op] = _not_implemented_node("remainder", _remainder_arrays)

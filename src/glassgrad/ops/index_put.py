@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import scalar_type_name
+from .._dtype import checked_scalar, scalar_type_name, tensor_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._registry import NoGrad, Sample, register
@@ -151,13 +151,37 @@ def index_put(
     return index_put_(input.clone(), indices, values, accumulate)
 
 
+def _setitem_number(input: Tensor, value: Any) -> np.ndarray:
+    """The value of ``input[key] = value`` that is not a tensor, as PyTorch's
+    ``valueToTensor``: a Python or NumPy integer, a bool, a float (``np.float64`` is one) or a
+    complex number, converted with c10's checked conversion; anything else (a list, a tuple of
+    tensors, an array, ``np.float32``) is a TypeError."""
+    dtype = input._data.dtype
+    if isinstance(value, (bool, np.integer)):
+        value = int(value)
+    elif not isinstance(value, (int, float, complex)):
+        what = type(value)
+        # CPython's tp_name: a built-in type is named with its module (numpy.ndarray)
+        name = what.__name__
+        if not what.__flags__ & _HEAP_TYPE and what.__module__ != "builtins":
+            name = f"{what.__module__}.{name}"
+        raise TypeError(f"can't assign a {name} to a {tensor_type_name(dtype)}")
+    value = checked_scalar(value, dtype)
+    if isinstance(value, complex) and dtype.kind != "c":
+        value = value.real  # its imaginary part is 0: checked_scalar refuses any other
+    return np.asarray(value, dtype=dtype)
+
+
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python
+
+
 def setitem(input: Tensor, key: Any, value: Any) -> None:
     """``input[key] = value``: records CopySlices (or IndexPutBackward0) on ``input``."""
+    if not isinstance(value, Tensor):  # PyTorch converts the value before it reads the key
+        value = _setitem_number(input, value)
     normalized = _normalize_key(key)
     deferred: list = []
     view, advanced = _split_key(input, normalized, deferred)
-    if not isinstance(value, Tensor):
-        value = np.asarray(value, dtype=input._data.dtype)
     if advanced is not None:
         invalid = deferred[0] if deferred else None
         if invalid is None and _dispatches_to_masked_fill(normalized, value, False):

@@ -211,9 +211,19 @@ class _NoGradient(Op):
         return tuple(None for _ in self.next_functions)
 
 
-def _writer(name: str, compute: Any, binary: bool = True, checks_inplace: bool = False) -> Any:
-    """The in-place method ``<name>_(self[, other])`` writing ``compute``'s result."""
-    attributes = {"__slots__": (), "forward": compute, "checks_inplace": checks_inplace}
+def _writer(
+    name: str, compute: Any, binary: bool = True, checks_inplace: bool = False, vector_bits: int = 0
+) -> Any:
+    """The in-place method ``<name>_(self[, other])`` writing ``compute``'s result: a
+    TensorIterator kernel in PyTorch (``vector_bits``: 0 for the logical ones, which have no
+    vectorized loop; autograd/kernel_order.py)."""
+    attributes = {
+        "__slots__": (),
+        "forward": compute,
+        "checks_inplace": checks_inplace,
+        "pointwise": True,
+        "vector_bits": vector_bits,
+    }
     node = type(name, (_NoGradient,), attributes)
     if binary:
 
@@ -355,7 +365,8 @@ def _bitwise_writers(name: str, fn: Any) -> tuple:
     """``bitwise_<op>_`` (which refuses a leaf that requires grad, as PyTorch checks it) and
     ``__i<op>__`` (outside autograd in PyTorch: no check)."""
     compute = _bitwise_compute(fn)
-    return _writer(name, compute, checks_inplace=True), _writer(name, compute)
+    checked = _writer(name, compute, checks_inplace=True, vector_bits=256)
+    return checked, _writer(name, compute, vector_bits=256)
 
 
 _bitwise_and_inplace, _iand = _bitwise_writers("bitwise_and", bitwise_and)

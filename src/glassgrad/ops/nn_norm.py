@@ -378,6 +378,7 @@ class NativeGroupNormBackward0(Op):
     grad_reads_saved = True
     double_backward_zeros = False
     grads_free_of_saved: tuple[int, ...] = (2,)
+    grad_reads_own_outputs = True
     __slots__ = ("group", "eps")
 
     @row_major

@@ -278,6 +278,7 @@ def fmod(input: Tensor, other: Any) -> Tensor:
 class HypotBackward0(Op):
     """out = sqrt(a^2 + b^2); d/da = a / out, d/db = b / out"""
 
+    pointwise, vector_bits = True, 512  # a kernel registered for AVX512 too
     saved_inputs: tuple[int, ...] = (0, 1)
     saved_for: tuple[tuple[int, ...], ...] = ((0,), (1,))  # each read by its own gradient
     saves_output = True

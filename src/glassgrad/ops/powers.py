@@ -90,6 +90,9 @@ class PowBackward1(Op):
     """out = x ** exponent, both tensors"""
 
     pointwise = True
+    # Registered for AVX512 too; integer powers have no vectorized loop
+    vector_bits = 512
+    unvectorized_kinds = "biu"
 
     holomorphic = True
 

@@ -168,6 +168,7 @@ class _IncompleteGamma(Op):
     kernel = ""
     sign: float = 1.0
     saved_inputs: tuple[int, ...] = (0, 1)
+    vector_bits = 512  # igamma/igammac are registered for AVX512 too
 
     def forward(self, a: Any, x: Any) -> Any:
         a, x = floating_operands(a, x)

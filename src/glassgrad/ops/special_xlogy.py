@@ -53,6 +53,7 @@ class _XLogFamily(Op):
     <= 0, PyTorch's choice off the domain), d/dy = x / (y + shift)."""
 
     pointwise = True
+    vector_bits = 0  # PyTorch's xlogy/xlog1py kernels have no vectorized loop
 
     shift: float = 0.0
     saved_inputs: tuple[int, ...] = (0, 1)

@@ -182,6 +182,7 @@ class Atan2Backward0(Op):
     """out = atan2(a, b), the angle of the point (b, a)"""
 
     pointwise = True
+    vector_bits = 512  # ALSO_REGISTER_AVX512_DISPATCH(atan2_stub, ...)
 
     saved_inputs: tuple[int, ...] = (0, 1)
 

@@ -1,0 +1,129 @@
+"""Writes whose source lies in the target's memory, setitem values, and which nodes a second
+derivative passes: the classes of difference found by fuzz seeds 160000-168059 (issue 14),
+each as short programs run under glassgrad and PyTorch and compared as the fuzzer compares
+them (values after every statement, errors, first and second derivatives, hooks).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import glassgrad
+
+from .program import check
+
+ROW = "torch.tensor([{}], dtype=torch.{}, requires_grad=True)"
+
+
+def _row(n: int, dtype: str = "float64") -> str:
+    values = np.random.default_rng(n).standard_normal(n).round(3)
+    return ROW.format(", ".join(str(v) for v in values), dtype)
+
+
+PROGRAMS = {
+    # PyTorch's get_overlap_status: the same memory is a full overlap only with the very same
+    # strides, those of size-1 dimensions included (seed 160210: a 1-element v[::2] has
+    # stride 2, v stride 1); expand gives a new leading dimension PyTorch's stride, so
+    # x[None] = x copies onto the same memory while x[None].copy_(x) overlaps in part.
+    "full or partial overlap by the strides of size-1 dimensions": [
+        "v0 = torch.tensor([-0.766621], dtype=torch.float64)",
+        "v1 = v0 + v0",
+        "v1[::2] = v1",
+        "v1[::2].add_(v1)",
+        "v2 = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)",
+        "v2[None] = v2",
+        "v2[None].copy_(v2)",
+        "v2.copy_(v2[None])",
+        "v2.add_(v2[None])",
+        "v2.add_(v2.view(3))",
+        "v3 = v2.expand(1, 3).stride() == (3, 1) and v2[:1].expand(1, 1).stride() == (1, 1)",
+        "v4 = v2.view(3, 1).expand(2, 3, 4).stride()",
+    ],
+    # A source in the target's memory that PyTorch cannot classify (not dense): its kernel
+    # reads each element as the elements before it left it (seed 160782), in TensorIterator's
+    # order, a vectorized row reading 2 vectors before writing them.
+    "sources overlapping the target in memory": [
+        "v0 = torch.combinations(torch.tensor([1, 2, 3], dtype=torch.int64), 2)",
+        "v0.add_(v0.diagonal().view(-1))",
+        f"v1 = {_row(40)} * 1",
+        "v2 = v1.view(2, 20)",
+        "v2[:, 1:].add_(v2[:, :-1])",
+        "v2[:, 1:].mul_(v2[:, :-1], )",
+        "v2[:, 2:].addcmul_(v2[:, 1:-1], v2[:, :-2], value=0.5)",
+        "v2[:, 1:].lerp_(v2[:, :-1], 0.3)",
+        "v2[:, 1:].copy_(v2[:, :-1] * 1 + v2[:, 1:])",
+        "v2[:, :19] = v2[:, 1:]",
+        "v2[:, 1:] = v2[:, :-1]",
+        "v2[:, :4].mul_(v2[1, 2])",
+        "v1[2::2].sub_(v1[:8:2], alpha=0.5)",
+        "v1.view(4, 10)[:3, :3].div_(v1.view(4, 10)[1:, 1:].t() + 3)",
+        f"v3 = {_row(36, 'float32')} * 1",
+        "v3.view(2, 18)[:, 1:].add_(v3.view(2, 18)[:, :-1])",
+        "v4 = torch.tensor([[1, 2, 3, 4], [5, 6, 7, 8]], dtype=torch.int64)",
+        "v4[:, 1:].bitwise_xor_(v4[:, :-1])",
+        "v4[:, 1:].lt_(v4[:, :-1])",
+        "v4[:, 1:].logical_or_(v4[:, :-1])",
+        "v4[:, 1:].floor_divide_(v4[:, :-1] + 1)",
+    ],
+    "sources overlapping the target: kernels with other vector widths": [
+        f"v0 = {_row(42)} * 1",
+        "v1 = v0.view(2, 21)",
+        "v1[:, 1:].atan2_(v1[:, :-1])",
+        "v1[:, 1:].hypot_(v1[:, :-1])",
+        "v2 = v1.abs() + 0.5",
+        "v2[:, 1:].xlogy_(v2[:, :-1])",
+        "v2[:, 1:].pow_(v2[:, :-1])",
+    ],
+    # PyTorch's valueToTensor: a tensor, a Python or NumPy integer, a bool, a float or a
+    # complex number; a tuple or list (of tensors, of numbers) is a TypeError (seed 166363),
+    # checked before the key is read.
+    "setitem values that are not tensors": [
+        "v0 = torch.zeros((0,), dtype=torch.float64, requires_grad=True)",
+        "v1 = v0.detach()",
+        "v2 = v1.split(1, 0)",
+        "v1[1:] = v2",
+        "v3 = torch.zeros(2, dtype=torch.float64)",
+        "v3[:] = [1.0, 2.0]",
+        "v3[0] = (1.0,)",
+        "v3[torch.tensor([0])] = [3.0]",
+        "v3[7] = [3.0]",
+        "v3[:] = None",
+        "v3[:] = 2j",
+        "v3[:] = 1 + 0j",
+        "v3[1] = True",
+        "v4 = torch.zeros(2, dtype=torch.int8)",
+        "v4[0] = 300",
+        "v4[1] = 2.7",
+    ],
+    # PyTorch's double backward of group norm reads the mean and rstd it saved, outputs of
+    # the forward node: a second derivative runs that node, and a hook on its result sees
+    # None there (seed 161210).
+    "a second derivative through group norm's statistics": [
+        "v0 = torch.tensor([[[-0.88, 0.41, 0.99], [0.38, 0.12, -0.47]], [[-1.14, 1.14, -0.18], "
+        "[-1.14, -0.27, -2.44]]], dtype=torch.float64, requires_grad=True)",
+        "v1 = torch.tensor([-0.49, 0.99], dtype=torch.float64, requires_grad=True)",
+        "v2 = torch.tensor([0.3, -0.2], dtype=torch.float64, requires_grad=True)",
+        "v3 = torch.nn.functional.group_norm(v0, 1, v1.detach())",
+        "_ = v3.register_hook(hook('h3'))",
+        "v4 = torch.nn.functional.group_norm(v0 * 2, 2, v1, v2)",
+        "_ = v4.register_hook(hook('h4'))",
+    ],
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_overlap_program_agrees_with_pytorch(name: str) -> None:
+    assert check(PROGRAMS[name], seed=0) is None
+
+
+def test_setitem_value_error_names_the_type_as_pytorch() -> None:
+    for value in ([1.0], (1.0,), np.zeros(2), np.float32(1.0), np.bool_(True), "a"):
+        messages = []
+        for lib in (torch, glassgrad):
+            x = lib.zeros(2, dtype=lib.float64)
+            with pytest.raises(TypeError) as info:
+                x[:] = value
+            messages.append(str(info.value))
+        assert messages[0] == messages[1]
