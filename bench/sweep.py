@@ -349,6 +349,8 @@ def _sized_case(
     for sizing, fn, first_only in _sizings(info, target):
         for sample in samples[:3]:
             args, kwargs = _map_floats(sample.args, sample.kwargs, fn, NoGrad, first_only)
+            if not _keeps_sorted(info, sample, args, kwargs, NoGrad):
+                continue
             elements = max(a.size for a in _float_arrays(args, kwargs, NoGrad))
             if not (target / 2 <= elements <= 2 * target + 64):
                 continue
@@ -377,6 +379,28 @@ def _sized_case(
             return case, ""
         first_error = first_error or why
     return None, first_error
+
+
+# Ops whose inputs must be sorted but are not checked (the result is undefined otherwise, and
+# both libraries then take their slowest path): their sizings must keep sorted vectors sorted.
+_SORTED_INPUTS = ("bucketize", "searchsorted")
+
+
+def _sorted_vector(a: np.ndarray) -> bool:
+    return a.ndim == 1 and a.size >= 2 and bool(np.all(a[1:] >= a[:-1]))
+
+
+def _keeps_sorted(info: Any, sample: Any, args: tuple, kwargs: dict, NoGrad: type) -> bool:
+    """Whether a sizing leaves every sorted vector of the sample sorted, for the ops of
+    ``_SORTED_INPUTS``: repeated, ``bucketize``'s boundaries ``[-1, 0, 1]`` would become
+    ``[-1, 0, 1, -1, 0, 1, ...]``, an input no user gives it."""
+    if info.name not in _SORTED_INPUTS:
+        return True
+    before = _float_arrays(sample.args, sample.kwargs, NoGrad)
+    after = _float_arrays(args, kwargs, NoGrad)
+    return all(
+        not _sorted_vector(a) or _sorted_vector(b) for a, b in zip(before, after, strict=True)
+    )
 
 
 def _extra(name: str, shapes: Callable[[int], list[tuple]], body: Callable) -> Callable:

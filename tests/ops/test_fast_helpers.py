@@ -192,3 +192,30 @@ def test_cross_forward_is_numpys_cross(dtype: type) -> None:
         expected = np.ascontiguousarray(np.cross(a_full, b_full, axis=dim))
         got = forward(a, b, dim=dim)
         assert got.dtype == expected.dtype and got.tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_erf_of_one_number_is_the_array_path(dtype: type) -> None:
+    """erf and erfc of one element (Python floats, ``_erf._erf_one``) give the bits of the
+    array path (NumPy steps on several elements) on every branch: the table's grid points and
+    midpoints (halves round to even), both signs and -0.0, past the grid, the continued
+    fraction of erfc, infinities and NaN."""
+    from glassgrad.ops import _erf
+
+    grid = np.arange(0, 49) * 0.125
+    values = np.concatenate(
+        [
+            grid,
+            grid + 0.0625,
+            np.random.default_rng(0).uniform(-7.0, 7.0, 400),
+            [-0.0, 1.9999999, 2.0, 5.99, 6.0, 6.5, 30.0, np.inf, -np.inf, np.nan],
+        ]
+    ).astype(dtype)
+    values = np.concatenate([values, -values])
+    for fn in (_erf.erf, _erf.erfc):
+        expected = fn(values)  # the array path
+        for shape in ((), (1,), (1, 1)):
+            got = np.stack([fn(v.reshape(shape)).reshape(()) for v in values])
+            assert got.dtype == expected.dtype
+            np.testing.assert_array_equal(got.view(np.uint8), expected.view(np.uint8))
+            assert fn(values[:1].reshape(shape)).shape == shape

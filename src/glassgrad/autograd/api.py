@@ -14,6 +14,8 @@ from .engine import run_backward
 
 
 def _as_list(x: Any) -> list:
+    if type(x) is list:
+        return x
     if x is None:
         return []
     if isinstance(x, (list, tuple)) and type(x) is not graph.GradientEdge:
@@ -47,6 +49,9 @@ def _make_grads(outputs: list, grads: list, create_graph: bool) -> list:
             continue
         if not isinstance(g, Tensor):
             g = Tensor._from_array(np.asarray(g, dtype=data.dtype))
+        elif g._data.dtype == data.dtype and g._data.shape == data.shape:
+            made.append(g if create_graph else g._data)  # the usual case: nothing to check
+            continue
         if g._data.shape != data.shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of "

@@ -136,16 +136,24 @@ _REENTRANT_DEPTH_PER_THREAD = 32
 _THREAD_STACK_SIZE = 64 * 1024 * 1024
 
 
-def run_backward(*args: Any, **kwargs: Any) -> list[Any] | None:
+def run_backward(
+    roots: Sequence[Any],
+    root_grads: Sequence[Any],
+    retain_graph: bool,
+    create_graph: bool,
+    inputs: Sequence[Any] | None = None,
+    accumulate_grad: bool = True,
+) -> list[Any] | None:
     """Backpropagate (see ``_run_backward``), in a fresh thread when re-entrance is deep."""
     depth = len(graph.graph_tasks)
+    args = (roots, root_grads, retain_graph, create_graph, inputs, accumulate_grad)
     if not depth or depth % _REENTRANT_DEPTH_PER_THREAD:
-        return _run_backward(*args, **kwargs)
+        return _run_backward(*args)
     outcome: list = []
 
     def run() -> None:
         try:
-            outcome.append((True, _run_backward(*args, **kwargs)))
+            outcome.append((True, _run_backward(*args)))
         except BaseException as error:  # handed back to the waiting thread
             outcome.append((False, error))
 
@@ -176,34 +184,40 @@ def _run_backward(
     for ``inputs`` when given). Without it (``autograd.grad``), the gradients reaching
     ``inputs`` are returned instead, in order, None where nothing arrived.
     """
-    # A root without an edge (a view made in no-grad mode) sends its gradient nowhere.
-    root_edges = [edge for edge in map(_edge, roots) if edge[0] is not None]
-    root_grads = [g for r, g in zip(roots, root_grads) if _edge(r)[0] is not None]
-    root_nodes = [n for n, _ in root_edges]
+    # One pass over the roots: their edges and starting gradients. A root without an edge (a
+    # view made in no-grad mode) sends its gradient nowhere.
+    buffers: dict = {}
+    for r, g in zip(roots, root_grads):
+        node, nr = _edge(r)
+        if node is None:
+            continue
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node._n_out
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+    root_nodes = list(buffers)
     deps = _collect(root_nodes)
 
     capture: dict = {}  # node -> list of (output_nr, index into inputs)
     selective = None  # with inputs: the nodes that lead to one of them (only those run)
+    captured: list = []
     if inputs is not None:
         for index, t in enumerate(inputs):
             node, nr = _edge(t)
             capture.setdefault(node, []).append((nr, index))
         selective = _needed(root_nodes, set(capture))
-    captured: list = [None] * (len(inputs) if inputs is not None else 0)
-    if accumulate_grad:
-        capture = {}  # backward(inputs=): the inputs' own nodes run (see _run_node)
-
-    buffers: dict = {}
-    for (node, nr), g in zip(root_edges, root_grads):
-        buf = buffers.get(node)
-        if buf is None:
-            buf = buffers[node] = [None] * node._n_out
-        buf[nr] = g if buf[nr] is None else buf[nr] + g
+        captured = [None] * len(inputs)
+        if accumulate_grad:
+            capture = {}  # backward(inputs=): the inputs' own nodes run (see _run_node)
 
     heap: list = []
     tick = 0
-    for node in buffers:
-        if deps[node] == 0:
+    direct = None  # the next node when it was the only one made ready (a chain): no heap
+    ready = [node for node in root_nodes if deps[node] == 0]
+    if len(ready) == 1:
+        direct = ready[0]
+    else:
+        for node in ready:
             heapq.heappush(heap, (-node._seq, tick, node))
             tick += 1
 
@@ -214,7 +228,6 @@ def _run_backward(
     anomaly = graph.anomaly.enabled
     pinned = graph.pinned_nodes.alive > 0  # a tensor's .data was replaced (see data_replaced)
     heappush, heappop = heapq.heappush, heapq.heappop
-    direct = None  # the next node when it was the only one made ready (a chain): no heap
     callbacks: list = []
     _final_callbacks.append(callbacks)
     graph.graph_tasks.append(graph.GraphTask(deps, selective, accumulate_grad, inputs is not None))

@@ -27,10 +27,15 @@ Geometry = tuple[tuple[int, ...], tuple[int, ...], int]
 
 
 def strided(flat: np.ndarray, shape: tuple, strides: tuple, offset: int) -> np.ndarray:
-    """The view of the 1-D ``flat`` with ``shape``, ``strides`` and ``offset`` in elements."""
-    return np.lib.stride_tricks.as_strided(
-        flat[offset:], shape, tuple(s * flat.itemsize for s in strides)
-    )
+    """The view of the 1-D contiguous ``flat`` with ``shape``, ``strides`` and ``offset`` in
+    elements (they fit in it: ``check_geometry``)."""
+    item = flat.itemsize
+    if 0 in shape:  # its offset may lie past the storage's end, which the constructor refuses
+        return np.lib.stride_tricks.as_strided(
+            flat[offset:], shape, tuple(s * item for s in strides)
+        )
+    # The constructor takes ~0.4 us where NumPy's as_strided wrapper takes ~6.
+    return np.ndarray(shape, flat.dtype, flat, offset * item, tuple(s * item for s in strides))
 
 
 def storage_size(size: tuple, stride: tuple, offset: int = 0) -> int:

@@ -601,5 +601,9 @@ def apply_inplace_view(cls: type, target: Any, **params: Any) -> Any:
         target._view_steps = view_steps(target) + (step,)
         target._attr_version = counter[0]
     else:  # its views were made from the old geometry: the way back to it, for them
-        target._geometry_changes = (*target._geometry_changes, node.inverse_step(data.shape))
+        changes = target._geometry_changes
+        if type(changes) is list:  # append-only (views index into it): no copy per call
+            changes.append(node.inverse_step(data.shape))
+        else:
+            target._geometry_changes = [node.inverse_step(data.shape)]
     return target

@@ -125,6 +125,8 @@ def _taylor_table() -> np.ndarray:
 # One row per degree: a gather of the columns of the values' grid points gives each Horner
 # step a contiguous row.
 _TABLE_BY_DEGREE = np.ascontiguousarray(_taylor_table().T)
+# The same table as Python floats, a row per grid point, for one value (``_erf_one``).
+_TABLE_ROWS = _taylor_table().tolist()
 
 
 # Constants as 0-d arrays: NumPy 2 takes ~1 us longer per call for a Python-number operand
@@ -136,6 +138,21 @@ _ONE_OVER_STEP = np.array(1.0 / _STEP)  # a power of two: x * 8 is x / (1/8) exa
 _STEP_ARRAY = np.array(_STEP)
 _HALF_K = [np.array(0.5 * k) for k in range(_CONTINUED_FRACTION_DEPTH + 1)]
 _SQRT_PI_ARRAY = np.array(_SQRT_PI)
+
+
+def _erf_one(m: float) -> float:
+    """``_erf_nonnegative`` of one value m >= 0 in Python floats: the same IEEE double
+    operations in the same order, so the same bits, at ~30 ns a step where a NumPy call on
+    one element costs ~0.5 us (erf of one number: 24 of them)."""
+    if not m < _GRID_END:
+        return m if m != m else 1.0  # past the grid erf rounds to 1; NaN stays
+    nearest = float(round(m * 8.0))  # np.rint: halves to even, as round()
+    offset = m - nearest * _STEP
+    coefficients = _TABLE_ROWS[int(nearest)]
+    result = coefficients[_DEGREE] * offset
+    for k in range(_DEGREE - 1, 0, -1):
+        result = (result + coefficients[k]) * offset
+    return result + coefficients[0]
 
 
 def _erf_nonnegative(m: np.ndarray) -> np.ndarray:
@@ -200,6 +217,9 @@ def erf(x: np.ndarray) -> np.ndarray:
         array([0.        , 0.84270079])
     """
     x = np.asarray(x)
+    if x.size == 1 and x.dtype.kind == "f":
+        value = float(x.reshape(-1)[0])
+        return np.array(math.copysign(_erf_one(abs(value)), value), x.dtype).reshape(x.shape)
     wide = x.astype(np.float64)
     out = np.copysign(_erf_nonnegative(np.abs(wide)), wide)
     return out.astype(x.dtype if x.dtype.kind == "f" else np.float64, copy=False)
@@ -207,6 +227,11 @@ def erf(x: np.ndarray) -> np.ndarray:
 
 def erfc(x: np.ndarray) -> np.ndarray:
     """1 - erf(x), keeping relative accuracy where it is tiny (x >= 2)."""
+    if x.size == 1:
+        value = float(x.reshape(-1)[0])
+        if abs(value) < _CONTINUED_FRACTION_START:  # erf's table, in Python floats
+            positive = 1.0 - _erf_one(abs(value))
+            return np.array(2.0 - positive if value < 0 else positive).reshape(x.shape)
     wide = np.asarray(x, dtype=np.float64)
     magnitude = np.abs(wide)
     finite = np.isfinite(magnitude)
