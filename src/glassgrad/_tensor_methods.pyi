@@ -19,58 +19,56 @@ class _TensorMethods:
     @property
     def T(self) -> Tensor: ...
     def __abs__(self) -> Tensor: ...  # glassgrad.ops.pointwise.abs
-    def __add__(self, other: Any) -> Tensor: ...  # glassgrad.ops.arithmetic._add_operator
-    def __and__(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical.bitwise_and
-    def __eq__(self, other: Any) -> Tensor: ...  # glassgrad.ops.comparison.eq
-    def __floordiv__(self, other: Any) -> Tensor: ...  # glassgrad.ops.division.floor_divide
-    def __ge__(self, other: Any) -> Tensor: ...  # glassgrad.ops.comparison.ge
+    def __add__(self, other: Any) -> Tensor: ...  # glassgrad.ops.arithmetic
+    def __and__(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical
+    def __eq__(self, other: Any) -> Tensor: ...  # glassgrad.ops.comparison
+    def __floordiv__(self, other: Any) -> Tensor: ...  # glassgrad.ops.division
+    def __ge__(self, other: Any) -> Tensor: ...  # glassgrad.ops.comparison
     def __getitem__(self, key: Any) -> Tensor: ...  # glassgrad.ops.indexing.getitem
-    def __gt__(self, other: Any) -> Tensor: ...  # glassgrad.ops.comparison.gt
-    def __iadd__(
-        self, other: Any, *, alpha: float = ...
-    ) -> Tensor: ...  # glassgrad.ops.conversion._inplace_add
-    def __iand__(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical._iand
-    def __ifloordiv__(
-        self, other: Any
-    ) -> Tensor: ...  # glassgrad.ops.division._floor_divide_inplace
-    def __imod__(self, other: Any) -> Tensor: ...  # glassgrad.ops.division._remainder_inplace
+    def __gt__(self, other: Any) -> Tensor: ...  # glassgrad.ops.comparison
+    def __iadd__(self, other: Any, *, alpha: float = ...) -> Tensor: ...  # glassgrad.ops.conversion
+    def __iand__(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical
+    def __ifloordiv__(self, other: Any) -> Tensor: ...  # glassgrad.ops.division
+    def __ilshift__(self, other: Any) -> Tensor: ...  # glassgrad.ops.pointwise_integer
+    def __imod__(self, other: Any) -> Tensor: ...  # glassgrad.ops.division
     def __imul__(self, *args: Any, **kwargs: Any) -> Tensor: ...  # glassgrad.ops.conversion
     def __invert__(self) -> Tensor: ...  # glassgrad.ops.logical._invert
-    def __ior__(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical._ior
-    def __ipow__(self, exponent: Any) -> Tensor: ...  # glassgrad.ops.conversion._inplace_pow
-    def __isub__(
-        self, other: Any, *, alpha: float = ...
-    ) -> Tensor: ...  # glassgrad.ops.conversion._inplace_sub
+    def __ior__(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical
+    def __ipow__(self, exponent: Any) -> Tensor: ...  # glassgrad.ops.conversion
+    def __irshift__(self, other: Any) -> Tensor: ...  # glassgrad.ops.pointwise_integer
+    def __isub__(self, other: Any, *, alpha: float = ...) -> Tensor: ...  # glassgrad.ops.conversion
     def __itruediv__(
         self, other: Any, *, rounding_mode: str | None = ...
-    ) -> Tensor: ...  # glassgrad.ops.division._div_inplace
-    def __ixor__(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical._ixor
-    def __le__(self, other: Any) -> Tensor: ...  # glassgrad.ops.comparison.le
-    def __lt__(self, other: Any) -> Tensor: ...  # glassgrad.ops.comparison.lt
-    def __matmul__(self, other: Tensor) -> Tensor: ...  # glassgrad.ops.linalg.matmul
-    def __mod__(self, other: Any) -> Tensor: ...  # glassgrad.ops.division.remainder
-    def __mul__(self, other: Any) -> Tensor: ...  # glassgrad.ops.arithmetic._mul_operator
-    def __ne__(self, other: Any) -> Tensor: ...  # glassgrad.ops.comparison.ne
+    ) -> Tensor: ...  # glassgrad.ops.division
+    def __ixor__(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical
+    def __le__(self, other: Any) -> Tensor: ...  # glassgrad.ops.comparison
+    def __lshift__(self, other: Any) -> Tensor: ...  # glassgrad.ops.pointwise_integer
+    def __lt__(self, other: Any) -> Tensor: ...  # glassgrad.ops.comparison
+    def __matmul__(self, other: Tensor) -> Tensor: ...  # glassgrad.ops.linalg
+    def __mod__(self, other: Any) -> Tensor: ...  # glassgrad.ops.division
+    def __mul__(self, other: Any) -> Tensor: ...  # glassgrad.ops.arithmetic
+    def __ne__(self, other: Any) -> Tensor: ...  # glassgrad.ops.comparison
     def __neg__(self) -> Tensor: ...  # glassgrad.ops.arithmetic.neg
-    def __or__(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical.bitwise_or
-    def __pow__(self, exponent: Any) -> Tensor: ...  # glassgrad.ops.powers.pow
-    def __radd__(self, other: Any) -> Tensor: ...  # glassgrad.ops.arithmetic._add_operator
+    def __or__(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical
+    def __pow__(self, exponent: Any) -> Tensor: ...  # glassgrad.ops.powers
+    def __radd__(self, other: Any) -> Tensor: ...  # glassgrad.ops.arithmetic
     def __rand__(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical
     def __rfloordiv__(self, other: Any) -> Any: ...  # glassgrad.ops.division
-    def __rmatmul__(self, other: Tensor) -> Tensor: ...  # glassgrad.ops.linalg._rmatmul
+    def __rlshift__(self, other: Any) -> Tensor: ...  # glassgrad.ops.pointwise_integer
+    def __rmatmul__(self, other: Tensor) -> Tensor: ...  # glassgrad.ops.linalg
     def __rmod__(self, other: Any) -> Any: ...  # glassgrad.ops.division
-    def __rmul__(self, other: Any) -> Tensor: ...  # glassgrad.ops.arithmetic._mul_operator
+    def __rmul__(self, other: Any) -> Tensor: ...  # glassgrad.ops.arithmetic
     def __ror__(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical
-    def __rpow__(self, base: Any) -> Tensor: ...  # glassgrad.ops.powers._rpow
-    def __rsub__(
-        self, other: Any, alpha: float = ...
-    ) -> Tensor: ...  # glassgrad.ops.arithmetic.rsub
-    def __rtruediv__(self, other: Any) -> Tensor: ...  # glassgrad.ops.division._rtruediv
+    def __rpow__(self, base: Any) -> Tensor: ...  # glassgrad.ops.powers
+    def __rrshift__(self, other: Any) -> Tensor: ...  # glassgrad.ops.pointwise_integer
+    def __rshift__(self, other: Any) -> Tensor: ...  # glassgrad.ops.pointwise_integer
+    def __rsub__(self, other: Any, alpha: float = ...) -> Tensor: ...  # glassgrad.ops.arithmetic
+    def __rtruediv__(self, other: Any) -> Tensor: ...  # glassgrad.ops.division
     def __rxor__(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical
     def __setitem__(self, key: Any, value: Any) -> None: ...  # glassgrad.ops.index_put.setitem
-    def __sub__(self, other: Any) -> Tensor: ...  # glassgrad.ops.arithmetic._sub_operator
-    def __truediv__(self, other: Any) -> Tensor: ...  # glassgrad.ops.division._truediv_operator
-    def __xor__(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical.bitwise_xor
+    def __sub__(self, other: Any) -> Tensor: ...  # glassgrad.ops.arithmetic
+    def __truediv__(self, other: Any) -> Tensor: ...  # glassgrad.ops.division
+    def __xor__(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical
     def abs(self) -> Tensor: ...  # glassgrad.ops.pointwise.abs
     def abs_(self) -> Tensor: ...  # glassgrad.ops.conversion._inplace_abs
     def absolute(self) -> Tensor: ...  # glassgrad.ops.pointwise.abs

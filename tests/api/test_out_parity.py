@@ -326,3 +326,44 @@ def test_torch_lu_copies_into_out_as_pytorchs_python_function() -> None:
     for lib in (torch, gg):
         with pytest.raises(TypeError, match="expected tuple of 3 elements but got 2"):
             lib.lu(lib.eye(2), get_infos=True, out=(lib.empty(0), lib.empty(0)))
+
+
+def _out_outcome(call: Any, lib: Any) -> tuple:
+    try:
+        result = call(lib)
+    except Exception as exc:  # compared with PyTorch's: type and message
+        return (type(exc).__name__, str(exc).split("\n")[0])
+    results = result if isinstance(result, tuple) else (result,)
+    return ("ok", [str(r.dtype).split(".")[-1] for r in results])
+
+
+@pytest.mark.parametrize("input_dtype", ["float32", "int64"])
+@pytest.mark.parametrize("out_dtype", ["float32", "float64", "int64", "bool", "complex64"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L, i, o: L.logcumsumexp(L.ones(3, dtype=i), 0, out=L.zeros(3, dtype=o)),
+        lambda L, i, o: L.cummax(
+            L.ones(3, dtype=i), 0, out=(L.zeros(3, dtype=o), L.zeros(3, dtype=L.int64))
+        ),
+        lambda L, i, o: L.cummin(
+            L.ones(3, dtype=i), 0, out=(L.zeros(3, dtype=i), L.zeros(3, dtype=o))
+        ),
+        lambda L, i, o: L.logsumexp(L.ones(3, dtype=i), 0, out=L.zeros((), dtype=o)),
+        lambda L, i, o: L.logcumsumexp(
+            L.ones(3, dtype=i, requires_grad=i == L.float32), 5, out=L.zeros(3, dtype=o)
+        ),
+    ],
+    ids=["logcumsumexp", "cummax values", "cummin indices", "logsumexp", "autograd first"],
+)
+def test_out_dtype_checked_before_the_kernel_as_pytorch(
+    call: Any, input_dtype: str, out_dtype: str
+) -> None:
+    """logcumsumexp, cummax and cummin require ``out`` of exactly their result's dtype, and
+    logsumexp a floating one, before computing (after the autograd refusal)."""
+
+    def run(lib: Any) -> tuple:
+        return _out_outcome(lambda L: call(L, getattr(L, input_dtype), getattr(L, out_dtype)), lib)
+
+    (kind, ours), (expected_kind, theirs) = run(gg), run(torch)
+    assert kind == expected_kind and (ours == theirs if kind == "ok" else theirs in ours)

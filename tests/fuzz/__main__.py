@@ -55,7 +55,7 @@ def main() -> None:
     runs = 0
     failures: dict = collections.defaultdict(list)
     oracle: list = []
-    inherited: list = []
+    ill_conditioned: list = []
     while time.monotonic() - start < args.budget_s and (
         args.programs is None or runs < args.programs
     ):
@@ -65,13 +65,10 @@ def main() -> None:
             oracle.append(outcome)
             if not args.quiet:
                 print(f"\nseed {outcome.seed}: PyTorch failed, no verdict: {outcome.detail}")
-        elif outcome.status == "inherited":
-            inherited.append(outcome)
+        elif outcome.status == "ill-conditioned":
+            ill_conditioned.append(outcome)
             if not args.quiet:
-                print(
-                    f"\nseed {outcome.seed}: ill-conditioned, no verdict (PyTorch's op gives "
-                    f"glassgrad's value from glassgrad's inputs): {outcome.detail[:300]}"
-                )
+                print(f"\nseed {outcome.seed}: ill-conditioned, no verdict: {outcome.detail[:300]}")
         elif outcome.status == "harness":
             failures[("harness", "error")].append(outcome)
             print(f"\nseed {outcome.seed}: the fuzzer failed: {outcome.detail}")
@@ -86,12 +83,13 @@ def main() -> None:
                 )
                 print("  saved", path)
     failed = sum(len(v) for v in failures.values())
-    judged = runs - len(oracle) - len(inherited)
+    judged = runs - len(oracle) - len(ill_conditioned)
     elapsed = time.monotonic() - start
     print(
         f"\n{runs} programs in {elapsed:.0f} s (seeds {args.seed}..{args.seed + runs - 1}); "
-        f"{len(oracle)} with no verdict (PyTorch itself failed), {len(inherited)} with no "
-        f"verdict (ill-conditioned: inherited rounding); of the {judged} judged, "
+        f"{len(oracle)} with no verdict (PyTorch itself failed), {len(ill_conditioned)} with "
+        f"no verdict (ill-conditioned: inherited rounding, or float32 no farther than "
+        f"PyTorch's from float64); of the {judged} judged, "
         f"{judged - failed} agree ({100 * (judged - failed) / max(judged, 1):.2f}%), "
         f"{failed} differ"
     )

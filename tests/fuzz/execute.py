@@ -97,13 +97,26 @@ def _tensors(lib: Any, namespace: dict) -> dict:
     return {n: namespace[n] for n in names if _is_tensor(lib, namespace[n])}
 
 
-def run(statements: list[str], lib: Any, seed: int) -> Trace:
+def run(statements: list[str], lib: Any, seed: int, default_dtype: str = "float32") -> Trace:
     """Run ``statements`` with ``torch`` bound to ``lib``, then differentiate a weighted sum
     of every float variable that requires grad: ``backward``, ``autograd.grad`` with
-    ``create_graph`` and a second ``autograd.grad`` (weights drawn from ``seed``)."""
+    ``create_graph`` and a second ``autograd.grad`` (weights drawn from ``seed``).
+    ``default_dtype``: the library's default floating dtype meanwhile."""
     trace = Trace()
     log = _HookLog(trace.hooks)
     namespace: dict = {"torch": lib, "hook": log.hook, "grad_hook": log.grad_hook}
+    before = lib.get_default_dtype()
+    lib.set_default_dtype(getattr(lib, default_dtype))
+    try:
+        _run(statements, lib, seed, trace, log, namespace)
+    finally:
+        lib.set_default_dtype(before)
+    return trace
+
+
+def _run(
+    statements: list[str], lib: Any, seed: int, trace: Trace, log: _HookLog, namespace: dict
+) -> None:
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         for statement in statements:
@@ -115,7 +128,6 @@ def run(statements: list[str], lib: Any, seed: int) -> Trace:
             tensors = _tensors(lib, namespace)
             trace.steps.append((error, {n: observe(lib, t) for n, t in tensors.items()}))
         _differentiate(lib, _tensors(lib, namespace), seed, trace, log)
-    return trace
 
 
 def _differentiable(lib: Any, t: Any) -> bool:

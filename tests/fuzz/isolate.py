@@ -20,7 +20,8 @@ from .shrink import shrink
 class Outcome:
     """What one seed gave: ``agree``, ``differ`` (with the shrunk program and difference),
     ``oracle`` (PyTorch failed on its own: a crash or an internal assert; no verdict),
-    ``inherited`` (a value PyTorch's op gives too from glassgrad's inputs: no verdict) or
+    ``ill-conditioned`` (rounding amplified by the problem, ``Difference.ill_conditioned``:
+    no verdict) or
     ``harness`` (the fuzzer itself failed: a bug to fix here, counted as a failure)."""
 
     seed: int
@@ -57,8 +58,8 @@ def _fuzz_seed(seed: int, max_statements: int, send: Callable, ops: tuple | None
     if found.oracle_failure:
         send(("oracle", str(found)))
         return
-    if found.inherited:
-        send(("inherited", str(found)))
+    if found.ill_conditioned:
+        send(("ill-conditioned", str(found)))
         return
     send(("differ", statements, found))
 
@@ -145,6 +146,6 @@ def _outcome(seed: int, messages: list, wait_status: int) -> Outcome:
         return Outcome(seed, "differ", last[1], last[2])
     if kind == "oracle":
         return Outcome(seed, "oracle", statements, detail=last[1])
-    if kind == "inherited":
-        return Outcome(seed, "inherited", statements, detail=last[1])
+    if kind == "ill-conditioned":
+        return Outcome(seed, "ill-conditioned", statements, detail=last[1])
     return Outcome(seed, "harness", statements, detail=last[1])

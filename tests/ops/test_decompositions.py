@@ -440,3 +440,20 @@ def test_docstring_examples_run(module: str) -> None:
         warnings.simplefilter("ignore")  # the deprecated names' warnings
         result = doctest.testmod(mod, extraglobs={"glassgrad": gg}, optionflags=flags)
     assert result.attempted >= 3 and result.failed == 0
+
+
+def test_lus_permutation_made_to_require_grad_is_reached_by_the_double_backward() -> None:
+    """Fuzz seed 300381: PyTorch saves linalg.lu's P (not differentiable, a leaf) as the
+    tensor itself; ``P.requires_grad_()`` afterwards makes the backward's graph reach it."""
+    results = []
+    for lib in (torch, gg):
+        a = _square(lib).requires_grad_()
+        p, lower, upper = lib.linalg.lu(a)
+        p.requires_grad_()
+        loss = (p * 1.5).sum() + (lower * 2 + upper * 3).sum()
+        (grad,) = lib.autograd.grad(loss, a, create_graph=True)
+        second = lib.autograd.grad((grad * grad).sum(), [a, p], allow_unused=True)
+        results.append([None if g is None else g.detach().numpy() for g in second])
+    assert results[1][1] is not None
+    for ours, theirs in zip(results[1], results[0]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)

@@ -107,6 +107,30 @@ CASES = {
     ),
     "einsum with contraction": lambda L, F: L.einsum("i,i->", _p(L, "float32"), _p(L, "float64")),
     "dot": lambda L, F: L.dot(_p(L, "float64"), _p(L, "float32")),
+    # bmm's kernel checks dtypes only when it computes: an empty result or contraction comes
+    # back first, in batch2's dtype (einsum and batched matmul reach it).
+    "einsum of empty vectors": lambda L, F: L.einsum(
+        "i,i", L.zeros(0, dtype=L.float32), L.zeros(0, dtype=L.float64)
+    ),
+    "einsum of empty vectors, float32 second": lambda L, F: L.einsum(
+        "i,i", L.zeros(0, dtype=L.float64), L.zeros(0, dtype=L.float32)
+    ),
+    "einsum of an empty integer vector": lambda L, F: L.einsum(
+        "i,i", L.zeros(0, dtype=L.int64), L.zeros(0, dtype=L.float64)
+    ),
+    "bmm, empty contraction": lambda L, F: L.bmm(
+        _t(L, "float32", 2, 1, 0), _t(L, "float64", 2, 0, 3)
+    ),
+    "bmm, empty result": lambda L, F: L.bmm(_t(L, "float64", 2, 0, 2), _t(L, "bool", 2, 2, 3)),
+    "bmm, empty batch": lambda L, F: L.bmm(_t(L, "int64", 0, 1, 2), _t(L, "float32", 0, 2, 3)),
+    "bmm, computed": lambda L, F: L.bmm(_t(L, "float32", 2, 1, 2), _t(L, "float64", 2, 2, 3)),
+    "matmul batched, empty contraction": lambda L, F: L.matmul(
+        _t(L, "float64", 2, 1, 0), _t(L, "float32", 2, 0, 3)
+    ),
+    "matmul batched, batches not broadcasting": lambda L, F: L.matmul(
+        _t(L, "float64", 2, 1, 2), _t(L, "float32", 3, 2, 1)
+    ),
+    "mm, empty contraction": lambda L, F: L.mm(_t(L, "float64", 1, 0), _t(L, "float32", 0, 2)),
     "matmul of matrix and vector": lambda L, F: L.matmul(
         _t(L, "float32", 3, 2, 3), _p(L, "float64")
     ),
@@ -133,6 +157,24 @@ def test_mixed_dtypes_as_pytorch(name: str) -> None:
     (kind, ours), (expected_kind, theirs) = _outcome(program, gg), _outcome(program, torch)
     assert kind == expected_kind, (ours, theirs)
     assert ours == theirs if kind == "dtype" else theirs in ours, (ours, theirs)
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_empty_contraction_of_two_dtypes_differentiates_as_pytorch(create_graph: bool) -> None:
+    """einsum('i,i') of empty float64 and float32 vectors: a float32 zero, each gradient in
+    its input's dtype."""
+    results = []
+    for lib in (torch, gg):
+        a = lib.zeros(0, dtype=lib.float64, requires_grad=True)
+        b = lib.zeros(0, dtype=lib.float32, requires_grad=True)
+        out = lib.einsum("i,i", a, b)
+        grads = lib.autograd.grad(out * 3, (a, b), create_graph=create_graph)
+        results.append(
+            [str(t.dtype).split(".")[-1] for t in (out, *grads)]
+            + [tuple(g.shape) for g in grads]
+            + [out.item(), type(out.grad_fn).__name__]
+        )
+    assert results[0] == results[1]
 
 
 def _instance_norm_run(lib: Any, dtypes: str, use_input_stats: bool) -> tuple:

@@ -536,6 +536,7 @@ def _entry_tensor(node: Node, entry: tuple) -> Any:
 class _DelayedErrorNode(Node):
     """Stands where a once-differentiable backward was differentiated; raises if run."""
 
+    cpp_node = True
     __slots__ = ("_message",)
 
     def __init__(self, message: str, inputs: tuple) -> None:

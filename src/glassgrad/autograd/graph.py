@@ -189,8 +189,17 @@ class Node:
         self._n_out = len(meta)
 
     # --- introspection ---------------------------------------------------------------------
+    # A node PyTorch writes by hand in C++ (AccumulateGrad, CopySlices, CopyBackwards,
+    # NotImplemented, Error) rather than generating it from derivatives.yaml: its name() is
+    # its demangled C++ type, ``torch::autograd::CopySlices``; type(node).__name__ (what the
+    # viz tools show) stays the short name, as in PyTorch.
+    cpp_node: bool = False
+
     def name(self) -> str:
-        """The class name PyTorch gives this backward function, e.g. ``'MulBackward0'``."""
+        """The name PyTorch gives this backward function, e.g. ``'MulBackward0'``, or
+        ``'torch::autograd::CopySlices'`` for a node PyTorch writes in C++."""
+        if self.cpp_node:
+            return f"torch::autograd::{type(self).__name__}"
         return type(self).__name__
 
     @property
@@ -348,11 +357,8 @@ class AccumulateGrad(Node):
 
     variable: Any
 
+    cpp_node = True
     __slots__ = ("variable",)
-
-    def name(self) -> str:
-        """PyTorch's name for this node: its C++ class, ``'torch::autograd::AccumulateGrad'``."""
-        return "torch::autograd::AccumulateGrad"
 
     def __init__(self, variable: Any) -> None:
         # Made once per leaf and graph (every training step): the slots are set directly.

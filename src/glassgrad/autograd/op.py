@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import check_result_cast, result_numpy_dtype, scalar_type_name, tensor_type_name
+from .._dtype import check_result_cast, result_numpy_dtype, scalar_type_name, type_string
 from . import graph
 from .grad_mode import INFERENCE_VERSION
 from .grad_mode import state as grad_state
@@ -140,7 +140,7 @@ def _modified_error(
     output was (an input saved as it was names output 0, as PyTorch's, which records the
     number only for outputs)."""
     shape = list(t._data.shape) if t is not None else []
-    type_name = tensor_type_name(t._data.dtype) if t is not None else "tensor"
+    type_name = type_string(t._data.dtype) if t is not None else "tensor"
     # PyTorch 2.13 names the node without its "Backward<N>" suffix ("Exp", "MyFn").
     node_name = re.sub(r"Backward\d*$", "", output_of.name()) if output_of is not None else ""
     where = f", which is output {output_nr} of {node_name}," if output_of is not None else ""
@@ -518,6 +518,8 @@ class Op(Node):
                 node._saved_out = [
                     (results[k]._data, results[k]._vc, 0, k) for k in cls.saved_outputs
                 ]
+                if nondiff:
+                    node._keep_nondiff_outputs(results)
             if _saved_hooks:
                 node._pack_saved()
             return results
@@ -659,12 +661,28 @@ class Op(Node):
                 values.append(self._saved_output_tensor(data, nr) if as_tensors else data)
         return tuple(values)
 
+    def _keep_nondiff_outputs(self, results: tuple) -> None:
+        """Keep the saved float outputs that are not differentiable (linalg.lu's P) as the
+        tensors themselves: PyTorch saves such a leaf as it is (no reference cycle), so one
+        made to require grad afterwards (``P.requires_grad_()``) is reached by a graph of the
+        backward, as it is in PyTorch."""
+        kept = {
+            nr: results[nr]
+            for nr in type(self).saved_outputs
+            if nr in type(self).nondiff_outputs and results[nr]._data.dtype.kind in "fc"
+        }
+        if kept:
+            self.__dict__["_nondiff_saved"] = kept
+
     def _saved_output_tensor(self, data: np.ndarray, nr: int) -> Any:
         """Saved output ``nr`` as a Tensor: with this node as its history where the output is
         differentiable; indices (max's, sort's) are saved outside the graph, as PyTorch's
-        integer outputs, so a graph of the backward never reaches this node through them."""
+        integer outputs, so a graph of the backward never reaches this node through them; a
+        float output that is not differentiable is the output itself."""
         if nr in type(self).nondiff_outputs or data.dtype.kind not in "fc":
-            return graph.Tensor._from_array(data)
+            kept = self.__dict__.get("_nondiff_saved")
+            t = kept.get(nr) if kept is not None else None
+            return t if t is not None and t._data is data else graph.Tensor._from_array(data)
         view_grad_fn = self.__dict__.get("_view_grad_fn")  # see apply_inplace
         if view_grad_fn is not None and view_grad_fn() is not None:
             return graph.Tensor._result(data, view_grad_fn(), nr)
@@ -899,6 +917,7 @@ class Op(Node):
             self._saved = None
             self._saved_versions = ()
             self._saved_out = None
+            self.__dict__.pop("_nondiff_saved", None)
 
     def _saved_info(self) -> dict:
         info = {}

@@ -461,6 +461,7 @@ class CopySlices(Node):
 
     fn: Node | None  # None once released (PyTorch drops it)
 
+    cpp_node = True
     __slots__ = ("fn", "_view_steps", "_base_strides", "_geometries")
 
     def __init__(self, base: Any, view: Any, fn: Node) -> None:

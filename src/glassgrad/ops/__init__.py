@@ -5,6 +5,8 @@ Tensor methods named in the registry, and builds the Tensor namespace for backwa
 from __future__ import annotations
 
 import importlib
+import inspect
+import numbers
 import pkgutil
 from typing import Any
 
@@ -108,6 +110,42 @@ def attach_methods() -> None:
     Tensor.index_put_ = index_put.index_put_
     Tensor.T = property(shape.reversed_dims)
     Tensor.mT = property(lambda self: shape.transpose(self, -2, -1))
+    for name in _BINARY_OPERATORS:
+        setattr(Tensor, name, _not_implemented_on_type_error(getattr(Tensor, name)))
+
+
+# PyTorch's binary operators (TypeError_to_NotImplemented_, and _tensor.py's
+# _handle_torch_function_and_wrap_type_error_to_not_implemented) return NotImplemented where
+# the op raises a TypeError, as for an operand its parser does not take (None, a str, a list):
+# Python then asks the other operand, and falls back to its own rule (``t == None`` is False,
+# ``t + "a"`` "unsupported operand type(s)").
+_BINARY_OPERATORS = tuple(
+    f"__{prefix}{name}__"
+    for name in ("add sub mul truediv floordiv mod pow matmul and or xor lshift rshift".split())
+    for prefix in ("", "r", "i")
+    if not (name == "matmul" and prefix == "i")
+) + ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__")
+# What PyTorch's parser takes as the other operand: any error for these is the op's own.
+_OPERANDS = (Tensor, np.ndarray, np.generic, numbers.Number)
+
+
+def _not_implemented_on_type_error(operator: Any) -> Any:
+    def wrapped(self: Tensor, other: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return operator(self, other, *args, **kwargs)
+        except TypeError:
+            return NotImplemented
+        except ValueError:  # NumPy's refusal to convert a str
+            if isinstance(other, _OPERANDS):
+                raise
+            return NotImplemented
+
+    # Named and signed as the operator, without ``__wrapped__`` (the profiler's mark of its
+    # own wrappers).
+    for attribute in ("__name__", "__qualname__", "__module__", "__doc__"):
+        setattr(wrapped, attribute, getattr(operator, attribute))
+    wrapped.__signature__ = inspect.signature(operator)  # type: ignore[attr-defined]
+    return wrapped
 
 
 def public_functions(namespace: str = "") -> dict[str, Any]:

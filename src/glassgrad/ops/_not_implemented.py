@@ -125,8 +125,7 @@ def _not_implemented_node(
             "backward": backward,
             "apply": classmethod(apply),
             "records_out": True,
-            # PyTorch's C++ class: type(...).__name__ is "NotImplemented", name() qualified.
-            "name": lambda self: "torch::autograd::NotImplemented",
+            "cpp_node": True,  # PyTorch's C++ class: name() is qualified
             "__doc__": f"{op}: no gradient",
         },
     )

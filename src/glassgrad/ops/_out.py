@@ -31,6 +31,7 @@ from ._registry import REGISTRY
 
 __all__ = [
     "WITHOUT_OUT",
+    "check_out_dtypes",
     "out_result",
     "recorded_as_not_implemented",
     "takes_out",
@@ -110,6 +111,34 @@ def _autograd_error(op: str) -> RuntimeError:
         f"{op}(): functions with out=... arguments don't support automatic differentiation, "
         "but one of the arguments requires grad."
     )
+
+
+def refuse_autograd(op: str, out: Any, inputs: tuple) -> None:
+    """PyTorch's autograd refusal of ``out=`` (its VariableType check, before the kernel),
+    for an op whose results are differentiable: under grad mode, no input and no ``out``
+    tensor may require grad."""
+    if not grad_state.enabled:
+        return
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    tensors = (*outs, *inputs)
+    if any(isinstance(x, Tensor) and x.requires_grad for x in tensors):
+        raise _autograd_error(op)
+
+
+def check_out_dtypes(op: str, out: Any, inputs: tuple, dtypes: tuple) -> None:
+    """PyTorch's ``check_scalar_type_device_layout_equal``, which some out= kernels
+    (logcumsumexp, cummax, cummin) make before they compute, after the autograd refusal:
+    each ``out`` tensor has exactly its dtype of ``dtypes`` (no casting)."""
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    if not all(isinstance(o, Tensor) for o in outs):
+        return  # the parser's TypeError, raised by out_result
+    refuse_autograd(op, outs, inputs)
+    for o, dtype in zip(outs, dtypes):
+        if o._data.dtype != dtype:
+            raise RuntimeError(
+                f"expected scalar_type {scalar_type_name(dtype)} but found "
+                f"{scalar_type_name(o._data.dtype)}"
+            )
 
 
 def write_into(
@@ -276,6 +305,9 @@ _OUT_DTYPE_IS_COMPUTED_IN = {
     "cumprod": False,
     "mean": True,
 }
+# Ops whose out= kernel refuses an ``out`` that is neither floating nor complex before it
+# computes (logsumexp of an integer input is a float).
+_OUT_FLOATING_FIRST = frozenset({"logsumexp"})
 # Kernels that resize a non-empty out= without PyTorch's deprecation warning.
 _RESIZE_QUIETLY = frozenset({"nn.functional.logsigmoid"})
 # Rows without derivatives (gradients not compared) that PyTorch records all the same (a
@@ -398,6 +430,13 @@ def with_out(fn: Any, name: str, namespace: str = "") -> Any:
                 )
         if key in _OUT_BY_COPY:
             return composite_out(name, out, lambda: fn(*args, **kwargs))
+        if key in _OUT_FLOATING_FIRST and isinstance(out, Tensor):
+            refuse_autograd(name, out, (*args, *kwargs.values()))
+            if out._data.dtype.kind not in "fc":
+                raise RuntimeError(
+                    f"{name}(): Expected floating point type for result tensor, but got: "
+                    f"{scalar_type_name(out._data.dtype)}"
+                )
         if key in _OUT_DTYPE_IS_COMPUTED_IN and isinstance(out, Tensor):
             kwargs = _computed_in_out_dtype(key, out, fn, args, kwargs)
         result = fn(*args, **kwargs)

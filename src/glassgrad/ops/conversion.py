@@ -211,6 +211,7 @@ def input_dtype_name(t: Tensor) -> str:
 class CopyBackwards(Op):
     """self.copy_(src): the old values get no gradient; src gets it (summed, cast back)."""
 
+    cpp_node = True
     pointwise = True
     unvectorized_kinds = ""  # copy_ of bool is vectorized too
 

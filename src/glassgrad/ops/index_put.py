@@ -11,7 +11,8 @@ import numpy as np
 
 from .._dtype import checked_scalar, scalar_type_name, tensor_type_name
 from .._tensor import Tensor
-from ..autograd.op import Op, apply_inplace
+from ..autograd.op import Op, apply_inplace, keep_versions
+from ._common import check_tensor
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .indexing import _normalize_key, _release_index_key, _split_key
@@ -45,10 +46,11 @@ class IndexPutBackward0(Op):
         cast: Any = False,
         invalid: Any = None,
     ) -> Any:
-        # ``invalid``: the error of an index that does not fit (_split_key's ``deferred``);
-        # a mask's is make_info's, before the kernel; an index out of bounds is found by the
-        # kernel, after the value's shape is checked against the result's.
-        if invalid is not None and invalid[0] == "mask":
+        # ``invalid``: the error of an index that does not fit (_split_key's ``deferred``,
+        # or the key's own); a mask's is make_info's, before the kernel; an index out of
+        # bounds is found by the kernel, after the value's shape is checked against the
+        # result's.
+        if invalid is not None and invalid[0] != "bounds":
             raise invalid[1]
         self.key, self.accumulate = key, accumulate
         if cast:
@@ -121,10 +123,41 @@ def _dispatches_to_masked_fill(key: tuple, value: Any, accumulate: bool) -> bool
     return len(tensors) == 1 and tensors[0].dtype == np.bool_ and tensors[0].ndim > 0
 
 
+class _TooManyIndices(IndexPutBackward0):
+    """``index_put_`` given more index tensors than the target has dims: PyTorch's
+    ``_index_put_impl_`` refuses it after the autograd checks, before the overlap checks."""
+
+    __slots__ = ()
+    errors_after_overlap = "none"
+
+
+def _check_arguments(op: str, input: Any, indices: Any, values: Any, accumulate: Any) -> None:
+    """index_put(_)'s arguments as PyTorch's parser takes them: a sequence of tensors only
+    (None, numbers and slices are ``x[key] = v``'s), a tensor value, a bool."""
+    check_tensor(input, op)
+    if isinstance(indices, Tensor) or not isinstance(indices, (list, tuple)):
+        raise TypeError(
+            f"{op}(): argument 'indices' (position 2) must be tuple of Tensors, not "
+            f"{type(indices).__name__}"
+        )
+    for i, index in enumerate(indices):
+        if not isinstance(index, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 1, but got {type(index).__name__}"
+            )
+    check_tensor(values, op, "values", 3)
+    if not isinstance(accumulate, (bool, np.bool_)):
+        raise TypeError(
+            f"{op}(): argument 'accumulate' (position 4) must be bool, not "
+            f"{type(accumulate).__name__}"
+        )
+
+
 def index_put_(
     input: Tensor, indices: tuple[Any, ...], values: Any, accumulate: bool = False
 ) -> Tensor:
     """In place, ``input[indices] = values`` (``+=`` with ``accumulate``, which sums repeats).
+    ``indices``: a tuple of index tensors (integer or boolean), one per leading dim.
 
     Example::
 
@@ -132,23 +165,49 @@ def index_put_(
         >>> x.index_put_((glassgrad.tensor([0, 0]),), glassgrad.tensor(1.0), accumulate=True)
         tensor([2., 0., 0.])
     """
-    normalized = _normalize_key(tuple(indices))
+    _check_arguments("index_put_", input, indices, values, accumulate)
+    return _index_put(input, tuple(indices), values, bool(accumulate))
+
+
+def _index_put(input: Tensor, indices: tuple, values: Tensor, accumulate: bool) -> Tensor:
+    # PyTorch's order: the autograd checks (apply_inplace), the count of indices, the
+    # overlap checks, then each index (make_info), then the kernel's bounds check.
+    if len(indices) > input.dim():
+        error = IndexError(
+            f"too many indices for tensor of dimension {input.dim()} (got {len(indices)})"
+        )
+        return apply_inplace(_TooManyIndices, input, values, key=(), invalid=("count", error))
     deferred: list = []
-    _, key = _split_key(input, normalized, deferred)
+    try:
+        normalized = _normalize_key(indices)
+        _, key = _split_key(input, normalized, deferred)
+    except IndexError as error:
+        return apply_inplace(IndexPutBackward0, input, values, key=(), invalid=("index", error))
     key = key if key is not None else normalized
     invalid = deferred[0] if deferred else None
     if invalid is None and _dispatches_to_masked_fill(normalized, values, accumulate):
-        return apply_inplace(_MaskedFillIndexPut, input, values, key=key, cast=True)
-    return apply_inplace(
-        IndexPutBackward0, input, values, key=key, accumulate=accumulate, invalid=invalid
-    )
+        result = apply_inplace(_MaskedFillIndexPut, input, values, key=key, cast=True)
+    else:
+        result = apply_inplace(
+            IndexPutBackward0, input, values, key=key, accumulate=accumulate, invalid=invalid
+        )
+    # PyTorch saves the index tensors (masked_fill_ its mask): one changed in place before
+    # the backward raises instead of moving the gradient.
+    return keep_versions(result, *indices)
 
 
 def index_put(
     input: Tensor, indices: tuple[Any, ...], values: Any, accumulate: bool = False
 ) -> Tensor:
-    """Out-of-place ``index_put_``."""
-    return index_put_(input.clone(), indices, values, accumulate)
+    """Out-of-place ``index_put_``.
+
+    Example::
+
+        >>> glassgrad.zeros(3).index_put((glassgrad.tensor([1]),), glassgrad.tensor(5.0))
+        tensor([0., 5., 0.])
+    """
+    _check_arguments("index_put", input, indices, values, accumulate)
+    return _index_put(input.clone(), tuple(indices), values, bool(accumulate))
 
 
 def _setitem_number(input: Tensor, value: Any) -> np.ndarray:
@@ -212,8 +271,8 @@ register(
     index_put,
     nodes=(IndexPutBackward0,),
     samples=lambda rng: [
-        Sample((NoGrad(randn(rng, 4, 3)), (np.array([0, 2]),), randn(rng, 2, 3))),
-        Sample((randn(rng, 4, 3), (np.array([0, 0]),), randn(rng, 3)), {"accumulate": True}),
+        Sample((NoGrad(randn(rng, 4, 3)), [np.array([0, 2])], randn(rng, 2, 3))),
+        Sample((randn(rng, 4, 3), [np.array([0, 0])], randn(rng, 3)), {"accumulate": True}),
     ],
     torch=lambda torch, x, idx, v, accumulate=False: x.index_put(
         tuple(torch.as_tensor(i) for i in idx), v, accumulate=accumulate

@@ -12,14 +12,15 @@ from .._tensor import Tensor
 from ..autograd.op import Op
 from ..autograd.views import own_temporary_view
 from . import broadcasting, shape
-from ._common import check_tensor
+from ._common import check_tensor, infer_size
 from ._registry import Sample, register
 from ._samples import randn
 from .conversion import contiguous
 
 
 def _check_dtypes(op: str, a: np.ndarray, b: np.ndarray) -> None:
-    """PyTorch's dtype check of each matrix product kernel, with its own message."""
+    """PyTorch's dtype check of the dot, mv and mm kernels, each with its own message
+    (bmm's: ``_check_bmm_dtypes``)."""
     if a.dtype == b.dtype:
         return
     first, second = scalar_type_name(a.dtype), scalar_type_name(b.dtype)
@@ -29,13 +30,11 @@ def _check_dtypes(op: str, a: np.ndarray, b: np.ndarray) -> None:
         message = (
             f"addmv input tensors must have the same dtype, but got {second}, {first}, and {second}"
         )
-    elif op == "mm":
+    else:
         message = (
             "expected m1 and m2 to have the same dtype, but got: "
             f"{c_type_name(a.dtype)} != {c_type_name(b.dtype)}"
         )
-    else:
-        message = f"expected scalar type {first} but found {second}"
     raise RuntimeError(message)
 
 
@@ -129,6 +128,11 @@ class DotBackward0(_Matmul):
 class BmmBackward0(_Matmul):
     op_name = "bmm"
 
+    def forward(self, a: Any, b: Any) -> Any:
+        # Operands of two dtypes get here only for an empty result or contraction, which
+        # PyTorch allocates with batch2's options (``common_checks_baddbmm_bmm``).
+        return super().forward(a, b).astype(b.dtype, copy=False)
+
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """Matrix product with broadcasting of batch dims; 1-D operands act as vectors.
@@ -208,17 +212,12 @@ def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
             return matmul(shape.squeeze(a, 0), b)
         if size2[0] == 1 and b.requires_grad:
             return matmul(a, shape.squeeze(b, 0))
-    _check_dtypes("bmm", a._data, b._data)
     n = size1[-2] if d1 > 1 else 1
     m1, m2 = size1[-1], (size2[-2] if d2 > 1 else size2[0])
     p = size2[-1] if d2 > 1 else 1
-    try:
-        batch = np.broadcast_shapes(size1[: max(d1 - 2, 0)], size2[: max(d2 - 2, 0)])
-    except ValueError:
-        raise RuntimeError(
-            f"matmul: the batch dimensions of {list(size1)} and {list(size2)} do not broadcast"
-        ) from None
+    batch = infer_size(size1[: max(d1 - 2, 0)], size2[: max(d2 - 2, 0)])
     count = math.prod(batch)
+    _check_bmm_dtypes(a._data.dtype, b._data.dtype, count * n * p, m1)
     left = shape.reshape(broadcasting.expand(a, (*batch, n, m1)), (count, n, m1))
     if d2 == 1:
         right = shape.unsqueeze(shape.reshape(broadcasting.expand(b, (*batch, m2)), (count, m2)), 2)
@@ -264,8 +263,18 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
             f"{list(input._data.shape)} and {list(mat2._data.shape)}"
         )
     _check_operands("bmm", input._data, mat2._data)
-    _check_dtypes("bmm", input._data, mat2._data)
+    (b, n, k), p = input._data.shape, mat2._data.shape[2]
+    _check_bmm_dtypes(input._data.dtype, mat2._data.dtype, b * n * p, k)
     return BmmBackward0.apply(input, mat2)
+
+
+def _check_bmm_dtypes(a: np.dtype, b: np.dtype, size: int, contraction: int) -> None:
+    """bmm's dtype check, which is its kernel's: an empty result, or zeros from an empty
+    contraction, returns first (``bmm_out_or_baddbmm_``), in batch2's dtype whatever
+    batch1's (``BmmBackward0.forward``)."""
+    if size and contraction and a != b:
+        first, second = scalar_type_name(a), scalar_type_name(b)
+        raise RuntimeError(f"expected scalar type {first} but found {second}")
 
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:

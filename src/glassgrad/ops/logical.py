@@ -151,6 +151,8 @@ def _bitwise(name: str, ufunc: Any, symbol: str) -> Any:
 
     def op(input: Any, other: Any) -> Tensor:
         if not isinstance(input, Tensor):
+            if not is_scalar(input):  # a number is PyTorch's Scalar overload; nothing else
+                check_tensor(input, name)
             _check_tensor_other(other, name)
         elif not isinstance(other, Tensor) and not is_scalar(other):
             _check_tensor_other(other, name)
@@ -249,9 +251,12 @@ def _tensor_of(value: Any) -> Tensor:
 
 
 def _bitwise_compute(fn: Any) -> Any:
-    return lambda self, a, b: np.asarray(
-        fn(Tensor._from_array(a), b if is_scalar(b) else _tensor_of(b))._data
-    )
+    def compute(self: Any, a: np.ndarray, b: Any) -> np.ndarray:
+        if not (is_scalar(b) or isinstance(b, np.ndarray)):  # a tensor's array, or a number
+            check_tensor(b, f"{fn.__name__}_", "other", 2)
+        return np.asarray(fn(Tensor._from_array(a), b if is_scalar(b) else _tensor_of(b))._data)
+
+    return compute
 
 
 def _binary_samples_of(make: Any) -> Any:

@@ -208,7 +208,7 @@ class LinalgLuBackward0(Op):
     def backward(self, F: Any, grads: Any) -> Any:
         p, lower, upper = self.saved
         _, grad_l, grad_u = grads
-        return _lu_backward(F, grad_l, grad_u, constant_like(grad_l, array_of(p)), lower, upper)
+        return _lu_backward(F, grad_l, grad_u, p, lower, upper)
 
 
 def _check_lu_input(op: str, a: np.ndarray, pivot: bool) -> None:

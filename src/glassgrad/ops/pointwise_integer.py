@@ -11,30 +11,31 @@ import numpy as np
 
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
-from ._common import binary_operands, check_tensor
+from ._common import binary_operands, check_tensor, is_scalar
 from ._not_implemented import _binary
 from ._registry import Sample, register
 from .pointwise_binary import _write_back
 
 
-def _integers_only(op: str, *arrays: Any) -> None:
-    for a in arrays:
-        if isinstance(a, np.ndarray) and a.dtype.kind not in "iub":
-            raise NotImplementedError(
-                f"\"{op}_cpu\" not implemented for '{scalar_type_name(a.dtype)}'"
-            )
+def _integer_op(name: str, ufunc: Any, kernel: str, doc: str, numbers: bool = False) -> Any:
+    """An op of PyTorch's integral kernels: its operands promoted together, then refused
+    unless the common dtype is an integer one (bool included: ``"lshift_cpu" not
+    implemented for 'Bool'``). ``numbers``: a Python number is taken for either operand
+    (the shifts' Scalar overloads; gcd and lcm take tensors only)."""
 
-
-# --- integer ops ---------------------------------------------------------------------------------
-
-
-def _integer_op(name: str, ufunc: Any, kernel: str, doc: str) -> Any:
-    def op(input: Tensor, other: Any) -> Tensor:
-        check_tensor(input, name)
-        a = input._data
+    def op(input: Any, other: Any) -> Tensor:
+        if not (numbers and is_scalar(input) and isinstance(other, Tensor)):
+            check_tensor(input, name)
+        if not (numbers and is_scalar(other)):
+            check_tensor(other, name, "other", 2)
+        a = input._data if isinstance(input, Tensor) else input
         b = other._data if isinstance(other, Tensor) else other
-        _integers_only(kernel, a, *([b] if isinstance(b, np.ndarray) else []))
         a, b = binary_operands(a, b)
+        dtype = (a if isinstance(a, np.ndarray) else b).dtype
+        if dtype.kind not in "iu":
+            raise NotImplementedError(
+                f"\"{kernel}_cpu\" not implemented for '{scalar_type_name(dtype)}'"
+            )
         return Tensor._from_array(_binary(name, a, b, ufunc))
 
     op.__name__ = op.__qualname__ = name
@@ -81,6 +82,7 @@ Example::
     >>> glassgrad.bitwise_left_shift(glassgrad.tensor([1, 2]), 2)
     tensor([4, 8])
 """,
+    numbers=True,
 )
 
 
@@ -95,6 +97,7 @@ Example::
     >>> glassgrad.bitwise_right_shift(glassgrad.tensor([8, -8]), 2)
     tensor([ 2, -2])
 """,
+    numbers=True,
 )
 
 
@@ -132,9 +135,24 @@ for _fn in (bitwise_left_shift, bitwise_right_shift):
     )
 
 
+def _reflected(fn: Any, name: str) -> Any:
+    def method(self: Tensor, other: Any) -> Tensor:
+        return fn(other, self)
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
 TENSOR_METHODS: dict[str, Any] = {
     "gcd_": _integer_inplace(gcd),
     "lcm_": _integer_inplace(lcm),
     "bitwise_left_shift_": _integer_inplace(bitwise_left_shift),
     "bitwise_right_shift_": _integer_inplace(bitwise_right_shift),
+    # The operators (PyTorch's ``__lshift__`` ... run the same kernels).
+    "__lshift__": bitwise_left_shift,
+    "__rlshift__": _reflected(bitwise_left_shift, "__rlshift__"),
+    "__ilshift__": _integer_inplace(bitwise_left_shift),
+    "__rshift__": bitwise_right_shift,
+    "__rrshift__": _reflected(bitwise_right_shift, "__rrshift__"),
+    "__irshift__": _integer_inplace(bitwise_right_shift),
 }

@@ -16,7 +16,7 @@ from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import array_of, check_tensor, moveaxis, wrap_dim
 from ._not_implemented import refuse_complex
-from ._out import out_result
+from ._out import check_out_dtypes, out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .indexing import ScatterAddZerosBackward0
@@ -282,8 +282,10 @@ class CumminBackward0(_CumExtremum):
 def _cum_extremum(name: str, node: type, result: type) -> Any:
     def op(input: Tensor, dim: int, *, out: Any = None) -> Any:
         check_tensor(input, name)
-        refuse_complex(f"{name}_cpu", input)
+        if out is not None:
+            check_out_dtypes(name, out, (input,), (input._data.dtype, np.dtype(np.int64)))
         d = wrap_dim(dim, input._data.ndim, name)
+        refuse_complex(f"{name}_cpu", input)
         values, indices = node.apply(input, dim=d)
         return out_result(name, out, result(values, indices), (input,), exact=True)
 
@@ -369,11 +371,13 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Any = None) -> Tensor:
         tensor([0.0000, 0.6931])
     """
     check_tensor(input, "logcumsumexp")
+    if out is not None:
+        check_out_dtypes("logcumsumexp", out, (input,), (input._data.dtype,))
+    d = wrap_dim(dim, input._data.ndim, "logcumsumexp")
     if input._data.dtype.kind not in "fc":
         raise NotImplementedError(
             f"\"logcumsumexp_out_cpu\" not implemented for '{scalar_type_name(input._data.dtype)}'"
         )
-    d = wrap_dim(dim, input._data.ndim, "logcumsumexp")
     return out_result("logcumsumexp", out, LogcumsumexpBackward0.apply(input, dim=d), (input,))
 
 
