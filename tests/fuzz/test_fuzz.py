@@ -178,6 +178,17 @@ def test_silu_in_place_of_complex_is_recognised_as_a_pytorch_bug() -> None:
     )
 
 
+def test_det_of_an_exactly_singular_matrix_is_recognised_as_a_pytorch_bug() -> None:
+    # PyTorch's first derivative there is 0 (the cofactor matrix is not); a determinant that
+    # is not exactly 0 is compared
+    singular = torch.tensor([[1.0, 2.0], [2.0, 4.0]], dtype=torch.float64, requires_grad=True)
+    (grad,) = torch.autograd.grad(torch.linalg.det(singular), singular)
+    assert not grad.any()
+    assert pytorch_silent_bug(torch.linalg.det(singular * 2).grad_fn, "backward") is not None
+    invertible = torch.tensor([[1.0, 2.0], [2.0, 4.5]], requires_grad=True)
+    assert pytorch_silent_bug(torch.linalg.det(invertible).grad_fn, "backward") is None
+
+
 def test_hooks_of_a_phase_where_pytorch_fails_its_own_assert_give_no_verdict() -> None:
     """PyTorch failing an internal assert in a backward phase (seed 115850: its engine's
     isDifferentiableType on a gradient for an integer tensor) is no verdict: the hooks that

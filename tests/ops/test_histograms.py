@@ -216,3 +216,66 @@ def test_histogram_checks_in_pytorchs_order() -> None:
             seen[name] = (type(info.value).__name__, str(info.value).split("\n")[0])
         outcomes.append(seen)
     assert outcomes[0] == outcomes[1]
+
+
+def _kernel_cases(seed: int) -> list:
+    """Points (some NaN, some on edges), weights, bin counts and edges (sorted or not) of
+    ATen's histogram kernel's three bin selections."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    for trial in range(24):
+        dtype = (np.float32, np.float64)[trial % 2]
+        points = rng.standard_normal((int(rng.integers(1, 30)), 2)).astype(dtype)
+        points[:, 1] = np.round(points[:, 1], 1)  # many points on the edges below
+        if trial % 3 == 0:
+            points[rng.integers(len(points)), 0] = np.nan
+        bins = int(rng.integers(1, 7))
+        edges = np.sort(rng.standard_normal(bins + 1)).astype(dtype)
+        if trial % 4 == 0:
+            rng.shuffle(edges)  # PyTorch searches them as they are, never refuses them
+        low, high = sorted(np.round(rng.standard_normal(2), 1))
+        cases.append((points, rng.random(len(points)).astype(dtype), bins, edges, low, high))
+    return cases
+
+
+KERNEL_CALLS = {
+    "histogramdd edges": lambda m, p, w, n, e, lo, hi: (
+        m.histogramdd(
+            m.tensor(p),
+            [m.tensor(e), m.tensor(np.linspace(-1, 1, 5).round(1).astype(p.dtype))],
+            weight=m.tensor(w),
+        ).hist
+    ),
+    "histogram edges density": lambda m, p, w, n, e, lo, hi: (
+        m.histogram(m.tensor(p[:, 1].copy()), m.tensor(e), density=True).hist
+    ),
+    "histogram count": lambda m, p, w, n, e, lo, hi: (
+        m.histogram(m.tensor(p[:, 1].copy()), n, weight=m.tensor(w)).hist
+    ),
+    "histogramdd counts": lambda m, p, w, n, e, lo, hi: (
+        m.histogramdd(m.tensor(np.nan_to_num(p)), [n, n + 1]).hist
+    ),
+    "histc range": lambda m, p, w, n, e, lo, hi: m.histc(m.tensor(p.reshape(-1)), n, lo, hi),
+    "histc reversed range": lambda m, p, w, n, e, lo, hi: m.histc(m.tensor(p), n, hi, lo),
+    "histc data range": lambda m, p, w, n, e, lo, hi: m.histc(m.tensor(p), n),
+}
+
+
+@pytest.mark.parametrize("name", list(KERNEL_CALLS))
+def test_bin_selection_matches_pytorchs_kernel(name: str) -> None:
+    """Each point in the bin ATen's kernel puts it in (linear interpolation for histc, with a
+    local search for counted bins, upper_bound over given edges, sorted or not), NaN and
+    out-of-range points skipped, or PyTorch's error (a NaN or infinite histc range)."""
+    for points, weight, bins, edges, low, high in _kernel_cases(len(name)):
+        args = (points, weight, bins, edges, low, high)
+        try:
+            theirs = KERNEL_CALLS[name](torch, *args).numpy()
+        except RuntimeError as error:
+            with pytest.raises(RuntimeError) as ours:
+                KERNEL_CALLS[name](gg, *args)
+            assert str(ours.value) == str(error)
+            continue
+        ours = KERNEL_CALLS[name](gg, *args).numpy()
+        assert ours.dtype == theirs.dtype
+        # densities divide by a float32 total PyTorch sums in another order
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=0)

@@ -372,10 +372,50 @@ def test_det_gradient_at_singular_matrices_is_the_cofactor_matrix(matrix: np.nda
         np.testing.assert_allclose(x.grad.numpy(), 0, atol=1e-12)
 
 
-def test_det_second_derivative_at_singular_matrix_is_refused_clearly() -> None:
-    x = gg.tensor([[1.0, 2.0], [2.0, 4.0]], dtype=gg.float64, requires_grad=True)
-    with pytest.raises(RuntimeError, match="singular matrix is not supported"):
-        gg.autograd.grad(gg.linalg.det(x), x, create_graph=True)
+SINGULAR_UNDER_GRAPH = {
+    "rank 1 of 2": [[1.0, 2.0], [2.0, 4.0]],
+    "rank 2 of 3": [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 1.0, 1.0]],
+    "zero row": [[2.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 3.0]],
+    "batch of singular and invertible": [[[1.0, 2.0], [2.0, 4.0]], [[1.0, 2.0], [3.0, 4.0]]],
+}
+
+
+@pytest.mark.parametrize("name", list(SINGULAR_UNDER_GRAPH))
+def test_det_derivatives_under_create_graph_at_singular_matrices_as_pytorch(name: str) -> None:
+    """Under create_graph PyTorch takes the cofactor matrix from the SVD where |det A| < 100
+    eps (matrix by matrix in a batch), so first and second derivatives exist there."""
+    results = []
+    for lib in LIBS:
+        a = lib.tensor(SINGULAR_UNDER_GRAPH[name], dtype=lib.float64, requires_grad=True)
+        (first,) = lib.autograd.grad(lib.linalg.det(a).sum(), a, create_graph=True)
+        weights = lib.arange(first.numel(), dtype=lib.float64).reshape(first.shape)
+        (second,) = lib.autograd.grad((first * weights).sum(), a)
+        results.append((first.detach().numpy(), second.numpy()))
+    (first, second), (their_first, their_second) = results
+    np.testing.assert_allclose(first, their_first, atol=1e-12)
+    np.testing.assert_allclose(second, their_second, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "matrix",
+    [[[0.0, 0.0], [0.0, 0.0]], [[1.0, 2.0], [2.0, 4.0]], [[0.0, 1.0], [0.0, 1.0]]],
+    ids=["zeros", "rank1", "zero column"],
+)
+@pytest.mark.parametrize("layout", ["contiguous"])
+@pytest.mark.parametrize("op", ["slogdet", "logdet"])
+def test_log_determinant_gradient_at_singular_matrices_as_pytorch(
+    matrix: list, layout: str, op: str
+) -> None:
+    """PyTorch's slogdet_backward solves with the LU its forward made (of A^T for a contiguous
+    real A) and divides by the zero pivot: infinities and NaNs where it does, no error."""
+    grads = []
+    for lib in LIBS:
+        data = lib.tensor(matrix, dtype=lib.float64)
+        a = (data if layout == "contiguous" else data.T.contiguous().T).requires_grad_()
+        result = lib.logdet(a) if op == "logdet" else lib.linalg.slogdet(a).logabsdet
+        result.backward()
+        grads.append(a.grad.numpy())
+    np.testing.assert_array_equal(*grads)
 
 
 def test_logdet_of_negative_and_zero_determinants() -> None:

@@ -57,13 +57,27 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
 
 
 def _histc_range(data: np.ndarray, low: float, high: float) -> tuple:
-    """PyTorch's range of ``histc``: ``[min, max]`` of the data when both bounds are equal
-    (then widened by 1 on each side if the data are constant)."""
+    """PyTorch's range of ``histc`` (``histc_select_outer_bin_edges``): ``[min, max]`` of the
+    data when both bounds are equal (then widened by 1 on each side if the data are
+    constant); it must be finite and not empty."""
     if low == high and data.size:
         low, high = float(data.min()), float(data.max())
+        if data.size > 1:  # aminmax's vectorised min/max return x86's default NaN, "-nan"
+            low, high = (-abs(v) if v != v else v for v in (low, high))
     if low == high:
         low, high = low - 1, high + 1
+    if not (np.isfinite(low) and np.isfinite(high)):
+        raise RuntimeError(
+            f"torch.histc: range of [{_c_double(low)}, {_c_double(high)}] is not finite"
+        )
+    if not low < high:
+        raise RuntimeError("torch.histc: max must be larger than min")
     return low, high
+
+
+def _c_double(value: float) -> str:
+    """A double as C++'s ostream prints it (``-nan`` for a NaN with its sign bit set)."""
+    return "-nan" if value != value and np.signbit(value) else f"{value:g}"
 
 
 def histc(
@@ -82,11 +96,10 @@ def histc(
     _check_float(data, "histogram_cpu")
     if bins <= 0:
         raise RuntimeError("torch.histc(): bins must be > 0, but got " + str(bins) + " for bins")
-    if min > max:
-        raise RuntimeError("torch.histc: max must be larger than min")
     low, high = _histc_range(data, float(min), float(max))
-    counts, _ = np.histogram(data, bins=bins, range=(low, high))
-    result = Tensor._from_array(counts.astype(data.dtype))
+    edges = linspace(low, high, bins + 1, dtype=from_numpy_dtype(data.dtype))._data
+    counts = _bin_sums(data.reshape(-1, 1), [edges], None, _LINEAR)
+    result = Tensor._from_array(counts)
     return out_result("histc", out, result, (input,), differentiable=False)
 
 
@@ -112,13 +125,14 @@ def histogram(
     points = data.reshape(-1, 1)
     w = None if weight is None else check_tensor(weight, "histogram", "weight")._data.reshape(-1)
     if isinstance(bins, Tensor):
-        edges = [bins._data]
+        edges, algorithm = [bins._data], _BINARY_SEARCH
     else:  # ATen's histogram_out_cpu: the count is checked first, then the range, the data
         count = int(bins)
         _check_bin_counts([count])
         low, high = _outer_edges(points, range)[0]
         edges = [linspace(low, high, count + 1, dtype=from_numpy_dtype(data.dtype))._data]
-    hist = _histogramdd(points, edges, w, density)
+        algorithm = _LINEAR_LOCAL_SEARCH
+    hist = _histogramdd(points, edges, w, density, algorithm)
     sources = _sources(input, weight, bins)
     hist, edges = (
         HistogramNotImplemented.apply(*sources, after=t) for t in (hist, np.array(edges[0]))
@@ -215,7 +229,7 @@ def _check_inputs(points: np.ndarray, edges: list, weight: np.ndarray | None) ->
 
 
 def _histogramdd(
-    points: np.ndarray, edges: list, weight: np.ndarray | None, density: bool
+    points: np.ndarray, edges: list, weight: np.ndarray | None, density: bool, algorithm: str
 ) -> np.ndarray:
     """The histogram of ``points`` (..., N) over the ``edges`` of each dimension, after
     ATen's checks in its order: the inputs, the bin counts, then the kernel's dtype."""
@@ -224,8 +238,62 @@ def _histogramdd(
     _check_float(points, "histogram_cpu")
     w = None if weight is None else weight.reshape(-1)
     flat = points.reshape(-1, points.shape[-1])
-    hist, _ = np.histogramdd(flat, bins=edges, weights=w, density=density)
-    return hist.astype(points.dtype)
+    hist = _bin_sums(flat, edges, w, algorithm)
+    if density:  # ATen divides by the total, then by each bin's width along each dim
+        hist = hist / hist.sum()
+        for dim, e in enumerate(edges):
+            shape = [1] * len(edges)
+            shape[dim] = e.size - 1
+            hist = hist / np.diff(e).reshape(shape)
+    return hist
+
+
+# ATen's bin selection algorithms (HistogramKernel.cpp): histc interpolates linearly between
+# the outer edges; histogram with a bin count corrects that by searching the neighbouring
+# edges; given edges are searched with std::upper_bound (whether sorted or not).
+_LINEAR, _LINEAR_LOCAL_SEARCH, _BINARY_SEARCH = "linear", "linear+local search", "binary search"
+
+
+def _upper_bound(edges: np.ndarray, values: np.ndarray, first: Any, last: Any) -> np.ndarray:
+    """libstdc++'s ``std::upper_bound`` of each value over ``edges[first:last]`` (per value),
+    step for step: on edges that are not sorted its answer is the one PyTorch's kernel gets."""
+    first = np.broadcast_to(first, values.shape).copy()
+    length = np.broadcast_to(last, values.shape) - first
+    while (length > 0).any():
+        half = length >> 1
+        middle = first + half
+        right = (length > 0) & ~(values < edges[np.minimum(middle, edges.size - 1)])
+        first = np.where(right, middle + 1, first)
+        length = np.where(right, length - half - 1, np.where(length > 0, half, 0))
+    return first
+
+
+def _bin_sums(flat: np.ndarray, edges: list, weight: np.ndarray | None, algorithm: str) -> Any:
+    """ATen's ``histogramdd_cpu_contiguous``: the sum of the weights (1 each without) of the
+    points (M, D) in each bin, accumulated in the input's dtype in the points' order. A point
+    outside the outer edges of a dim, or NaN, is skipped; the last bin includes its right
+    edge."""
+    keep = np.ones(flat.shape[0], bool)
+    flat_index = np.zeros(flat.shape[0], np.int64)
+    for dim, e in enumerate(edges):
+        values, n_edges = flat[:, dim], e.size
+        left, right = e[0], e[-1]
+        keep &= (values >= left) & (values <= right)
+        if algorithm == _BINARY_SEARCH:
+            pos = _upper_bound(e, values, 0, n_edges) - 1
+        else:
+            with np.errstate(all="ignore"):  # skipped points may give inf or NaN here
+                linear = (values - left) * e.dtype.type(n_edges - 1) / (right - left)
+            pos = np.where(keep, linear, 0).astype(np.int64)
+            if algorithm == _LINEAR_LOCAL_SEARCH:
+                low, high = np.maximum(pos - 1, 0), np.minimum(pos + 2, n_edges)
+                pos = _upper_bound(e, values, low, high) - 1
+        pos = np.where(pos == n_edges - 1, pos - 1, pos)
+        flat_index = flat_index * (n_edges - 1) + pos
+    hist = np.zeros(tuple(e.size - 1 for e in edges), flat.dtype)
+    added = np.ones(1, flat.dtype) if weight is None else weight[keep]
+    np.add.at(hist.reshape(-1), flat_index[keep], np.broadcast_to(added, flat_index[keep].shape))
+    return hist
 
 
 def histogramdd(
@@ -258,7 +326,7 @@ def histogramdd(
     # _histogramdd_bin_edges (the range and the data checked first); each result is recorded
     # by its own NotImplemented node
     if given and bins:
-        hist = _histogramdd(data, [b._data for b in bins], w, density)
+        hist = _histogramdd(data, [b._data for b in bins], w, density, _BINARY_SEARCH)
         node, edges = HistogramddFromTensorsNotImplemented, list(bins)
     else:
         counts = [int(b) for b in bins] if isinstance(bins, (list, tuple)) else [bins] * n_dims
@@ -272,7 +340,7 @@ def histogramdd(
             linspace(*outer[dim], int(count) + 1, dtype=dtype)._data
             for dim, count in enumerate(counts)
         ]
-        hist = _histogramdd(data, arrays, w, density)
+        hist = _histogramdd(data, arrays, w, density, _LINEAR_LOCAL_SEARCH)
         node = HistogramddFromCountsNotImplemented
         edges = [
             HistogramddEdgesNotImplemented.apply(*_sources(input, weight), after=e) for e in arrays

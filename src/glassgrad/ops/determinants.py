@@ -16,7 +16,6 @@ from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor
 from ._linalg_common import (
-    LinAlgError,
     check_full_precision,
     check_square,
     invertible,
@@ -26,8 +25,13 @@ from ._linalg_common import (
 from ._out import out_result
 from ._registry import Sample, register
 from ._samples import randn
+from .decompositions import svd
 from .inverses import LinalgInvExBackward0
+from .lu import lu_arrays
+from .lu_solve import lu_solve_arrays
 from .pointwise import log, where
+from .reduction_math import _exclusive_products
+from .shape import stack
 
 __all__ = ["det", "slogdet", "logdet"]
 
@@ -78,19 +82,46 @@ class LinalgDetBackward0(Op):
                 return F.reshape(grad, (*grad.shape, 1, 1))
             return F.zeros(tuple(a.shape), array_of(a).dtype)
         if isinstance(a, Tensor):
-            try:
-                inverse = LinalgInvExBackward0.apply(a)
-            except LinAlgError:
-                raise RuntimeError(
-                    "linalg.det: the derivative of the gradient (create_graph=True) at a "
-                    "singular matrix is not supported"
-                ) from None
-            return _unsqueeze2(F, grad * det_a) * F.mT(inverse)
+            return _det_gradient_with_graph(a, det_a, grad)
         try:
             inverse = np.linalg.inv(a)
         except np.linalg.LinAlgError:
             return _unsqueeze_arr(grad) * _cofactor(a)
         return _unsqueeze_arr(grad * det_a) * swap(inverse)
+
+
+def _det_gradient_with_graph(a: Tensor, det_a: Tensor, grad: Tensor) -> Tensor:
+    """PyTorch's linalg_det_backward under create_graph: det(A) A^-T where |det A| is at
+    least 100 eps, else the cofactor matrix from the SVD (Higham's adjugate of a singular
+    matrix), matrix by matrix (its masked_fmap)."""
+    eps = np.finfo(array_of(a).dtype).eps
+    singular = np.abs(array_of(det_a)) < 100 * eps
+    if not singular.any():
+        return _unsqueeze_arr_t(grad * det_a) * LinalgInvExBackward0.apply(a).mT
+    if singular.all():
+        return _cofactor_with_graph(a, grad)
+    n = a.shape[-1]
+    matrices, dets, grads = a.reshape(-1, n, n), det_a.reshape(-1), grad.reshape(-1)
+    parts = [
+        _cofactor_with_graph(matrices[i], grads[i])
+        if is_singular
+        else _unsqueeze_arr_t(grads[i] * dets[i]) * LinalgInvExBackward0.apply(matrices[i]).mT
+        for i, is_singular in enumerate(singular.reshape(-1))
+    ]
+    return stack(parts).reshape(a.shape)
+
+
+def _cofactor_with_graph(a: Tensor, grad: Tensor) -> Tensor:
+    """``_cofactor`` with differentiable ops: U diag(alpha * exclusive products of S) Vh,
+    alpha = conj(det U det Vh) grad (PyTorch's ``singular`` lambda)."""
+    u, s, vh = svd(a)
+    alpha = (det(u) * det(vh)).conj() * grad
+    products = alpha.unsqueeze(-1) * _exclusive_products(s, s.ndim - 1)
+    return (u * products.unsqueeze(-2)) @ vh
+
+
+def _unsqueeze_arr_t(x: Tensor) -> Tensor:
+    return x.unsqueeze(-1).unsqueeze(-1)
 
 
 def det(A: Tensor, *, out: Any = None) -> Tensor:
@@ -128,6 +159,8 @@ class LinalgSlogdetBackward0(Op):
         if array_of(a).dtype.kind != "c":
             if grad is None:  # the sign of a real determinant has no gradient
                 return None
+            if not isinstance(a, Tensor):
+                return _lu_solve_adjoint(a, grad)
             return _unsqueeze2(F, grad) * F.mT(LinalgInvExBackward0.call(a))
         # Im(w) as Re(-i w): the namespace has real and conj only.
         g = grad
@@ -136,7 +169,26 @@ class LinalgSlogdetBackward0(Op):
             g = phase if g is None else g + phase
         if g is None:
             return None
+        if not isinstance(a, Tensor):
+            return _lu_solve_adjoint(a, g)
         return F.conj(_unsqueeze2(F, g) * F.mT(LinalgInvExBackward0.call(a)))
+
+
+def _lu_solve_adjoint(a: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """g A^-H as PyTorch's slogdet_backward computes it without a graph: ``lu_solve`` with the
+    LU factorisation its forward made (of A^T when A is real and contiguous, as det(A^T) =
+    det(A)), so a singular A gives its infinities and NaNs instead of an error."""
+    d = np.expand_dims(g, (-1, -2)) * np.eye(a.shape[-1], dtype=a.dtype)
+    with np.errstate(all="ignore"):
+        try:  # LAPACK's solve where A is invertible and finite (the same values, faster)
+            solved = np.linalg.solve(np.conj(swap(a)), d)
+            if np.isfinite(solved).all():
+                return solved
+        except np.linalg.LinAlgError:
+            pass
+        transposed = a.dtype.kind != "c" and a.flags.c_contiguous
+        lu, pivots, _ = lu_arrays(swap(a) if transposed else a)
+        return lu_solve_arrays(lu, pivots, d, left=True, adjoint=not transposed)
 
 
 def _slogdet(A: Tensor, op: str) -> tuple:

@@ -128,8 +128,10 @@ class ScatterReduceBackward0(Op):
             src_is = (sv == value).astype(rv.dtype)
             shares = _reduce_into(self_is, dim, index, src_is, "sum", True)
             distributed = grad / shares
-            grad_self = F.where(xv == rv, distributed, 0.0)
-            grad_src_box = F.where(sv == value, self._gather(distributed), 0.0)
+            # masks multiply as in PyTorch: where no element equals the result (NaN) the share
+            # count is 0 and the gradient NaN
+            grad_self = distributed * self_is
+            grad_src_box = self._gather(distributed) * src_is
         else:  # prod, with zeros handled exactly as PyTorch
             self_zero = xv == 0
             masked_self = F.where(self_zero, 1.0, x)
