@@ -142,8 +142,14 @@ def _silu_inplace_of_complex(node: Any) -> bool:
 
 
 def _det_of_exactly_singular(node: Any) -> bool:
-    """A PyTorch ``LinalgDetBackward0`` whose determinant is exactly 0 somewhere."""
-    return type(node).__name__ == "LinalgDetBackward0" and bool((node._saved_result == 0).any())
+    """A PyTorch ``LinalgDetBackward0`` whose determinant is exactly 0 somewhere (a result
+    changed in place since cannot be read: PyTorch's backward raises then)."""
+    if type(node).__name__ != "LinalgDetBackward0":
+        return False
+    try:
+        return bool((node._saved_result == 0).any())
+    except RuntimeError:
+        return False
 
 
 # PyTorch bugs that give a wrong derivative without raising, recognised on PyTorch's graph of

@@ -170,7 +170,7 @@ class LinalgSlogdetBackward0(Op):
         if g is None:
             return None
         if not isinstance(a, Tensor):
-            return _lu_solve_adjoint(a, g)
+            return _lu_solve_adjoint(a, np.conj(g))
         return F.conj(_unsqueeze2(F, g) * F.mT(LinalgInvExBackward0.call(a)))
 
 
