@@ -28,6 +28,43 @@ def _norm_of(difference: np.ndarray, p: float, axis: Any) -> np.ndarray:
     )
 
 
+def _pair_norms(difference: np.ndarray, p: float, axis: int, skips_nan: bool = False) -> np.ndarray:
+    """The p-norm of ``difference`` along ``axis`` as ATen's ``Dist`` kernels reduce it: a NaN
+    counts as NaN for p = 0 (``min(ceil(|d|), 1)``), and for p = inf cdist's scalar loop
+    (``skips_nan``) takes ``std::max(agg, |d|)`` from 0, which passes over a NaN."""
+    if p == 0:
+        with np.errstate(invalid="ignore"):
+            return np.sum(np.minimum(np.ceil(np.abs(difference)), 1.0), axis=axis)
+    if math.isinf(p) and skips_nan and difference.shape[axis]:
+        return np.fmax.reduce(np.abs(difference), axis=axis, initial=0.0)
+    return _norm_of(difference, p, (axis,))
+
+
+def _dist_backward(diff: np.ndarray, grad: np.ndarray, dist: np.ndarray, p: float) -> np.ndarray:
+    """The gradient of each pair's p-norm distance in ``diff`` (pairs along all but the last
+    axis; ``grad`` and ``dist`` with a trailing axis of 1): ATen's ``Dist::*_calc::backward``,
+    shared by cdist and pdist. Its sign is ``min(max(0, ceil d), 1) + min(max(-1, floor d), 0)``
+    (NaN at a NaN), and an infinity-norm coordinate counts as reaching the norm when
+    ``ceil(||d| - dist|)`` is 0: every tied coordinate gets the whole gradient, and an
+    infinite coordinate of an infinite norm gets NaN (inf - inf)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if p == 0:
+            return np.zeros_like(diff)
+        if p == 1:
+            return grad * np.sign(diff)
+        if math.isinf(p):
+            reaches = 1.0 - np.minimum(1.0, np.ceil(np.abs(np.abs(diff) - dist)))
+            return grad * np.sign(diff) * reaches
+        if p == 2:
+            return np.where(dist == 0, 0.0, grad * diff / dist)
+        if p < 2:
+            value = np.sign(diff) * np.abs(diff) ** (p - 1) * grad / dist ** (p - 1)
+            zero = (dist == 0) | ((diff == 0) & (p < 1))
+            return np.where(zero, 0.0, value)
+        value = diff * np.abs(diff) ** (p - 2) * grad / dist ** (p - 1)
+        return np.where(dist == 0, 0.0, value)
+
+
 class CdistBackwardBackward0(Op):
     """cdist's gradient computed under ``create_graph`` without the matrix-product shortcut:
     PyTorch has no derivative of ``_cdist_backward``, so this node's backward raises."""
@@ -54,7 +91,7 @@ class CdistBackward0(Op):
     def forward(self, x1: Any, x2: Any, p: Any, matmul: Any = False) -> Any:
         self.p, self.matmul = p, matmul
         difference = x1[..., :, None, :] - x2[..., None, :, :]
-        return _norm_of(difference, p, (difference.ndim - 1,))
+        return _pair_norms(difference, p, difference.ndim - 1, skips_nan=True)
 
     def backward(self, F: Any, grad: Any) -> Any:
         if F is ArrayNamespace or self.matmul:
@@ -71,15 +108,23 @@ class CdistBackward0(Op):
         )
 
     def _gradients(self, F: Any, grad: Any, x1: Any, x2: Any, out: Any) -> tuple:
+        needs = self.needs_input_grad
+        if F is ArrayNamespace:
+            # ATen's _cdist_backward kernel, run for x1 and again with the operands swapped
+            # (grad.mT) for x2, as PyTorch's formula does: x2's pairs are x2_j - x1_i.
+            g, dist = grad[..., None], out[..., None]
+            return (
+                _dist_backward(x1[..., :, None, :] - x2[..., None, :, :], g, dist, self.p).sum(-2)
+                if needs[0]
+                else None,
+                _dist_backward(x2[..., None, :, :] - x1[..., :, None, :], g, dist, self.p).sum(-3)
+                if needs[1]
+                else None,
+            )
+        # p = 2 through matrix products under create_graph: differentiable
         difference = F.unsqueeze(x1, -2) - F.unsqueeze(x2, -3)
         axis = array_of(difference).ndim - 1
         per_pair = vector_norm_backward(F, grad, difference, out, self.p, (axis,), False)
-        needs = self.needs_input_grad
-        if per_pair is None:  # p = 0: PyTorch's _cdist_backward gives zeros, not nothing
-            return tuple(
-                F.zeros(array_of(x).shape, array_of(x).dtype) if need else None
-                for x, need in zip((x1, x2), needs)
-            )
         return (
             F.sum(per_pair, -2) if needs[0] else None,
             -F.sum(per_pair, -3) if needs[1] else None,
@@ -297,32 +342,13 @@ class PdistBackward0(Op):
     def forward(self, x: Any, p: Any) -> Any:
         self.p = p
         first, second = _pairs(x.shape[0])
-        return _norm_of(x[first] - x[second], p, (1,))
+        return _pair_norms(x[first] - x[second], p, 1)
 
     def backward(self, F: Any, grad: Any) -> Any:
         saved, out = self.saved
         x, dist, g = array_of(saved), array_of(out)[:, None], array_of(grad)[:, None]
         first, second = _pairs(x.shape[0])
-        diff = x[first] - x[second]
-        p = self.p
-        # ATen's pdist backward kernels, case by case (an infinity-norm tie gets the whole
-        # gradient in every tied coordinate, unlike the vector norm's even split).
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if p == 0:
-                per_pair = np.zeros_like(diff)
-            elif p == 1:
-                per_pair = np.sign(diff) * g
-            elif math.isinf(p):
-                per_pair = g * np.sign(diff) * (np.abs(diff) == dist)
-            elif p == 2:
-                per_pair = np.where(dist == 0, 0.0, g * diff / dist)
-            elif p < 2:
-                zero = (dist == 0) | ((diff == 0) & (p < 1))
-                value = np.sign(diff) * np.abs(diff) ** (p - 1) * g / dist ** (p - 1)
-                per_pair = np.where(zero, 0.0, value)
-            else:
-                value = diff * np.abs(diff) ** (p - 2) * g / dist ** (p - 1)
-                per_pair = np.where(dist == 0, 0.0, value)
+        per_pair = _dist_backward(x[first] - x[second], g, dist, self.p)
         result = np.zeros_like(x)
         np.add.at(result, first, per_pair.astype(x.dtype))
         np.add.at(result, second, -per_pair.astype(x.dtype))

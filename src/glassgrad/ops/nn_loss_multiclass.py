@@ -96,10 +96,13 @@ class MultiMarginLossBackward0(Op):
         self.target, self.p, self.margin = target, p, margin
         self.weight, self.reduction, self.batched = weight, reduction, batched
         rows = x.reshape(-1, x.shape[-1]) if x.ndim else x.reshape(1, 1)
-        z = np.maximum(_margins(rows, target, margin), 0)
+        z = _margins(rows, target, margin)
         h = z if p == 1 else z * z
         if weight is not None:
             h = h * weight[target][:, None]
+        # ATen's loop adds the terms with z > 0 only: a NaN (or a weight's inf times a
+        # non-positive z) never reaches the sum.
+        h = np.where(z > 0, h, 0.0)
         return _reduce_rows(h.sum(axis=1) / rows.shape[1], reduction, batched, x.dtype)
 
     def backward(self, F: Any, grad: Any) -> Any:
@@ -107,13 +110,19 @@ class MultiMarginLossBackward0(Op):
         x = array_of(saved)
         rows = x.reshape(-1, x.shape[-1]) if x.ndim else x.reshape(1, 1)
         z = _margins(rows, self.target, self.margin)
-        slope = (z > 0) * (1.0 if self.p == 1 else 2 * z)
+        # ATen's kernel: each term with z > 0 gives h = g (or 2 g z) times the class weight,
+        # the target's entry is minus their sum, and the row is multiplied by the incoming
+        # gradient last (an infinite gradient makes inf of the terms, NaN of the zeros).
+        n, c = rows.shape
+        g = 1.0 / (n * c) if self.reduction == "mean" else 1.0 / c
+        slope = g if self.p == 1 else 2 * g * z
         if self.weight is not None:
             slope = slope * self.weight[self.target][:, None]
-        slope = slope * (_row_scale(array_of(grad), self.reduction, rows.shape[0]) / rows.shape[1])
-        index = np.arange(rows.shape[0])
-        slope[index, self.target] = 0
+        slope = np.where(z > 0, slope, 0.0)
+        index = np.arange(n)
         slope[index, self.target] = -slope.sum(axis=1)
+        incoming = np.asarray(array_of(grad))
+        slope = slope * (incoming.reshape(-1, 1) if incoming.ndim else incoming)
         result = slope.astype(x.dtype).reshape(x.shape)
         if F is ArrayNamespace:
             return result
@@ -228,8 +237,10 @@ class MultilabelMarginLossBackward0(Op):
     def forward(self, x: Any, counts: Any, reduction: Any, batched: Any) -> Any:
         self.counts, self.reduction, self.batched = counts, reduction, batched
         rows = x.reshape(counts.shape)
-        z = np.maximum(1 - rows[:, :, None] + rows[:, None, :], 0)  # [n, j, i]
-        z = z * counts[:, :, None] * (counts == 0)[:, None, :]
+        z = 1 - rows[:, :, None] + rows[:, None, :]  # [n, j, i]
+        pairs = counts[:, :, None] * (counts == 0)[:, None, :]
+        # ATen's loop adds z for the pairs it visits, where z > 0 (a NaN is passed over).
+        z = np.where((z > 0) & (pairs > 0), z * pairs, 0.0)
         loss = z.sum(axis=(1, 2)) / rows.shape[1]
         return _reduce_rows(loss, reduction, batched, x.dtype)
 

@@ -32,19 +32,28 @@ from ._samples import positive, randn
 from .reduction import mean_and_biased_var, mean_array
 
 
-def _standardize(F: Any, x: Any, dims: tuple, count: int, eps: float) -> tuple:
-    """``(x_hat, invstd)`` of ``x`` over ``dims`` (biased variance), arrays or Tensors."""
+def _statistics(F: Any, x: Any, dims: tuple, count: int, eps: float) -> tuple:
+    """``(mean, invstd)`` of ``x`` over ``dims`` (biased variance, dims kept), arrays or
+    Tensors."""
     mean = F.sum(x, dims, True) / count
     centered = x - mean
-    invstd = (F.sum(centered * centered, dims, True) / count + eps) ** -0.5
-    return centered * invstd, invstd
+    return mean, (F.sum(centered * centered, dims, True) / count + eps) ** -0.5
 
 
-def _standardize_grad(F: Any, grad_xhat: Any, xhat: Any, invstd: Any, dims: tuple, count: int):
-    """dL/dx from dL/dx_hat when ``x_hat`` was standardised with its own statistics."""
-    mean_grad = F.sum(grad_xhat, dims, True) / count
-    mean_proj = F.sum(grad_xhat * xhat, dims, True) / count
-    return invstd * (grad_xhat - mean_grad - xhat * mean_proj)
+def _kernel_grad_input(
+    F: Any, grad_gamma: Any, x: Any, mean: Any, rstd: Any, dims: tuple, count: int
+) -> Any:
+    """dL/dx of a layer or group norm from ``grad_gamma`` (dL/dy times the weight), in the
+    order of PyTorch's CPU kernels (``layer_norm_backward_frame``,
+    ``GroupNormBackwardKernelImplInternal``): ``rstd * grad_gamma + b * x + c`` with
+    ``b = (db * mean - ds) * rstd^3 / count`` and ``c = -b * mean - db * rstd / count``, ``ds``
+    and ``db`` the sums of ``grad_gamma * x`` and ``grad_gamma``. An infinite weight or
+    gradient then gives NaN and inf where PyTorch's does."""
+    ds = F.sum(grad_gamma * x, dims, True)
+    db = F.sum(grad_gamma, dims, True)
+    b = (db * mean - ds) * rstd * rstd * rstd / count
+    c = -b * mean - db * rstd / count
+    return rstd * grad_gamma + b * x + c
 
 
 def _standardized(x: np.ndarray, dims: tuple, eps: float) -> np.ndarray:
@@ -52,6 +61,34 @@ def _standardized(x: np.ndarray, dims: tuple, eps: float) -> np.ndarray:
     centered = x - mean_array(x, dims, True)
     centered *= 1.0 / np.sqrt(mean_array(centered * centered, dims, True) + eps)
     return centered
+
+
+def _moments(x: np.ndarray, dims: tuple, eps: float) -> tuple:
+    """``(mean, invstd)`` of ``x`` over ``dims`` (biased variance), dims kept."""
+    mean = mean_array(x, dims, True)
+    centered = x - mean
+    var = mean_array(np.multiply(centered, centered, out=centered), dims, True)
+    return mean, 1.0 / np.sqrt(var + eps)
+
+
+def _folded(x: np.ndarray, mean: Any, invstd: Any, w: Any, b: Any) -> np.ndarray:
+    """``x * scale + shift`` with ``scale = invstd * w`` and ``shift = b - mean * scale``, the
+    per-channel terms PyTorch's batch and group norm CPU kernels fold the statistics and the
+    affine parameters into (``batch_norm_cpu_collect_linear_and_constant_terms``,
+    ``GroupNormKernelImplInternal``): an infinite weight gives NaN where ``x * scale`` and
+    ``shift`` are infinities of opposite signs, as PyTorch's, not ``(x - mean) * inf``.
+    ``mean``, ``invstd``, ``w`` and ``b`` broadcast against ``x``; ``w``, ``b`` may be None."""
+    scale = invstd if w is None else invstd * w
+    shift = -(mean * scale) if b is None else b - mean * scale
+    out = x * scale
+    out += shift
+    return out
+
+
+def _dense(x: np.ndarray) -> bool:
+    """Whether ``x`` is contiguous or channels-last contiguous, where PyTorch's batch norm
+    takes its folded kernel (``batch_norm_cpu_transform_input_template``)."""
+    return x.flags.c_contiguous or (x.ndim in (4, 5) and np.moveaxis(x, 1, -1).flags.c_contiguous)
 
 
 def _affine(normed: np.ndarray, w: np.ndarray | None, b: np.ndarray | None, shape: tuple):
@@ -99,13 +136,16 @@ class NativeBatchNormBackward0(Op):
         dims = _channel_dims(x)
         shape = _channel_shape(x)
         if training:
-            normed = _standardized(x, dims, eps)
+            mean, invstd = _moments(x, dims, eps) if x.size else (np.zeros(shape, x.dtype),) * 2
         else:
             mean = running_mean.reshape(shape).astype(x.dtype, copy=False)
             invstd = (1.0 / np.sqrt(running_var + eps)).reshape(shape).astype(x.dtype, copy=False)
             self._running_mean, self._running_invstd = mean, invstd
-            normed = (x - mean) * invstd
-        return _affine(normed, w, b, shape).astype(x.dtype, copy=False)
+        w = None if w is None else w.reshape(shape)
+        b = None if b is None else b.reshape(shape)
+        if not _dense(x):  # PyTorch's TensorIterator path: ((x - mean) * invstd) * w + b
+            return _affine((x - mean) * invstd, w, b, shape).astype(x.dtype, copy=False)
+        return _folded(x, mean, invstd, w, b).astype(x.dtype, copy=False)
 
     def backward(self, F: Any, grad: Any) -> Any:
         x, w = self.saved
@@ -120,19 +160,25 @@ class NativeBatchNormBackward0(Op):
         dims = _channel_dims(x)
         count = math.prod([x.shape[d] for d in dims])
         if self.training:
-            xhat, invstd = _standardize(F, x, dims, count, self.eps)
+            mean, invstd = _statistics(F, x, dims, count, self.eps)
         else:
-            invstd = self._running_invstd
-            xhat = (x - self._running_mean) * invstd
-        grad_xhat = grad if w is None else grad * F.reshape(w, _channel_shape(x))
+            mean, invstd = self._running_mean, self._running_invstd
+        # PyTorch's kernel (batch_norm_backward_cpu_template): dotp = sum((x - mean) * dy),
+        # dx = (dy - sum(dy) / n - (x - mean) * dotp * invstd^2 / n) * invstd * w (training)
+        # or dy * invstd * w, dw = dotp * invstd, db = sum(dy).
+        centered = x - mean
+        dotp = F.sum(centered * grad, dims, True)
         grad_input = grad_weight = grad_bias = None
         if needs[0]:
             if self.training:
-                grad_input = _standardize_grad(F, grad_xhat, xhat, invstd, dims, count)
+                k = dotp * invstd * invstd / count
+                grad_input = (grad - F.sum(grad, dims, True) / count - centered * k) * invstd
             else:
-                grad_input = grad_xhat * invstd
+                grad_input = grad * invstd
+            if w is not None:
+                grad_input = grad_input * F.reshape(w, _channel_shape(x))
         if needs[1]:
-            grad_weight = F.sum(grad * xhat, dims)
+            grad_weight = F.reshape(dotp * invstd, (x.shape[1],))
         if needs[2]:
             grad_bias = F.sum(grad, dims)
         return grad_input, grad_weight, grad_bias
@@ -305,13 +351,14 @@ class NativeLayerNormBackward0(Op):
         ndim = len(x.shape)
         dims = tuple(range(ndim - len(self.normalized_shape), ndim))
         count = math.prod(self.normalized_shape)
-        xhat, invstd = _standardize(F, x, dims, count, self.eps)
+        mean, invstd = _statistics(F, x, dims, count, self.eps)
         grad_input = None
         if needs[0]:
-            grad_xhat = grad if w is None else grad * w
-            grad_input = _standardize_grad(F, grad_xhat, xhat, invstd, dims, count)
-        # The weight and bias gradients are summed over the leading dims by the machinery.
-        grad_weight = grad * xhat if needs[1] else None
+            grad_gamma = grad if w is None else grad * w
+            grad_input = _kernel_grad_input(F, grad_gamma, x, mean, invstd, dims, count)
+        # The weight and bias gradients are summed over the leading dims by the machinery;
+        # the kernel's dgamma is dy * (rstd * x - rstd * mean).
+        grad_weight = grad * (invstd * x - invstd * mean) if needs[1] else None
         grad_bias = grad if needs[2] else None
         return grad_input, grad_weight, grad_bias
 
@@ -386,8 +433,21 @@ class NativeGroupNormBackward0(Op):
         self.group, self.eps = group, eps
         # The group size spelled out: -1 is ambiguous for an empty batch.
         grouped = x.reshape(x.shape[0], group, math.prod(x.shape[1:]) // group)
-        normed = _standardized(grouped, (2,), eps).reshape(x.shape)
-        return _affine(normed, w, b, _channel_shape(x)[1:]).astype(x.dtype, copy=False)
+        if (w is None and b is None) or not x.size:
+            normed = _standardized(grouped, (2,), eps).reshape(x.shape)
+            return _affine(normed, w, b, _channel_shape(x)[1:]).astype(x.dtype, copy=False)
+        # Per sample and channel: the group's statistics, repeated over its channels.
+        n, c = x.shape[:2]
+        mean, invstd = (
+            np.repeat(m.reshape(n, group), c // group, axis=1).reshape((n, c) + (1,) * (x.ndim - 2))
+            for m in _moments(grouped, (2,), eps)
+        )
+        shape = _channel_shape(x)
+        w = None if w is None else w.reshape(shape)
+        b = None if b is None else b.reshape(shape)
+        if not _dense(x):  # PyTorch's TensorIterator path: ((x - mean) * invstd) * w + b
+            return _affine((x - mean) * invstd, w, b, shape).astype(x.dtype, copy=False)
+        return _folded(x, mean, invstd, w, b).astype(x.dtype, copy=False)
 
     def backward(self, F: Any, grad: Any) -> Any:
         x, w = self.saved
@@ -395,20 +455,25 @@ class NativeGroupNormBackward0(Op):
         shape = tuple(x.shape)
         count = math.prod(shape[1:]) // self.group
         grouped_shape = (shape[0], self.group, count)
-        xhat_g, invstd = _standardize(F, F.reshape(x, grouped_shape), (2,), count, self.eps)
-        xhat = F.reshape(xhat_g, shape)
+        grouped = F.reshape(x, grouped_shape)
+        mean, invstd = _statistics(F, grouped, (2,), count, self.eps)
         grad_input = grad_weight = grad_bias = None
         dims = _channel_dims(x)
         if needs[0]:
-            grad_xhat = grad if w is None else grad * F.reshape(w, _channel_shape(x)[1:])
-            grad_input = F.reshape(
-                _standardize_grad(
-                    F, F.reshape(grad_xhat, grouped_shape), xhat_g, invstd, (2,), count
-                ),
-                shape,
-            )
+            grad_gamma = grad if w is None else grad * F.reshape(w, _channel_shape(x)[1:])
+            grad_gamma = F.reshape(grad_gamma, grouped_shape)
+            grad_input = _kernel_grad_input(F, grad_gamma, grouped, mean, invstd, (2,), count)
+            grad_input = F.reshape(grad_input, shape)
         if needs[1]:
-            grad_weight = F.sum(grad * xhat, dims)
+            # The kernel's dgamma: per sample and channel (ds - db * mean) * rstd, summed over
+            # the samples (ds, db: sums of dy * x and of dy over the channel's positions).
+            n, c = shape[:2]
+            per_channel = (n, c, math.prod(shape[2:]))
+            ds = F.sum(F.reshape(grad * x, per_channel), (2,))
+            db = F.sum(F.reshape(grad, per_channel), (2,))
+            group_size = (n, self.group, c // self.group)
+            mean_c, invstd_c = (F.reshape(F.expand(t, group_size), (n, c)) for t in (mean, invstd))
+            grad_weight = F.sum((ds - db * mean_c) * invstd_c, (0,))
         if needs[2]:
             grad_bias = F.sum(grad, dims)
         return grad_input, grad_weight, grad_bias

@@ -443,10 +443,11 @@ def trapezoid(
     d = wrap_dim(dim, y._data.ndim, "trapezoid")
     if y._data.shape[d] == 0:
         return sum(y, d)
+    if x is None:  # ATen's do_trapezoid: (sum - (first + last) * 0.5) * dx, as it orders it
+        n = y._data.shape[d]
+        ends = narrow(y, d, 0, 1) + narrow(y, d, n - 1, 1)
+        return (sum(y, d) - sum(ends, d) * 0.5) * (1.0 if dx is None else dx)
     later, earlier = _trapezoid_parts(y, d)
-    if x is None:
-        spacing = 1.0 if dx is None else dx
-        return sum(later + earlier, d) * (spacing / 2)
     xs = check_tensor(x, "trapezoid", "x", 2)
     if xs._data.ndim == 1:
         shape = [1] * y._data.ndim
@@ -456,7 +457,7 @@ def trapezoid(
     else:
         xd = wrap_dim(dim, xs._data.ndim, "trapezoid")
     x_later, x_earlier = _trapezoid_parts(xs, xd)
-    return sum((x_later - x_earlier) * (later + earlier), d) / 2
+    return sum((earlier + later) * (x_later - x_earlier), d) / 2.0
 
 
 def trapz(y: Tensor, x: Tensor | None = None, *, dx: float | None = None, dim: int = -1) -> Tensor:
@@ -479,16 +480,15 @@ def cumulative_trapezoid(
         raise TypeError("cumulative_trapezoid() received both x and dx")
     d = wrap_dim(dim, y._data.ndim, "cumulative_trapezoid")
     later, earlier = _trapezoid_parts(y, d)
-    if x is None:
-        spacing = 1.0 if dx is None else dx
-        return cumsum((later + earlier) * (spacing / 2), d)
+    if x is None:  # ATen's do_cumulative_trapezoid: (dx / 2 * (left + right)).cumsum
+        return cumsum((earlier + later) * ((1.0 if dx is None else dx) / 2.0), d)
     xs = check_tensor(x, "cumulative_trapezoid", "x", 2)
     if xs._data.ndim == 1:
         shape = [1] * y._data.ndim
         shape[d] = xs._data.size
         xs = reshape(xs, tuple(shape))
     x_later, x_earlier = _trapezoid_parts(xs, d)
-    return cumsum((x_later - x_earlier) * (later + earlier) / 2, d)
+    return cumsum((earlier + later) * (x_later - x_earlier), d) / 2.0
 
 
 register("cummax", cummax, nodes=(CummaxBackward0,), samples=lambda rng: _cum_samples(rng))
