@@ -21,6 +21,7 @@ from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from . import pointwise
 from ._common import array_of, binary_operands, check_tensor
+from ._elu_backward import elu_backward
 from ._namespace import ArrayNamespace
 from ._registry import NoGrad, Sample, register
 from ._samples import randn, unary_samples
@@ -225,16 +226,7 @@ class EluBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
-        v = array_of(x)
-        positive = ~(v <= 0)  # ATen's test: a NaN input takes the positive slope
-        # exp is taken of min(x, 0) only, so large positive inputs never overflow; x itself
-        # only where x < 0, the mask of PyTorch's elu_double_backward (at 0 the first
-        # derivative takes the negative slope, the second derivative is 0).
-        negative_part = F.where(v < 0, x, 0.0)
-        slope = (self.input_scale * self.alpha * self.scale) * F.exp(
-            negative_part * self.input_scale
-        )
-        return grad * F.where(positive, self.scale, slope)
+        return elu_backward(grad, x, (self.alpha, self.scale, self.input_scale), False)
 
 
 class EluBackward1(EluBackward0):
@@ -251,11 +243,7 @@ class EluBackward1(EluBackward0):
                 "function with a negative slope, please call out-of-place version instead."
             )
         (out,) = self.saved
-        v = array_of(out)
-        positive = ~(v <= 0)  # ATen's test, as above
-        # the result only where it is < 0, as above (at 0 the slope's value is the same)
-        slope = self.input_scale * (F.where(v < 0, out, 0.0) + self.alpha * self.scale)
-        return grad * F.where(positive, self.scale, slope)
+        return elu_backward(grad, out, (self.alpha, self.scale, self.input_scale), True)
 
 
 class CeluBackward0(EluBackward0):

@@ -99,13 +99,16 @@ class TrilinearBackward0(Op):
         needs = self.needs_input_grad
         n, i, o, j = self._sizes
         grad_x1 = grad_w = grad_x2 = None
-        if needs[0] or needs[2]:
-            # along[n, i, j] = sum_o grad[n, o] * w[o, i, j]
-            along = F.reshape(F.matmul(grad, F.reshape(w, (o, i * j))), (n, i, j))
-            if needs[0]:
-                grad_x1 = F.sum(along * F.unsqueeze(x2, 1), 2)
-            if needs[2]:
-                grad_x2 = F.sum(along * F.unsqueeze(x1, 2), 1)
+        # PyTorch's _trilinear_backward calls _trilinear, which unrolls the output dimension o:
+        # each o's product is summed over i or j first and the o terms are added last, so an
+        # infinite input gives inf - inf where the terms of two outputs meet, as in PyTorch.
+        if needs[0]:  # sum_o grad[n, o] * (sum_j w[o, i, j] x2[n, j])
+            partial = F.reshape(F.matmul(x2, F.mT(F.reshape(w, (o * i, j)))), (n, o, i))
+            grad_x1 = F.sum(F.unsqueeze(grad, 2) * partial, 1)
+        if needs[2]:  # sum_o grad[n, o] * (sum_i x1[n, i] w[o, i, j])
+            by_input = F.reshape(F.permute(w, (1, 0, 2)), (i, o * j))
+            partial = F.reshape(F.matmul(x1, by_input), (n, o, j))
+            grad_x2 = F.sum(F.unsqueeze(grad, 2) * partial, 1)
         if needs[1]:
             outer = F.reshape(F.unsqueeze(x1, 2) * F.unsqueeze(x2, 1), (n, i * j))
             grad_w = F.reshape(F.matmul(F.mT(grad), outer), (o, i, j))

@@ -132,7 +132,37 @@ class SigmoidBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         (out,) = self.saved
-        return grad * out * (1.0 - out)
+        return sigmoid_backward(grad, out)
+
+
+def sigmoid_backward(grad: Any, out: Any) -> Any:
+    """PyTorch's sigmoid_backward, ``grad * (1 - out) * out``: on real Tensors (create_graph)
+    a SigmoidBackwardBackward0 node with PyTorch's own double-backward formula; on arrays (and
+    complex Tensors, whose conjugates the Op machinery takes) computed at once."""
+    if isinstance(out, Tensor) and out._data.dtype.kind != "c":
+        return SigmoidBackwardBackward0.apply(grad, out)
+    return grad * (1.0 - out) * out
+
+
+class SigmoidBackwardBackward0(Op):
+    """``grad * (1 - out) * out`` recorded with PyTorch's derivatives of sigmoid_backward:
+    ``sigmoid_backward(gg, out)`` for ``grad`` and ``gg * grad * (1 - 2 out)`` for ``out``
+    (not the derivative of the products, whose two terms make inf - inf of an infinite
+    ``gg * grad``)."""
+
+    saved_inputs: tuple[int, ...] = (0, 1)
+    saved_for: tuple[tuple[int, ...], ...] = ((1,), (0, 1))
+    __slots__ = ()
+
+    def forward(self, grad: Any, out: Any) -> Any:
+        return grad * (1.0 - out) * out
+
+    def backward(self, F: Any, gg: Any) -> Any:
+        grad, out = self.saved
+        needs = self.needs_input_grad
+        grad_grad = sigmoid_backward(gg, out) if needs[0] else None
+        grad_out = gg * grad * (-2.0 * out + 1.0) if needs[1] else None
+        return grad_grad, grad_out
 
 
 def _threshold_mask(grad: Any, x: Any, threshold: Any) -> Any:
