@@ -314,3 +314,137 @@ def test_solve_triangular_substitutes_a_nan_as_trsm(upper, left, where, poison):
     a, b = rng.standard_normal((3, 3)) + 3 * np.eye(3), rng.standard_normal((3, 3))
     (a, b)[where[0]][where[1:]] = poison
     _both(lambda lib, a, b: lib.linalg.solve_triangular(a, b, upper=upper, left=left), a, b)
+
+
+GRID = np.random.default_rng(3).uniform(-1.3, 1.3, (1, 2, 3, 2))
+VOLUME_GRID = np.random.default_rng(4).uniform(-1.3, 1.3, (1, 2, 2, 3, 3))
+
+
+@pytest.mark.parametrize("poison", [NAN, INF, -INF])
+@pytest.mark.parametrize(
+    "fn, arrays",
+    [
+        (lambda lib, x, y: lib.cdist(x, y, p=1.0), (POOL_INPUT[0, :, :4], POOL_INPUT[1, :, 3:])),
+        (lambda lib, x, y: lib.cdist(x, y, p=float("inf")), (POOL_INPUT[0], POOL_INPUT[1])),
+        (lambda lib, x, y: lib.cdist(x, y, p=0.0), (POOL_INPUT[0], POOL_INPUT[1])),
+        (lambda lib, x, y: lib.cdist(x, y, p=1.5), (POOL_INPUT[0], POOL_INPUT[1])),
+        (lambda lib, x: lib.nn.functional.pdist(x, p=1.0), (POOL_INPUT[0],)),
+        (lambda lib, x: lib.nn.functional.pdist(x, p=float("inf")), (POOL_INPUT[1],)),
+        (lambda lib, x: lib.nn.functional.pdist(x, p=0.0), (POOL_INPUT[1],)),
+        (lambda lib, x: lib.trapezoid(x, dx=0.5), (POOL_INPUT[0],)),
+        (lambda lib, x, t: lib.trapezoid(x, t), (POOL_INPUT[0], np.arange(7.0) ** 1.5)),
+        (lambda lib, x: lib.cumulative_trapezoid(x, dim=0), (POOL_INPUT[0],)),
+        (lambda lib, x: lib.nn.functional.hardtanh(x, -0.5, 1.5), (POOL_INPUT[0, 0, :6] - 1,)),
+        (lambda lib, x: lib.nn.functional.relu6(x * 5), (POOL_INPUT[0, 0, :6],)),
+        (
+            lambda lib, x, w, b: lib.nn.functional.batch_norm(x, None, None, w, b, True),
+            (POOL_INPUT, np.array([0.5, -2.0, 1.5]), np.array([0.1, 0.2, -0.3])),
+        ),
+        (
+            lambda lib, x, w, b: lib.nn.functional.batch_norm(x.mT, None, None, w, b, True),
+            (POOL_INPUT[:, :, :3], np.array([0.5, -2.0, 1.5]), np.array([0.1, 0.2, -0.3])),
+        ),
+        (
+            lambda lib, x, w, b: lib.nn.functional.group_norm(x, 3, w, b),
+            (POOL_INPUT, np.array([0.5, -2.0, 1.5]), np.array([0.1, 0.2, -0.3])),
+        ),
+        (
+            lambda lib, x, w, b: lib.nn.functional.layer_norm(x, (7,), w, b),
+            # (no element equal to its row's mean: there x_hat is 0 or a rounding residue of
+            # PyTorch's Welford mean, and an infinite weight gives NaN or inf)
+            (np.sqrt(POOL_INPUT + 0.1), np.linspace(-1, 1, 7), np.linspace(0, 1, 7)),
+        ),
+        (
+            lambda lib, x, y, w: lib.nn.functional.bilinear(x, y, w),
+            (
+                POOL_INPUT[0, :, :4],
+                POOL_INPUT[1, :, 2:],
+                np.linspace(-1, 1, 2 * 4 * 5).reshape(2, 4, 5),
+            ),
+        ),
+        (
+            lambda lib, x, g: lib.nn.functional.grid_sample(x, g, align_corners=False),
+            (POOL_INPUT[None, :, :, :5], GRID),
+        ),
+        (
+            lambda lib, x, g: lib.nn.functional.grid_sample(x, g, align_corners=True),
+            (POOL_INPUT.reshape(1, 2, 3, 7, 1).repeat(3, axis=4), VOLUME_GRID),
+        ),
+    ],
+    ids=[
+        "cdist1",
+        "cdist_inf",
+        "cdist0",
+        "cdist1.5",
+        "pdist1",
+        "pdist_inf",
+        "pdist0",
+        "trapezoid",
+        "trapezoid_x",
+        "cumulative_trapezoid",
+        "hardtanh",
+        "relu6",
+        "batch_norm",
+        "batch_norm_strided",
+        "group_norm",
+        "layer_norm",
+        "bilinear",
+        "grid_sample",
+        "grid_sample_3d",
+    ],
+)
+def test_kernels_place_nan_and_inf_as_pytorch(fn, arrays, poison):
+    # Each floating input in turn, then the incoming gradient, holds the poison; the first
+    # derivatives are compared (hardtanh and relu6 on 6 elements, less than one vectorized
+    # block of PyTorch's loop: its scalar loop, see docs/fuzzing.md).
+    for k in range(len(arrays)):
+        poisoned = [np.array(a, dtype=np.float64) for a in arrays]
+        poisoned[k].reshape(-1)[poisoned[k].size // 2] = poison
+        _both(fn, *poisoned)
+    out_shape = tuple(fn(torch, *[torch.tensor(a) for a in arrays]).shape)
+    grad = np.linspace(0.5, 1.5, int(np.prod(out_shape))).reshape(out_shape)
+    grad.reshape(-1)[grad.size // 2] = poison
+    _both(fn, *arrays, grad=grad)
+
+
+@pytest.mark.parametrize("poison", [NAN, INF, -INF])
+def test_margin_losses_skip_terms_that_are_not_positive(poison):
+    scores = np.linspace(-1, 1, 12).reshape(3, 4)
+    scores[1, 2] = poison
+    target = torch.tensor([0, 2, 3])
+    labels = torch.tensor([[0, 3, -1, 1], [2, -1, 0, 0], [1, 0, 3, -1]])
+    for lib_target, loss in (
+        (target, lambda lib, x, t: lib.nn.functional.multi_margin_loss(x, t, p=2)),
+        (target, lambda lib, x, t: lib.nn.functional.multi_margin_loss(x, t, reduction="none")),
+        (labels, lambda lib, x, t: lib.nn.functional.multilabel_margin_loss(x, t)),
+    ):
+        results = []
+        for lib in (gg, torch):
+            x = lib.tensor(scores, requires_grad=True)
+            out = loss(lib, x, lib.tensor(lib_target.numpy()))
+            (grad,) = lib.autograd.grad(out, x, lib.ones_like(out))
+            results.append((_numpy(out), _numpy(grad)))
+        for ours, theirs in zip(*results):
+            np.testing.assert_allclose(ours, theirs, rtol=1e-10, equal_nan=True)
+
+
+def test_sigmoid_and_elu_second_derivatives_take_pytorchs_formulas():
+    # An infinite incoming gradient: sigmoid's (1 - 2 y) factor, not inf - inf; a NaN one:
+    # elu's double backward multiplies by the mask x < 0 (NaN where x > 0).
+    x = np.array([0.3, -1.2, 2.0, -0.1])
+    for grad in (np.array([1.0, INF, 2.0, -INF]), np.array([NAN, 1.0, NAN, 1.0])):
+        for fn in (
+            lambda lib, t: lib.sigmoid(t),
+            lambda lib, t: lib.nn.functional.elu(t, alpha=0.7),
+            lambda lib, t: lib.nn.functional.selu(t),
+            lambda lib, t: lib.nn.functional.celu(t, alpha=1.3),
+        ):
+            results = []
+            for lib in (gg, torch):
+                t = lib.tensor(x, requires_grad=True)
+                v = lib.tensor(grad, requires_grad=True)
+                (first,) = lib.autograd.grad(fn(lib, t), t, v, create_graph=True)
+                seconds = lib.autograd.grad(first, (t, v), lib.ones_like(first))
+                results.append([_numpy(first), *[_numpy(s) for s in seconds]])
+            for ours, theirs in zip(*results):  # (celu's 1 / alpha is rounded in PyTorch)
+                np.testing.assert_allclose(ours, theirs, rtol=1e-7, equal_nan=True)

@@ -31,12 +31,14 @@ def elu_backward(grad: Any, saved: Any, coefficients: tuple, is_result: bool) ->
 
 def _slope_times(grad: Any, saved: np.ndarray, coefficients: tuple, is_result: bool) -> Any:
     alpha, scale, input_scale = coefficients
-    negative = saved <= 0
+    # min(saved, 0): the negative side's formula, whose exp never overflows; a NaN stays NaN
+    # there but takes the positive slope below.
+    negative_side = np.minimum(saved, 0)
     if is_result:
-        slope = input_scale * (np.where(negative, saved, 0.0) + alpha * scale)
-    else:  # exp of the negative side only: large inputs never overflow
-        slope = (input_scale * alpha * scale) * np.exp(np.where(negative, saved, 0.0) * input_scale)
-    return grad * np.where(negative, slope, scale).astype(saved.dtype, copy=False)
+        slope = input_scale * (negative_side + alpha * scale)
+    else:
+        slope = np.exp(negative_side * input_scale) * (input_scale * alpha * scale)
+    return grad * np.where(saved <= 0, slope, scale).astype(saved.dtype, copy=False)
 
 
 class EluBackwardBackward0(Op):

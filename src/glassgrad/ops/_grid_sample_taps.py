@@ -205,6 +205,14 @@ def sample_backward(grad, x, grid, mode, padding, align, needs_input: bool) -> t
     grad_x = np.zeros(n * c * length, np.float64) if needs_input else None
     offsets = (np.arange(n * c) * length).reshape(n, c, 1)
     moving = [np.zeros((n, points), x.dtype) for _ in range(nd)]
+    # PyTorch's kernels (GridSamplerKernel.cpp, GridSampler.cpp) order the grid gradient three
+    # ways: 2-D bilinear combines the corners' values with the weights' slopes per channel and
+    # multiplies by the gradient last ((ne - nw) * s + (se - sw) * n) * gOut; 3-D adds
+    # val * weights * gOut for the corners inside the volume only; 2-D bicubic multiplies
+    # every tap's (zero-padded) value by the gradient. An infinite gradient then gives inf
+    # or NaN where PyTorch's does.
+    combine_first = mode == "bilinear" and nd == 2
+    per_channel = [np.zeros((n, c, points), x.dtype) for _ in range(nd)] if combine_first else []
     for combo, index, inside in s.corners:
         chosen = [weights[k][j] for k, j in enumerate(combo)]
         if grad_x is not None:
@@ -216,10 +224,19 @@ def sample_backward(grad, x, grid, mode, padding, align, needs_input: bool) -> t
             )
         if mode == "nearest":
             continue
-        seen = (gather(flat, index, inside) * g).sum(axis=1)
+        values = gather(flat, index, inside)
+        seen = None if combine_first or nd == 3 else (values * g).sum(axis=1)
         for k in range(nd):
-            others = chosen[:k] + [slopes[k][combo[k]]] + chosen[k + 1 :]
-            moving[k] += seen * product(others)
+            others = product(chosen[:k] + [slopes[k][combo[k]]] + chosen[k + 1 :])
+            if combine_first:
+                per_channel[k] += values * _per_channel(others)
+            elif nd == 3:  # corners outside are skipped, not multiplied by a zero value
+                term = values * _per_channel(others) * g
+                moving[k] += np.where(inside[:, None], term, 0).sum(axis=1)
+            else:
+                moving[k] += seen * others
+    if combine_first:
+        moving = [(slope_c * g).sum(axis=1) for slope_c in per_channel]
     grad_grid = np.stack([m * slope for m, slope in zip(moving, s.slopes)], -1)
     grad_grid = grad_grid.reshape(grid.shape).astype(grid.dtype, copy=False)
     if grad_x is not None:

@@ -159,8 +159,8 @@ class HardtanhBackward0(Op):
         v = array_of(x)
         # where, not a product with a mask: an inf gradient outside the bounds gives 0. The
         # test is the one of PyTorch's scalar loop, ``x <= min || x >= max ? 0 : grad``, so a
-        # NaN input passes its gradient (the vectorized loop, for 16 elements or more, gives 0:
-        # docs/fuzzing.md, "Known differences").
+        # NaN input passes its gradient (the vectorized loop, over whole SIMD vectors of 8 or
+        # 16 elements by dtype and machine, gives 0: docs/fuzzing.md, "Known differences").
         return F.where(~((v <= self.min_val) | (v >= self.max_val)), grad, 0.0)
 
 
