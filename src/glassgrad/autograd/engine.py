@@ -230,7 +230,7 @@ def _run_backward(
     heappush, heappop = heapq.heappush, heapq.heappop
     callbacks: list = []
     _final_callbacks.append(callbacks)
-    graph.graph_tasks.append(graph.GraphTask(deps, selective, accumulate_grad, inputs is not None))
+    graph.graph_tasks.append((deps, selective, accumulate_grad, inputs is not None))  # see graph
     # Saved-tensor hooks entered or exited by the nodes' code stay inside this backward (PyTorch
     # restores its thread-local state around the nodes it runs).
     hooks_before = graph.saved_hooks_stack[:]
