@@ -76,6 +76,25 @@ PROGRAMS = {
         "v2[:, 1:].xlogy_(v2[:, :-1])",
         "v2[:, 1:].pow_(v2[:, :-1])",
     ],
+    # out= of a TensorIterator kernel checks out's memory against the inputs as an in-place
+    # write does (a partial overlap raises; one PyTorch cannot classify is read element after
+    # element); cat refuses any overlap with an input.
+    "out= overlapping an input": [
+        "v0 = torch.arange(12, dtype=torch.float64) * 1.5",
+        "v1 = torch.add(v0[1:], v0[:-1], out=v0[:-1])",
+        "v2 = torch.exp(v0[1:], out=v0[:-1])",
+        "v3 = torch.add(v0, v0, out=v0)",
+        "v4 = v0.view(3, 4)",
+        "v5 = torch.add(v4[:, 1:], v4[:, :-1], alpha=0.5, out=v4[:, 1:])",
+        "v6 = torch.mul(v4[:, :3], 0.5, out=v4[:, 1:])",
+        "v7 = torch.neg(v4[:, :3], out=v4[:, 1:])",
+        "v8 = torch.atan2(v4[:, :3], v4[:, 1:], out=v4[:, 1:])",
+        "v9 = torch.cat([v0[:3], v0[3:6]], out=v0[:6])",
+        "v10 = torch.stack([v0[:3], v0[3:6]], out=v0[6:].view(2, 3))",
+        "v11 = torch.cat([v0[:3], v0[3:6]], out=v0[6:])",
+        "v12 = torch.zeros(3, dtype=torch.float64).expand(2, 3)",
+        "v13 = torch.add(v4[:2, :3], 1, out=v12)",
+    ],
     # PyTorch's valueToTensor: a tensor, a Python or NumPy integer, a bool, a float or a
     # complex number; a tuple or list (of tensors, of numbers) is a TypeError (seed 166363),
     # checked before the key is read.

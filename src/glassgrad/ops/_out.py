@@ -22,10 +22,13 @@ import numpy as np
 
 from .._dtype import c_type_name, default_numpy_float, scalar_type_name, to_numpy_dtype
 from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
 from ..autograd.grad_mode import state as grad_state
 from ..autograd.inplace_record import note_write
+from ..autograd.kernel_order import reads_written_memory, write_in_kernel_order
 from ..autograd.mutation import before_write, write_hooks
-from ..autograd.views import rebase_history
+from ..autograd.op import check_source_overlap
+from ..autograd.views import OVERLAP_WRITE_ERROR, internal_overlap, rebase_history
 from ._not_implemented import _not_implemented_node, computed_result
 from ._registry import REGISTRY
 
@@ -33,6 +36,7 @@ __all__ = [
     "WITHOUT_OUT",
     "check_out_dtypes",
     "out_result",
+    "pointwise_out",
     "recorded_as_not_implemented",
     "takes_out",
     "with_out",
@@ -200,6 +204,7 @@ def out_result(
     differentiable: bool = True,
     resize_warning: bool = True,
     casting: str = "same_kind",
+    pointwise: Any = None,
 ) -> Any:
     """``result`` itself when ``out`` is None; else ``result`` written into ``out`` (a Tensor,
     or a tuple of Tensors for an op with several results), which is returned. ``exact``:
@@ -209,7 +214,9 @@ def out_result(
     (``special.airy_ai``, ``histc``), whose out= may require grad, as may the inputs of an
     op whose results are all integral or boolean (``eq``, ``argmax``). ``resize_warning``:
     False for the kernels that resize ``out`` without PyTorch's deprecation warning;
-    ``casting``: "unsafe" for those that write into ``out`` of any dtype."""
+    ``casting``: "unsafe" for those that write into ``out`` of any dtype. ``pointwise``: for
+    a TensorIterator kernel, ``pointwise(out, values)`` checks ``out``'s memory against the
+    inputs and gives the values to write (``pointwise_out``)."""
     if out is None:
         return result
     several = isinstance(result, tuple)
@@ -240,14 +247,58 @@ def out_result(
         ):
             raise _autograd_error(autograd_op or op)
         histories = tuple((o, r._node) for o, r in zip(outs, results) if r.requires_grad)
+    values = [r._data for r in results]
+    if op in _CAT_FAMILY and out._data.shape == values[0].shape:
+        for x in (x for i in inputs for x in (i if isinstance(i, (list, tuple)) else (i,))):
+            if isinstance(x, Tensor):  # PyTorch's cat: assert_no_overlap with every input
+                check_source_overlap(out, x)
+    if pointwise is not None and not several:
+        values[0] = pointwise(out, values[0])
     written = tuple(
-        write_into(op, o, r._data, exact, resize_warning, casting) for o, r in zip(outs, results)
+        write_into(op, o, v, exact, resize_warning, casting) for o, v in zip(outs, values)
     )
     for target, node in histories:
         rebase_history(target, node)
     if not several:
         return written[0]
     return type(result)(*written) if hasattr(result, "_fields") else written
+
+
+def _pointwise_kernel(row: Any) -> Any:
+    """The node of a registry row whose nodes are all TensorIterator kernels, else None."""
+    if row is None or not row.nodes or not all(getattr(n, "pointwise", False) for n in row.nodes):
+        return None
+    return row.nodes[0]
+
+
+def pointwise_out(kernel: Any, fn: Any, args: tuple, kwargs: dict, out: Any, values: Any) -> Any:
+    """PyTorch's TensorIterator with ``out``: ``out``'s elements must not share memory, an
+    input sharing ``out``'s memory in part is refused, and one it cannot classify (not dense)
+    is read as its kernel reads it, element after element, each reading what the elements
+    before it wrote (autograd/kernel_order.py). The values to write into ``out``."""
+    target = out._data
+    if target.shape != np.shape(values):
+        return values  # resized into fresh memory
+    if internal_overlap(target):
+        raise RuntimeError(OVERLAP_WRITE_ERROR)
+    inputs = (*args, *kwargs.values())
+    for x in inputs:
+        if isinstance(x, Tensor) and x is not out:
+            check_source_overlap(out, x, refuses_full=False)
+    arrays = [x._data if isinstance(x, Tensor) else x for x in args]
+    if any(isinstance(x, Tensor) for x in kwargs.values()) or not reads_written_memory(
+        target, arrays
+    ):
+        return values
+
+    def forward(self: Any, _: Any, *operands: Any) -> Any:
+        tensors = [Tensor._from_array(v) if isinstance(v, np.ndarray) else v for v in operands]
+        with no_grad():
+            return fn(*tensors, **kwargs)._data
+
+    segment = type(kernel.__name__, (kernel,), {"__slots__": (), "forward": forward})
+    write_in_kernel_order(segment, target, arrays, {})
+    return target.copy()
 
 
 def composite_out(op: str, out: Any, compute: Any) -> Tensor:
@@ -405,6 +456,7 @@ def with_out(fn: Any, name: str, namespace: str = "") -> Any:
     row = REGISTRY.get(key)
     differentiable = row is None or row.differentiable or key in _RECORDED_WITHOUT_DERIVATIVE
     aten_op = _OUT_NOT_IMPLEMENTED.get(key)
+    kernel = _pointwise_kernel(row)
 
     needs = _OUT_NEEDS.get(key)
 
@@ -443,6 +495,9 @@ def with_out(fn: Any, name: str, namespace: str = "") -> Any:
         inputs = (*args, *kwargs.values())
         if aten_op is not None:
             result = recorded_as_not_implemented(aten_op, result, inputs)
+        pointwise = None
+        if kernel is not None:
+            pointwise = functools.partial(pointwise_out, kernel, fn, args, kwargs)
         return out_result(
             name,
             out,
@@ -450,6 +505,7 @@ def with_out(fn: Any, name: str, namespace: str = "") -> Any:
             inputs,
             differentiable=differentiable,
             resize_warning=key not in _RESIZE_QUIETLY,
+            pointwise=pointwise,
         )
 
     out_param = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)

@@ -7,6 +7,7 @@ public function, and one registry row with its samples.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,7 @@ from ._common import (
     number_or_tensor,
 )
 from ._namespace import default_float
-from ._out import out_result
+from ._out import out_result, pointwise_out
 from ._registry import Sample, register
 from ._samples import (
     binary_samples,
@@ -234,7 +235,10 @@ def mul(input: Tensor, other: Any, *, out: Tensor | None = None) -> Tensor:
         tensor([3., 6.])
     """
     result = MulBackward0.apply(number_or_tensor(input, other, "mul"), other)
-    return result if out is None else out_result("mul", out, result, (input, other))
+    if out is None:
+        return result
+    check = functools.partial(pointwise_out, MulBackward0, mul, (input, other), {})
+    return out_result("mul", out, result, (input, other), pointwise=check)
 
 
 def neg(input: Tensor) -> Tensor:
