@@ -1,7 +1,8 @@
-"""Writes whose source lies in the target's memory, setitem values, and which nodes a second
-derivative passes: the classes of difference found by fuzz seeds 160000-168059 (issue 14),
-each as short programs run under glassgrad and PyTorch and compared as the fuzzer compares
-them (values after every statement, errors, first and second derivatives, hooks).
+"""Writes whose source lies in the target's memory, setitem values, what is saved and which
+nodes a second derivative passes: the classes of difference found by fuzz seeds
+160000-168059 and 200000-202689 (issue 14), each as short programs run under glassgrad and
+PyTorch and compared as the fuzzer compares them (values after every statement, errors, first
+and second derivatives, hooks).
 """
 
 from __future__ import annotations
@@ -94,6 +95,18 @@ PROGRAMS = {
         "v11 = torch.cat([v0[:3], v0[3:6]], out=v0[6:])",
         "v12 = torch.zeros(3, dtype=torch.float64).expand(2, 3)",
         "v13 = torch.add(v4[:2, :3], 1, out=v12)",
+    ],
+    # A view made in no-grad mode of a leaf requires grad, but has no edge: an op taking it
+    # saves nothing for its gradient (PyTorch's should_compute_output), so changing the other
+    # operand in place afterwards is no error (seed 202169).
+    "nothing saved for the gradient of a no-grad view": [
+        "v0 = torch.tensor([[0.39, -1.81, 1.32, 0.3]], dtype=torch.float64, requires_grad=True)",
+        "with torch.no_grad(): v1 = v0[:, 1:]",
+        "v2 = v1.clone()",
+        "v3 = v1 * v2",
+        "v4 = v2 * v1",
+        "v5 = torch.addcmul(v2, v1, v2)",
+        "v2.clamp_(min=-0.5)",
     ],
     # PyTorch's valueToTensor: a tensor, a Python or NumPy integer, a bool, a float or a
     # complex number; a tuple or list (of tensors, of numbers) is a TypeError (seed 166363),

@@ -382,11 +382,13 @@ class Op(Node):
             saved = (
                 inputs if saved_inputs == _FIRST[2] else tuple([inputs[k] for k in saved_inputs])
             )
-            if not (ra and rb) and cls.saved_for:
-                # One operand needs no gradient (a Python number, a constant tensor): keep
-                # only what the other's gradient reads (which ones is cached per op and case).
+            if (fa is None or fb is None) and cls.saved_for:
+                # One operand has no edge (a Python number, a constant tensor, a no-grad view
+                # whose gradient goes nowhere): keep only what the other's gradient reads
+                # (which ones is cached per op and case), as PyTorch's should_compute_output.
                 if len(saved) == 2:
-                    keep = _KEEP_TWO.get((cls, ra, rb)) or _keep_two(cls, ra, rb)
+                    ka, kb = fa is not None, fb is not None
+                    keep = _KEEP_TWO.get((cls, ka, kb)) or _keep_two(cls, ka, kb)
                     saved = (saved[0] if keep[0] else None, saved[1] if keep[1] else None)
                 else:
                     saved = _read_by_needed(cls.saved_for, saved, (fa, fb))
