@@ -3,6 +3,7 @@ messages for (batches of) matrices, and the matrices their test samples are made
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -16,12 +17,12 @@ __all__ = [
     "check_floating",
     "check_square",
     "check_kernel_dtype",
+    "all_finite",
     "swap",
     "adjoint",
     "column_major",
     "batch_prefix",
-    "is_singular",
-    "first_zero_pivot",
+    "info_prefix",
     "singular_error",
     "cholesky_with_info",
     "constant_like",
@@ -90,6 +91,14 @@ def check_kernel_dtype(kernel: str, a: np.ndarray, complex_ok: bool = False) -> 
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(a.dtype)}'")
 
 
+def all_finite(a: np.ndarray) -> bool:
+    """Whether ``a`` holds no NaN or inf, by its sum (cheaper than ``isfinite(a).all()``; a
+    sum of finite entries that overflows also answers False, which only sends a caller to
+    the exact path that non-finite entries take)."""
+    total = np.add.reduce(a, axis=None)
+    return math.isfinite(total.real) and math.isfinite(total.imag)
+
+
 def swap(a: np.ndarray) -> np.ndarray:
     return np.swapaxes(a, -1, -2)
 
@@ -119,31 +128,17 @@ def batch_prefix(a: np.ndarray, failing: Any) -> tuple[Any, ...]:
     return matrices[0], ""
 
 
-def is_singular(m: np.ndarray) -> bool:
-    try:
-        np.linalg.inv(m)
-    except np.linalg.LinAlgError:
-        return True
-    return False
+def info_prefix(info: np.ndarray) -> str:
+    """PyTorch's "(Batch element k): " prefix for the first matrix whose LAPACK ``info`` is
+    not 0 (empty for a single matrix)."""
+    return f"(Batch element {int(np.flatnonzero(info)[0])}): " if info.ndim else ""
 
 
-def first_zero_pivot(m: np.ndarray) -> int:
-    """1-based position of the first exactly zero pivot of LU with partial pivoting."""
-    u = np.array(m, dtype=np.float64)
-    n = u.shape[0]
-    for j in range(n):
-        p = j + int(np.argmax(np.abs(u[j:, j])))
-        if u[p, j] == 0:
-            return j + 1
-        u[[j, p]] = u[[p, j]]
-        u[j + 1 :, j:] -= np.outer(u[j + 1 :, j] / u[j, j], u[j, j:])
-    return n
-
-
-def singular_error(op: str, a: np.ndarray) -> LinAlgError:
-    matrix, prefix = batch_prefix(a, is_singular)
+def singular_error(op: str, info: np.ndarray) -> LinAlgError:
+    """PyTorch's error for a matrix whose getrf ``info`` names a zero pivot."""
+    first = int(info.reshape(-1)[np.flatnonzero(info)[0]])
     return LinAlgError(
-        f"{op}: {prefix}The diagonal element {first_zero_pivot(matrix)} is zero, the inversion "
+        f"{op}: {info_prefix(info)}The diagonal element {first} is zero, the inversion "
         "could not be completed because the input matrix is singular."
     )
 

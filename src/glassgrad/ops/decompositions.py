@@ -38,9 +38,10 @@ __all__ = ["svd", "svdvals", "svd_top", "qr", "qr_top", "eigh", "eigvalsh"]
 
 
 def diag_embed(F: Any, v: Any) -> Any:
-    """Batched diagonal matrices with ``v`` (..., k) on the diagonal."""
+    """Batched diagonal matrices with ``v`` (..., k) on the diagonal (zeros off it, also
+    where ``v`` holds an inf or NaN: a select, not a product with I)."""
     k = v.shape[-1]
-    return F.unsqueeze(v, -1) * np.eye(k, dtype=bool)
+    return F.where(np.eye(k, dtype=bool), F.unsqueeze(v, -1), 0.0)
 
 
 def _at_least_matrix(op: str, a: np.ndarray, kernel: str, complex_ok: bool = False) -> None:

@@ -16,8 +16,11 @@ from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor
 from ._linalg_common import (
+    adjoint,
+    all_finite,
     check_full_precision,
     check_square,
+    constant_like,
     invertible,
     spd,
     swap,
@@ -25,10 +28,10 @@ from ._linalg_common import (
 from ._out import out_result
 from ._registry import Sample, register
 from ._samples import randn
-from .decompositions import svd
+from .decompositions import diag_embed, svd
 from .inverses import LinalgInvExBackward0
-from .lu import lu_arrays
-from .lu_solve import lu_solve_arrays
+from .linear_solve import LinalgSolveExBackward0
+from .lu_solve import lu_of, lu_solve_arrays
 from .pointwise import log, where
 from .reduction_math import _exclusive_products
 from .shape import stack
@@ -62,6 +65,48 @@ def _unsqueeze_arr(x: np.ndarray) -> np.ndarray:
     return np.expand_dims(np.asarray(x), (-1, -2))
 
 
+# A matrix holding a NaN or inf: PyTorch's determinants come from its LU (``lu_of``), whose
+# spread of them NumPy's LAPACK build does not share; finite matrices keep NumPy's.
+
+
+def _lu_parts(a: np.ndarray) -> tuple[Any, ...]:
+    """``(diagonal of U, sign of P, LU, pivots, transposed)`` of ``lu_of(a)``."""
+    lu_data, pivots, _, transposed = lu_of(a)
+    swaps = np.count_nonzero(pivots != np.arange(1, pivots.shape[-1] + 1), axis=-1)
+    diagonal = np.diagonal(lu_data, axis1=-2, axis2=-1)
+    return diagonal, np.where(swaps % 2, -1, 1), lu_data, pivots, transposed
+
+
+def _sgn(x: np.ndarray) -> np.ndarray:
+    """PyTorch's sgn: x / |x| (0 at 0); a real NaN's is 0."""
+    if x.dtype.kind == "c":
+        size = np.abs(x)
+        return np.where(size == 0, 0, x / np.where(size == 0, 1, size))
+    return np.where(np.isnan(x), 0, np.sign(x))
+
+
+def _adjoint_solve(a: np.ndarray, values: np.ndarray, perturb: bool) -> np.ndarray:
+    """PyTorch's det and slogdet gradients without a graph: X with A^H X = diag(values) by
+    ``lu_solve`` on the forward's LU, ``lu_of`` (for det, a zero pivot moved to machine
+    epsilon), so a singular or non-finite A gives its infinities and NaNs."""
+    _, _, lu_data, pivots, transposed = _lu_parts(a)
+    eye = np.eye(a.shape[-1], dtype=bool)
+    if perturb:
+        zero = np.diagonal(lu_data, 0, -2, -1) == 0
+        lu_data = lu_data + np.where(eye, np.where(zero, np.finfo(a.dtype).eps, 0)[..., None], 0)
+    # a select, not a product with I: an inf value leaves zeros off the diagonal
+    d = np.where(eye, np.asarray(values, a.dtype)[..., None, None], 0).astype(a.dtype)
+    d = np.broadcast_to(d, pivots.shape[:-1] + d.shape[-2:])
+    with np.errstate(all="ignore"):
+        return lu_solve_arrays(lu_data, pivots, d, True, not transposed)
+
+
+def _solve_adjoint(F: Any, a: Tensor, values: Tensor) -> Tensor:
+    """The same under ``create_graph``: PyTorch's ``linalg.solve(A^H, diag(values))``."""
+    ones = constant_like(values, np.ones(a.shape[-1], dtype=a._data.dtype))
+    return LinalgSolveExBackward0.call(adjoint(F, a), diag_embed(F, F.unsqueeze(values, -1) * ones))
+
+
 class LinalgDetBackward0(Op):
     """out = det(A); gA = grad * det(A) * A^-T (the cofactor matrix if A is singular);
     holomorphic, so complex A gets grad * conj(det(A) A^-T)"""
@@ -71,7 +116,10 @@ class LinalgDetBackward0(Op):
     holomorphic = True
 
     def forward(self, a: Any) -> Any:
-        return np.asarray(np.linalg.det(a))
+        if all_finite(a):
+            return np.asarray(np.linalg.det(a))
+        diagonal, sign, *_ = _lu_parts(a)
+        return np.asarray(np.prod(diagonal, axis=-1) * sign, dtype=a.dtype)
 
     def backward(self, F: Any, grad: Any) -> Any:
         a, det_a = self.saved
@@ -81,6 +129,11 @@ class LinalgDetBackward0(Op):
             if a.shape[-1]:
                 return F.reshape(grad, (*grad.shape, 1, 1))
             return F.zeros(tuple(a.shape), array_of(a).dtype)
+        finite = all_finite(array_of(a))
+        if not finite and isinstance(a, Tensor):  # PyTorch: solve(A^H, diag(grad det))
+            return _solve_adjoint(F, a, grad * F.conj(det_a))
+        if not finite:
+            return _adjoint_solve(a, grad * np.conj(det_a), perturb=True)
         if isinstance(a, Tensor):
             return _det_gradient_with_graph(a, det_a, grad)
         try:
@@ -148,7 +201,12 @@ class LinalgSlogdetBackward0(Op):
     saved_outputs: tuple[int, ...] = (0,)  # the sign, as PyTorch saves it
 
     def forward(self, a: Any) -> Any:
-        sign, logabsdet = np.linalg.slogdet(a)
+        if all_finite(a):
+            sign, logabsdet = np.linalg.slogdet(a)
+        else:
+            diagonal, p_sign, *_ = _lu_parts(a)
+            sign = np.prod(_sgn(diagonal), axis=-1) * p_sign
+            logabsdet = np.sum(np.log(np.abs(diagonal)), axis=-1)
         return np.asarray(sign, dtype=a.dtype), np.asarray(logabsdet, dtype=a.real.dtype)
 
     takes_undefined_grads = True
@@ -159,6 +217,8 @@ class LinalgSlogdetBackward0(Op):
         if array_of(a).dtype.kind != "c":
             if grad is None:  # the sign of a real determinant has no gradient
                 return None
+            if not all_finite(array_of(a)) and isinstance(a, Tensor):
+                return _solve_adjoint(F, a, grad)  # PyTorch's solve(A^H, diag(grad))
             if not isinstance(a, Tensor):
                 return _lu_solve_adjoint(a, grad)
             return _unsqueeze2(F, grad) * F.mT(LinalgInvExBackward0.call(a))
@@ -186,9 +246,7 @@ def _lu_solve_adjoint(a: np.ndarray, g: np.ndarray) -> np.ndarray:
                 return solved
         except np.linalg.LinAlgError:
             pass
-        transposed = a.dtype.kind != "c" and a.flags.c_contiguous
-        lu, pivots, _ = lu_arrays(swap(a) if transposed else a)
-        return lu_solve_arrays(lu, pivots, d, left=True, adjoint=not transposed)
+    return _adjoint_solve(a, g, perturb=False)
 
 
 def _slogdet(A: Tensor, op: str) -> tuple:

@@ -15,9 +15,12 @@ from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import check_tensor, wrap_dim
 from ._linalg_common import (
+    LinAlgError,
+    all_finite,
     check_full_precision,
     check_square,
     column_major,
+    info_prefix,
     invertible,
     singular_error,
 )
@@ -26,7 +29,7 @@ from ._registry import Sample, register
 from ._samples import randn
 from .linear_solve import LinalgSolveExBackward0, check_solve, solve
 from .lu import lu_arrays
-from .lu_solve import lu_solve_arrays
+from .lu_solve import solve_arrays
 from .shape import permute, reshape
 
 __all__ = ["inv", "inv_ex", "solve_ex", "tensorinv"]
@@ -42,13 +45,17 @@ class LinalgInvExBackward0(Op):
     holomorphic = True
 
     def forward(self, a: Any, check_errors: Any = True) -> Any:
-        try:
-            return column_major(np.linalg.inv(a))
-        except np.linalg.LinAlgError:
-            if not check_errors:  # inv_ex: LAPACK's inf/nan, the zero pivot in its info
-                eye = np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape)
-                return column_major(lu_solve_arrays(*lu_arrays(a)[:2], eye, True, False))
-            raise singular_error("linalg.inv", a) from None
+        if all_finite(a):
+            try:
+                return column_major(np.linalg.inv(a))
+            except np.linalg.LinAlgError:
+                pass
+        # PyTorch's inv is solve(A, I): for a singular A (inv_ex: LAPACK's inf/nan, the zero
+        # pivot in its info) and for a NaN or inf, which NumPy's LAPACK build spreads otherwise
+        inverse, info = solve_arrays(a, np.eye(a.shape[-1], dtype=a.dtype), True)
+        if check_errors and info.any():
+            raise singular_error("linalg.inv", info)
+        return column_major(inverse)
 
     def backward(self, F: Any, grad: Any) -> Any:
         (inverse,) = self.saved
@@ -121,7 +128,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out: Any = None) -> tuple[T
     inverse = LinalgInvExBackward0.apply(A, check_errors=False)
     info = _info(data, inverse._data)
     if check_errors and info.any():
-        raise singular_error("linalg.inv_ex", data)
+        raise singular_error("linalg.inv_ex", info)
     result = return_types.linalg_inv_ex(inverse, Tensor._from_array(info))
     return out_result("linalg_inv_ex", out, result, (A,), exact=True)
 
@@ -141,11 +148,9 @@ def solve_ex(
     x = LinalgSolveExBackward0.apply(A, B, left=left, vector=vector, check_errors=False)
     info = _info(A._data, x._data)
     if check_errors and info.any():
-        from ._linalg_common import LinAlgError, batch_prefix, is_singular
-
-        _, prefix = batch_prefix(A._data, is_singular)
         raise LinAlgError(
-            f"linalg.solve_ex: {prefix}The solver failed because the input matrix is singular."
+            f"linalg.solve_ex: {info_prefix(info)}The solver failed because the input matrix "
+            "is singular."
         )
     result = return_types.linalg_solve_ex(x, Tensor._from_array(info))
     return out_result(

@@ -16,13 +16,13 @@ from ..autograd.op import Op
 from ._common import check_tensor
 from ._linalg_common import (
     LinAlgError,
-    batch_prefix,
+    all_finite,
     check_floating,
     check_kernel_dtype,
     check_square,
     column_major,
+    info_prefix,
     invertible,
-    is_singular,
     swap,
 )
 from ._out import out_result
@@ -51,30 +51,35 @@ class LinalgSolveExBackward0(Op):
 
     saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
-    __slots__ = ("left", "vector")
+    __slots__ = ("left", "vector", "factors")
 
     def forward(
         self, a: Any, b: Any, left: Any = True, vector: Any = False, check_errors: Any = True
     ) -> Any:
-        self.left, self.vector = left, vector
-        try:
-            if not left:  # PyTorch solves the transposed system: X is row-major
-                return np.ascontiguousarray(swap(np.linalg.solve(swap(a), swap(b))))
-            if vector:  # PyTorch's batch of vectors is a column-major matrix
-                return _vector_layout(np.linalg.solve(a, b[..., None])[..., 0])
-            return column_major(np.linalg.solve(a, b))
-        except np.linalg.LinAlgError:
-            if not check_errors:  # solve_ex: LAPACK's inf/nan, the zero pivot in its info
-                lu_data, pivots, _ = lu_arrays(a)
-                matrix_b = b[..., None] if vector else b
-                x = lu_solve_arrays(lu_data, pivots, matrix_b, left, False)
-                if vector:
-                    return _vector_layout(x[..., 0])
-                return column_major(x) if left else np.ascontiguousarray(x)
-            _, prefix = batch_prefix(a, is_singular)
+        self.left, self.vector, self.factors = left, vector, None
+        if all_finite(a) and all_finite(b):
+            try:
+                if not left:  # PyTorch solves the transposed system: X is row-major
+                    return np.ascontiguousarray(swap(np.linalg.solve(swap(a), swap(b))))
+                if vector:  # PyTorch's batch of vectors is a column-major matrix
+                    return _vector_layout(np.linalg.solve(a, b[..., None])[..., 0])
+                return column_major(np.linalg.solve(a, b))
+            except np.linalg.LinAlgError:
+                pass
+        # A singular A (solve_ex: LAPACK's inf/nan, the zero pivot in its info), or a NaN or
+        # inf, which PyTorch's LU spreads otherwise than NumPy's LAPACK build
+        lu_data, pivots, info = lu_arrays(a)
+        if a.dtype.kind != "c":  # the backward solves with them too, as PyTorch's
+            self.factors = lu_data, pivots
+        x = lu_solve_arrays(lu_data, pivots, b[..., None] if vector else b, left, False)
+        if check_errors and info.any():
             raise LinAlgError(
-                f"linalg.solve: {prefix}The solver failed because the input matrix is singular."
-            ) from None
+                f"linalg.solve: {info_prefix(info)}The solver failed because the input matrix "
+                "is singular."
+            )
+        if vector:
+            return _vector_layout(x[..., 0])
+        return column_major(x) if left else np.ascontiguousarray(x)
 
     def backward(self, F: Any, grad: Any) -> Any:
         a, x = self.saved
@@ -83,21 +88,23 @@ class LinalgSolveExBackward0(Op):
         # checks nothing (a singular A gives inf/NaN gradients); under create_graph, a new
         # linalg.solve, which refuses a singular A.
         checks = is_grad_enabled()
-        if self.left:
-            grad_b = LinalgSolveExBackward0.call(
-                F.mT(a), grad, left=True, vector=self.vector, check_errors=checks
-            )
-            if not needs[0]:
-                return None, grad_b
-            if self.vector:
-                grad_a = -(F.unsqueeze(grad_b, -1) * F.unsqueeze(x, -2))
-            else:
-                grad_a = -F.matmul(grad_b, F.mT(x))
+        if not checks and self.factors is not None:  # the forward's LU of a singular or
+            # non-finite A: its NaN and inf are spread as PyTorch spreads them
+            matrix = grad[..., None] if self.vector else grad
+            grad_b = lu_solve_arrays(*self.factors, matrix, self.left, True)
+            grad_b = grad_b[..., 0] if self.vector else grad_b
         else:
-            grad_b = LinalgSolveExBackward0.call(F.mT(a), grad, left=False, check_errors=checks)
-            if not needs[0]:
-                return None, grad_b
+            grad_b = LinalgSolveExBackward0.call(
+                F.mT(a), grad, left=self.left, vector=self.vector, check_errors=checks
+            )
+        if not needs[0]:
+            return None, grad_b
+        if not self.left:
             grad_a = -F.matmul(F.mT(x), grad_b)
+        elif self.vector:
+            grad_a = -(F.unsqueeze(grad_b, -1) * F.unsqueeze(x, -2))
+        else:
+            grad_a = -F.matmul(grad_b, F.mT(x))
         return grad_a, (grad_b if needs[1] else None)
 
 

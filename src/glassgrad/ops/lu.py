@@ -3,7 +3,8 @@ pivots, as LAPACK's getrf), ``linalg.lu`` (P, L, U), ``torch.lu_unpack`` and the
 ``torch.lu``; solving with the factors (``linalg.lu_solve``) is in ``lu_solve.py``.
 
 NumPy has no LU: it is computed here by partial pivoting, batched over leading dims (LAPACK's
-choice of pivot: the first largest magnitude in the column). Gradients are PyTorch's
+choice of pivot: the first largest magnitude in the column; a NaN is chosen as PyTorch's MKL
+getrf chooses it, see ``_nan_pivots``). Gradients are PyTorch's
 ``linalg_lu_backward``, ``lu_factor_ex_backward`` and ``lu_unpack_backward``, written with
 triangular solves so that they are differentiable again.
 """
@@ -23,6 +24,7 @@ from ._common import array_of, check_tensor
 from ._linalg_common import (
     LinAlgError,
     adjoint,
+    all_finite,
     batch_prefix,
     check_kernel_dtype,
     column_major,
@@ -52,13 +54,26 @@ def lu_arrays(a: np.ndarray) -> tuple[Any, ...]:
     info = np.zeros(lu.shape[0], np.int32)
     if lu.shape[0] == 1:
         _lu_one(lu[0], pivots[0], info)
-        return lu.reshape(a.shape), pivots.reshape(*batch, k), info.reshape(batch)
+    elif not _lu_batch(lu, pivots, info, careful=not all_finite(lu)):
+        lu = np.array(a, dtype=a.dtype).reshape(-1, m, n)
+        info[:] = 0
+        _lu_batch(lu, pivots, info, careful=True)
+    return lu.reshape(a.shape), pivots.reshape(*batch, k), info.reshape(batch)
+
+
+def _lu_batch(lu: np.ndarray, pivots: np.ndarray, info: np.ndarray, careful: bool) -> bool:
+    """``lu_arrays``' steps on a batch, in place. Unless ``careful``, NaN pivots and pivots
+    below the smallest normal number are not looked for; False then if one occurred (the
+    caller starts again, carefully)."""
+    m, n = lu.shape[-2:]
     rows = np.arange(lu.shape[0])
-    for j in range(k):
+    tiny = np.finfo(lu.real.dtype).tiny
+    for j in range(min(m, n)):
         column = lu[:, j:, j]
         # LAPACK's pivot is the largest |x| (for complex x, |Re x| + |Im x|: i?amax)
-        size = np.abs(column.real) + np.abs(column.imag) if a.dtype.kind == "c" else np.abs(column)
-        p = j + np.argmax(size, axis=1) if m > j else np.full(len(rows), j)
+        size = np.abs(column.real) + np.abs(column.imag) if lu.dtype.kind == "c" else np.abs(column)
+        p = np.argmax(size, axis=1)
+        p = j + (_nan_pivots(size, p, m, n) if careful else p)
         pivots[:, j] = p + 1
         swapped = lu[rows, p].copy()
         lu[rows, p] = lu[rows, j]
@@ -66,11 +81,39 @@ def lu_arrays(a: np.ndarray) -> tuple[Any, ...]:
         pivot = lu[:, j, j]
         zero = pivot == 0
         info[(info == 0) & zero] = j + 1
-        # A zero pivot leaves its column as it is (all zeros below it): getrf's rule.
-        scale = np.where(zero, 1, pivot)[:, None]
-        lu[:, j + 1 :, j] /= scale
+        # getf2 scales the column by the pivot's reciprocal, or divides by a pivot below the
+        # smallest normal number; a zero pivot leaves its column as it is (zeros below it).
+        below = lu[:, j + 1 :, j]
+        if careful:
+            small = ~(np.abs(pivot) >= tiny)
+            scaled = below * (1 / np.where(small, 1, pivot))[:, None]
+            lu[:, j + 1 :, j] = np.where(
+                small[:, None], below / np.where(zero, 1, pivot)[:, None], scaled
+            )
+        else:
+            below *= (1 / np.where(zero, 1, pivot))[:, None]
         lu[:, j + 1 :, j + 1 :] -= lu[:, j + 1 :, j : j + 1] * lu[:, j : j + 1, j + 1 :]
-    return lu.reshape(a.shape), pivots.reshape(*batch, k), info.reshape(batch)
+    if careful:
+        return True
+    diagonal = np.abs(np.diagonal(lu, axis1=-2, axis2=-1))
+    return all_finite(lu) and not ((diagonal < tiny) & (diagonal > 0)).any()
+
+
+# MKL's getrf (PyTorch's LAPACK) takes a matrix of more than 16 rows or columns through a
+# blocked kernel whose pivot search, as NumPy's argmax, stops at the first NaN of the column;
+# smaller ones go through the reference i?amax (``|x| > max so far``), which never picks a NaN
+# unless the column starts with one. Measured on PyTorch 2.13's MKL 2024.2, float32/64.
+_SMALL_GETRF = 16
+
+
+def _nan_pivots(size: np.ndarray, first: np.ndarray, m: int, n: int) -> np.ndarray:
+    """The pivot offsets of getrf in columns ``size`` (a batch of ``|x|``) given NumPy's
+    ``argmax`` ``first``: unchanged unless a NaN was picked in a small matrix."""
+    picked = size[np.arange(len(first)), first]
+    if m > _SMALL_GETRF or n > _SMALL_GETRF or not np.isnan(picked).any():
+        return first
+    finite = np.argmax(np.where(np.isnan(size), -1.0, size), axis=1)
+    return np.where(np.isnan(picked) & ~np.isnan(size[:, 0]), finite, first)
 
 
 def _lu_one(lu: np.ndarray, pivots: np.ndarray, info: np.ndarray) -> None:
@@ -78,22 +121,30 @@ def _lu_one(lu: np.ndarray, pivots: np.ndarray, info: np.ndarray) -> None:
     and Python branches where the batch needs gathers and masks (~3x fewer NumPy calls)."""
     m, n = lu.shape
     complex_kind = lu.dtype.kind == "c"
+    tiny = np.finfo(lu.real.dtype).tiny
     for j in range(min(m, n)):
         column = lu[j:, j]
         size = np.abs(column.real) + np.abs(column.imag) if complex_kind else np.abs(column)
-        p = j + int(size.argmax())
+        p = int(size.argmax())
+        if size[p] != size[p]:  # a NaN
+            p = int(_nan_pivots(size[None], np.array([p]), m, n)[0])
+        p += j
         pivots[j] = p + 1
         if p != j:
             lu[[j, p]] = lu[[p, j]]
-        zero = lu[j, j] == 0
-        if zero and info[0] == 0:
+        pivot = lu[j, j]
+        if abs(pivot) >= tiny:
+            lu[j + 1 :, j] *= 1 / pivot
+        elif pivot != 0:  # tiny or NaN
+            lu[j + 1 :, j] /= pivot
+        elif info[0] == 0:
             info[0] = j + 1
-        lu[j + 1 :, j] /= 1 if zero else lu[j, j]
         lu[j + 1 :, j + 1 :] -= lu[j + 1 :, j : j + 1] * lu[j : j + 1, j + 1 :]
 
 
-def permutation_arrays(pivots: np.ndarray, m: int, dtype: np.dtype) -> np.ndarray:
-    """The permutation matrices P (A = P L U) of getrf's 1-based row swaps."""
+def row_order(pivots: np.ndarray, m: int) -> np.ndarray:
+    """getrf's 1-based row swaps applied in turn to ``0..m-1``: row i of P^T B is row
+    ``order[i]`` of B (for A = P L U), as LAPACK's laswp moves them, without arithmetic."""
     batch, k = pivots.shape[:-1], pivots.shape[-1]
     flat = pivots.reshape(-1, k) - 1
     order = np.tile(np.arange(m), (flat.shape[0], 1))
@@ -103,9 +154,15 @@ def permutation_arrays(pivots: np.ndarray, m: int, dtype: np.dtype) -> np.ndarra
         moved = order[rows, target].copy()
         order[rows, target] = order[rows, j]
         order[rows, j] = moved
-    p = np.zeros((flat.shape[0], m, m), dtype)
-    p[rows[:, None], order, np.arange(m)] = 1
-    return p.reshape(*batch, m, m)
+    return order.reshape(*batch, m)
+
+
+def permutation_arrays(pivots: np.ndarray, m: int, dtype: np.dtype) -> np.ndarray:
+    """The permutation matrices P (A = P L U) of getrf's 1-based row swaps."""
+    order = row_order(pivots, m).reshape(-1, m)
+    p = np.zeros((order.shape[0], m, m), dtype)
+    p[np.arange(order.shape[0])[:, None], order, np.arange(m)] = 1
+    return p.reshape(*pivots.shape[:-1], m, m)
 
 
 def _unpacked(F: Any, lu: Any) -> tuple:

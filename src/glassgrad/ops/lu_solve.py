@@ -27,7 +27,7 @@ from ._linalg_common import (
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
-from .lu import _factored, _solve_tri, _tri, _unpacked, permutation_arrays
+from .lu import _factored, _solve_tri, _tri, _unpacked, lu_arrays, permutation_arrays, row_order
 from .solvers import triangular_solve_arrays
 
 __all__ = ["lu_solve", "lu_solve_top"]
@@ -40,22 +40,46 @@ def lu_solve_arrays(
     lu_data: np.ndarray, pivots: np.ndarray, b: np.ndarray, left: bool, adjoint: bool
 ) -> np.ndarray:
     """X with op(A) X = B (X op(A) = B if not ``left``), A = P L U, op the conjugate
-    transpose when ``adjoint``."""
+    transpose when ``adjoint``: getrs, rows moved by index (a NaN or inf in B stays in its
+    row, as laswp leaves it) and the triangles substituted as trsm does."""
     if not left:  # X op(A) = B  <=>  op(A)^H X^H = B^H
         return _h(lu_solve_arrays(lu_data, pivots, _h(b), True, not adjoint))
-    m = lu_data.shape[-1]
-    p = permutation_arrays(pivots, m, lu_data.dtype)
+    order = row_order(pivots, lu_data.shape[-1])
     if adjoint:  # A^H X = B: U^H L^H P^T X = B
         y = triangular_solve_arrays(_h(lu_data), b, False)
         y = triangular_solve_arrays(_h(lu_data), y, True, unitriangular=True)
-        return np.matmul(p, y)
-    y = triangular_solve_arrays(lu_data, np.matmul(swap(p), b), False, unitriangular=True)
+        return _take_rows(y, np.argsort(order, axis=-1))
+    y = triangular_solve_arrays(lu_data, _take_rows(b, order), False, unitriangular=True)
     return triangular_solve_arrays(lu_data, y, True)
+
+
+def _take_rows(b: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Rows ``order`` of each matrix of ``b``, the batch dims broadcast."""
+    batch = np.broadcast_shapes(order.shape[:-1], b.shape[:-2])
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    return np.take_along_axis(b, np.broadcast_to(order, batch + order.shape[-1:])[..., None], -2)
 
 
 def _h(x: np.ndarray) -> np.ndarray:
     """The conjugate transpose of (a batch of) matrices: the transpose if real."""
     return np.conj(swap(x)) if x.dtype.kind == "c" else swap(x)
+
+
+def lu_of(a: np.ndarray) -> tuple[Any, ...]:
+    """``(LU, pivots, info, transposed)``: the LU PyTorch's det and slogdet take, that of A^T
+    when A is real and row-major (it spares LAPACK a copy; their gradients then solve with
+    the adjoint), else that of A. Which one matters where A holds a NaN or inf: the two
+    factorizations spread it differently."""
+    transposed = a.dtype.kind != "c" and a.flags.c_contiguous
+    return (*lu_arrays(swap(a) if transposed else a), transposed)
+
+
+def solve_arrays(a: np.ndarray, b: np.ndarray, left: bool) -> tuple[Any, ...]:
+    """``(X, info)`` with A X = B (X A = B if not ``left``) as PyTorch's linalg.solve_ex
+    computes them, for every matrix, singular or not: getrf of A (PyTorch 2.13 factors A
+    itself here, whatever its layout), then getrs."""
+    lu_data, pivots, info = lu_arrays(a)
+    return lu_solve_arrays(lu_data, pivots, b, left, False), info
 
 
 class LinalgLuSolveBackward0(Op):

@@ -1,0 +1,127 @@
+"""Linear algebra on matrices holding a NaN or an inf, against PyTorch 2.13's CPU build.
+
+PyTorch's LAPACK is MKL; NumPy's is OpenBLAS, and the two spread a NaN or inf differently
+(which pivot getrf takes when a column holds a NaN, which entries a solve reaches). Each case
+puts one NaN, inf or -inf at every position of a matrix, row-major and column-major (det and
+slogdet factor A^T for a row-major A), and compares where the results are NaN or infinite,
+their values, the first derivatives, and whether an error is raised.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
+
+_rng = np.random.default_rng(7)
+MATRIX = _rng.standard_normal((3, 3)) + 2 * np.eye(3)
+RHS = _rng.standard_normal((3, 2))
+
+
+def _lu_solve(lib: Any, a: Any) -> list:
+    lu, pivots, _ = lib.linalg.lu_factor_ex(a)
+    return [lib.linalg.lu_solve(lu, pivots, lib.tensor(RHS))]
+
+
+# op name -> the outputs of the op on a (3, 3) Tensor, in either library
+OPS: dict[str, Callable[[Any, Any], list]] = {
+    "det": lambda lib, a: [lib.linalg.det(a)],
+    "slogdet": lambda lib, a: list(lib.linalg.slogdet(a)),
+    "logdet": lambda lib, a: [lib.logdet(a)],
+    "inv": lambda lib, a: [lib.linalg.inv(a)],
+    "inv_ex": lambda lib, a: list(lib.linalg.inv_ex(a)),
+    "solve": lambda lib, a: [lib.linalg.solve(a, lib.tensor(RHS))],
+    "solve_vector": lambda lib, a: [lib.linalg.solve(a, lib.tensor(RHS[:, 0]))],
+    "solve_right": lambda lib, a: [lib.linalg.solve(a, lib.tensor(RHS.T), left=False)],
+    "solve_ex": lambda lib, a: list(lib.linalg.solve_ex(a, lib.tensor(RHS))),
+    "solve_of_b": lambda lib, b: [lib.linalg.solve(lib.tensor(MATRIX), b)],
+    "lu_factor_ex": lambda lib, a: list(lib.linalg.lu_factor_ex(a)),
+    "lu": lambda lib, a: list(lib.linalg.lu(a)),
+    "lu_solve": _lu_solve,
+    "tensorinv": lambda lib, a: [lib.linalg.tensorinv(a, 1)],
+}
+
+# the ops that factor A^T for a row-major A, and those that might (PyTorch 2.13 does not)
+TAKE_A_LAYOUT = {"det", "slogdet", "logdet", "inv", "solve", "solve_right"}
+
+
+def _pattern(x: np.ndarray) -> str:
+    """Where ``x`` is NaN (N), +inf (+), -inf (-) or finite (.)."""
+    return "".join(
+        "N" if np.isnan(v) else "+" if v == np.inf else "-" if v == -np.inf else "."
+        for v in np.asarray(x, dtype=float).ravel()
+    )
+
+
+def outcome(lib: Any, op: str, a: np.ndarray, column_major: bool) -> tuple:
+    """``(outputs, gradient)`` as arrays, or the error raised, for one library."""
+    leaf = lib.tensor(np.ascontiguousarray(a.T) if column_major else a, requires_grad=True)
+    x = leaf.mT if column_major else leaf
+    try:
+        outs = OPS[op](lib, x)
+    except RuntimeError:
+        return "raises", None
+    arrays = [o.detach().numpy() for o in outs]
+    floating = [o for o in outs if o.requires_grad]
+    if not floating:
+        return arrays, None
+    try:
+        (grad,) = lib.autograd.grad(sum(o.sum() for o in floating), leaf)
+    except RuntimeError:
+        return arrays, "raises"
+    return arrays, grad.numpy()
+
+
+def assert_same_arrays(ours: Any, theirs: Any, where: str) -> None:
+    if not (isinstance(ours, np.ndarray) and isinstance(theirs, np.ndarray)):
+        # no gradient, or an error, in either library
+        assert type(ours) is type(theirs) and (ours is None or ours == theirs), where
+        return
+    assert ours.dtype == theirs.dtype, where
+    assert _pattern(ours) == _pattern(theirs), f"{where}: {ours} vs {theirs}"
+    np.testing.assert_allclose(ours, theirs, rtol=1e-7, atol=1e-9, equal_nan=True, err_msg=where)
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("op", sorted(OPS))
+def test_a_nan_or_inf_spreads_as_in_pytorch(op: str, value: float) -> None:
+    shape = (3, 2) if op == "solve_of_b" else (3, 3)
+    layouts = (False, True) if op in TAKE_A_LAYOUT else (False,)
+    for (i, j), column_major in itertools.product(np.ndindex(*shape), layouts):
+        a = (RHS if op == "solve_of_b" else MATRIX).copy()
+        a[i, j] = value
+        where = f"{op} with {value} at {(i, j)}, {'column' if column_major else 'row'}-major"
+        (our_outs, our_grad), (outs, grad) = (
+            outcome(gg, op, a, column_major),
+            outcome(torch, op, a, column_major),
+        )
+        if outs == "raises" or our_outs == "raises":
+            assert our_outs == outs, where
+            continue
+        for ours, theirs in zip(our_outs, outs, strict=True):
+            assert_same_arrays(ours, theirs, where)
+        assert_same_arrays(our_grad, grad, where + " (gradient)")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("n", [4, 17])
+def test_getrf_pivots_a_nan_as_pytorchs_mkl(n: int, dtype: type) -> None:
+    """MKL's getrf skips a NaN in the pivot search of a matrix of at most 16 rows and
+    columns (unless the column starts with it) and takes the first NaN in larger ones; a
+    batch, a wide and a tall matrix, with zeros where ties and exact zero pivots occur."""
+    rng = np.random.default_rng(n)
+    a = np.round(rng.standard_normal((3, n, n + 1)) * 2).astype(dtype)
+    a[0, 1, 0] = a[1, 2, 1] = a[2, 0, 2] = np.nan
+    a[1, 0, 3] = np.inf
+    for matrix in (a, a[..., :-2], a[..., :2, :]):
+        ours = gg.linalg.lu_factor_ex(gg.tensor(matrix))
+        theirs = torch.linalg.lu_factor_ex(torch.tensor(matrix))
+        for x, y in zip(ours, theirs, strict=True):
+            assert _pattern(x.numpy()) == _pattern(y.numpy())
+            np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-5, equal_nan=True)
