@@ -18,7 +18,7 @@ import glassgrad
 from glassgrad.ops import REGISTRY
 from glassgrad.ops._registry import NoGrad
 
-from .skips import PYTORCH_LAZY_CONJ, PYTORCH_UNDEFINED_FOR_NAN, SKIPPED_OPS
+from .skips import MKL_NONFINITE, PYTORCH_LAZY_CONJ, PYTORCH_UNDEFINED_FOR_NAN, SKIPPED_OPS
 
 _SHAPES = [(), (1,), (3,), (4,), (2, 3), (3, 4), (4, 3), (2, 3, 4), (0,), (2, 0), (3, 1), (1, 4)]
 _ERROR_RATE = 0.2  # how often a statement that raises in PyTorch is kept
@@ -125,11 +125,11 @@ class ProgramGenerator:
     def _try(self, candidate: tuple) -> bool:
         """Run the pending leaf lines and the candidate in PyTorch; keep them if they ran
         (or, now and then, if the candidate raised)."""
-        kind, code, *nan_free = candidate
+        kind, code, *free = candidate  # free: (arguments, the test they must pass)
         ns = self.namespace
         for line in self.pending:
             exec(line, ns)
-        if nan_free and any(_holds_nan(eval(a, ns)) for a in nan_free[0]):
+        if free and any(free[1](eval(a, ns)) for a in free[0]):
             self._replay()
             return False
         try:
@@ -282,7 +282,9 @@ class ProgramGenerator:
         if key in PYTORCH_LAZY_CONJ:
             code = f"{code}.clone()"
         if key in PYTORCH_UNDEFINED_FOR_NAN:
-            return ("expr", code, args)  # passed over if an argument holds NaN (_try)
+            return ("expr", code, args, _holds_nan)  # passed over if an argument holds NaN
+        if key in MKL_NONFINITE:
+            return ("expr", code, args, _holds_nonfinite)  # or a NaN or inf (_try)
         return ("expr", code)
 
     def _call(self, info: Any, args: list[str], kwargs: list[str]) -> str:
@@ -427,6 +429,14 @@ class ProgramGenerator:
 
 def _holds_nan(value: Any) -> bool:
     return isinstance(value, torch.Tensor) and bool(torch.isnan(value.detach()).any())
+
+
+def _holds_nonfinite(value: Any) -> bool:
+    return (
+        isinstance(value, torch.Tensor)
+        and value.dtype.is_floating_point
+        and not bool(torch.isfinite(value.detach()).all())
+    )
 
 
 def _broadcastable(shape: tuple, target: tuple) -> bool:

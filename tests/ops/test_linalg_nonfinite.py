@@ -22,6 +22,7 @@ import glassgrad as gg
 _rng = np.random.default_rng(7)
 MATRIX = _rng.standard_normal((3, 3)) + 2 * np.eye(3)
 RHS = _rng.standard_normal((3, 2))
+TAU = np.array([1.2, 0.5, 0.0])
 
 
 def _lu_solve(lib: Any, a: Any) -> list:
@@ -45,6 +46,16 @@ OPS: dict[str, Callable[[Any, Any], list]] = {
     "lu": lambda lib, a: list(lib.linalg.lu(a)),
     "lu_solve": _lu_solve,
     "tensorinv": lambda lib, a: [lib.linalg.tensorinv(a, 1)],
+    "qr": lambda lib, a: list(lib.linalg.qr(a)),
+    "qr_of_tall": lambda lib, a: list(lib.linalg.qr(a[:, :2], mode="complete")),
+    "qr_of_wide": lambda lib, a: list(lib.linalg.qr(a[:2], mode="r")),
+    "geqrf": lambda lib, a: list(lib.geqrf(a)),
+    "householder_product": lambda lib, a: [lib.linalg.householder_product(a, lib.tensor(TAU))],
+    "householder_product_of_tau": lambda lib, t: [
+        lib.linalg.householder_product(lib.tensor(MATRIX), t[0, :2])
+    ],
+    "ormqr": lambda lib, a: [lib.ormqr(a, lib.tensor(TAU[:2]), lib.tensor(RHS))],
+    "ormqr_of_other": lambda lib, c: [lib.ormqr(lib.tensor(MATRIX), lib.tensor(TAU), c)],
 }
 
 # the ops that factor A^T for a row-major A, and those that might (PyTorch 2.13 does not)
@@ -91,10 +102,10 @@ def assert_same_arrays(ours: Any, theirs: Any, where: str) -> None:
 @pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
 @pytest.mark.parametrize("op", sorted(OPS))
 def test_a_nan_or_inf_spreads_as_in_pytorch(op: str, value: float) -> None:
-    shape = (3, 2) if op == "solve_of_b" else (3, 3)
+    shape = (3, 2) if op in ("solve_of_b", "ormqr_of_other") else (3, 3)
     layouts = (False, True) if op in TAKE_A_LAYOUT else (False,)
     for (i, j), column_major in itertools.product(np.ndindex(*shape), layouts):
-        a = (RHS if op == "solve_of_b" else MATRIX).copy()
+        a = (RHS if op in ("solve_of_b", "ormqr_of_other") else MATRIX).copy()
         a[i, j] = value
         where = f"{op} with {value} at {(i, j)}, {'column' if column_major else 'row'}-major"
         (our_outs, our_grad), (outs, grad) = (
@@ -125,3 +136,24 @@ def test_getrf_pivots_a_nan_as_pytorchs_mkl(n: int, dtype: type) -> None:
         for x, y in zip(ours, theirs, strict=True):
             assert _pattern(x.numpy()) == _pattern(y.numpy())
             np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-5, equal_nan=True)
+
+
+@pytest.mark.parametrize("op", ["svd", "svdvals", "pinv", "matrix_rank"])
+def test_svd_of_a_matrix_holding_nan_or_inf_is_pytorchs(op: str) -> None:
+    """MKL's gesdd refuses a NaN (PyTorch's error, naming the batch element); an inf gives
+    NaN singular values (NumPy's gesdd never returned on one)."""
+    call = {
+        "svd": lambda lib, x: lib.linalg.svd(x)[1],
+        "svdvals": lambda lib, x: lib.linalg.svdvals(x),
+        "pinv": lambda lib, x: lib.linalg.pinv(x),
+        "matrix_rank": lambda lib, x: lib.linalg.matrix_rank(x),
+    }[op]
+    a = np.stack([MATRIX, MATRIX])
+    a[1, 0, 1] = np.nan
+    for lib in (gg, torch):
+        with pytest.raises(RuntimeError, match=r"\(Batch element 1\): The algorithm failed"):
+            call(lib, lib.tensor(a))
+    a[1, 0, 1] = np.inf
+    if op == "svdvals":
+        ours, theirs = call(gg, gg.tensor(a)).numpy(), call(torch, torch.tensor(a)).numpy()
+        assert _pattern(ours) == _pattern(theirs)

@@ -23,6 +23,7 @@ __all__ = [
     "column_major",
     "batch_prefix",
     "info_prefix",
+    "nonfinite_svd",
     "singular_error",
     "cholesky_with_info",
     "constant_like",
@@ -132,6 +133,26 @@ def info_prefix(info: np.ndarray) -> str:
     """PyTorch's "(Batch element k): " prefix for the first matrix whose LAPACK ``info`` is
     not 0 (empty for a single matrix)."""
     return f"(Batch element {int(np.flatnonzero(info)[0])}): " if info.ndim else ""
+
+
+def nonfinite_svd(a: np.ndarray, full_matrices: bool) -> tuple[Any, ...] | None:
+    """PyTorch's SVD (MKL's gesdd) of matrices holding a NaN or inf, where NumPy's LAPACK
+    build cannot be asked (its gesdd never returns on an inf): a NaN is refused, with
+    PyTorch's error; a matrix holding an inf gets NaN singular values, and U and Vh all NaN
+    (MKL leaves some of their entries finite, in a pattern not reproduced: docs/fuzzing.md),
+    the others their SVD. None when all are finite."""
+    if all_finite(a):
+        return None
+    nan = np.isnan(a).reshape(-1, a.shape[-2] * a.shape[-1]).any(axis=1)
+    if nan.any():
+        raise LinAlgError(
+            f"linalg.svd: {info_prefix(nan.reshape(a.shape[:-2]))}The algorithm failed to "
+            "converge because the input matrix contained non-finite values."
+        )
+    infinite = ~np.isfinite(a).all(axis=(-2, -1))
+    u, s, vh = np.linalg.svd(np.where(infinite[..., None, None], 0, a), full_matrices)
+    u[infinite], s[infinite], vh[infinite] = np.nan, np.nan, np.nan
+    return u, s, vh
 
 
 def singular_error(op: str, info: np.ndarray) -> LinAlgError:

@@ -22,14 +22,17 @@ from ._common import array_of, check_tensor
 from ._linalg_common import (
     LinAlgError,
     adjoint,
+    all_finite,
     check_floating,
     check_kernel_dtype,
     check_square,
     column_major,
+    nonfinite_svd,
     spd,
     swap,
 )
 from ._out import out_result
+from ._qr_replay import geqr2, org2r
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .solvers import LinalgSolveTriangularBackward0
@@ -70,6 +73,10 @@ def _svd_arrays(a: np.ndarray, full_matrices: bool) -> tuple:
         u = np.broadcast_to(np.eye(m, cols, dtype=a.dtype), (*batch, m, cols))
         vh = np.broadcast_to(np.eye(rows, n, dtype=a.dtype), (*batch, rows, n))
         return np.array(u), np.zeros((*batch, k), a.real.dtype), np.array(vh)
+    nonfinite = nonfinite_svd(a, full_matrices)
+    if nonfinite is not None:
+        u, s, vh = nonfinite
+        return column_major(u), s, column_major(vh)
     try:
         u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
     except np.linalg.LinAlgError:
@@ -275,6 +282,19 @@ def _parse_qr_mode(mode: Any) -> str:
     return mode
 
 
+def _qr_of_reflectors(a: np.ndarray, mode: str) -> tuple:
+    """PyTorch's Q and R by geqrf and orgqr, replayed as its MKL runs them (a matrix holding
+    a NaN or inf, which NumPy's LAPACK spreads otherwise)."""
+    m, n = a.shape[-2:]
+    h, tau = geqr2(a)
+    r = np.triu(h[..., : m if mode == "complete" else min(m, n), :])
+    if mode == "r":
+        return np.zeros((0,), a.dtype), column_major(r)
+    if mode == "complete" and m > n:  # orgqr sets the columns past the reflectors to I's
+        h = np.concatenate([h, np.zeros(h.shape[:-1] + (m - n,), a.dtype)], -1)
+    return column_major(org2r(h[..., : min(m, h.shape[-1])], tau)), column_major(r)
+
+
 class LinalgQrBackward0(Op):
     """(Q, R) = QR of A; the gradient is PyTorch's ``linalg_qr_backward``"""
 
@@ -286,6 +306,8 @@ class LinalgQrBackward0(Op):
     def forward(self, a: Any, mode: Any = "reduced") -> Any:
         self.mode = mode
         m, n = a.shape[-2:]
+        if a.size and a.dtype.kind != "c" and not all_finite(a):
+            return _qr_of_reflectors(a, mode)
         if mode == "r":
             r = (
                 np.triu(np.linalg.qr(a, mode="r"))

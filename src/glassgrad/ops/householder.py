@@ -19,9 +19,17 @@ from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import array_of, check_tensor
-from ._linalg_common import adjoint, check_kernel_dtype, column_major, constant_like, swap
+from ._linalg_common import (
+    adjoint,
+    all_finite,
+    check_kernel_dtype,
+    column_major,
+    constant_like,
+    swap,
+)
 from ._not_implemented import _not_implemented_node, refuse_complex_autograd
 from ._out import out_result
+from ._qr_replay import geqr2, org2r, orm2r
 from ._registry import NoGrad, Sample, register
 from ._samples import complex_randn, randn
 from .arithmetic import conj_of
@@ -37,7 +45,10 @@ def _reflector_vectors(a: np.ndarray, k: int) -> np.ndarray:
 
 
 def householder_product_arrays(a: np.ndarray, tau: np.ndarray) -> np.ndarray:
-    """The first n columns of H_1 ... H_k, applied right to left to the m x n identity."""
+    """The first n columns of H_1 ... H_k, applied right to left to the m x n identity (with a
+    NaN or inf about, org2r's steps, as PyTorch's MKL takes them)."""
+    if a.dtype.kind != "c" and not (all_finite(a) and all_finite(tau)):
+        return org2r(a, tau)
     m, n = a.shape[-2:]
     k = tau.shape[-1]
     v = _reflector_vectors(a, k)
@@ -194,6 +205,8 @@ def _geqrf_arrays(data: np.ndarray) -> tuple:
     if data.size == 0:
         k = min(data.shape[-2:])
         h, t = np.array(data), np.zeros(data.shape[:-2] + (k,), data.dtype)
+    elif data.dtype.kind != "c" and not all_finite(data):
+        h, t = geqr2(data)  # the NaN and inf where PyTorch's MKL puts them
     else:
         raw, t = np.linalg.qr(data, mode="raw")
         h = swap(raw)
@@ -227,6 +240,8 @@ class OrmqrBackward0(Op):
 
     def forward(self, a: Any, tau: Any, c: Any, left: Any = True, transpose: Any = False) -> Any:
         self.left, self.transpose = left, transpose
+        if a.dtype.kind != "c" and not (all_finite(a) and all_finite(tau) and all_finite(c)):
+            return column_major(orm2r(a, tau, c, left, transpose))  # as PyTorch's MKL
         q = householder_product_arrays(_full_reflectors(a), tau)
         if transpose:
             q = np.conj(swap(q))

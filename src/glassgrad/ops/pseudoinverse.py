@@ -22,6 +22,7 @@ from ._linalg_common import (
     check_square,
     column_major,
     invertible,
+    nonfinite_svd,
     swap,
 )
 from ._out import out_result
@@ -51,7 +52,7 @@ def _spectrum(a: np.ndarray, hermitian: bool) -> tuple:
     if hermitian:
         values, vectors = np.linalg.eigh(a)
         return values, vectors, np.conj(swap(vectors))
-    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    u, s, vh = nonfinite_svd(a, False) or np.linalg.svd(a, full_matrices=False)
     return s, u, vh
 
 
