@@ -238,14 +238,15 @@ def _lu_solve_adjoint(a: np.ndarray, g: np.ndarray) -> np.ndarray:
     """g A^-H as PyTorch's slogdet_backward computes it without a graph: ``lu_solve`` with the
     LU factorisation its forward made (of A^T when A is real and contiguous, as det(A^T) =
     det(A)), so a singular A gives its infinities and NaNs instead of an error."""
-    d = np.expand_dims(g, (-1, -2)) * np.eye(a.shape[-1], dtype=a.dtype)
-    with np.errstate(all="ignore"):
-        try:  # LAPACK's solve where A is invertible and finite (the same values, faster)
-            solved = np.linalg.solve(np.conj(swap(a)), d)
-            if np.isfinite(solved).all():
-                return solved
-        except np.linalg.LinAlgError:
-            pass
+    if all_finite(a):  # LAPACK's solve where A is invertible (the same values, faster)
+        d = np.expand_dims(g, (-1, -2)) * np.eye(a.shape[-1], dtype=a.dtype)
+        with np.errstate(all="ignore"):
+            try:
+                solved = np.linalg.solve(np.conj(swap(a)), d)
+                if np.isfinite(solved).all():
+                    return solved
+            except np.linalg.LinAlgError:
+                pass
     return _adjoint_solve(a, g, perturb=False)
 
 
