@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["geqr2", "org2r", "orm2r"]
+__all__ = ["geqr2", "org2r", "orm2r", "qr_of_reflectors"]
 
 
 # Scalars are NumPy's float64 (IEEE division: x / 0 is inf or NaN, as in Fortran).
@@ -150,3 +150,15 @@ def orm2r(a: np.ndarray, tau: np.ndarray, c: np.ndarray, left: bool, transpose: 
             target = matrix[i:, :] if left else matrix[:, i:]
             _reflect(v, float(scales[i]), target, trim=False, left=left, skip=True)
     return out
+
+
+def qr_of_reflectors(a: np.ndarray, mode: str) -> tuple[np.ndarray, np.ndarray]:
+    """PyTorch's Q and R of ``linalg.qr`` by geqrf and orgqr, replayed (mode "r": Q empty)."""
+    m, n = a.shape[-2:]
+    h, tau = geqr2(a)
+    r = np.triu(h[..., : m if mode == "complete" else min(m, n), :])
+    if mode == "r":
+        return np.zeros((0,), a.dtype), r
+    if mode == "complete" and m > n:  # orgqr sets the columns past the reflectors to I's
+        h = np.concatenate([h, np.zeros(h.shape[:-1] + (m - n,), a.dtype)], -1)
+    return org2r(h[..., : min(m, h.shape[-1])], tau), r

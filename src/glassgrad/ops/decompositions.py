@@ -32,7 +32,7 @@ from ._linalg_common import (
     swap,
 )
 from ._out import out_result
-from ._qr_replay import geqr2, org2r
+from ._qr_replay import qr_of_reflectors
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .solvers import LinalgSolveTriangularBackward0
@@ -282,19 +282,6 @@ def _parse_qr_mode(mode: Any) -> str:
     return mode
 
 
-def _qr_of_reflectors(a: np.ndarray, mode: str) -> tuple:
-    """PyTorch's Q and R by geqrf and orgqr, replayed as its MKL runs them (a matrix holding
-    a NaN or inf, which NumPy's LAPACK spreads otherwise)."""
-    m, n = a.shape[-2:]
-    h, tau = geqr2(a)
-    r = np.triu(h[..., : m if mode == "complete" else min(m, n), :])
-    if mode == "r":
-        return np.zeros((0,), a.dtype), column_major(r)
-    if mode == "complete" and m > n:  # orgqr sets the columns past the reflectors to I's
-        h = np.concatenate([h, np.zeros(h.shape[:-1] + (m - n,), a.dtype)], -1)
-    return column_major(org2r(h[..., : min(m, h.shape[-1])], tau)), column_major(r)
-
-
 class LinalgQrBackward0(Op):
     """(Q, R) = QR of A; the gradient is PyTorch's ``linalg_qr_backward``"""
 
@@ -307,7 +294,7 @@ class LinalgQrBackward0(Op):
         self.mode = mode
         m, n = a.shape[-2:]
         if a.size and a.dtype.kind != "c" and not all_finite(a):
-            return _qr_of_reflectors(a, mode)
+            return tuple(column_major(x) if x.ndim > 1 else x for x in qr_of_reflectors(a, mode))
         if mode == "r":
             r = (
                 np.triu(np.linalg.qr(a, mode="r"))

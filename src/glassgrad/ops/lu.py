@@ -84,7 +84,9 @@ def _lu_batch(lu: np.ndarray, pivots: np.ndarray, info: np.ndarray, careful: boo
         # getf2 scales the column by the pivot's reciprocal, or divides by a pivot below the
         # smallest normal number; a zero pivot leaves its column as it is (zeros below it).
         below = lu[:, j + 1 :, j]
-        if careful:
+        if lu.dtype.kind == "c":
+            below /= np.where(zero, 1, pivot)[:, None]
+        elif careful:
             small = ~(np.abs(pivot) >= tiny)
             scaled = below * (1 / np.where(small, 1, pivot))[:, None]
             lu[:, j + 1 :, j] = np.where(
@@ -133,9 +135,9 @@ def _lu_one(lu: np.ndarray, pivots: np.ndarray, info: np.ndarray) -> None:
         if p != j:
             lu[[j, p]] = lu[[p, j]]
         pivot = lu[j, j]
-        if abs(pivot) >= tiny:
+        if abs(pivot) >= tiny and not complex_kind:
             lu[j + 1 :, j] *= 1 / pivot
-        elif pivot != 0:  # tiny or NaN
+        elif pivot != 0:  # tiny, NaN, or complex (divided, in the batch's bits)
             lu[j + 1 :, j] /= pivot
         elif info[0] == 0:
             info[0] = j + 1
