@@ -19,6 +19,24 @@ MATRIX = (
 )
 
 PROGRAMS = {
+    # x[index] = v saves its index tensors as index_put_ does: one changed in place before
+    # the backward raises (glassgrad computed with the old index; a 0-d one is a select)
+    "setitem's index tensor changed in place": [
+        f"v0 = {LEAF}",
+        "v1 = v0.repeat(2)",
+        "v2 = torch.tensor([0, 2])",
+        "v1[v2] = v0 * 3",
+        "v2.add_(1)",
+        "v3 = v1 * 2",
+    ],
+    "setitem's mask changed in place": [
+        f"v0 = {LEAF}",
+        "v1 = v0.repeat(2)",
+        "v2 = torch.tensor([True, False, True, False])",
+        "v1[v2] = v0 * 3",
+        "v2.logical_not_()",
+        "v3 = v1 * 2",
+    ],
     # In-place on the base after a view was taken: the view's gradient goes through the mul_.
     "view of a base changed in place": [
         f"v0 = {LEAF}",

@@ -244,9 +244,13 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
     if advanced is not None:
         invalid = deferred[0] if deferred else None
         if invalid is None and _dispatches_to_masked_fill(normalized, value, False):
-            apply_inplace(_MaskedFillIndexPut, view, value, key=advanced, cast=True)
+            result = apply_inplace(_MaskedFillIndexPut, view, value, key=advanced, cast=True)
         else:
-            apply_inplace(IndexPutBackward0, view, value, key=advanced, invalid=invalid)
+            result = apply_inplace(IndexPutBackward0, view, value, key=advanced, invalid=invalid)
+        # As index_put_: the index tensors of the key are saved (a 0-d integer one is a
+        # select, not an index), so one changed in place before the backward raises.
+        keys = key if isinstance(key, tuple) else (key,)
+        keep_versions(result, *(k for k in keys if isinstance(k, Tensor) and k.dim()))
         return
     from .conversion import copy_, fill_
 
