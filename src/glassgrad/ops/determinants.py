@@ -135,7 +135,7 @@ class LinalgDetBackward0(Op):
         if not finite:
             return _adjoint_solve(a, grad * np.conj(det_a), perturb=True)
         if isinstance(a, Tensor):
-            return _det_gradient_with_graph(a, det_a, grad)
+            return _det_gradient_with_graph(F, a, det_a, grad)
         try:
             inverse = np.linalg.inv(a)
         except np.linalg.LinAlgError:
@@ -143,22 +143,24 @@ class LinalgDetBackward0(Op):
         return _unsqueeze_arr(grad * det_a) * swap(inverse)
 
 
-def _det_gradient_with_graph(a: Tensor, det_a: Tensor, grad: Tensor) -> Tensor:
+def _det_gradient_with_graph(F: Any, a: Tensor, det_a: Tensor, grad: Tensor) -> Tensor:
     """PyTorch's linalg_det_backward under create_graph: det(A) A^-T where |det A| is at
     least 100 eps, else the cofactor matrix from the SVD (Higham's adjugate of a singular
     matrix), matrix by matrix (its masked_fmap)."""
     eps = np.finfo(array_of(a).dtype).eps
     singular = np.abs(array_of(det_a)) < 100 * eps
-    if not singular.any():
-        return _unsqueeze_arr_t(grad * det_a) * LinalgInvExBackward0.apply(a).mT
-    if singular.all():
-        return _cofactor_with_graph(a, grad)
+
+    def gradient(a: Tensor, det_a: Tensor, grad: Tensor, is_singular: bool) -> Tensor:
+        if is_singular:
+            return _cofactor_with_graph(a, grad)
+        return _unsqueeze2(F, grad * det_a) * F.mT(LinalgInvExBackward0.apply(a))
+
+    if singular.all() or not singular.any():
+        return gradient(a, det_a, grad, bool(singular.any()))
     n = a.shape[-1]
     matrices, dets, grads = a.reshape(-1, n, n), det_a.reshape(-1), grad.reshape(-1)
     parts = [
-        _cofactor_with_graph(matrices[i], grads[i])
-        if is_singular
-        else _unsqueeze_arr_t(grads[i] * dets[i]) * LinalgInvExBackward0.apply(matrices[i]).mT
+        gradient(matrices[i], dets[i], grads[i], is_singular)
         for i, is_singular in enumerate(singular.reshape(-1))
     ]
     return stack(parts).reshape(a.shape)
@@ -171,10 +173,6 @@ def _cofactor_with_graph(a: Tensor, grad: Tensor) -> Tensor:
     alpha = (det(u) * det(vh)).conj() * grad
     products = alpha.unsqueeze(-1) * _exclusive_products(s, s.ndim - 1)
     return (u * products.unsqueeze(-2)) @ vh
-
-
-def _unsqueeze_arr_t(x: Tensor) -> Tensor:
-    return x.unsqueeze(-1).unsqueeze(-1)
 
 
 def det(A: Tensor, *, out: Any = None) -> Tensor:
