@@ -154,12 +154,17 @@ _POLYNOMIAL_POINTS += [float("inf"), float("-inf"), float("nan")]
 def test_polynomial_of_one_degree_is_bit_identical_to_the_general_path(name: str) -> None:
     # A Python-number degree takes the one-degree path (a float recurrence for one element);
     # the same degree as a tensor takes the general per-element path.
+    # NaN's sign bit is left out: NumPy's loops for one element and for many pass a NaN
+    # operand through in different orders.
+    def bits(values: np.ndarray) -> bytes:
+        return np.where(np.isnan(values), np.nan, values).astype(values.dtype).tobytes()
+
     fn = getattr(gg.special, name)
     for dtype in (gg.float32, gg.float64):
         x = gg.tensor(_POLYNOMIAL_POINTS, dtype=dtype)
-        for n in (-1, 0, 1, 2, 3, 7, 9, 12, 40, 4.7):
+        for n in (-1, 0, 1, 2, 3, 5, 7, 9, 12, 40, 4.7):
             general = fn(x, gg.tensor(n, dtype=dtype)).numpy()
-            assert fn(x, n).numpy().tobytes() == general.tobytes(), (dtype, n)
+            assert bits(fn(x, n).numpy()) == bits(general), (dtype, n)
             for i in range(len(_POLYNOMIAL_POINTS)):
                 one = fn(x[i : i + 1], n).numpy()
-                assert one.tobytes() == general[i : i + 1].tobytes(), (dtype, n, i)
+                assert bits(one) == bits(general[i : i + 1]), (dtype, n, i)

@@ -669,6 +669,24 @@ def test_split_flip_roll_repeat_match_pytorch(shape: list, data: Any) -> None:
     compare(lambda lib, t: t[0].repeat(*repeats), x)
 
 
+@pytest.mark.parametrize("repeats", [(0, 2), (2, 1, 0), (1, 1), (3, 1, 2), (2, 2, 1, 1)])
+def test_repeat_gradient_under_create_graph_is_pytorchs(repeats: tuple) -> None:
+    """Seed 620462: PyTorch's repeat_backward gives zeros outside the graph when a repeat is
+    0 (the first derivative under create_graph then does not require grad); otherwise it
+    sums the new leading dims, then each repeated dim."""
+
+    def run(lib: Any) -> tuple:
+        x = lib.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+        w = lib.tensor(1.5, dtype=lib.float64, requires_grad=True)
+        y = x.repeat(*repeats) * w
+        (g,) = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+        return g.requires_grad, g.detach().numpy()
+
+    ours, theirs = run(gg), run(torch)
+    assert ours[0] == theirs[0]
+    np.testing.assert_allclose(ours[1], theirs[1])
+
+
 def test_docstring_examples_run() -> None:
     import doctest
 

@@ -424,3 +424,39 @@ def test_polynomials_over_a_grid_of_points_and_degrees(name: str) -> None:
         assert mine.dtype == gg.float32 and reference.dtype == torch.float32
         np.testing.assert_allclose(mine.numpy(), reference.numpy(), rtol=1e-5, atol=1e-6)
     assert not getattr(gs, name)(gg.tensor([0.5], requires_grad=True), 2).requires_grad
+
+
+_HIGH_DEGREE = {"t": 6, "u": 8, "v": 8, "w": 8}  # PyTorch's Math.h: the closed form above
+_SHIFTED_HIGH_DEGREE = {"t": 6, "u": 6, "v": 6, "w": 4}
+
+
+@pytest.mark.parametrize("name", sorted(POLYNOMIALS))
+def test_polynomials_round_as_pytorchs_kernel(name: str) -> None:
+    """The kernels compute in the input's dtype, with the fused multiply-adds PyTorch's
+    compiler makes of each recurrence step, each kernel's own closed-form threshold, and the
+    C library's arccos/sin/cos. float64: bit for bit at every degree. float32: bit for bit
+    where the recurrence computes and at the roots the closed forms compute (their remainder
+    was 0 or a float64 one: seed 503064 raised it to a negative power, inf against 1.6e15);
+    close elsewhere (glibc 2.36's acosf, sinf and cosf are not correctly rounded)."""
+    shifted = name.startswith("shifted")
+    rng = np.random.default_rng(0)
+    inside = rng.random(40) if shifted else 2 * rng.random(40) - 1
+    points = np.concatenate([[0.0, 0.5, 1.0, 0.25, 0.75, -0.5, -1.0], inside, 3 * rng.random(8)])
+    x, n = points[:, None], np.arange(-1, 25)[None, :]
+    kind = name[-1]
+    if name.startswith("shifted") or name.startswith("chebyshev"):
+        threshold = (_SHIFTED_HIGH_DEGREE if shifted else _HIGH_DEGREE)[kind]
+    else:
+        threshold = 24  # a recurrence at every degree
+    root = 0.5 if shifted else 0.0  # 2x - 1 = 0: T_n and U_n of odd n are 0 there
+    for dtype in ("float32", "float64"):
+        ours = getattr(gs, name)(gg.tensor(x, dtype=getattr(gg, dtype)), gg.tensor(n)).numpy()
+        theirs = getattr(torch.special, name)(
+            torch.tensor(x, dtype=getattr(torch, dtype)), torch.tensor(n)
+        ).numpy()
+        exact = np.broadcast_to((n <= threshold) | (dtype == "float64"), ours.shape).copy()
+        if kind in "tu":
+            exact[points == root] = True
+        np.testing.assert_array_equal(ours[exact], theirs[exact])
+        scale = np.abs(theirs[np.isfinite(theirs)]).max()
+        np.testing.assert_allclose(ours[~exact], theirs[~exact], rtol=0, atol=1e-5 * scale)

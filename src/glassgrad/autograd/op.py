@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import check_result_cast, result_numpy_dtype, scalar_type_name, type_string
+from .._strides import like_operands
 from . import graph
 from .grad_mode import INFERENCE_VERSION
 from .grad_mode import state as grad_state
@@ -342,6 +343,16 @@ class Op(Node):
         rb = tensor_b and b._requires_grad
         node = _new(cls)
         out = node.forward(da, db, **params) if params else node.forward(da, db)
+        if (
+            cls.pointwise
+            and type(out) is np.ndarray
+            and out.ndim > 1
+            and not (
+                (type(da) is not np.ndarray or da.flags.c_contiguous)
+                and (type(db) is not np.ndarray or db.flags.c_contiguous)
+            )
+        ):  # operands in conflicting layouts: TensorIterator's, not the ufunc's (row-major)
+            out = like_operands(out, (da, db))
         if not (ra or rb) or not grad_state.enabled or type(out) is tuple or special_inputs.alive:
             # Not recorded, several outputs or special inputs alive: the general path.
             return cls._finish(node, inputs, [da, db], out, ra or rb, params)
@@ -481,6 +492,8 @@ class Op(Node):
             else:
                 arrays.append(x)
         out = node.forward(*arrays, **params)
+        if cls.pointwise and type(out) is np.ndarray and out.ndim > 1:
+            out = like_operands(out, arrays)  # TensorIterator's layout, as in apply
         return cls._finish(node, inputs, arrays, out, record, params)
 
     @classmethod

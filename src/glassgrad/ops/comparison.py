@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import result_numpy_dtype, scalar_type_name
+from .._strides import like_operands
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import (
@@ -37,9 +38,11 @@ def _compare(name: str, ufunc: Any, symbol: str) -> Any:
             refuse_complex(f"{name}_cpu", a, b)
         a, b = binary_operands(a, b)
         try:
-            return Tensor._from_array(np.asarray(ufunc(a, b)))
+            result = ufunc(a, b)
         except ValueError:
             raise broadcast_error(name, a, b) from None
+        # TensorIterator's layout: the ufunc's is row-major for operands in conflicting ones
+        return Tensor._from_array(like_operands(np.asarray(result), (a, b)))
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (

@@ -12,7 +12,7 @@ import numpy as np
 from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op
-from ._common import check_tensor, varargs_or_keyword, wrap_dim
+from ._common import array_of, check_tensor, varargs_or_keyword, wrap_dim
 from ._registry import Sample, register
 from ._samples import randn
 from .shape_views import _dims_arg, _sizes_arg
@@ -37,13 +37,24 @@ class RepeatBackward0(Op):
         return np.tile(padded, repeats)
 
     def backward(self, F: Any, grad: Any) -> Any:
-        if not self.repeats:
-            return grad
-        sizes = (1,) * (len(self.repeats) - len(self.self_sizes)) + self.self_sizes
-        # Each output dim of size r*s splits into (r, s); summing the r's folds the copies.
-        interleaved = tuple(v for pair in zip(self.repeats, sizes) for v in pair)
-        grad = F.sum(F.reshape(grad, interleaved), tuple(range(0, len(interleaved), 2)))
-        return F.reshape(grad, self.self_sizes)
+        # PyTorch's repeat_backward: zeros outside the graph when a repeat is 0 (so the
+        # gradient of a gradient does not require grad), the leading new dims summed one by
+        # one, then each dim repeated r != 1 times split into (r, size) and the r's summed.
+        if 0 in self.repeats:
+            return F.zeros(self.self_sizes, array_of(grad).dtype)
+        new_dims = len(self.repeats) - len(self.self_sizes)
+        for _ in range(new_dims):
+            grad = F.sum(grad, (0,))
+        sizes: list[int] = []
+        summed: list[int] = []
+        for repeat, size in zip(self.repeats[new_dims:], self.self_sizes):
+            if repeat != 1:
+                sizes.append(repeat)
+                summed.append(len(sizes) - 1)
+            sizes.append(size)
+        if summed:
+            grad = F.sum(F.reshape(grad, tuple(sizes)), tuple(summed))
+        return grad
 
 
 def repeat(input: Tensor, *args: Any, repeats: Any = None) -> Tensor:

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .._fma import fma
 from .._strides import like_operands
 from .._tensor import Tensor
 from ._common import check_tensor, floating_operands, is_scalar
@@ -25,173 +26,218 @@ from ._registry import NoGrad, Sample, register
 from ._samples import randn
 from .special import SPECIAL
 
+_HIGH_DEGREE = {"t": 6, "u": 8, "v": 8, "w": 8}  # above: the closed form inside (-1, 1)
+_SHIFTED_HIGH_DEGREE = {"t": 6, "u": 6, "v": 6, "w": 4}  # the shifted kernels' own
+_HERMITE_LIMIT = {np.dtype(np.float32): 128, np.dtype(np.float64): 512}  # above: NaN
 
-def _recurrence(x: np.ndarray, n: np.ndarray, first: Any, step: Any, start: int = 1) -> np.ndarray:
-    """p_n for p_0 = 1, p_1 = ``first(x)``, p_(k+1) = ``step(k, x, p_k, p_(k-1))`` for k >=
-    ``start``..., elementwise for each degree in ``n`` (0 where n < 0)."""
-    previous = np.ones_like(x)
-    current = first(x)
-    out = np.where(n == 0, previous, np.where(n == 1, current, 0.0 * x))
-    for k in range(start, int(n.max(initial=1))):
-        previous, current = current, step(k, x, current, previous)
+
+def _libm(function: Any, v: np.ndarray) -> np.ndarray:
+    """``function`` (arccos, sin, cos) of ``v`` in its dtype, as the C library PyTorch calls
+    computes it. A float32 goes through double, rounded once: the correctly rounded value,
+    which glibc 2.36's acosf gives for about 93% of arguments and its sinf and cosf for 99%
+    (one ulp away otherwise; newer glibc's are correctly rounded). A double's arccos is
+    Python's math.acos, glibc's own (NumPy's differs in the last bit for 1 argument in 10,
+    which the remainder of a high degree's closed form near a root turns into its first
+    digit); NumPy's sin and cos of a double are glibc's."""
+    if v.dtype == np.float32:
+        return function(v.astype(np.float64)).astype(np.float32)
+    if function is np.arccos:
+        return np.fromiter(map(math.acos, v.ravel().tolist()), np.float64, v.size).reshape(v.shape)
+    return function(v)
+
+
+def _as(dtype: np.dtype, v: Any) -> np.ndarray:
+    """An integer (or integer array) converted to ``dtype``, as C++ converts an int64_t."""
+    return np.asarray(v).astype(dtype)
+
+
+# --- the three-term recurrences, one step each: p_(k+1) from q = p_k and p = p_(k-1) ----------
+# PyTorch's kernels are compiled with fused multiply-add, so ``a * q - k * p`` is
+# fma(a, q, -(k * p)): the product k * p rounded, a * q not (measured: bit for bit in float32).
+
+
+def _chebyshev_step(x: np.ndarray) -> Any:
+    twice = x + x
+    return lambda k, q, p: fma(twice, q, -p, x.dtype)
+
+
+def _hermite_h_step(x: np.ndarray) -> Any:
+    twice = x + x
+    return lambda k, q, p: fma(twice, q, -(p * (k + k)), x.dtype)
+
+
+def _hermite_he_step(x: np.ndarray) -> Any:
+    return lambda k, q, p: fma(x, q, -(p * k), x.dtype)
+
+
+def _laguerre_step(x: np.ndarray) -> Any:
+    rest = 1 - x
+    return lambda k, q, p: fma(rest + (k + k), q, -(p * k), x.dtype) / (k + 1)
+
+
+def _legendre_step(x: np.ndarray) -> Any:
+    return lambda k, q, p: fma(x * (k + k + 1), q, -(p * k), x.dtype) / (k + 1)
+
+
+def _first(name: str, x: np.ndarray) -> np.ndarray:
+    """p_1 of polynomial ``name`` (a Chebyshev kind 't', 'u', 'v', 'w' or a family name)."""
+    if name in ("t", "hermite_polynomial_he", "legendre_polynomial_p"):
+        return x
+    if name == "laguerre_polynomial_l":
+        return 1 - x
+    twice = x + x
+    return {"v": twice - 1, "w": twice + 1}.get(name, twice)  # u and Hermite's H: 2x
+
+
+_STEPS = {
+    "hermite_polynomial_h": _hermite_h_step,
+    "hermite_polynomial_he": _hermite_he_step,
+    "laguerre_polynomial_l": _laguerre_step,
+    "legendre_polynomial_p": _legendre_step,
+}
+
+
+def _recurrence(x: np.ndarray, n: np.ndarray, name: str) -> np.ndarray:
+    """p_n of ``name`` by its recurrence, elementwise for each degree in ``n`` (p_1 where
+    n < 0: the callers put 0 there)."""
+    step = _STEPS.get(name, _chebyshev_step)(x)
+    previous, current = np.ones_like(x), _first(name, x)
+    out = np.where(n == 0, previous, current)
+    for k in range(1, int(n.max(initial=1))):
+        previous, current = current, step(k, current, previous)
         out = np.where(n == k + 1, current, out)
     return out
 
 
-def _chebyshev_step(k: int, x: np.ndarray, q: np.ndarray, p: np.ndarray) -> np.ndarray:
-    return (x + x) * q - p
+def _recurrence_at(x: np.ndarray, n: int, name: str) -> np.ndarray:
+    """``_recurrence`` for one degree n >= 0."""
+    if n == 0:
+        return np.ones_like(x)
+    step = _STEPS.get(name, _chebyshev_step)(x)
+    previous, current = np.ones_like(x), _first(name, x)
+    for k in range(1, n):
+        previous, current = current, step(k, current, previous)
+    return current
 
 
-def _chebyshev(kind: str, x: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """PyTorch's chebyshev_polynomial_{t,u,v,w}_forward."""
-    first = {
-        "t": lambda v: v,
-        "u": lambda v: v + v,
-        "v": lambda v: v + v - 1,
-        "w": lambda v: v + v + 1,
-    }
-    out = _recurrence(x, n, first[kind], _chebyshev_step)
-    inside = np.abs(x) < 1
-    with np.errstate(invalid="ignore", divide="ignore"):
-        angle = np.arccos(np.where(inside, x, 0.0))
-        if kind == "t":
-            closed = np.cos(n * angle)
-            high = n > 6
-        elif kind == "u":
-            sine = np.sin(angle)
-            closed = np.where(
-                sine != 0, np.sin((n + 1) * angle) / sine, (n + 1) * np.cos((n + 1) * angle) / x
-            )
-            high = n > 8
-        elif kind == "v":
-            closed = np.cos((n + 0.5) * angle) / np.cos(angle / 2)
-            high = n > 8
-        else:
-            closed = np.sin((n + 0.5) * angle) / np.sin(angle / 2)
-            high = n > 8
-    out = np.where(high & inside, closed, out)
-    odd = n % 2 == 1
-    ends = {
-        "t": np.where((x > 0) | ~odd, 1.0, -1.0),
-        "u": np.where((x > 0) | ~odd, n + 1.0, -(n + 1.0)),
-        "v": np.where(x > 0, 1.0, np.where(odd, -(2.0 * n + 1), 2.0 * n + 1)),
-        "w": np.where(x > 0, 2.0 * n + 1, np.where(odd, -1.0, 1.0)),
-    }[kind]
-    out = np.where(np.abs(x) == 1, ends, out)
-    return np.where(n < 0, 0.0, out)
+# --- Chebyshev: a closed form for high degrees inside (-1, 1), special values at the ends ----
 
 
-def _hermite_h(x: np.ndarray, n: np.ndarray) -> np.ndarray:
-    return np.where(
-        n < 0, 0.0, _recurrence(x, n, lambda v: v + v, lambda k, v, q, p: (v + v) * q - 2 * k * p)
+def _closed_form(kind: str, x: np.ndarray, n: Any, shifted: bool) -> np.ndarray:
+    """The trigonometric form of kind ``kind`` at ``x`` (inside (-1, 1)), with the kernels'
+    fallbacks where its divisor's test fails (``n`` an integer or an integer array)."""
+    with np.errstate(divide="ignore", invalid="ignore"):  # the branch np.where leaves
+        return _closed_form_values(kind, x, n, shifted)
+
+
+def _closed_form_values(kind: str, x: np.ndarray, n: Any, shifted: bool) -> np.ndarray:
+    angle = _libm(np.arccos, x)
+    odd = np.asarray(n) % 2 == 1
+    if kind == "t":
+        return _libm(np.cos, _as(x.dtype, n) * angle)
+    if kind == "u":
+        degree = _as(x.dtype, np.asarray(n) + 1)
+        sine = _libm(np.sin, angle)
+        return np.where(
+            sine != 0,
+            _libm(np.sin, degree * angle) / sine,
+            degree * _libm(np.cos, degree * angle) / x,
+        )
+    half = _as(x.dtype, n) + 0.5
+    ends = _as(x.dtype, 2 * np.asarray(n) + 1)
+    if kind == "v":
+        return np.where(
+            _libm(np.sin, angle / 2) != 1,
+            _libm(np.cos, half * angle) / _libm(np.cos, angle / 2),
+            np.where(odd, -ends, ends),
+        )
+    unit = np.where(odd, -1, 1).astype(x.dtype)
+    return np.where(  # near x = 1; the shifted kernel returns +-1 there, not 2n + 1
+        _libm(np.cos, angle / 2) != 1,
+        _libm(np.sin, half * angle) / _libm(np.sin, angle / 2),
+        unit if shifted else np.where(x > 0, ends, unit),
     )
 
 
-def _hermite_he(x: np.ndarray, n: np.ndarray) -> np.ndarray:
-    return np.where(n < 0, 0.0, _recurrence(x, n, lambda v: v, lambda k, v, q, p: v * q - k * p))
+def _ends(kind: str, x: np.ndarray, n: Any) -> np.ndarray:
+    """The kernels' values at x = -1 and x = 1."""
+    odd = np.asarray(n) % 2 == 1
+    high = _as(x.dtype, (2 * np.asarray(n) + 1) if kind in "vw" else np.asarray(n) + 1)
+    low = np.where(odd, -high, high)
+    values = {
+        "t": np.where((x > 0) | ~odd, 1, -1).astype(x.dtype),
+        "u": np.where(x > 0, high, low),
+        "v": np.where(x > 0, np.ones_like(x), low),
+        "w": np.where(x > 0, high, np.where(odd, -1, 1).astype(x.dtype)),
+    }
+    return values[kind]
+
+
+def _chebyshev(kind: str, x: np.ndarray, n: np.ndarray, shifted: bool = False) -> np.ndarray:
+    """PyTorch's chebyshev_polynomial_{t,u,v,w}_forward at ``x``, or with ``shifted`` its
+    shifted_chebyshev_polynomial_*_forward at (x + 1) / 2 (``x`` = 2x - 1 computed by the
+    caller). The shifted kernels test x == 0 and x == 1 where these test |2x - 1| == 1; where
+    2x - 1 rounds to -1 for a tiny x, their recurrence gives the same values."""
+    high = (_SHIFTED_HIGH_DEGREE if shifted else _HIGH_DEGREE)[kind]
+    out = _recurrence(x, n, kind)
+    inside = np.abs(x) < 1
+    closed = _closed_form(kind, np.where(inside, x, 0).astype(x.dtype), n, shifted)
+    out = np.where((n > high) & inside, closed, out)
+    out = np.where(np.abs(x) == 1, _ends(kind, x, n), out)
+    return np.where(n < 0, 0, out).astype(x.dtype)
+
+
+def _hermite(name: str) -> Any:
+    def kernel(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+        out = np.where(n > _HERMITE_LIMIT[x.dtype], np.nan, _recurrence(x, n, name))
+        return np.where(n < 0, 0, out).astype(x.dtype)
+
+    return kernel
 
 
 def _laguerre(x: np.ndarray, n: np.ndarray) -> np.ndarray:
-    def step(k: int, v: np.ndarray, q: np.ndarray, p: np.ndarray) -> np.ndarray:
-        return (((k + k) + (1.0 - v)) * q - k * p) / (k + 1)
-
-    out = _recurrence(x, n, lambda v: 1.0 - v, step)
-    return np.where(n < 0, 0.0, np.where(np.abs(x) == 0, 1.0, out))
+    out = _recurrence(x, n, "laguerre_polynomial_l")
+    return np.where(n < 0, 0, np.where(np.abs(x) == 0, 1, out)).astype(x.dtype)
 
 
 def _legendre(x: np.ndarray, n: np.ndarray) -> np.ndarray:
-    def step(k: int, v: np.ndarray, q: np.ndarray, p: np.ndarray) -> np.ndarray:
-        return ((k + k + 1) * v * q - k * p) / (k + 1)
-
-    out = _recurrence(x, n, lambda v: v, step)
-    ends = np.where((x > 0) | (n % 2 == 0), 1.0, -1.0)
-    return np.where(n < 0, 0.0, np.where(np.abs(x) == 1, ends, out))
+    out = _recurrence(x, n, "legendre_polynomial_p")
+    ends = np.where((x > 0) | (n % 2 == 0), 1, -1)
+    return np.where(n < 0, 0, np.where(np.abs(x) == 1, ends, out)).astype(x.dtype)
 
 
 def _shifted(kind: str) -> Any:
-    return lambda x, n: _chebyshev(kind, x + x - 1, n)
+    return lambda x, n: _chebyshev(kind, x + x - 1, n, shifted=True)
 
 
 # --- one degree for the whole tensor (a Python number n, the usual call) ---------------------
 # The same arithmetic as the kernels above, element for element, with the degree's branches
-# taken once in Python instead of selected per element: a handful of NumPy calls instead of
-# dozens. ``x`` is a float64 array, or a float when the tensor holds one element (Python float
-# arithmetic is NumPy's float64 arithmetic, without a call per operation). At the ends of
-# [-1, 1] (and at 0 for Laguerre) the recurrences give the special values exactly (small
-# integers), so they need no separate case here.
+# taken once in Python instead of selected per element. At the ends of [-1, 1] (and at 0 for
+# Laguerre) the recurrences give the special values exactly (small integers), so they need no
+# separate case here.
 
 
-def _select(condition: Any, a: Any, b: Any) -> Any:
-    """``np.where`` for an array, a plain choice for one value."""
-    if type(condition) is np.ndarray:
-        return np.where(condition, a, b)
-    return a if condition else b
+def _chebyshev_at(kind: str, x: np.ndarray, n: int, shifted: bool) -> np.ndarray:
+    if n <= (_SHIFTED_HIGH_DEGREE if shifted else _HIGH_DEGREE)[kind]:
+        return _recurrence_at(x, n, kind)
+    inside = np.abs(x) < 1
+    if inside.all():
+        return _closed_form(kind, x, n, shifted)
+    closed = _closed_form(kind, np.where(inside, x, 0).astype(x.dtype), n, shifted)
+    return np.where(inside, closed, _recurrence_at(x, n, kind))
 
 
-def _recurrence_at(x: Any, n: int, first: Any, step: Any) -> Any:
-    """``_recurrence`` for one degree n >= 0."""
-    if n == 0:
-        return np.ones_like(x) if type(x) is np.ndarray else 1.0
-    previous, current = 1.0, first(x)
-    for k in range(1, n):
-        previous, current = current, step(k, x, current, previous)
-    return current
-
-
-_HIGH_DEGREE = {"t": 6, "u": 8, "v": 8, "w": 8}  # above: the closed form inside (-1, 1)
-
-
-def _chebyshev_at(kind: str, x: Any, n: int) -> Any:
-    twice = x + x  # (x + x) of every step, computed once
-    if kind == "t":
-        first = x
-    elif kind == "u":
-        first = twice
-    else:
-        first = twice - 1 if kind == "v" else twice + 1
-
-    def recurrence() -> Any:
-        return _recurrence_at(x, n, lambda v: first, lambda k, v, q, p: twice * q - p)
-
-    if n <= _HIGH_DEGREE[kind]:
-        return recurrence()
-    inside = abs(x) < 1
-    every = inside.all() if type(inside) is np.ndarray else inside
-    angle = np.arccos(_select(inside, x, 0.0))
-    if kind == "t":
-        closed = np.cos(n * angle)
-    elif kind == "u":
-        closed = np.sin((n + 1) * angle) / np.sin(angle)
-    elif kind == "v":
-        closed = np.cos((n + 0.5) * angle) / np.cos(angle / 2)
-    else:
-        closed = np.sin((n + 0.5) * angle) / np.sin(angle / 2)
-    if every:
-        return closed
-    return _select(inside, closed, recurrence())
-
-
-def _at_degree(name: str, x: Any, n: int) -> Any:
+def _at_degree(name: str, x: np.ndarray, n: int) -> np.ndarray:
     """Polynomial ``name`` of degree ``n`` (any integer) at ``x``, as its kernel above."""
     if n < 0:
-        return np.zeros_like(x) if type(x) is np.ndarray else 0.0
+        return np.zeros_like(x)
     if name.startswith("shifted_"):
-        return _chebyshev_at(name[-1], x + x - 1, n)
+        return _chebyshev_at(name[-1], x + x - 1, n, shifted=True)
     if name.startswith("chebyshev_"):
-        return _chebyshev_at(name[-1], x, n)
-    if name == "hermite_polynomial_h":
-        twice = x + x
-        return _recurrence_at(x, n, lambda v: twice, lambda k, v, q, p: twice * q - 2 * k * p)
-    if name == "hermite_polynomial_he":
-        return _recurrence_at(x, n, lambda v: v, lambda k, v, q, p: v * q - k * p)
-    if name == "laguerre_polynomial_l":
-        rest = 1.0 - x  # (1 - x) of every step, computed once
-        return _recurrence_at(
-            x, n, lambda v: rest, lambda k, v, q, p: (((k + k) + rest) * q - k * p) / (k + 1)
-        )
-    return _recurrence_at(
-        x, n, lambda v: v, lambda k, v, q, p: ((k + k + 1) * v * q - k * p) / (k + 1)
-    )
+        return _chebyshev_at(name[-1], x, n, shifted=False)
+    if name.startswith("hermite_") and n > _HERMITE_LIMIT[x.dtype]:
+        return np.full_like(x, np.nan)
+    return _recurrence_at(x, n, name)
 
 
 def _overflow_free(largest: float, n: int, dtype: np.dtype) -> bool:
@@ -210,8 +256,8 @@ _KERNELS = {
     "shifted_chebyshev_polynomial_u": _shifted("u"),
     "shifted_chebyshev_polynomial_v": _shifted("v"),
     "shifted_chebyshev_polynomial_w": _shifted("w"),
-    "hermite_polynomial_h": _hermite_h,
-    "hermite_polynomial_he": _hermite_he,
+    "hermite_polynomial_h": _hermite("hermite_polynomial_h"),
+    "hermite_polynomial_he": _hermite("hermite_polynomial_he"),
     "laguerre_polynomial_l": _laguerre,
     "legendre_polynomial_p": _legendre,
 }
@@ -240,18 +286,14 @@ _MAX_EXPONENT = {dtype: np.finfo(dtype).maxexp - 1 for dtype in _FLOATS}  # 2**e
 def _one_degree(name: str, data: np.ndarray, n: int | float) -> Tensor:
     """Polynomial ``name`` of a float tensor's values at one Python-number degree."""
     n = int(n)  # truncated toward zero, as np.trunc
-    if data.size == 1:
-        x: Any = float(data.reshape(-1)[0])
-        largest = abs(x)
-    else:
-        x = data.astype(np.float64)
-        largest = float(np.abs(x).max()) if x.size else 0.0
+    x = data.reshape(-1)
+    largest = float(np.abs(x).max()) if x.size else 0.0
     if n <= 0 or _overflow_free(largest, n, data.dtype):  # degree 0 and below: no arithmetic
         values = _at_degree(name, x, n)
     else:
         with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-            values = np.asarray(_at_degree(name, x, n), dtype=data.dtype)
-    values = np.asarray(values, dtype=data.dtype).reshape(data.shape)
+            values = _at_degree(name, x, n)
+    values = values.reshape(data.shape)
     return Tensor._from_array(like_operands(values, (data,)))  # x's layout, as PyTorch's
 
 
@@ -279,9 +321,9 @@ def _polynomial(name: str) -> Any:
         dtype = np.result_type(*[a for a in (x, degree) if isinstance(a, np.ndarray)])
         operands = (x, degree)
         x, degree = np.broadcast_arrays(np.asarray(x), np.asarray(degree))
+        work = dtype if dtype in _FLOATS else np.dtype(np.float64)  # the kernel's T
         with np.errstate(invalid="ignore", over="ignore"):  # inf and NaN silently, as PyTorch
-            values = kernel(x.astype(np.float64), np.trunc(degree).astype(np.int64))
-            values = np.asarray(values).astype(dtype)
+            values = kernel(x.astype(work), np.trunc(degree).astype(np.int64)).astype(dtype)
         return out_result(
             op, out, Tensor._from_array(like_operands(values, operands)), differentiable=False
         )

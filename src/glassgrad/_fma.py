@@ -1,0 +1,69 @@
+"""Fused multiply-add on NumPy arrays: ``a * b + c`` rounded once, in float32 or float64.
+
+PyTorch's CPU kernels are compiled with fused multiply-add on x86-64 (AVX2 and newer), and the
+compiler contracts ``a * b - c`` into one: linspace (``start + step * i``) and the
+three-term recurrences of the special polynomials (``(x + x) * q - p``) round once per step.
+NumPy has no fused operation, so :func:`fma` builds one from exact transformations: the product
+of two floats is exact in double (float32), Dekker's product and Knuth's sum carry the
+rounding errors (float64).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["fma"]
+
+
+def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``s + e == a + b`` exactly, ``s`` the rounded sum (Knuth)."""
+    s = a + b
+    v = s - a
+    return s, (a - (s - v)) + (b - v)
+
+
+def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Veltkamp's split of a double into two 26-bit halves."""
+    c = 134217729.0 * a  # 2**27 + 1
+    high = c - (c - a)
+    return high, a - high
+
+
+def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``p + e == a * b`` exactly, ``p`` the rounded product (Dekker)."""
+    p = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _round_to_float32(s: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """``s + e`` (doubles, ``|e|`` below half an ulp of ``s``) rounded once to float32: ``s``
+    rounds to the same float32 unless it lies exactly halfway between two, where the sign
+    of ``e`` decides."""
+    r = s.astype(np.float32)
+    other = np.nextafter(r, np.where(s > r, np.float32(np.inf), np.float32(-np.inf)))
+    tie = (r.astype(np.float64) + other.astype(np.float64)) / 2 == s
+    toward_other = (other.astype(np.float64) - s) * e > 0
+    return np.where(tie & toward_other, other, r)
+
+
+def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``a * b + c`` rounded once to ``dtype`` (float32 or float64).
+
+    Example::
+
+        >>> a = np.float32(1 + 2**-12)  # a * a rounds off its last term, 2**-24
+        >>> float(fma(a, a, np.float32(-1), np.float32) - (a * a - 1))
+        5.960464477539063e-08
+    """
+    a, b, c = (np.asarray(x, np.float64) for x in (a, b, c))
+    with np.errstate(invalid="ignore", over="ignore"):  # a product that overflows: inf
+        if dtype == np.float32:  # the product of two floats is exact in double
+            return _round_to_float32(*_two_sum(a * b, c))
+        p, pe = _two_product(a, b)
+        s, se = _two_sum(p, c)
+        error = pe + se
+    # +0 would turn a -0 sum into +0; an error that is not finite (a product or sum that
+    # overflows, an inf or NaN operand) leaves the rounded sum, as the fused operation gives
+    return np.where((error == 0) | ~np.isfinite(error), s, s + error)
