@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._fma import fma
+from .._fma import fma, fma_float
 from .._strides import like_operands
 from .._tensor import Tensor
 from ._common import check_tensor, floating_operands, is_scalar
@@ -51,57 +51,58 @@ def _as(dtype: np.dtype, v: Any) -> np.ndarray:
     return np.asarray(v).astype(dtype)
 
 
-# --- the three-term recurrences, one step each: p_(k+1) from q = p_k and p = p_(k-1) ----------
+# --- the three-term recurrences: p_(k+1) from q = p_k and p = p_(k-1) ------------------------
 # PyTorch's kernels are compiled with fused multiply-add, so ``a * q - k * p`` is
-# fma(a, q, -(k * p)): the product k * p rounded, a * q not (measured: bit for bit in float32).
+# fma(a, q, -(k * p)): the product k * p rounded, a * q not (measured: bit for bit). An array
+# computes in its dtype; one element (the one-degree path) as a Python float, rounded to
+# float32 after each operation for a float32 tensor (rounding to double then to float is
+# rounding to float for + - * /: 53 >= 2 * 24 + 2), with fma_float: the same bits, without
+# NumPy's cost per call at every step.
 
 
-def _chebyshev_step(x: np.ndarray) -> Any:
-    twice = x + x
-    return lambda k, q, p: fma(twice, q, -p, x.dtype)
+def _identity(v: Any) -> Any:
+    return v
 
 
-def _hermite_h_step(x: np.ndarray) -> Any:
-    twice = x + x
-    return lambda k, q, p: fma(twice, q, -(p * (k + k)), x.dtype)
+def _to_float32(v: float) -> float:
+    return float(np.float32(v))
 
 
-def _hermite_he_step(x: np.ndarray) -> Any:
-    return lambda k, q, p: fma(x, q, -(p * k), x.dtype)
+def _recurrence_parts(name: str, x: Any, dtype: np.dtype) -> tuple[Any, Any]:
+    """p_1 and the step ``(k, q, p) -> p_(k+1)`` of polynomial ``name`` (a Chebyshev kind
+    't', 'u', 'v', 'w' or a family name) at ``x``, an array or a Python float of ``dtype``."""
+    if type(x) is np.ndarray:
+        rnd = _identity
 
+        def fused(a: Any, b: Any, c: Any) -> Any:
+            return fma(a, b, c, dtype)
 
-def _laguerre_step(x: np.ndarray) -> Any:
-    rest = 1 - x
-    return lambda k, q, p: fma(rest + (k + k), q, -(p * k), x.dtype) / (k + 1)
+    else:
+        single = dtype == np.float32
+        rnd = _to_float32 if single else _identity
 
+        def fused(a: Any, b: Any, c: Any) -> Any:
+            return fma_float(a, b, c, single)
 
-def _legendre_step(x: np.ndarray) -> Any:
-    return lambda k, q, p: fma(x * (k + k + 1), q, -(p * k), x.dtype) / (k + 1)
-
-
-def _first(name: str, x: np.ndarray) -> np.ndarray:
-    """p_1 of polynomial ``name`` (a Chebyshev kind 't', 'u', 'v', 'w' or a family name)."""
-    if name in ("t", "hermite_polynomial_he", "legendre_polynomial_p"):
-        return x
+    twice = x + x  # exact
+    if name in ("t", "u", "v", "w"):
+        first = {"t": x, "u": twice, "v": rnd(twice - 1), "w": rnd(twice + 1)}[name]
+        return first, lambda k, q, p: fused(twice, q, -p)
+    if name == "hermite_polynomial_h":
+        return twice, lambda k, q, p: fused(twice, q, -rnd(p * (k + k)))
+    if name == "hermite_polynomial_he":
+        return x, lambda k, q, p: fused(x, q, -rnd(p * k))
     if name == "laguerre_polynomial_l":
-        return 1 - x
-    twice = x + x
-    return {"v": twice - 1, "w": twice + 1}.get(name, twice)  # u and Hermite's H: 2x
-
-
-_STEPS = {
-    "hermite_polynomial_h": _hermite_h_step,
-    "hermite_polynomial_he": _hermite_he_step,
-    "laguerre_polynomial_l": _laguerre_step,
-    "legendre_polynomial_p": _legendre_step,
-}
+        rest = rnd(1 - x)
+        return rest, lambda k, q, p: rnd(fused(rnd(rest + (k + k)), q, -rnd(p * k)) / (k + 1))
+    return x, lambda k, q, p: rnd(fused(rnd(x * (k + k + 1)), q, -rnd(p * k)) / (k + 1))
 
 
 def _recurrence(x: np.ndarray, n: np.ndarray, name: str) -> np.ndarray:
     """p_n of ``name`` by its recurrence, elementwise for each degree in ``n`` (p_1 where
     n < 0: the callers put 0 there)."""
-    step = _STEPS.get(name, _chebyshev_step)(x)
-    previous, current = np.ones_like(x), _first(name, x)
+    first, step = _recurrence_parts(name, x, x.dtype)
+    previous, current = np.ones_like(x), first
     out = np.where(n == 0, previous, current)
     for k in range(1, int(n.max(initial=1))):
         previous, current = current, step(k, current, previous)
@@ -110,14 +111,15 @@ def _recurrence(x: np.ndarray, n: np.ndarray, name: str) -> np.ndarray:
 
 
 def _recurrence_at(x: np.ndarray, n: int, name: str) -> np.ndarray:
-    """``_recurrence`` for one degree n >= 0."""
+    """``_recurrence`` for one degree n >= 0 (one element: in Python floats)."""
     if n == 0:
         return np.ones_like(x)
-    step = _STEPS.get(name, _chebyshev_step)(x)
-    previous, current = np.ones_like(x), _first(name, x)
+    value: Any = float(x[0]) if x.size == 1 else x
+    first, step = _recurrence_parts(name, value, x.dtype)
+    previous, current = 1.0, first
     for k in range(1, n):
         previous, current = current, step(k, current, previous)
-    return current
+    return np.array([current], x.dtype) if x.size == 1 else current
 
 
 # --- Chebyshev: a closed form for high degrees inside (-1, 1), special values at the ends ----
