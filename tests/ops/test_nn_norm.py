@@ -63,6 +63,44 @@ def test_running_stats_are_updated_in_place_without_a_version_bump() -> None:
     np.testing.assert_allclose(var.numpy(), [0.9 + 0.2, 0.9 + 0.8])
 
 
+DTYPE_MIXES = [  # (weight, bias, running_mean, running_var); None: not given
+    (w, b, m, v)
+    for w in ("float64", "float32", None)
+    for b in ("float64", "float32", None)
+    for m in ("float64", "float32")
+    for v in ("float64", "float32")
+]
+
+
+@pytest.mark.parametrize("batch", [2, 0])
+@pytest.mark.parametrize("dtypes", DTYPE_MIXES, ids=str)
+def test_parameter_dtypes_errors_and_running_stats_as_pytorch(batch: int, dtypes: tuple) -> None:
+    # Seed 600159: PyTorch's kernel updates the running statistics before it reads a bias of
+    # another dtype, so the statistics have changed when the error comes; an empty batch is
+    # never checked (a clone scaled by weight[0] plus bias[0]).
+    seen = []
+    for lib, F in LIBS:
+        w, b, m, v = (None if d is None else getattr(lib, d) for d in dtypes)
+        x = lib.tensor(np.arange(batch * 6.0).reshape(batch, 3, 2) % 5)
+        mean, var = lib.zeros(3, dtype=m), lib.ones(3, dtype=v)
+        weight = None if w is None else lib.full((3,), 2.0, dtype=w)
+        bias = None if b is None else lib.full((3,), 0.5, dtype=b)
+        try:
+            out = F.batch_norm(x, mean, var, weight, bias, training=True, momentum=0.3)
+            result = (str(out.dtype).split(".")[-1], out.detach().numpy())
+        except RuntimeError as error:
+            result = str(error)
+        seen.append((result, mean.numpy(), var.numpy()))
+    (ours, *our_stats), (theirs, *their_stats) = seen
+    if isinstance(theirs, str):
+        assert ours == theirs
+    else:
+        assert ours[0] == theirs[0]
+        np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-12, atol=1e-14)
+    for a, b in zip(our_stats, their_stats):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
 @pytest.mark.parametrize("training", [True, False])
 @pytest.mark.parametrize("changed", ["running_mean", "running_var"])
 def test_running_stats_changed_before_backward_raise_as_in_pytorch(

@@ -192,23 +192,29 @@ def _channel_shape(x: Any) -> tuple:
     return (1, x.shape[1]) + (1,) * (len(x.shape) - 2)
 
 
-def _check_parameter_dtypes(x: np.ndarray, *parameters: Tensor | None) -> None:
-    """PyTorch's CPU normalisation kernels' dtype checks (``check_mixed_data_type``): the
-    parameters must have the input's dtype, except float32 parameters of a float16 input.
-    The first parameter given decides which check (and message) applies."""
+def _check_parameter_dtypes(x: np.ndarray, *parameters: Tensor | None) -> bool:
+    """PyTorch's CPU normalisation kernels' mixed-precision check (``check_mixed_data_type``):
+    the parameters must have the input's dtype, except float32 parameters of a float16 input.
+    The first parameter given decides which check (and message) applies. Returns whether the
+    call is a mixed-precision one; otherwise the caller checks each parameter's dtype as its
+    kernel reads it (:func:`_check_same_dtype`)."""
     given = [p._data.dtype for p in parameters if p is not None]
-    if not given:
-        return
-    if given[0] != x.dtype:  # a mixed-precision call
-        if any(d != np.float32 for d in given):
-            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
-        if x.dtype != np.float16:
-            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
-        return
-    for d in given:
-        if d != x.dtype:
+    if not given or given[0] == x.dtype:
+        return False
+    if any(d != np.float32 for d in given):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if x.dtype != np.float16:
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    return True
+
+
+def _check_same_dtype(x: np.ndarray, *parameters: Tensor | None) -> None:
+    """The kernel's typed read of each parameter (``data_ptr<scalar_t>``)."""
+    for p in parameters:
+        if p is not None and p._data.dtype != x.dtype:
             raise RuntimeError(
-                f"expected scalar type {scalar_type_name(x.dtype)} but found {scalar_type_name(d)}"
+                f"expected scalar type {scalar_type_name(x.dtype)} but found "
+                f"{scalar_type_name(p._data.dtype)}"
             )
 
 
@@ -272,7 +278,6 @@ def batch_norm(
     if x.size:  # PyTorch's empty-input path never reaches native_batch_norm
         check_no_requires_grad(running_mean, "running_mean", "native_batch_norm")
         check_no_requires_grad(running_var, "running_var", "native_batch_norm")
-    _check_parameter_dtypes(x, weight, bias, running_mean, running_var)
     refuse_complex("batch_norm", x)
     if x.size == 0:
         # PyTorch's _batch_norm_impl_index for an empty input: a clone scaled by the first
@@ -283,8 +288,14 @@ def batch_norm(
         if bias is not None:
             out = arithmetic.add(out, bias[0])
         return out
+    mixed_precision = _check_parameter_dtypes(x, weight, bias, running_mean, running_var)
+    if not mixed_precision:
+        _check_same_dtype(x, weight, running_mean, running_var)
     if training and (running_mean is not None or running_var is not None):
         _update_running_stats(x, running_mean, running_var, float(momentum))
+    if not mixed_precision:
+        # The kernel reads the bias only after it has updated the running statistics.
+        _check_same_dtype(x, bias)
     out = NativeBatchNormBackward0.apply(
         input,
         weight,
@@ -401,7 +412,8 @@ def layer_norm(
                 f"{op}(): Expected {name} to be of same shape as normalized_shape, but got {name} "
                 f"of shape {list(t._data.shape)} and normalized_shape = {list(normalized_shape)}"
             )
-    _check_parameter_dtypes(x, weight, bias)
+    if not _check_parameter_dtypes(x, weight, bias):
+        _check_same_dtype(x, weight, bias)
     refuse_complex("LayerNormKernelImpl", x)
     return NativeLayerNormBackward0.apply(
         input, weight, bias, normalized_shape=normalized_shape, eps=eps
@@ -516,7 +528,8 @@ def group_norm(
                 f"in input, but got {name} of shape {list(t._data.shape)} and input of shape "
                 f"{list(x.shape)}"
             )
-    _check_parameter_dtypes(x, weight, bias)
+    if not _check_parameter_dtypes(x, weight, bias):
+        _check_same_dtype(x, weight, bias)
     refuse_complex("GroupNormKernelImpl", x)
     return NativeGroupNormBackward0.apply(input, weight, bias, group=int(num_groups), eps=eps)
 
