@@ -36,6 +36,8 @@ class Trace:
     """Everything a program did under one library."""
 
     steps: list = field(default_factory=list)  # per statement: (Error | None, {name: obs})
+    # per statement: {name: the first variable bound to the same tensor} (x.add_() returns x)
+    aliases: list = field(default_factory=list)
     hooks: dict = field(default_factory=dict)  # hook name -> [(phase, gradient seen)]
     phases: dict = field(default_factory=dict)  # "backward"/"grad"/"gradgrad" -> outcome
 
@@ -127,6 +129,7 @@ def _run(
                 error = Error.of(exc)
             tensors = _tensors(lib, namespace)
             trace.steps.append((error, {n: observe(lib, t) for n, t in tensors.items()}))
+            trace.aliases.append(_aliases(tensors))
         _differentiate(lib, _tensors(lib, namespace), seed, trace, log)
 
 
@@ -198,13 +201,28 @@ def _differentiate(lib: Any, tensors: dict, seed: int, trace: Trace, log: _HookL
         trace.phases["gradgrad"] = Error.of(exc)
 
 
-def replay(statement: str, before: dict, lib: Any) -> dict | None:
+def _aliases(tensors: dict) -> dict:
+    """Each variable bound to the same tensor as an earlier one, with that earlier name."""
+    first: dict = {}
+    aliases = {}
+    for name, t in tensors.items():
+        earliest = first.setdefault(id(t), name)
+        if earliest != name:
+            aliases[name] = earliest
+    return aliases
+
+
+def replay(statement: str, before: dict, lib: Any, aliases: dict) -> dict | None:
     """Run one ``statement`` under ``lib`` on variables rebuilt from the observations
     ``before`` (fresh tensors with those values, dtypes and ``requires_grad``; plain values
-    as they were): every variable's observation after it, or None if it raised. Views and
-    graphs are not rebuilt, so a statement that relies on them does not come out alike."""
+    as they were; the names in ``aliases`` bound to the same tensor as the name they map
+    to): every variable's observation after it, or None if it raised. Views and graphs are
+    not rebuilt, so a statement that relies on them does not come out alike."""
     namespace: dict = {"torch": lib, "hook": lambda name: None, "grad_hook": lambda name: None}
     for name, observation in before.items():
+        if name in aliases:
+            namespace[name] = namespace[aliases[name]]
+            continue
         if len(observation) == 2:
             namespace[name] = observation[1]
             continue

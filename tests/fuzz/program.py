@@ -30,7 +30,7 @@ def check(statements: list[str], seed: int) -> Difference | None:
     theirs = run(statements, torch, seed)
 
     def on_our_inputs(i: int) -> dict | None:
-        return replay(statements[i], ours.steps[i - 1][1], torch)
+        return replay(statements[i], ours.steps[i - 1][1], torch, ours.aliases[i - 1])
 
     found = first_difference(ours, theirs, statements, on_our_inputs)
     if found is None or found.aspect != "value" or not is_float32_program(theirs):

@@ -111,6 +111,27 @@ def test_a_difference_pytorch_gives_too_from_glassgrads_inputs_is_inherited(
     assert found is not None and found.ill_conditioned and found.aspect == "inherited"
 
 
+def test_the_replay_keeps_variables_bound_to_one_tensor_together() -> None:
+    """Seed 601373: ``v7 = v6.div_(v6)`` is 1 - 3e-17j in PyTorch, exactly 1 in glassgrad;
+    less 1.02611 and to the power -1.5 (the branch cut) that is -237j against +237j. The
+    replay binds v6, v7 and v13 to one tensor, as the program did, so PyTorch's pow_ on
+    glassgrad's values gives glassgrad's: inherited rounding, no verdict."""
+    statements = [
+        "v4 = torch.tensor([[0.474512, 1.06309, 0.691582, 0.0328128, 0.432876, 0.47938, "
+        "-0.237052, 0.488415]], dtype=torch.float64)",
+        "v5 = torch.tensor([[-1.01502, 1.74644, 0.763862, -1.03029, 0.0865579, 0.497646, "
+        "-2.9829, -0.613446]], dtype=torch.float64)",
+        "v6 = torch.fft.fft((v4 + 1j * v5))",
+        "v7 = v6.div_(v6)",
+        "v12 = torch.tensor([1.02611, -0.128537, -0.725131, -0.481813, 0.661726, -0.201289, "
+        "0.683074, 0.554455], dtype=torch.float64)",
+        "v13 = v7.sub_(v12)",
+        "v14 = v6.pow_(-1.5)",
+    ]
+    found = check(statements, 601373)
+    assert found is not None and found.ill_conditioned and found.aspect == "inherited"
+
+
 # log_ndtr's second derivative at -39 in float32 (the float64 value is -0.99935): PyTorch
 # gives -0.866, glassgrad -0.959; both formulas lose digits to cancellation in float32.
 _LOG_NDTR_FAR_OUT = [

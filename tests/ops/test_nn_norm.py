@@ -101,6 +101,17 @@ def test_parameter_dtypes_errors_and_running_stats_as_pytorch(batch: int, dtypes
         np.testing.assert_allclose(a, b, rtol=1e-12)
 
 
+def test_instance_norm_of_an_empty_batch_with_affine_raises_selects_error() -> None:
+    # PyTorch repeats the weight once per sample (none) and batch norm's empty path reads
+    # its element 0 with select().
+    messages = []
+    for lib, F in LIBS:
+        with pytest.raises(IndexError) as caught:
+            F.instance_norm(lib.zeros(0, 3, 2), weight=lib.ones(3), bias=lib.zeros(3))
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
+
+
 @pytest.mark.parametrize("training", [True, False])
 @pytest.mark.parametrize("changed", ["running_mean", "running_var"])
 def test_running_stats_changed_before_backward_raise_as_in_pytorch(

@@ -23,7 +23,7 @@ from .._dtype import scalar_type_name
 from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op, keep_versions
-from . import arithmetic, conversion
+from . import arithmetic, conversion, shape_views
 from ._common import check_tensor
 from ._namespace import ArrayNamespace
 from ._not_implemented import check_no_requires_grad, refuse_complex
@@ -284,9 +284,9 @@ def batch_norm(
         # weight and shifted by the first bias (the gradient chain stays), statistics alone.
         out = conversion.clone(input)
         if weight is not None:
-            out = arithmetic.mul(out, weight[0])
+            out = arithmetic.mul(out, shape_views.select(weight, 0, 0))
         if bias is not None:
-            out = arithmetic.add(out, bias[0])
+            out = arithmetic.add(out, shape_views.select(bias, 0, 0))
         return out
     mixed_precision = _check_parameter_dtypes(x, weight, bias, running_mean, running_var)
     if not mixed_precision:
