@@ -1,6 +1,11 @@
-"""Test-session report: how much of the op registry the parity tests cover."""
+"""Test-session report: how much of the op registry the parity tests cover; the warnings of
+the registry's PyTorch spellings silenced once (``ORACLE_WARNINGS``)."""
 
 from __future__ import annotations
+
+from glassgrad.ops._samples import silence_oracle_warnings
+
+silence_oracle_warnings()
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ARG001

@@ -325,6 +325,46 @@ def test_var_with_no_degrees_of_freedom_warns_and_gives_nan_like_torch() -> None
         compare_derivatives(lambda L, x: L.var(x, correction=5), np.array([1.0, 2.0, 3.0]), order=1)
 
 
+def test_var_warning_shown_once_in_a_loop_like_torch() -> None:
+    """Python shows a warning once per line: no op in between may make it forget (a
+    ``catch_warnings`` does, on its exit): reductions with ``dtype=``, of a complex input too."""
+    for lib in LIBS:
+        x, z = lib.tensor([1.5]), lib.tensor([1.0 + 2.0j])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")
+            for _ in range(3):
+                lib.var(x)
+                lib.mean(x, dtype=lib.float64)
+                lib.sum(x, dtype=lib.float64)
+                lib.cumsum(x, 0, dtype=lib.float64)
+                if lib is gg:  # PyTorch refuses a complex input with a real dtype
+                    lib.sum(z, dtype=lib.float64)
+        assert sum("degrees of freedom" in str(w.message) for w in caught) == 1, lib
+
+
+def test_complex_sum_into_a_real_dtype_keeps_the_real_part_bit_for_bit() -> None:
+    """``_integer_accumulator``: the real part cast, as NumPy's cast of the complex values (which
+    warns) casts it, in every real dtype, specials included; no ComplexWarning."""
+    from glassgrad.ops.reduction import _integer_accumulator
+
+    values = [0.0, -0.0, 1.5, -2.5, 1e300, -1e300, np.inf, -np.inf, np.nan, 3.4e38, 7e4, 2.0**63]
+    values += [-(2.0**63), 2.0**64, 1e-310, 0.5, 255.5, -129.7, 65504.0, 65520.0]
+    real = np.array(values)
+    for dtype in (np.complex64, np.complex128):
+        for imag in (real[::-1], np.zeros_like(real), np.full_like(real, np.nan)):
+            with np.errstate(all="ignore"):
+                x = (real + 0j).astype(dtype)
+                x.imag = imag
+            for target in ("uint8", "int8", "int16", "int32", "int64", "float16", "float32"):
+                with np.errstate(over="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("error", np.exceptions.ComplexWarning)
+                    ours = _integer_accumulator(x, getattr(gg, target))
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+                    expected = x.astype(target)
+                assert ours.dtype == expected.dtype and ours.tobytes() == expected.tobytes()
+
+
 # --- norm ---------------------------------------------------------------------------------------
 
 

@@ -12,6 +12,8 @@ import functools
 import inspect
 from typing import Any
 
+from ._signed import signed_wrapper
+
 __all__ = ["with_numpy_names"]
 
 _ALIASES = (("axis", "dim"), ("keepdims", "keepdim"))
@@ -33,11 +35,21 @@ def with_numpy_names(fn: Any) -> Any:
             for alias, name in aliases.items():
                 if alias in kwargs:
                     if name in kwargs:
+                        # Python's words, as where ``name`` came by position
                         raise TypeError(
-                            f"{fn.__name__}() got multiple values for argument '{name}' (as "
-                            f"'{alias}')"
+                            f"{fn.__name__}() got multiple values for argument '{name}'"
                         )
                     kwargs[name] = kwargs.pop(alias)
         return fn(*args, **kwargs)
 
-    return wrapper
+    # A call without NumPy's names goes straight to the function beneath ``fn``'s own signed
+    # wrapper (``out=``), if any: one call, no packing.
+    bare, takes_out, unset = getattr(fn, "_signed", (fn, False, frozenset()))
+    return signed_wrapper(
+        bare,
+        wrapper,
+        fn.__name__,
+        takes_out=takes_out,
+        takes_extra=True,
+        unset=unset | frozenset(aliases.values()),
+    )

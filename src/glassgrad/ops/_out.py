@@ -31,6 +31,7 @@ from ..autograd.op import check_source_overlap
 from ..autograd.views import OVERLAP_WRITE_ERROR, internal_overlap, rebase_history
 from ._not_implemented import _not_implemented_node, computed_result
 from ._registry import REGISTRY
+from ._signed import signed_wrapper
 
 __all__ = [
     "WITHOUT_OUT",
@@ -510,7 +511,10 @@ def with_out(fn: Any, name: str, namespace: str = "") -> Any:
 
     out_param = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
     wrapper.__signature__ = signature.replace(parameters=[*params, out_param])
-    return wrapper
+    unset = frozenset({needs} if needs else ())
+    if key in _OUT_REFUSES_UNBIASED_WITHOUT_DIM:
+        unset = frozenset({"dim", "unbiased"})
+    return signed_wrapper(fn, wrapper, fn.__name__, takes_out=True, takes_extra=False, unset=unset)
 
 
 def without_out(fn: Any, name: str) -> Any:
@@ -519,6 +523,7 @@ def without_out(fn: Any, name: str) -> Any:
     signature = inspect.signature(fn)
     if "out" not in signature.parameters:
         return fn
+    positional = signature.parameters["out"].kind is not inspect.Parameter.KEYWORD_ONLY
 
     @functools.wraps(fn)
     def method(*args: Any, **kwargs: Any) -> Any:
@@ -528,4 +533,10 @@ def without_out(fn: Any, name: str) -> Any:
 
     params = [p for p in signature.parameters.values() if p.name != "out"]
     method.__signature__ = signature.replace(parameters=params)
-    return method
+    if positional:  # ``x.norm(p, dim, keepdim, out)``: the count of positional arguments
+        return method  # is the function's, as the general wrapper's
+    # Straight to the function beneath ``fn``'s own signed wrapper (NumPy's names), if any.
+    bare, _, unset = getattr(fn, "_signed", (fn, False, frozenset()))
+    return signed_wrapper(
+        bare, method, bare.__name__, takes_out=False, takes_extra=True, unset=unset, drop="out"
+    )

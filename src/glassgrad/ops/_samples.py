@@ -2,11 +2,30 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from ._registry import Sample, register
+
+# What PyTorch (and glassgrad after it) warns on the PyTorch spellings of a few registry rows
+# (deprecations, a beta notice): the test suite and the op sweep call them thousands of times,
+# and silence them with filters set once at their start (``silence_oracle_warnings``). A
+# ``warnings.catch_warnings`` around each call would cost ~3 us and, on its exit, make Python
+# forget which warnings it has shown (a once-per-line warning would be shown again).
+ORACLE_WARNINGS = (
+    r"torch\.cholesky is deprecated",
+    r"non-inplace resize is deprecated",
+    r"at::nuclear_norm is deprecated",
+    r"index_reduce\(\) is in beta",
+)
+
+
+def silence_oracle_warnings() -> None:
+    """Filters that ignore ``ORACLE_WARNINGS`` (for the tests and the op sweep)."""
+    for message in ORACLE_WARNINGS:
+        warnings.filterwarnings("ignore", message=message, category=UserWarning)
 
 
 def randn(rng: np.random.Generator, *shape: int) -> np.ndarray:

@@ -160,15 +160,6 @@ def _unread_triangle_noise(rng: np.random.Generator, a: np.ndarray, upper: bool)
     return a + (noise if upper else swap(noise))
 
 
-def _quietly(function: Any, *args: Any) -> Any:
-    """Call ``function`` with its warnings silenced (PyTorch's deprecation of cholesky)."""
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return function(*args)
-
-
 register(
     "cholesky",
     cholesky,
@@ -193,7 +184,7 @@ register(
     "cholesky",
     _cholesky_top,
     nodes=(CholeskyBackward0,),
-    torch=lambda torch, A, upper=False: _quietly(torch.cholesky, A, upper),
+    torch=lambda torch, A, upper=False: torch.cholesky(A, upper),
     samples=lambda rng: [
         Sample((spd(rng, 3, 3),), fd=False),
         Sample((_unread_triangle_noise(rng, spd(rng, 3, 3), upper=True), True), fd=False),

@@ -354,12 +354,6 @@ def _index_samples(rng: np.random.Generator) -> list[Sample]:
     return samples
 
 
-def _quiet(torch: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return x.index_reduce(*args, **kwargs)
-
-
 register(
     "scatter_reduce",
     scatter_reduce,
@@ -372,7 +366,7 @@ register(
     index_reduce,
     nodes=(IndexReduceBackward0,),
     samples=_index_samples,
-    torch=_quiet,
+    torch=lambda torch, x, *args, **kwargs: x.index_reduce(*args, **kwargs),
 )
 register_on_copy(
     "scatter_reduce_",

@@ -252,11 +252,5 @@ register(
     nodes=(),
     methods=(),
     samples=lambda rng: [Sample((randn(rng, 2, 3), 3, 2)), Sample((randn(rng, 4, 3).T, 6, 2))],
-    torch=lambda torch, x, *sizes: _quiet(x.resize, *sizes),
+    torch=lambda torch, x, *sizes: x.resize(*sizes),
 )
-
-
-def _quiet(fn: Any, *args: Any) -> Any:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return fn(*args)
