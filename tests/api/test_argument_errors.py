@@ -159,3 +159,12 @@ def test_a_few_messages_as_pytorchs() -> None:
     ]
     for call in calls:
         assert _error(lambda c=call: c(gg, x)) == _error(lambda c=call: c(torch, t))
+
+
+def test_a_write_through_a_wrapper_is_recorded_at_the_users_line() -> None:
+    from glassgrad.autograd.inplace_record import last_write
+
+    x, out = gg.ones(2), gg.zeros(2)
+    gg.sin(x, out=out)
+    line = inspect.currentframe().f_lineno - 1
+    assert last_write(out._vc)[1][:2] == (__file__, line)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import inspect
 import linecache
+import os
 from typing import Any
 
 __all__ = ["signed_wrapper"]
@@ -144,7 +145,9 @@ def signed_wrapper(
         f"{{{', '.join(keywords)}}}, {'out' if takes_out else 'None'}, "
         f"{'__extra' if takes_extra else '{}'})\n"
     )
-    filename = f"<signed wrapper of {name}>"
+    # A file name inside the package: what looks for the user's frame (the in-place write
+    # record, the graph explorer) passes over glassgrad's files by their directory.
+    filename = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"<signed {name}>")
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace["__name__"] = __name__  # warnings' module filters see glassgrad's
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102
