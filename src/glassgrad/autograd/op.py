@@ -34,6 +34,7 @@ from . import graph
 from .grad_mode import INFERENCE_VERSION
 from .grad_mode import state as grad_state
 from .graph import (
+    ACCUMULATE_PRIORITY,
     ANY_GRAD_DTYPE,
     AccumulateGrad,
     Node,
@@ -872,6 +873,8 @@ class Op(Node):
                 if len(grads) == 1
                 else tuple(None if g is None else F.conj(g) for g in grad)
             )
+        # Nodes the formula records are numbered from here on (see _depend_on_saved).
+        first_new = next(_seq) if create_graph and self.grad_reads_saved else 0
         result = self.backward(F, grad)
         self.saved = None
         if type(result) is not tuple:
@@ -880,14 +883,17 @@ class Op(Node):
             result = tuple(None if g is None else F.conj(g) for g in result)
         fitted = fit_gradients(self, result, F, create_graph)
         if create_graph and self.grad_reads_saved:
-            return self._depend_on_saved(fitted)
+            return self._depend_on_saved(fitted, first_new)
         return fitted
 
-    def _depend_on_saved(self, grads: Any) -> Any:
+    def _depend_on_saved(self, grads: Any, first_new: int) -> Any:
         """Under ``create_graph``, a gradient computed from saved tensors depends on them in
         the graph even where its formula reads them through a mask or an index only (relu,
         max_pool ...): PyTorch's backward nodes take those tensors as inputs, so the gradient
-        requires grad and differentiating it gives zeros, not an error."""
+        requires grad and differentiating it gives zeros, not an error (nor None). That holds
+        too when the gradient requires grad through something else (an incoming gradient
+        that requires grad, a weight read by value): it is tied to the saved tensors that
+        the nodes its formula recorded (numbered from ``first_new``) do not reach."""
         if not self._saved_out and not any(isinstance(x, graph.Tensor) for x in self._saved or ()):
             return grads
         fitted = list(grads)
@@ -900,10 +906,10 @@ class Op(Node):
                 reads = [graph.Tensor._result(np.zeros(0), self, 0)]
                 if not g._requires_grad:
                     reads += [x for x in self._inputs_read_by(i) if x._requires_grad]
-            elif g._requires_grad:
-                continue
             else:
                 reads = [x for x in self._inputs_read_by(i) if x._requires_grad]
+                if reads and g._requires_grad:
+                    reads = _not_reached(g, reads, first_new)
             if reads:
                 fitted[i] = SavedDependencyBackward0.apply(
                     g, *reads, zeros=self.double_backward_zeros
@@ -951,6 +957,28 @@ class Op(Node):
                         data if type(data) is _Packed else graph.Tensor._from_array(data)
                     )
         return info
+
+
+def _not_reached(g: Any, tensors: list, first_new: int) -> list:
+    """Those of ``tensors`` (requiring grad) with an edge that no node from ``first_new`` on
+    in ``g``'s graph leads to: only the nodes a backward formula just recorded are walked."""
+    edges = {}
+    for x in tensors:
+        fn = x._node
+        if fn is None:
+            fn = accumulator_of(x)
+        if fn is not None:  # no edge (a view requiring grad through its base): nothing to tie
+            edges[(id(fn), x._output_nr)] = x
+    stack, seen = [g._node], set()
+    while stack and edges:
+        node = stack.pop()
+        if node is None or id(node) in seen or not first_new <= node._seq < ACCUMULATE_PRIORITY:
+            continue
+        seen.add(id(node))
+        for fn, nr in zip(node._next_nodes, node._next_nrs):
+            edges.pop((id(fn), nr), None)
+            stack.append(fn)
+    return list(edges.values())
 
 
 def _saved_names(cls: type) -> list:

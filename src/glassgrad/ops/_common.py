@@ -149,6 +149,13 @@ def sum_defined(a: Any, b: Any) -> Any:
     return b if a is None else a if b is None else a + b
 
 
+def input_zeros(F: Any, node: Any, k: int) -> Any:
+    """PyTorch's ``zeros_like(self)`` for input ``k`` of a recorded ``node`` (a pooling or
+    padding backward's input, which it takes only for its shape): constant zeros."""
+    meta = node._meta
+    return F.zeros(meta[2 * k], meta[2 * k + 1])
+
+
 def zeros_like_grad(F: Any, grad: Any) -> Any:
     """A zero gradient that is constant (no graph, no NaN from an infinite ``grad``), as
     PyTorch's ``zeros_like(grad)`` in a derivative formula."""

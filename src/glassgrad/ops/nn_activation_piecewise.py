@@ -20,7 +20,7 @@ from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from . import shape
-from ._common import array_of, check_tensor
+from ._common import array_of, check_tensor, zeros_like_grad
 from ._not_implemented import refuse_complex
 from ._registry import NoGrad, Sample, register
 from ._samples import randn, unary_samples
@@ -222,7 +222,6 @@ class PreluKernelBackward0(Op):
     """out = x where x > 0, else weight * x (weight broadcast over the channels)."""
 
     saved_inputs: tuple[int, ...] = (0, 1)
-    grad_reads_saved = True
 
     def forward(self, x: Any, w: Any) -> Any:
         refuse_complex("prelu_cpu", x)
@@ -230,11 +229,49 @@ class PreluKernelBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         x, w = self.saved
-        positive = array_of(x) > 0
+        grad_x, grad_w = PreluKernelBackwardBackward0.call(grad, x, w)
         needs = self.needs_input_grad
-        grad_x = F.where(positive, grad, grad * w) if needs[0] else None
-        grad_w = F.where(positive, 0.0, grad * x) if needs[1] else None
+        return (grad_x if needs[0] else None), (grad_w if needs[1] else None)
+
+
+class PreluKernelBackwardBackward0(Op):
+    """PyTorch's ``_prelu_kernel_backward``: (grad where x > 0 else weight * grad, 0 where
+    x > 0 else x * grad), both of the input's shape (the engine sums the weight's to its
+    shape). Under ``create_graph`` one node with edges to (grad, x, weight), whose gradients
+    are derivatives.yaml's, masked by ``x >= 0`` (not the kernel's ``x > 0``)."""
+
+    saved_inputs: tuple[int, ...] = (0, 1, 2)
+    takes_undefined_grads = True  # an undefined gradient's terms are left out, as in PyTorch
+    __slots__ = ()
+
+    def forward(self, grad: Any, x: Any, w: Any) -> Any:
+        positive = x > 0
+        grad_x = np.where(positive, grad, w * grad).astype(x.dtype, copy=False)
+        grad_w = np.where(positive, 0.0, x * grad).astype(x.dtype, copy=False)
         return grad_x, grad_w
+
+    def backward(self, F: Any, grads: Any) -> Any:
+        gg_x, gg_w = grads
+        grad, x, w = self.saved
+        at_least_zero = array_of(x) >= 0
+        needs = self.needs_input_grad
+        d_grad = d_x = d_w = None
+        if needs[0]:
+            if gg_x is None:
+                d_grad = F.where(at_least_zero, 0.0, gg_w * x)
+            elif gg_w is None:
+                d_grad = F.where(at_least_zero, gg_x, gg_x * w)
+            else:
+                d_grad = F.where(at_least_zero, gg_x, gg_x * w + gg_w * x)
+        if needs[1]:
+            d_x = (
+                zeros_like_grad(F, x) if gg_w is None else F.where(at_least_zero, 0.0, grad * gg_w)
+            )
+        if needs[2]:
+            d_w = (
+                zeros_like_grad(F, x) if gg_x is None else F.where(at_least_zero, 0.0, grad * gg_x)
+            )
+        return d_grad, d_x, d_w
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:

@@ -23,7 +23,7 @@ from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
 from . import shape as shape_ops
-from ._common import remember
+from ._common import input_zeros, remember
 from ._pool_geometry import (
     _as_2d,
     _axis_shape,
@@ -270,8 +270,9 @@ class MaxPool2DWithIndicesBackward0(Op):
     def backward(self, F: Any, grads: Any) -> Any:
         grad = grads[0] if type(grads) is tuple else grads
         geometry = (self.kernel_size, self.stride, self.padding, self.dilation)
+        x = self.saved[0]
         return _DOUBLE_BACKWARD[type(self)].call(
-            grad, shape=self._shape, choice=self._choice, geometry=geometry
+            grad, x, shape=self._shape, choice=self._choice, geometry=geometry
         )
 
 
@@ -283,11 +284,12 @@ class MaxPool3DWithIndicesBackward0(MaxPool2DWithIndicesBackward0):
 
 class MaxPool2DWithIndicesBackwardBackward0(Op):
     """grad_input = max pooling's backward (the gradient placed at each window's maximum); its
-    own gradient gathers from those places."""
+    own gradient gathers from those places. It takes the input, as PyTorch's node does, for
+    an edge only: its gradient there is zeros."""
 
     __slots__ = ("_choice", "_geometry", "_shape")
 
-    def forward(self, grad: Any, shape: Any, choice: Any, geometry: Any) -> Any:
+    def forward(self, grad: Any, x: Any, shape: Any, choice: Any, geometry: Any) -> Any:
         self._choice, self._geometry, self._shape = choice, geometry, shape
         return _max_pool_backward(grad, choice, shape, *geometry)
 
@@ -296,7 +298,7 @@ class MaxPool2DWithIndicesBackwardBackward0(Op):
         nd = len(kernel)
         size = self._shape[-nd:]
         indices = _flat_indices(self._choice, size, kernel, stride, padding, dilation)
-        return gather_flat(F, grad, indices, nd)
+        return gather_flat(F, grad, indices, nd), input_zeros(F, self, 1)
 
 
 class MaxPool3DWithIndicesBackwardBackward0(MaxPool2DWithIndicesBackwardBackward0):

@@ -25,7 +25,7 @@ from ..autograd.op import Op
 from . import reduction
 from . import shape as shape_ops
 from ._axis_taps import apply_taps, apply_taps_adjoint
-from ._common import check_tensor, remember
+from ._common import check_tensor, input_zeros, remember
 from ._pool_geometry import _as_2d, _element_strides, _single, gather_flat
 from ._registry import Sample, register
 from ._samples import randn
@@ -69,7 +69,8 @@ class AdaptiveAvgPool2DBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         double = _AVG_DOUBLE_BACKWARD[type(self)]
-        return double.call(grad, taps=self._taps, sizes=self._sizes)
+        (x,) = self.saved
+        return double.call(grad, x, taps=self._taps, sizes=self._sizes)
 
 
 class AdaptiveAvgPool3DBackward0(AdaptiveAvgPool2DBackward0):
@@ -80,17 +81,19 @@ class AdaptiveAvgPool3DBackward0(AdaptiveAvgPool2DBackward0):
 
 class AdaptiveAvgPool2DBackwardBackward0(Op):
     """grad_input = each window's gradient spread evenly over it (so a NaN reaches only its
-    window, as in PyTorch's loop); its own gradient is the pooling again."""
+    window, as in PyTorch's loop); its own gradient is the pooling again, and zeros for the
+    input (taken, as PyTorch's node takes it, for an edge only)."""
 
     __slots__ = ("_taps",)
 
-    def forward(self, grad: Any, taps: Any, sizes: Any) -> Any:
+    def forward(self, grad: Any, x: Any, taps: Any, sizes: Any) -> Any:
         self._taps = taps
         return apply_taps_adjoint(grad, taps, sizes)
 
     def backward(self, F: Any, grad: Any) -> Any:
         forward = _AVG_FORWARD[type(self)]
-        return forward.call(grad, output_size=tuple(len(index) for index, _ in self._taps))
+        size = tuple(len(index) for index, _ in self._taps)
+        return forward.call(grad, output_size=size), input_zeros(F, self, 1)
 
 
 class AdaptiveAvgPool3DBackwardBackward0(AdaptiveAvgPool2DBackwardBackward0):
@@ -185,7 +188,8 @@ class AdaptiveMaxPool2DBackward0(Op):
     def backward(self, F: Any, grads: Any) -> Any:
         grad = grads[0] if type(grads) is tuple else grads
         double = _DOUBLE_BACKWARD[type(self)]
-        return double.call(grad, indices=self.result1, shape=self._shape)
+        x = self.saved[0]
+        return double.call(grad, x, indices=self.result1, shape=self._shape)
 
 
 class AdaptiveMaxPool3DBackward0(AdaptiveMaxPool2DBackward0):
@@ -196,17 +200,18 @@ class AdaptiveMaxPool3DBackward0(AdaptiveMaxPool2DBackward0):
 
 class AdaptiveMaxPool2DBackwardBackward0(Op):
     """grad_input = adaptive max pooling's backward (each gradient added at its window's
-    maximum); its own gradient gathers from those places."""
+    maximum); its own gradient gathers from those places, and is zeros for the input
+    (taken, as PyTorch's node takes it, for an edge only)."""
 
     __slots__ = ("_indices",)
 
-    def forward(self, grad: Any, indices: Any, shape: Any) -> Any:
+    def forward(self, grad: Any, x: Any, indices: Any, shape: Any) -> Any:
         self._indices = indices
         return _scatter_flat(grad, indices, shape, _spatial_dims(type(self)))
 
     def backward(self, F: Any, grad: Any) -> Any:
         nd = _spatial_dims(type(self))
-        return gather_flat(F, grad, self._indices, nd)
+        return gather_flat(F, grad, self._indices, nd), input_zeros(F, self, 1)
 
 
 class AdaptiveMaxPool3DBackwardBackward0(AdaptiveMaxPool2DBackwardBackward0):

@@ -16,6 +16,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.op import Op
 from . import shape as shape_ops
+from ._common import input_zeros
 from ._not_implemented import refuse_complex
 from ._pool_geometry import (
     _as_2d,
@@ -109,7 +110,8 @@ class AvgPool2DBackward0(Op):
         return total / self._divisor.astype(x.dtype)
 
     def backward(self, F: Any, grad: Any) -> Any:
-        return _DOUBLE_BACKWARD[type(self)].call(grad, **self._params())
+        (x,) = self.saved
+        return _DOUBLE_BACKWARD[type(self)].call(grad, x, **self._params())
 
     def _params(self) -> dict:
         return dict(
@@ -132,7 +134,8 @@ class AvgPool3DBackward0(AvgPool2DBackward0):
 
 class AvgPool2DBackwardBackward0(Op):
     """grad_input = average pooling's backward: each output gradient spread evenly over its
-    window. Linear in the gradient; its own gradient is average pooling again."""
+    window. Linear in the gradient; its own gradient is average pooling again (and zeros for
+    the input, which it takes as PyTorch's node does, for an edge only)."""
 
     ceil_mode: Any
     count_include_pad: Any
@@ -154,6 +157,7 @@ class AvgPool2DBackwardBackward0(Op):
     def forward(
         self,
         grad: Any,
+        x: Any,
         shape: Any,
         kernel_size: Any,
         stride: Any,
@@ -178,7 +182,7 @@ class AvgPool2DBackwardBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         forward = AvgPool3DBackward0 if len(self.kernel_size) == 3 else AvgPool2DBackward0
-        return forward.apply(
+        pooled = forward.apply(
             grad,
             kernel_size=self.kernel_size,
             stride=self.stride,
@@ -188,6 +192,7 @@ class AvgPool2DBackwardBackward0(Op):
             divisor_override=self.divisor_override,
             out_size=self._out,
         )
+        return pooled, input_zeros(F, self, 1)
 
 
 class AvgPool3DBackwardBackward0(AvgPool2DBackwardBackward0):

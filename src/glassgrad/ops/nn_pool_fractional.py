@@ -21,7 +21,7 @@ import numpy as np
 from .. import _factories
 from .._tensor import Tensor
 from ..autograd.op import Op
-from ._common import check_tensor
+from ._common import check_tensor, input_zeros
 from ._not_implemented import check_no_requires_grad, refuse_complex
 from ._pool_geometry import gather_flat
 from ._registry import NoGrad, Sample, register
@@ -98,7 +98,8 @@ class FractionalMaxPool2DBackward0(Op):
 
     def backward(self, F: Any, grads: Any) -> Any:
         grad = grads[0] if type(grads) is tuple else grads
-        return _BACKWARD[type(self)].call(grad, indices=self._indices, shape=self._shape)
+        x = self.saved[0]
+        return _BACKWARD[type(self)].call(grad, x, indices=self._indices, shape=self._shape)
 
 
 class FractionalMaxPool3DBackward0(FractionalMaxPool2DBackward0):
@@ -108,17 +109,18 @@ class FractionalMaxPool3DBackward0(FractionalMaxPool2DBackward0):
 
 
 class FractionalMaxPool2DBackwardBackward0(Op):
-    """grad_input = each output gradient added at its window's maximum; its own gradient
+    """grad_input = each output gradient added at its window's maximum (the input is taken for
+    an edge only, as PyTorch's node takes it: its gradient is zeros); its own gradient
     gathers from there."""
 
     __slots__ = ("_indices",)
 
-    def forward(self, grad: Any, indices: Any, shape: Any) -> Any:
+    def forward(self, grad: Any, x: Any, indices: Any, shape: Any) -> Any:
         self._indices = indices
         return _scatter_add(grad, indices, shape, _SPATIAL[type(self)])
 
     def backward(self, F: Any, grad: Any) -> Any:
-        return gather_flat(F, grad, self._indices, _SPATIAL[type(self)])
+        return gather_flat(F, grad, self._indices, _SPATIAL[type(self)]), input_zeros(F, self, 1)
 
 
 class FractionalMaxPool3DBackwardBackward0(FractionalMaxPool2DBackwardBackward0):

@@ -228,7 +228,6 @@ class ReluBackward0(Op):
 class AbsBackward0(Op):
     pointwise = True
     saved_inputs: tuple[int, ...] = (0,)
-    grad_reads_saved = True
 
     def forward(self, x: Any) -> Any:
         if x.dtype == np.bool_:
@@ -238,9 +237,9 @@ class AbsBackward0(Op):
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
         if isinstance(x, Tensor):
-            if x._data.dtype.kind == "c":  # sgn(z) depends on z: its own differentiable op
-                return grad * SgnBackward0.call(x)
-            return grad * sgn_array(x._data)
+            # PyTorch's grad * self.sgn(): sgn is a node of its own with an edge to x (its
+            # gradient is 0 for real x), whatever else the product depends on.
+            return grad * SgnBackward0.call(x)
         return grad * sgn_array(x)  # for complex x, NumPy's sign is z / |z|, PyTorch's sgn
 
 
