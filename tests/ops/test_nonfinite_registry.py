@@ -46,13 +46,6 @@ _DOUBLE_BACKWARD = (
     "incoming gradient meets a 0 or an opposite infinity at other places"
 )
 KNOWN = {
-    "nn.functional.gelu": _DOUBLE_BACKWARD + " (gelu_double_backward)",
-    "nn.functional.glu": _DOUBLE_BACKWARD + " (glu_double_backward)",
-    "nn.functional.smooth_l1_loss": _DOUBLE_BACKWARD + " (smooth_l1_loss_double_backward)",
-    "nn.functional.huber_loss": _DOUBLE_BACKWARD + " (huber_loss_double_backward)",
-    "nn.functional.prelu": _DOUBLE_BACKWARD + " (prelu_double_backward)",
-    "nn.functional.batch_norm": _DOUBLE_BACKWARD + " (batchnorm_double_backward)",
-    "nn.functional.layer_norm": _DOUBLE_BACKWARD + " (layer_norm_double_backward)",
     "nn.functional.group_norm": _DOUBLE_BACKWARD + " (the composite group norm backward)",
     "nn.functional.grid_sample": _DOUBLE_BACKWARD + " (grid_sampler_2d_backward's own)",
     "_complex_add": "second derivative in the incoming gradient of a complex op: not examined",

@@ -24,8 +24,8 @@ from ._common import array_of, check_tensor, zeros_like_grad
 from ._not_implemented import refuse_complex
 from ._registry import NoGrad, Sample, register
 from ._samples import randn, unary_samples
-from .nn_activation import _check_floating
-from .pointwise import ThresholdBackwardBackward0, threshold_backward
+from .nn_activation import _check_floating, call_op
+from .pointwise import SigmoidBackward0, ThresholdBackwardBackward0, threshold_backward
 from .random_fills import _rng
 
 
@@ -166,7 +166,6 @@ class GluBackward0(Op):
     dim: Any
 
     saved_inputs: tuple[int, ...] = (0,)
-    grad_reads_saved = True
     __slots__ = ("dim",)
 
     def forward(self, x: Any, dim: Any) -> Any:
@@ -176,11 +175,51 @@ class GluBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
-        a, b = _halves(x, self.dim)
-        gate = 1 / (F.exp(-b) + 1) if isinstance(b, Tensor) else 1 / (np.exp(-b) + 1)
-        grad_a = grad * gate
-        grad_b = grad_a * a * (1 - gate)
-        return _cat(grad_a, grad_b, self.dim)
+        return GluBackwardBackward0.call(grad, x, dim=self.dim)
+
+
+class GluBackwardBackward0(Op):
+    """PyTorch's ``glu_backward(grad, x, dim)``: (grad sigmoid(b), grad sigmoid(b) a
+    (1 - sigmoid(b))). Under ``create_graph`` one node with edges to (grad, x), whose
+    gradients are FunctionsManual.cpp's ``glu_double_backward_grad_output`` and
+    ``glu_double_backward``, in their order of operations."""
+
+    dim: Any
+
+    saved_inputs: tuple[int, ...] = (0, 1)
+    saved_for: tuple[tuple[int, ...], ...] = ((1,), (0, 1))
+    __slots__ = ("dim",)
+
+    def forward(self, grad: Any, x: Any, dim: Any) -> Any:
+        self.dim = dim
+        a, b = _halves(x, dim)
+        grad_a = grad * (1 / (np.exp(-b) + 1))
+        return np.concatenate([grad_a, grad_a * a * (1 - 1 / (np.exp(-b) + 1))], dim)
+
+    def backward(self, F: Any, gg: Any) -> Any:
+        grad, x = self.saved
+        needs, dim = self.needs_input_grad, self.dim
+        d_grad = d_x = None
+        if needs[0]:  # glu_double_backward_grad_output
+            sizes = list(array_of(x).shape)
+            sizes[dim] //= 2
+            ones = np.ones(sizes, array_of(x).dtype)
+            tmp_a, tmp_b = _halves(gg * GluBackwardBackward0.call(ones, x, dim=dim), dim)
+            d_grad = tmp_a + tmp_b
+        if needs[1]:  # glu_double_backward
+            first, second = _halves(x, dim)
+            gg_first, gg_second = _halves(gg, dim)
+            sig = call_op(F, SigmoidBackward0, second)
+            one_sub_sig = 1 - sig
+            sig_one_sub_sig = sig * one_sub_sig
+            gg_second_times_first = gg_second * first
+            grad_first = gg_second * grad * sig_one_sub_sig
+            second_order = sig_one_sub_sig * one_sub_sig - sig * sig_one_sub_sig
+            grad_second = (
+                gg_second_times_first * grad * second_order + gg_first * grad * sig_one_sub_sig
+            )
+            d_x = _cat(grad_first, grad_second, dim)
+        return d_grad, d_x
 
 
 def _cat(a: Any, b: Any, dim: int) -> Any:

@@ -19,12 +19,12 @@ from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from . import arithmetic, division, pointwise
 from ._common import array_of, check_tensor
+from ._gelu_backward import TANH_BETA, TANH_KAPPA, gelu_backward, normal_cdf
 from ._namespace import ArrayNamespace
 from ._not_implemented import refuse_complex_autograd
 from ._registry import Sample, register
 from ._samples import randn
 from .nn_activation import NN, _activation_samples, _check_floating, _sigmoid, _softplus, call_op
-from .unary_math import ErfBackward0
 
 __all__ = [
     "gelu",
@@ -37,18 +37,6 @@ __all__ = [
     "softsign",
     "tanhshrink",
 ]
-
-
-_SQRT1_2 = math.sqrt(0.5)
-
-
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
-
-
-_GELU_TANH_BETA = math.sqrt(2.0 / math.pi)
-
-
-_GELU_TANH_KAPPA = 0.044715
 
 
 # --- smooth activations ------------------------------------------------------------------------
@@ -70,23 +58,15 @@ class GeluBackward0(Op):
         self.approximate = approximate
         self.cdf = None
         if approximate == "tanh":
-            inner = _GELU_TANH_BETA * (x + _GELU_TANH_KAPPA * x * x * x)
+            inner = TANH_BETA * (x + TANH_KAPPA * x * x * x)
             return 0.5 * x * (1.0 + np.tanh(inner))
-        self.cdf = 0.5 * (1.0 + call_op(ArrayNamespace, ErfBackward0, x * _SQRT1_2))
+        self.cdf = normal_cdf(ArrayNamespace, x)
         return x * self.cdf
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
-        if self.approximate == "tanh":
-            inner = _GELU_TANH_BETA * (x + _GELU_TANH_KAPPA * x * x * x)
-            t = call_op(F, pointwise.TanhBackward0, inner)
-            d_inner = _GELU_TANH_BETA * (1.0 + 3.0 * _GELU_TANH_KAPPA * x * x)
-            return grad * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * d_inner)
         cdf, self.cdf = self.cdf, None
-        if cdf is None or F is not ArrayNamespace:
-            cdf = 0.5 * (1.0 + call_op(F, ErfBackward0, x * _SQRT1_2))
-        pdf = _INV_SQRT_2PI * F.exp(-0.5 * x * x)
-        return grad * (cdf + x * pdf)
+        return gelu_backward(grad, x, self.approximate, cdf)
 
 
 class SiluBackward0(Op):

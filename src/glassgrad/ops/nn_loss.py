@@ -21,6 +21,7 @@ from ..autograd.op import Op
 from . import arithmetic, division, pointwise, powers
 from . import reduction as reduce_ops
 from ._common import array_of, binary_operands, check_tensor
+from ._namespace import ArrayNamespace
 from ._not_implemented import check_no_requires_grad
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
@@ -190,16 +191,55 @@ class SmoothL1LossBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         x, t = self.saved
-        d = x - t
-        dv = array_of(x) - array_of(t)
-        # PyTorch's kernel tests the bounds, so a NaN difference takes the inner branch
-        # (d / beta: NaN), not a sign; its double backward's slope is (|d| < beta) / beta,
-        # 0 at a NaN, so there the inner branch is d's value only, outside the graph.
-        inner = F.where(np.abs(dv) < self.beta, d, dv) / self.beta
-        slope = F.where(dv <= -self.beta, -1.0, F.where(dv >= self.beta, 1.0, inner))
-        g = grad * _grad_scale(self.reduction, array_of(x).size) * slope
+        params = {"reduction": self.reduction, "beta": self.beta}
         needs = self.needs_input_grad
-        return g if needs[0] else None, -g if needs[1] else None
+        # derivatives.yaml: smooth_l1_loss_backward(grad, self, target) for the input and
+        # (grad, target, self) for the target, two nodes under create_graph.
+        grad_x = SmoothL1LossBackwardBackward0.call(grad, x, t, **params) if needs[0] else None
+        grad_t = SmoothL1LossBackwardBackward0.call(grad, t, x, **params) if needs[1] else None
+        return grad_x, grad_t
+
+
+class SmoothL1LossBackwardBackward0(Op):
+    """PyTorch's ``smooth_l1_loss_backward(grad, x, t)``: ``grad`` times the reduction's
+    scale times -1, (x - t) / beta or 1 (its kernel tests the bounds, so a NaN difference
+    takes the inner branch, NaN). Its gradients are derivatives.yaml's: itself again for
+    ``grad``, ``smooth_l1_loss_double_backward(gg * grad)`` for x and minus that for t."""
+
+    beta: Any
+    reduction: Any
+
+    saved_inputs: tuple[int, ...] = (0, 1, 2)
+    saved_for: tuple[tuple[int, ...], ...] = ((1, 2), (0, 1, 2), (0, 1, 2))
+    __slots__ = ("reduction", "beta")
+
+    def forward(self, grad: Any, x: Any, t: Any, reduction: Any, beta: Any) -> Any:
+        self.reduction, self.beta = reduction, beta
+        d = x - t
+        slope = np.where(d <= -beta, -1.0, np.where(d >= beta, 1.0, d / beta))
+        return grad * _grad_scale(reduction, x.size) * slope.astype(d.dtype, copy=False)
+
+    def backward(self, F: Any, gg: Any) -> Any:
+        grad, x, t = self.saved
+        needs, reduction, beta = self.needs_input_grad, self.reduction, self.beta
+        d_grad = d_x = d_t = None
+        if needs[0]:
+            d_grad = SmoothL1LossBackwardBackward0.call(gg, x, t, reduction=reduction, beta=beta)
+        if needs[1] or needs[2]:
+            # smooth_l1_loss_double_backward: gg * grad * (|x - t| < beta) / beta, divided by
+            # the element count for a mean (beta is not 0: smooth_l1_loss is l1_loss then).
+            inner = gg * grad * _inner_mask(F, x, t, beta, gg) / beta
+            if reduction == "mean":
+                inner = inner / array_of(x).size
+            d_x = inner if needs[1] else None
+            d_t = -inner if needs[2] else None
+        return d_grad, d_x, d_t
+
+
+def _inner_mask(F: Any, x: Any, t: Any, bound: float, like: Any) -> Any:
+    """``(|x - t| < bound)`` in ``like``'s dtype: a constant of the double backwards."""
+    mask = (np.abs(array_of(x) - array_of(t)) < bound).astype(array_of(like).dtype)
+    return mask if F is ArrayNamespace else Tensor._from_array(mask)
 
 
 class HuberLossBackward0(Op):
@@ -229,15 +269,54 @@ class HuberLossBackward0(Op):
             raise RuntimeError(
                 f"Found dtype {scalar_type_name(t_dtype)} but expected {scalar_type_name(x_dtype)}"
             )
-        dv = array_of(x) - array_of(t)
-        # d itself inside [-delta, delta], the bound outside (PyTorch's kernel); d depends on
-        # the inputs only where |d| < delta, the mask of PyTorch's huber_loss_double_backward
-        # (at |d| == delta, or NaN, the second derivative is 0).
-        d = F.where(np.abs(dv) < self.delta, x - t, dv)
-        slope = F.where(dv < -self.delta, -self.delta, F.where(dv > self.delta, self.delta, d))
-        g = grad * _grad_scale(self.reduction, array_of(x).size) * slope
+        params = {"reduction": self.reduction, "delta": self.delta}
         needs = self.needs_input_grad
-        return g if needs[0] else None, -g if needs[1] else None
+        # derivatives.yaml: huber_loss_backward(grad, self, target) for the input and
+        # (grad, target, self) for the target, two nodes under create_graph.
+        grad_x = HuberLossBackwardBackward0.call(grad, x, t, **params) if needs[0] else None
+        grad_t = HuberLossBackwardBackward0.call(grad, t, x, **params) if needs[1] else None
+        return grad_x, grad_t
+
+
+class HuberLossBackwardBackward0(Op):
+    """PyTorch's ``huber_loss_backward(grad, x, t)``: ``grad`` times the reduction's scale
+    times -delta, x - t or delta. Its gradients are derivatives.yaml's:
+    ``huber_loss_double_backward_grad_output`` for ``grad``,
+    ``huber_loss_double_backward(gg * grad)`` for x and minus that for t."""
+
+    delta: Any
+    reduction: Any
+
+    saved_inputs: tuple[int, ...] = (0, 1, 2)
+    saved_for: tuple[tuple[int, ...], ...] = ((0, 1, 2), (0, 1, 2), (0, 1, 2))
+    __slots__ = ("reduction", "delta")
+
+    def forward(self, grad: Any, x: Any, t: Any, reduction: Any, delta: Any) -> Any:
+        self.reduction, self.delta = reduction, delta
+        d = x - t
+        slope = np.where(d < -delta, -delta, np.where(d > delta, delta, d))
+        return grad * _grad_scale(reduction, x.size) * slope.astype(d.dtype, copy=False)
+
+    def backward(self, F: Any, gg: Any) -> Any:
+        grad, x, t = self.saved
+        needs, reduction, delta = self.needs_input_grad, self.reduction, self.delta
+        d_grad = d_x = d_t = None
+        if needs[0]:  # huber_loss_double_backward_grad_output
+            if reduction == "none":
+                d_grad = HuberLossBackwardBackward0.call(gg, x, t, reduction=reduction, delta=delta)
+            else:
+                ones = np.ones(np.shape(array_of(grad)), array_of(grad).dtype)
+                slope = HuberLossBackwardBackward0.call(
+                    ones, x, t, reduction=reduction, delta=delta
+                )
+                d_grad = F.sum(slope * gg)
+        if needs[1] or needs[2]:  # huber_loss_double_backward: gg * grad * (|x - t| < delta)
+            inner = gg * grad * _inner_mask(F, x, t, delta, gg)
+            if reduction == "mean":
+                inner = inner / array_of(x).size
+            d_x = inner if needs[1] else None
+            d_t = -inner if needs[2] else None
+        return d_grad, d_x, d_t
 
 
 def mse_loss(

@@ -24,8 +24,13 @@ from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op, keep_versions
 from . import arithmetic, conversion, shape_views
-from ._common import check_tensor
+from ._common import array_of, check_tensor
 from ._namespace import ArrayNamespace
+from ._norm_double_backward import (
+    NativeBatchNormBackwardBackward0,
+    NativeLayerNormBackwardBackward0,
+    kernel_grad_input,
+)
 from ._not_implemented import check_no_requires_grad, refuse_complex
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
@@ -38,22 +43,6 @@ def _statistics(F: Any, x: Any, dims: tuple, count: int, eps: float) -> tuple:
     mean = F.sum(x, dims, True) / count
     centered = x - mean
     return mean, (F.sum(centered * centered, dims, True) / count + eps) ** -0.5
-
-
-def _kernel_grad_input(
-    F: Any, grad_gamma: Any, x: Any, mean: Any, rstd: Any, dims: tuple, count: int
-) -> Any:
-    """dL/dx of a layer or group norm from ``grad_gamma`` (dL/dy times the weight), in the
-    order of PyTorch's CPU kernels (``layer_norm_backward_frame``,
-    ``GroupNormBackwardKernelImplInternal``): ``rstd * grad_gamma + b * x + c`` with
-    ``b = (db * mean - ds) * rstd^3 / count`` and ``c = -b * mean - db * rstd / count``, ``ds``
-    and ``db`` the sums of ``grad_gamma * x`` and ``grad_gamma``. An infinite weight or
-    gradient then gives NaN and inf where PyTorch's does."""
-    ds = F.sum(grad_gamma * x, dims, True)
-    db = F.sum(grad_gamma, dims, True)
-    b = (db * mean - ds) * rstd * rstd * rstd / count
-    c = -b * mean - db * rstd / count
-    return rstd * grad_gamma + b * x + c
 
 
 def _standardized(x: np.ndarray, dims: tuple, eps: float) -> np.ndarray:
@@ -113,8 +102,6 @@ class NativeBatchNormBackward0(Op):
     training: Any
 
     saved_inputs: tuple[int, ...] = (0, 1)
-    grad_reads_saved = True
-    double_backward_zeros = False
     __slots__ = ("training", "eps", "_running_mean", "_running_invstd", "_running_stats")
 
     @row_major
@@ -156,32 +143,17 @@ class NativeBatchNormBackward0(Op):
                     "The function 'native_batch_norm_backward' is not differentiable with "
                     f"respect to argument '{name}'. This input cannot have requires_grad True."
                 )
-        needs = self.needs_input_grad
-        dims = _channel_dims(x)
-        count = math.prod([x.shape[d] for d in dims])
+        values = array_of(x)
         if self.training:
-            mean, invstd = _statistics(F, x, dims, count, self.eps)
+            dims = _channel_dims(values)
+            count = values.size // values.shape[1] if values.shape[1] else 0
+            mean, invstd = _statistics(ArrayNamespace, values, dims, count, self.eps)
         else:
             mean, invstd = self._running_mean, self._running_invstd
-        # PyTorch's kernel (batch_norm_backward_cpu_template): dotp = sum((x - mean) * dy),
-        # dx = (dy - sum(dy) / n - (x - mean) * dotp * invstd^2 / n) * invstd * w (training)
-        # or dy * invstd * w, dw = dotp * invstd, db = sum(dy).
-        centered = x - mean
-        dotp = F.sum(centered * grad, dims, True)
-        grad_input = grad_weight = grad_bias = None
-        if needs[0]:
-            if self.training:
-                k = dotp * invstd * invstd / count
-                grad_input = (grad - F.sum(grad, dims, True) / count - centered * k) * invstd
-            else:
-                grad_input = grad * invstd
-            if w is not None:
-                grad_input = grad_input * F.reshape(w, _channel_shape(x))
-        if needs[1]:
-            grad_weight = F.reshape(dotp * invstd, (x.shape[1],))
-        if needs[2]:
-            grad_bias = F.sum(grad, dims)
-        return grad_input, grad_weight, grad_bias
+        grads = NativeBatchNormBackwardBackward0.call(
+            grad, x, w, mean=mean, invstd=invstd, training=self.training
+        )
+        return tuple(g if need else None for g, need in zip(grads, self.needs_input_grad))
 
 
 def _channel_dims(x: Any) -> tuple:
@@ -337,16 +309,10 @@ class NativeLayerNormBackward0(Op):
     eps: Any
     normalized_shape: Any
 
-    saved_inputs: tuple[int, ...] = (
-        0,
-        1,
-        2,
-    )  # the bias too, as PyTorch's native_layer_norm saves it
-    # PyTorch's native_layer_norm_backward takes the bias too (its derivative for it is
-    # undefined): a first derivative under create_graph requires grad when the bias does.
-    grad_reads_saved = True
-    double_backward_inputs: tuple[int, ...] | None = (0, 1, 2)
-    double_backward_zeros = False
+    # The bias too, as PyTorch's native_layer_norm saves it: its backward takes it (its
+    # derivative for it is undefined), so a first derivative under create_graph requires grad
+    # when the bias does.
+    saved_inputs: tuple[int, ...] = (0, 1, 2)
     __slots__ = ("normalized_shape", "eps")
 
     @row_major
@@ -357,21 +323,15 @@ class NativeLayerNormBackward0(Op):
         return _affine(normed, w, b, normalized_shape).astype(x.dtype, copy=False)
 
     def backward(self, F: Any, grad: Any) -> Any:
-        x, w, _ = self.saved
-        needs = self.needs_input_grad
-        ndim = len(x.shape)
-        dims = tuple(range(ndim - len(self.normalized_shape), ndim))
+        x, w, b = self.saved
+        values = array_of(x)
+        dims = tuple(range(values.ndim - len(self.normalized_shape), values.ndim))
         count = math.prod(self.normalized_shape)
-        mean, invstd = _statistics(F, x, dims, count, self.eps)
-        grad_input = None
-        if needs[0]:
-            grad_gamma = grad if w is None else grad * w
-            grad_input = _kernel_grad_input(F, grad_gamma, x, mean, invstd, dims, count)
-        # The weight and bias gradients are summed over the leading dims by the machinery;
-        # the kernel's dgamma is dy * (rstd * x - rstd * mean).
-        grad_weight = grad * (invstd * x - invstd * mean) if needs[1] else None
-        grad_bias = grad if needs[2] else None
-        return grad_input, grad_weight, grad_bias
+        mean, rstd = _statistics(ArrayNamespace, values, dims, count, self.eps)
+        grads = NativeLayerNormBackwardBackward0.call(
+            grad, x, w, b, mean=mean, rstd=rstd, normalized_shape=self.normalized_shape
+        )
+        return tuple(g if need else None for g, need in zip(grads, self.needs_input_grad))
 
 
 def layer_norm(
@@ -474,7 +434,7 @@ class NativeGroupNormBackward0(Op):
         if needs[0]:
             grad_gamma = grad if w is None else grad * F.reshape(w, _channel_shape(x)[1:])
             grad_gamma = F.reshape(grad_gamma, grouped_shape)
-            grad_input = _kernel_grad_input(F, grad_gamma, grouped, mean, invstd, (2,), count)
+            grad_input = kernel_grad_input(F, grad_gamma, grouped, mean, invstd, (2,), count)
             grad_input = F.reshape(grad_input, shape)
         if needs[1]:
             # The kernel's dgamma: per sample and channel (ds - db * mean) * rstd, summed over
