@@ -67,6 +67,11 @@ CASES: dict[str, tuple[Any, tuple]] = {
         ),
         (X, W4, B4),
     ),
+    "group_norm": (
+        lambda lib, x, w, b: lib.nn.functional.group_norm(x, 2, w, b),
+        (X, W4, B4),
+    ),
+    "group_norm_plain": (lambda lib, x: lib.nn.functional.group_norm(x, 4), (X,)),
     "glu": (lambda lib, x: lib.nn.functional.glu(x, 1), (X,)),
     "prelu": (
         lambda lib, x, w: lib.nn.functional.prelu(x, w),

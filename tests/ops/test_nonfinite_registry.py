@@ -46,7 +46,6 @@ _DOUBLE_BACKWARD = (
     "incoming gradient meets a 0 or an opposite infinity at other places"
 )
 KNOWN = {
-    "nn.functional.group_norm": _DOUBLE_BACKWARD + " (the composite group norm backward)",
     "nn.functional.grid_sample": _DOUBLE_BACKWARD + " (grid_sampler_2d_backward's own)",
     "_complex_add": "second derivative in the incoming gradient of a complex op: not examined",
     "_complex_sub": "second derivative in the incoming gradient of a complex op: not examined",

@@ -207,13 +207,6 @@ class Op(Node):
     # (threshold_backward, max_pool2d_with_indices_backward ...): under create_graph it then
     # depends on them even where its value does not (see _depend_on_saved).
     grad_reads_saved: bool = False
-    # Inputs whose gradient PyTorch's double-backward graph computes without the saved tensors
-    # (group norm's bias: its gradient is a sum of the incoming one): never tied to them.
-    grads_free_of_saved: tuple[int, ...] = ()
-    # PyTorch's gradient also reads outputs of this very node that glassgrad does not return
-    # (group norm's mean and rstd): under create_graph it has an edge to this node, so a
-    # second derivative runs the node (a hook on its result sees None there, as in PyTorch).
-    grad_reads_own_outputs: bool = False
     # Several outputs: backward gets None (PyTorch's undefined gradient) for an output that
     # received none, instead of zeros, and skips that output's term as PyTorch's formula
     # does; otherwise a gradient through the other outputs alone would depend on what the
@@ -222,10 +215,8 @@ class Op(Node):
     # Tensor arguments the backward reads as arrays without saving them as inputs (indices,
     # weights that take no gradient), with the version each had: see keep_versions.
     _constants: tuple = ()
-    # Which saved inputs that node takes as differentiable inputs (None: every saved one read
-    # by the gradient, see saved_for, and the saved outputs), and whether differentiating
-    # through them gives zeros (threshold_backward) or nothing (convolution_backward).
-    double_backward_inputs: tuple[int, ...] | None = None
+    # Whether differentiating through the saved tensors that node takes gives zeros
+    # (threshold_backward) or nothing (convolution_backward).
     double_backward_zeros: bool = True
     # copy_: a source that is the written tensor itself, once broadcast, is not an overlap.
     copies_source: bool = False
@@ -897,19 +888,12 @@ class Op(Node):
         if not self._saved_out and not any(isinstance(x, graph.Tensor) for x in self._saved or ()):
             return grads
         fitted = list(grads)
-        free = self.grads_free_of_saved
-        own = type(self).grad_reads_own_outputs
         for i, g in enumerate(grads):
-            if g is None or self._next_nodes[i] is None or i in free:
+            if g is None or self._next_nodes[i] is None:
                 continue
-            if own:  # an edge to this node, whatever else the gradient depends on
-                reads = [graph.Tensor._result(np.zeros(0), self, 0)]
-                if not g._requires_grad:
-                    reads += [x for x in self._inputs_read_by(i) if x._requires_grad]
-            else:
-                reads = [x for x in self._inputs_read_by(i) if x._requires_grad]
-                if reads and g._requires_grad:
-                    reads = _not_reached(g, reads, first_new)
+            reads = [x for x in self._inputs_read_by(i) if x._requires_grad]
+            if reads and g._requires_grad:
+                reads = _not_reached(g, reads, first_new)
             if reads:
                 fitted[i] = SavedDependencyBackward0.apply(
                     g, *reads, zeros=self.double_backward_zeros
@@ -918,17 +902,12 @@ class Op(Node):
 
     def _inputs_read_by(self, i: int) -> list:
         """The saved tensors (and the output) the gradient of input ``i`` reads."""
-        cls = type(self)
-        saved_for, only = cls.saved_for, cls.double_backward_inputs
+        saved_for = type(self).saved_for
         read = []
         for k, x in enumerate(self._saved or ()):
-            if (
-                isinstance(x, graph.Tensor)
-                and (not saved_for or i in saved_for[k])
-                and (only is None or cls.saved_inputs[k] in only)
-            ):
+            if isinstance(x, graph.Tensor) and (not saved_for or i in saved_for[k]):
                 read.append(x)
-        if self._saved_out is not None and only is None:
+        if self._saved_out is not None:
             for data, _, _, nr in self._saved_output_entries():
                 read.append(self._saved_output_tensor(data, nr))
         return read

@@ -3,7 +3,8 @@
 (``NativeLayerNormBackwardBackward0``, ``NativeBatchNormBackwardBackward0``) whose gradients
 are FunctionsManual.cpp's ``layer_norm_double_backward`` and ``batchnorm_double_backward``, in
 their order of operations. The statistics (mean, invstd) are constants there, as PyTorch's
-saved ones are: the formulas carry their dependence on the input.
+saved ones are: the formulas carry their dependence on the input. Also the kernels' input
+gradient of layer and group norm, and ``var_mean_backward`` for group norm's composite.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.op import Op
-from ._common import array_of
+from ._common import array_of, sum_defined
 from ._namespace import ArrayNamespace
 
 
@@ -23,8 +24,11 @@ def _constant(F: Any, array: np.ndarray) -> Any:
     return array if F is ArrayNamespace else Tensor._from_array(array)
 
 
-def _sum_defined(a: Any, b: Any) -> Any:
-    return b if a is None else a + b
+def var_mean_backward(F: Any, d_var: Any, d_mean: Any, x: Any, count: int) -> Any:
+    """PyTorch's ``var_mean_backward`` over dims (2, 3) of ``x`` (biased, dims kept):
+    ``(2 / n) d_var (x - mean(x)) + d_mean / n``."""
+    centered = x - F.sum(x, (2, 3), True) / count
+    return (2.0 / count) * d_var * centered + F.expand(d_mean, tuple(x.shape)) / count
 
 
 # --- layer norm ------------------------------------------------------------------------------
@@ -116,7 +120,7 @@ class NativeLayerNormBackwardBackward0(Op):
             t0 = grad2 * gg_g * s12
             t1 = (s12 * F.sum(grad2 * gg_g, 1, True)) / -n
             t2 = (centered_s32 * F.sum(grad2 * gg_g * centered, 1, True)) / -n
-            d_input = _sum_defined(d_input, t0 + t1 + t2)
+            d_input = sum_defined(d_input, t0 + t1 + t2)
         if d_input is not None:
             d_input = F.reshape(d_input, shape)
 
@@ -133,9 +137,9 @@ class NativeLayerNormBackwardBackward0(Op):
         if gg_i is not None:
             d_grad = first_grad_input(gg_i, gamma)
         if gg_g is not None:
-            d_grad = _sum_defined(d_grad, gg_g * centered * s12)
+            d_grad = sum_defined(d_grad, gg_g * centered * s12)
         if gg_b is not None:
-            d_grad = _sum_defined(d_grad, gg_b)
+            d_grad = sum_defined(d_grad, gg_b)
         if d_grad is not None:
             d_grad = F.reshape(F.expand(d_grad, rows), shape)
         return d_grad, d_input, d_weight, None
@@ -213,9 +217,9 @@ class NativeBatchNormBackwardBackward0(Op):
                 t0 = grad * s12
                 t1 = (s12 * grad_sum) / -count
                 t2 = (centered_s32 * sum_but_channels(grad * centered)) / -count
-                d_input = _sum_defined(d_input, gg_g * (t0 + t1 + t2))
+                d_input = sum_defined(d_input, gg_g * (t0 + t1 + t2))
             else:
-                d_input = _sum_defined(d_input, gg_g * s12 * grad)
+                d_input = sum_defined(d_input, gg_g * s12 * grad)
 
         def first_grad_input(g: Any, gamma_local: Any) -> Any:
             h0 = (gamma_local * s12) / count
@@ -236,7 +240,7 @@ class NativeBatchNormBackwardBackward0(Op):
             else:
                 d_grad = gg_input * s12 * gamma
         if gg_g is not None:
-            d_grad = _sum_defined(d_grad, gg_g * centered * s12)
+            d_grad = sum_defined(d_grad, gg_g * centered * s12)
         if gg_b is not None:
-            d_grad = _sum_defined(d_grad, gg_b)
+            d_grad = sum_defined(d_grad, gg_b)
         return d_grad, d_input, d_weight

@@ -30,6 +30,7 @@ from ._norm_double_backward import (
     NativeBatchNormBackwardBackward0,
     NativeLayerNormBackwardBackward0,
     kernel_grad_input,
+    var_mean_backward,
 )
 from ._not_implemented import check_no_requires_grad, refuse_complex
 from ._registry import NoGrad, Sample, register
@@ -385,69 +386,119 @@ def layer_norm(
 
 class NativeGroupNormBackward0(Op):
     """out = (x - mean) * invstd * weight + bias; statistics per sample over each group of
-    ``C / num_groups`` channels and all spatial dims; weight and bias per channel."""
+    ``C / num_groups`` channels and all spatial dims; weight and bias per channel. Like
+    PyTorch's ``native_group_norm`` it also returns the statistics (mean, rstd: (N, G)), which
+    it saves: ``group_norm`` hands out the normalised output only."""
 
     eps: Any
     group: Any
 
     saved_inputs: tuple[int, ...] = (0, 1)
-    # Under create_graph PyTorch's backward is a composite reading the saved mean and rstd,
-    # outputs of this very node: a gradient reached only through them gets nothing back
-    # (infinitely_differentiable_native_group_norm_backward with an undefined dY).
-    grad_reads_saved = True
-    double_backward_zeros = False
-    grads_free_of_saved: tuple[int, ...] = (2,)
-    grad_reads_own_outputs = True
+    saved_outputs: tuple[int, ...] = (1, 2)
+    takes_undefined_grads = True  # an undefined gradient's terms are left out, as in PyTorch
     __slots__ = ("group", "eps")
 
     @row_major
     def forward(self, x: Any, w: Any, b: Any, group: Any, eps: Any) -> Any:
         self.group, self.eps = group, eps
+        n, c = x.shape[:2]
         # The group size spelled out: -1 is ambiguous for an empty batch.
-        grouped = x.reshape(x.shape[0], group, math.prod(x.shape[1:]) // group)
+        grouped = x.reshape(n, group, math.prod(x.shape[1:]) // group)
+        with np.errstate(invalid="ignore", divide="ignore"):  # an empty group: NaN, as PyTorch
+            mean, rstd = _moments(grouped, (2,), eps)
+        stats = mean.reshape(n, group), rstd.reshape(n, group)
         if (w is None and b is None) or not x.size:
             normed = _standardized(grouped, (2,), eps).reshape(x.shape)
-            return _affine(normed, w, b, _channel_shape(x)[1:]).astype(x.dtype, copy=False)
+            out = _affine(normed, w, b, _channel_shape(x)[1:]).astype(x.dtype, copy=False)
+            return (out, *stats)
         # Per sample and channel: the group's statistics, repeated over its channels.
-        n, c = x.shape[:2]
         mean, invstd = (
-            np.repeat(m.reshape(n, group), c // group, axis=1).reshape((n, c) + (1,) * (x.ndim - 2))
-            for m in _moments(grouped, (2,), eps)
+            np.repeat(m, c // group, axis=1).reshape((n, c) + (1,) * (x.ndim - 2)) for m in stats
         )
         shape = _channel_shape(x)
         w = None if w is None else w.reshape(shape)
         b = None if b is None else b.reshape(shape)
         if not _dense(x):  # PyTorch's TensorIterator path: ((x - mean) * invstd) * w + b
-            return _affine((x - mean) * invstd, w, b, shape).astype(x.dtype, copy=False)
-        return _folded(x, mean, invstd, w, b).astype(x.dtype, copy=False)
+            return _affine((x - mean) * invstd, w, b, shape).astype(x.dtype, copy=False), *stats
+        return _folded(x, mean, invstd, w, b).astype(x.dtype, copy=False), *stats
 
-    def backward(self, F: Any, grad: Any) -> Any:
-        x, w = self.saved
+    def backward(self, F: Any, grads: Any) -> Any:
+        grad, grad_mean, grad_rstd = grads
+        x, w, mean, rstd = self.saved
+        if F is ArrayNamespace and grad_mean is None and grad_rstd is None:
+            return self._kernel_backward(grad, x, w, mean, rstd)
+        return self._composite_backward(F, grad, grad_mean, grad_rstd, x, w, mean, rstd)
+
+    def _kernel_backward(self, grad: Any, x: Any, w: Any, mean: Any, rstd: Any) -> tuple:
+        """``native_group_norm_backward``'s kernel order (no graph of the backward)."""
+        if grad is None:
+            return None, None, None
+        F = ArrayNamespace
         needs = self.needs_input_grad
         shape = tuple(x.shape)
+        n, c = shape[:2]
         count = math.prod(shape[1:]) // self.group
-        grouped_shape = (shape[0], self.group, count)
-        grouped = F.reshape(x, grouped_shape)
-        mean, invstd = _statistics(F, grouped, (2,), count, self.eps)
+        grouped_shape = (n, self.group, count)
+        mean, rstd = mean.reshape(n, self.group, 1), rstd.reshape(n, self.group, 1)
         grad_input = grad_weight = grad_bias = None
-        dims = _channel_dims(x)
         if needs[0]:
-            grad_gamma = grad if w is None else grad * F.reshape(w, _channel_shape(x)[1:])
-            grad_gamma = F.reshape(grad_gamma, grouped_shape)
-            grad_input = kernel_grad_input(F, grad_gamma, grouped, mean, invstd, (2,), count)
-            grad_input = F.reshape(grad_input, shape)
+            grad_gamma = grad if w is None else grad * w.reshape(_channel_shape(x)[1:])
+            grad_gamma = grad_gamma.reshape(grouped_shape)
+            grouped = x.reshape(grouped_shape)
+            grad_input = kernel_grad_input(F, grad_gamma, grouped, mean, rstd, (2,), count)
+            grad_input = grad_input.reshape(shape)
         if needs[1]:
-            # The kernel's dgamma: per sample and channel (ds - db * mean) * rstd, summed over
-            # the samples (ds, db: sums of dy * x and of dy over the channel's positions).
-            n, c = shape[:2]
+            # Per sample and channel (ds - db * mean) * rstd, summed over the samples (ds, db:
+            # sums of dy * x and of dy over the channel's positions).
             per_channel = (n, c, math.prod(shape[2:]))
-            ds = F.sum(F.reshape(grad * x, per_channel), (2,))
-            db = F.sum(F.reshape(grad, per_channel), (2,))
+            ds = np.sum((grad * x).reshape(per_channel), 2)
+            db = np.sum(grad.reshape(per_channel), 2)
             group_size = (n, self.group, c // self.group)
-            mean_c, invstd_c = (F.reshape(F.expand(t, group_size), (n, c)) for t in (mean, invstd))
-            grad_weight = F.sum((ds - db * mean_c) * invstd_c, (0,))
+            mean_c, rstd_c = (np.broadcast_to(t, group_size).reshape(n, c) for t in (mean, rstd))
+            grad_weight = np.sum((ds - db * mean_c) * rstd_c, 0)
         if needs[2]:
-            grad_bias = F.sum(grad, dims)
+            grad_bias = np.sum(grad, _channel_dims(x))
+        return grad_input, grad_weight, grad_bias
+
+    def _composite_backward(self, F, grad, grad_mean, grad_rstd, x, w, mean, rstd) -> tuple:
+        """PyTorch's ``infinitely_differentiable_native_group_norm_backward``, in its order:
+        the backward under ``create_graph``, and the one that gets the statistics' gradients."""
+        needs = self.needs_input_grad
+        shape = tuple(x.shape)
+        n, c = shape[:2]
+        g = self.group
+        d, hxw = c // g, math.prod(shape[2:])
+        s = 1.0 / (d * hxw) if d * hxw else math.inf
+        grouped = F.reshape(x, (n, g, d, hxw))
+        mean_t, rstd_t = F.reshape(mean, (n, g, 1, 1)), F.reshape(rstd, (n, g, 1, 1))
+        ds = db = None
+        if grad is not None:
+            grad_t = F.reshape(grad, (n, g, d, hxw))
+            ds = F.sum(grad_t * grouped, 3, True)
+            db = F.sum(grad_t, 3, True)
+        grad_input = grad_weight = grad_bias = None
+        if needs[0]:
+            gamma = None if w is None else F.reshape(w, (1, g, d, 1))
+            rstd_cube = rstd_t * rstd_t * rstd_t
+            both = grad_mean is not None and grad_rstd is not None
+            if grad is not None:
+                a = rstd_t if gamma is None else rstd_t * gamma
+                b = F.sum(ds if gamma is None else ds * gamma, 2, True)
+                c_ = F.sum(db if gamma is None else db * gamma, 2, True)
+                b = (c_ * mean_t - b) * rstd_cube * s
+                c_ = -b * mean_t - c_ * rstd_t * s
+                grad_input = a * grad_t + b * grouped + c_
+            if both:
+                d_var = -0.5 * rstd_cube * F.reshape(grad_rstd, (n, g, 1, 1))
+                d_mean = F.reshape(grad_mean, (n, g, 1, 1))
+                statistics = var_mean_backward(F, d_var, d_mean, grouped, d * hxw)
+                grad_input = statistics if grad_input is None else grad_input + statistics
+            if grad_input is not None:
+                grad_input = F.reshape(grad_input, shape)
+        if needs[1] and grad is not None:
+            grad_weight = F.reshape(F.sum((ds - db * mean_t) * rstd_t, 0), (c,))
+        if needs[2] and grad is not None:
+            grad_bias = F.reshape(F.sum(db, 0), (c,))
         return grad_input, grad_weight, grad_bias
 
 
@@ -491,7 +542,8 @@ def group_norm(
     if not _check_parameter_dtypes(x, weight, bias):
         _check_same_dtype(x, weight, bias)
     refuse_complex("GroupNormKernelImpl", x)
-    return NativeGroupNormBackward0.apply(input, weight, bias, group=int(num_groups), eps=eps)
+    out, _, _ = NativeGroupNormBackward0.apply(input, weight, bias, group=int(num_groups), eps=eps)
+    return out
 
 
 # --- registry --------------------------------------------------------------------------------
