@@ -401,7 +401,7 @@ def test_det_derivatives_under_create_graph_at_singular_matrices_as_pytorch(name
     [[[0.0, 0.0], [0.0, 0.0]], [[1.0, 2.0], [2.0, 4.0]], [[0.0, 1.0], [0.0, 1.0]]],
     ids=["zeros", "rank1", "zero column"],
 )
-@pytest.mark.parametrize("layout", ["contiguous"])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
 @pytest.mark.parametrize("op", ["slogdet", "logdet"])
 def test_log_determinant_gradient_at_singular_matrices_as_pytorch(
     matrix: list, layout: str, op: str

@@ -157,3 +157,72 @@ def test_svd_of_a_matrix_holding_nan_or_inf_is_pytorchs(op: str) -> None:
     if op == "svdvals":
         ours, theirs = call(gg, gg.tensor(a)).numpy(), call(torch, torch.tensor(a)).numpy()
         assert _pattern(ours) == _pattern(theirs)
+
+
+# (shape, mode) pairs whose QR backward PyTorch takes each way: m >= n (square, tall) and
+# m < n (wide); complete mode of a tall matrix is not differentiable
+QR_CASES = [((3, 3), "reduced"), ((3, 3), "complete"), ((3, 2), "reduced")]
+QR_CASES += [((2, 3), "reduced"), ((2, 3), "complete")]
+
+
+def _qr_gradient(lib: Any, a: np.ndarray, mode: str, grads: dict, create_graph: bool) -> Any:
+    leaf = lib.tensor(a, requires_grad=True)
+    q, r = lib.linalg.qr(leaf, mode=mode)
+    outputs = [out for name, out in (("q", q), ("r", r)) if name in grads]
+    (grad,) = lib.autograd.grad(
+        outputs,
+        leaf,
+        [lib.tensor(grads[name]) for name in ("q", "r") if name in grads],
+        create_graph=create_graph,
+    )
+    return grad.detach().numpy()
+
+
+@pytest.mark.parametrize("which", ["q", "r", "both"])
+@pytest.mark.parametrize("case", QR_CASES, ids=lambda c: f"{c[0][0]}x{c[0][1]}-{c[1]}")
+def test_qr_backward_spreads_a_nan_or_inf_gradient_as_pytorch(case: tuple, which: str) -> None:
+    """PyTorch's linalg_qr_backward, product by product and solve by solve, leaving out the
+    term of an output that got no gradient: an inf or NaN in gQ or gR reaches the entries it
+    reaches there (a wide matrix's last columns stay finite under an infinite gR: seeds
+    503699, 200181), with and without create_graph."""
+    (m, n), mode = case
+    k = m if mode == "complete" else min(m, n)
+    a = MATRIX[:m, :n]
+    finite = {"q": np.outer(RHS[:m, 0], RHS[:k, 1]), "r": np.outer(RHS[:k, 1], RHS[:n, 0])}
+    names = ("q", "r") if which == "both" else (which,)
+    values = itertools.cycle((np.nan, np.inf, -np.inf))
+    for name in names:
+        for index in np.ndindex(*finite[name].shape):
+            grads = {other: finite[other].copy() for other in names}
+            grads[name][index] = value = next(values)
+            create_graph = sum(index) % 2 == 1
+            where = f"{m}x{n} {mode}: {value} at {index} of g{name}, {create_graph=}"
+            ours = _qr_gradient(gg, a, mode, grads, create_graph)
+            theirs = _qr_gradient(torch, a, mode, grads, create_graph)
+            assert_same_arrays(ours, theirs, where)
+
+
+def _lu_solve_gradients(lib: Any, grad: np.ndarray, left: bool, adjoint: bool) -> list:
+    lu, pivots, _ = lib.linalg.lu_factor_ex(lib.tensor(MATRIX))
+    lu = lu.detach().requires_grad_()
+    b = lib.tensor(RHS if left else RHS.T, requires_grad=True)
+    x = lib.linalg.lu_solve(lu, pivots, b, left=left, adjoint=adjoint)
+    return [g.numpy() for g in lib.autograd.grad(x, (lu, b), lib.tensor(grad))]
+
+
+@pytest.mark.parametrize("adjoint", [False, True])
+@pytest.mark.parametrize("left", [True, False])
+def test_lu_solve_backward_spreads_a_nan_or_inf_gradient_as_pytorch(
+    left: bool, adjoint: bool
+) -> None:
+    """PyTorch's linalg_lu_solve_LU: where left == adjoint it forms -((P^T X) gX) P in that
+    order (a product of X and gX first spread an inf in gX to other entries)."""
+    values = itertools.cycle((np.nan, np.inf, -np.inf))
+    shape = RHS.shape if left else RHS.T.shape
+    for index in np.ndindex(*shape):
+        grad = np.ones(shape)
+        grad[index] = value = next(values)
+        ours = _lu_solve_gradients(gg, grad, left, adjoint)
+        theirs = _lu_solve_gradients(torch, grad, left, adjoint)
+        for name, x, y in zip(("LU", "B"), ours, theirs, strict=True):
+            assert_same_arrays(x, y, f"{value} at {index}: gradient of {name}")

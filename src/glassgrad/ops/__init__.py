@@ -85,6 +85,7 @@ _BACKWARD_FUNCTIONS: dict[str, Any] = {
     "squeeze": shape.squeeze,
     "unsqueeze": shape.unsqueeze,
     "stack": shape.stack,
+    "cat": shape.cat,
 }
 
 graph.array_namespace = ArrayNamespace

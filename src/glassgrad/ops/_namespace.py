@@ -202,6 +202,10 @@ class ArrayNamespace:
     def stack(arrays: list, dim: int) -> np.ndarray:
         return np.stack(arrays, axis=dim)
 
+    @staticmethod
+    def cat(arrays: list, dim: int) -> np.ndarray:
+        return np.concatenate(arrays, axis=dim)
+
 
 def build_tensor_namespace(functions: dict[str, Any]) -> SimpleNamespace:
     """The Tensor namespace: same names as ``ArrayNamespace``, bound to glassgrad ops."""

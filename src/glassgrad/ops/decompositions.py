@@ -288,6 +288,7 @@ class LinalgQrBackward0(Op):
     mode: Any
 
     saved_outputs: tuple[int, ...] = (0, 1)
+    takes_undefined_grads = True
     __slots__ = ("mode",)
 
     def forward(self, a: Any, mode: Any = "reduced") -> Any:
@@ -325,27 +326,40 @@ class LinalgQrBackward0(Op):
                 "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
             )
         grad_q, grad_r = grads
-        # X = gR R^H - Q^H gQ (^H: ^T for real A), then (m >= n)
-        # gA = (Q (triu(X, 1) + triu(X, 1)^H + Re diag(X)) + gQ) R^-H
-        grad = F.matmul(grad_r, adjoint(F, r)) - F.matmul(adjoint(F, q), grad_q)
+        if grad_q is None and grad_r is None:
+            return None
+        # PyTorch's order of products and solves, term by term (an undefined gradient's term
+        # left out), so an inf or NaN reaches the same entries: X = gR R^H - Q^H gQ, then
+        # (m >= n) gA = (Q sym(triu(X)) + gQ) R^-H, sym(Y) = Y + Y^H with its diagonal's
+        # real part halved, or (m < n) gA = [Q skew(-X) R_1^-H, 0] + Q gR, skew(Y) = tril(Y -
+        # Y^H) (the imaginary part of its diagonal halved: its real part is 0 or NaN anyway).
+        if grad_q is None:
+            grad = F.matmul(grad_r, adjoint(F, r))
+        else:
+            grad = -F.matmul(adjoint(F, q), grad_q)
+            if grad_r is not None:
+                grad = F.matmul(grad_r, adjoint(F, r)) + grad
+        k = grad.shape[-1]
+        diagonal = np.eye(k, dtype=bool)
         if m >= n:
-            k = grad.shape[-1]
-            strict = F.where(np.triu(np.ones((k, k), bool), 1), grad, 0.0)
-            diagonal = F.real(F.where(np.eye(k, dtype=bool), grad, 0.0))
-            grad = F.matmul(q, strict + diagonal + adjoint(F, strict)) + grad_q
+            upper = F.where(np.triu(np.ones((k, k), bool)), grad, 0.0)
+            grad = upper + adjoint(F, upper)
+            grad = F.matmul(q, F.where(diagonal, grad * 0.5, grad))
+            if grad_q is not None:
+                grad = grad + grad_q
             return LinalgSolveTriangularBackward0.call(
                 adjoint(F, r), grad, upper=False, left=False, unitriangular=False
             )
-        # m < n: gA = [Q S R_1^-H, 0] + Q gR, S = tril(X^H - X) with its diagonal halved
-        # (zero for real A)
-        skew = F.where(np.tril(np.ones((m, m), bool)), adjoint(F, grad) - grad, 0.0)
-        skew = F.where(np.eye(m, dtype=bool), skew * 0.5, skew)
+        grad = -grad
+        skew = F.where(np.tril(np.ones((m, m), bool)), grad - adjoint(F, grad), 0.0)
+        if array_of(skew).dtype.kind == "c":
+            skew = F.where(diagonal, skew * 0.5, skew)
         grad = LinalgSolveTriangularBackward0.call(
             adjoint(F, r[..., :m]), F.matmul(q, skew), upper=False, left=False, unitriangular=False
         )
-        # [I, 0]: pads the columns with zeros (PyTorch concatenates them)
-        widen = F.where(np.eye(m, n, dtype=bool), 1.0, F.zeros((m, n), array_of(r).dtype))
-        return F.matmul(grad, widen) + F.matmul(q, grad_r)
+        # PyTorch concatenates zero columns (a product with [I, 0] spread an inf or NaN there)
+        grad = F.cat([grad, F.zeros((*grad.shape[:-1], n - m), array_of(grad).dtype)], -1)
+        return grad if grad_r is None else grad + F.matmul(q, grad_r)
 
 
 def qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> tuple[Tensor, ...]:

@@ -125,8 +125,11 @@ class LinalgLuSolveBackward0(Op):
                 grad,
                 permutation_arrays(array_of(pivots), lu_data.shape[-1], array_of(lu_data).dtype),
             )
-            product = F.matmul(x, adjoint(F, grad)) if left else F.matmul(adjoint(F, x), grad)
-            grad_r = -F.matmul(F.matmul(adjoint(F, p), product), p)
+            # -((P^T op(X)) op(gX)) P in PyTorch's order: P^T X first, so an inf or NaN in gX
+            # reaches the entries it reaches there
+            product = F.matmul(adjoint(F, p), x if left else adjoint(F, x))
+            product = F.matmul(product, adjoint(F, grad) if left else grad)
+            grad_r = -F.matmul(product, p)
             grad_r = _solve_tri(adjoint(F, lower), grad_r, True, left=False, unit=True)
             grad_u = _solve_tri(
                 adjoint(F, upper), F.matmul(adjoint(F, lower), grad_r), False, left=False
