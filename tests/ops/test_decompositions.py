@@ -457,3 +457,69 @@ def test_lus_permutation_made_to_require_grad_is_reached_by_the_double_backward(
     assert results[1][1] is not None
     for ours, theirs in zip(results[1], results[0]):
         np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("outputs", [(0,), (2,), (0, 1), (1, 2), (0, 1, 2)])
+@pytest.mark.parametrize("matrix", ["zeros", "identity", "wide identity", "tall rank 1"])
+def test_svd_backward_at_repeated_singular_values_as_pytorch(matrix: str, outputs: tuple) -> None:
+    """PyTorch's svd_backward divides by E = S_k^2 - S_j^2 wherever gU or gVh is defined, even
+    when it is zero: 0 / 0 is NaN at repeated singular values (glassgrad skipped a zero
+    gradient), and an undefined gradient's term is left out, in PyTorch's order."""
+    a = {
+        "zeros": np.zeros((3, 3)),
+        "identity": 2 * np.eye(3),
+        "wide identity": np.eye(2, 3),
+        "tall rank 1": np.outer([1.0, 2.0, 0.0], [1.0, 1.0]),
+    }[matrix]
+    grads = []
+    for lib in (gg, torch):
+        x = lib.tensor(a, requires_grad=True)
+        factors = lib.linalg.svd(x, full_matrices=False)
+        chosen = [factors[i] for i in outputs]
+        (grad,) = lib.autograd.grad(chosen, x, [lib.zeros_like(f) for f in chosen])
+        grads.append(grad.numpy())
+    np.testing.assert_array_equal(*grads)
+
+
+def test_second_derivative_of_det_at_the_zero_matrix_is_pytorchs_nan() -> None:
+    """det's create_graph gradient at a singular matrix goes through the SVD (PyTorch's
+    cofactor formula); at the zero matrix every singular value is 0, so the SVD's backward
+    divides 0 by 0."""
+    results = []
+    for lib in (gg, torch):
+        a = lib.zeros(3, 3, dtype=lib.float64, requires_grad=True)
+        (first,) = lib.autograd.grad(lib.linalg.det(a), a, create_graph=True)
+        (second,) = lib.autograd.grad((first * lib.arange(9.0).reshape(3, 3)).sum(), a)
+        results.append((first.detach().numpy(), second.numpy()))
+    (first, second), (their_first, their_second) = results
+    np.testing.assert_array_equal(first, their_first)
+    np.testing.assert_array_equal(second, their_second)
+
+
+@pytest.mark.parametrize("given", ["values", "vectors", "both"])
+@pytest.mark.parametrize("op", ["eigh", "eig"])
+def test_eigen_backward_at_a_repeated_eigenvalue_with_zero_gradients_as_pytorch(
+    op: str, given: str
+) -> None:
+    """As the SVD's: a defined but zero gV divides by E (NaN at a repeated eigenvalue), a
+    defined gL replaces the diagonal, an undefined one leaves it."""
+    a = np.diag([2.0, 2.0, 3.0])
+    grads = []
+    for lib in (gg, torch):
+        x = lib.tensor(a, requires_grad=True)
+        values, vectors = getattr(lib.linalg, op)(x)
+        chosen = {"values": [values], "vectors": [vectors], "both": [values, vectors]}[given]
+        (grad,) = lib.autograd.grad(chosen, x, [lib.zeros_like(f) for f in chosen])
+        grads.append(grad.numpy())
+    np.testing.assert_array_equal(*grads)
+
+
+@pytest.mark.parametrize("op", ["eig", "eigvals"])
+def test_eig_of_a_matrix_holding_nan_or_inf_raises_pytorchs_error(op: str) -> None:
+    """PyTorch's check is in linalg.eig, which eigvals calls when A requires grad (without
+    grad, its eigvals gives MKL's output after a DGEBAL error, or crashes: not compared)."""
+    a = np.eye(3)
+    a[0, 1] = np.inf
+    for lib in (gg, torch):
+        with pytest.raises(RuntimeError, match=r"^torch\.linalg\.eig: input tensor should not"):
+            getattr(lib.linalg, op)(lib.tensor(a, requires_grad=True))

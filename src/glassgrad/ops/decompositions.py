@@ -97,6 +97,7 @@ class LinalgSvdBackward0(Op):
     # The factors are saved, not the input, as PyTorch saves them: under create_graph they
     # are this node's own outputs, so the gradient's graph reaches the input through them.
     saved_outputs: tuple[int, ...] = (0, 1, 2)
+    takes_undefined_grads = True
     __slots__ = ("full_matrices",)
 
     def forward(self, a: Any, full_matrices: Any = False) -> Any:
@@ -108,61 +109,55 @@ class LinalgSvdBackward0(Op):
         grad_u, grad_s, grad_vh = grads
         if self.full_matrices:
             k = s.shape[-1]
-            u, vh, grad_u, grad_vh = (
-                u[..., :k],
-                vh[..., :k, :],
-                grad_u[..., :k],
-                grad_vh[..., :k, :],
-            )
+            u, vh = u[..., :k], vh[..., :k, :]
+            grad_u = None if grad_u is None else grad_u[..., :k]
+            grad_vh = None if grad_vh is None else grad_vh[..., :k, :]
         return _svd_backward(F, u, s, vh, grad_u, grad_s, grad_vh)
 
 
 def _svd_backward(F: Any, u: Any, s: Any, vh: Any, gu: Any, gs: Any, gvh: Any) -> Any:
-    """Gradient of A from those of U, S, Vh of A = U diag(S) Vh (reduced SVD).
-
-    With E[j, k] = S[k]^2 - S[j]^2 (1 on the diagonal), skew(X) = X - X^H (^H: ^T for real A):
+    """Gradient of A from those of U, S, Vh of A = U diag(S) Vh (reduced SVD), PyTorch's
+    ``svd_backward`` term by term and in its order (an undefined gradient, None, has no term;
+    a zero one does: at repeated singular values its 0 / 0 is NaN, as PyTorch's). With
+    E[j, k] = S[k]^2 - S[j]^2 (1 on the diagonal), skew(X) = X - X^H (^H: ^T for real A):
     gA = U [(skew(U^H gU) S_row + S_col skew(V^H gV)) / E + diag(gS)] Vh, plus the parts
-    of gU, gV outside the spans of U, V when the matrix is not square; for complex A also
-    diag(skew(U^H gU)) / (2 S) (the phases of the singular vectors, PyTorch's svd_backward).
+    of gU, gV outside the spans of U, V when the matrix is not square; for complex A with both
+    gU and gV also diag(skew(U^H gU)) / (2 S) (the phases of the singular vectors).
     """
     m, n = u.shape[-2], vh.shape[-1]
-    k = min(m, n)
-    s_row, s_col = F.unsqueeze(s, -2), F.unsqueeze(s, -1)
-    has_u = gu is not None and np.any(array_of(gu))
-    has_v = gvh is not None and np.any(array_of(gvh))
-    if not (has_u or has_v):  # svdvals: U diag(gS) Vh
-        if m >= n:
-            return F.matmul(u, F.unsqueeze(gs, -1) * vh)
+    if gu is None and gvh is None:  # svdvals: U diag(gS) Vh
+        if gs is None or m >= n:
+            return None if gs is None else F.matmul(u, F.unsqueeze(gs, -1) * vh)
         return F.matmul(u * F.unsqueeze(gs, -2), vh)
-    core = diag_embed(F, gs)
-    s2 = s * s
-    eye = np.eye(k, dtype=bool)
+    s_row, s_col, s2 = F.unsqueeze(s, -2), F.unsqueeze(s, -1), s * s
+    eye = np.eye(s.shape[-1], dtype=bool)
     gap = F.where(eye, 1.0, F.unsqueeze(s2, -2) - F.unsqueeze(s2, -1))
-    inner = 0.0
-    uhgu = vhgv = None
-    if has_u:
-        uhgu = F.matmul(adjoint(F, u), gu)
-        uhgu = uhgu - adjoint(F, uhgu)
-        inner = inner + uhgu * s_row
-    if has_v:
-        vhgv = F.matmul(vh, adjoint(F, gvh))
-        vhgv = vhgv - adjoint(F, vhgv)
-        inner = inner + s_col * vhgv
+    uhgu = None if gu is None else F.matmul(adjoint(F, u), gu)
+    vhgv = None if gvh is None else F.matmul(vh, adjoint(F, gvh))
+    uhgu = None if uhgu is None else uhgu - adjoint(F, uhgu)
+    vhgv = None if vhgv is None else vhgv - adjoint(F, vhgv)
     _check_svd_phases(uhgu, vhgv)
-    core = core + inner / gap
-    if uhgu is not None and array_of(uhgu).dtype.kind == "c":
-        core = core + F.where(eye, uhgu, 0.0) / (2.0 * s_row)
-    if m > k and has_u:
+    if uhgu is None:
+        core = s_col * (vhgv / gap)
+    elif vhgv is None:
+        core = (uhgu / gap) * s_row
+    else:
+        core = (uhgu * s_row + s_col * vhgv) / gap
+    if gs is not None:
+        core = core + diag_embed(F, gs)
+    if uhgu is not None and vhgv is not None and array_of(uhgu).dtype.kind == "c":
+        core = core + diag_embed(F, F.where(eye, uhgu, 0.0).sum(-1) / (2.0 * s))
+    if m > n and gu is not None:
         grad = F.matmul(u, core)
         gu_sinv = gu / s_row
         grad = grad + gu_sinv - F.matmul(u, F.matmul(adjoint(F, u), gu_sinv))
         return F.matmul(grad, vh)
-    if n > k and has_v:
+    if m < n and gvh is not None:
         grad = F.matmul(core, vh)
         sinv_gvh = gvh / s_col
         grad = grad + sinv_gvh - F.matmul(F.matmul(sinv_gvh, adjoint(F, vh)), vh)
         return F.matmul(u, grad)
-    return F.matmul(u, F.matmul(core, vh))
+    return F.matmul(u, F.matmul(core, vh)) if m >= n else F.matmul(F.matmul(u, core), vh)
 
 
 def _check_svd_phases(uhgu: Any, vhgv: Any) -> None:
@@ -328,11 +323,10 @@ class LinalgQrBackward0(Op):
         grad_q, grad_r = grads
         if grad_q is None and grad_r is None:
             return None
-        # PyTorch's order of products and solves, term by term (an undefined gradient's term
-        # left out), so an inf or NaN reaches the same entries: X = gR R^H - Q^H gQ, then
-        # (m >= n) gA = (Q sym(triu(X)) + gQ) R^-H, sym(Y) = Y + Y^H with its diagonal's
-        # real part halved, or (m < n) gA = [Q skew(-X) R_1^-H, 0] + Q gR, skew(Y) = tril(Y -
-        # Y^H) (the imaginary part of its diagonal halved: its real part is 0 or NaN anyway).
+        # PyTorch's order of products and solves (an undefined gradient's term left out), so
+        # an inf or NaN reaches the same entries: X = gR R^H - Q^H gQ; (m >= n) gA = (Q
+        # sym(triu(X)) + gQ) R^-H, sym(Y) = Y + Y^H, diagonal halved; (m < n) gA = [Q
+        # tril(Y - Y^H) R_1^-H, 0] + Q gR, Y = -X (complex: its diagonal halved).
         if grad_q is None:
             grad = F.matmul(grad_r, adjoint(F, r))
         else:
@@ -418,6 +412,7 @@ class LinalgEighBackward0(Op):
     (^H: ^T for real A; L is real)"""
 
     saved_outputs: tuple[int, ...] = (0, 1)
+    takes_undefined_grads = True
     __slots__ = ()
 
     def forward(self, a: Any, UPLO: Any = "L") -> Any:
@@ -430,17 +425,20 @@ class LinalgEighBackward0(Op):
     def backward(self, F: Any, grads: Any) -> Any:
         values, vectors = self.saved
         grad_values, grad_vectors = grads
-        if not np.any(array_of(grad_vectors)):  # eigvalsh: V diag(gL) V^H
+        if grad_vectors is None:  # eigvalsh: V diag(gL) V^H
+            if grad_values is None:
+                return None
             return F.matmul(vectors * F.unsqueeze(grad_values, -2), adjoint(F, vectors))
+        # PyTorch's linalg_eig_backward for Hermitian A, in its order: a zero gV still divides
+        # by E (0 / 0: NaN at a repeated eigenvalue); a defined gL replaces the diagonal.
         vhgv = F.matmul(adjoint(F, vectors), grad_vectors)
         check_phase_invariance("linalg_eigh_backward", "eigenvectors", vhgv)
-        n = values.shape[-1]
-        # The diagonal is gL's: a complex V^H gV has an imaginary one, which a loss that is
-        # well defined (invariant to each eigenvector's phase) leaves at zero.
-        vhgv = F.where(np.eye(n, dtype=bool), 0.0, (vhgv - adjoint(F, vhgv)) * 0.5)
-        gap = F.unsqueeze(values, -2) - F.unsqueeze(values, -1)
-        gap = F.where(np.eye(n, dtype=bool), 1.0, gap)
-        inner = vhgv / gap + diag_embed(F, grad_values)
+        eye = np.eye(values.shape[-1], dtype=bool)
+        vhgv = (vhgv - adjoint(F, vhgv)) * 0.5
+        gap = F.where(eye, 1.0, F.unsqueeze(values, -2) - F.unsqueeze(values, -1))
+        inner = vhgv / gap
+        if grad_values is not None:  # (inner first: where takes its first operand's dtype)
+            inner = F.where(~eye, inner, F.unsqueeze(grad_values, -2))
         return F.matmul(vectors, F.matmul(inner, adjoint(F, vectors)))
 
 

@@ -19,12 +19,12 @@ from ._linalg_common import column_major
 from ._out import out_result, recorded_as_not_implemented
 from ._registry import NoGrad, Sample, register
 from ._samples import complex_randn, randn
-from .decompositions import diag_embed
 from .linear_solve import LinalgSolveExBackward0
 
 
 def _diagonal(F: Any, x: Any) -> Any:
-    return F.sum(x * np.eye(x.shape[-1], dtype=bool), -1)
+    # selected, not multiplied by I: an inf off the diagonal would make it NaN
+    return F.sum(F.where(np.eye(x.shape[-1], dtype=bool), x, 0.0), -1)
 
 
 def _adjoint(F: Any, x: Any) -> Any:
@@ -37,6 +37,7 @@ class LinalgEigBackward0(Op):
     E[i, j] = L[j] - L[i] off the diagonal (PyTorch's linalg_eig_backward)."""
 
     saved_outputs: tuple[int, ...] = (0, 1)
+    takes_undefined_grads = True
     __slots__ = ()
 
     def forward(self, a: Any) -> Any:
@@ -51,7 +52,9 @@ class LinalgEigBackward0(Op):
         values, vectors = self.saved
         grad_values, grad_vectors = grads
         vh = _adjoint(F, vectors)
-        if not np.any(array_of(grad_vectors)):  # eigvals: V^-H diag(gL) V^H
+        if grad_vectors is None:  # eigvals: V^-H diag(gL) V^H
+            if grad_values is None:
+                return None
             return LinalgSolveExBackward0.call(vh, F.unsqueeze(grad_values, -1) * vh)
         vhgv = F.matmul(vh, grad_vectors)
         diagonal = _diagonal(F, vhgv)
@@ -65,9 +68,10 @@ class LinalgEigBackward0(Op):
         conj_values = F.conj(values)
         gap = F.unsqueeze(conj_values, -2) - F.unsqueeze(conj_values, -1)
         eye = np.eye(values.shape[-1], dtype=bool)
+        # a zero gV still divides by E (0 / 0 is NaN at a repeated eigenvalue, as PyTorch's)
         inner = vhgv / F.where(eye, 1.0, gap)
-        if np.any(array_of(grad_values)):  # PyTorch writes gL on the diagonal when given
-            inner = F.where(eye, 0.0, inner) + diag_embed(F, grad_values)
+        if grad_values is not None:  # PyTorch writes gL on the diagonal when given
+            inner = F.where(~eye, inner, F.unsqueeze(grad_values, -2))
         return LinalgSolveExBackward0.call(vh, F.matmul(inner, vh))
 
 
@@ -85,7 +89,8 @@ def _check(op: str, A: Tensor) -> None:
     if a.dtype == np.float16:  # the LAPACK kernel has no Half version
         raise NotImplementedError("\"linalg_eig_out_cpu\" not implemented for 'Half'")
     if not np.isfinite(a).all():
-        raise RuntimeError(f"{op}: input tensor should not contain infs or NaNs.")
+        # eigvals too: PyTorch checks in linalg.eig, which eigvals calls (see docs/fuzzing.md)
+        raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
 
 
 def eig(A: Tensor, *, out: Any = None) -> tuple[Tensor, ...]:
