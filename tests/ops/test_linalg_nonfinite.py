@@ -23,6 +23,8 @@ _rng = np.random.default_rng(7)
 MATRIX = _rng.standard_normal((3, 3)) + 2 * np.eye(3)
 RHS = _rng.standard_normal((3, 2))
 TAU = np.array([1.2, 0.5, 0.0])
+SPD = MATRIX @ MATRIX.T + np.eye(3)
+FACTOR = np.linalg.cholesky(SPD)
 
 
 def _lu_solve(lib: Any, a: Any) -> list:
@@ -56,7 +58,13 @@ OPS: dict[str, Callable[[Any, Any], list]] = {
     ],
     "ormqr": lambda lib, a: [lib.ormqr(a, lib.tensor(TAU[:2]), lib.tensor(RHS))],
     "ormqr_of_other": lambda lib, c: [lib.ormqr(lib.tensor(MATRIX), lib.tensor(TAU), c)],
+    "cholesky": lambda lib, a: [lib.linalg.cholesky_ex(a).L],
+    "cholesky_inverse": lambda lib, f: [lib.cholesky_inverse(f)],
+    "cholesky_inverse_upper": lambda lib, f: [lib.cholesky_inverse(f.mT, upper=True)],
 }
+# the matrix an op gets a NaN or inf in (MATRIX unless named)
+BASES = {"solve_of_b": RHS, "ormqr_of_other": RHS, "cholesky": SPD}
+BASES |= {"cholesky_inverse": FACTOR, "cholesky_inverse_upper": FACTOR}
 
 # the ops that factor A^T for a row-major A, and those that might (PyTorch 2.13 does not)
 TAKE_A_LAYOUT = {"det", "slogdet", "logdet", "inv", "solve", "solve_right"}
@@ -102,10 +110,10 @@ def assert_same_arrays(ours: Any, theirs: Any, where: str) -> None:
 @pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
 @pytest.mark.parametrize("op", sorted(OPS))
 def test_a_nan_or_inf_spreads_as_in_pytorch(op: str, value: float) -> None:
-    shape = (3, 2) if op in ("solve_of_b", "ormqr_of_other") else (3, 3)
+    base = BASES.get(op, MATRIX)
     layouts = (False, True) if op in TAKE_A_LAYOUT else (False,)
-    for (i, j), column_major in itertools.product(np.ndindex(*shape), layouts):
-        a = (RHS if op in ("solve_of_b", "ormqr_of_other") else MATRIX).copy()
+    for (i, j), column_major in itertools.product(np.ndindex(*base.shape), layouts):
+        a = base.copy()
         a[i, j] = value
         where = f"{op} with {value} at {(i, j)}, {'column' if column_major else 'row'}-major"
         (our_outs, our_grad), (outs, grad) = (
@@ -118,6 +126,23 @@ def test_a_nan_or_inf_spreads_as_in_pytorch(op: str, value: float) -> None:
         for ours, theirs in zip(our_outs, outs, strict=True):
             assert_same_arrays(ours, theirs, where)
         assert_same_arrays(our_grad, grad, where + " (gradient)")
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_inverse_refuses_a_zero_on_the_diagonal_as_potri(upper: bool) -> None:
+    """potri's trtri reports the first exact zero on the diagonal, in a batch too (also
+    when a NaN is elsewhere): PyTorch's error, not infinities."""
+    factor = np.stack([FACTOR, FACTOR])
+    factor[1, 1, 1] = factor[1, 2, 2] = 0.0
+    factor[1, 2, 0] = np.nan
+    for lib in (gg, torch):
+        x = lib.tensor(factor)
+        with pytest.raises(
+            RuntimeError,
+            match=r"^cholesky_inverse: \(Batch element 1\): The "
+            r"diagonal element 2 is zero",
+        ):
+            lib.cholesky_inverse(x.mT if upper else x, upper=upper)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])

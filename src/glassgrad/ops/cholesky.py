@@ -16,15 +16,17 @@ from .. import return_types
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op
-from ._common import array_of, check_tensor
+from ._common import check_tensor
 from ._linalg_common import (
     LinAlgError,
     adjoint,
+    all_finite,
     batch_prefix,
     check_kernel_dtype,
     check_square,
     cholesky_with_info,
     column_major,
+    singular_error,
     spd,
     swap,
 )
@@ -71,8 +73,8 @@ def _not_positive_definite(m: np.ndarray) -> bool:
 
 class LinalgCholeskyExBackward0(Op):
     """L with A = L L^H (U = L^H if ``upper``); the gradient is PyTorch's
-    gA = L^-H Phi(L^H gL) L^-1, Phi taking the lower triangle and halving the diagonal,
-    symmetrized (^H is ^T for real A)."""
+    gA = L^-H Phi(L^H gL) L^-1, Phi(X) = (tril(X) + tril(X, -1)^H) / 2, Hermitian
+    (^H is ^T for real A)."""
 
     upper: Any
 
@@ -102,16 +104,14 @@ class LinalgCholeskyExBackward0(Op):
             lower, grad_lower = adjoint(F, factor), adjoint(F, grad)
         else:
             lower, grad_lower = factor, grad
-        # PyTorch's cholesky_backward step by step (its second derivative, and the gradient
-        # a hook on L sees there, follow these ops): L^-1 from a triangular solve reads only
-        # L's lower triangle; phi = tril(L^H gL) with its diagonal halved.
+        # PyTorch's cholesky_backward step by step, in its order (its second derivative, the
+        # gradient a hook on L sees there, and where an inf or NaN goes follow these ops):
+        # gA = L^-H pi*(tril(L^H gL)) L^-1, pi*(X) = (X + tril(X, -1)^H) / 2, by two solves.
         n = grad.shape[-1]
-        dtype = np.asarray(array_of(lower)).dtype
-        inverse = LinalgSolveTriangularBackward0.call(lower, np.eye(n, dtype=dtype), upper=False)
-        phi = F.where(np.tri(n, dtype=bool), F.matmul(adjoint(F, lower), grad_lower), 0.0)
-        phi = phi * (1.0 - 0.5 * np.eye(n, dtype=dtype))  # in L's dtype (float32 stays)
-        grad_input = F.matmul(F.matmul(adjoint(F, inverse), phi), inverse)
-        return (grad_input + adjoint(F, grad_input)) * 0.5
+        grad_a = F.where(np.tri(n, dtype=bool), F.matmul(adjoint(F, lower), grad_lower), 0.0)
+        grad_a = (grad_a + adjoint(F, F.where(np.tri(n, k=-1, dtype=bool), grad_a, 0.0))) * 0.5
+        grad_a = LinalgSolveTriangularBackward0.call(adjoint(F, lower), grad_a, upper=True)
+        return LinalgSolveTriangularBackward0.call(lower, grad_a, upper=False, left=False)
 
 
 class CholeskyBackward0(LinalgCholeskyExBackward0):
@@ -315,6 +315,25 @@ def cholesky_solve(
     return out_result("cholesky_solve", out, result, (input, input2), exact=True)
 
 
+def _potri(lower: np.ndarray) -> np.ndarray:
+    """(L L^H)^-1 as LAPACK's potri forms it, for a factor holding a NaN or inf: trtri's
+    L^-1 (each column solved from its diagonal down; the zeros above are never touched),
+    then lauum's L^-H L^-1 summing only the terms inside the triangle, so that a NaN or inf
+    reaches the entries it reaches there (two full products spread it everywhere)."""
+    n = lower.shape[-1]
+    inverse = np.zeros(lower.shape, lower.dtype)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for i in range(n):
+            # row i of column j < i: -sum over j <= k < i of L[i, k] L^-1[k, j], / L[i, i]
+            terms = lower[..., i, :i, None] * inverse[..., :i, :i]
+            rest = -np.where(np.tri(i, dtype=bool), terms, 0).sum(axis=-2)
+            inverse[..., i, :i] = rest / lower[..., i : i + 1, i]
+            inverse[..., i, i] = 1 / lower[..., i, i]
+        inside = np.arange(n)[:, None, None] >= np.maximum.outer(np.arange(n), np.arange(n))
+        terms = np.conj(inverse)[..., :, :, None] * inverse[..., :, None, :]
+        return np.where(inside, terms, 0).sum(axis=-3)
+
+
 class CholeskyInverseBackward0(Op):
     """out = (L L^H)^-1; gL = -out (grad + grad^H) out L (-L (...) when ``upper``; ^H is ^T
     for real factors)"""
@@ -327,6 +346,12 @@ class CholeskyInverseBackward0(Op):
 
     def forward(self, factor: Any, upper: Any = False) -> Any:
         self.upper = upper
+        # potri's trtri refuses the first exact zero on the diagonal (1-based info)
+        zero = np.diagonal(factor, axis1=-2, axis2=-1) == 0
+        if zero.any():
+            raise singular_error("cholesky_inverse", np.where(zero.any(-1), zero.argmax(-1) + 1, 0))
+        if factor.size and factor.dtype.kind == "f" and not all_finite(factor):
+            return column_major(_potri(_lower_source(factor, upper)))
         eye = np.broadcast_to(np.eye(factor.shape[-1], dtype=factor.dtype), factor.shape)
         return column_major(_cholesky_solve_arrays(eye, factor, upper))
 
