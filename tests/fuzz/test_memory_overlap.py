@@ -142,6 +142,79 @@ PROGRAMS = {
         "v4 = torch.nn.functional.group_norm(v0 * 2, 2, v1, v2)",
         "_ = v4.register_hook(hook('h4'))",
     ],
+    # Indexed writes into a tensor whose elements share memory without a zero stride
+    # (overlapping unfold windows: PyTorch's overlap check answers TooHard and lets them
+    # through): only the indexed elements are written, one after the other in the kernel's
+    # order, an accumulating write reading what the earlier ones left (seed 300032:
+    # glassgrad wrote the whole window tensor back, so an alias of a written element that
+    # was not indexed restored its old value).
+    "indexed writes into overlapping windows": [
+        "v0 = torch.arange(1.0, 13.0, dtype=torch.float64)",
+        "v1 = v0.unfold(0, 4, 2)",
+        "v1[[1, 0]] = torch.arange(8.0, dtype=torch.float64).view(2, 4) + 10",
+        "v1[[4, 0]] += torch.tensor([100.0, 200.0, 300.0, 400.0], dtype=torch.float64)",
+        "v1[:, [1, 2]] = torch.tensor([[10.0, 20.0]], dtype=torch.float64)",
+        "v1[torch.tensor([True, False, True, False, True])] = torch.tensor(5.0, dtype=torch.float64)",
+        "v1.index_put_((torch.tensor([0, 1, 1]),), torch.ones(3, 4, dtype=torch.float64), True)",
+        "v1.index_add_(0, torch.tensor([0, 1]), torch.ones(2, 4, dtype=torch.float64))",
+        "v1.index_add_(1, torch.tensor([0, 2]), torch.ones(5, 2, dtype=torch.float64), alpha=2)",
+        "v2 = torch.tensor([[0, 1, 2, 3], [1, 2, 3, 4]])",
+        "v1.scatter_(0, v2, torch.arange(8.0, dtype=torch.float64).view(2, 4) - 4)",
+        "v1.scatter_(1, v2[:, :2], 7.0)",
+        "v1.scatter_add_(0, v2, torch.arange(8.0, dtype=torch.float64).view(2, 4))",
+        "v1.scatter_reduce_(0, v2, torch.arange(8.0, dtype=torch.float64).view(2, 4), 'prod')",
+        "v1.scatter_reduce_(0, v2, torch.arange(8.0, dtype=torch.float64).view(2, 4), 'amax', "
+        "include_self=False)",
+        "v1.scatter_reduce_(0, v2, torch.arange(8.0, dtype=torch.float64).view(2, 4), 'mean')",
+        "v1.index_reduce_(0, torch.tensor([0, 1]), torch.full((2, 4), 3.0, dtype=torch.float64), "
+        "'prod')",
+        "v1.masked_fill_(torch.tensor([True, False, True, False]), -2.0)",
+        "v1.masked_scatter_(v1 > 5, torch.arange(100.0, 120.0, dtype=torch.float64))",
+        "v1.put_(torch.tensor([1, 4, 9]), torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64))",
+        "v1.put_(torch.tensor([2, 6]), torch.tensor([8.0, 9.0], dtype=torch.float64), True)",
+        "v1.masked_scatter_(torch.tensor([False, False, True, False]), torch.arange(5.0, "
+        "dtype=torch.float64))",
+        "v1.fill_diagonal_(-5.0)",
+        "v1.tril_()",
+        "v1.triu_(1)",
+    ],
+    # The same writes recorded: CopySlices on the base of the windows, first and second
+    # derivatives.
+    "recorded indexed writes into overlapping windows": [
+        "v0 = " + ROW.format("0.0675, 0.656, 1.956, 1.118, -0.083, -0.34, 0.686", "float64"),
+        "v1 = v0 * 1",
+        "v2 = v1.unfold(0, 2, 1)",
+        "v3 = torch.tensor([-0.96, 0.42], dtype=torch.float64, requires_grad=True)",
+        "v2[[5, 0]] += v3",
+        "v2[[1, 0]] = v3 * v3",
+        "v2.index_add_(0, torch.tensor([2, 3]), torch.stack([v3, v3 * 2]))",
+        "v2.scatter_(0, torch.tensor([[0, 1]]), v3[None] ** 2)",
+    ],
+    # float_power_ is pow_ with the exponent cast (a tensor of the wide dtype stays itself),
+    # heaviside_, gcd_, lcm_ and the shifts are TensorIterator kernels of their own, xlogy_ of
+    # a number is xlogy's kernel, ldexp_ is mul_ by pow(2, other): a source that overlaps the
+    # target where PyTorch's check cannot tell, or a target whose windows overlap, is read as
+    # the kernel reads it (the vector widths measured: none for heaviside, gcd, lcm, xlogy;
+    # 256 bits for the shifts and mul). mvlgamma_ copies a result computed apart.
+    "kernels written in place over the memory they read": [
+        "v0 = torch.linspace(0.5, 1.5, 82, dtype=torch.float64).view(2, 41)",
+        "v0[:, 1:].float_power_(v0[:, :-1])",
+        "v0.unfold(1, 3, 2).float_power_(2.0)",
+        "v1 = (torch.arange(82) % 7 - 3).view(2, 41)",
+        "v1[:, 1:].heaviside_(v1[:, :-1])",
+        "v2 = torch.arange(1, 83).view(2, 41)",
+        "v2[:, 1:].gcd_(v2[:, :-1])",
+        "v3 = (torch.arange(82) % 3 + 1).view(2, 41)",
+        "v3[:, 1:].lcm_(v3[:, :-1])",
+        "v4 = (torch.arange(82) % 4).view(2, 41)",
+        "v4[:, 1:].bitwise_right_shift_(v4[:, :-1])",
+        "v5 = (torch.arange(82) % 2).view(2, 41)",
+        "v5[:, 1:].bitwise_left_shift_(v5[:, :-1])",
+        "v6 = torch.linspace(0.5, 2.0, 12, dtype=torch.float64)",
+        "v6.unfold(0, 4, 2).xlogy_(2.0)",
+        "v6.unfold(0, 4, 2).ldexp_(torch.tensor([1, 2, 3, 4]))",
+        "v6.unfold(0, 4, 2).abs_().mvlgamma_(1)",
+    ],
 }
 
 

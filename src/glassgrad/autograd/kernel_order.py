@@ -35,7 +35,12 @@ from numpy.lib.stride_tricks import as_strided
 from .._strides import iterator_order
 from .storage import maybe_overlapping
 
-__all__ = ["reads_written_memory", "shares_memory_within", "write_in_kernel_order"]
+__all__ = [
+    "reads_written_memory",
+    "shares_memory_within",
+    "write_at_in_order",
+    "write_in_kernel_order",
+]
 
 
 def shares_memory_within(data: np.ndarray) -> bool:
@@ -177,3 +182,60 @@ def _apply(
     args = [next(it) if isinstance(a, np.ndarray) else a for a in arrays]
     # a fresh node per run: a forward may keep what it saw
     out[start:stop] = type(node).__new__(type(node)).forward(out[start:stop], *args, **params)
+
+
+def write_at_in_order(
+    data: np.ndarray, key: Any, values: Any, reduce: Any = None, operands: tuple = ()
+) -> None:
+    """``data[key] = values`` into a tensor whose elements share memory, as PyTorch's indexing
+    kernels write it (index_put_, scatter_, put_ ...): only the indexed elements, one after the
+    other in TensorIterator's order over the indexing result, so that of several writes to one
+    location the last one stays. With ``reduce`` (a ufunc: ``np.add`` for ``accumulate``)
+    each write combines its value with the location as the writes before it left it.
+    ``operands``: the other arrays PyTorch's iterator walks (the value is the first)."""
+    if not data.size:
+        return
+    item = data.itemsize
+    strides = [s // item for s in data.strides]
+    low = sum((n - 1) * s for n, s in zip(data.shape, strides) if s < 0)
+    offsets = np.zeros(data.shape, np.int64)
+    for d, (n, s) in enumerate(zip(data.shape, strides)):
+        offsets += (np.arange(n, dtype=np.int64) * s - (low if d == 0 else 0)).reshape(
+            (n,) + (1,) * (data.ndim - d - 1)
+        )
+    key = _integer_key(key)
+    where = offsets[key]
+    if not where.size:
+        return
+    values = np.broadcast_to(np.asarray(values).astype(data.dtype, copy=False), where.shape)
+    # The restrided target (PyTorch's output operand): a zero stride along the indexed dims.
+    probe = offsets[tuple(np.zeros_like(k) if isinstance(k, np.ndarray) else k for k in key)]
+    out_strides = [
+        int(probe.take(1, d).flat[0] - probe.take(0, d).flat[0]) * item if n > 1 else 0
+        for d, n in enumerate(where.shape)
+    ]
+    standin = as_strided(np.zeros(1, data.dtype), where.shape, out_strides)
+    perm = iterator_order(where.shape, [standin, values, *operands])[::-1]  # slowest first
+    positions = where.transpose(perm).ravel()
+    values = values.transpose(perm).ravel()
+    corner = data[
+        tuple(slice(n - 1, n) if s < 0 else slice(0, 1) for n, s in zip(data.shape, strides))
+    ]
+    storage = as_strided(corner.reshape(-1), (int(offsets.max()) + 1,), (item,))
+    if reduce is None:
+        last = positions.size - 1 - np.unique(positions[::-1], return_index=True)[1]
+        storage[positions[last]] = values[last]
+    else:
+        reduce.at(storage, positions, values)
+
+
+def _integer_key(key: Any) -> tuple:
+    """A NumPy index with its boolean masks given as the integer arrays they stand for."""
+    key = key if isinstance(key, tuple) else (key,)
+    out: list = []
+    for k in key:
+        if isinstance(k, np.ndarray) and k.dtype == np.bool_ and k.ndim:
+            out.extend(k.nonzero())
+        else:
+            out.append(k)
+    return tuple(out)

@@ -1290,7 +1290,9 @@ def _write(node: Op, data: np.ndarray, out: np.ndarray, arrays: list, params: di
     """Write an in-place op's result into the target's memory."""
     if data.dtype.kind in node.identity_for_kinds:
         return
-    if node.write_overlapping is not None and internal_overlap(data):
+    if node.write_overlapping is not None and (
+        internal_overlap(data) or (not data.flags.c_contiguous and shares_memory_within(data))
+    ):
         node.write_overlapping(data, *arrays, **params)  # only the written elements
     elif node.pointwise and (
         (arrays and reads_written_memory(data, arrays))  # x.add_(x.diagonal())

@@ -18,6 +18,7 @@ import numpy as np
 from .._dtype import scalar_type_name
 from .._strides import row_major
 from .._tensor import Tensor
+from ..autograd.kernel_order import write_at_in_order
 from ..autograd.op import Op, apply_inplace, keep_versions
 from ._common import array_of, check_tensor, moveaxis, wrap_dim
 from ._not_implemented import _not_implemented_node
@@ -140,6 +141,14 @@ class IndexAddBackward0(Op):
             np.add.at(out, _index_key(dim, index), values)
         return out
 
+    @staticmethod
+    def write_overlapping(
+        data: np.ndarray, source: Any, dim: int, index: np.ndarray, alpha: Any = 1
+    ) -> None:
+        # PyTorch's kernel adds slice after slice, each reading what the ones before it left
+        values = source if alpha == 1 else source * alpha
+        write_at_in_order(data, _index_key(dim, index), values, np.add)
+
     def backward(self, F: Any, grad: Any) -> Any:
         needs = self.needs_input_grad
         grad_source = None
@@ -217,6 +226,16 @@ def _gather_array(x: np.ndarray, dim: int, index: np.ndarray) -> np.ndarray:
     return x[_along_key(index, dim)]
 
 
+def _scatter_overlapping(
+    data: np.ndarray, dim: int, index: np.ndarray, src: Any, reduce: Any = None
+) -> None:
+    """Scatter ``src`` into ``data`` whose elements share memory, element after element in
+    the index's order, as PyTorch's scatter kernel (autograd/kernel_order.py)."""
+    if isinstance(src, np.ndarray) and src.ndim:
+        src = src[_box(index.shape)]
+    write_at_in_order(data, _along_key(index, dim), src, reduce, (index,))
+
+
 def _scatter_array(
     out: np.ndarray, dim: int, index: np.ndarray, src: Any, accumulate: bool
 ) -> np.ndarray:
@@ -270,6 +289,10 @@ class ScatterBackward0(Op):
 
     __slots__ = ("dim", "index", "src_sizes")
 
+    @staticmethod
+    def write_overlapping(data: np.ndarray, src: Any, dim: int, index: np.ndarray) -> None:
+        _scatter_overlapping(data, dim, index, src)
+
     @row_major
     def forward(self, x: Any, src: Any, dim: Any, index: Any) -> Any:
         self.dim, self.index, self.src_sizes = dim, index, src.shape
@@ -297,6 +320,10 @@ class ScatterBackward1(Op):
 
     __slots__ = ("dim", "index", "value")
 
+    @staticmethod
+    def write_overlapping(data: np.ndarray, dim: int, index: np.ndarray, value: Any) -> None:
+        _scatter_overlapping(data, dim, index, value)
+
     @row_major
     def forward(self, x: Any, dim: Any, index: Any, value: Any) -> Any:
         self.dim, self.index, self.value = dim, index, value
@@ -317,6 +344,10 @@ class ScatterAddBackward0(Op):
     refuses_full_overlap = True
 
     __slots__ = ("dim", "index", "src_sizes")
+
+    @staticmethod
+    def write_overlapping(data: np.ndarray, src: Any, dim: int, index: np.ndarray) -> None:
+        _scatter_overlapping(data, dim, index, src, np.add)
 
     @row_major
     def forward(self, x: Any, src: Any, dim: Any, index: Any) -> Any:

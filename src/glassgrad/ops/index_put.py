@@ -11,6 +11,7 @@ import numpy as np
 
 from .._dtype import checked_scalar, scalar_type_name, tensor_type_name
 from .._tensor import Tensor
+from ..autograd.kernel_order import write_at_in_order
 from ..autograd.op import Op, apply_inplace, keep_versions
 from ._common import check_tensor
 from ._registry import NoGrad, Sample, register
@@ -83,11 +84,7 @@ class IndexPutBackward0(Op):
         cast: bool = False,
         invalid: Any = None,
     ) -> None:
-        values = np.asarray(values).astype(data.dtype)
-        if accumulate:
-            np.add.at(data, key, values)
-        else:
-            data[key] = values
+        write_at_in_order(data, key, values, np.add if accumulate else None)
 
     def backward(self, F: Any, grad: Any) -> Any:
         grad_values = grad[self.key] if self.needs_input_grad[1] else None

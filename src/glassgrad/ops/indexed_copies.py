@@ -12,7 +12,8 @@ import numpy as np
 from .._dtype import scalar_type_name
 from .._strides import like_operands
 from .._tensor import Tensor
-from ..autograd.op import Op, keep_versions
+from ..autograd.kernel_order import write_at_in_order
+from ..autograd.op import Op, apply_inplace, keep_versions
 from ._common import array_of, check_tensor, wrap_dim
 from ._registry import Sample, register
 from ._samples import randn
@@ -80,8 +81,14 @@ class PutBackward0(Op):
     index: Any
 
     __slots__ = ("index", "accumulate")
+    refuses_full_overlap = True  # PyTorch's put_: assert_no_overlap(self, source)
     saved_inputs: tuple[int, ...] = (1,)  # the source, as PyTorch's node
     saved_for: tuple[tuple[int, ...], ...] = ((1,),)  # only for its own gradient's shape
+
+    @staticmethod
+    def write_overlapping(data: np.ndarray, source: Any, index: Any, accumulate: bool) -> None:
+        where = np.unravel_index(index.reshape(-1), data.shape)
+        write_at_in_order(data, where, source.reshape(-1), np.add if accumulate else None)
 
     def forward(self, x: Any, source: Any, index: Any, accumulate: Any) -> Any:
         self.index, self.accumulate = index.reshape(-1), accumulate
@@ -111,18 +118,10 @@ class PutBackward0(Op):
         return grad_input, grad_source
 
 
-def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
-    """A copy of ``input`` with ``source`` written (or added) at flat positions ``index``.
-
-    Example::
-
-        >>> glassgrad.put(glassgrad.zeros(2, 2), glassgrad.tensor([3]), glassgrad.tensor([9.0]))
-        tensor([[0., 0.],
-                [0., 9.]])
-    """
-    check_tensor(input, "put")
-    index = _index_of(index, "put")
-    check_tensor(source, "put", "source", 3)
+def _put_args(op: str, input: Tensor, index: Tensor, source: Tensor) -> Tensor:
+    check_tensor(input, op)
+    index = _index_of(index, op)
+    check_tensor(source, op, "source", 3)
     if source._data.dtype != input._data.dtype:
         raise RuntimeError(
             "put_(): self and source expected to have the same dtype, but got self.dtype = "
@@ -134,9 +133,30 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
             f"put_(): Expected source and index to have the same number of elements, but got "
             f"source.numel() = {source._data.size}, index.numel() = {index._data.size}"
         )
-    _check_flat_index("put", index._data, input._data.size)
+    _check_flat_index(op, index._data, input._data.size)
+    return index
+
+
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy of ``input`` with ``source`` written (or added) at flat positions ``index``.
+
+    Example::
+
+        >>> glassgrad.put(glassgrad.zeros(2, 2), glassgrad.tensor([3]), glassgrad.tensor([9.0]))
+        tensor([[0., 0.],
+                [0., 9.]])
+    """
+    index = _put_args("put", input, index, source)
     return keep_versions(
         PutBackward0.apply(input, source, index=index._data, accumulate=bool(accumulate)), index
+    )
+
+
+def _put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    index = _put_args("put", input, index, source)
+    return keep_versions(
+        apply_inplace(PutBackward0, input, source, index=index._data, accumulate=bool(accumulate)),
+        index,
     )
 
 
@@ -311,7 +331,7 @@ register(
 
 
 TENSOR_METHODS: dict[str, Any] = {
-    "put_": _inplace(put, "put_", source=1),
+    "put_": _put_,
     "index_fill_": _inplace(index_fill, "index_fill_"),
     "index_copy_": _inplace(index_copy, "index_copy_", source=2),
 }

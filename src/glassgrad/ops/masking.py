@@ -11,6 +11,7 @@ import numpy as np
 
 from .._dtype import checked_scalar, scalar_type_name
 from .._tensor import Tensor
+from ..autograd.kernel_order import write_at_in_order
 from ..autograd.op import Op, apply_inplace
 from ._common import array_of, broadcast_error, check_tensor
 from ._registry import Sample, register
@@ -149,6 +150,12 @@ class MaskedScatterBackward0(Op):
     source_sizes: Any
 
     __slots__ = ("mask", "source_sizes")
+
+    @staticmethod
+    def write_overlapping(data: np.ndarray, source: Any, mask: np.ndarray) -> None:
+        # PyTorch's kernel walks the mask in row-major order (enforce_linear_iteration)
+        mask = np.broadcast_to(mask, data.shape)
+        write_at_in_order(data, (mask,), source.reshape(-1)[: int(mask.sum())])
 
     def forward(self, x: Any, source: Any, mask: Any) -> Any:
         self.mask = np.broadcast_to(mask, x.shape)

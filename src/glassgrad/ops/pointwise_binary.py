@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import scalar_type_name
+from .._dtype import from_numpy_dtype, scalar_type_name
 from .._tensor import Tensor
-from ..autograd.op import Op, apply_inplace, check_inplace_operands, check_result_cast
+from ..autograd.op import Op, apply_inplace
 from ._common import array_of, binary_operands, check_tensor, floating_operands
 from ._not_implemented import _binary, _not_implemented_node, any_complex, refuse_complex
 from ._registry import NoGrad, Sample, register
@@ -118,6 +118,10 @@ class LdexpBackward0(Op):
 
     saved_inputs: tuple[int, ...] = (1,)
     saves_output = True
+    # PyTorch's ldexp_ is mul_out(self, self, pow(2, other)): mul's kernel, reading ``other``
+    # through a fresh tensor (so its memory is never checked against self's).
+    pointwise = True
+    checks_source_overlap = False
 
     def forward(self, a: Any, b: Any) -> Any:
         a, b = floating_operands(a, b)
@@ -430,6 +434,8 @@ def _heaviside_arrays(x: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 
 HeavisideNotImplemented: type[Op] = _not_implemented_node("heaviside", _heaviside_arrays)
+# a TensorIterator kernel in PyTorch, cpu_kernel without a vectorized loop
+HeavisideNotImplemented.pointwise, HeavisideNotImplemented.vector_bits = True, 0
 
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
@@ -444,28 +450,29 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
     return HeavisideNotImplemented.apply(input, check_tensor(values, "heaviside", "values", 2))
 
 
-def _write_back(self: Tensor, fn: Any, *operands: Any, own_checks_first: bool = False) -> Tensor:
-    """``fn(self, *operands)`` written into ``self`` (an in-place op built on its out-of-place
-    form), refused first if its dtype does not fit, as PyTorch's TensorIterator does, unless
-    the op checks its operands' dtypes itself before (``own_checks_first``)."""
-    check_inplace_operands(self, operands, result_dtype=not own_checks_first)
-    result = fn(self, *operands)
-    check_result_cast(result._data.dtype, self._data.dtype)
-    return self.copy_(result)
-
-
 def _float_power_inplace(self: Tensor, exponent: Any) -> Tensor:
-    wide = np.complex128 if any_complex(self, exponent) else np.float64
+    """PyTorch's float_power_: the base must have the wide dtype already, and the exponent,
+    cast to it (a tensor of that dtype stays itself), goes to ``pow_``."""
+    check_tensor(self, "float_power_")
+    complex_ = any_complex(self, exponent)
+    wide = np.complex128 if complex_ else np.float64
     if self._data.dtype != wide:  # PyTorch's float_power_ never casts the result back
         raise RuntimeError(
             f"the base given to float_power_ has dtype {scalar_type_name(self._data.dtype)} "
             f"but the operation's result requires dtype {scalar_type_name(np.dtype(wide))}"
         )
-    return _write_back(self, float_power, exponent)
+    if isinstance(exponent, Tensor):
+        exponent = to(exponent, from_numpy_dtype(np.dtype(wide)))
+    else:
+        exponent = complex(exponent) if complex_ else float(exponent)
+    return self.pow_(exponent)
 
 
 def _heaviside_inplace(self: Tensor, values: Tensor) -> Tensor:
-    return _write_back(self, heaviside, values, own_checks_first=True)
+    check_tensor(self, "heaviside_")
+    return apply_inplace(
+        HeavisideNotImplemented, self, check_tensor(values, "heaviside_", "values", 2)
+    )
 
 
 def _copysign_inplace(self: Tensor, other: Any) -> Tensor:

@@ -11,17 +11,46 @@ import numpy as np
 
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
+from ..autograd.op import Op, apply_inplace
 from ._common import binary_operands, check_tensor, is_scalar
 from ._not_implemented import _binary
 from ._registry import Sample, register
-from .pointwise_binary import _write_back
 
 
-def _integer_op(name: str, ufunc: Any, kernel: str, doc: str, numbers: bool = False) -> Any:
-    """An op of PyTorch's integral kernels: its operands promoted together, then refused
-    unless the common dtype is an integer one (bool included: ``"lshift_cpu" not
-    implemented for 'Bool'``). ``numbers``: a Python number is taken for either operand
-    (the shifts' Scalar overloads; gcd and lcm take tensors only)."""
+class _IntegerKernel(Op):
+    """One of PyTorch's integral TensorIterator kernels (no derivative): its operands
+    promoted together, then refused unless the common dtype is an integer one (bool
+    included: ``"lshift_cpu" not implemented for 'Bool'``). In place, a source in the
+    target's memory is read as the kernel reads it (autograd/kernel_order.py)."""
+
+    name: str
+    kernel: str
+    ufunc: Any
+
+    pointwise = True
+    differentiable = False
+
+    def forward(self, a: Any, b: Any) -> Any:
+        a, b = binary_operands(a, b)
+        dtype = (a if isinstance(a, np.ndarray) else b).dtype
+        if dtype.kind not in "iu":
+            raise NotImplementedError(
+                f"\"{self.kernel}_cpu\" not implemented for '{scalar_type_name(dtype)}'"
+            )
+        return _binary(self.name, a, b, self.ufunc)
+
+
+def _integer_op(
+    name: str, ufunc: Any, kernel: str, vector_bits: int, doc: str, numbers: bool = False
+) -> Any:
+    """The function of an integral kernel (``vector_bits``: its vectorized loop's width,
+    0 for ``cpu_kernel`` without one). ``numbers``: a Python number is taken for either
+    operand (the shifts' Scalar overloads; gcd and lcm take tensors only)."""
+    node = type(
+        f"_{kernel.capitalize()}Kernel",
+        (_IntegerKernel,),
+        {"name": name, "kernel": kernel, "ufunc": ufunc, "vector_bits": vector_bits},
+    )
 
     def op(input: Any, other: Any) -> Tensor:
         if not (numbers and is_scalar(input) and isinstance(other, Tensor)):
@@ -30,16 +59,19 @@ def _integer_op(name: str, ufunc: Any, kernel: str, doc: str, numbers: bool = Fa
             check_tensor(other, name, "other", 2)
         a = input._data if isinstance(input, Tensor) else input
         b = other._data if isinstance(other, Tensor) else other
-        a, b = binary_operands(a, b)
-        dtype = (a if isinstance(a, np.ndarray) else b).dtype
-        if dtype.kind not in "iu":
-            raise NotImplementedError(
-                f"\"{kernel}_cpu\" not implemented for '{scalar_type_name(dtype)}'"
-            )
-        return Tensor._from_array(_binary(name, a, b, ufunc))
+        return Tensor._from_array(node.__new__(node).forward(a, b))
+
+    def inplace(self: Tensor, other: Any) -> Tensor:
+        check_tensor(self, f"{name}_")
+        if not (numbers and is_scalar(other)):
+            check_tensor(other, f"{name}_", "other", 2)
+        return apply_inplace(node, self, other)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
+    inplace.__name__ = inplace.__qualname__ = f"{name}_"
+    inplace.__doc__ = f"In-place ``{name}``."
+    op.inplace = inplace  # type: ignore[attr-defined]
     return op
 
 
@@ -47,6 +79,7 @@ gcd: Callable[..., Any] = _integer_op(
     "gcd",
     np.gcd,
     "gcd",
+    0,
     """The greatest common divisor, elementwise (integers).
 
 Example::
@@ -61,6 +94,7 @@ lcm: Callable[..., Any] = _integer_op(
     "lcm",
     np.lcm,
     "lcm",
+    0,
     """The least common multiple, elementwise (integers).
 
 Example::
@@ -75,6 +109,7 @@ bitwise_left_shift: Callable[..., Any] = _integer_op(
     "bitwise_left_shift",
     np.left_shift,
     "lshift",
+    256,
     """``input << other``, elementwise (integers).
 
 Example::
@@ -90,6 +125,7 @@ bitwise_right_shift: Callable[..., Any] = _integer_op(
     "bitwise_right_shift",
     np.right_shift,
     "rshift",
+    256,
     """``input >> other``, elementwise (integers; arithmetic shift for signed ones).
 
 Example::
@@ -99,15 +135,6 @@ Example::
 """,
     numbers=True,
 )
-
-
-def _integer_inplace(fn: Any) -> Any:
-    def method(self: Tensor, other: Any) -> Tensor:
-        return _write_back(self, fn, other)
-
-    method.__name__ = method.__qualname__ = f"{fn.__name__}_"
-    method.__doc__ = f"In-place ``{fn.__name__}``."
-    return method
 
 
 for _fn in (gcd, lcm):
@@ -144,15 +171,15 @@ def _reflected(fn: Any, name: str) -> Any:
 
 
 TENSOR_METHODS: dict[str, Any] = {
-    "gcd_": _integer_inplace(gcd),
-    "lcm_": _integer_inplace(lcm),
-    "bitwise_left_shift_": _integer_inplace(bitwise_left_shift),
-    "bitwise_right_shift_": _integer_inplace(bitwise_right_shift),
+    "gcd_": gcd.inplace,
+    "lcm_": lcm.inplace,
+    "bitwise_left_shift_": bitwise_left_shift.inplace,
+    "bitwise_right_shift_": bitwise_right_shift.inplace,
     # The operators (PyTorch's ``__lshift__`` ... run the same kernels).
     "__lshift__": bitwise_left_shift,
     "__rlshift__": _reflected(bitwise_left_shift, "__rlshift__"),
-    "__ilshift__": _integer_inplace(bitwise_left_shift),
+    "__ilshift__": bitwise_left_shift.inplace,
     "__rshift__": bitwise_right_shift,
     "__rrshift__": _reflected(bitwise_right_shift, "__rrshift__"),
-    "__irshift__": _integer_inplace(bitwise_right_shift),
+    "__irshift__": bitwise_right_shift.inplace,
 }

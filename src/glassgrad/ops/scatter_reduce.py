@@ -15,11 +15,13 @@ import numpy as np
 from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.function import delayed_error
+from ..autograd.kernel_order import write_at_in_order, write_in_kernel_order
 from ..autograd.op import Op, apply_inplace, keep_versions
 from ._common import array_of, check_tensor, wrap_dim
 from ._not_implemented import refuse_complex
 from ._registry import NoGrad, Sample, register
 from ._samples import randn, register_on_copy
+from .division import DivBackward0, DivBackward2
 from .gather_scatter import (
     GatherBackward0,
     ScatterAddBackward0,
@@ -69,6 +71,27 @@ def _reduce_into(x: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray, re
     return out.reshape(()) if flat else out
 
 
+def _reduce_overlapping(data: np.ndarray, src: np.ndarray, dim: int, index: np.ndarray,
+                        reduce: str, include_self: bool = True) -> None:  # fmt: skip
+    """``_reduce_into`` written into ``data`` whose elements share memory, as PyTorch's
+    kernels write it: the identity scattered first (without ``include_self``), then each
+    value reduced into its location as the writes before it left it, and a mean divided in
+    place (autograd/kernel_order.py)."""
+    key = _along_key(index, dim)
+    if not include_self:
+        write_at_in_order(data, key, _identity(reduce, data.dtype), None, (index,))
+    write_at_in_order(data, key, src[_box(index.shape)], _UFUNCS[reduce], (index,))
+    if reduce == "mean":
+        count = np.full(data.shape, 1 if include_self else 0, np.int64)
+        np.add.at(count, key, 1)
+        count = np.maximum(count, 1).astype(data.dtype)
+        # PyTorch's out.div_(count): element after element, each reading what is left there
+        if data.dtype.kind in "fc":
+            write_in_kernel_order(DivBackward0, data, [count], {})
+        else:
+            write_in_kernel_order(DivBackward2, data, [count], {"rounding_mode": "floor"})
+
+
 class ScatterReduceBackward0(Op):
     """out = input with ``src`` reduced in at gather addressing (see the module docstring)."""
 
@@ -86,6 +109,8 @@ class ScatterReduceBackward0(Op):
         "scatter_reduce(): Double backward is unsupported for src when >1 zeros in src are "
         "scattered to the same position in self"
     )
+
+    write_overlapping = staticmethod(_reduce_overlapping)
 
     @row_major
     def forward(

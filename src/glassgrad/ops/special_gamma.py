@@ -134,7 +134,8 @@ def _mvlgamma_offsets(p: int) -> list[float]:
 class MvlgammaBackward0(Op):
     """out = sum_k lgamma(x - k/2) + p(p - 1)/4 log(pi), k < p; d/dx = sum_k digamma(x - k/2)"""
 
-    pointwise = True
+    # Not a TensorIterator kernel: PyTorch's mvlgamma_ (and out=) copies a result computed
+    # apart into self, so elements sharing memory read the values as they were.
 
     p: Any
 

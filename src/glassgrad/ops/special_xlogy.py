@@ -86,6 +86,8 @@ class _XLogScalarY(Op):
     """x * log(y + shift) for a Python number y: d/dx = log(y + shift), 0 where x = 0 if
     y + shift <= 0."""
 
+    pointwise = True  # the same kernel, the number wrapped as a 0-d tensor
+    vector_bits = 0
     __slots__ = ("y",)
     shift: float = 0.0
     saved_inputs: tuple[int, ...] = (0,)
