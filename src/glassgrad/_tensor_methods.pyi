@@ -768,7 +768,9 @@ class _TensorMethods:
     def put(
         self, index: Tensor, source: Tensor, accumulate: bool = ...
     ) -> Tensor: ...  # glassgrad.ops.indexed_copies.put
-    def put_(self, *args: Any, **kwargs: Any) -> Tensor: ...  # glassgrad.ops.slicing
+    def put_(
+        self, index: Tensor, source: Tensor, accumulate: bool = ...
+    ) -> Tensor: ...  # glassgrad.ops.indexed_copies._put_
     def qr(
         self, some: bool = ..., *, out: Any = ...
     ) -> tuple[Tensor, ...]: ...  # glassgrad.ops.decompositions.qr_top

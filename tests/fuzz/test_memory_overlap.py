@@ -215,6 +215,46 @@ PROGRAMS = {
         "v6.unfold(0, 4, 2).ldexp_(torch.tensor([1, 2, 3, 4]))",
         "v6.unfold(0, 4, 2).abs_().mvlgamma_(1)",
     ],
+    # out= of TensorIterator kernels that write through out_result directly (the unary
+    # special functions, lgamma, digamma, polygamma, angle, sgn, the incomplete gammas,
+    # xlogy, zeta) and of where: out is checked against the inputs as an in-place write is
+    # (an expanded out, a partial overlap raise) and an input PyTorch cannot classify is
+    # read as the kernel reads it (vector widths measured: none for erfcx, ndtri, log_ndtr,
+    # sinc, entr, i1, i1e, polygamma, zeta, where; 256 bits for i0e, angle, lgamma, digamma,
+    # erfc in float64; 512 for logit, sgn).
+    "out= of kernels over the memory they read": [
+        "v0 = torch.linspace(-0.9, 0.9, 82, dtype=torch.float64).view(2, 41)",
+        "_ = torch.special.erfcx(v0[:, :-1], out=v0[:, 1:])",
+        "_ = torch.special.log_ndtr(v0[:, :-1], out=v0[:, 1:])",
+        "_ = torch.sinc(v0[:, :-1], out=v0[:, 1:])",
+        "_ = torch.erfc(v0[:, :-1], out=v0[:, 1:])",
+        "_ = torch.special.i0e(v0[:, :-1], out=v0[:, 1:])",
+        "_ = torch.special.i1(v0[:, :-1], out=v0[:, 1:])",
+        "_ = torch.special.i1e(v0[:, :-1], out=v0[:, 1:])",
+        "_ = torch.sgn(v0[:, :-1] - 0.5, out=v0[:, 1:])",
+        "_ = torch.sgn(v0[:, :-1], out=v0[:, 1:])",
+        "_ = torch.angle(v0[:, :-1], out=v0[:, 1:])",
+        "_ = torch.where(v0[:, :-1] > 0.5, v0[:, :-1], -0.5, out=v0[:, 1:])",
+        "_ = torch.where(v0[:, :-1] > 0.5, v0[:, :-1], v0[0, :-1] * 0, out=v0[:, 1:])",
+        "v1 = torch.linspace(0.1, 0.9, 82, dtype=torch.float64).view(2, 41)",
+        "_ = torch.logit(v1[:, :-1], out=v1[:, 1:])",
+        "v1 = torch.linspace(0.1, 0.9, 82, dtype=torch.float64).view(2, 41)",
+        "_ = torch.special.ndtri(v1[:, :-1], out=v1[:, 1:])",
+        "v2 = torch.linspace(0.1, 0.9, 82, dtype=torch.float64).view(2, 41)",
+        "_ = torch.special.entr(v2[:, :-1], out=v2[:, 1:])",
+        "_ = torch.lgamma(v2[:, :-1], out=v2[:, 1:])",
+        "_ = torch.digamma(v2[:, :-1], out=v2[:, 1:])",
+        "_ = torch.polygamma(1, v2[:, :-1], out=v2[:, 1:])",
+        "v3 = torch.linspace(0.1, 0.9, 82, dtype=torch.float64).view(2, 41)",
+        "_ = torch.igamma(v3[:, :-1], v3[:, 1:] * 2, out=v3[:, 1:])",
+        "_ = torch.xlogy(v3[:, :-1], 2.0, out=v3[:, 1:])",
+        "_ = torch.special.zeta(v3[:, :-1] + 2, 1.5, out=v3[:, 1:])",
+        "v4 = torch.linspace(0.1, 0.9, 6, dtype=torch.float64)",
+        "_ = torch.special.erfcx(v4[:4], out=v4[2:])",
+        "_ = torch.where(v4[:4] > 0.5, v4[:4], v4[:4] * 0, out=v4[2:])",
+        "_ = torch.sinc(v4[:3], out=torch.zeros(1, dtype=torch.float64).expand(3))",
+        "_ = torch.special.i1(v4, out=v4)",
+    ],
 }
 
 

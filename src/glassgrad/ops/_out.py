@@ -36,6 +36,7 @@ from ._signed import signed_wrapper
 __all__ = [
     "WITHOUT_OUT",
     "check_out_dtypes",
+    "kernel_out",
     "out_result",
     "pointwise_out",
     "recorded_as_not_implemented",
@@ -272,6 +273,13 @@ def _pointwise_kernel(row: Any) -> Any:
     return row.nodes[0]
 
 
+def kernel_out(kernel: type, fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """``out_result``'s ``pointwise`` for ``fn(*args, **kwargs)``, a TensorIterator kernel
+    in PyTorch whose node is ``kernel`` (its vector width): ``out``'s memory is checked
+    against the inputs and read as the kernel reads it (``pointwise_out``)."""
+    return functools.partial(pointwise_out, kernel, fn, args, kwargs)
+
+
 def pointwise_out(kernel: Any, fn: Any, args: tuple, kwargs: dict, out: Any, values: Any) -> Any:
     """PyTorch's TensorIterator with ``out``: ``out``'s elements must not share memory, an
     input sharing ``out``'s memory in part is refused, and one it cannot classify (not dense)
@@ -336,6 +344,9 @@ _OUT_NOT_IMPLEMENTED = {
 # Functions whose out= overloads need an argument the others lack: ``sum(x, out=o)`` is refused
 # by PyTorch's parser, ``sum(x, 0, out=o)`` taken (argsort's out= overload has ``stable``).
 _OUT_NEEDS = {"sum": "dim", "prod": "dim", "argsort": "stable"}
+# Functions whose out= overload takes tensors where the function takes numbers too: the
+# arguments, in PyTorch's order, that must then be tensors (where.self_out).
+_OUT_TENSORS = {"where": ("condition", "input", "other")}
 # var's and std's (input, unbiased) overload has no out=: ``var(x, True, out=o)`` and
 # ``var(x, unbiased=True, out=o)`` are refused by PyTorch's parser, ``var(x, 0, True, out=o)``
 # and ``var(x, correction=0, out=o)`` taken.
@@ -460,6 +471,7 @@ def with_out(fn: Any, name: str, namespace: str = "") -> Any:
     kernel = _pointwise_kernel(row)
 
     needs = _OUT_NEEDS.get(key)
+    tensors_only = _OUT_TENSORS.get(key, ())
 
     @functools.wraps(fn)
     def wrapper(*args: Any, out: Any = None, **kwargs: Any) -> Any:
@@ -471,6 +483,14 @@ def with_out(fn: Any, name: str, namespace: str = "") -> Any:
                 f"'{needs}', but its out= overload is (Tensor input, ..., {needs}, ..., *, "
                 "Tensor out = None)"
             )
+        if tensors_only:
+            bound = signature.bind(*args, **kwargs).arguments
+            for position, arg in enumerate(tensors_only, 1):
+                if arg in bound and not isinstance(bound[arg], Tensor):
+                    raise TypeError(
+                        f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
+                        f"{type(bound[arg]).__name__}"
+                    )
         if key in _OUT_REFUSES_UNBIASED_WITHOUT_DIM:
             bound = signature.bind(*args, **kwargs).arguments
             if isinstance(bound.get("dim"), bool) or ("unbiased" in bound and "dim" not in bound):
@@ -498,7 +518,7 @@ def with_out(fn: Any, name: str, namespace: str = "") -> Any:
             result = recorded_as_not_implemented(aten_op, result, inputs)
         pointwise = None
         if kernel is not None:
-            pointwise = functools.partial(pointwise_out, kernel, fn, args, kwargs)
+            pointwise = kernel_out(kernel, fn, *args, **kwargs)
         return out_result(
             name,
             out,

@@ -373,6 +373,10 @@ register(
 class WhereBackward0(Op):
     """out = a where condition else b (condition is a constant mask)"""
 
+    # A TensorIterator kernel in PyTorch (cpu_kernel, no vectorized loop): out= reads an
+    # input it cannot classify as the kernel does
+    pointwise, vector_bits = True, 0
+
     condition: Any
 
     __slots__ = ("condition",)

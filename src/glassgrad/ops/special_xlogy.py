@@ -19,7 +19,7 @@ from ._common import (
     is_scalar,
 )
 from ._not_implemented import refuse_complex
-from ._out import out_result
+from ._out import kernel_out, out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
 from .special import SPECIAL, binary_special
@@ -153,10 +153,8 @@ def xlogy(input: Tensor | float, other: Tensor | float, *, out: Tensor | None = 
         "xlogy",
         out,
         result,
-        (
-            input,
-            other,
-        ),
+        (input, other),
+        pointwise=kernel_out(XlogyBackward0, xlogy, input, other),
     )
 
 
@@ -173,10 +171,8 @@ def xlog1py(input: Tensor | float, other: Tensor | float, *, out: Tensor | None 
         "special_xlog1py",
         out,
         result,
-        (
-            input,
-            other,
-        ),
+        (input, other),
+        pointwise=kernel_out(SpecialXlog1PyBackward0, xlog1py, input, other),
     )
 
 
