@@ -462,11 +462,15 @@ class _TensorMethods:
     def index_copy(
         self, dim: int, index: Tensor, source: Tensor
     ) -> Tensor: ...  # glassgrad.ops.indexed_copies.index_copy
-    def index_copy_(self, *args: Any, **kwargs: Any) -> Tensor: ...  # glassgrad.ops.slicing
+    def index_copy_(
+        self, dim: int, index: Tensor, source: Tensor
+    ) -> Tensor: ...  # glassgrad.ops.indexed_copies._index_copy_
     def index_fill(
         self, dim: int, index: Tensor, value: Any
     ) -> Tensor: ...  # glassgrad.ops.indexed_copies.index_fill
-    def index_fill_(self, *args: Any, **kwargs: Any) -> Tensor: ...  # glassgrad.ops.slicing
+    def index_fill_(
+        self, dim: int, index: Tensor, value: Any
+    ) -> Tensor: ...  # glassgrad.ops.indexed_copies._index_fill_
     def index_put(
         self, indices: tuple[Any, ...], values: Any, accumulate: bool = ...
     ) -> Tensor: ...  # glassgrad.ops.index_put.index_put

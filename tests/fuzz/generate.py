@@ -34,6 +34,12 @@ _KINDS = {
 }
 _BINARY = ["+", "-", "*", "/", "**", "//", "%", "<", ">=", "==", "@"]
 _INPLACE_BINARY = ["add_", "sub_", "mul_", "div_", "pow_", "copy_", "atan2_", "lerp_"]
+# In-place kernels drawn too outside the fixed-seed run (whose programs stay as they were):
+# an operand that overlaps the target is read as PyTorch's kernel reads it.
+_INPLACE_KERNELS = [
+    "float_power_", "heaviside_", "gcd_", "lcm_", "bitwise_left_shift_",
+    "bitwise_right_shift_", "xlogy_", "ldexp_", "hypot_", "copysign_", "fmod_",
+]  # fmt: skip
 
 
 def _ignore(name: str) -> Any:
@@ -90,6 +96,7 @@ class ProgramGenerator:
         # ops: the registry ops and in-place methods to draw from (default: all of them);
         # a fixed list keeps a seed's program the same while the registry grows.
         self.ops, self.inplace_methods = (_OPS, _INPLACE_METHODS) if ops is None else ops
+        self.inplace_binary = _INPLACE_BINARY + _INPLACE_KERNELS if ops is None else _INPLACE_BINARY
         self.rng = np.random.default_rng(seed)
         self.max_statements = max_statements
         self.statements: list[str] = []
@@ -365,7 +372,7 @@ class ProgramGenerator:
         shape = tuple(self.namespace[a].shape)
         roll = self.rng.random()
         if roll < 0.45:
-            method = str(self.rng.choice(_INPLACE_BINARY))
+            method = str(self.rng.choice(self.inplace_binary))
             b = self._operand(shape)
             if method == "lerp_":
                 return ("expr", f"{a}.lerp_({b}, 0.3)")

@@ -174,6 +174,10 @@ PROGRAMS = {
         "v1.put_(torch.tensor([2, 6]), torch.tensor([8.0, 9.0], dtype=torch.float64), True)",
         "v1.masked_scatter_(torch.tensor([False, False, True, False]), torch.arange(5.0, "
         "dtype=torch.float64))",
+        "v1.index_fill_(0, torch.tensor([0, 1]), -1.0)",
+        "v1.index_fill_(1, torch.tensor([3, -4]), -3.0)",
+        "v1.index_copy_(0, torch.tensor([1, 0]), torch.arange(8.0, dtype=torch.float64).view(2, 4))",
+        "v1.index_copy_(1, torch.tensor([3, 0]), torch.full((5, 2), 7.0, dtype=torch.float64))",
         "v1.fill_diagonal_(-5.0)",
         "v1.tril_()",
         "v1.triu_(1)",
@@ -255,7 +259,52 @@ PROGRAMS = {
         "_ = torch.sinc(v4[:3], out=torch.zeros(1, dtype=torch.float64).expand(3))",
         "_ = torch.special.i1(v4, out=v4)",
     ],
+    # index_fill(_) and index_copy(_) are kernels of their own (IndexFillBackward0/1,
+    # IndexCopyBackward0): of a repeated index_copy index the last slice stays (glassgrad
+    # added them), index_fill_ into an expanded tensor only warns, PyTorch's argument errors.
+    "index_fill and index_copy": [
+        "v0 = " + _row(6),
+        "v1 = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)",
+        "v2 = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64, requires_grad=True)",
+        "v3 = v0.view(2, 3).index_copy(1, torch.tensor([2, 2]), v2 * 2)",
+        "v4 = v0.view(2, 3).index_fill(1, torch.tensor([0, 0, -1]), v1)",
+        "v5 = v0.view(3, 2).index_fill(0, torch.tensor([1]), 2.5)",
+        "v6 = v3 * 1",
+        "v6.index_copy_(0, torch.tensor([1]), v2[:1, :1].expand(1, 3) * v1)",
+        "v6.index_fill_(1, torch.tensor([1]), v1 * 3)",
+        "v7 = torch.zeros(1, dtype=torch.float64).expand(3)",
+        "v7.index_fill_(0, torch.tensor([1]), 2.0)",
+        "v7.index_copy_(0, torch.tensor([1]), torch.ones(1, dtype=torch.float64))",
+        "v8 = torch.zeros(3, dtype=torch.float64)",
+        "v8.index_copy_(0, torch.tensor([-1]), torch.ones(1, dtype=torch.float64))",
+        "v8.index_copy_(0, torch.tensor([1, 2]), torch.ones(3, dtype=torch.float64))",
+        "v8.index_copy_(0, torch.tensor([1]), torch.ones(1, 3, dtype=torch.float64))",
+        "v8.index_fill_(0, torch.tensor([[1]]), 1.0)",
+        "v8.index_fill_(0, torch.tensor([7]), 1.0)",
+        "v8.index_fill_(0, torch.tensor([1], dtype=torch.int32), 1.0)",
+        "v8.index_copy_(0, torch.tensor([0, 0, 2]), torch.tensor([2.0, 5.0, 1.0], dtype=torch.float64))",
+    ],
 }
+
+
+def test_index_fill_and_copy_record_pytorchs_nodes() -> None:
+    names = []
+    for lib in (torch, glassgrad):
+        x = lib.zeros(2, 3, requires_grad=True) * 1
+        value = lib.tensor(1.0, requires_grad=True)
+        source = lib.ones(2, 1, requires_grad=True)
+        index = lib.tensor([0])
+        results = [
+            x.index_fill(1, index, 1.0),
+            x.index_fill(1, index, value),
+            x.index_copy(1, index, source),
+            (x * 1).index_fill_(1, index, 1.0),
+            (x * 1).index_copy_(1, index, source),
+            (x * 1).put_(index, lib.ones(1)),
+            (x.double() * 1).float_power_(2),
+        ]
+        names.append([r.grad_fn.name() for r in results])
+    assert names[0] == names[1]
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))

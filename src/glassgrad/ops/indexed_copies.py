@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import scalar_type_name
+from .._dtype import checked_scalar, scalar_type_name
 from .._strides import like_operands
 from .._tensor import Tensor
 from ..autograd.kernel_order import write_at_in_order
@@ -18,9 +18,7 @@ from ._common import array_of, check_tensor, wrap_dim
 from ._registry import Sample, register
 from ._samples import randn
 from .conversion import clone
-from .gather_scatter import index_add
-from .masking import masked_fill
-from .slicing import _inplace
+from .gather_scatter import IndexSelectBackward0
 
 
 def _index_of(index: Any, op: str) -> Tensor:
@@ -160,14 +158,115 @@ def _put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False
     )
 
 
-def _index_mask(input: Tensor, dim: int, index: Tensor, op: str) -> Tensor:
-    d = wrap_dim(dim, input._data.ndim, op)
-    positions = array_of(index).reshape(-1)
-    mask = np.zeros(input._data.shape[d] if input._data.ndim else 1, bool)
-    mask[positions] = True
-    shape = [1] * max(input._data.ndim, 1)
-    shape[d] = mask.size
-    return Tensor._from_array(mask.reshape(shape) if input._data.ndim else mask.reshape(()))
+def _slices_key(ndim: int, dim: int, index: np.ndarray) -> tuple:
+    """The NumPy key of the slices ``index`` along ``dim`` (a 0-d tensor is one of size 1)."""
+    return (slice(None),) * dim + (index.reshape(-1),) if ndim else (index.reshape(-1),)
+
+
+def _at_least_1d(x: np.ndarray) -> np.ndarray:
+    return x.reshape(1) if x.ndim == 0 else x
+
+
+class IndexFillBackward0(Op):
+    """out = input with the number ``value`` in the slices ``index`` along ``dim``; d/dinput:
+    grad with those slices zeroed"""
+
+    dim: Any
+    index: Any
+
+    __slots__ = ("dim", "index")
+    # PyTorch's index_fill_ only warns for a target whose elements share memory
+    overlap_warning = (
+        "Use of index_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
+        "performing this operation. This also applies to advanced indexing e.g. tensor[mask] = "
+        "scalar"
+    )
+
+    @staticmethod
+    def write_overlapping(data: np.ndarray, dim: int, index: np.ndarray, value: Any) -> None:
+        write_at_in_order(data, _slices_key(data.ndim, dim, index), value)
+
+    def forward(self, x: Any, dim: Any, index: Any, value: Any) -> Any:
+        # PyTorch's kernel converts the value (checked), then finds a bad index
+        value = checked_scalar(value.item() if isinstance(value, np.ndarray) else value, x.dtype)
+        _check_bounds(x, dim, index, "", -(x.shape[dim] if x.ndim else 1))
+        self.dim, self.index = dim, index
+        out = x.copy(order="K")  # PyTorch fills a clone that keeps self's layout
+        _at_least_1d(out)[_slices_key(x.ndim, dim, index)] = np.asarray(value).astype(x.dtype)
+        return out
+
+    def backward(self, F: Any, grad: Any) -> Any:
+        return IndexFillBackward0.call(grad, dim=self.dim, index=self.index, value=0)
+
+
+class IndexFillBackward1(Op):
+    """out = input with the 0-d tensor ``value`` in the slices ``index`` along ``dim``;
+    d/dvalue: the sum of grad over those slices (each once)"""
+
+    dim: Any
+    index: Any
+
+    __slots__ = ("dim", "index")
+    overlap_warning = IndexFillBackward0.overlap_warning
+    checks_source_overlap = False  # PyTorch's kernel reads value.item() first
+
+    @staticmethod
+    def write_overlapping(data: np.ndarray, value: Any, dim: int, index: np.ndarray) -> None:
+        write_at_in_order(data, _slices_key(data.ndim, dim, index), value.copy())
+
+    def forward(self, x: Any, value: Any, dim: Any, index: Any) -> Any:
+        return IndexFillBackward0.forward(self, x, dim, index, value)  # type: ignore[arg-type]
+
+    def backward(self, F: Any, grad: Any) -> Any:
+        needs = self.needs_input_grad
+        grad_self = grad_value = None
+        if needs[0]:
+            grad_self = IndexFillBackward0.call(grad, dim=self.dim, index=self.index, value=0)
+        if needs[1]:
+            g = F.reshape(grad, (1,)) if array_of(grad).ndim == 0 else grad
+            positions = np.unique(self.index)
+            if positions.size and positions[0] < 0:
+                # PyTorch's index_select of the unique indices takes no negative one (its
+                # forward does): the value's gradient fails there.
+                size = array_of(g).shape[self.dim]
+                raise RuntimeError(
+                    f"INDICES element is out of DATA bounds, id={positions[0]} axis_dim={size}"
+                )
+            picked = IndexSelectBackward0.call(g, dim=self.dim, index=positions)
+            grad_value = F.sum(picked)
+        return grad_self, grad_value
+
+
+def _index_fill_args(op: str, input: Tensor, dim: int, index: Tensor, value: Any) -> tuple:
+    """PyTorch's index_fill_ checks before its kernel (which checks the bounds)."""
+    check_tensor(input, op)
+    if isinstance(value, Tensor) and value._data.ndim:
+        raise RuntimeError(
+            "index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            f"{value._data.ndim} dimension(s)."
+        )
+    check_tensor(index, op, "index")
+    if index._data.dtype != np.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if isinstance(value, complex) and input._data.dtype.kind != "c":
+        raise RuntimeError(
+            "index_fill_(): Converting complex Scalar to non-complex type is not supported"
+        )
+    d = wrap_dim(dim, max(input._data.ndim, 1), op)
+    if index._data.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    return d, index
+
+
+def _check_bounds(x: np.ndarray, dim: int, index: np.ndarray, prefix: str, low: int) -> None:
+    """The index kernels' bounds check: every index in ``[low, size)`` (``low``: ``-size``
+    where negative indices count from the end)."""
+    size = x.shape[dim] if x.ndim else 1
+    bad = index[(index < low) | (index >= size)]
+    if bad.size:
+        raise IndexError(
+            f"{prefix}index {bad.flat[0]} is out of bounds for dimension {dim} with size {size}"
+        )
 
 
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
@@ -179,15 +278,111 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
         tensor([[1., 0., 1.],
                 [1., 0., 1.]])
     """
-    check_tensor(input, "index_fill")
-    index = _index_of(index, "index_fill")
-    if isinstance(value, complex) and input._data.dtype.kind != "c":
-        raise RuntimeError(
-            "index_fill_(): Converting complex Scalar to non-complex type is not supported"
+    d, index = _index_fill_args("index_fill", input, dim, index, value)
+    if isinstance(value, Tensor):
+        result = IndexFillBackward1.apply(input, value, dim=d, index=index._data)
+    else:
+        result = IndexFillBackward0.apply(input, dim=d, index=index._data, value=value)
+    return keep_versions(result, index)
+
+
+def _index_fill_(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    d, index = _index_fill_args("index_fill", input, dim, index, value)
+    if isinstance(value, Tensor):
+        result = apply_inplace(IndexFillBackward1, input, value, dim=d, index=index._data)
+    else:
+        result = apply_inplace(IndexFillBackward0, input, dim=d, index=index._data, value=value)
+    return keep_versions(result, index)
+
+
+class IndexCopyBackward0(Op):
+    """out = input with its slices ``index`` along ``dim`` replaced by ``source``'s (of a
+    repeated index, the last one stays); d/dinput: grad with those slices zeroed,
+    d/dsource: grad's slices ``index``"""
+
+    dim: Any
+    index: Any
+    source_shape: Any
+
+    __slots__ = ("dim", "index", "source_shape")
+    saved_inputs: tuple[int, ...] = (1,)  # the source, as PyTorch's node (expand_as(source))
+    saved_for: tuple[tuple[int, ...], ...] = ((1,),)
+    refuses_full_overlap = True  # PyTorch's assert_no_overlap(self, source)
+    errors_after_overlap = "all"  # its argument checks follow the overlap checks
+
+    @staticmethod
+    def write_overlapping(data: np.ndarray, source: Any, dim: int, index: np.ndarray) -> None:
+        key = _slices_key(data.ndim, dim, index)
+        write_at_in_order(data, key, source.reshape(_at_least_1d(data)[key].shape))
+
+    def forward(self, x: Any, source: Any, dim: Any, index: Any) -> Any:
+        _check_index_copy(x, source, dim, index)
+        self.dim, self.index, self.source_shape = dim, index, source.shape
+        out = x.copy(order="C")  # PyTorch's structured index_copy allocates it contiguous
+        target = _at_least_1d(out)
+        key = _slices_key(x.ndim, dim, index)
+        target[key] = source.reshape(target[key].shape)
+        return out
+
+    def backward(self, F: Any, grad: Any) -> Any:
+        needs = self.needs_input_grad
+        grad_self = grad_source = None
+        if needs[0]:
+            grad_self = IndexFillBackward0.call(grad, dim=self.dim, index=self.index, value=0)
+        if needs[1]:
+            g = F.reshape(grad, (1,)) if array_of(grad).ndim == 0 else grad
+            picked = IndexSelectBackward0.call(g, dim=self.dim, index=self.index.reshape(-1))
+            grad_source = F.reshape(picked, self.source_shape)
+        return grad_self, grad_source
+
+
+def _check_index_copy(x: np.ndarray, source: np.ndarray, dim: int, index: np.ndarray) -> None:
+    """PyTorch's index_copy checks, in its order (after the overlap checks)."""
+    if index.ndim >= 2:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
+    numel = index.size
+    if source.ndim == 0 and numel != 1:
+        raise IndexError(
+            f"index_copy_(): When source is scalar, index should have one element (got {numel})"
         )
-    return keep_versions(
-        masked_fill(input, _index_mask(input, dim, index, "index_fill"), value), index
-    )
+    if source.ndim != x.ndim and source.ndim and x.ndim:
+        raise IndexError(
+            "index_copy_(): When source and destination are not scalars, their dimensionality "
+            f"must match. Source dimensionality ({source.ndim}), destination dimensionality "
+            f"({x.ndim})"
+        )
+    if index.dtype != np.int64:
+        raise RuntimeError(
+            "index_copy_(): Expected a long tensor for index, but got "
+            f"{scalar_type_name(index.dtype)}"
+        )
+    if source.dtype != x.dtype:
+        raise RuntimeError(
+            "index_copy_(): self and source expected to have the same dtype, but got (self) "
+            f"{scalar_type_name(x.dtype)} and (source) {scalar_type_name(source.dtype)}"
+        )
+    own = [n for k, n in enumerate(x.shape) if k != dim]
+    given = [n for k, n in enumerate(source.shape) if k != dim]
+    if own != given:
+        raise RuntimeError(
+            "index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+            f"slice shape: {' '.join(map(str, own))} at dimension {dim} and source slice shape: "
+            f"{' '.join(map(str, given))} at dimension 0."
+        )
+    count = source.shape[dim] if source.ndim else 1
+    if index.ndim and numel != count:
+        raise IndexError(
+            f"index_copy_(): Number of indices ({numel}) should be equal to source.size(dim) "
+            f"({count})"
+        )
+    _check_bounds(x, dim, index, "index_copy_(): ", 0)
+
+
+def _index_copy_args(op: str, input: Tensor, dim: int, index: Tensor, source: Tensor) -> int:
+    check_tensor(input, op)
+    check_tensor(index, op, "index")
+    check_tensor(source, op, "source", 4)
+    return wrap_dim(dim, max(input._data.ndim, 1), op)
 
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
@@ -198,18 +393,14 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
         >>> glassgrad.zeros(3).index_copy(0, glassgrad.tensor([2]), glassgrad.tensor([5.0]))
         tensor([0., 0., 5.])
     """
-    check_tensor(input, "index_copy")
-    index = _index_of(index, "index_copy")
-    check_tensor(source, "index_copy", "source", 4)
-    if source._data.dtype != input._data.dtype:
-        raise RuntimeError(
-            "index_copy_(): self and source expected to have the same dtype, but got (self) "
-            f"{scalar_type_name(input._data.dtype)} and (source) "
-            f"{scalar_type_name(source._data.dtype)}"
-        )
-    d = wrap_dim(dim, input._data.ndim, "index_copy")
-    cleared = masked_fill(input, _index_mask(input, dim, index, "index_copy"), 0)
-    return index_add(cleared, d, index, source)
+    d = _index_copy_args("index_copy", input, dim, index, source)
+    return keep_versions(IndexCopyBackward0.apply(input, source, dim=d, index=index._data), index)
+
+
+def _index_copy_(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    d = _index_copy_args("index_copy", input, dim, index, source)
+    result = apply_inplace(IndexCopyBackward0, input, source, dim=d, index=index._data)
+    return keep_versions(result, index)
 
 
 def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
@@ -291,6 +482,7 @@ register(
 register(
     "index_fill",
     index_fill,
+    nodes=(IndexFillBackward0, IndexFillBackward1),
     samples=lambda rng: [
         Sample((randn(rng, 3, 4), 1, np.array([0, 2]), 1.5)),
         Sample((randn(rng, 3, 4), 0, np.array([1]), randn(rng))),
@@ -302,6 +494,7 @@ register(
 register(
     "index_copy",
     index_copy,
+    nodes=(IndexCopyBackward0,),
     samples=lambda rng: [
         Sample((randn(rng, 4, 3), 0, np.array([0, 2]), randn(rng, 2, 3))),
         Sample((randn(rng, 3, 4), 1, np.array([3]), randn(rng, 3, 1))),
@@ -332,6 +525,6 @@ register(
 
 TENSOR_METHODS: dict[str, Any] = {
     "put_": _put_,
-    "index_fill_": _inplace(index_fill, "index_fill_"),
-    "index_copy_": _inplace(index_copy, "index_copy_", source=2),
+    "index_fill_": _index_fill_,
+    "index_copy_": _index_copy_,
 }

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._layout import contiguous_format
 from .._tensor import Tensor
-from ..autograd.op import Op, check_source_overlap
+from ..autograd.op import Op
 from ..autograd.views import own_temporary_view
 from ._common import array_of, check_tensor, moveaxis, wrap_dim
 from ._registry import Sample, register
@@ -398,23 +398,6 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     if size < 0:
         raise RuntimeError(f"size is {size} but must be >= 0")
     return UnfoldBackward0.apply(input, dim=d, size=int(size), step=int(step))
-
-
-def _inplace(fn: Any, name: str, source: int | None = None) -> Any:
-    """``name``, the in-place ``fn``: its result copied into self. ``source``: the position
-    of an argument PyTorch's kernel refuses to read from self's memory (assert_no_overlap)."""
-
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        result = fn(self, *args, **kwargs)
-        if source is not None:
-            given = args[source] if len(args) > source else kwargs.get("source")
-            if isinstance(given, Tensor):
-                check_source_overlap(self, given)
-        return self.copy_(result)
-
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"In-place ``{name[:-1]}``."
-    return method
 
 
 def _fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
