@@ -421,9 +421,7 @@ class _TensorMethods:
         self, lambd: float = ...
     ) -> Tensor: ...  # glassgrad.ops.nn_activation_piecewise.hardshrink
     def heaviside(self, values: Tensor) -> Tensor: ...  # glassgrad.ops.pointwise_binary.heaviside
-    def heaviside_(
-        self, values: Tensor
-    ) -> Tensor: ...  # glassgrad.ops.pointwise_binary._heaviside_inplace
+    def heaviside_(self, values: Any) -> Any: ...  # glassgrad.ops.pointwise_binary
     def histc(
         self, bins: int = ..., min: float = ..., max: float = ..., *, out: Any = ...
     ) -> Tensor: ...  # glassgrad.ops.counting.histc

@@ -145,7 +145,6 @@ class IndexAddBackward0(Op):
     def write_overlapping(
         data: np.ndarray, source: Any, dim: int, index: np.ndarray, alpha: Any = 1
     ) -> None:
-        # PyTorch's kernel adds slice after slice, each reading what the ones before it left
         values = source if alpha == 1 else source * alpha
         write_at_in_order(data, _index_key(dim, index), values, np.add)
 
@@ -227,10 +226,9 @@ def _gather_array(x: np.ndarray, dim: int, index: np.ndarray) -> np.ndarray:
 
 
 def _scatter_overlapping(
-    data: np.ndarray, dim: int, index: np.ndarray, src: Any, reduce: Any = None
+    data: np.ndarray, dim: int, index: Any, src: Any, reduce: Any = None
 ) -> None:
-    """Scatter ``src`` into ``data`` whose elements share memory, element after element in
-    the index's order, as PyTorch's scatter kernel (autograd/kernel_order.py)."""
+    """Scatter into ``data`` whose elements share memory, as PyTorch's kernel (kernel_order)."""
     if isinstance(src, np.ndarray) and src.ndim:
         src = src[_box(index.shape)]
     write_at_in_order(data, _along_key(index, dim), src, reduce, (index,))

@@ -118,10 +118,8 @@ class LdexpBackward0(Op):
 
     saved_inputs: tuple[int, ...] = (1,)
     saves_output = True
-    # PyTorch's ldexp_ is mul_out(self, self, pow(2, other)): mul's kernel, reading ``other``
-    # through a fresh tensor (so its memory is never checked against self's).
-    pointwise = True
-    checks_source_overlap = False
+    # PyTorch's ldexp_: mul's kernel by a fresh pow(2, other), whose memory is not checked
+    pointwise, checks_source_overlap = True, False
 
     def forward(self, a: Any, b: Any) -> Any:
         a, b = floating_operands(a, b)
@@ -434,8 +432,7 @@ def _heaviside_arrays(x: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 
 HeavisideNotImplemented: type[Op] = _not_implemented_node("heaviside", _heaviside_arrays)
-# a TensorIterator kernel in PyTorch, cpu_kernel without a vectorized loop
-HeavisideNotImplemented.pointwise, HeavisideNotImplemented.vector_bits = True, 0
+HeavisideNotImplemented.pointwise, HeavisideNotImplemented.vector_bits = True, 0  # cpu_kernel
 
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
@@ -451,8 +448,7 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
 
 
 def _float_power_inplace(self: Tensor, exponent: Any) -> Tensor:
-    """PyTorch's float_power_: the base must have the wide dtype already, and the exponent,
-    cast to it (a tensor of that dtype stays itself), goes to ``pow_``."""
+    # PyTorch's: the base has the wide dtype already, the exponent cast to it goes to pow_
     check_tensor(self, "float_power_")
     complex_ = any_complex(self, exponent)
     wide = np.complex128 if complex_ else np.float64
@@ -461,18 +457,9 @@ def _float_power_inplace(self: Tensor, exponent: Any) -> Tensor:
             f"the base given to float_power_ has dtype {scalar_type_name(self._data.dtype)} "
             f"but the operation's result requires dtype {scalar_type_name(np.dtype(wide))}"
         )
-    if isinstance(exponent, Tensor):
-        exponent = to(exponent, from_numpy_dtype(np.dtype(wide)))
-    else:
-        exponent = complex(exponent) if complex_ else float(exponent)
-    return self.pow_(exponent)
-
-
-def _heaviside_inplace(self: Tensor, values: Tensor) -> Tensor:
-    check_tensor(self, "heaviside_")
-    return apply_inplace(
-        HeavisideNotImplemented, self, check_tensor(values, "heaviside_", "values", 2)
-    )
+    number = complex if complex_ else float
+    wide_dtype = from_numpy_dtype(np.dtype(wide))
+    return self.pow_(to(exponent, wide_dtype) if isinstance(exponent, Tensor) else number(exponent))
 
 
 def _copysign_inplace(self: Tensor, other: Any) -> Tensor:
@@ -623,5 +610,9 @@ TENSOR_METHODS: dict[str, Any] = {
     ),
     "nextafter_": lambda self, other: apply_inplace(NextafterBackward0, self, other),
     "float_power_": _float_power_inplace,
-    "heaviside_": _heaviside_inplace,
+    "heaviside_": lambda self, values: apply_inplace(
+        HeavisideNotImplemented,
+        check_tensor(self, "heaviside_"),
+        check_tensor(values, "heaviside_", "values", 2),
+    ),
 }
