@@ -123,6 +123,36 @@ def test_no_grad_and_integer_tensors() -> None:
 
 
 @pytest.mark.parametrize(
+    ("make", "call"),
+    [
+        ("x.view(1, 4).transpose(0, 1)", "squeeze_()"),  # seed 620156: AxisError in backward
+        ("x.view(1, 4).transpose(0, 1)", "t_()"),
+        ("x.view(2, 2)", "transpose_(0, 1)"),  # silently the untransposed gradient before
+        ("x.view(2, 2)", "swapdims_(0, 1)"),
+        ("(x * 1).view(1, 4).transpose(0, 1)", "unsqueeze_(0)"),
+        ("x.view(1, 4)[0]", "unsqueeze_(1)"),
+    ],
+)
+def test_a_view_changed_in_no_grad_mode_gets_its_history_from_the_base(
+    make: str, call: str
+) -> None:
+    # PyTorch's version bump leaves the view's grad_fn stale; it is derived again from the
+    # base with the new geometry (AsStridedBackward0), also for views made of it afterwards.
+    def program(L):
+        x = L.tensor([0.5, 1.5, -2.0, 3.0], requires_grad=True)
+        v = eval(make)
+        with L.no_grad():
+            eval("v." + call)
+        first = v[0]
+        (v * L.arange(4.0).view(v.shape)).sum().backward(retain_graph=True)
+        gradient = x.grad.clone()
+        (first * first).sum().backward()
+        return v.grad_fn.name(), tuple(v.shape), first.grad_fn.name(), gradient, x.grad
+
+    same(program)
+
+
+@pytest.mark.parametrize(
     "call",
     [
         "t_()",

@@ -600,7 +600,10 @@ def apply_inplace_view(cls: type, target: Any, **params: Any) -> Any:
     note_write(counter, f"{cls.__name__} (in place)")
     if target._base is not None:
         target._view_steps = view_steps(target) + (step,)
-        target._attr_version = counter[0]
+        if recording:
+            target._attr_version = counter[0]
+        # Not recorded (no-grad mode), its history is stale: the next read derives it from
+        # the base with the new geometry (AsStridedBackward0), as PyTorch's.
     else:  # its views were made from the old geometry: the way back to it, for them
         changes = target._geometry_changes
         if type(changes) is list:  # append-only (views index into it): no copy per call
