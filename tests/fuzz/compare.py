@@ -265,11 +265,14 @@ def _arrays(where: str, ours: np.ndarray, theirs: np.ndarray, judge: _Judge) -> 
         if not np.array_equal(ours, theirs):
             return Difference(where, "value", f"glassgrad {ours}, PyTorch {theirs}")
         return None
-    if not np.array_equal(np.isnan(ours), np.isnan(theirs)):
+    # A complex value's parts are placed apart: inf + NaN j against inf + NaN j agrees, and
+    # NaN + 0j against NaN + NaN j does not.
+    our_parts, their_parts = _parts(ours), _parts(theirs)
+    if not np.array_equal(np.isnan(our_parts), np.isnan(their_parts)):
         return Difference(where, "value", f"NaN where the other has none: {ours} / {theirs}")
-    infinite = np.isinf(theirs)
-    if not np.array_equal(np.isinf(ours), infinite) or not np.array_equal(
-        ours[infinite], theirs[infinite]
+    infinite = np.isinf(their_parts)
+    if not np.array_equal(np.isinf(our_parts), infinite) or not np.array_equal(
+        our_parts[infinite], their_parts[infinite]
     ):
         return Difference(where, "value", f"infinities differ: {ours} / {theirs}")
     finite = np.isfinite(theirs)
@@ -285,6 +288,11 @@ def _arrays(where: str, ours: np.ndarray, theirs: np.ndarray, judge: _Judge) -> 
             where, "value", f"max error {error.max():.3g}: glassgrad {ours}, PyTorch {theirs}"
         )
     return None
+
+
+def _parts(values: np.ndarray) -> np.ndarray:
+    """A float array as it is, a complex one as its real and imaginary parts stacked."""
+    return np.stack([values.real, values.imag]) if values.dtype.kind == "c" else values
 
 
 def _no_farther(

@@ -184,6 +184,27 @@ def test_each_value_beyond_the_tolerance_is_weighed_against_float64() -> None:
 
 
 @pytest.mark.parametrize(
+    ("ours", "theirs", "agree"),
+    [
+        ([complex("inf+nanj")], [complex("inf+nanj")], True),
+        ([complex("nan+0j")], [complex("nan+nanj")], False),
+        ([complex("-inf+nanj")], [complex("inf+nanj")], False),
+        ([complex("1+infj")], [complex("1+infj")], True),
+    ],
+)
+def test_complex_values_are_compared_part_by_part(ours: list, theirs: list, agree: bool) -> None:
+    """Seed 650712: inf + NaN j in both libraries was reported as "infinities differ" (a
+    complex NaN is never equal to itself); which part is NaN or infinite counts."""
+    from .compare import first_difference
+    from .execute import Trace
+
+    def trace(values: list) -> Trace:
+        return Trace(phases={"backward": {"v0": np.array(values, dtype=np.complex128)}})
+
+    assert (first_difference(trace(ours), trace(theirs), []) is None) == agree
+
+
+@pytest.mark.parametrize(
     ("weight", "bias", "bug"),
     [(False, True, True), (True, True, False), (False, False, False), (True, False, False)],
 )

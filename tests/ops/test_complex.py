@@ -93,3 +93,58 @@ def test_errors_match_pytorch(call: Any) -> None:
         call(torch)
     assert type(ours.value) is type(theirs.value)
     assert str(theirs.value) == str(ours.value).replace("glassgrad", "torch")
+
+
+_INF, _NAN = float("inf"), float("nan")
+_POWER_BASES = [0j, -0.0 + 0j, complex(_INF, 0), complex(-_INF, 0), complex(0, _INF),
+                complex(_NAN, 0), complex(1, _NAN), -1 + 0j, 1j, 2 + 3j, -2.5 + 0j,
+                complex(_INF, _INF), 1 + 0j]  # fmt: skip
+_POWER_EXPONENTS = [0, 1, 2, 3, 0.5, -0.5, -1, -2, -0.79, 2.5, 0.3 + 0.4j, 1j, 0j, 2 + 0j]
+
+
+def _same_parts(ours: np.ndarray, theirs: np.ndarray) -> None:
+    assert ours.dtype == theirs.dtype
+    for mine, reference in ((ours.real, theirs.real), (ours.imag, theirs.imag)):
+        np.testing.assert_array_equal(np.isnan(mine), np.isnan(reference))
+        np.testing.assert_array_equal(np.isinf(mine), np.isinf(reference))
+        infinite = np.isinf(reference)
+        np.testing.assert_array_equal(mine[infinite], reference[infinite])
+    finite = np.isfinite(theirs)
+    np.testing.assert_allclose(ours[finite], theirs[finite], rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("exponent", _POWER_EXPONENTS, ids=str)
+@pytest.mark.parametrize("kind", ["number", "tensor", "0-d tensor"])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_power_at_zero_infinity_and_nan(kind: str, exponent: Any, dtype: str) -> None:
+    """Fuzz seed 650712: PyTorch's complex pow is C's cpow, exp(e * log(x)), for tensor
+    exponents (0 ** -0.79 is inf + NaN j, 0 ** 0 NaN; NumPy's power gave NaN and 1), and for
+    a number exponent its sqrt/rsqrt/reciprocal/product kernels at 0.5, -0.5, -1, 2, 3, -2."""
+    results = []
+    for lib in (gg, torch):
+        x = lib.tensor(_POWER_BASES, dtype=getattr(lib, dtype))
+        if kind == "number":
+            e = exponent
+        elif kind == "tensor":
+            e = lib.full((len(_POWER_BASES),), exponent, dtype=x.dtype)
+        else:
+            e = lib.tensor(
+                exponent, dtype=lib.complex128 if isinstance(exponent, complex) else lib.float64
+            )
+        results.append((x**e).numpy())
+    _same_parts(*results)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "complex64"])
+@pytest.mark.parametrize("number", [1, 1.0, 0, -1, 2.5, 2j, 0.3 + 0.4j])
+def test_number_to_a_complex_or_real_power(number: Any, dtype: str) -> None:
+    # 1 ** x is 1 (pow_Scalar_out fills it, cpow(1, NaN) is NaN); int64 ** 2j is complex64.
+    values = [0, 2, -1, 3, 1] if dtype == "int64" else [0.0, 2.0, -1.5, _INF, _NAN]
+    results = []
+    for lib in (gg, torch):
+        x = lib.tensor(values, dtype=getattr(lib, dtype))
+        if dtype != "complex64" and not isinstance(number, complex):
+            x = x.to(lib.complex64)
+        results.append(((number**x).numpy(), (x**number).numpy()))
+    for ours, theirs in zip(*results):
+        _same_parts(ours, theirs)

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import result_numpy_dtype
 from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op
@@ -43,7 +44,29 @@ def _power(base: Any, exponent: Any) -> np.ndarray:
         odd = np.where(e % 2 == 0, 1, -1)
         negative = np.where(base == 1, 1, np.where(base == -1, odd, 0))
         return np.asarray(np.where(e < 0, negative, positive), dtype=dtype)
+    if dtype.kind == "c":
+        return _complex_power(np.asarray(base, dtype), exponent)
     return np.asarray(np.power(base, exponent))
+
+
+def _complex_power(base: Any, exponent: Any) -> np.ndarray:
+    """PyTorch's complex pow kernel, ``std::pow``: C's ``cpow``, ``exp(exponent *
+    log(base))`` for every element. NumPy's power special-cases a zero base and integer
+    exponents (0 ** -0.5 is NaN there, inf + NaN j in PyTorch; inf ** 3 NaN, inf + NaN j)."""
+    with np.errstate(all="ignore"):
+        return np.asarray(np.exp(exponent * np.log(base)))
+
+
+# PyTorch's pow with a number exponent and a complex base calls these kernels for these
+# exponents (pow_tensor_scalar_kernel), std::pow for the others.
+_COMPLEX_POWER_KERNELS = {
+    0.5: np.sqrt,
+    -0.5: lambda x: 1.0 / np.sqrt(x),
+    -1: lambda x: 1.0 / x,
+    2: lambda x: x * x,
+    3: lambda x: x * x * x,
+    -2: lambda x: 1.0 / (x * x),
+}
 
 
 def _tensor_power(base: Any, exponent: Any) -> np.ndarray:
@@ -70,10 +93,20 @@ class PowBackward0(Op):
         self.exponent = exponent
         if isinstance(exponent, float) and x.dtype.kind != "f":
             x = default_float(x)
-        if x.dtype.kind in "iub" and not isinstance(exponent, bool) and exponent < 0:
+        if x.dtype.kind in "iub" and type(exponent) is int and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        if x.dtype.kind == "f":
+        if x.dtype.kind == "f" and not isinstance(exponent, complex):
             return x**exponent
+        if x.dtype.kind == "c" or isinstance(exponent, complex):
+            x = x.astype(result_numpy_dtype((x, exponent)), copy=False)
+            # pow_Tensor_Scalar_out: a copy for exponent 1, ones for exponent 0.
+            if exponent == 1:
+                return x.copy()
+            if exponent == 0:
+                return np.ones_like(x)
+            kernel = _COMPLEX_POWER_KERNELS.get(exponent)
+            with np.errstate(all="ignore"):
+                return kernel(x) if kernel is not None else _complex_power(x, exponent)
         return _power(x, exponent)
 
     def backward(self, F: Any, grad: Any) -> Any:
@@ -142,7 +175,10 @@ class PowBackward2(Op):
     def forward(self, exponent: Any, base: Any) -> Any:
         self.base = base
         exponent = default_float(exponent) if isinstance(base, float) else exponent
-        return _tensor_power(base, exponent)
+        result = _tensor_power(base, exponent)
+        if base == 1:  # pow_Scalar_out fills ones (cpow(1, NaN) would be NaN)
+            result[...] = 1
+        return result
 
     def backward(self, F: Any, grad: Any) -> Any:
         exponent, out = self.saved
