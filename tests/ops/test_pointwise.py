@@ -242,6 +242,27 @@ def test_floor_divide_records_not_implemented_and_backward_raises() -> None:
             out.sum().backward()
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        "x.floor_divide(v)",
+        "x.floor_divide_(v)",
+        "x.heaviside(v)",
+        "x.heaviside_(v)",
+        "x.new_zeros(3, 0).heaviside_(v)",  # fuzz seed 700193
+    ],
+)
+def test_not_implemented_errors_name_the_in_place_op(call: str) -> None:
+    messages = []
+    for lib in LIBS:
+        v = lib.tensor(2.0, dtype=lib.float64, requires_grad=True)
+        out = eval(call, {"x": lib.ones(3, dtype=lib.float64), "v": v})
+        with pytest.raises(RuntimeError) as caught:
+            lib.autograd.grad(out.sum(), [v])
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
+
+
 def test_division_by_zero_integers_raise_floats_follow_ieee() -> None:
     for lib in LIBS:
         for op in (lib.floor_divide, lib.remainder):

@@ -97,7 +97,7 @@ def _not_implemented_node(
         return compute(*operands)
 
     def backward(self: Op, F: Any, grad: Any) -> Any:
-        raise RuntimeError(f"derivative for {'aten::' if aten else ''}{op} is not implemented")
+        raise RuntimeError(f"derivative for {type(self).aten_name} is not implemented")
 
     def apply(cls: type, *inputs: Any, **params: Any) -> Any:
         fixed = tuple(
@@ -126,9 +126,16 @@ def _not_implemented_node(
             "apply": classmethod(apply),
             "records_out": True,
             "cpp_node": True,  # PyTorch's C++ class: name() is qualified
+            "aten_name": f"{'aten::' if aten else ''}{op}",
             "__doc__": f"{op}: no gradient",
         },
     )
+
+
+def in_place(node: type[Op]) -> type[Op]:
+    """The NotImplemented node of the in-place variant of ``node``'s op (``floor_divide_``):
+    the same node, whose backward's error names the in-place op, as PyTorch's does."""
+    return type("NotImplemented", (node,), {"__slots__": (), "aten_name": node.aten_name + "_"})
 
 
 def computed_result(*arrays: np.ndarray) -> np.ndarray:

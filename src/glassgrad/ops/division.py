@@ -26,6 +26,7 @@ from ._not_implemented import (
     _binary,
     _not_implemented_for,
     _not_implemented_node,
+    in_place,
 )
 from ._registry import NoGrad, Sample, register
 from ._samples import (
@@ -226,6 +227,7 @@ class DivBackward2(Op):
 FloorDivideNotImplemented: type[Op] = _not_implemented_node("floor_divide", _floor_divide_arrays)
 # floor_divide_ is a TensorIterator kernel in PyTorch (autograd/kernel_order.py)
 FloorDivideNotImplemented.pointwise = True
+_FloorDivideInplaceNotImplemented: type[Op] = in_place(FloorDivideNotImplemented)
 
 
 RemainderNotImplemented: type[Op] = _not_implemented_node("remainder", _remainder_arrays)
@@ -421,8 +423,8 @@ register(
 
 def _floor_divide_inplace(self: Tensor, other: Any) -> Tensor:
     if isinstance(other, Tensor):
-        return apply_inplace(FloorDivideNotImplemented, self, other)
-    return apply_inplace(FloorDivideNotImplemented, self, after=other)
+        return apply_inplace(_FloorDivideInplaceNotImplemented, self, other)
+    return apply_inplace(_FloorDivideInplaceNotImplemented, self, after=other)
 
 
 TENSOR_METHODS: dict[str, Any] = {

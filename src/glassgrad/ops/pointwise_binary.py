@@ -16,7 +16,7 @@ from .._dtype import from_numpy_dtype, scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import array_of, binary_operands, check_tensor, floating_operands
-from ._not_implemented import _binary, _not_implemented_node, any_complex, refuse_complex
+from ._not_implemented import _binary, _not_implemented_node, any_complex, in_place, refuse_complex
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
 from .conversion import to
@@ -432,6 +432,7 @@ def _heaviside_arrays(x: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 
 HeavisideNotImplemented: type[Op] = _not_implemented_node("heaviside", _heaviside_arrays)
+_HeavisideInplaceNotImplemented: type[Op] = in_place(HeavisideNotImplemented)
 HeavisideNotImplemented.pointwise, HeavisideNotImplemented.vector_bits = True, 0  # cpu_kernel
 
 
@@ -611,7 +612,7 @@ TENSOR_METHODS: dict[str, Any] = {
     "nextafter_": lambda self, other: apply_inplace(NextafterBackward0, self, other),
     "float_power_": _float_power_inplace,
     "heaviside_": lambda self, values: apply_inplace(
-        HeavisideNotImplemented,
+        _HeavisideInplaceNotImplemented,
         check_tensor(self, "heaviside_"),
         check_tensor(values, "heaviside_", "values", 2),
     ),
