@@ -220,6 +220,9 @@ class Op(Node):
     double_backward_zeros: bool = True
     # copy_: a source that is the written tensor itself, once broadcast, is not an overlap.
     copies_source: bool = False
+    # PyTorch's NotImplemented node: an edge per input that requires grad, none for the
+    # others (in place too, where a target without history then has no edge of its own).
+    edges_of_grad_inputs_only: bool = False
     # In place, the result has the operands' common dtype, so that PyTorch refuses one the
     # target cannot hold before the kernel refuses the dtype (False: comparisons, whose
     # result is bool whatever they compare).
@@ -1408,6 +1411,8 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
         before._output_nr = target._output_nr
         before._requires_grad = True
     node._record((before, *others), [data, *arrays], out)
+    if cls.edges_of_grad_inputs_only:
+        _drop_edges_without_grad(node)
     if 0 in cls.saved_inputs:
         _save_original(node, before)
     _write(node, data, out, arrays, params)
@@ -1425,6 +1430,22 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
         # that reached it directly would run it twice.
         node._view_grad_fn = weakref.ref(target._node)
     return target
+
+
+def _drop_edges_without_grad(node: Op) -> None:
+    """Keep ``node``'s edges (and their metadata) to inputs that require grad only. Without
+    one to the target, a write into a view keeps none of the node's other edges (PyTorch's
+    CopySlices takes the node's edges from the second on: the values of ``view.heaviside_(v)``
+    get no gradient, not the node's error)."""
+    edges = node._next_nodes
+    kept = [i for i, fn in enumerate(edges) if fn is not None]
+    if len(kept) == len(edges):
+        return
+    meta = node._meta  # each input's shape and dtype, then each output's
+    inputs = [m for i in kept for m in meta[2 * i : 2 * i + 2]]
+    node._meta = _shared_meta((*inputs, *meta[2 * len(edges) :]))
+    node._next_nodes = tuple(edges[i] for i in kept)
+    node._next_nrs = tuple(node._next_nrs[i] for i in kept)
 
 
 # What the in-place-write record names for an op class: "ExpBackward0 (in place)".

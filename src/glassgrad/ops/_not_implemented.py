@@ -125,6 +125,7 @@ def _not_implemented_node(
             "backward": backward,
             "apply": classmethod(apply),
             "records_out": True,
+            "edges_of_grad_inputs_only": True,
             "cpp_node": True,  # PyTorch's C++ class: name() is qualified
             "aten_name": f"{'aten::' if aten else ''}{op}",
             "__doc__": f"{op}: no gradient",
