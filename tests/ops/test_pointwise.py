@@ -736,3 +736,16 @@ def test_sign_of_booleans_as_pytorch() -> None:
         a = lib.tensor([True, False])
         assert lib.sign(a).tolist() == [True, False]
         assert a.sign_().tolist() == [True, False] and a.dtype == lib.bool
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool"])
+def test_heaviside_is_pytorchs_kernel_at_nan_and_signed_zeros(dtype: str) -> None:
+    # Seed 701266: heaviside(NaN, v) is 0 in PyTorch (x == 0 ? v : x > 0), NaN in NumPy's.
+    floating = dtype.startswith("float")
+    values = [float("nan"), -float("inf"), float("inf"), 0.0, -0.0, 2.0, -3.0]
+    results = []
+    for lib in LIBS:
+        x = lib.tensor(values if floating else [0, 1, -1, 0, 2, 0, 1]).to(getattr(lib, dtype))
+        v = lib.tensor(float("nan") if floating else 1).to(x.dtype)
+        results.append((x.heaviside(v).tolist(), x.clone().heaviside_(v).tolist()))
+    assert str(results[0]) == str(results[1])

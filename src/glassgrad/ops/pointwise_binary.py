@@ -428,7 +428,8 @@ def _heaviside_arrays(x: np.ndarray, values: np.ndarray) -> np.ndarray:
         raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if x.dtype != values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
-    return _binary("heaviside", x, values, np.heaviside).astype(x.dtype)
+    # PyTorch's kernel, x == 0 ? values : x > 0 (NumPy's heaviside gives NaN at a NaN)
+    return _binary("heaviside", x, values, lambda a, v: np.where(a == 0, v, a > 0)).astype(x.dtype)
 
 
 HeavisideNotImplemented: type[Op] = _not_implemented_node("heaviside", _heaviside_arrays)
