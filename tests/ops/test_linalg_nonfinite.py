@@ -251,3 +251,41 @@ def test_lu_solve_backward_spreads_a_nan_or_inf_gradient_as_pytorch(
         theirs = _lu_solve_gradients(torch, grad, left, adjoint)
         for name, x, y in zip(("LU", "B"), ours, theirs, strict=True):
             assert_same_arrays(x, y, f"{value} at {index}: gradient of {name}")
+
+
+def _lu_gradients(lib: Any, shape: tuple, which: int, at: tuple, poison: float, unpack: bool):
+    a = lib.tensor(
+        np.arange(1.0, 1.0 + np.prod(shape)).reshape(shape) ** 1.5 % 7, requires_grad=True
+    )
+    if unpack:
+        _, lower, upper = lib.lu_unpack(*lib.linalg.lu_factor(a))
+    else:
+        _, lower, upper = lib.linalg.lu(a)
+    grads = [lib.ones_like(lower), lib.ones_like(upper)]
+    grads[which][at] = poison
+    (g,) = lib.autograd.grad((lower, upper), a, grads)
+    return g.numpy()
+
+
+@pytest.mark.parametrize("unpack", [False, True], ids=["lu", "lu_unpack"])
+@pytest.mark.parametrize("shape", [(2, 4), (4, 2), (3, 3)])
+@pytest.mark.parametrize("poison", [float("nan"), float("inf")])
+def test_lu_gradients_keep_a_nan_or_inf_where_pytorch_does(
+    shape: tuple, poison: float, unpack: bool
+) -> None:
+    # Seed 701826: U % U of a wide LU puts NaN in U's structurally zero part; PyTorch's
+    # backward drops it (triu, then a concatenation), glassgrad's embedding by a product with
+    # an identity spread it over every entry (NaN * 0).
+    for which in (0, 1):
+        rows, cols = (shape[0], min(shape)) if which == 0 else (min(shape), shape[1])
+        for at in np.ndindex(rows, cols):
+            ours = _lu_gradients(gg, shape, which, at, poison, unpack)
+            theirs = _lu_gradients(torch, shape, which, at, poison, unpack)
+            np.testing.assert_array_equal(
+                np.isnan(ours), np.isnan(theirs), err_msg=str((which, at))
+            )
+            finite = np.isfinite(theirs)
+            np.testing.assert_allclose(ours[finite], theirs[finite], rtol=1e-9, atol=1e-9)
+            np.testing.assert_array_equal(
+                ours[~finite & ~np.isnan(theirs)], theirs[~finite & ~np.isnan(theirs)]
+            )

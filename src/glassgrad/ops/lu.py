@@ -203,26 +203,29 @@ def _lu_backward(F: Any, grad_l: Any, grad_u: Any, p: Any, lower: Any, upper: An
             _tri(F, grad_u, True), adjoint(F, upper)
         )
         grad = _solve_tri(adjoint(F, u1), _tri(F, grad, False, -1), False, left=False)
-        # [grad + triu(gU1), gU2], the columns set side by side by two embeddings
-        left_block = F.matmul(grad + _tri(F, grad_u[..., :, :k], True), _eye(F, grad, k, n))
-        right_part = grad_u - F.matmul(grad_u[..., :, :k], _eye(F, grad, k, n))
-        grad = _solve_tri(adjoint(F, lower), left_block + right_part, True, unit=True)
-        return F.matmul(p, grad)
+        # [grad + triu(gU1), gU2] (a concatenation: a NaN stays where it is)
+        grad = F.cat([grad + _tri(F, grad_u[..., :, :k], True), grad_u[..., :, k:]], -1)
+        return F.matmul(p, _solve_tri(adjoint(F, lower), grad, True, unit=True))
     # tall: A1 = P L1 U, A2 = P L2 U
     l1 = lower[..., :k, :]
     grad = F.matmul(grad_u, adjoint(F, upper)) - F.matmul(
         adjoint(F, lower), _tri(F, grad_l, False, -1)
     )
     grad = _solve_tri(adjoint(F, l1), _tri(F, grad, True), True, unit=True)
-    top = F.matmul(_eye(F, grad, m, k), grad + _tri(F, grad_l[..., :k, :], False, -1))
-    bottom = grad_l - F.matmul(_eye(F, grad, m, k), grad_l[..., :k, :])
-    grad = _solve_tri(adjoint(F, upper), top + bottom, False, left=False)
-    return F.matmul(p, grad)
+    grad = F.cat([grad + _tri(F, grad_l[..., :k, :], False, -1), grad_l[..., k:, :]], -2)
+    return F.matmul(p, _solve_tri(adjoint(F, upper), grad, False, left=False))
 
 
-def _eye(F: Any, like: Any, rows: int, cols: int) -> Any:
-    """The rows x cols identity, embedding a block into a larger matrix by a product."""
-    return constant_like(like, np.eye(rows, cols, dtype=np.asarray(array_of(like)).dtype))
+def _zero_padded(F: Any, x: Any, rows: int, cols: int) -> Any:
+    """``x`` in the top left corner of a rows x cols matrix of zeros (PyTorch's narrow and
+    add_: a NaN of ``x`` stays in its place, where a product with an identity spreads it)."""
+    shape = tuple(x.shape)
+    dtype = np.asarray(array_of(x)).dtype
+    if cols > shape[-1]:
+        x = F.cat([x, F.zeros((*shape[:-1], cols - shape[-1]), dtype)], -1)
+    if rows > shape[-2]:
+        x = F.cat([x, F.zeros((*shape[:-2], rows - shape[-2], cols), dtype)], -2)
+    return x
 
 
 # --- lu_factor, lu ------------------------------------------------------------------------
@@ -418,9 +421,8 @@ class LuUnpackBackward0(Op):
             return None, None
         m, k = grad_l.shape[-2:]
         n = grad_u.shape[-1]
-        lower = F.matmul(_tri(F, grad_l, False, -1), _eye(F, grad_l, k, n))
-        upper = F.matmul(_eye(F, grad_u, m, k), _tri(F, grad_u, True))
-        return lower + upper, None
+        lower = _zero_padded(F, _tri(F, grad_l, False, -1), m, n)
+        return lower + _zero_padded(F, _tri(F, grad_u, True), m, n), None
 
 
 def lu_unpack(
