@@ -749,3 +749,18 @@ def test_heaviside_is_pytorchs_kernel_at_nan_and_signed_zeros(dtype: str) -> Non
         v = lib.tensor(float("nan") if floating else 1).to(x.dtype)
         results.append((x.heaviside(v).tolist(), x.clone().heaviside_(v).tolist()))
     assert str(results[0]) == str(results[1])
+
+
+@pytest.mark.parametrize(
+    "call", ["torch.fmod(x, x)", "x.clone().fmod_(x)", "x.clone().fmod_(True)", "x % x"]
+)
+def test_fmod_of_bools_is_refused_as_pytorch(call: str) -> None:
+    # Seed 703142: PyTorch's fmod kernel has no Bool case (remainder has); glassgrad gave int8.
+    outcomes = []
+    for lib in LIBS:
+        try:
+            result = eval(call, {"torch": lib, "x": lib.tensor([True, False])})
+            outcomes.append((str(result.dtype).split(".")[-1], result.tolist()))
+        except (RuntimeError, NotImplementedError) as error:
+            outcomes.append((type(error).__name__, str(error)))
+    assert outcomes[0] == outcomes[1]

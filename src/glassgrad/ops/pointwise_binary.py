@@ -1,9 +1,7 @@
 """Binary pointwise math beyond the arithmetic operators: copysign, float_power, fmax, fmin,
-fmod, hypot, ldexp, logaddexp, logaddexp2, nextafter and heaviside (gcd, lcm and the bit
-shifts are in ``pointwise_integer.py``). Derivatives are PyTorch's
-(tools/autograd/derivatives.yaml, nextafter's included: 1 for its first operand where it
-differs from the second); heaviside has none.
-"""
+fmod, hypot, ldexp, logaddexp, logaddexp2, nextafter and heaviside (gcd, lcm and the shifts:
+``pointwise_integer.py``). Derivatives are PyTorch's (derivatives.yaml; nextafter's is 1 for
+its first operand where it differs from the second); heaviside has none."""
 
 from __future__ import annotations
 
@@ -220,6 +218,8 @@ def fmin(input: Tensor, other: Tensor) -> Tensor:
 def _fmod_arrays(a: Any, b: Any) -> np.ndarray:
     refuse_complex("fmod_cpu", a, b)
     a, b = binary_operands(a, b)
+    if np.asarray(a).dtype == np.bool_:  # PyTorch's kernel has no Bool case
+        raise NotImplementedError("\"fmod_cpu\" not implemented for 'Bool'")
     if np.asarray(b).dtype.kind in "iub" and np.asarray(a).dtype.kind in "iub" and np.any(b == 0):
         raise RuntimeError("ZeroDivisionError")
     return _binary("fmod", a, b, np.fmod)
