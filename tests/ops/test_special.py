@@ -460,3 +460,19 @@ def test_polynomials_round_as_pytorchs_kernel(name: str) -> None:
         np.testing.assert_array_equal(ours[exact], theirs[exact])
         scale = np.abs(theirs[np.isfinite(theirs)]).max()
         np.testing.assert_allclose(ours[~exact], theirs[~exact], rtol=0, atol=1e-5 * scale)
+
+
+@pytest.mark.parametrize("name", ["igamma", "igammac"])
+def test_incomplete_gamma_saves_nothing_without_the_gradient_in_x(name: str) -> None:
+    # Seed 710505: only a requires grad, x changes in place: PyTorch saved nothing (its
+    # formula in a is not_implemented), so the backward raises that, not a version error.
+    messages = []
+    for lib in (gg, torch):
+        a = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        x = lib.tensor([0.5, 1.5], dtype=lib.float64)
+        y = getattr(lib, name)(a, x)
+        x.add_(1)
+        with pytest.raises(NotImplementedError) as caught:
+            y.sum().backward()
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]

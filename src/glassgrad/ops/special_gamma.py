@@ -172,6 +172,9 @@ class _IncompleteGamma(Op):
     kernel = ""
     sign: float = 1.0
     saved_inputs: tuple[int, ...] = (0, 1)
+    # Both are read by x's formula only (a's is not_implemented): saved only while x's
+    # gradient is needed, as PyTorch's, so x may then change in place before the backward.
+    saved_for: tuple[tuple[int, ...], ...] = ((1,), (1,))
     vector_bits = 512  # igamma/igammac are registered for AVX512 too
 
     def forward(self, a: Any, x: Any) -> Any:
