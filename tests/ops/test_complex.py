@@ -148,3 +148,40 @@ def test_number_to_a_complex_or_real_power(number: Any, dtype: str) -> None:
         results.append(((number**x).numpy(), (x**number).numpy()))
     for ours, theirs in zip(*results):
         _same_parts(ours, theirs)
+
+
+_SUM_CASES = {
+    "a + b": lambda a, b: a + b,
+    "a - b": lambda a, b: a - b,
+    "b + a": lambda a, b: b + a,
+    "add alpha": lambda a, b: a.add(b, alpha=2),
+    "add_": lambda a, b: a.clone().add_(b),
+    "sub_": lambda a, b: a.clone().sub_(b),
+    "a[i] += b": lambda a, b: _index_add(a, b),
+    "rsub": lambda a, b: 2.5 - b if b.dtype.is_complex else 2.5j - b,
+    "number + a": lambda a, b: float("nan") + a,
+}
+
+
+def _index_add(a: Any, b: Any) -> Any:
+    a = a.clone()
+    a[[0, 1, 2, 3, 4, 5, 6, 7, 8]] += b
+    return a
+
+
+@pytest.mark.parametrize("case", list(_SUM_CASES))
+@pytest.mark.parametrize("other", ["complex64", "complex128", "float64"])
+def test_complex_sums_multiply_the_second_operand_by_alpha(case: str, other: str) -> None:
+    """Fuzz seed 704508: PyTorch's add and sub kernels compute a + alpha * b with alpha a
+    complex 1 by default, so a NaN or inf part of b (a real NaN promoted: NaN + 0j) makes
+    the other part of the sum NaN; b + a with a finite keeps it."""
+    bases = [complex(1, 2), complex(-1, 0.5), 0j, complex(3, -1)] * 2 + [1j]
+    seconds = [complex(_NAN, 0), complex(_INF, 0), complex(0, _INF), complex(1, _NAN),
+               complex(-_INF, _INF), complex(_NAN, _NAN), 2 + 1j, -0.5 + 0j, 0j]  # fmt: skip
+    results = []
+    for lib in (gg, torch):
+        a = lib.tensor(bases, dtype=lib.complex64)
+        b = lib.tensor(seconds, dtype=lib.complex128)
+        b = b.real.to(lib.float64) if other == "float64" else b.to(getattr(lib, other))
+        results.append(_SUM_CASES[case](a, b).numpy())
+    _same_parts(*results)

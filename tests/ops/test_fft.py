@@ -301,3 +301,29 @@ def test_transforms_are_numpys_fftn_rfftn_irfftn_bit_for_bit() -> None:
         sizes = [half.shape[d] for d in dim[:-1]] + [last]
         expected = np.fft.irfftn(half, s=sizes, axes=dim, norm=norms[False][mode]).astype(real)
         np.testing.assert_array_equal(transforms._c2r(half, dim, mode, last), expected)
+
+
+@pytest.mark.parametrize("name", ["irfft", "hfft", "irfft2", "hfft2", "irfftn", "hfftn"])
+@pytest.mark.parametrize("shape", [(3, 5), (2, 4)])
+def test_inverse_real_transforms_keep_a_nan_gradient_where_pytorch_does(
+    name: str, shape: tuple
+) -> None:
+    # Fuzz seed 703873: the one-sided r2c of a NaN gradient has exactly real bins 0 and n/2
+    # (NaN + 0j); multiplying every bin by its weight of 1 or 2 made those imaginary parts
+    # NaN too. PyTorch multiplies the doubled bins only.
+    rng = np.random.default_rng(1)
+    z = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    size = getattr(torch.fft, name)(torch.tensor(z)).shape
+    for where in range(int(np.prod(size))):
+        grad = rng.standard_normal(size)
+        grad.reshape(-1)[where] = np.nan
+        results = []
+        for lib in (gg, torch):
+            x = lib.tensor(z, requires_grad=True)
+            (g,) = lib.autograd.grad(getattr(lib.fft, name)(x), x, lib.tensor(grad))
+            results.append(g.resolve_conj().numpy() if lib is torch else g.numpy())
+        ours, theirs = results
+        for part in (np.real, np.imag):
+            np.testing.assert_array_equal(np.isnan(part(ours)), np.isnan(part(theirs)))
+        finite = np.isfinite(theirs)
+        np.testing.assert_allclose(ours[finite], theirs[finite], rtol=1e-12, atol=1e-12)

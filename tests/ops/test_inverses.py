@@ -178,6 +178,25 @@ def test_lstsq_of_a_rank_deficient_matrix_is_the_minimum_norm_solution() -> None
         assert_same(x, y, rtol=1e-8, atol=1e-10)
 
 
+def test_lstsq_gradient_of_zeros_still_depends_on_a_and_b() -> None:
+    # Fuzz seed 701613: `residuals[:] = v` sends zeros back; PyTorch's backward tests which
+    # gradients are defined, not their values, so under create_graph the gradients of A and
+    # B still require grad (zeros).
+    results = []
+    for lib in (gg, torch):
+        rng = np.random.default_rng(5)
+        a = lib.tensor(rng.standard_normal((4, 3)), requires_grad=True)
+        b = lib.tensor(rng.standard_normal((4, 2)), requires_grad=True)
+        out = lib.linalg.lstsq(a * 1, b * 1, driver="gelsd")
+        v = lib.tensor(0.5, dtype=lib.float64, requires_grad=True)
+        out.residuals[:] = v
+        grads = lib.autograd.grad(out.residuals.sum(), [a, b, v], create_graph=True)
+        results.append([(g.requires_grad, g.detach().numpy().copy()) for g in grads])
+    for (flag, ours), (their_flag, theirs) in zip(*results):
+        assert flag == their_flag
+        np.testing.assert_allclose(ours, theirs, atol=1e-12)
+
+
 def test_matrix_rank_and_pinv_tolerances_match_pytorch() -> None:
     a = np.diag([3.0, 1e-3, 1e-9])
     for kwargs in ({}, {"atol": 1e-2}, {"rtol": 1e-4}, {"atol": 1e-12, "rtol": 0.0}):

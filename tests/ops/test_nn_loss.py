@@ -618,3 +618,21 @@ def test_multi_margin_loss_weight_of_another_dtype_refused_as_pytorch(dtypes: tu
             lib.nn.functional.multi_margin_loss(x, lib.tensor([1, 3, 1, 0, 2]), weight=weight)
         messages.append(str(caught.value))
     assert messages[0] == messages[1]
+
+
+def test_kl_div_is_built_on_xlogy_with_its_gradient_off_the_domain() -> None:
+    # Fuzz seed 710919: kl_div of negative targets written over by copy_ sends zeros back;
+    # PyTorch's xlogy gradient in x is xlogy(grad, y), 0 where grad is 0 even where log(y) is
+    # NaN. kl_div used a copy of xlogy's node with grad * log(y) (NaN) there.
+    target_values = np.array([[-1.5, 0.3, 0.0, 2.0], [0.5, -0.2, 1.0, -3.0]])
+    results = []
+    for lib in (gg, torch):
+        target = lib.tensor(target_values, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            loss = lib.nn.functional.kl_div(lib.tensor(X[:2]), target, reduction="none")
+        grad = lib.tensor([[0.0, 1.0, 0.0, 2.0], [1.0, 0.0, 0.0, 0.0]])
+        (first,) = lib.autograd.grad(loss, target, grad)
+        results.append(first.numpy())
+    np.testing.assert_array_equal(np.isnan(results[0]), np.isnan(results[1]))
+    np.testing.assert_allclose(*results, rtol=1e-12)

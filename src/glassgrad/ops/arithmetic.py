@@ -33,6 +33,24 @@ from ._samples import (
 
 # --- arithmetic ------------------------------------------------------------------------
 
+# NumPy's dtypes of built-in types are singletons: identity tests are the cheapest check on
+# the real-valued hot path (a dtype's ``kind`` builds a string each time).
+_COMPLEX64, _COMPLEX128 = np.dtype(np.complex64), np.dtype(np.complex128)
+
+
+def _is_complex(out: Any) -> bool:
+    dtype = getattr(out, "dtype", None)
+    return dtype is _COMPLEX64 or dtype is _COMPLEX128
+
+
+def _times(b: Any, alpha: Any, dtype: np.dtype) -> Any:
+    """``alpha * b`` in the complex ``dtype`` of a sum. PyTorch's add and sub kernels compute
+    ``a + alpha * b`` with ``alpha`` (1 by default) a complex number there, so a non-finite
+    part of ``b`` spreads a NaN to the other part (``1 * (nan + 0j)`` is ``nan + nanj``) even
+    for ``alpha == 1``, where glassgrad's shortcut ``a + b`` does not multiply (fuzz seed
+    704508: ``z[i] += x``, z complex, x a real NaN)."""
+    return np.asarray(b, dtype) * alpha
+
 
 class AddBackward0(Op):
     """out = a + alpha * b"""
@@ -50,9 +68,12 @@ class AddBackward0(Op):
                 a, b = binary_operands(a, b)
         self.alpha = alpha
         try:
-            return a + b if alpha == 1 else a + alpha * b
+            out = a + b if alpha == 1 else a + alpha * b
         except ValueError:
             raise broadcast_error("add", a, b) from None
+        if alpha == 1 and _is_complex(out):
+            out = a + _times(b, alpha, out.dtype)
+        return out
 
     def backward(self, F: Any, grad: Any) -> Any:
         return grad, grad if self.alpha == 1 else grad * self.alpha
@@ -95,9 +116,12 @@ class SubBackward0(Op):
             _refuse_bool_subtraction(a, b)
         self.alpha = alpha
         try:
-            return a - b if alpha == 1 else a - alpha * b
+            out = a - b if alpha == 1 else a - alpha * b
         except ValueError:
             raise broadcast_error("sub", a, b) from None
+        if alpha == 1 and _is_complex(out):
+            out = a - _times(b, alpha, out.dtype)
+        return out
 
     def backward(self, F: Any, grad: Any) -> Any:
         return grad, -grad if self.alpha == 1 else grad * -self.alpha
@@ -114,15 +138,11 @@ class RsubBackward1(Op):
         _refuse_bool_subtraction(a, other)
         self.alpha = alpha
         a, other = binary_operands(a, other)
-        return other - a if alpha == 1 else other - alpha * a
+        out = other - a if alpha == 1 else other - alpha * a
+        return other - _times(a, alpha, out.dtype) if alpha == 1 and _is_complex(out) else out
 
     def backward(self, F: Any, grad: Any) -> Any:
         return -grad if self.alpha == 1 else grad * -self.alpha
-
-
-# NumPy's dtypes of built-in types are singletons: identity tests are the cheapest check on
-# the real-valued hot path (a dtype's ``kind`` builds a string each time).
-_COMPLEX64, _COMPLEX128 = np.dtype(np.complex64), np.dtype(np.complex128)
 
 
 def conj_of(F: Any, x: Any) -> Any:

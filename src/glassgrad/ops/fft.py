@@ -208,18 +208,18 @@ class FftC2RBackward0(Op):
         doubled = self.last_dim_size - kept  # bins 1 .. n - (n//2 + 1) stand for two
         if doubled <= 0:
             return half
-        weights = np.ones(kept, dtype=_real_dtype(half))
-        weights[1 : 1 + doubled] = 2.0
-        weights = weights.reshape((kept,) + (1,) * (len(np.shape(_values(half))) - last - 1))
-        return half * (Tensor._from_array(weights) if isinstance(half, Tensor) else weights)
-
-
-def _values(x: Any) -> np.ndarray:
-    return x._data if isinstance(x, Tensor) else x
-
-
-def _real_dtype(x: Any) -> np.dtype:
-    return np.dtype(np.float32 if _values(x).dtype == np.complex64 else np.float64)
+        # Only those bins are multiplied (PyTorch's narrow().mul_(2)): a product by a weight
+        # of 1 would be complex, and the NaN real part of bin 0 would make its exact zero
+        # imaginary part NaN (fuzz seed 703873).
+        ahead = (slice(None),) * last
+        return F.cat(
+            [
+                half[(*ahead, slice(0, 1))],
+                half[(*ahead, slice(1, 1 + doubled))] * 2.0,
+                half[(*ahead, slice(1 + doubled, kept))],
+            ],
+            last,
+        )
 
 
 # --- argument handling, as PyTorch's SpectralOps.cpp ---------------------------------------

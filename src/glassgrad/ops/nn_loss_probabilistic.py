@@ -16,7 +16,7 @@ from .._tensor import Tensor
 from ..autograd.op import Op, keep_versions
 from . import arithmetic, division, pointwise
 from . import reduction as reduce_ops
-from ._common import array_of, binary_operands, broadcast_error, check_tensor
+from ._common import array_of, broadcast_error, check_tensor
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
 from .nn_activation import call_op
@@ -34,6 +34,7 @@ from .nn_loss import (
     _reduction,
 )
 from .nn_loss_classification import _rows_of_probabilities
+from .special_xlogy import XlogyBackward0
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"]
 
@@ -244,29 +245,6 @@ def binary_cross_entropy_with_logits(
 
 
 # --- Kullback-Leibler divergence ---------------------------------------------------------------
-
-
-class XlogyBackward0(Op):
-    """out = x * log(y), and 0 where x == 0 (the 0 log 0 = 0 of entropy terms)"""
-
-    saved_inputs: tuple[int, ...] = (0, 1)
-
-    def forward(self, x: Any, y: Any) -> Any:
-        x, y = binary_operands(x, y)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.asarray(np.where((x == 0) & ~np.isnan(y), 0.0, x * np.log(y)), dtype=x.dtype)
-
-    def backward(self, F: Any, grad: Any) -> Any:
-        x, y = self.saved
-        needs = self.needs_input_grad
-        grad_x = grad_y = None
-        if needs[0]:
-            # grad * xlogy(x != 0, y): log(y) where x != 0, else 0 (y may be 0 there).
-            skip = array_of(x) == 0
-            grad_x = F.where(skip, 0.0, grad * F.log(F.where(skip, 1.0, y)))
-        if needs[1]:
-            grad_y = grad * x / y
-        return grad_x, grad_y
 
 
 def kl_div(
