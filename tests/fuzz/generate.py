@@ -22,6 +22,9 @@ from .skips import MKL_NONFINITE, PYTORCH_LAZY_CONJ, PYTORCH_UNDEFINED_FOR_NAN, 
 
 _SHAPES = [(), (1,), (3,), (4,), (2, 3), (3, 4), (4, 3), (2, 3, 4), (0,), (2, 0), (3, 1), (1, 4)]
 _ERROR_RATE = 0.2  # how often a statement that raises in PyTorch is kept
+# How often a new float leaf holds tied values (outside the fixed-seed run): sort, topk, mode,
+# unique ... then return the indices of equal values in the order of PyTorch's algorithms.
+_TIE_RATE = 0.15
 _KINDS = {
     "op": 0.3,
     "operator": 0.14,
@@ -97,6 +100,7 @@ class ProgramGenerator:
         # a fixed list keeps a seed's program the same while the registry grows.
         self.ops, self.inplace_methods = (_OPS, _INPLACE_METHODS) if ops is None else ops
         self.inplace_binary = _INPLACE_BINARY + _INPLACE_KERNELS if ops is None else _INPLACE_BINARY
+        self.ties = ops is None
         self.rng = np.random.default_rng(seed)
         self.max_statements = max_statements
         self.statements: list[str] = []
@@ -216,11 +220,21 @@ class ProgramGenerator:
         roll = self.rng.random()
         if array.dtype.kind == "f":
             dtype = "float64" if roll < 0.75 else "float32"
+            if self.ties and array.size > 1 and self.rng.random() < _TIE_RATE:
+                array = self._tied(array)
             if requires_grad is None:
                 requires_grad = self.rng.random() < 0.8
             return self._leaf_line(array, dtype, requires_grad)
         dtype = {"b": "bool", "u": "uint8"}.get(array.dtype.kind, "int64")
         return self._leaf_line(array, dtype, False)
+
+    def _tied(self, array: np.ndarray) -> np.ndarray:
+        """The array with one or two of its own values (a zero's sign flipped, now and then)
+        repeated over all its elements."""
+        pool = self.rng.choice(array.reshape(-1), size=int(self.rng.integers(1, 3)))
+        if self.rng.random() < 0.2:
+            pool = np.array([0.0, -0.0])
+        return self.rng.choice(pool, size=array.shape)
 
     def _float_arg(self, array: np.ndarray, requires_grad: bool | None) -> str:
         """An existing float variable of the array's shape, now and then, else a new leaf."""

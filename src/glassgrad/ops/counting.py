@@ -21,7 +21,7 @@ from ._not_implemented import _not_implemented_node, computed_result, refuse_com
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
-from ._std_sort import std_sort
+from ._tie_order import unique_sorted
 
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
@@ -368,54 +368,6 @@ def _sources(*arguments: Any) -> list:
     return [a for a in arguments if isinstance(a, Tensor)]
 
 
-def _unique(
-    x: np.ndarray, sorted: bool, return_inverse: bool, return_counts: bool, dim: Any
-) -> tuple:
-    if dim is None:
-        # ATen sorts stably and compares neighbours with !=: every NaN is a value of its own
-        values, inverse, counts = np.unique(
-            x, return_inverse=True, return_counts=True, equal_nan=False
-        )
-        inverse = inverse.reshape(x.shape)
-    elif x.dtype.kind in "fc" and x.shape[dim] and np.isnan(x).any():
-        return _unique_rows_with_nan(x, dim)
-    else:
-        values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True, axis=dim)
-        inverse = inverse.reshape(-1)
-    return values, inverse.astype(np.int64), counts.astype(np.int64)
-
-
-def _unique_rows_with_nan(x: np.ndarray, dim: int) -> tuple:
-    """ATen's ``_unique_dim_cpu_template`` where rows hold NaN: ``std::sort`` of the rows
-    by a lexicographic ``<`` (a NaN row is "equivalent" to every row, so the order is the
-    algorithm's), then each row is kept unless equal (``at::equal``: NaN never is) to the
-    last kept one."""
-    rows = np.moveaxis(x, dim, 0)
-    flat = rows.reshape(rows.shape[0], -1)
-
-    def less(a: int, b: int) -> bool:
-        for left, right in zip(flat[a], flat[b]):
-            if left < right:
-                return True
-            if left > right:
-                return False
-        return False
-
-    order = std_sort(list(range(flat.shape[0])), less)
-    kept, counts = [order[0]], []
-    inverse = np.zeros(flat.shape[0], np.int64)
-    previous = 0
-    for position in range(1, len(order)):
-        row = order[position]
-        if not np.array_equal(flat[row], flat[kept[-1]]):
-            kept.append(row)
-            counts.append(position - previous)
-            previous = position
-        inverse[row] = len(kept) - 1
-    counts.append(len(order) - previous)
-    return np.moveaxis(rows[kept], 0, dim), inverse, np.array(counts, np.int64)
-
-
 def _unique_consecutive(x: np.ndarray, dim: Any) -> tuple:
     if dim is None:
         flat = x.reshape(-1)
@@ -440,7 +392,7 @@ def _unique_forward(x: np.ndarray, params: tuple) -> Any:
     kind, sorted_, dim = params
     if kind == "consecutive":
         return _unique_consecutive(x, dim)[0]
-    return _unique(x, sorted_, False, False, dim)[0]
+    return unique_sorted(x, dim)[0]
 
 
 # PyTorch records unique with nodes whose backward raises; these stand for them.
@@ -484,7 +436,7 @@ def unique(
     check_tensor(input, "unique")
     refuse_complex("unique" if dim is None else "unique_dim", input)
     d = None if dim is None else wrap_dim(dim, input._data.ndim, "unique")
-    _, inverse, counts = _unique(input._data, sorted, True, True, d)
+    _, inverse, counts = unique_sorted(input._data, d)
     node = Unique2Backward0 if d is None else UniqueDimBackward0
     return _unique_result(
         input, node, ("unique", sorted, d), (inverse, counts), return_inverse, return_counts
@@ -584,6 +536,9 @@ register(
         Sample((np.array([[1, 2, 1], [3, 0, 3]]),), {"dim": 1, "return_counts": True}),
         Sample((NoGrad(np.array([2.5, -1.0, 2.5, 0.0])),), {"return_counts": True}),
         Sample((np.array([True, False, True]),)),
+        # zeros of both signs: which one stands for 0 is std::sort's
+        Sample((NoGrad(np.tile([0.0, -0.0, 1.0, -0.0], 5)),)),
+        Sample((NoGrad(np.tile([[0.0, 1.0], [-0.0, 1.0]], (9, 1))),), {"dim": 0}),
     ],
 )
 register(

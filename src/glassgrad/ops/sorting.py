@@ -22,20 +22,14 @@ from ._not_implemented import refuse_complex
 from ._out import out_result
 from ._registry import Sample, register
 from ._samples import randn
+from ._tie_order import (
+    all_nan_median_index,
+    mode_index,
+    sort_order,
+    stable_argsort,
+    topk_order,
+)
 from .reduction import _DimExtremum, _FullExtremum
-
-
-def stable_argsort(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
-    """Indices that sort ``x`` along ``axis``, ties in their original order and NaN as the
-    largest value (first when descending), as PyTorch's stable sort."""
-    if not descending:
-        return np.argsort(x, axis=axis, kind="stable")
-    # Sorting the reversed array ascending and reading the result backwards keeps equal
-    # elements in their original order and puts NaN first.
-    n = x.shape[axis]
-    # np.flip(a, axis) as the view it returns, without its argument handling
-    reverse = (slice(None),) * (axis % x.ndim) + (slice(None, None, -1),)
-    return (n - 1 - np.argsort(x[reverse], axis=axis, kind="stable"))[reverse]
 
 
 def _refuse_complex_sort(op: str, input: Tensor) -> None:
@@ -66,8 +60,8 @@ class _Selecting(_DimExtremum):
             self.pick(x.reshape(1), 0, **params)  # argument checks only
             self.indices = np.zeros((), dtype=np.int64)
             return x.copy(), self.indices
-        index = self.pick(x, dim, **params).astype(np.int64)
-        values = take_along_axis(x, index, axis=dim)
+        index, values = self.pick_with_values(x, dim, **params)
+        index = index.astype(np.int64)
         self.indices = index
         if not keepdim:
             values, index = values.squeeze(dim), index.squeeze(dim)
@@ -76,21 +70,40 @@ class _Selecting(_DimExtremum):
     def pick(self, x: np.ndarray, dim: int, **params: Any) -> np.ndarray:
         raise NotImplementedError
 
+    def pick_with_values(self, x: np.ndarray, dim: int, **params: Any) -> tuple:
+        """The indices and the values at them (ops that gather the values anyway override
+        it)."""
+        index = self.pick(x, dim, **params)
+        return index, take_along_axis(x, index, axis=dim)
+
 
 class SortBackward0(_Selecting):
     # PyTorch's sort gives values and indices the input's layout (made dense).
     forward: Callable[..., Any] = keeps_operand_layout(_Selecting.forward)
 
-    def pick(self, x: np.ndarray, dim: int, descending: bool = False) -> np.ndarray:
-        return stable_argsort(x, dim, descending)
+    def pick(
+        self, x: np.ndarray, dim: int, descending: bool = False, stable: Any = False
+    ) -> np.ndarray:
+        return self.pick_with_values(x, dim, descending, stable)[0]
+
+    def pick_with_values(
+        self, x: np.ndarray, dim: int, descending: bool = False, stable: Any = False
+    ) -> tuple:
+        return sort_order(x, dim, descending, bool(stable))
 
 
 class TopkBackward0(_Selecting):
-    def pick(self, x: np.ndarray, dim: int, k: int, largest: bool = True) -> np.ndarray:
-        size = x.shape[dim]
-        if not 0 <= k <= size:
+    def pick(
+        self, x: np.ndarray, dim: int, k: int, largest: bool = True, sorted: bool = True
+    ) -> np.ndarray:
+        return self.pick_with_values(x, dim, k, largest, sorted)[0]
+
+    def pick_with_values(
+        self, x: np.ndarray, dim: int, k: int, largest: bool = True, sorted: bool = True
+    ) -> tuple:
+        if not 0 <= k <= x.shape[dim]:
             raise RuntimeError("selected index k out of range")
-        return np.take(stable_argsort(x, dim, largest), np.arange(k), axis=dim)
+        return topk_order(x, dim, k, largest, sorted)
 
 
 class KthvalueBackward0(_Selecting):
@@ -166,13 +179,16 @@ def _median_index(x: np.ndarray, dim: int, ignore_nan: bool) -> np.ndarray:
     if ignore_nan:
         count = x.shape[dim] - nan.sum(axis=dim, keepdims=True)
         position = np.maximum(count - 1, 0) // 2
-    else:
-        position = np.full_like(nan.sum(axis=dim, keepdims=True), (x.shape[dim] - 1) // 2)
-        first_nan = np.argmax(nan, axis=dim, keepdims=True)
-        has_nan = nan.any(axis=dim, keepdims=True)
         index = take_along_axis(order, position, axis=dim)
-        return np.where(has_nan, first_nan, index)
-    return take_along_axis(order, position, axis=dim)
+        if count.size and not count.all():  # all NaN: the order nth_element leaves
+            empty = count == 0
+            index[empty] = all_nan_median_index(int(empty.sum()), x.shape[dim])
+        return index
+    position = np.full_like(nan.sum(axis=dim, keepdims=True), (x.shape[dim] - 1) // 2)
+    first_nan = np.argmax(nan, axis=dim, keepdims=True)
+    has_nan = nan.any(axis=dim, keepdims=True)
+    index = take_along_axis(order, position, axis=dim)
+    return np.where(has_nan, first_nan, index)
 
 
 class MedianBackward1(_Selecting):
@@ -195,33 +211,8 @@ class ModeBackward0(_Selecting):
             raise IndexError(f"mode(): Expected reduction dim {dim} to have non-zero size.")
         moved = moveaxis(x, dim, -1)
         return np.expand_dims(
-            _mode_index(moved.reshape(-1, moved.shape[-1])).reshape(moved.shape[:-1]), dim
+            mode_index(moved.reshape(-1, moved.shape[-1])).reshape(moved.shape[:-1]), dim
         )
-
-
-def _mode_index(rows: np.ndarray) -> np.ndarray:
-    """For each row, the index of the most frequent value (the smallest among equally frequent
-    ones; NaNs count as one value) at its last occurrence, as PyTorch's CPU kernel.
-
-    All rows at once: a stable sort puts equal values side by side in their original order, so
-    each run of equal values ends at its value's last occurrence; the longest run (the first,
-    so the smallest value, among equally long ones) is the mode.
-    """
-    order = np.argsort(rows, axis=1, kind="stable")
-    ordered = take_along_axis(rows, order, axis=1)
-    same = ordered[:, 1:] == ordered[:, :-1]
-    if rows.dtype.kind in "fc":
-        same |= np.isnan(ordered[:, 1:]) & np.isnan(ordered[:, :-1])
-    n = rows.shape[1]
-    positions = np.arange(n)
-    starts = np.ones(rows.shape, dtype=bool)
-    starts[:, 1:] = ~same
-    run_start = np.maximum.accumulate(np.where(starts, positions, 0), axis=1)
-    ends = np.ones(rows.shape, dtype=bool)
-    ends[:, :-1] = ~same
-    run_length = np.where(ends, positions - run_start + 1, 0)
-    last = np.argmax(run_length, axis=1)
-    return order[np.arange(rows.shape[0]), last]
 
 
 class _FullMedian(_FullExtremum):
@@ -252,8 +243,9 @@ def sort(
     stable: bool | None = False,
     out: Any = None,
 ) -> Any:
-    """Sort along ``dim``: ``(values, indices)``; equal values keep their order, NaN counts as
-    the largest value.
+    """Sort along ``dim``: ``(values, indices)``; NaN counts as the largest value. Equal values
+    keep their order if ``stable``, else they are in the order PyTorch's CPU kernel
+    (``std::sort``) leaves them.
 
     Example::
 
@@ -263,7 +255,9 @@ def sort(
     check_tensor(input, "sort")
     _refuse_complex_sort("Sort", input)
     d = wrap_dim(dim, input._data.ndim, "sort")
-    values, indices = SortBackward0.apply(input, dim=d, keepdim=True, descending=descending)
+    values, indices = SortBackward0.apply(
+        input, dim=d, keepdim=True, descending=descending, stable=stable
+    )
     return out_result("sort", out, return_types.sort(values, indices), (input,), exact=True)
 
 
@@ -282,7 +276,7 @@ def argsort(
     d = wrap_dim(dim, input._data.ndim, "argsort")
     if input._data.ndim == 0:
         return Tensor._from_array(np.zeros((), np.int64))
-    indices = stable_argsort(input._data, d, descending).astype(np.int64)
+    indices = sort_order(input._data, d, descending, bool(stable))[0].astype(np.int64)
     return Tensor._from_array(like_operands(indices, (input._data,)))
 
 
@@ -308,7 +302,9 @@ def topk(
     *,
     out: Any = None,
 ) -> Any:
-    """The ``k`` largest (or smallest) elements along ``dim``: ``(values, indices)``, in order.
+    """The ``k`` largest (or smallest) elements along ``dim``: ``(values, indices)``, in order
+    if ``sorted`` (else in the order PyTorch's CPU kernel leaves them; equal values are in its
+    order either way).
 
     Example::
 
@@ -319,7 +315,9 @@ def topk(
     _refuse_complex_sort("topk", input)
     k = _check_integer(k, "topk", "k", 2)
     d = wrap_dim(dim, input._data.ndim, "topk")
-    values, indices = TopkBackward0.apply(input, dim=d, keepdim=True, k=k, largest=largest)
+    values, indices = TopkBackward0.apply(
+        input, dim=d, keepdim=True, k=k, largest=largest, sorted=sorted
+    )
     return out_result("topk", out, return_types.topk(values, indices), (input,), exact=True)
 
 
@@ -395,12 +393,18 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out: Any = None
     return out_result("mode", out, return_types.mode(values, indices), (input,), exact=True)
 
 
-# --- samples: distinct values where an order decides the index (ties are checked apart) ----
+# --- samples: distinct values, and ties whose indices are the kernels' algorithms' ---------
 
 
 def _distinct(rng: np.random.Generator, *shape: int) -> np.ndarray:
     count = int(np.prod(shape))
     return (rng.permutation(count) + rng.random(count) * 0.5).reshape(shape) - count / 2
+
+
+def _ties(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    """Values of three classes, zeros of both signs among them: past 16 elements a sort is
+    std::sort's, past 3 a topk nth_element's."""
+    return rng.choice(np.array([0.0, -0.0, 1.0, 2.0]), size=shape)
 
 
 def _sort_samples(rng):
@@ -418,6 +422,9 @@ def _sort_samples(rng):
             fd=False,
         ),
         Sample((np.array([[3, 1, 2], [0, 5, 5]]),), {"stable": True}, grad=False),
+        Sample((_ties(rng, 2, 20),), fd=False),
+        Sample((_ties(rng, 20, 2), 0, True), fd=False),
+        Sample((rng.integers(0, 3, (2, 40)),), grad=False),
     ]
 
 
@@ -428,6 +435,7 @@ def _argsort_samples(rng):
         Sample((np.array([2.0, 1.0, 2.0, np.nan, 1.0]),), {"stable": True}),
         Sample((np.array([2.0, 1.0, 2.0, np.nan, 1.0]),), {"descending": True, "stable": True}),
         Sample((np.array(1.5),)),
+        Sample((_ties(rng, 2, 20), 1, True)),
     ]
 
 
@@ -438,6 +446,9 @@ def _topk_samples(rng):
         Sample((_distinct(rng, 3, 5), 0)),
         Sample((_distinct(rng, 2, 3, 4), 4), {"dim": -1, "largest": False}),
         Sample((randn(rng), 1)),
+        Sample((np.zeros(4), 4), {"largest": False}, fd=False),  # fuzz seed 702202
+        Sample((_ties(rng, 3, 7), 3), {"sorted": False}, fd=False),
+        Sample((_ties(rng, 2, 130), 2), fd=False),  # k * 64 <= n: partial_sort
     ]
 
 
@@ -462,6 +473,7 @@ def _median_samples(rng):
         Sample((np.array([[1.0, np.nan, 2.0], [4.0, 3.0, 2.0]]), 1), fd=False),
         Sample((np.array([[1.0, np.nan, 2.0, 5.0], [4.0, 3.0, 2.0, 0.0]]),), fd=False),
         Sample((np.array([[4, 1, 2], [0, 5, 3]]), 1), grad=False),
+        Sample((np.array([[np.nan] * 5, [1.0, np.nan, 2.0, 2.0, 0.0]]), 1), fd=False),
     ]
 
 
@@ -474,6 +486,8 @@ def _mode_samples(rng):
         Sample((_distinct(rng, 3, 4), 1)),
         Sample((randn(rng),)),
         Sample((np.array([4, 1, 4, 1, 0]),), grad=False),
+        Sample((_ties(rng, 2, 20),), fd=False),
+        Sample((np.array([1.0, np.nan, 1.0, np.nan, np.nan, 2.0]),), fd=False),
     ]
 
 
@@ -483,7 +497,11 @@ register(
     "msort",
     msort,
     nodes=(SortBackward0,),
-    samples=lambda rng: [Sample((_distinct(rng, 4, 3),)), Sample((_distinct(rng, 5),))],
+    samples=lambda rng: [
+        Sample((_distinct(rng, 4, 3),)),
+        Sample((_distinct(rng, 5),)),
+        Sample((_ties(rng, 20, 2),), fd=False),
+    ],
 )
 register("topk", topk, nodes=(TopkBackward0,), samples=_topk_samples)
 register("kthvalue", kthvalue, nodes=(KthvalueBackward0,), samples=_kth_samples)
