@@ -284,6 +284,37 @@ PROGRAMS = {
         "v8.index_fill_(0, torch.tensor([1], dtype=torch.int32), 1.0)",
         "v8.index_copy_(0, torch.tensor([0, 0, 2]), torch.tensor([2.0, 5.0, 1.0], dtype=torch.float64))",
     ],
+    # PyTorch's scan kernels (cpu_cum_base_kernel: cumsum, cumprod, logcumsumexp) scan one
+    # line after the other in TensorIterator's order, each element read as the writes
+    # before it left the memory, in PyTorch's accumulator; cummax/cummin's out= is not
+    # checked at all (tensor_dim_apply3, the first dim fastest); renorm_ takes its factor
+    # from the whole tensor, then writes mul_out(self, factor) in mul's kernel order.
+    "scans and renorm_ written over the memory they read": [
+        "v0 = " + _row(12),
+        "v1 = v0 * 1",
+        "v2 = v1.unfold(0, 4, 2)",
+        "v2.cumsum_(1)",
+        "v2.cumprod_(0)",
+        "v3 = v1.as_strided((4, 3), (2, 3))",
+        "v3.t().cumsum_(0)",
+        "v2.renorm_(2, 0, 1.5)",
+        "v2.renorm_(1, 1, 0.5)",
+        "v4 = torch.arange(1.0, 13.0, dtype=torch.float32)",
+        "v5 = v4.unfold(0, 4, 2)",
+        "_ = torch.logcumsumexp(v5, 1, out=v5)",
+        "_ = torch.cumsum(v5, 0, out=v5)",
+        "_ = torch.cumprod(v4.view(3, 4)[:, :3], 1, out=v4.view(3, 4)[:, 1:])",
+        "_ = torch.cumsum(v4[:6], 0, out=v4[3:9])",
+        "_ = torch.cummax(v5, 1, out=(v5, torch.zeros(5, 4, dtype=torch.int64)))",
+        "_ = torch.cummin(v4[:6], 0, out=(v4[3:9], torch.zeros(6, dtype=torch.int64)))",
+        "v6 = (torch.arange(12) % 5 - 2).unfold(0, 3, 1)",
+        "v6.cumsum_(1)",
+        "_ = torch.cummin(v6, 0, out=(v6, torch.zeros(10, 3, dtype=torch.int64)))",
+        "v7 = torch.ones(3, dtype=torch.float64).expand(2, 3)",
+        "v7.cumsum_(1)",
+        "v7.renorm_(2, 0, 1.0)",
+        "v8 = torch.arange(4).view(2, 2).renorm(2, 0, 1.0)",
+    ],
 }
 
 

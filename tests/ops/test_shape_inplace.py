@@ -211,3 +211,50 @@ def test_resize_in_place_arguments_as_pytorch() -> None:
     same_error(lambda L: L.ones(2).resize_())
     same_error(lambda L: L.ones(2, requires_grad=True).resize_())
     same_error(lambda L: L.ones(2).resize_(3, size=(3,)))
+
+
+@pytest.mark.parametrize(
+    ("make", "call", "backward"),
+    [
+        ("x * 1", "squeeze_()", "y.sum().backward()"),  # docs/fuzzing.md's known difference
+        ("x * 1", "squeeze_()", "y.backward(L.ones(4))"),  # a root gradient is checked too
+        ("x * 1", "squeeze_()", "L.autograd.grad(y, x, L.ones(4))"),
+        ("x.exp()", "t_()", "(y * L.arange(4.0).view(4, 1)).sum().backward()"),
+        ("x", "squeeze_()", "(y.sum() + (x * 3).sum()).backward()"),  # the leaf's accumulator
+    ],
+)
+def test_a_tensor_changed_in_no_grad_mode_keeps_its_producers_shape(
+    make: str, call: str, backward: str
+) -> None:
+    # PyTorch's validate_outputs checks each gradient against the shape the producing node
+    # recorded for its output ([1, 4]), not the tensor's shape now ([4]).
+    def program(L):
+        x = L.ones(1, 4, requires_grad=True)
+        names = {"L": L, "x": x, "keep": x * 2}  # keep: the leaf's accumulator stays alive
+        names["y"] = eval(make, names)
+        with L.no_grad():
+            eval("y." + call, names)
+        eval(backward, names)
+
+    same_error(program)
+
+
+@pytest.mark.parametrize(
+    ("call", "backward"),
+    [
+        ("unsqueeze_(0)", "y.sum().backward()"),  # [1, 4] broadcasts to [1, 1, 4]: reduced
+        ("unsqueeze_(0)", "y.backward(L.ones(1, 1, 4))"),
+        ("squeeze_(); y.unsqueeze_(0)", "(y * L.arange(4.0)).sum().backward()"),
+        ("t_()", "y.sum().backward()"),  # a square matrix: the same shape, no check fails
+    ],
+)
+def test_a_gradient_that_fits_the_producers_shape_is_reduced(call: str, backward: str) -> None:
+    def program(L):
+        x = L.ones(4, 4, requires_grad=True) if call == "t_()" else L.ones(1, 4, requires_grad=True)
+        names = {"L": L, "y": x * L.arange(1.0, 5.0)}
+        with L.no_grad():
+            exec("y." + call, names)
+        eval(backward, names)
+        return x.grad
+
+    same(program)

@@ -13,7 +13,7 @@ from . import graph
 from .anomaly import check_nan, print_stack
 from .grad_mode import state as grad_state
 from .graph import AccumulateGrad, Node, accumulate, unwrap_tensor, wrap_array
-from .op import fit_gradient
+from .op import _expandable, fit_gradient
 from .views import edge_of
 
 __all__ = ["run_backward", "queue_callback"]
@@ -187,10 +187,13 @@ def _run_backward(
     # One pass over the roots: their edges and starting gradients. A root without an edge (a
     # view made in no-grad mode) sends its gradient nowhere.
     buffers: dict = {}
-    for r, g in zip(roots, root_grads):
+    pinned = graph.pinned_nodes.alive > 0  # a tensor's shape was changed (see data_replaced)
+    for index, (r, g) in enumerate(zip(roots, root_grads)):
         node, nr = _edge(r)
         if node is None:
             continue
+        if pinned and node._pinned_meta is not None:
+            g = _validate_root(node, index, g, node._pinned_meta.get(nr), create_graph)
         buf = buffers.get(node)
         if buf is None:
             buf = buffers[node] = [None] * node._n_out
@@ -226,7 +229,6 @@ def _run_backward(
     # common create_graph=False free of the extra read).
     grad_state.enabled = create_graph and not grad_state.inference
     anomaly = graph.anomaly.enabled
-    pinned = graph.pinned_nodes.alive > 0  # a tensor's .data was replaced (see data_replaced)
     heappush, heappop = heapq.heappush, heapq.heappop
     callbacks: list = []
     _final_callbacks.append(callbacks)
@@ -388,6 +390,21 @@ def _validate(node: Node, i: int, g: Any, meta: tuple | None, create_graph: bool
         return g
     F = graph.tensor_namespace if create_graph else graph.array_namespace
     return fit_gradient(node, i, g, meta[0], meta[1], F, create_graph)
+
+
+def _validate_root(node: Node, index: int, g: Any, meta: tuple | None, create_graph: bool) -> Any:
+    """Root gradient ``index`` checked as ``_validate`` checks a node's (PyTorch's
+    validate_outputs over the root edges, whose message names no function)."""
+    if meta is None:
+        return g
+    shape = meta[0]
+    got = g._data.shape if isinstance(g, graph.Tensor) else g.shape
+    if got != shape and not _expandable(shape, got):
+        raise RuntimeError(
+            f"invalid gradient at index {index} - got {list(got)} but expected shape "
+            f"compatible with {list(shape)}"
+        )
+    return _validate(node, index, g, meta, create_graph)
 
 
 def _edge(x: Any) -> tuple:

@@ -425,7 +425,8 @@ _accumulate_lock = threading.Lock()
 
 
 def data_replaced(t: Any, old: Any) -> None:
-    """``t.data = ...`` gave ``t`` an array of another shape or dtype than ``old``.
+    """``t.data = ...`` (or an in-place view op in no-grad mode, ``t.squeeze_()``) gave
+    ``t`` an array of another shape or dtype than ``old``.
 
     As PyTorch's ``set_data``: the node that produced ``t`` (a non-leaf's ``grad_fn``, a
     leaf's live AccumulateGrad) keeps the metadata it recorded, so a gradient of the new shape

@@ -36,6 +36,7 @@ from .._strides import iterator_order
 from .storage import maybe_overlapping
 
 __all__ = [
+    "lines_in_kernel_order",
     "reads_written_memory",
     "shares_memory_within",
     "write_at_in_order",
@@ -239,3 +240,25 @@ def _integer_key(key: Any) -> tuple:
         else:
             out.append(k)
     return tuple(out)
+
+
+def lines_in_kernel_order(shape: tuple, dim: int, arrays: list, iterator: bool = True) -> list:
+    """The index of each line along ``dim`` (``slice(None)`` there) in the order PyTorch's
+    scan kernels visit them, each line scanned whole before the next: TensorIterator's order
+    over the other dims with ``dim`` squashed to 1 (``cpu_cum_base_kernel``: cumsum, cumprod,
+    logcumsumexp; ``arrays``: its output, then its input), or with ``iterator`` False the
+    first dim fastest (``tensor_dim_apply3``: cummax, cummin)."""
+    if iterator:
+        squashed = tuple(1 if d == dim else n for d, n in enumerate(shape))
+        heads = [a[(slice(None),) * dim + (slice(0, 1),)] for a in arrays]
+        slowest_first = iterator_order(squashed, heads)[::-1]
+    else:
+        slowest_first = list(range(len(shape) - 1, -1, -1))
+    order = [d for d in slowest_first if d != dim]
+    lines = []
+    for position in np.ndindex(*(shape[d] for d in order)):
+        index: list = [slice(None)] * len(shape)
+        for d, k in zip(order, position):
+            index[d] = k
+        lines.append(tuple(index))
+    return lines

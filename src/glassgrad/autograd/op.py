@@ -267,6 +267,10 @@ class Op(Node):
     # elements share: only the elements PyTorch's kernel writes (masked_fill_'s masked ones,
     # tril_'s zeros), so that which write lands where is PyTorch's.
     write_overlapping: Any = None
+    # ``check_out(out, values, *args, **kwargs)``, for kernels (not pointwise) whose out= is
+    # checked against the inputs and computed over shared memory as PyTorch's (the scans):
+    # the values to write into ``out`` (ops/_out.py's ``with_out``).
+    check_out: Any = None
     # False for ops without a derivative (logical, bitwise): in place, they change the values
     # and the version but leave the tensor's history as it is, as in PyTorch.
     differentiable: bool = True

@@ -605,6 +605,11 @@ def apply_inplace_view(cls: type, target: Any, **params: Any) -> Any:
         # Not recorded (no-grad mode), its history is stale: the next read derives it from
         # the base with the new geometry (AsStridedBackward0), as PyTorch's.
     else:  # its views were made from the old geometry: the way back to it, for them
+        if not recording and new.shape != data.shape:
+            # The node that made the tensor (or its leaf's accumulator) keeps the shape it
+            # recorded: a gradient of the new shape reaching it is checked against that
+            # (PyTorch's validate_outputs: "returned an invalid gradient").
+            graph.data_replaced(target, data)
         changes = target._geometry_changes
         if type(changes) is list:  # append-only (views index into it): no copy per call
             changes.append(node.inverse_step(data.shape))

@@ -273,6 +273,10 @@ def _pointwise_kernel(row: Any) -> Any:
     return row.nodes[0]
 
 
+def _checked_out(check: Any, args: tuple, kwargs: dict, out: Any, values: Any) -> Any:
+    return check(out, values, *args, **kwargs)
+
+
 def kernel_out(kernel: type, fn: Any, *args: Any, **kwargs: Any) -> Any:
     """``out_result``'s ``pointwise`` for ``fn(*args, **kwargs)``, a TensorIterator kernel
     in PyTorch whose node is ``kernel`` (its vector width): ``out``'s memory is checked
@@ -469,6 +473,7 @@ def with_out(fn: Any, name: str, namespace: str = "") -> Any:
     differentiable = row is None or row.differentiable or key in _RECORDED_WITHOUT_DERIVATIVE
     aten_op = _OUT_NOT_IMPLEMENTED.get(key)
     kernel = _pointwise_kernel(row)
+    check_out = getattr(row.nodes[0], "check_out", None) if row is not None and row.nodes else None
 
     needs = _OUT_NEEDS.get(key)
     tensors_only = _OUT_TENSORS.get(key, ())
@@ -519,6 +524,8 @@ def with_out(fn: Any, name: str, namespace: str = "") -> Any:
         pointwise = None
         if kernel is not None:
             pointwise = kernel_out(kernel, fn, *args, **kwargs)
+        elif check_out is not None:
+            pointwise = functools.partial(_checked_out, check_out, args, kwargs)
         return out_result(
             name,
             out,

@@ -14,11 +14,13 @@ import numpy as np
 from .._dtype import scalar_type_name
 from .._strides import row_major
 from .._tensor import Tensor
+from ..autograd.kernel_order import write_in_kernel_order
 from ..autograd.op import Op, apply_inplace
 from ._common import array_of, broadcast_error, check_tensor, wrap_dim
 from ._namespace import ArrayNamespace
 from ._registry import Sample, register
 from ._samples import randn, register_on_copy
+from .arithmetic import MulBackward0
 from .norms import LinalgVectorNormBackward0, vector_norm_backward
 
 
@@ -252,12 +254,15 @@ class RenormBackward0(Op):
     @row_major
     def forward(self, x: Any, p: Any, others: Any, maxnorm: Any) -> Any:
         self.p, self.others, self.maxnorm = p, others, maxnorm
-        norm = _norm_of(x, p, others).reshape(
-            [1 if k in others else n for k, n in enumerate(x.shape)]
-        )
-        with np.errstate(divide="ignore", invalid="ignore"):
-            factor = np.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
-        return (x * factor).astype(x.dtype, copy=False)
+        return (x * _renorm_factor(x, p, others, maxnorm)).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def write_overlapping(data: np.ndarray, p: Any, others: Any, maxnorm: Any) -> None:
+        # PyTorch's renorm_ takes the factor from the whole tensor, then writes
+        # mul_out(self, factor, self): an element sharing memory with one written before it
+        # reads the scaled value (an unfold's windows: scaled twice).
+        factor = _renorm_factor(data, p, others, maxnorm)
+        write_in_kernel_order(MulBackward0, data, [factor], {})
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
@@ -270,6 +275,14 @@ class RenormBackward0(Op):
         return F.where(exceeds, scaled, grad)
 
 
+def _renorm_factor(x: np.ndarray, p: float, others: tuple, maxnorm: float) -> np.ndarray:
+    """PyTorch's renorm factor per slice (kept dims): maxnorm / (norm + 1e-7) where the
+    slice's p-norm exceeds maxnorm, else 1."""
+    norm = _norm_of(x, p, others).reshape([1 if k in others else n for k, n in enumerate(x.shape)])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+
+
 def _renorm_args(input: Tensor, p: float, dim: int, maxnorm: float, op: str) -> dict:
     check_tensor(input, op)
     if p <= 0:
@@ -278,6 +291,11 @@ def _renorm_args(input: Tensor, p: float, dim: int, maxnorm: float, op: str) -> 
         raise RuntimeError(f"{op}: expected maxnorm to be >= 0 but got {maxnorm}")
     n = input._data.ndim
     d = wrap_dim(dim, n, op)
+    if input._data.dtype.kind not in "fc":  # its implementation's vector_norm refuses it
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+            f"{scalar_type_name(input._data.dtype)}"
+        )
     others = tuple(k for k in range(n) if k != d)
     return {"p": float(p), "others": others, "maxnorm": float(maxnorm)}
 
