@@ -315,6 +315,49 @@ PROGRAMS = {
         "v7.renorm_(2, 0, 1.0)",
         "v8 = torch.arange(4).view(2, 2).renorm(2, 0, 1.0)",
     ],
+    # An index out of bounds is found by PyTorch's index kernels inside their loops: the
+    # elements before it, in the kernel's order, are written, the version stays (it is bumped
+    # after the kernel). index_add_ refuses negative indices; its scatter_add path (dim first
+    # or last, alpha 1) raises scatter's RuntimeError, its slice loop an IndexError.
+    "indexed writes stopped by an index out of bounds": [
+        "v0 = torch.zeros(4, 5, dtype=torch.float64)",
+        "v0[torch.tensor([0, 1, 7, 2])] = torch.arange(20.0, dtype=torch.float64).view(4, 5)",
+        "v0[:, torch.tensor([0, 7])] = 1.5",
+        "v0[torch.tensor([[0], [1], [5]]), torch.tensor([1, 2])] = 2.5",
+        "v0.index_put_((torch.tensor([1, 3, -9]),), torch.ones(5, dtype=torch.float64), True)",
+        "v0.index_copy_(1, torch.tensor([0, 9]), torch.full((4, 2), 3.0, dtype=torch.float64))",
+        "v0.index_fill_(1, torch.tensor([2, -1, 5]), 4.0)",
+        "v0.t().index_fill_(0, torch.tensor([3, 6]), 4.5)",
+        "v0.scatter_(0, torch.tensor([[1, 2, 3], [0, 4, 1]]), 5.0)",
+        "v0.scatter_(1, torch.tensor([[1, 2], [0, -1]]), torch.full((2, 2), 6.0, dtype=torch.float64))",
+        "v0.scatter_add_(0, torch.tensor([[1, 2], [9, 0]]), torch.ones(2, 2, dtype=torch.float64))",
+        "v0.scatter_reduce_(1, torch.tensor([[1, 5]]), torch.ones(1, 2, dtype=torch.float64), "
+        "'amax', include_self=False)",
+        "v0.index_add_(0, torch.tensor([2, -1]), torch.ones(2, 5, dtype=torch.float64))",
+        "v0.index_add_(1, torch.tensor([2, 8]), torch.ones(4, 2, dtype=torch.float64), alpha=2)",
+        "v0.view(-1).index_add_(0, torch.tensor([3, 40]), torch.ones(2, dtype=torch.float64))",
+        "v0.index_reduce_(0, torch.tensor([1, 6]), torch.ones(2, 5, dtype=torch.float64), "
+        "'prod', include_self=False)",
+        "v0.index_reduce_(1, torch.tensor([1, -1]), torch.ones(4, 2, dtype=torch.float64), 'amin')",
+        "v0.put_(torch.tensor([3, -2, 25]), torch.tensor([7.0, 8.0, 9.0], dtype=torch.float64))",
+        "v0.masked_scatter_(torch.tensor([True, False, True, True, False]), "
+        "torch.arange(10.0, dtype=torch.float64))",
+        "v1 = torch.take(v0, torch.tensor([1, 99]))",
+        "v2 = torch.zeros(0, 3, dtype=torch.float64).index_add_(1, torch.tensor([9]), "
+        "torch.ones(0, 1, dtype=torch.float64))",
+        "v3 = torch.arange(10.0, dtype=torch.float64).unfold(0, 4, 2)",
+        "v3.scatter_(1, torch.tensor([[3, 0, 8]]), -1.0)",
+        "v3.put_(torch.tensor([-1, 5, 30]), torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64))",
+        "v4 = " + ROW.format("0.5, -1.25, 2.0, 0.75", "float64"),
+        "v5 = v4 * 1",
+        "v5[torch.tensor([1, 6])] = v4[:2] * 3",
+        "v5.index_add_(0, torch.tensor([0, 4]), v4[:2])",
+        "v6 = torch.zeros(3, dtype=torch.float64, requires_grad=True)",
+        "v6.scatter_(0, torch.tensor([5]), 1.0)",
+        "v6.put_(torch.tensor([5]), torch.ones(1, dtype=torch.float64))",
+        "v6.index_add_(0, torch.tensor([5]), torch.ones(1, dtype=torch.float64))",
+        "v6.masked_scatter_(torch.tensor([True, True, False]), torch.ones(1, dtype=torch.float64))",
+    ],
 }
 
 

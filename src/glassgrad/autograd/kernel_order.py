@@ -39,6 +39,7 @@ __all__ = [
     "lines_in_kernel_order",
     "reads_written_memory",
     "shares_memory_within",
+    "stopped",
     "write_at_in_order",
     "write_in_kernel_order",
 ]
@@ -186,16 +187,29 @@ def _apply(
 
 
 def write_at_in_order(
-    data: np.ndarray, key: Any, values: Any, reduce: Any = None, operands: tuple = ()
-) -> None:
+    data: np.ndarray,
+    key: Any,
+    values: Any,
+    reduce: Any = None,
+    operands: tuple = (),
+    stop: Any = None,
+    order: Any = None,
+) -> tuple | None:
     """``data[key] = values`` into a tensor whose elements share memory, as PyTorch's indexing
     kernels write it (index_put_, scatter_, put_ ...): only the indexed elements, one after the
     other in TensorIterator's order over the indexing result, so that of several writes to one
     location the last one stays. With ``reduce`` (a ufunc: ``np.add`` for ``accumulate``)
     each write combines its value with the location as the writes before it left it.
-    ``operands``: the other arrays PyTorch's iterator walks (the value is the first)."""
+    ``operands``: the other arrays PyTorch's iterator walks (the value is the first);
+    ``order``: the result's dims, slowest first, where the kernel's loops are not the
+    iterator's (scatter's).
+
+    ``stop``: a boolean array over the indexing result, True where the kernel raises (an
+    index out of bounds, ``key`` holding a valid stand-in there): only the elements before
+    the first such one in the kernel's order are written, and its position in the result is
+    returned (None when there is none)."""
     if not data.size:
-        return
+        return None
     item = data.itemsize
     strides = [s // item for s in data.strides]
     low = sum((n - 1) * s for n, s in zip(data.shape, strides) if s < 0)
@@ -207,7 +221,7 @@ def write_at_in_order(
     key = _integer_key(key)
     where = offsets[key]
     if not where.size:
-        return
+        return None
     values = np.broadcast_to(np.asarray(values).astype(data.dtype, copy=False), where.shape)
     # The restrided target (PyTorch's output operand): a zero stride along the indexed dims.
     probe = offsets[tuple(np.zeros_like(k) if isinstance(k, np.ndarray) else k for k in key)]
@@ -216,9 +230,19 @@ def write_at_in_order(
         for d, n in enumerate(where.shape)
     ]
     standin = as_strided(np.zeros(1, data.dtype), where.shape, out_strides)
-    perm = iterator_order(where.shape, [standin, values, *operands])[::-1]  # slowest first
+    perm = order or iterator_order(where.shape, [standin, values, *operands])[::-1]
     positions = where.transpose(perm).ravel()
     values = values.transpose(perm).ravel()
+    first = None
+    if stop is not None:
+        stops = np.broadcast_to(stop, where.shape).transpose(perm).ravel()
+        if stops.any():
+            count = int(stops.argmax())
+            number = np.arange(where.size).reshape(where.shape).transpose(perm).ravel()[count]
+            first = np.unravel_index(number, where.shape)
+            positions, values = positions[:count], values[:count]
+            if not count:
+                return first
     corner = data[
         tuple(slice(n - 1, n) if s < 0 else slice(0, 1) for n, s in zip(data.shape, strides))
     ]
@@ -228,6 +252,16 @@ def write_at_in_order(
         storage[positions[last]] = values[last]
     else:
         reduce.at(storage, positions, values)
+    return first
+
+
+def stopped(error: Exception, write: Any) -> Exception:
+    """``error``, raised by a kernel after it wrote some elements (an index out of bounds
+    found midway): ``write(data)`` writes them into the in-place target (``apply_inplace``
+    calls it after its own checks; the version stays, as PyTorch bumps it after the
+    kernel)."""
+    error.written_before = write  # type: ignore[attr-defined]
+    return error
 
 
 def _integer_key(key: Any) -> tuple:

@@ -1378,6 +1378,11 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
                 # A kernel without the operands' common dtype (atan2 of complex): PyTorch's
                 # TensorIterator refuses writing that dtype into the target before dispatching.
                 check_inplace_operands(target, others)
+        written = getattr(exc, "written_before", None)
+        if written is not None:  # the elements its kernel wrote before it failed
+            if write_hooks:
+                before_write(target)
+            written(data)
         raise
     if checking:
         check_inplace(target)

@@ -24,6 +24,7 @@ from .._dtype import c_type_name, default_numpy_float, scalar_type_name, to_nump
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.grad_mode import state as grad_state
+from ..autograd.graph import data_replaced
 from ..autograd.inplace_record import note_write
 from ..autograd.kernel_order import reads_written_memory, write_in_kernel_order
 from ..autograd.mutation import before_write, write_hooks
@@ -188,6 +189,8 @@ def write_into(
                 stacklevel=4,
             )
         out._data = np.empty_like(values, dtype=target.dtype)  # the result's layout, as PyTorch
+        if out._node is not None or out._grad_acc is not None:
+            data_replaced(out, target)  # its node keeps the shape it recorded
     elif not target.flags.writeable:
         raise RuntimeError(f"{op}(): the 'out' tensor's memory is read-only")
     np.copyto(out._data, values, casting="unsafe")
@@ -379,6 +382,9 @@ _OUT_FLOATING_FIRST = frozenset({"logsumexp"})
 _RESIZE_QUIETLY = frozenset({"nn.functional.logsigmoid"})
 # Rows without derivatives (gradients not compared) that PyTorch records all the same (a
 # NotImplemented node, or zeros), so that its out= refuses inputs or an out requiring grad.
+# Functions PyTorch writes by another op's out= kernel: its autograd refusal names that op
+# (special_gammainc, gammaincc and multigammaln name igamma, igammac and mvlgamma themselves).
+_OUT_AUTOGRAD_NAMES = {"special.expit": "sigmoid"}
 _RECORDED_WITHOUT_DERIVATIVE = frozenset(
     {"floor_divide", "heaviside", "geqrf", "linalg.ldl_factor", "linalg.ldl_factor_ex"}
     | {"linalg.ldl_solve"}
@@ -531,6 +537,7 @@ def with_out(fn: Any, name: str, namespace: str = "") -> Any:
             out,
             result,
             inputs,
+            autograd_op=_OUT_AUTOGRAD_NAMES.get(key),
             differentiable=differentiable,
             resize_warning=key not in _RESIZE_QUIETLY,
             pointwise=pointwise,

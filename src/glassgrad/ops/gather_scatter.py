@@ -21,6 +21,8 @@ from .._tensor import Tensor
 from ..autograd.kernel_order import write_at_in_order
 from ..autograd.op import Op, apply_inplace, keep_versions
 from ._common import array_of, check_tensor, moveaxis, wrap_dim
+from ._index_kernels import along_key as _along_key
+from ._index_kernels import check_index_add_bounds, check_scatter_bounds
 from ._not_implemented import _not_implemented_node
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
@@ -34,13 +36,6 @@ def _index_array(index: Any, op: str, message: str | None = None) -> np.ndarray:
     if array.dtype.kind not in "iu":
         raise RuntimeError(message or f"{op}(): Expected dtype int64 for index")
     return array.astype(np.int64, copy=False)
-
-
-def _along_key(index: np.ndarray, dim: int) -> tuple:
-    """The advanced key that addresses, for every position p of ``index``, the element at
-    p with coordinate ``dim`` replaced by ``index[p]`` (gather/scatter addressing)."""
-    grids = np.indices(index.shape, sparse=True)
-    return tuple(index if d == dim else grids[d] for d in range(index.ndim))
 
 
 def _box(shape: tuple) -> tuple:
@@ -132,8 +127,11 @@ class IndexAddBackward0(Op):
 
     @row_major
     def forward(self, x: Any, source: Any, dim: Any, index: Any, alpha: Any = 1) -> Any:
+        check_index_add_bounds(x, dim, index, source, alpha)
         self.dim, self.index, self.alpha = dim, index, alpha
         out = x.astype(np.result_type(x, source), copy=True)
+        if not out.size:  # PyTorch returns before it reads the index
+            return out
         values = source if alpha == 1 else source * alpha
         if out.ndim == 0:
             np.add.at(out.reshape(1), index.reshape(-1), values.reshape(-1))
@@ -177,12 +175,6 @@ def _check_index_add(input: Tensor, d: int, idx: np.ndarray, source: Any, op: st
         raise RuntimeError(
             f"{op}(): source {list(src.shape)} must have the shape of self {list(shape)} except "
             f"at dimension {d} (of size len(index) = {idx.size})"
-        )
-    size = shape[d] if shape else 1
-    if idx.size and (idx.min() < -size or idx.max() >= size):
-        bad = idx.min() if idx.min() < -size else idx.max()
-        raise RuntimeError(
-            f"{op}(): index {bad} is out of bounds for dimension {d} with size {size}"
         )
 
 
@@ -293,6 +285,7 @@ class ScatterBackward0(Op):
 
     @row_major
     def forward(self, x: Any, src: Any, dim: Any, index: Any) -> Any:
+        check_scatter_bounds(x, dim, index, src[_box(index.shape)] if src.ndim else src)
         self.dim, self.index, self.src_sizes = dim, index, src.shape
         return _scatter_array(x.copy(), dim, index, src, accumulate=False)
 
@@ -324,6 +317,7 @@ class ScatterBackward1(Op):
 
     @row_major
     def forward(self, x: Any, dim: Any, index: Any, value: Any) -> Any:
+        check_scatter_bounds(x, dim, index, value)
         self.dim, self.index, self.value = dim, index, value
         return _scatter_array(x.copy(), dim, index, value, accumulate=False)
 
@@ -349,6 +343,8 @@ class ScatterAddBackward0(Op):
 
     @row_major
     def forward(self, x: Any, src: Any, dim: Any, index: Any) -> Any:
+        values = src[_box(index.shape)] if src.ndim else src
+        check_scatter_bounds(x, dim, index, values, np.add)
         self.dim, self.index, self.src_sizes = dim, index, src.shape
         out = x.astype(np.result_type(x, src), copy=True)
         return _scatter_array(out, dim, index, src, accumulate=True)
@@ -362,9 +358,12 @@ class ScatterAddBackward0(Op):
 
 
 def _check_gather_index(
-    op: str, shape: tuple, d: int, idx: np.ndarray, src_shape: tuple | None = None
-) -> None:
-    """PyTorch's checks: same ndim, index no larger than self (except at dim) and src."""
+    op: str, shape: tuple, d: int, idx: np.ndarray, src_shape: tuple | None = None,
+    bounds: bool = True,
+) -> None:  # fmt: skip
+    """PyTorch's checks: same ndim, index no larger than self (except at dim) and src; and
+    with ``bounds`` (gather), every index within the dim (the scatters check it in their
+    kernels, check_scatter_bounds)."""
     if max(idx.ndim, 1) != max(len(shape), 1):
         raise RuntimeError(
             f"{op}(): Index tensor must have the same number of dimensions as input tensor "
@@ -391,7 +390,7 @@ def _check_gather_index(
                 f"{list(src_shape)}"
             )
     size = shape[d] if shape else 1
-    if idx.size and (idx.min() < 0 or idx.max() >= size):
+    if bounds and idx.size and (idx.min() < 0 or idx.max() >= size):
         bad = idx.min() if idx.min() < 0 else idx.max()
         raise RuntimeError(
             f"{op}(): index {bad} is out of bounds for dimension {d} with size {size}"
@@ -422,9 +421,9 @@ def _scatter_args(op: str, input: Tensor, dim: int, index: Any, src: Any) -> tup
     idx = _index_array(index, op, f"{op}(): Expected dtype int64 for index")
     if isinstance(src, Tensor):
         _check_same_dtype(op, input._data, src._data, "src")
-        _check_gather_index(op, shape, d, idx, src._data.shape)
+        _check_gather_index(op, shape, d, idx, src._data.shape, bounds=False)
     else:
-        _check_gather_index(op, shape, d, idx)
+        _check_gather_index(op, shape, d, idx, bounds=False)
     return d, idx
 
 
@@ -432,9 +431,10 @@ def _scatter_with_reduce(x: np.ndarray, *rest: Any) -> np.ndarray:
     """scatter(..., reduce="add" | "multiply"): repeated indices accumulate."""
     *src, (dim, index, reduce, value) = rest
     values = src[0] if src else np.full(index.shape, value, x.dtype)
+    taken = values[tuple(slice(0, n) for n in index.shape)].astype(x.dtype, copy=False)
+    check_scatter_bounds(x, dim, index, taken, np.add if reduce == "add" else np.multiply)
     out = x.copy()
     key = _along_key(index, dim)
-    taken = values[tuple(slice(0, n) for n in index.shape)].astype(x.dtype, copy=False)
     (np.add if reduce == "add" else np.multiply).at(out, key, taken)
     return out
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from .._dtype import checked_scalar, scalar_type_name, tensor_type_name
 from .._tensor import Tensor
-from ..autograd.kernel_order import write_at_in_order
+from ..autograd.kernel_order import stopped, write_at_in_order
 from ..autograd.op import Op, apply_inplace, keep_versions
 from ._common import check_tensor
 from ._registry import NoGrad, Sample, register
@@ -69,10 +69,13 @@ class IndexPutBackward0(Op):
                 np.add.at(out, key, values)
             else:
                 out[key] = values
-        except ValueError as error:
-            raise RuntimeError(f"index_put_: {error}") from None
+        except ValueError:
+            raise RuntimeError(
+                f"shape mismatch: value tensor of shape {list(np.shape(values))} cannot be "
+                f"broadcast to indexing result of shape {list(x[key].shape)}"
+            ) from None
         if invalid is not None:
-            raise invalid[1]
+            raise _out_of_bounds(x, key, values, accumulate, invalid[1:])
         return out
 
     @staticmethod
@@ -97,6 +100,36 @@ class IndexPutBackward0(Op):
 
     def _release(self) -> None:
         _release_index_key(self)
+
+
+def _out_of_bounds(x: np.ndarray, key: tuple, values: Any, accumulate: bool, bad: tuple) -> Any:
+    """The error of PyTorch's index_put kernel at its first index out of bounds (``bad``:
+    each such index tensor as ``_split_key`` defers it), having written the elements before
+    it in its order: each element checks the index tensors in turn ("dimension" counts
+    them)."""
+    shape = x.shape
+    laid = []  # each bad index tensor's values laid out as the indexing result
+    for position, index, size in (entry for _, _, entry in bad):
+        sizes = list(shape)
+        sizes[position] = index.size
+        spread = [-1 if d == position else 1 for d in range(len(shape))]
+        values_along = np.broadcast_to(index.reshape(spread), sizes)
+        along = list(key)
+        along[position] = np.arange(index.size).reshape(index.shape)
+        laid.append((position, values_along[tuple(along)], size))
+    outside = [(v >= size) | (v < -size) for _, v, size in laid]
+    stop = np.logical_or.reduce(outside)
+
+    def write(data: np.ndarray) -> Any:
+        return write_at_in_order(data, key, values, np.add if accumulate else None, stop=stop)
+
+    first = write(np.empty_like(x))  # where the kernel stops: its first element out of bounds
+    position, v, size = next(entry for entry, out in zip(laid, outside) if out[first])
+    ordinal = sum(isinstance(k, np.ndarray) for k in key[:position])
+    error = IndexError(
+        f"index {v[first]} is out of bounds for dimension {ordinal} with size {size}"
+    )
+    return stopped(error, write)
 
 
 class _MaskedFillIndexPut(IndexPutBackward0):
@@ -126,6 +159,15 @@ class _TooManyIndices(IndexPutBackward0):
 
     __slots__ = ()
     errors_after_overlap = "none"
+
+
+def _invalid(deferred: list) -> Any:
+    """The key's error: a mask's (make_info's, before the kernel), else every index out of
+    bounds (``("bounds", *entries)``, found by the kernel), else None."""
+    for entry in deferred:
+        if entry[0] != "bounds":
+            return entry
+    return ("bounds", *deferred) if deferred else None
 
 
 def _check_arguments(op: str, input: Any, indices: Any, values: Any, accumulate: Any) -> None:
@@ -181,7 +223,7 @@ def _index_put(input: Tensor, indices: tuple, values: Tensor, accumulate: bool) 
     except IndexError as error:
         return apply_inplace(IndexPutBackward0, input, values, key=(), invalid=("index", error))
     key = key if key is not None else normalized
-    invalid = deferred[0] if deferred else None
+    invalid = _invalid(deferred)
     if invalid is None and _dispatches_to_masked_fill(normalized, values, accumulate):
         result = apply_inplace(_MaskedFillIndexPut, input, values, key=key, cast=True)
     else:
@@ -239,7 +281,7 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
     deferred: list = []
     view, advanced = _split_key(input, normalized, deferred)
     if advanced is not None:
-        invalid = deferred[0] if deferred else None
+        invalid = _invalid(deferred)
         if invalid is None and _dispatches_to_masked_fill(normalized, value, False):
             result = apply_inplace(_MaskedFillIndexPut, view, value, key=advanced, cast=True)
         else:

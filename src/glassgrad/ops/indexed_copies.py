@@ -15,6 +15,7 @@ from .._tensor import Tensor
 from ..autograd.kernel_order import write_at_in_order
 from ..autograd.op import Op, apply_inplace, keep_versions
 from ._common import array_of, check_tensor, wrap_dim
+from ._index_kernels import check_put_bounds, check_slice_bounds
 from ._registry import Sample, register
 from ._samples import randn
 from .conversion import clone
@@ -61,14 +62,8 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     """
     check_tensor(input, "take")
     index = _index_of(index, "take")
-    _check_flat_index("take", index._data, input._data.size)
+    check_put_bounds(input._data, index._data, None, False)
     return keep_versions(TakeBackward0.apply(input, index=index._data), index)
-
-
-def _check_flat_index(op: str, index: np.ndarray, size: int) -> None:
-    if index.size and (index.max() >= size or index.min() < -size):
-        bad = index.max() if index.max() >= size else index.min()
-        raise IndexError(f"{op}(): index {bad} is out of bounds for size {size}")
 
 
 class PutBackward0(Op):
@@ -85,10 +80,11 @@ class PutBackward0(Op):
 
     @staticmethod
     def write_overlapping(data: np.ndarray, source: Any, index: Any, accumulate: bool) -> None:
-        where = np.unravel_index(index.reshape(-1), data.shape)
+        where = np.unravel_index(index.reshape(-1) % data.size, data.shape)
         write_at_in_order(data, where, source.reshape(-1), np.add if accumulate else None)
 
     def forward(self, x: Any, source: Any, index: Any, accumulate: Any) -> Any:
+        check_put_bounds(x, index, source.astype(x.dtype, copy=False), accumulate)
         self.index, self.accumulate = index.reshape(-1), accumulate
         out = x.copy()
         flat = out.reshape(-1)
@@ -131,7 +127,6 @@ def _put_args(op: str, input: Tensor, index: Tensor, source: Tensor) -> Tensor:
             f"put_(): Expected source and index to have the same number of elements, but got "
             f"source.numel() = {source._data.size}, index.numel() = {index._data.size}"
         )
-    _check_flat_index(op, index._data, input._data.size)
     return index
 
 
@@ -189,7 +184,8 @@ class IndexFillBackward0(Op):
     def forward(self, x: Any, dim: Any, index: Any, value: Any) -> Any:
         # PyTorch's kernel converts the value (checked), then finds a bad index
         value = checked_scalar(value.item() if isinstance(value, np.ndarray) else value, x.dtype)
-        _check_bounds(x, dim, index, "", -(x.shape[dim] if x.ndim else 1))
+        fill = np.asarray(value).astype(x.dtype)
+        check_slice_bounds(x, dim, index, "", -(x.shape[dim] if x.ndim else 1), fill)
         self.dim, self.index = dim, index
         out = x.copy(order="K")  # PyTorch fills a clone that keeps self's layout
         _at_least_1d(out)[_slices_key(x.ndim, dim, index)] = np.asarray(value).astype(x.dtype)
@@ -256,17 +252,6 @@ def _index_fill_args(op: str, input: Tensor, dim: int, index: Tensor, value: Any
     if index._data.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
     return d, index
-
-
-def _check_bounds(x: np.ndarray, dim: int, index: np.ndarray, prefix: str, low: int) -> None:
-    """The index kernels' bounds check: every index in ``[low, size)`` (``low``: ``-size``
-    where negative indices count from the end)."""
-    size = x.shape[dim] if x.ndim else 1
-    bad = index[(index < low) | (index >= size)]
-    if bad.size:
-        raise IndexError(
-            f"{prefix}index {bad.flat[0]} is out of bounds for dimension {dim} with size {size}"
-        )
 
 
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
@@ -375,7 +360,7 @@ def _check_index_copy(x: np.ndarray, source: np.ndarray, dim: int, index: np.nda
             f"index_copy_(): Number of indices ({numel}) should be equal to source.size(dim) "
             f"({count})"
         )
-    _check_bounds(x, dim, index, "index_copy_(): ", 0)
+    check_slice_bounds(x, dim, index, "index_copy_(): ", 0, source)
 
 
 def _index_copy_args(op: str, input: Tensor, dim: int, index: Tensor, source: Tensor) -> int:

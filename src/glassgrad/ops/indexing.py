@@ -307,8 +307,9 @@ def _split_key(x: Tensor, key: tuple, deferred: list | None = None) -> tuple:
 
     With a list ``deferred``, an index tensor that does not fit (a mask of another shape, an
     index out of bounds) is not refused here: its error is appended, as ``("mask", error)``
-    or ``("bounds", error)`` (the key then holds a stand-in), for ``index_put_`` to raise
-    where PyTorch's does, after the autograd and overlap checks."""
+    or ``("bounds", error, (position in the key, the index, the dim's size))`` (the key then
+    holds a stand-in), for ``index_put_`` to raise where PyTorch's does, after the autograd
+    and overlap checks."""
     ndim = x._data.ndim
     used = sum(_consumed(k) for k in key)
     if used > ndim:
@@ -376,7 +377,7 @@ def _split_key(x: Tensor, key: tuple, deferred: list | None = None) -> tuple:
                     )
                     if deferred is None:
                         raise error
-                    deferred.append(("bounds", error))
+                    deferred.append(("bounds", error, (len(advanced), k, size)))
                     k = np.where((k < size) & (k >= -size), k, 0)  # the result's shape stays
                 advanced.append(k)
                 dim += 1

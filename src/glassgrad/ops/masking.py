@@ -11,7 +11,7 @@ import numpy as np
 
 from .._dtype import checked_scalar, scalar_type_name
 from .._tensor import Tensor
-from ..autograd.kernel_order import write_at_in_order
+from ..autograd.kernel_order import stopped, write_at_in_order
 from ..autograd.op import Op, apply_inplace
 from ._common import array_of, broadcast_error, check_tensor
 from ._registry import Sample, register
@@ -160,6 +160,16 @@ class MaskedScatterBackward0(Op):
     def forward(self, x: Any, source: Any, mask: Any) -> Any:
         self.mask = np.broadcast_to(mask, x.shape)
         self.source_sizes = source.shape
+        if source.size < np.count_nonzero(self.mask):
+            # PyTorch's kernel finds it on the first true element past the source's end,
+            # having written the ones before it (row-major order)
+            written = self.mask & (np.cumsum(self.mask).reshape(x.shape) <= source.size)
+
+            def write(data: np.ndarray) -> None:
+                write_at_in_order(data, (written,), source.reshape(-1))
+
+            error = RuntimeError("Number of elements of source < number of ones in mask")
+            raise stopped(error, write)
         out = x.copy()
         out[self.mask] = source.reshape(-1)[: int(self.mask.sum())]
         return out
@@ -192,15 +202,13 @@ def masked_select(input: Tensor, mask: Any) -> Tensor:
     return MaskedSelectBackward0.apply(input, mask=m)
 
 
-def _check_scatter_source(x: np.ndarray, source: np.ndarray, mask: np.ndarray) -> None:
-    """PyTorch's checks of ``source`` against ``x`` and the (broadcast) mask, in its order."""
+def _check_scatter_source(x: np.ndarray, source: np.ndarray) -> None:
+    """PyTorch's check of ``source`` against ``x`` (its kernel counts the elements)."""
     if x.dtype != source.dtype:
         raise RuntimeError(
             "masked_scatter: expected self and source to have same dtypes but got"
             f"{scalar_type_name(x.dtype)} and {scalar_type_name(source.dtype)}"
         )
-    if source.size < int(mask.sum()):
-        raise RuntimeError("Number of elements of source < number of ones in mask")
 
 
 def masked_scatter(input: Tensor, mask: Any, source: Tensor) -> Tensor:
@@ -217,7 +225,7 @@ def masked_scatter(input: Tensor, mask: Any, source: Tensor) -> Tensor:
     x = check_tensor(input, "masked_scatter")._data
     src = check_tensor(source, "masked_scatter", "source", 3)._data
     shape = _broadcast_shape("masked_scatter", m, x)
-    _check_scatter_source(x, src, np.broadcast_to(m, shape))
+    _check_scatter_source(x, src)
     if shape != x.shape:
         from .broadcasting import expand
 
@@ -241,7 +249,7 @@ def masked_scatter_(input: Tensor, mask: Any, source: Tensor) -> Tensor:
         from .broadcasting import expand
 
         expand(Tensor._from_array(m), x.shape)  # raises PyTorch's error
-    _check_scatter_source(x, src, np.broadcast_to(m, x.shape))
+    _check_scatter_source(x, src)
     return apply_inplace(MaskedScatterBackward0, input, source, mask=m)
 
 

@@ -13,14 +13,20 @@ from .. import return_types
 from .._dtype import scalar_type_name
 from .._strides import row_major
 from .._tensor import Tensor
-from ..autograd.kernel_order import lines_in_kernel_order
-from ..autograd.op import Op, apply_inplace, check_source_overlap
-from ..autograd.views import OVERLAP_WRITE_ERROR, internal_overlap
+from ..autograd.op import Op, apply_inplace
 from ._common import array_of, check_tensor, moveaxis, wrap_dim
 from ._not_implemented import refuse_complex
 from ._out import check_out_dtypes, out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
+from ._scan_kernel import (
+    WIDER,
+    accumulated,
+    check_scan_out,
+    extremum_in_kernel_order,
+    scan_out,
+    write_scan_overlapping,
+)
 from .indexing import ScatterAddZerosBackward0
 from .pointwise_binary import log_add_exp_complex
 from .reduction import _integer_accumulator, sum
@@ -36,107 +42,14 @@ def _check_scan_kernel(kernel: str, x: np.ndarray) -> None:
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
-# PyTorch's CPU accumulator (``at::acc_type<T, false>``) where it is wider than the dtype: its
-# scans add up in it and cast each running value back.
-_WIDER = {
-    np.dtype(np.float16): np.dtype(np.float32),
-    np.dtype(np.float32): np.dtype(np.float64),
-    np.dtype(np.complex64): np.dtype(np.complex128),
-}
-
-
-def _accumulated(scan: Any, x: np.ndarray, dim: int) -> np.ndarray:
-    """``scan`` (np.cumsum, np.cumprod) of ``x`` along ``dim`` in PyTorch's accumulator."""
-    wide = _WIDER.get(x.dtype)
-    if wide is None:
-        return scan(x, axis=dim, dtype=x.dtype)  # int32 stays int32 (NumPy: int64)
-    return scan(x, axis=dim, dtype=wide).astype(x.dtype)
-
-
-def _log_add_exp_step(acc: Any, x: Any) -> Any:
-    """PyTorch's real ``_log_add_exp_helper(x, acc)``: std::min/max keep ``x`` for a NaN."""
-    if np.isnan(acc):
-        low = high = acc
-    else:
-        low, high = (acc if acc < x else x), (acc if x < acc else x)
-    if low != high or np.isfinite(low):
-        return np.log1p(np.exp(low - high)) + high
-    return x
-
-
-def _log_add_exp_complex_step(acc: Any, x: Any) -> Any:
-    return log_add_exp_complex(np.asarray(acc), np.asarray(x))[()]
-
-
-def scan_in_kernel_order(kind: str, out: np.ndarray, x: np.ndarray, dim: int) -> None:
-    """cumsum, cumprod or logcumsumexp (``kind``) of ``x`` written into ``out`` as PyTorch's
-    ``cpu_cum_base_kernel`` writes it where the two share memory (an unfold's windows written
-    in place): line after line in TensorIterator's order, each element read from ``x`` as the
-    writes before it left the memory and its running value written at once, in PyTorch's
-    accumulator (autograd/kernel_order.py)."""
-    acc_type = _WIDER.get(out.dtype, np.dtype(np.int64) if out.dtype.kind in "iu" else out.dtype)
-    if kind == "logcumsumexp":
-        init = -np.inf
-        step = _log_add_exp_complex_step if out.dtype.kind == "c" else _log_add_exp_step
-    else:
-        init, step = (0, np.add) if kind == "cumsum" else (1, np.multiply)
-    convert, cast = acc_type.type, out.dtype
-    with np.errstate(all="ignore"):
-        for line in lines_in_kernel_order(out.shape, dim, [out, x]):
-            written, read = out[line], x[line]
-            acc = convert(init)
-            for i in range(written.shape[0]):
-                acc = step(acc, convert(read[i]))
-                written[i] = acc.astype(cast)
-
-
-def _check_scan_out(kind: str) -> Any:
-    """An Op's ``check_out`` for scan ``kind`` (``_scan_out``)."""
-
-    def check(out: Tensor, values: np.ndarray, input: Tensor, dim: int, **_: Any) -> np.ndarray:
-        d = wrap_dim(dim, input._data.ndim, kind)
-        return _scan_out(kind, input._data, d)(out, values)
-
-    return staticmethod(check)
-
-
-def _write_scan_overlapping(kind: str) -> Any:
-    """An Op's ``write_overlapping`` for the in-place scan ``kind``."""
-
-    def write(data: np.ndarray, dim: int, dtype: Any = None) -> None:
-        scan_in_kernel_order(kind, data, data, dim)
-
-    return staticmethod(write)
-
-
-def _scan_out(kind: str, x: np.ndarray, dim: int) -> Any:
-    """``out_result``'s ``pointwise`` for scan ``kind`` of ``x``: TensorIterator's checks of
-    ``out`` against the input (its elements sharing memory, a partial overlap: refused); an
-    ``out`` sharing the input's memory otherwise is computed in the kernel's order."""
-
-    def check_and_compute(out: Tensor, values: np.ndarray) -> np.ndarray:
-        target = out._data
-        if target.shape != values.shape or not x.ndim or not x.size:
-            return values  # resized into fresh memory; 0-d: fill_; empty: zero_
-        if internal_overlap(target):
-            raise RuntimeError(OVERLAP_WRITE_ERROR)
-        check_source_overlap(out, Tensor._from_array(x), refuses_full=False)
-        if target.dtype != x.dtype or not np.may_share_memory(target, x):
-            return values  # PyTorch scans a copy cast to out's dtype
-        scan_in_kernel_order(kind, target, x, dim)
-        return target.copy()
-
-    return check_and_compute
-
-
 class CumsumBackward0(Op):
     """out_k = sum_{j <= k} x_j along ``dim``; the gradient is the reversed cumulative sum"""
 
     dim: Any
 
     __slots__ = ("dim",)
-    write_overlapping = _write_scan_overlapping("cumsum")
-    check_out = _check_scan_out("cumsum")
+    write_overlapping = write_scan_overlapping("cumsum")
+    check_out = check_scan_out("cumsum")
 
     @row_major
     def forward(self, x: Any, dim: Any, dtype: Any = None) -> Any:
@@ -145,7 +58,7 @@ class CumsumBackward0(Op):
         if not x.ndim:
             return x.copy()
         _check_scan_kernel("cumsum_out_cpu", x)
-        return _accumulated(np.cumsum, x, dim)
+        return accumulated(np.cumsum, x, dim)
 
     def backward(self, F: Any, grad: Any) -> Any:
         if not array_of(grad).ndim:
@@ -183,8 +96,8 @@ class CumprodBackward0(Op):
     saved_inputs: tuple[int, ...] = (0,)
     saves_output = True
     __slots__ = ("dim",)
-    write_overlapping = _write_scan_overlapping("cumprod")
-    check_out = _check_scan_out("cumprod")
+    write_overlapping = write_scan_overlapping("cumprod")
+    check_out = check_scan_out("cumprod")
 
     @row_major
     def forward(self, x: Any, dim: Any, dtype: Any = None) -> Any:
@@ -193,7 +106,7 @@ class CumprodBackward0(Op):
         if not x.ndim:
             return x.copy()
         _check_scan_kernel("cumprod_out_cpu", x)
-        return _accumulated(np.cumprod, x, dim)
+        return accumulated(np.cumprod, x, dim)
 
     def backward(self, F: Any, grad: Any) -> Any:
         x, out = self.saved
@@ -332,26 +245,6 @@ def _running_extremum(x: np.ndarray, axis: int, better: Any) -> tuple:
     return moveaxis(values, 0, axis), moveaxis(indices, 0, axis)
 
 
-def _extremum_in_kernel_order(
-    values: np.ndarray, indices: np.ndarray, x: np.ndarray, dim: int, better: Any
-) -> None:
-    """cummax or cummin (``better``) of ``x`` written into ``values`` and ``indices`` as
-    PyTorch's ``cummax_cummin_helper`` writes them, line after line (``tensor_dim_apply3``:
-    the first dim fastest), each element read as the writes before it left the memory."""
-    floating = x.dtype.kind == "f"
-    for line in lines_in_kernel_order(x.shape, dim, [], iterator=False):
-        read, written, at = x[line], values[line], indices[line]
-        best, where = read[0], 0
-        for i in range(read.shape[0]):
-            current = read[i]
-            if (floating and np.isnan(current)) or (
-                not (floating and np.isnan(best)) and (better(current, best) or current == best)
-            ):
-                best, where = current, i
-            written[i] = best
-            at[i] = where
-
-
 class _CumExtremum(Op):
     """(values, indices) of a running max or min; each element's gradient goes to the element
     that was the extremum there (summed where one element stays it)."""
@@ -417,7 +310,7 @@ def _cum_extremum(name: str, node: type, result: type) -> Any:
         ):
             # PyTorch's kernel checks no overlap: it reads the input as its writes leave it
             written = (out[0]._data, out[1]._data)
-            _extremum_in_kernel_order(*written, x, d, node.better)
+            extremum_in_kernel_order(*written, x, d, node.better)
             values, indices = (Tensor._from_array(w.copy()) for w in written)
         return out_result(name, out, result(values, indices), (input,), exact=True)
 
@@ -441,7 +334,7 @@ cummin: Callable[..., Any] = _cum_extremum("cummin", CumminBackward0, return_typ
 def _log_cum_sum_exp(x: np.ndarray, dim: int) -> np.ndarray:
     """The running ``log(sum(exp))`` along ``dim`` (complex: PyTorch's helper step by step)."""
     if x.dtype.kind != "c":  # in PyTorch's accumulator, each running value cast back
-        return np.logaddexp.accumulate(x, axis=dim, dtype=_WIDER.get(x.dtype)).astype(x.dtype)
+        return np.logaddexp.accumulate(x, axis=dim, dtype=WIDER.get(x.dtype)).astype(x.dtype)
     out = moveaxis(x.copy(), dim, 0)
     for k in range(1, out.shape[0]):
         out[k] = log_add_exp_complex(out[k - 1], out[k])
@@ -511,7 +404,7 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Any = None) -> Tensor:
             f"\"logcumsumexp_out_cpu\" not implemented for '{scalar_type_name(input._data.dtype)}'"
         )
     result = LogcumsumexpBackward0.apply(input, dim=d)
-    scanned = _scan_out("logcumsumexp", input._data, d)
+    scanned = scan_out("logcumsumexp", input._data, d)
     return out_result("logcumsumexp", out, result, (input,), pointwise=scanned)
 
 

@@ -18,6 +18,7 @@ from ..autograd.function import delayed_error
 from ..autograd.kernel_order import write_at_in_order, write_in_kernel_order
 from ..autograd.op import Op, apply_inplace, keep_versions
 from ._common import array_of, check_tensor, wrap_dim
+from ._index_kernels import check_index_reduce_bounds, check_scatter_bounds
 from ._not_implemented import refuse_complex
 from ._registry import NoGrad, Sample, register
 from ._samples import randn, register_on_copy
@@ -116,6 +117,12 @@ class ScatterReduceBackward0(Op):
     def forward(
         self, x: Any, src: Any, dim: Any, index: Any, reduce: Any, include_self: Any = True
     ) -> Any:
+        # PyTorch scatters the identity first without include_self, then reduces
+        if include_self:
+            values, ufunc = src[_box(index.shape)] if src.ndim else src, _UFUNCS[reduce]
+        else:
+            values, ufunc = np.asarray(_identity(reduce, x.dtype)).astype(x.dtype), None
+        check_scatter_bounds(x, dim, index, values, ufunc)
         self.dim, self.index, self.reduce = dim, index, reduce
         self.include_self, self.src_sizes = include_self, src.shape
         return _reduce_into(x, dim, index, src, reduce, include_self)
@@ -268,6 +275,18 @@ class IndexReduceBackward0(ScatterReduceBackward0):
         "index_reduce(): Double backward is unsupported for source when >1 zeros in source are "
         "scattered to the same position in self"
     )
+    __slots__ = ()
+
+    @row_major
+    def forward(
+        self, x: Any, src: Any, dim: Any, index: Any, reduce: Any, include_self: Any = True
+    ) -> Any:
+        line = (
+            np.moveaxis(index, dim, 0).reshape(index.shape[dim], -1)[:, 0] if index.ndim else index
+        )
+        identity = None if include_self else np.asarray(_identity(reduce, x.dtype)).astype(x.dtype)
+        check_index_reduce_bounds(x, dim, line.reshape(-1), src, _UFUNCS[reduce], identity)
+        return super().forward(x, src, dim, index, reduce, include_self)
 
 
 def _index_reduce_args(op: str, input: Tensor, dim: int, index: Any, source: Tensor,
@@ -293,10 +312,6 @@ def _index_reduce_args(op: str, input: Tensor, dim: int, index: Any, source: Ten
         raise RuntimeError(
             f"{op}_(): self ({x.dtype}) and source ({s.dtype}) must have the same scalar type"
         )
-    size = x.shape[d] if x.ndim else 1
-    if idx.size and (idx.min() < 0 or idx.max() >= size):
-        bad = idx.min() if idx.min() < 0 else idx.max()
-        raise IndexError(f"{op}(): index {bad} is out of bounds for dimension {d} with size {size}")
     shape = [1] * max(s.ndim, 1)
     shape[d] = idx.size
     full = np.broadcast_to(idx.reshape(shape), s.shape if s.ndim else (1,)).copy()

@@ -367,7 +367,7 @@ def _mvlgamma(input: Tensor, p: Any, out: Tensor | None, op: str) -> Tensor:
     result = MvlgammaBackward0.apply(input, p=_mvlgamma_order(input, p, op))
     if isinstance(out, Tensor):
         _check_mvlgamma_cast(input._data.dtype, result._data.dtype, out._data.dtype)
-    return out_result(op, out, result, (input,))
+    return out_result(op, out, result, (input,), autograd_op="mvlgamma")  # the kernel it runs
 
 
 def multigammaln(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
@@ -443,6 +443,7 @@ def gammainc(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tens
         out,
         result,
         (input, other),
+        autograd_op="igamma",
         pointwise=kernel_out(IgammaBackward0, gammainc, input, other),
     )
 
@@ -461,6 +462,7 @@ def gammaincc(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Ten
         out,
         result,
         (input, other),
+        autograd_op="igammac",
         pointwise=kernel_out(IgammacBackward0, gammaincc, input, other),
     )
 
