@@ -357,6 +357,13 @@ PROGRAMS = {
         "v6.put_(torch.tensor([5]), torch.ones(1, dtype=torch.float64))",
         "v6.index_add_(0, torch.tensor([5]), torch.ones(1, dtype=torch.float64))",
         "v6.masked_scatter_(torch.tensor([True, True, False]), torch.ones(1, dtype=torch.float64))",
+        # the overlap checks come first: an expanded target, a source in the target's memory
+        "v7 = torch.zeros(1, 3, dtype=torch.float64)",
+        "v7.expand(4, 3).scatter_(0, torch.tensor([[1, 2, 9]]), 5.0)",
+        "v7.expand(4, 3).index_add_(0, torch.tensor([0, 9]), torch.ones(2, 3, dtype=torch.float64))",
+        "v7.expand(4, 3).put_(torch.tensor([0, 99]), torch.ones(2, dtype=torch.float64))",
+        "v7.view(-1).scatter_(0, torch.tensor([1, 9]), v7.view(-1)[:2])",
+        "v7.view(-1).put_(torch.tensor([1, 9]), v7.view(-1)[:2])",
     ],
 }
 

@@ -1372,13 +1372,14 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     except Exception as exc:
         if checking:
             check_inplace(target)
-        if _raised_after_overlap(cls, exc):
+        # An error the kernel found midway (kernel_order.stopped) follows the overlap checks
+        written = getattr(exc, "written_before", None)
+        if written is not None or _raised_after_overlap(cls, exc):
             _check_overlap(cls, target, others)
             if cls.promotes_result and isinstance(exc, NotImplementedError):
                 # A kernel without the operands' common dtype (atan2 of complex): PyTorch's
                 # TensorIterator refuses writing that dtype into the target before dispatching.
                 check_inplace_operands(target, others)
-        written = getattr(exc, "written_before", None)
         if written is not None:  # the elements its kernel wrote before it failed
             if write_hooks:
                 before_write(target)
