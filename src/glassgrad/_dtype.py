@@ -275,10 +275,20 @@ def scalar_type_name(np_dtype: np.dtype) -> str:
     return _SCALAR_TYPE_NAMES.get(name, name)
 
 
+def can_cast(result: np.dtype, target: np.dtype) -> bool:
+    """PyTorch's ``canCast``: a result may be written into any target of its category or a
+    higher one; integers of any sign and width into one another (NumPy's "same_kind" refuses
+    signed into unsigned), nothing but bool into bool."""
+    result_category, target_category = _category(result), _category(target)
+    if target_category == _BOOL:
+        return result_category == _BOOL
+    return result_category <= target_category
+
+
 def check_result_cast(result: np.dtype, target: np.dtype) -> None:
     """PyTorch's refusal to write a result into a target of a lower kind (complex into real,
     floating into integer)."""
-    if result != target and not np.can_cast(result, target, "same_kind"):
+    if result != target and not can_cast(result, target):
         raise RuntimeError(
             f"result type {scalar_type_name(result)} can't be cast to the desired output type "
             f"{scalar_type_name(target)}"

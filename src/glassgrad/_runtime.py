@@ -206,8 +206,7 @@ def can_cast(from_: Any, to: Any) -> bool:
         >>> glassgrad.can_cast(glassgrad.float64, glassgrad.int32)
         False
     """
-    order = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
-    return order[from_.numpy.kind] <= order[to.numpy.kind]
+    return _dtype.can_cast(from_.numpy, to.numpy)
 
 
 def is_signed(input: Tensor) -> bool:

@@ -259,3 +259,40 @@ def test_in_place_result_dtype_is_refused_before_the_kernel(
             words = ("leaf Variable", "can't be cast to the desired output type")
             outcomes.append((type(exc).__name__, [w in str(exc) for w in words]))
     assert outcomes[0] == outcomes[1]
+
+
+DTYPES = ["bool", "uint8", "int8", "int32", "int64", "float32", "float64"]
+
+
+def _in_place_outcome(lib: Any, method: str, target: str, other: str) -> tuple:
+    x = lib.tensor([1, 2], dtype=getattr(lib, target))
+    try:
+        result = getattr(x, method)(lib.tensor([3, 1], dtype=getattr(lib, other)))
+    except Exception as exc:
+        return type(exc).__name__, str(exc)
+    return str(result.dtype).split(".")[-1], result.tolist()
+
+
+@pytest.mark.parametrize("method", ["add_", "mul_", "hypot_", "fmod_", "bitwise_and_"])
+def test_in_place_casts_as_pytorch_can_cast(method: str) -> None:
+    """PyTorch's canCast: any integer result goes into any integer target (a uint8 tensor
+    takes an int64 result; NumPy's "same_kind" refuses it), and a kernel such as hypot's is
+    dispatched on the operands' common dtype (a float64 tensor takes an int64 other)."""
+    for target in DTYPES:
+        for other in DTYPES:
+            theirs = _in_place_outcome(torch, method, target, other)
+            assert _in_place_outcome(gg, method, target, other) == theirs, (target, other)
+
+
+@pytest.mark.parametrize("op", ["hypot", "logaddexp", "logaddexp2"])
+@pytest.mark.parametrize("dtypes", [("float64", "int64"), ("int32", "float32"), ("int64", "bool")])
+def test_float_kernels_take_the_common_dtype(op: str, dtypes: tuple[str, str]) -> None:
+    outcomes = []
+    for lib in (torch, gg):
+        a, b = (lib.tensor([3, 1], dtype=getattr(lib, d)) for d in dtypes)
+        try:
+            result = getattr(lib, op)(a, b)
+            outcomes.append((str(result.dtype).split(".")[-1], result.tolist()))
+        except Exception as exc:
+            outcomes.append((type(exc).__name__, str(exc)))
+    assert outcomes[0] == outcomes[1]

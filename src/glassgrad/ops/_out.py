@@ -20,7 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import c_type_name, default_numpy_float, scalar_type_name, to_numpy_dtype
+from .._dtype import (
+    c_type_name,
+    can_cast,
+    default_numpy_float,
+    scalar_type_name,
+    to_numpy_dtype,
+)
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.grad_mode import state as grad_state
@@ -169,7 +175,11 @@ def write_into(
             f"Expected out tensor to have dtype {c_type_name(values.dtype)}, but got "
             f"{c_type_name(target.dtype)} instead"
         )
-    if target.dtype != values.dtype and not np.can_cast(values.dtype, target.dtype, casting):
+    if (
+        target.dtype != values.dtype
+        and casting != "unsafe"
+        and not can_cast(values.dtype, target.dtype)
+    ):
         raise RuntimeError(
             f"result type {scalar_type_name(values.dtype)} can't be cast to the desired output "
             f"type {scalar_type_name(target.dtype)}"
@@ -436,9 +446,7 @@ def recorded_as_not_implemented(aten_op: str, result: Tensor, inputs: tuple) -> 
 
 
 def _check_cat_cast(result: Tensor, out: Any) -> None:
-    if isinstance(out, Tensor) and not np.can_cast(
-        result._data.dtype, out._data.dtype, "same_kind"
-    ):
+    if isinstance(out, Tensor) and not can_cast(result._data.dtype, out._data.dtype):
         raise TypeError(
             "torch.cat(): input types can't be cast to the desired output type "
             f"{scalar_type_name(out._data.dtype)}"

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import from_numpy_dtype, scalar_type_name
+from .._dtype import from_numpy_dtype, result_numpy_dtype, scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import array_of, binary_operands, check_tensor, floating_operands
@@ -28,11 +28,10 @@ def _tensor_other(other: Any, op: str) -> Tensor:
 
 
 def _floats_only(op: str, *arrays: Any) -> None:
-    for a in arrays:
-        if isinstance(a, np.ndarray) and a.dtype.kind != "f":
-            raise NotImplementedError(
-                f"\"{op}_cpu\" not implemented for '{scalar_type_name(a.dtype)}'"
-            )
+    """PyTorch dispatches the kernel on the operands' common dtype (an int operand is fine)."""
+    common = result_numpy_dtype(arrays)
+    if common.kind != "f":
+        raise NotImplementedError(f"\"{op}_cpu\" not implemented for '{scalar_type_name(common)}'")
 
 
 # --- copysign --------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import default_numpy_float, result_numpy_dtype, scalar_type_name
+from .._dtype import can_cast, default_numpy_float, result_numpy_dtype, scalar_type_name
 from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace, check_inplace_operands
@@ -344,7 +344,7 @@ def _mvlgamma_order(input: Tensor, p: Any, op: str) -> int:
 def _check_mvlgamma_cast(input: np.dtype, result: np.dtype, out: np.dtype) -> None:
     """PyTorch's mvlgamma_out check of its result against ``out`` (also mvlgamma_, which is
     mvlgamma_out into the input), naming the input's and the result's dtypes."""
-    if not np.can_cast(result, out, "same_kind"):
+    if not can_cast(result, out):
         raise RuntimeError(
             f"mvlgamma: result type {scalar_type_name(input)} can't be cast to the desired "
             f"output type {scalar_type_name(result)}"
