@@ -29,13 +29,14 @@ def stable_argsort(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
     return (n - 1 - np.argsort(x[reverse], axis=axis, kind="stable"))[reverse]
 
 
-def _class_starts(ordered: np.ndarray) -> np.ndarray:
+def _class_starts(ordered: np.ndarray, nan_class: bool = True) -> np.ndarray:
     """For rows sorted by a comparator, where a new class of equal values starts (NaNs are
-    one class)."""
+    one class, unless not ``nan_class``)."""
     starts = np.ones(ordered.shape, bool)
     same = ordered[:, 1:] == ordered[:, :-1]
-    if ordered.dtype.kind == "f":
-        same |= np.isnan(ordered[:, 1:]) & np.isnan(ordered[:, :-1])
+    if nan_class and ordered.dtype.kind == "f":
+        nan = ordered != ordered
+        same |= nan[:, 1:] & nan[:, :-1]
     starts[:, 1:] = ~same
     return starts
 
@@ -66,20 +67,31 @@ def _may_hold_tie(ordered: np.ndarray, axis: int, descending: bool) -> bool:
     (or both NaN): the one comparison that keeps the stable path cheap. In that order each
     value is below the next (above, descending) unless they are equal or one is NaN, so a
     single NaN answers yes as well; the caller then finds the rows that do hold a tie."""
+    n = ordered.shape[axis]
+    if n < 2:
+        return False
+    if axis == ordered.ndim - 1 and ordered.flags.c_contiguous:
+        # one comparison over the flat rows (a strided one costs twice as much); the pairs
+        # that straddle two rows, at n - 1, 2n - 1 ..., are taken out of the count
+        flat = ordered.reshape(-1)
+        below = flat[:-1] > flat[1:] if descending else flat[:-1] < flat[1:]
+        within = np.count_nonzero(below) - np.count_nonzero(below[n - 1 :: n])
+        return within < ordered.size // n * (n - 1)
     earlier, later = ordered[_head(axis, -1)], ordered[_head(axis, None, 1)]
-    below = np.greater(earlier, later) if descending else np.less(earlier, later)
+    below = earlier > later if descending else earlier < later
     return np.count_nonzero(below) < below.size
 
 
 def sort_order(x: np.ndarray, axis: int, descending: bool, stable: bool) -> tuple:
-    """The indices of PyTorch's CPU ``sort`` along ``axis``, and the values at them:
-    ``std::sort`` of the (value, index) queue unless ``stable``. At 16 elements or fewer it
-    is an insertion sort, stable; an input whose sorted dim has stride 0 (expanded) keeps its
-    order (ATen returns there)."""
+    """The indices of PyTorch's CPU ``sort`` along ``axis``, and the values at them where
+    they were gathered on the way (else None): ``std::sort`` of the (value, index) queue
+    unless ``stable``. At 16 elements or fewer it is an insertion sort, stable; an input
+    whose sorted dim has stride 0 (expanded) keeps its order (ATen returns there)."""
+    axis %= x.ndim
     order = stable_argsort(x, axis, descending)
-    ordered = take_along_axis(x, order, axis)
     if stable or x.shape[axis] <= 16 or x.strides[axis] == 0:
-        return order, ordered
+        return order, None
+    ordered = take_along_axis(x, order, axis)
     if not _may_hold_tie(ordered, axis, descending):
         return order, ordered
     rows = _rows(order, axis)
@@ -89,8 +101,7 @@ def sort_order(x: np.ndarray, axis: int, descending: bool, stable: bool) -> tupl
         return order, ordered
     rows = rows.copy()
     rows[tied] = sort_rows(_keys(rows[tied], starts[tied]))
-    order = _unrows(rows, x, axis)
-    return order, take_along_axis(x, order, axis)
+    return _unrows(rows, x, axis), None
 
 
 def topk_order(x: np.ndarray, axis: int, k: int, largest: bool, sorted: bool) -> tuple:
@@ -104,10 +115,10 @@ def topk_order(x: np.ndarray, axis: int, k: int, largest: bool, sorted: bool) ->
     # nth_element leaves the first k - 1 in its own order, ties or not
     every_row = k * 64 > n and not sorted and k > 2 and n > 3
     if not every_row:
-        head = order[_head(axis, k + 1)]
+        head = order[_head(axis, k + 1)].copy()  # NumPy gathers faster by a dense index
         values = take_along_axis(x, head, axis)
         first_k = _head(axis, k)
-        stable = np.ascontiguousarray(head[first_k]), np.ascontiguousarray(values[first_k])
+        stable = head[first_k], values[first_k].copy()  # values in a fresh row-major array
         if k == 0 or not _may_hold_tie(values, axis, largest):
             return stable
     rows = _rows(order, axis)
@@ -144,7 +155,9 @@ def mode_index(rows: np.ndarray) -> np.ndarray:
     """
     count, n = rows.shape
     order = np.argsort(rows, axis=1, kind="stable")
-    starts = _class_starts(take_along_axis(rows, order, 1))
+    ordered = take_along_axis(rows, order, 1)
+    nan = np.isnan(ordered[:, -1]) if rows.dtype.kind == "f" else np.zeros(count, bool)
+    starts = _class_starts(ordered, nan_class=False)  # rows holding NaN are replayed apart
     positions = np.arange(n)
     run_start = np.maximum.accumulate(np.where(starts, positions, 0), axis=1)
     ends = np.ones(rows.shape, dtype=bool)
@@ -152,7 +165,6 @@ def mode_index(rows: np.ndarray) -> np.ndarray:
     run_length = np.where(ends, positions - run_start + 1, 0)
     last = np.argmax(run_length, axis=1)
     replay = (run_length[np.arange(count), last] > 1) & (n > 16)
-    nan = np.isnan(rows).any(axis=1) if rows.dtype.kind == "f" else np.zeros(count, bool)
     tied = np.flatnonzero(replay & ~nan)
     if tied.size:
         order[tied] = sort_rows(_keys(order[tied], starts[tied]))
@@ -198,7 +210,7 @@ def unique_sorted(x: np.ndarray, dim: int | None) -> tuple:
         )
         if both_zeros:
             flat = x.reshape(-1)
-            ordered = sort_order(flat, 0, False, False)[1]
+            ordered = flat[sort_order(flat, 0, False, False)[0]]
             values = ordered[np.r_[True, ordered[1:] != ordered[:-1]]]
         inverse = inverse.reshape(x.shape)
     elif x.dtype.kind in "fc" and x.shape[dim] and np.isnan(x).any():

@@ -89,7 +89,8 @@ class SortBackward0(_Selecting):
     def pick_with_values(
         self, x: np.ndarray, dim: int, descending: bool = False, stable: Any = False
     ) -> tuple:
-        return sort_order(x, dim, descending, bool(stable))
+        index, values = sort_order(x, dim, descending, bool(stable))
+        return index, take_along_axis(x, index, axis=dim) if values is None else values
 
 
 class TopkBackward0(_Selecting):
