@@ -13,6 +13,7 @@ import time
 from .isolate import fuzz_seed
 from .program import save_regression
 from .skips import (
+    FFT_NONFINITE,
     MKL_NONFINITE,
     PYTORCH_BUGS,
     PYTORCH_LACKS,
@@ -43,7 +44,7 @@ def main() -> None:
         print(f"  {name}, aliasing (called with .clone() after it): {reason}")
     for name, reason in PYTORCH_UNDEFINED_FOR_NAN.items():
         print(f"  {name} of a tensor holding NaN: {reason}")
-    for name, reason in MKL_NONFINITE.items():
+    for name, reason in {**MKL_NONFINITE, **FFT_NONFINITE}.items():
         print(f"  {name} of a tensor holding NaN or inf: {reason}")
     for name, message in PYTORCH_BUGS.items():
         print(f"  {name}: a PyTorch bug ({message!r}), no verdict after it")

@@ -18,7 +18,13 @@ import glassgrad
 from glassgrad.ops import REGISTRY
 from glassgrad.ops._registry import NoGrad
 
-from .skips import MKL_NONFINITE, PYTORCH_LAZY_CONJ, PYTORCH_UNDEFINED_FOR_NAN, SKIPPED_OPS
+from .skips import (
+    FFT_NONFINITE,
+    MKL_NONFINITE,
+    PYTORCH_LAZY_CONJ,
+    PYTORCH_UNDEFINED_FOR_NAN,
+    SKIPPED_OPS,
+)
 
 _SHAPES = [(), (1,), (3,), (4,), (2, 3), (3, 4), (4, 3), (2, 3, 4), (0,), (2, 0), (3, 1), (1, 4)]
 _ERROR_RATE = 0.2  # how often a statement that raises in PyTorch is kept
@@ -304,7 +310,7 @@ class ProgramGenerator:
             code = f"{code}.clone()"
         if key in PYTORCH_UNDEFINED_FOR_NAN:
             return ("expr", code, args, _holds_nan)  # passed over if an argument holds NaN
-        if key in MKL_NONFINITE:
+        if key in MKL_NONFINITE or key in FFT_NONFINITE:
             return ("expr", code, args, _holds_nonfinite)  # or a NaN or inf (_try)
         return ("expr", code)
 
@@ -455,7 +461,7 @@ def _holds_nan(value: Any) -> bool:
 def _holds_nonfinite(value: Any) -> bool:
     return (
         isinstance(value, torch.Tensor)
-        and value.dtype.is_floating_point
+        and (value.dtype.is_floating_point or value.dtype.is_complex)
         and not bool(torch.isfinite(value.detach()).all())
     )
 

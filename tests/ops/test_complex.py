@@ -160,6 +160,7 @@ _SUM_CASES = {
     "a[i] += b": lambda a, b: _index_add(a, b),
     "rsub": lambda a, b: 2.5 - b if b.dtype.is_complex else 2.5j - b,
     "number + a": lambda a, b: float("nan") + a,
+    "index_add": lambda a, b: a.index_add(0, a.real.argsort(), b.to(a.dtype)),
 }
 
 
@@ -184,4 +185,50 @@ def test_complex_sums_multiply_the_second_operand_by_alpha(case: str, other: str
         b = lib.tensor(seconds, dtype=lib.complex128)
         b = b.real.to(lib.float64) if other == "float64" else b.to(getattr(lib, other))
         results.append(_SUM_CASES[case](a, b).numpy())
+    _same_parts(*results)
+
+
+@pytest.mark.parametrize("op", ["addcmul", "addcdiv"])
+@pytest.mark.parametrize("value", [1, 2, 0.5j])
+def test_complex_addcmul_and_addcdiv_at_nan_and_infinity(op: str, value: Any) -> None:
+    """PyTorch's kernels compute self + value * t1 * t2 (/ t2) left to right, the value a
+    complex number even when it is 1 (as add's alpha), and their gradients are
+    derivatives.yaml's grad * (t2 * value).conj(), grad * (value / t2).conj() and
+    -grad * (value * t1 / (t2 * t2)).conj(): values and gradients keep PyTorch's NaN."""
+    parts = [complex(_NAN, 0), complex(_INF, 0), complex(0, _INF), complex(1, _NAN), 1 + 2j, 0j]
+    grid = np.array(list(itertools.product(parts, repeat=4))).T
+    results = []
+    for lib in (gg, torch):
+        x, t1, t2 = (lib.tensor(v, dtype=lib.complex128, requires_grad=True) for v in grid[:3])
+        out = getattr(lib, op)(x, t1, t2, value=value)
+        grads = lib.autograd.grad(out, [x, t1, t2], lib.tensor(grid[3]))
+        results.append(
+            [out.detach().resolve_conj().numpy()] + [g.resolve_conj().numpy() for g in grads]
+        )
+    for ours, theirs in zip(*results):
+        _same_parts(ours, theirs)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_sgn_is_the_kernels_scalar_division(dtype: str) -> None:
+    """PyTorch's scalar loop divides z by |z| + 0j (complex division): NaN + NaNj at an
+    infinite part, where NumPy's sign gives the unit direction. One element per tensor (its
+    vectorized loop, from 2 vectors on, divides the parts by |z| apart: docs/fuzzing.md)."""
+    values = [
+        complex(a, b) for a in (_NAN, _INF, -_INF, 0.0, 1.5, 1e300) for b in (_NAN, _INF, 0.0, -2.0)
+    ]
+    results = []
+    for lib in (gg, torch):
+        kind = getattr(lib, dtype)
+        results.append(np.array([lib.sgn(lib.tensor([v], dtype=kind)).numpy()[0] for v in values]))
+    _same_parts(*results)
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_complex_cumprod_starts_from_one(dim: int) -> None:
+    # PyTorch's scan multiplies its accumulator, 1, by the first element: inf + 0j gives
+    # inf + nanj there (NumPy's cumprod copies it).
+    parts = [complex(_INF, 0), complex(0, _INF), complex(_NAN, 1), 1 + 2j, 0j, complex(-_INF, 1)]
+    grid = np.array(parts * 3).reshape(3, 6)
+    results = [lib.cumprod(lib.tensor(grid), dim).numpy() for lib in (gg, torch)]
     _same_parts(*results)

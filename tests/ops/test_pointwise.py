@@ -550,6 +550,11 @@ def test_round_halves_to_even_and_with_decimals_like_torch() -> None:
         ),
         (lambda L: L.addcmul(L.ones(3), L.ones(2), L.ones(3)), RuntimeError, "must match the size"),
         (
+            lambda L: L.addcmul(*[L.tensor([True, False])] * 3),
+            NotImplementedError,
+            "\"addcmul_cpu_out\" not implemented for 'Bool'",
+        ),
+        (
             lambda L: L.atan2(L.ones(2), 2.0),
             TypeError,
             "argument 'other' \\(position 2\\) must be Tensor",

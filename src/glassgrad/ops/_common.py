@@ -234,12 +234,27 @@ def take_along_axis(arr: np.ndarray, indices: np.ndarray, axis: int) -> np.ndarr
     return arr[(*aranges[:axis], indices, *aranges[axis + 1 :])]
 
 
+def scaled(b: Any, alpha: Any, dtype: np.dtype) -> Any:
+    """``alpha * b`` as PyTorch's kernels with an ``alpha`` (add, sub, index_add) compute it
+    in the result's ``dtype``: for a complex result the product is taken even when alpha is
+    1, and a non-finite part of ``b`` spreads a NaN to the other part (``1 * (nan + 0j)`` is
+    ``nan + nanj``); for real ones 1 changes nothing."""
+    if dtype.kind == "c":
+        return np.asarray(b, dtype) * alpha
+    return b if alpha == 1 else b * alpha
+
+
 def sgn_array(z: np.ndarray) -> np.ndarray:
     """PyTorch's ``sgn`` (``sign`` for real values): NumPy's sign, but 0 for a real NaN as
     ATen's ``(0 < x) - (x < 0)`` gives (abs's gradient at NaN is then 0); bools are their
-    own sign."""
+    own sign. A complex z is ATen's scalar loop, the complex division ``z / (|z| + 0j)`` (0 at
+    0): NaN + NaNj at an infinite part, where NumPy's sign gives the unit direction."""
     if z.dtype == np.bool_:
         return z.copy()
+    if z.dtype.kind == "c":
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            quotient = z / np.abs(z).astype(z.dtype)
+        return np.where(z == 0, z.dtype.type(0), quotient)
     out = np.sign(z)
     if out.dtype.kind == "f" and np.isnan(out).any():
         out = np.where(np.isnan(out), out.dtype.type(0), out)

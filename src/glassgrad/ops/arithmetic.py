@@ -20,6 +20,7 @@ from ._common import (
     check_tensor,
     float_array_and_number,
     number_or_tensor,
+    scaled,
 )
 from ._namespace import default_float
 from ._out import out_result, pointwise_out
@@ -39,17 +40,10 @@ _COMPLEX64, _COMPLEX128 = np.dtype(np.complex64), np.dtype(np.complex128)
 
 
 def _is_complex(out: Any) -> bool:
+    """Whether a sum is complex: PyTorch's kernel then multiplies by alpha even when it is 1
+    (``scaled``; fuzz seed 704508: ``z[i] += x``, z complex, x a real NaN)."""
     dtype = getattr(out, "dtype", None)
     return dtype is _COMPLEX64 or dtype is _COMPLEX128
-
-
-def _times(b: Any, alpha: Any, dtype: np.dtype) -> Any:
-    """``alpha * b`` in the complex ``dtype`` of a sum. PyTorch's add and sub kernels compute
-    ``a + alpha * b`` with ``alpha`` (1 by default) a complex number there, so a non-finite
-    part of ``b`` spreads a NaN to the other part (``1 * (nan + 0j)`` is ``nan + nanj``) even
-    for ``alpha == 1``, where glassgrad's shortcut ``a + b`` does not multiply (fuzz seed
-    704508: ``z[i] += x``, z complex, x a real NaN)."""
-    return np.asarray(b, dtype) * alpha
 
 
 class AddBackward0(Op):
@@ -72,7 +66,7 @@ class AddBackward0(Op):
         except ValueError:
             raise broadcast_error("add", a, b) from None
         if alpha == 1 and _is_complex(out):
-            out = a + _times(b, alpha, out.dtype)
+            out = a + scaled(b, alpha, out.dtype)
         return out
 
     def backward(self, F: Any, grad: Any) -> Any:
@@ -120,7 +114,7 @@ class SubBackward0(Op):
         except ValueError:
             raise broadcast_error("sub", a, b) from None
         if alpha == 1 and _is_complex(out):
-            out = a - _times(b, alpha, out.dtype)
+            out = a - scaled(b, alpha, out.dtype)
         return out
 
     def backward(self, F: Any, grad: Any) -> Any:
@@ -139,7 +133,7 @@ class RsubBackward1(Op):
         self.alpha = alpha
         a, other = binary_operands(a, other)
         out = other - a if alpha == 1 else other - alpha * a
-        return other - _times(a, alpha, out.dtype) if alpha == 1 and _is_complex(out) else out
+        return other - scaled(a, alpha, out.dtype) if alpha == 1 and _is_complex(out) else out
 
     def backward(self, F: Any, grad: Any) -> Any:
         return -grad if self.alpha == 1 else grad * -self.alpha

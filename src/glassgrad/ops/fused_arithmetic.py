@@ -147,19 +147,25 @@ class AddcmulBackward0(Op):
     @keeps_operand_layout
     def forward(self, x: Any, t1: Any, t2: Any, value: Any = 1) -> Any:
         x, t1, t2 = _three_operands("addcmul", x, t1, t2)
+        if x.dtype == np.bool_:  # the kernel has no Bool case
+            raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
         if x.dtype.kind in "iub" and isinstance(value, float):
             value = int(value)  # PyTorch casts the scalar to the integer type
         self.value = value
-        return x + value * (t1 * t2) if value != 1 else x + t1 * t2
+        # PyTorch's kernel: self + value * t1 * t2, left to right. For complex operands the
+        # value is a complex number even when it is 1, and a non-finite part of t1 spreads
+        # a NaN to the other part of the product (1 * (inf + 0j) is inf + nanj).
+        return x + value * t1 * t2
 
     def backward(self, F: Any, grad: Any) -> Any:
+        # derivatives.yaml: grad * (tensor2 * value).conj() (conj by holomorphic)
         t1, t2 = self.saved
         needs = self.needs_input_grad
         v = self.value
         return (
             grad if needs[0] else None,
-            grad * t2 * v if needs[1] else None,
-            grad * t1 * v if needs[2] else None,
+            grad * (t2 * v) if needs[1] else None,
+            grad * (t1 * v) if needs[2] else None,
         )
 
 
@@ -192,16 +198,18 @@ class AddcdivBackward0(Op):
         x, t1, t2 = _three_operands("addcdiv", x, t1, t2)
         self.value = value
         with np.errstate(divide="ignore", invalid="ignore"):
-            return x + value * (t1 / t2)
+            return x + value * t1 / t2  # PyTorch's kernel, left to right (see addcmul)
 
     def backward(self, F: Any, grad: Any) -> Any:
+        # derivatives.yaml: grad * (value / tensor2).conj() and
+        # -grad * (value * tensor1 / (tensor2 * tensor2)).conj() (conj by holomorphic)
         t1, t2 = self.saved
         needs = self.needs_input_grad
         v = self.value
         return (
             grad if needs[0] else None,
-            grad * v / t2 if needs[1] else None,
-            -grad * v * t1 / (t2 * t2) if needs[2] else None,
+            grad * (v / t2) if needs[1] else None,
+            -grad * (t1 * v / (t2 * t2)) if needs[2] else None,
         )
 
 

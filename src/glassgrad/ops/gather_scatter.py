@@ -20,7 +20,7 @@ from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.kernel_order import write_at_in_order
 from ..autograd.op import Op, apply_inplace, keep_versions
-from ._common import array_of, check_tensor, moveaxis, wrap_dim
+from ._common import array_of, check_tensor, moveaxis, scaled, wrap_dim
 from ._index_kernels import along_key as _along_key
 from ._index_kernels import check_index_add_bounds, check_scatter_bounds
 from ._not_implemented import _not_implemented_node
@@ -132,7 +132,7 @@ class IndexAddBackward0(Op):
         out = x.astype(np.result_type(x, source), copy=True)
         if not out.size:  # PyTorch returns before it reads the index
             return out
-        values = source if alpha == 1 else source * alpha
+        values = scaled(source, alpha, out.dtype)
         if out.ndim == 0:
             np.add.at(out.reshape(1), index.reshape(-1), values.reshape(-1))
         else:
@@ -143,7 +143,7 @@ class IndexAddBackward0(Op):
     def write_overlapping(
         data: np.ndarray, source: Any, dim: int, index: np.ndarray, alpha: Any = 1
     ) -> None:
-        values = source if alpha == 1 else source * alpha
+        values = scaled(source, alpha, data.dtype)
         write_at_in_order(data, _index_key(dim, index), values, np.add)
 
     def backward(self, F: Any, grad: Any) -> Any:

@@ -106,6 +106,12 @@ class CumprodBackward0(Op):
         if not x.ndim:
             return x.copy()
         _check_scan_kernel("cumprod_out_cpu", x)
+        if x.dtype.kind == "c" and x.shape[dim]:
+            # PyTorch's product starts from 1: the first element is 1 * x, which for a
+            # complex x with a non-finite part is NaN in the other part (inf + nanj).
+            x = x.copy()
+            first = (slice(None),) * dim + (0,)
+            x[first] = x[first] * 1
         return accumulated(np.cumprod, x, dim)
 
     def backward(self, F: Any, grad: Any) -> Any:
