@@ -10,11 +10,16 @@ rounding errors (float64).
 
 from __future__ import annotations
 
+import ctypes
 import math
 
 import numpy as np
 
-__all__ = ["fma", "fma_float"]
+__all__ = ["float32_doubtful", "fma", "fms_float32", "fms_float64", "round_float32"]
+
+_C_FLOAT = ctypes.c_float  # C's conversion of a double: round to nearest, inf past the largest
+_FLOAT32_TINY = 2.0**-126  # the smallest normal float32
+_VELTKAMP_25 = 268435457.0  # 2**28 + 1: Veltkamp's split of a double at 25 bits
 
 
 def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -78,28 +83,84 @@ def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray, dtype: np.dtype) -> np.ndar
     return np.where((error == 0) | ~np.isfinite(error), s, s + error)
 
 
-def fma_float(a: float, b: float, c: float, single: bool) -> float:
-    """:func:`fma` of Python floats, rounded to float32 (``single``; the operands are float32
-    values) or to double: the same values, without NumPy's per-call cost.
+def round_float32(v: float) -> float:
+    """The Python float ``v`` rounded to the nearest float32, as NumPy's cast (inf past the
+    largest float32, without NumPy's overflow warning), at a third of its cost.
+
+    Example::
+
+        >>> round_float32(0.1)
+        0.10000000149011612
+    """
+    return _C_FLOAT(v).value
+
+
+def float32_doubtful(doubles: np.ndarray) -> np.ndarray | None:
+    """Where rounding ``doubles`` to float32 may not round the exact values they were rounded
+    from: a double exactly halfway between two normal float32 (the exact value may lie on either
+    side), or one in float32's subnormal range (where the float32 step is coarser). ``None``
+    where there is none (the usual case), else a boolean mask of ``doubles``' shape.
+
+    Example::
+
+        >>> float32_doubtful(np.array([0.1, 1 + 2.0**-24])).tolist()
+        [False, True]
+    """
+    # halfway: the 29 low bits of the 52-bit fraction are 1 then 28 zeros (NaN and inf: 0)
+    halfway = (doubles.view(np.uint64) << _LOW_29) == _HALFWAY_BITS
+    magnitude = np.abs(doubles)
+    if np.minimum.reduce(magnitude, axis=None) >= _FLOAT32_TINY:  # no zero or subnormal
+        return halfway if np.count_nonzero(halfway) else None
+    doubtful = halfway | ((magnitude < _FLOAT32_TINY) & (magnitude != 0))
+    return doubtful if np.count_nonzero(doubtful) else None
+
+
+_LOW_29 = np.uint64(35)
+_HALFWAY_BITS = np.uint64(1 << 63)
+
+
+def fms_float32(a: float, b: float, c: float) -> float:
+    """``a * b - c`` of float32 values (as Python floats) rounded once to float32: :func:`fma`
+    without NumPy's per-call cost. The product is exact in double; the difference, rounded to
+    double, rounds to the same float32 unless it lies halfway between two (or in float32's
+    subnormal range), where Knuth's two-sum gives the side.
 
     Example::
 
         >>> a = float(np.float32(1 + 2**-12))
-        >>> fma_float(a, a, -1.0, single=True)
+        >>> fms_float32(a, a, 1.0)
         0.0004883408546447754
     """
     p = a * b
-    s = p + c
-    if single:
-        r = float(np.float32(s))
-        if r == s or not _halfway_between_floats(s):
-            return r
-        v = s - p
-        error = (p - (s - v)) + (c - v)
-        if error == 0 or (r > s) == (error > 0):  # a true tie, or r on the exact sum's side
-            return r
-        toward = np.float32(np.inf if error > 0 else -np.inf)
-        return float(np.nextafter(np.float32(r), toward))
+    s = p - c
+    r = _C_FLOAT(s).value
+    if r == s:
+        return r
+    t = _VELTKAMP_25 * s  # s rounded to 25 bits: s itself only if it may be halfway
+    if t - (t - s) != s and not -_FLOAT32_TINY < s < _FLOAT32_TINY:
+        return r
+    if not _halfway_between_floats(s):
+        return r
+    v = s - p
+    error = (p - (s - v)) + (-c - v)
+    if error == 0 or (r > s) == (error > 0):  # a true tie, or r on the exact sum's side
+        return r
+    toward = np.float32(np.inf if error > 0 else -np.inf)
+    return float(np.nextafter(np.float32(r), toward))
+
+
+def fms_float64(a: float, b: float, c: float) -> float:
+    """``a * b - c`` of Python floats rounded once (Dekker's product and Knuth's sum carry
+    the rounding errors, as :func:`fma`).
+
+    Example::
+
+        >>> a = 1 + 2.0**-30
+        >>> fms_float64(a, a, 1.0) - (a * a - 1)
+        8.673617379884035e-19
+    """
+    p = a * b
+    s = p - c
     if not math.isfinite(s):
         return s
     t = 134217729.0 * a  # Veltkamp's split and Dekker's product, as _two_product
@@ -108,7 +169,7 @@ def fma_float(a: float, b: float, c: float, single: bool) -> float:
     bh = t - (t - b)
     al, bl = a - ah, b - bh
     v = s - p
-    error = (((ah * bh - p) + ah * bl + al * bh) + al * bl) + ((p - (s - v)) + (c - v))
+    error = (((ah * bh - p) + ah * bl + al * bh) + al * bl) + ((p - (s - v)) + (-c - v))
     if error == 0 or not math.isfinite(error):
         return s
     return s + error
@@ -118,6 +179,9 @@ def _halfway_between_floats(s: float) -> bool:
     """Whether the double ``s`` lies exactly halfway between two float32 values."""
     if s == 0 or not math.isfinite(s):
         return False
-    e = max(math.frexp(s)[1], -125)  # a float32 keeps 24 bits; below 2**-126, steps of 2**-149
+    e = math.frexp(s)[1]
+    if e > 128:  # from 2**128 on, no float32 either side (rounding gives inf)
+        return False
+    e = max(e, -125)  # a float32 keeps 24 bits; below 2**-126, steps of 2**-149
     t = math.ldexp(s, 25 - e)  # s in halves of the float32 step there
     return t == math.floor(t) and math.floor(t) % 2 == 1

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._fma import fma, fma_float
+from .._fma import float32_doubtful, fma, fms_float32, fms_float64, round_float32
 from .._strides import like_operands
 from .._tensor import Tensor
 from ._common import check_tensor, floating_operands, is_scalar
@@ -53,55 +53,60 @@ def _as(dtype: np.dtype, v: Any) -> np.ndarray:
 
 # --- the three-term recurrences: p_(k+1) from q = p_k and p = p_(k-1) ------------------------
 # PyTorch's kernels are compiled with fused multiply-add, so ``a * q - k * p`` is
-# fma(a, q, -(k * p)): the product k * p rounded, a * q not (measured: bit for bit). An array
-# computes in its dtype; one element (the one-degree path) as a Python float, rounded to
-# float32 after each operation for a float32 tensor (rounding to double then to float is
-# rounding to float for + - * /: 53 >= 2 * 24 + 2), with fma_float: the same bits, without
-# NumPy's cost per call at every step.
+# fma(a, q, -(k * p)): the product k * p rounded, a * q not (measured: bit for bit). Each path
+# below gives those bits:
+# - float32 values computed in double: the product of two float32 is exact in double, so
+#   ``a * q - c`` has one rounding, to double, before the rounding to float32, and rounding it
+#   to float32 gives the fused result unless that double lies halfway between two float32 or in
+#   float32's subnormal range (``float32_doubtful``; the exact path for those elements). A
+#   plain + - * / of float32 values computed in double and rounded to float32 is the float32
+#   operation (53 >= 2 * 24 + 2).
+# - one element: in Python floats, the same way (``fms_float32``, ``fms_float64``), without
+#   NumPy's cost per call.
+# - the exact path (float64 arrays, and float32 elements whose double was doubtful): NumPy in
+#   the dtype, each fused step by error-free transforms (``fma``).
 
 
 def _identity(v: Any) -> Any:
     return v
 
 
-def _to_float32(v: float) -> float:
-    return float(np.float32(v))
+def _float32_in_double(v: np.ndarray) -> np.ndarray:
+    """A double array rounded to float32 values (kept as doubles)."""
+    return v.astype(np.float32).astype(np.float64)
 
 
-def _recurrence_parts(name: str, x: Any, dtype: np.dtype) -> tuple[Any, Any]:
+def _recurrence_parts(name: str, x: Any, rnd: Callable, fms: Callable) -> tuple[Any, Any]:
     """p_1 and the step ``(k, q, p) -> p_(k+1)`` of polynomial ``name`` (a Chebyshev kind
-    't', 'u', 'v', 'w' or a family name) at ``x``, an array or a Python float of ``dtype``."""
-    if type(x) is np.ndarray:
-        rnd = _identity
-
-        def fused(a: Any, b: Any, c: Any) -> Any:
-            return fma(a, b, c, dtype)
-
-    else:
-        single = dtype == np.float32
-        rnd = _to_float32 if single else _identity
-
-        def fused(a: Any, b: Any, c: Any) -> Any:
-            return fma_float(a, b, c, single)
-
-    twice = x + x  # exact
-    if name in ("t", "u", "v", "w"):
-        first = {"t": x, "u": twice, "v": rnd(twice - 1), "w": rnd(twice + 1)}[name]
-        return first, lambda k, q, p: fused(twice, q, -p)
+    't', 'u', 'v', 'w' or a family name) at ``x``: ``rnd`` rounds a plain operation's result,
+    ``fms(a, b, c)`` is ``a * b - c`` rounded once (one call per step, in order)."""
+    twice = x + x  # exact (the callers keep |x| below 2**127 for float32)
+    if name == "t":
+        return x, lambda k, q, p: fms(twice, q, p)
+    if name == "u":
+        return twice, lambda k, q, p: fms(twice, q, p)
+    if name in ("v", "w"):
+        return rnd(twice - 1 if name == "v" else twice + 1), lambda k, q, p: fms(twice, q, p)
     if name == "hermite_polynomial_h":
-        return twice, lambda k, q, p: fused(twice, q, -rnd(p * (k + k)))
+        return twice, lambda k, q, p: fms(twice, q, rnd(p * (k + k)))
     if name == "hermite_polynomial_he":
-        return x, lambda k, q, p: fused(x, q, -rnd(p * k))
+        return x, lambda k, q, p: fms(x, q, rnd(p * k))
     if name == "laguerre_polynomial_l":
         rest = rnd(1 - x)
-        return rest, lambda k, q, p: rnd(fused(rnd(rest + (k + k)), q, -rnd(p * k)) / (k + 1))
-    return x, lambda k, q, p: rnd(fused(rnd(x * (k + k + 1)), q, -rnd(p * k)) / (k + 1))
+        return rest, lambda k, q, p: rnd(fms(rnd(rest + (k + k)), q, rnd(p * k)) / (k + 1))
+    return x, lambda k, q, p: rnd(fms(rnd(x * (k + k + 1)), q, rnd(p * k)) / (k + 1))
+
+
+def _exact_parts(name: str, x: np.ndarray) -> tuple[Any, Any]:
+    """The recurrence in ``x``'s dtype, each fused step by error-free transforms."""
+    dtype = x.dtype
+    return _recurrence_parts(name, x, _identity, lambda a, b, c: fma(a, b, -c, dtype))
 
 
 def _recurrence(x: np.ndarray, n: np.ndarray, name: str) -> np.ndarray:
     """p_n of ``name`` by its recurrence, elementwise for each degree in ``n`` (p_1 where
     n < 0: the callers put 0 there)."""
-    first, step = _recurrence_parts(name, x, x.dtype)
+    first, step = _exact_parts(name, x)
     previous, current = np.ones_like(x), first
     out = np.where(n == 0, previous, current)
     for k in range(1, int(n.max(initial=1))):
@@ -110,16 +115,85 @@ def _recurrence(x: np.ndarray, n: np.ndarray, name: str) -> np.ndarray:
     return out
 
 
-def _recurrence_at(x: np.ndarray, n: int, name: str) -> np.ndarray:
-    """``_recurrence`` for one degree n >= 0 (one element: in Python floats)."""
-    if n == 0:
-        return np.ones_like(x)
-    value: Any = float(x[0]) if x.size == 1 else x
-    first, step = _recurrence_parts(name, value, x.dtype)
-    previous, current = 1.0, first
+def _run(first: Any, step: Any, n: int, one: Any = 1.0) -> Any:
+    previous, current = one, first
     for k in range(1, n):
         previous, current = current, step(k, current, previous)
-    return np.array([current], x.dtype) if x.size == 1 else current
+    return current
+
+
+def _value_at(x: float, n: int, name: str, single: bool) -> float:
+    """The recurrence of degree n >= 1 at one value, in Python floats (float32 values rounded
+    after each operation for ``single``)."""
+    if single:
+        return _run(*_recurrence_parts(name, x, round_float32, fms_float32), n)
+    return _run(*_recurrence_parts(name, x, _identity, fms_float64), n)
+
+
+def _float32_at(x: np.ndarray, n: int, name: str) -> np.ndarray:
+    """The recurrence of degree n >= 1 at float32 values (|x| < 2**127, n <= 2**23: the
+    degrees' integers are float32 values), computed in double. A step's double that lies
+    halfway between two float32 or in float32's subnormal range and is not exact (its
+    error-free sum) sends its element to the exact one-element path."""
+    rows = min(n - 1, max(1, _CHECKED_DOUBLES // x.size))  # steps checked together
+    products, doubles = np.empty((rows, x.size)), np.empty((rows, x.size))
+    subtrahends: list[Any] = []  # this round's c
+    redo: set[int] = set()
+    steps = [0]
+
+    def fms(a: np.ndarray, b: np.ndarray, c: Any) -> np.ndarray:
+        i = len(subtrahends)
+        np.multiply(a, b, out=products[i])  # exact
+        np.subtract(products[i], c, out=doubles[i])
+        subtrahends.append(c)
+        steps[0] += 1
+        if i == rows - 1 or steps[0] == n - 1:
+            redo.update(_inexact_doubtful(doubles[: i + 1], products, subtrahends))
+            subtrahends.clear()
+        return _float32_in_double(doubles[i])
+
+    first, step = _recurrence_parts(name, x.astype(np.float64), _float32_in_double, fms)
+    out = _run(first, step, n, _ONE).astype(np.float32)
+    for j in redo:
+        out[j] = _value_at(float(x[j]), n, name, single=True)
+    return out
+
+
+_CHECKED_DOUBLES = 1 << 16  # the doubles of a few steps, checked at once
+
+
+def _inexact_doubtful(
+    doubles: np.ndarray, products: np.ndarray, subtrahends: list[Any]
+) -> list[int]:
+    """The elements where a double ``products - subtrahends`` is doubtful
+    (``float32_doubtful``) and was rounded: a halfway double that is exact is a true tie,
+    which rounding to float32 breaks as the fused operation does."""
+    doubtful = float32_doubtful(doubles)
+    if doubtful is None:
+        return []
+    redo = []
+    rows, columns = doubtful.nonzero()
+    for i, j in zip(rows.tolist(), columns.tolist()):
+        c = subtrahends[i]
+        p, s = float(products[i, j]), float(doubles[i, j])
+        minus_c = -float(c[j] if type(c) is np.ndarray else c)
+        v = s - p
+        if (p - (s - v)) + (minus_c - v) != 0:  # Knuth's two-sum: the error of s
+            redo.append(j)
+    return redo
+
+
+_ONE = np.float64(1.0)  # p_0, with the array methods of the rounding
+
+
+def _recurrence_at(x: np.ndarray, n: int, name: str, largest: float) -> np.ndarray:
+    """``_recurrence`` for one degree n >= 0 at ``x``, whose values other than NaN are at
+    most ``largest`` in magnitude (float32 in double: below 2**127 for ``x + x``)."""
+    if n == 0:
+        return np.ones_like(x)
+    if x.dtype == np.float32 and n <= 2**23 and largest < 2.0**127:
+        return _float32_at(x, n, name)
+    return _run(*_exact_parts(name, x), n)
 
 
 # --- Chebyshev: a closed form for high degrees inside (-1, 1), special values at the ends ----
@@ -219,27 +293,28 @@ def _shifted(kind: str) -> Any:
 # separate case here.
 
 
-def _chebyshev_at(kind: str, x: np.ndarray, n: int, shifted: bool) -> np.ndarray:
+def _chebyshev_at(kind: str, x: np.ndarray, n: int, shifted: bool, largest: float) -> np.ndarray:
     if n <= (_SHIFTED_HIGH_DEGREE if shifted else _HIGH_DEGREE)[kind]:
-        return _recurrence_at(x, n, kind)
+        return _recurrence_at(x, n, kind, largest)
     inside = np.abs(x) < 1
     if inside.all():
         return _closed_form(kind, x, n, shifted)
     closed = _closed_form(kind, np.where(inside, x, 0).astype(x.dtype), n, shifted)
-    return np.where(inside, closed, _recurrence_at(x, n, kind))
+    return np.where(inside, closed, _recurrence_at(x, n, kind, largest))
 
 
-def _at_degree(name: str, x: np.ndarray, n: int) -> np.ndarray:
-    """Polynomial ``name`` of degree ``n`` (any integer) at ``x``, as its kernel above."""
+def _at_degree(name: str, x: np.ndarray, n: int, largest: float) -> np.ndarray:
+    """Polynomial ``name`` of degree ``n`` (any integer) at ``x``, as its kernel above
+    (``largest``: the largest magnitude in ``x`` other than NaN)."""
     if n < 0:
         return np.zeros_like(x)
     if name.startswith("shifted_"):
-        return _chebyshev_at(name[-1], x + x - 1, n, shifted=True)
+        return _chebyshev_at(name[-1], x + x - 1, n, True, 2 * largest + 1)
     if name.startswith("chebyshev_"):
-        return _chebyshev_at(name[-1], x, n, shifted=False)
+        return _chebyshev_at(name[-1], x, n, False, largest)
     if name.startswith("hermite_") and n > _HERMITE_LIMIT[x.dtype]:
         return np.full_like(x, np.nan)
-    return _recurrence_at(x, n, name)
+    return _recurrence_at(x, n, name, largest)
 
 
 def _overflow_free(largest: float, n: int, dtype: np.dtype) -> bool:
@@ -285,16 +360,51 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _MAX_EXPONENT = {dtype: np.finfo(dtype).maxexp - 1 for dtype in _FLOATS}  # 2**e is finite
 
 
+def _one_value(name: str, v: float, n: int, dtype: np.dtype) -> float | None:
+    """Polynomial ``name`` of degree n > 0 at one value ``v`` of ``dtype``, in Python floats
+    (a float32's rounded after each operation); None where the array path computes it (a
+    closed form, a float32 beyond the recurrence's exact range)."""
+    kind, shifted, high = _ONE_VALUE[name]
+    single = dtype == np.float32
+    if shifted:
+        v = v + v - 1
+        if single:
+            v = round_float32(v)
+    if n > high and abs(v) < 1 or single and not (abs(v) < 2.0**127 and n <= 2**23):
+        return None
+    if kind.startswith("hermite_") and n > _HERMITE_LIMIT[dtype]:
+        return math.nan
+    return _value_at(v, n, kind, single)
+
+
+_ONE_VALUE = {  # name: recurrence, shifted, the degree above which a closed form may apply
+    name: (
+        name[-1] if "chebyshev" in name else name,
+        name.startswith("shifted_"),
+        (_SHIFTED_HIGH_DEGREE if name.startswith("shifted_") else _HIGH_DEGREE)[name[-1]]
+        if "chebyshev" in name
+        else math.inf,
+    )
+    for name in _TITLES
+}
+
+
 def _one_degree(name: str, data: np.ndarray, n: int | float) -> Tensor:
     """Polynomial ``name`` of a float tensor's values at one Python-number degree."""
     n = int(n)  # truncated toward zero, as np.trunc
+    if data.size == 1 and n > 0:
+        value = _one_value(name, data.item(), n, data.dtype)
+        if value is not None:
+            values = np.empty(data.shape, data.dtype)
+            values.fill(value)
+            return Tensor._from_array(values)
     x = data.reshape(-1)
-    largest = float(np.abs(x).max()) if x.size else 0.0
+    largest = float(np.fmax.reduce(np.abs(x))) if x.size else 0.0  # NaN only if all are
     if n <= 0 or _overflow_free(largest, n, data.dtype):  # degree 0 and below: no arithmetic
-        values = _at_degree(name, x, n)
+        values = _at_degree(name, x, n, largest)
     else:
         with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-            values = _at_degree(name, x, n)
+            values = _at_degree(name, x, n, largest)
     values = values.reshape(data.shape)
     return Tensor._from_array(like_operands(values, (data,)))  # x's layout, as PyTorch's
 
