@@ -179,3 +179,74 @@ def test_erfc_of_finite_values_is_the_masked_path() -> None:
     masked = _erf.erfc(np.concatenate([finite, [np.nan, np.inf, -np.inf]]))
     assert _erf.erfc(finite).tobytes() == masked[: finite.size].tobytes()
     assert np.isnan(masked[-3]) and masked[-2] == 0.0 and masked[-1] == 2.0
+
+
+def _broadcast_copy(self: object, x: np.ndarray, src: object) -> np.ndarray:
+    # CopyBackwards' forward before its short paths: NumPy's broadcast_to, then the cast
+    return np.broadcast_to(src, np.broadcast_shapes(x.shape, np.shape(src))).astype(x.dtype)
+
+
+def _copy_programs() -> list:
+    def number_cast(lib: object) -> object:
+        x = lib.zeros(3, dtype=lib.int32)
+        x.copy_(lib.tensor([1.7, -2.5, 3e9]))  # float into int: C's cast, as broadcast_to's
+        return x
+
+    def zero_d(lib: object) -> object:
+        x = lib.zeros(2, 3)
+        x.copy_(lib.tensor(2.5, dtype=lib.float64))
+        x[1] = 7  # a number: a 0-d source
+        x[0, 1:] = True
+        return x
+
+    def same_shape(lib: object) -> object:
+        x = lib.zeros(2, 2)
+        x.copy_(lib.tensor([[1.0, 2.0], [3.0, 4.0]]).t())
+        x.copy_(x)  # the very same memory: returns before any check
+        x[:] = x.flip(0)  # a slice that keeps everything: no view
+        return x
+
+    def broadcast(lib: object) -> object:
+        x = lib.zeros(2, 3)
+        x.copy_(lib.tensor([1.0, 2.0, 3.0]))
+        x[0:1] = lib.tensor([[5.0, 6.0, 7.0]])
+        return x
+
+    return [number_cast, zero_d, same_shape, broadcast]
+
+
+@pytest.mark.parametrize("program", _copy_programs(), ids=lambda p: p.__name__)
+def test_copy_short_paths_are_the_broadcast_copy(program: object, monkeypatch) -> None:
+    from glassgrad.ops.conversion import CopyBackwards
+
+    def run() -> tuple:
+        with np.errstate(invalid="ignore"):
+            x = program(glassgrad)
+        return x.numpy().tobytes(), x.dtype, x.stride(), x._version
+
+    fast = run()
+    monkeypatch.setattr(CopyBackwards, "forward", _broadcast_copy)
+    assert run() == fast
+
+
+def test_setitem_of_one_key_is_the_key_walk(monkeypatch) -> None:
+    from glassgrad.ops import index_put
+
+    def run() -> list:
+        seen = []
+        for key in (0, -1, slice(1, 3), slice(None), slice(0, 9), slice(None, None, 2)):
+            base = glassgrad.arange(6.0, requires_grad=True)
+            x = base * 1
+            x[key] = 0.5
+            x[key] = glassgrad.tensor(2.0, requires_grad=True)
+            x.sum().backward()
+            seen.append((x.detach().numpy().tobytes(), type(x.grad_fn).__name__, x._version))
+            seen.append(base.grad.numpy().tobytes())
+        for key, error in ((6, IndexError), (slice(None, None, -1), ValueError)):
+            with pytest.raises(error):
+                glassgrad.zeros(6)[key] = 1.0
+        return seen
+
+    fast = run()
+    monkeypatch.setattr(index_put, "_one_basic_key", lambda input, key: None)
+    assert run() == fast

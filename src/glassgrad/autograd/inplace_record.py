@@ -21,27 +21,45 @@ __all__ = ["note_write", "last_write", "describe_last_write"]
 
 LIMIT = 1024
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-# id(counter) -> (counter, what wrote, (code, line) of the user's frame or None). The code
-# object, not its file and function names: the write costs two attribute reads less.
+# id(counter) -> (counter, what wrote, (code, byte offset of its instruction) of the user's
+# frame or None). The code object and offset, not file, function and line: a frame's f_lineno
+# decodes the line table, which only reading the record needs.
 _LAST: OrderedDict[int, tuple[list, str, tuple[CodeType, int] | None]] = OrderedDict()
+_INSIDE: dict[str, bool] = {}  # a code file name: glassgrad's own (a str caches its hash)
 
 
 def note_write(counter: list[Any], what: str) -> None:
     """Record that ``what`` (e.g. ``"AddBackward0"``) just bumped ``counter``; the caller is
     glassgrad code, the line recorded is the innermost frame outside glassgrad."""
     frame = sys._getframe(1)
-    code = frame.f_code
-    while code.co_filename.startswith(_PACKAGE_DIR):
+    while True:
+        filename = frame.f_code.co_filename
+        inside = _INSIDE.get(filename)
+        if inside is None:
+            inside = _INSIDE[filename] = filename.startswith(_PACKAGE_DIR)
+        if not inside:
+            break
         frame = frame.f_back
         if frame is None:
             break
-        code = frame.f_code
-    where = None if frame is None else (code, frame.f_lineno)
+    where = None if frame is None else (frame.f_code, frame.f_lasti)
     key = id(counter)
     _LAST[key] = (counter, what, where)
     _LAST.move_to_end(key)
     if len(_LAST) > LIMIT:
         _LAST.popitem(last=False)
+
+
+def _line(code: CodeType, offset: int) -> int | None:
+    """The source line of the instruction at byte ``offset`` of ``code`` (a frame's
+    f_lineno for that f_lasti)."""
+    line = None
+    for start, end, number in code.co_lines():
+        if start <= offset < end:
+            return number
+        if number is not None and start <= offset:
+            line = number
+    return line
 
 
 def last_write(counter: Any) -> tuple[str, tuple[str, int, str, str] | None] | None:
@@ -53,9 +71,10 @@ def last_write(counter: Any) -> tuple[str, tuple[str, int, str, str] | None] | N
     _, what, where = entry
     if where is None:
         return what, None
-    code, line = where
+    code, offset = where
+    line = _line(code, offset)
     filename = code.co_filename
-    return what, (filename, line, code.co_name, linecache.getline(filename, line).strip())
+    return what, (filename, line, code.co_name, linecache.getline(filename, line or 0).strip())
 
 
 def describe_last_write(counter: Any) -> str:

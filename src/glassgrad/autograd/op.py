@@ -1253,11 +1253,14 @@ def _same_data(data: np.ndarray, src: Any) -> bool:
     if not isinstance(src, graph.Tensor):
         return False
     other = src._data
-    return (
-        other.__array_interface__["data"][0] == data.__array_interface__["data"][0]
-        and other.shape == data.shape
+    if other is data:
+        return True
+    return (  # the address last: __array_interface__ builds a dict per array
+        other.shape == data.shape
         and other.strides == data.strides
         and other.dtype == data.dtype
+        and np.may_share_memory(other, data)
+        and other.__array_interface__["data"][0] == data.__array_interface__["data"][0]
     )
 
 

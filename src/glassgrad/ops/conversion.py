@@ -221,6 +221,12 @@ class CopyBackwards(Op):
     errors_after_overlap = "all"
 
     def forward(self, x: Any, src: Any) -> Any:
+        if type(src) is np.ndarray:  # np.broadcast_to's Python layer costs more than the copy
+            if src.shape == x.shape:
+                return src.astype(x.dtype, copy=False)
+            if not src.ndim:  # a number written by setitem, a 0-d tensor: one element read
+                spread = np.ndarray(x.shape, src.dtype, buffer=src, strides=(0,) * x.ndim)
+                return spread.astype(x.dtype, copy=False)
         # A broadcast shape other than x's is refused by apply_inplace, with PyTorch's message
         shape = infer_size(x.shape, np.shape(src))
         return np.broadcast_to(src, shape).astype(x.dtype, copy=False)

@@ -16,7 +16,13 @@ from ..autograd.op import Op, apply_inplace, keep_versions
 from ._common import check_tensor
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
-from .indexing import _normalize_key, _release_index_key, _split_key
+from .indexing import (
+    SelectBackward0,
+    SliceBackward0,
+    _normalize_key,
+    _release_index_key,
+    _split_key,
+)
 
 
 class IndexPutBackward0(Op):
@@ -273,13 +279,37 @@ def _setitem_number(input: Tensor, value: Any) -> np.ndarray:
 _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python
 
 
+def _one_basic_key(input: Tensor, key: Any) -> Tensor | None:
+    """The view ``_split_key`` makes for a key of one int or slice that fits (x[i], x[a:b],
+    without its key walk), or None for any other key."""
+    shape = input._data.shape
+    if not shape:
+        return None
+    if type(key) is int:
+        size = shape[0]
+        return (
+            SelectBackward0.apply(input, dim=0, index=key % size) if -size <= key < size else None
+        )
+    if type(key) is not slice or (key.step is not None and key.step <= 0):
+        return None
+    size = shape[0]
+    if key.start in (None, 0) and key.step in (None, 1) and (key.stop is None or key.stop >= size):
+        return input  # as _split_key: a slice that keeps everything is no view
+    start, stop, step = key.indices(size)
+    return SliceBackward0.apply(input, dim=0, start=start, end=max(stop, start), step=step)
+
+
 def setitem(input: Tensor, key: Any, value: Any) -> None:
     """``input[key] = value``: records CopySlices (or IndexPutBackward0) on ``input``."""
     if not isinstance(value, Tensor):  # PyTorch converts the value before it reads the key
         value = _setitem_number(input, value)
-    normalized = _normalize_key(key)
-    deferred: list = []
-    view, advanced = _split_key(input, normalized, deferred)
+    view = _one_basic_key(input, key)
+    if view is None:
+        normalized = _normalize_key(key)
+        deferred: list = []
+        view, advanced = _split_key(input, normalized, deferred)
+    else:
+        advanced = None
     if advanced is not None:
         invalid = _invalid(deferred)
         if invalid is None and _dispatches_to_masked_fill(normalized, value, False):
