@@ -98,7 +98,8 @@ def test_errors_match_pytorch(call: Any) -> None:
 _INF, _NAN = float("inf"), float("nan")
 _POWER_BASES = [0j, -0.0 + 0j, complex(_INF, 0), complex(-_INF, 0), complex(0, _INF),
                 complex(_NAN, 0), complex(1, _NAN), -1 + 0j, 1j, 2 + 3j, -2.5 + 0j,
-                complex(_INF, _INF), 1 + 0j]  # fmt: skip
+                complex(_INF, _INF), 1 + 0j, complex(_NAN, -_INF), complex(-_INF, _NAN),
+                complex(_NAN, _INF)]  # fmt: skip
 _POWER_EXPONENTS = [0, 1, 2, 3, 0.5, -0.5, -1, -2, -0.79, 2.5, 0.3 + 0.4j, 1j, 0j, 2 + 0j]
 
 

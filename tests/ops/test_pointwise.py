@@ -769,3 +769,26 @@ def test_fmod_of_bools_is_refused_as_pytorch(call: str) -> None:
         except (RuntimeError, NotImplementedError) as error:
             outcomes.append((type(error).__name__, str(error)))
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("exponent", [0.5, -0.5, -1, 2, 3, -2, -3, 1.5, -1.5, 4, 0.25, 2.5])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_power_of_a_number_is_pytorchs_kernel(exponent: float, dtype: str) -> None:
+    """Fuzz seed 770671: ``x ** 0.5`` at -0.0 has the gradient 0.5 * rsqrt(-0.0) = -inf in
+    PyTorch (its kernels: sqrt, rsqrt, reciprocal, x*x, x*x*x, 1/(x*x) at 0.5, -0.5, -1, 2,
+    3, -2), where NumPy's power gave +inf; float32 otherwise is pow in double, rounded once;
+    the backward is ``grad * (exponent * x ** (exponent - 1))``. On fewer elements than
+    PyTorch's vectorized loop takes (its SIMD pow rounds otherwise): float32 bit for bit,
+    float64 to one rounding (NumPy's float64 pow is not glibc's)."""
+    values = [0.0, -0.0, 1.2573022109, -1.321, 6.4042265, math.inf, -math.inf, math.nan, 1e-30]
+    gradient = [0.7, -1.3, -0.23, 0.6, 1.1, -0.4, 0.9, 1.0, 0.3]
+    results = []
+    for lib in (torch, gg):
+        x = lib.tensor(values, dtype=getattr(lib, dtype), requires_grad=True)
+        y = x**exponent
+        y.backward(lib.tensor(gradient, dtype=x.dtype))
+        results.append((y.detach().numpy(), x.grad.numpy()))
+    for theirs, ours in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=0 if dtype == "float32" else 2**-52)
+        numbers = ~np.isnan(theirs)
+        np.testing.assert_array_equal(np.signbit(ours[numbers]), np.signbit(theirs[numbers]))

@@ -54,12 +54,40 @@ def _complex_power(base: Any, exponent: Any) -> np.ndarray:
     log(base))`` for every element. NumPy's power special-cases a zero base and integer
     exponents (0 ** -0.5 is NaN there, inf + NaN j in PyTorch; inf ** 3 NaN, inf + NaN j)."""
     with np.errstate(all="ignore"):
-        return np.asarray(np.exp(exponent * np.log(base)))
+        return np.asarray(np.exp(_c99_product(np.asarray(exponent, base.dtype), np.log(base))))
 
 
-# PyTorch's pow with a number exponent and a complex base calls these kernels for these
-# exponents (pow_tensor_scalar_kernel), std::pow for the others.
-_COMPLEX_POWER_KERNELS = {
+def _c99_product(z: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``z * w`` as C99's Annex G (GCC's ``__muldc3``, inside glibc's cpow): where the plain
+    product is NaN + NaN j but an operand or a partial product is infinite, infinities are
+    recovered (NaN parts taken as signed zeros, infinite parts as +-1, times infinity)."""
+    a, b, c, d = z.real, z.imag, w.real, w.imag
+    product = z * w
+    lost = np.isnan(product.real) & np.isnan(product.imag)
+    if not lost.any():
+        return product
+    a, b, c, d = np.broadcast_arrays(a, b, c, d)
+    a, b, c, d = a.copy(), b.copy(), c.copy(), d.copy()
+    z_inf, w_inf = np.isinf(a) | np.isinf(b), np.isinf(c) | np.isinf(d)
+    overflow = (
+        ~z_inf & ~w_inf & (np.isinf(a * c) | np.isinf(b * d) | np.isinf(a * d) | np.isinf(b * c))
+    )
+    for unit, zero, which in ((a, c, z_inf), (b, d, z_inf), (c, a, w_inf), (d, b, w_inf)):
+        # the infinite operand's parts become +-1 or +-0, the other's NaN parts +-0
+        unit[which] = np.copysign(np.isinf(unit[which]), unit[which])
+        zero[which & np.isnan(zero)] = np.copysign(0.0, zero[which & np.isnan(zero)])
+    for part in (a, b, c, d):
+        part[overflow & np.isnan(part)] = np.copysign(0.0, part[overflow & np.isnan(part)])
+    recalc = lost & (z_inf | w_inf | overflow)
+    recovered = np.empty(recalc.shape, product.dtype)
+    recovered.real, recovered.imag = np.inf * (a * c - b * d), np.inf * (a * d + b * c)
+    return np.where(recalc, recovered, product)
+
+
+# PyTorch's pow with a number exponent and a float32, float64 or complex base calls these
+# kernels for these exponents (pow_tensor_scalar_kernel), std::pow for the others: the
+# rounding of x * x * x, and the sign of 1 / sqrt(-0.0), are not pow's.
+_POWER_KERNELS = {
     0.5: np.sqrt,
     -0.5: lambda x: 1.0 / np.sqrt(x),
     -1: lambda x: 1.0 / x,
@@ -77,6 +105,35 @@ def _tensor_power(base: Any, exponent: Any) -> np.ndarray:
     return _power(base, exponent)
 
 
+def _number_power(x: np.ndarray, exponent: Any) -> np.ndarray:
+    """``x ** exponent`` for a Python-number exponent, as PyTorch's pow_tensor_scalar kernels
+    (also the backward's ``x ** (exponent - 1)``, which NumPy's power would round otherwise)."""
+    if isinstance(exponent, float) and x.dtype.kind != "f":
+        x = default_float(x)
+    if x.dtype.kind in "iub" and type(exponent) is int and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if x.dtype.kind == "f" and not isinstance(exponent, complex):
+        kernel = _POWER_KERNELS.get(exponent) if x.dtype.itemsize >= 4 else None
+        if kernel is None and x.dtype == np.float32:
+            # std::pow(float, double): computed in double, rounded once to float
+            return (x.astype(np.float64) ** exponent).astype(np.float32)
+        if kernel is None:
+            return x**exponent
+        with np.errstate(all="ignore"):
+            return kernel(x)
+    if x.dtype.kind == "c" or isinstance(exponent, complex):
+        x = x.astype(result_numpy_dtype((x, exponent)), copy=False)
+        # pow_Tensor_Scalar_out: a copy for exponent 1, ones for exponent 0.
+        if exponent == 1:
+            return x.copy()
+        if exponent == 0:
+            return np.ones_like(x)
+        kernel = _POWER_KERNELS.get(exponent)
+        with np.errstate(all="ignore"):
+            return kernel(x) if kernel is not None else _complex_power(x, exponent)
+    return _power(x, exponent)
+
+
 class PowBackward0(Op):
     """out = x ** exponent, exponent a Python number"""
 
@@ -91,23 +148,7 @@ class PowBackward0(Op):
 
     def forward(self, x: Any, exponent: Any) -> Any:
         self.exponent = exponent
-        if isinstance(exponent, float) and x.dtype.kind != "f":
-            x = default_float(x)
-        if x.dtype.kind in "iub" and type(exponent) is int and exponent < 0:
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
-        if x.dtype.kind == "f" and not isinstance(exponent, complex):
-            return x**exponent
-        if x.dtype.kind == "c" or isinstance(exponent, complex):
-            x = x.astype(result_numpy_dtype((x, exponent)), copy=False)
-            # pow_Tensor_Scalar_out: a copy for exponent 1, ones for exponent 0.
-            if exponent == 1:
-                return x.copy()
-            if exponent == 0:
-                return np.ones_like(x)
-            kernel = _COMPLEX_POWER_KERNELS.get(exponent)
-            with np.errstate(all="ignore"):
-                return kernel(x) if kernel is not None else _complex_power(x, exponent)
-        return _power(x, exponent)
+        return _number_power(x, exponent)
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
@@ -115,8 +156,9 @@ class PowBackward0(Op):
         if e == 0:
             return zeros_like_grad(F, grad)
         if e == 2:
-            return grad * 2.0 * x
-        return grad * e * x ** (e - 1)
+            return grad * (2.0 * x)  # x.pow(1) is a copy
+        power = _number_power(x, e - 1) if isinstance(x, np.ndarray) else x ** (e - 1)
+        return grad * (e * power)  # pow_backward's grouping
 
 
 class PowBackward1(Op):
