@@ -233,3 +233,21 @@ def test_complex_cumprod_starts_from_one(dim: int) -> None:
     grid = np.array(parts * 3).reshape(3, 6)
     results = [lib.cumprod(lib.tensor(grid), dim).numpy() for lib in (gg, torch)]
     _same_parts(*results)
+
+
+def _complex_gradient_sums(L: Any) -> list:
+    """Gradients that the engine sums: of a tensor used twice, into .grad, under create_graph."""
+    x = L.tensor([1 + 1j, 2 + 0j], requires_grad=True)
+    v1, v2 = L.tensor([1 + 0j, 1 + 0j]), L.tensor([complex(_INF, 0), complex(_NAN, 0)])
+    found = list(L.autograd.grad([x * 1, x * 1], [x], [v1, v2]))
+    found += L.autograd.grad([x * 1, x * 1], [x], [v1, v2], create_graph=True)
+    (x * 1).backward(v1)
+    (x * 1).backward(v2)
+    return [*found, x.grad]
+
+
+def test_the_engine_sums_complex_gradients_with_the_add_kernel() -> None:
+    # The engine sums gradients as PyTorch's InputBuffer and AccumulateGrad do, with the add
+    # kernel: a + 1 * b, so a NaN or inf part of a second gradient makes its other part NaN.
+    for ours, theirs in zip(_complex_gradient_sums(gg), _complex_gradient_sums(torch), strict=True):
+        _same_parts(ours.detach().numpy(), theirs.detach().resolve_conj().numpy())

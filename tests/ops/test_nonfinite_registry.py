@@ -47,9 +47,6 @@ _DOUBLE_BACKWARD = (
 )
 KNOWN = {
     "nn.functional.grid_sample": _DOUBLE_BACKWARD + " (grid_sampler_2d_backward's own)",
-    "_complex_add": "second derivative in the incoming gradient of a complex op: not examined",
-    "_complex_sub": "second derivative in the incoming gradient of a complex op: not examined",
-    "_complex_mul": "second derivative in the incoming gradient of a complex op: not examined",
     "nn.functional.bilinear": (
         "an infinite incoming gradient: PyTorch's _trilinear multiplies it into the weight "
         "elementwise before contracting over in2 (an N x out x in1 x in2 product), glassgrad "

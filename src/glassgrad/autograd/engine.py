@@ -9,6 +9,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from .._add_kernel import as_add_kernel
 from . import graph
 from .anomaly import check_nan, print_stack
 from .grad_mode import state as grad_state
@@ -197,7 +198,8 @@ def _run_backward(
         buf = buffers.get(node)
         if buf is None:
             buf = buffers[node] = [None] * node._n_out
-        buf[nr] = g if buf[nr] is None else buf[nr] + g
+        old = buf[nr]
+        buf[nr] = g if old is None else as_add_kernel(old + g, old, g)
     root_nodes = list(buffers)
     deps = _collect(root_nodes)
 
@@ -286,7 +288,7 @@ def _run_backward(
                     else:
                         nr = nrs[i]
                         old = buf[nr]
-                        buf[nr] = g if old is None else old + g
+                        buf[nr] = g if old is None else as_add_kernel(old + g, old, g)
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:

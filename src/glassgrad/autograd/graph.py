@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._add_kernel import add_operand, as_add_kernel
 from .._dtype import check_result_cast, from_numpy_dtype
 from .._layout import contiguous_format
 from .._strides import grad_layout, restrided
@@ -596,11 +597,11 @@ def accumulate(
         if data.shape == grad.shape and data.flags.writeable:
             if write_hooks:
                 before_write(current)
-            np.add(data, grad, out=data, casting="unsafe")
+            np.add(data, add_operand(grad, data.dtype), out=data, casting="unsafe")
             current._vc[0] += 1
             note_write(current._vc, "AccumulateGrad (adding a gradient into .grad in place)")
         else:
-            var._grad = Tensor._from_array(data + grad)
+            var._grad = Tensor._from_array(as_add_kernel(data + grad, data, grad))
     else:
         var._grad = current + Tensor._from_array(grad)
 
