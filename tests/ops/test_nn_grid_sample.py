@@ -234,6 +234,57 @@ def test_nan_reaches_what_pytorch_reaches(mode: str, nd: int) -> None:
             np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6, equal_nan=True)
 
 
+def _second_derivatives(lib: Any, arrays: dict, options: dict) -> list:
+    """Second derivatives in (input, grid, grad_output) of both first derivatives, from the
+    arrays of the input, grid, incoming gradient ``v`` and second-order gradients ``w``."""
+    x = lib.tensor(arrays["x"], requires_grad=True)
+    grid = lib.tensor(arrays["grid"], requires_grad=True)
+    out = lib.nn.functional.grid_sample(x, grid, **options)
+    v = lib.tensor(arrays["v"][: out.numel()].reshape(tuple(out.shape)), requires_grad=True)
+    firsts = lib.autograd.grad(out, [x, grid], v, create_graph=True)
+    ws = [lib.tensor(arrays["w"][: f.numel()].reshape(tuple(f.shape))) for f in firsts]
+    seconds = lib.autograd.grad(firsts, [x, grid, v], ws, allow_unused=True)
+    return [np.zeros(1) if s is None else s.detach().numpy() for s in seconds]
+
+
+@pytest.mark.parametrize(
+    "mode, nd, padding_mode",
+    [
+        ("bilinear", 2, "zeros"),
+        ("bilinear", 2, "reflection"),
+        ("bicubic", 2, "border"),
+        ("bilinear", 3, "zeros"),
+        ("bilinear", 3, "border"),
+    ],
+)
+def test_second_derivatives_keep_infinities_where_pytorch_does(
+    mode: str, nd: int, padding_mode: str
+) -> None:
+    # PyTorch's double backward sums per axis before multiplying by the grid's second-order
+    # gradient and reads and writes corners outside the image at clamped positions times a
+    # zero mask: an infinite input, gradient or second-order gradient then gives NaN or a
+    # signed infinity at PyTorch's places.
+    rng = np.random.default_rng(7)
+    x_shape = (2, 3, 4, 5) if nd == 2 else (1, 2, 3, 4, 3)
+    grid_shape = (2, 3, 6, 2) if nd == 2 else (1, 2, 2, 3, 3)
+    base = {
+        "x": rng.standard_normal(x_shape),
+        "grid": rng.uniform(-1.3, 1.3, grid_shape),
+        "v": np.linspace(0.5, 1.5, 200),
+        "w": np.linspace(0.5, 1.5, 200),
+    }
+    options = {"mode": mode, "padding_mode": padding_mode, "align_corners": False}
+    for where, index in (("x", 59), ("x", 7), ("v", 20), ("w", 20), ("w", 3)):
+        for poison in (np.inf, -np.inf, np.nan):
+            arrays = dict(base)
+            arrays[where] = arrays[where].copy()
+            arrays[where].reshape(-1)[index] = poison
+            ours = _second_derivatives(gg, arrays, options)
+            theirs = _second_derivatives(torch, arrays, options)
+            for a, b in zip(ours, theirs):
+                np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-9, equal_nan=True)
+
+
 @pytest.mark.parametrize(
     "call, words",
     [

@@ -102,7 +102,7 @@ class Sampling:
     positions; the corners as flat indices into the (prod spatial) input with their masks.
     Shapes are (N, P) for P grid points per batch element."""
 
-    __slots__ = ("mode", "coords", "slopes", "bases", "corners", "spread_nan")
+    __slots__ = ("mode", "coords", "slopes", "bases", "corners", "clamped", "spread_nan")
 
     def __init__(self, grid: np.ndarray, spatial: tuple, mode: str, padding: str, align: bool):
         nd, n, points = len(spatial), grid.shape[0], math.prod(grid.shape[1:-1])
@@ -119,18 +119,22 @@ class Sampling:
             self.slopes.append(slope)
             taps.append(self._taps(x, size, padding, align, nd))
         strides = [int(np.prod(spatial[nd - k :])) for k in range(nd)]
-        self.corners = []
+        self.corners, self.clamped = [], []
         for combo in itertools.product(*(range(len(t)) for t in taps)):
-            index, inside = 0, True
+            index, inside, clamped = 0, True, 0
             for k, j in enumerate(combo):
-                position, within = taps[k][j]
+                position, within, nearest = taps[k][j]
                 index = index + position * strides[k]
+                clamped = clamped + nearest * strides[k]
                 inside = inside & within
             index = np.where(inside, index, 0).astype(np.intp)
             self.corners.append((combo, index, inside))
+            self.clamped.append(clamped)
 
     def _taps(self, x: np.ndarray, size: int, padding: str, align: bool, nd: int) -> list:
-        """(position, inside) of each tap along one axis."""
+        """(position, inside, clamped) of each tap along one axis: its position where
+        inside the image (else 0), and clamped into it (where PyTorch's double backward
+        reads and writes a corner outside, multiplied by a zero mask)."""
         if self.mode == "nearest":
             self.bases.append(None)
             positions = [np.rint(x)]
@@ -145,7 +149,10 @@ class Sampling:
         taps = []
         for p in positions:
             inside = (p >= 0) & (p <= size - 1)
-            taps.append((np.where(inside, p, 0).astype(np.intp), inside))
+            # PyTorch converts to int64 first: NaN, infinities and the out-of-range give
+            # INT64_MIN, which clamps to 0.
+            clamped = np.where(np.abs(p) < 2.0**63, np.clip(p, 0, size - 1), 0).astype(np.intp)
+            taps.append((np.where(inside, p, 0).astype(np.intp), inside, clamped))
         return taps
 
     def weights(self, order: int, coords: list | None = None) -> list:

@@ -152,16 +152,25 @@ def _replaced(weights: list, replaced: dict) -> Any:
     return product([replaced.get(k, w) for k, w in enumerate(weights)])
 
 
+def _per_channel(F: Any, weight: Any) -> Any:
+    """An (N, P) weight as (N, 1, P), to broadcast over channels (a number as it is)."""
+    return weight if isinstance(weight, float) else F.unsqueeze(weight, 1)
+
+
 def _grid_gradient_terms(F, grad, x, grid, gg_grid, needs, params) -> tuple:
     """The derivative of <gg_grid, grad_grid> for (grad, input, grid).
 
-    With i_k the pixel coordinate along axis k (slope m_k in the grid) and D_k(corner) the
-    derivative in i_k of the corner's weight, grad_grid paired with gg_grid is
-    sum over corners of a(corner) <input at corner, grad>, a = sum_k gg_k m_k D_k: its gradient
-    for grad gathers the input with weights a, the one for the input scatters grad with them,
-    and the one for grid coordinate j is m_j sum_k gg_k m_k dD_k/di_j times
-    <input at corner, grad> (the second derivatives of the weights: cross terms for
-    bilinear, also the diagonal for bicubic).
+    With i_k the pixel coordinate along axis k (slope m_k in the grid), D_k(corner) the
+    derivative in i_k of the corner's weight and G_k = gg_k m_k, grad_grid paired with
+    gg_grid is sum over corners of <input at corner, grad> sum_k G_k D_k. Its gradients,
+    grouped as PyTorch's ``grid_sampler_{2,3}d_double_backward`` groups them (so that an
+    infinite or NaN value meets the same zeros and sums): for grad, sum_k (sum over corners of
+    input at corner times D_k) G_k; for the input, grad times a(corner) = sum_k G_k D_k,
+    scattered to the corners; for grid coordinate j, m_j sum_k G_k S_jk with S_jk the channel
+    sum of grad times the corners' inputs weighted by dD_k/di_j (bilinear: corners combined
+    first; bicubic: each corner's channel sum first; the cross terms, and for bicubic the
+    diagonal too). A corner outside the image is read and written at its position clamped
+    into the image, times a zero mask, as PyTorch's gather and scatter_add do.
     """
     x_arr, grid_arr = array_of(x), array_of(grid)
     n, c, *spatial = x_arr.shape
@@ -181,24 +190,25 @@ def _grid_gradient_terms(F, grad, x, grid, gg_grid, needs, params) -> tuple:
     gg = [per_point(gg_grid[..., k]) * s.slopes[k] for k in range(nd)]
     flat_x = F.reshape(x, (n, c, math.prod(spatial)))
     g = F.reshape(grad, (n, c, points))
-    d_grad = d_input = None
-    cross: list = [None] * nd
-    for combo, index, inside in s.corners:
+    along: list = [None] * nd  # per axis k: sum over corners of the input times D_k
+    d_input = None
+    cross: dict = {}  # (j, k): S_jk before its channel sum (bilinear) or S_jk (bicubic)
+    for (combo, _, inside), clamped in zip(s.corners, s.clamped):
         chosen = [w[k][j] for k, j in enumerate(combo)]
         slopes = [dw[k][j] for k, j in enumerate(combo)]
-
-        a = None
-        for k in range(nd):
-            a = sum_defined(a, gg[k] * _replaced(chosen, {k: slopes[k]}))
-        mask = inside[:, None, :]
-        index_b = np.broadcast_to(index[:, None, :], (n, c, points))
-        values = F.where(mask, GatherBackward0.call(flat_x, dim=2, index=index_b), 0.0)
-        weight = F.unsqueeze(a, 1)
+        derivatives = [_replaced(chosen, {k: slopes[k]}) for k in range(nd)]
+        mask = inside[:, None, :].astype(x_arr.dtype)
+        index_b = np.broadcast_to(clamped[:, None, :], (n, c, points))
+        values = GatherBackward0.call(flat_x, dim=2, index=index_b) * mask
         if needs[0]:
-            d_grad = sum_defined(d_grad, values * weight)
+            for k in range(nd):
+                along[k] = sum_defined(along[k], values * _per_channel(F, derivatives[k]))
         if needs[1]:
+            a = None
+            for k in range(nd):
+                a = sum_defined(a, gg[k] * derivatives[k])
             spread = ScatterAddZerosBackward0.call(
-                F.where(mask, g * weight, 0.0),
+                g * _per_channel(F, a) * mask,
                 shape=tuple(array_of(flat_x).shape),
                 dim=2,
                 index=index_b,
@@ -206,9 +216,8 @@ def _grid_gradient_terms(F, grad, x, grid, gg_grid, needs, params) -> tuple:
             d_input = sum_defined(d_input, spread)
         if not needs[2]:
             continue
-        seen = F.sum(values * g, 1)
+        seen = F.sum(values * g, 1) if mode == "bicubic" else None
         for j in range(nd):
-            h = None
             for k in range(nd):
                 if j != k:
                     term = _replaced(chosen, {k: slopes[k], j: slopes[j]})
@@ -216,15 +225,26 @@ def _grid_gradient_terms(F, grad, x, grid, gg_grid, needs, params) -> tuple:
                     term = _replaced(chosen, {k: d2w[k][combo[k]]})
                 else:
                     continue
-                h = sum_defined(h, gg[k] * term)
-            cross[j] = sum_defined(cross[j], seen * h)
-    if d_grad is not None:
+                part = values * _per_channel(F, term) if seen is None else seen * term
+                cross[j, k] = sum_defined(cross.get((j, k)), part)
+    d_grad = None
+    if needs[0]:
+        for k in range(nd):
+            d_grad = sum_defined(d_grad, along[k] * _per_channel(F, gg[k]))
         d_grad = F.reshape(d_grad, array_of(grad).shape)
     if d_input is not None:
         d_input = F.reshape(d_input, x_arr.shape)
     d_grid = None
     if needs[2]:
-        d_grid = F.reshape(F.stack([cross[j] * s.slopes[j] for j in range(nd)], -1), grid_arr.shape)
+        moving = []
+        for j in range(nd):
+            h = None
+            for k in range(nd):
+                if (j, k) in cross:
+                    total = cross[j, k] if mode == "bicubic" else F.sum(g * cross[j, k], 1)
+                    h = sum_defined(h, gg[k] * total)
+            moving.append(h * s.slopes[j])
+        d_grid = F.reshape(F.stack(moving, -1), grid_arr.shape)
     return d_grad, d_input, d_grid
 
 
