@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 import torch
 
@@ -71,3 +72,54 @@ NODES: dict[str, Callable] = {
 def test_node_names_are_pytorchs(case: str) -> None:
     ours, theirs = NODES[case](gg), NODES[case](torch)
     assert (ours.name(), type(ours).__name__) == (theirs.name(), type(theirs).__name__)
+
+
+def _first_derivative(lib: Any, f: Callable, shape: tuple) -> Any:
+    x = lib.linspace(-2.0, 2.0, int(np.prod(shape)), dtype=lib.float64)
+    x = x.reshape(shape).requires_grad_()
+    y = f(lib.nn.functional, x)
+    (grad,) = lib.autograd.grad(y, x, lib.ones_like(y), create_graph=True)
+    return grad.grad_fn
+
+
+_MATRIX, _IMAGES = (3, 4), (2, 3, 4, 4)
+SECOND_ORDER: dict[str, tuple] = {
+    "leaky_relu": (lambda F, x: F.leaky_relu(x, 0.1), _MATRIX),
+    "leaky_relu_": (lambda F, x: F.leaky_relu(x * 1, 0.1, inplace=True), _MATRIX),
+    "hardtanh": (lambda F, x: F.hardtanh(x), _MATRIX),
+    "relu6": (lambda F, x: F.relu6(x), _MATRIX),
+    "hardshrink": (lambda F, x: F.hardshrink(x), _MATRIX),
+    "softshrink": (lambda F, x: F.softshrink(x), _MATRIX),
+    "relu": (lambda F, x: F.relu(x), _MATRIX),
+    "threshold": (lambda F, x: F.threshold(x, 0.1, 2.0), _MATRIX),
+    "elu": (lambda F, x: F.elu(x), _MATRIX),
+    "gelu": (lambda F, x: F.gelu(x, approximate="tanh"), _MATRIX),
+    "glu": (lambda F, x: F.glu(x, 1), _MATRIX),
+    "prelu": (lambda F, x: F.prelu(x, x.new_full((3,), 0.25)), _IMAGES),
+    "smooth_l1_loss": (lambda F, x: F.smooth_l1_loss(x, x.detach().flip(0)), _MATRIX),
+    "huber_loss": (lambda F, x: F.huber_loss(x, x.detach().flip(0)), _MATRIX),
+    "soft_margin_loss": (lambda F, x: F.soft_margin_loss(x, x.detach().sign()), _MATRIX),
+    "l1_loss": (lambda F, x: F.l1_loss(x, x.detach().flip(0)), _MATRIX),
+    "layer_norm": (lambda F, x: F.layer_norm(x, (4,)), _MATRIX),
+    "batch_norm": (lambda F, x: F.batch_norm(x, None, None, training=True), _IMAGES),
+    "group_norm": (lambda F, x: F.group_norm(x, 3), _IMAGES),
+    "max_pool2d": (lambda F, x: F.max_pool2d(x, 2), _IMAGES),
+    "avg_pool2d": (lambda F, x: F.avg_pool2d(x, 2), _IMAGES),
+    "adaptive_avg_pool2d": (lambda F, x: F.adaptive_avg_pool2d(x, 3), _IMAGES),
+    "adaptive_max_pool2d": (lambda F, x: F.adaptive_max_pool2d(x, 3), _IMAGES),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SECOND_ORDER))
+def test_double_backward_node_names_are_pytorchs(case: str) -> None:
+    # The node of a first derivative taken with create_graph: PyTorch's explicit double
+    # backward (LeakyReluBackwardBackward0 ...) or the op its composite formula ends with.
+    f, shape = SECOND_ORDER[case]
+    ours, theirs = _first_derivative(gg, f, shape), _first_derivative(torch, f, shape)
+    assert (ours.name(), type(ours).__name__) == (theirs.name(), type(theirs).__name__)
+    if case not in ("layer_norm", "batch_norm"):  # PyTorch's also reach the saved statistics
+        assert _next_names(ours) == _next_names(theirs)
+
+
+def _next_names(node: Any) -> list:
+    return [None if n is None else type(n).__name__ for n, _ in node.next_functions]

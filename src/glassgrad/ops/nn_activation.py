@@ -20,8 +20,13 @@ from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from . import pointwise
-from ._common import array_of, binary_operands, check_tensor
+from ._common import binary_operands, check_tensor
 from ._elu_backward import elu_backward
+from ._masked_backward import (
+    HardtanhBackwardBackward0,
+    LeakyReluBackwardBackward0,
+    masked_backward,
+)
 from ._namespace import ArrayNamespace
 from ._registry import NoGrad, Sample, register
 from ._samples import randn, unary_samples
@@ -156,12 +161,12 @@ class HardtanhBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
-        v = array_of(x)
-        # where, not a product with a mask: an inf gradient outside the bounds gives 0. The
-        # test is the one of PyTorch's scalar loop, ``x <= min || x >= max ? 0 : grad``, so a
-        # NaN input passes its gradient (the vectorized loop, over whole SIMD vectors of 8 or
-        # 16 elements by dtype and machine, gives 0: docs/fuzzing.md, "Known differences").
-        return F.where(~((v <= self.min_val) | (v >= self.max_val)), grad, 0.0)
+        # The test is the one of PyTorch's scalar loop, ``x <= min || x >= max ? 0 : grad``,
+        # so a NaN input passes its gradient (the vectorized loop, over whole SIMD vectors of
+        # 8 or 16 elements by dtype and machine, gives 0: docs/fuzzing.md, "Known
+        # differences").
+        node = HardtanhBackwardBackward0
+        return masked_backward(node, grad, x, min_val=self.min_val, max_val=self.max_val)
 
 
 class LeakyReluBackward0(Op):
@@ -182,7 +187,9 @@ class LeakyReluBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
-        return F.where(array_of(x) > 0, grad, grad * self.negative_slope)
+        return masked_backward(
+            LeakyReluBackwardBackward0, grad, x, negative_slope=self.negative_slope
+        )
 
 
 class LeakyReluBackward1(LeakyReluBackward0):
@@ -199,7 +206,9 @@ class LeakyReluBackward1(LeakyReluBackward0):
                 "with a negative slope, please call out-of-place version instead."
             )
         (out,) = self.saved
-        return F.where(array_of(out) > 0, grad, grad * self.negative_slope)
+        return masked_backward(
+            LeakyReluBackwardBackward0, grad, out, negative_slope=self.negative_slope
+        )
 
 
 class EluBackward0(Op):

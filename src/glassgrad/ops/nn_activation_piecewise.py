@@ -21,11 +21,17 @@ from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from . import shape
 from ._common import array_of, check_tensor, zeros_like_grad
+from ._masked_backward import (
+    HardshrinkBackwardBackward0,
+    SoftshrinkBackwardBackward0,
+    ThresholdBackwardBackward0,
+    masked_backward,
+)
 from ._not_implemented import refuse_complex
 from ._registry import NoGrad, Sample, register
 from ._samples import randn, unary_samples
 from .nn_activation import _check_floating, call_op
-from .pointwise import SigmoidBackward0, ThresholdBackwardBackward0, threshold_backward
+from .pointwise import SigmoidBackward0
 from .random_fills import _rng
 
 
@@ -45,8 +51,7 @@ class HardshrinkBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
-        v = array_of(x)
-        return F.where((v >= -self.lambd) & (v <= self.lambd), 0.0, grad)
+        return masked_backward(HardshrinkBackwardBackward0, grad, x, lambd=self.lambd)
 
 
 class SoftshrinkBackward0(Op):
@@ -67,8 +72,7 @@ class SoftshrinkBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
-        v = array_of(x)
-        return F.where((v >= -self.lambd) & (v <= self.lambd), 0.0, grad)
+        return masked_backward(SoftshrinkBackwardBackward0, grad, x, lambd=self.lambd)
 
 
 class ThresholdBackward0(Op):
@@ -91,7 +95,7 @@ class ThresholdBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
-        return threshold_backward(grad, x, self.threshold)
+        return masked_backward(ThresholdBackwardBackward0, grad, x, threshold=self.threshold)
 
 
 class ThresholdBackward1(ThresholdBackward0):

@@ -117,43 +117,47 @@ class SoftMarginLossBackward0(Op):
         if self.needs_input_grad[1]:
             raise RuntimeError("the derivative for 'target' is not implemented.")
         node = SoftMarginLossBackwardBackward0
-        return node.call(grad, x, target, reduction=self.reduction), None
+        return node.call(grad, x, target=array_of(target), reduction=self.reduction), None
 
 
 class SoftMarginLossBackwardBackward0(Op):
     """PyTorch's ``soft_margin_loss_backward(grad, input, target)``: d/dx log(1 + z),
     z = e^{-tx}, is -t z / (1 + z), in its order (an infinite z gives NaN, as there); recorded
     under ``create_graph`` with PyTorch's derivatives of it (``soft_margin_loss_double_backward``
-    and ``..._grad_output``)."""
+    and ``..._grad_output``), with edges to the gradient and the input (``target`` never
+    requires grad)."""
 
     reduction: Any
+    target: Any
 
-    saved_inputs: tuple[int, ...] = (0, 1, 2)
-    __slots__ = ("reduction",)
+    saved_inputs: tuple[int, ...] = (0, 1)
+    __slots__ = ("reduction", "target")
 
     def forward(self, grad: Any, x: Any, target: Any, reduction: Any) -> Any:
-        self.reduction = reduction
+        self.reduction, self.target = reduction, target
         z = np.exp(-target * x)
         norm = 1.0 / x.size if reduction == "mean" else 1.0
         return (target * z * -norm / (z + 1) * grad).astype(x.dtype, copy=False)
 
     def backward(self, F: Any, gg: Any) -> Any:
-        grad, x, target = self.saved
+        grad, x = self.saved
+        target = self.target
         needs = self.needs_input_grad
         d_grad = d_x = None
         if needs[0]:
             if self.reduction == "none":
-                d_grad = type(self).call(gg, x, target, reduction="none")
+                d_grad = type(self).call(gg, x, target=target, reduction="none")
             else:
                 ones = np.ones(array_of(grad).shape, array_of(x).dtype)
-                d_grad = F.sum(type(self).call(ones, x, target, reduction=self.reduction) * gg)
+                again = type(self).call(ones, x, target=target, reduction=self.reduction)
+                d_grad = F.sum(again * gg)
         if needs[1]:
             z = F.exp(x * -target)
             zplus1 = z + 1
             d_x = target * target * z / (zplus1 * zplus1) * (gg * grad)
             if self.reduction == "mean":
                 d_x = d_x / array_of(x).size
-        return d_grad, d_x, None
+        return d_grad, d_x
 
 
 def soft_margin_loss(

@@ -16,7 +16,8 @@ from ._common import (
     sgn_array,
     zeros_like_grad,
 )
-from ._namespace import ArrayNamespace, default_float
+from ._masked_backward import ThresholdBackwardBackward0, masked_backward
+from ._namespace import default_float
 from ._registry import Sample, register
 from ._samples import (
     complex_randn,
@@ -165,41 +166,6 @@ class SigmoidBackwardBackward0(Op):
         return grad_grad, grad_out
 
 
-def _threshold_mask(grad: Any, x: Any, threshold: Any) -> Any:
-    # Not ``x > threshold``: a NaN input passes its gradient, as in PyTorch's kernel.
-    return ArrayNamespace.where(~(x <= threshold), grad, 0.0)
-
-
-def threshold_backward(grad: Any, x: Any, threshold: Any) -> Any:
-    """PyTorch's threshold_backward, the gradient of relu and threshold: ``grad`` where
-    ``x > threshold``, else 0. On Tensors (create_graph) a ThresholdBackwardBackward0 node;
-    on arrays computed at once (the node's forward, without making a node)."""
-    if isinstance(x, Tensor) or isinstance(grad, Tensor):
-        return ThresholdBackwardBackward0.apply(grad, x, threshold=threshold)
-    return _threshold_mask(grad, x, threshold)
-
-
-class ThresholdBackwardBackward0(Op):
-    """grad_input = ``grad`` where ``x > threshold``, else 0: PyTorch's threshold_backward,
-    the backward of relu and threshold, recorded as an op under create_graph with edges to
-    ``grad`` and ``x``. Its gradient: the same mask for ``grad``, zeros for ``x``."""
-
-    threshold: Any
-
-    saved_inputs: tuple[int, ...] = (1,)
-    saved_for: tuple[tuple[int, ...], ...] = ((0,),)
-    __slots__ = ("threshold",)
-
-    def forward(self, grad: Any, x: Any, threshold: Any) -> Any:
-        self.threshold = threshold
-        return _threshold_mask(grad, x, threshold)
-
-    def backward(self, F: Any, gg: Any) -> Any:
-        (x,) = self.saved  # None when no gradient of ``grad`` is wanted (saved_for)
-        grad_grad = None if x is None else threshold_backward(gg, x, self.threshold)
-        return grad_grad, zeros_like_grad(F, gg)
-
-
 _ZEROS: dict = {}  # dtype -> a 0-d zero of it (relu's other operand)
 
 
@@ -222,7 +188,7 @@ class ReluBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         (out,) = self.saved
-        return threshold_backward(grad, out, 0)
+        return masked_backward(ThresholdBackwardBackward0, grad, out, threshold=0)
 
 
 class AbsBackward0(Op):
