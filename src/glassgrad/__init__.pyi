@@ -764,9 +764,6 @@ from .ops.pointwise_binary import (
     fmod as fmod,
 )
 from .ops.pointwise_binary import (
-    heaviside as heaviside,
-)
-from .ops.pointwise_binary import (
     hypot as hypot,
 )
 from .ops.pointwise_binary import (
@@ -778,7 +775,10 @@ from .ops.pointwise_binary import (
 from .ops.pointwise_binary import (
     logaddexp2 as logaddexp2,
 )
-from .ops.pointwise_binary import (
+from .ops.pointwise_binary_steps import (
+    heaviside as heaviside,
+)
+from .ops.pointwise_binary_steps import (
     nextafter as nextafter,
 )
 from .ops.pointwise_unary import (

@@ -420,8 +420,10 @@ class _TensorMethods:
     def hardshrink(
         self, lambd: float = ...
     ) -> Tensor: ...  # glassgrad.ops.nn_activation_piecewise.hardshrink
-    def heaviside(self, values: Tensor) -> Tensor: ...  # glassgrad.ops.pointwise_binary.heaviside
-    def heaviside_(self, values: Any) -> Any: ...  # glassgrad.ops.pointwise_binary
+    def heaviside(
+        self, values: Tensor
+    ) -> Tensor: ...  # glassgrad.ops.pointwise_binary_steps.heaviside
+    def heaviside_(self, values: Any) -> Any: ...  # glassgrad.ops.pointwise_binary_steps
     def histc(
         self, bins: int = ..., min: float = ..., max: float = ..., *, out: Any = ...
     ) -> Tensor: ...  # glassgrad.ops.counting.histc
@@ -732,8 +734,10 @@ class _TensorMethods:
         requires_grad: bool = ...,
         **named_size: Any,
     ) -> Tensor: ...  # glassgrad._factories
-    def nextafter(self, other: Tensor) -> Tensor: ...  # glassgrad.ops.pointwise_binary.nextafter
-    def nextafter_(self, other: Any) -> Any: ...  # glassgrad.ops.pointwise_binary
+    def nextafter(
+        self, other: Tensor
+    ) -> Tensor: ...  # glassgrad.ops.pointwise_binary_steps.nextafter
+    def nextafter_(self, other: Any) -> Any: ...  # glassgrad.ops.pointwise_binary_steps
     def nonzero(
         self, *, out: Any = ..., as_tuple: bool = ...
     ) -> Any: ...  # glassgrad.ops.searching.nonzero

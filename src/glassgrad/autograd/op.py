@@ -221,7 +221,8 @@ class Op(Node):
     # copy_: a source that is the written tensor itself, once broadcast, is not an overlap.
     copies_source: bool = False
     # PyTorch's NotImplemented node: an edge per input that requires grad, none for the
-    # others (in place too, where a target without history then has no edge of its own).
+    # others (``drop_edges_without_grad``, after recording out of place and in place, where
+    # a target without history then has no edge of its own).
     edges_of_grad_inputs_only: bool = False
     # In place, the result has the operands' common dtype, so that PyTorch refuses one the
     # target cannot hold before the kernel refuses the dtype (False: comparisons, whose
@@ -1425,7 +1426,7 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
         before._requires_grad = True
     node._record((before, *others), [data, *arrays], out)
     if cls.edges_of_grad_inputs_only:
-        _drop_edges_without_grad(node)
+        drop_edges_without_grad(node)
     if 0 in cls.saved_inputs:
         _save_original(node, before)
     _write(node, data, out, arrays, params)
@@ -1445,7 +1446,7 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     return target
 
 
-def _drop_edges_without_grad(node: Op) -> None:
+def drop_edges_without_grad(node: Op) -> None:
     """Keep ``node``'s edges (and their metadata) to inputs that require grad only. Without
     one to the target, a write into a view keeps none of the node's other edges (PyTorch's
     CopySlices takes the node's edges from the second on: the values of ``view.heaviside_(v)``

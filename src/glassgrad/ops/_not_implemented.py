@@ -13,7 +13,7 @@ from .._strides import like_operands
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import ACCUMULATE_PRIORITY
-from ..autograd.op import Op
+from ..autograd.op import Op, drop_edges_without_grad
 from ._common import (
     broadcast_error,
     check_tensor,
@@ -77,8 +77,8 @@ def _not_implemented_node(
     """PyTorch's ``NotImplemented`` grad_fn: the output is recorded, its backward raises.
 
     Tensor operands are positional; as in PyTorch, only those that require grad are graph
-    edges (the others reach ``compute`` in their places). A Python-number operand is passed
-    as ``before=`` or ``after=``.
+    edges (``Op.edges_of_grad_inputs_only``, out of place and in place). A Python-number
+    operand is passed as ``before=`` or ``after=``.
 
     With ``name``, the node is instead one PyTorch generates for a ``not_implemented``
     formula (``GeqrfBackward0``): an ordinary node whose backward raises NotImplementedError.
@@ -87,33 +87,20 @@ def _not_implemented_node(
     if name is not None:
         return _named_not_implemented_node(op, compute, name)
 
-    def forward(
-        self: Op, *arrays: Any, before: Any = _ABSENT, after: Any = _ABSENT, fixed: tuple = ()
-    ) -> Any:
-        operands = list(arrays)
-        for position, array in fixed:
-            operands.insert(position, array)
-        operands = [v for v in (before, *operands, after) if v is not _ABSENT]
-        return compute(*operands)
+    def forward(self: Op, *arrays: Any, before: Any = _ABSENT, after: Any = _ABSENT) -> Any:
+        return compute(*(v for v in (before, *arrays, after) if v is not _ABSENT))
 
     def backward(self: Op, F: Any, grad: Any) -> Any:
         raise RuntimeError(f"derivative for {type(self).aten_name} is not implemented")
 
     def apply(cls: type, *inputs: Any, **params: Any) -> Any:
-        fixed = tuple(
-            (i, x._data)
-            for i, x in enumerate(inputs)
-            if isinstance(x, Tensor) and not x._requires_grad
-        )
-        if fixed and len(fixed) < len(inputs):
-            kept = {i for i, _ in fixed}
-            inputs = tuple(x for i, x in enumerate(inputs) if i not in kept)
-            params["fixed"] = fixed
         result = Op.apply.__func__(cls, *inputs, **params)
-        if type(result._node) is cls:
+        node = result._node
+        if type(node) is cls:
+            drop_edges_without_grad(node)  # edges_of_grad_inputs_only (in place: apply_inplace)
             # PyTorch gives NotImplemented nodes the largest sequence number: the backward
             # reaches them, and raises, before the nodes recorded after them.
-            result._node._seq = ACCUMULATE_PRIORITY
+            node._seq = ACCUMULATE_PRIORITY
         return result
 
     return type(

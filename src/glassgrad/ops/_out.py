@@ -36,6 +36,7 @@ from ..autograd.kernel_order import reads_written_memory, write_in_kernel_order
 from ..autograd.mutation import before_write, write_hooks
 from ..autograd.op import check_source_overlap
 from ..autograd.views import OVERLAP_WRITE_ERROR, internal_overlap, rebase_history
+from ._common import check_tensor
 from ._not_implemented import _not_implemented_node, computed_result
 from ._registry import REGISTRY
 from ._signed import signed_wrapper
@@ -295,6 +296,31 @@ def kernel_out(kernel: type, fn: Any, *args: Any, **kwargs: Any) -> Any:
     in PyTorch whose node is ``kernel`` (its vector width): ``out``'s memory is checked
     against the inputs and read as the kernel reads it (``pointwise_out``)."""
     return functools.partial(pointwise_out, kernel, fn, args, kwargs)
+
+
+def kernel_result(
+    op: str,
+    kernel: type,
+    fn: Any,
+    out: Any,
+    result: Any,
+    *args: Any,
+    autograd_op: str | None = None,
+    **kwargs: Any,
+) -> Any:
+    """``result`` of ``fn(*args, **kwargs)``, a TensorIterator kernel in PyTorch whose node
+    is ``kernel``: itself, or written into ``out`` (``out_result`` with ``kernel_out``;
+    ``autograd_op`` as there)."""
+    pointwise = kernel_out(kernel, fn, *args, **kwargs)
+    return out_result(op, out, result, args, autograd_op=autograd_op, pointwise=pointwise)
+
+
+def unary_kernel(op: str, kernel: type, fn: Any, input: Any, out: Any, **kwargs: Any) -> Any:
+    """``fn(input, **kwargs)``, a unary TensorIterator kernel in PyTorch whose node is
+    ``kernel``: the node applied to ``input`` (checked as ``op``'s), written into ``out``
+    when given (``kernel_result``)."""
+    result = kernel.apply(check_tensor(input, op), **kwargs)
+    return kernel_result(op, kernel, fn, out, result, input, **kwargs)
 
 
 def pointwise_out(kernel: Any, fn: Any, args: tuple, kwargs: dict, out: Any, values: Any) -> Any:

@@ -1,7 +1,7 @@
 """Binary pointwise math beyond the arithmetic operators: copysign, float_power, fmax, fmin,
-fmod, hypot, ldexp, logaddexp, logaddexp2, nextafter and heaviside (gcd, lcm and the shifts:
-``pointwise_integer.py``). Derivatives are PyTorch's (derivatives.yaml; nextafter's is 1 for
-its first operand where it differs from the second); heaviside has none."""
+fmod, hypot, ldexp, logaddexp and logaddexp2 (the step functions nextafter and heaviside:
+``pointwise_binary_steps.py``; gcd, lcm and the shifts: ``pointwise_integer.py``).
+Derivatives are PyTorch's (derivatives.yaml)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from .._dtype import from_numpy_dtype, result_numpy_dtype, scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import array_of, binary_operands, check_tensor, floating_operands
-from ._not_implemented import _binary, _not_implemented_node, any_complex, in_place, refuse_complex
+from ._not_implemented import _binary, _not_implemented_for, any_complex, refuse_complex
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
 from .conversion import to
@@ -31,7 +31,7 @@ def _floats_only(op: str, *arrays: Any) -> None:
     """PyTorch dispatches the kernel on the operands' common dtype (an int operand is fine)."""
     common = result_numpy_dtype(arrays)
     if common.kind != "f":
-        raise NotImplementedError(f"\"{op}_cpu\" not implemented for '{scalar_type_name(common)}'")
+        raise _not_implemented_for(f"{op}_cpu", common)
 
 
 # --- copysign --------------------------------------------------------------------------------
@@ -218,7 +218,7 @@ def _fmod_arrays(a: Any, b: Any) -> np.ndarray:
     refuse_complex("fmod_cpu", a, b)
     a, b = binary_operands(a, b)
     if np.asarray(a).dtype == np.bool_:  # PyTorch's kernel has no Bool case
-        raise NotImplementedError("\"fmod_cpu\" not implemented for 'Bool'")
+        raise _not_implemented_for("fmod_cpu", np.asarray(a).dtype)
     if np.asarray(b).dtype.kind in "iub" and np.asarray(a).dtype.kind in "iub" and np.any(b == 0):
         raise RuntimeError("ZeroDivisionError")
     return _binary("fmod", a, b, np.fmod)
@@ -382,72 +382,6 @@ def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     return Logaddexp2Backward0.apply(input, _tensor_other(other, "logaddexp2"))
 
 
-# --- nextafter, heaviside (no derivative) ------------------------------------------------------
-
-
-class NextafterBackward0(Op):
-    """out = the next float after a towards b; PyTorch's derivative: 1 for a where a != b
-    (0 where a == b, where out is a itself), 0 for b"""
-
-    pointwise = True
-
-    saved_inputs: tuple[int, ...] = (0, 1)  # as PyTorch's node
-    # Only a's gradient reads them (b's is zeros): with only b requiring grad, PyTorch saves
-    # neither, and a or b may change in place before the backward.
-    saved_for: tuple[tuple[int, ...], ...] = ((0,), (0,))
-
-    def forward(self, a: Any, b: Any) -> Any:
-        refuse_complex("nextafter_cpu", a, b)
-        a, b = binary_operands(a, b)
-        return _binary("nextafter", a, b, np.nextafter)
-
-    def backward(self, F: Any, grad: Any) -> Any:
-        needs = self.needs_input_grad
-        zero = F.zeros(self._meta[2], self._meta[3]) if needs[1] else None
-        if not needs[0]:
-            return None, zero
-        a, b = self.saved
-        return F.where(a != b, grad, 0.0), zero
-
-
-def nextafter(input: Tensor, other: Tensor) -> Tensor:
-    """The next representable value after ``input`` towards ``other``.
-
-    Example::
-
-        >>> glassgrad.nextafter(glassgrad.tensor([1.0]), glassgrad.tensor([2.0])) > 1
-        tensor([True])
-    """
-    check_tensor(input, "nextafter")
-    return NextafterBackward0.apply(input, _tensor_other(other, "nextafter"))
-
-
-def _heaviside_arrays(x: np.ndarray, values: np.ndarray) -> np.ndarray:
-    if any_complex(x, values):
-        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
-    if x.dtype != values.dtype:
-        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
-    # PyTorch's kernel, x == 0 ? values : x > 0 (NumPy's heaviside gives NaN at a NaN)
-    return _binary("heaviside", x, values, lambda a, v: np.where(a == 0, v, a > 0)).astype(x.dtype)
-
-
-HeavisideNotImplemented: type[Op] = _not_implemented_node("heaviside", _heaviside_arrays)
-_HeavisideInplaceNotImplemented: type[Op] = in_place(HeavisideNotImplemented)
-HeavisideNotImplemented.pointwise, HeavisideNotImplemented.vector_bits = True, 0  # cpu_kernel
-
-
-def heaviside(input: Tensor, values: Tensor) -> Tensor:
-    """The step function: 0 where ``input < 0``, 1 where ``> 0``, ``values`` where 0.
-
-    Example::
-
-        >>> glassgrad.heaviside(glassgrad.tensor([-1.0, 0.0, 2.0]), glassgrad.tensor([0.5]))
-        tensor([0.0000, 0.5000, 1.0000])
-    """
-    check_tensor(input, "heaviside")
-    return HeavisideNotImplemented.apply(input, check_tensor(values, "heaviside", "values", 2))
-
-
 def _float_power_inplace(self: Tensor, exponent: Any) -> Tensor:
     # PyTorch's: the base has the wide dtype already, the exponent cast to it goes to pow_
     check_tensor(self, "float_power_")
@@ -577,29 +511,6 @@ register("logaddexp", logaddexp, nodes=(LogaddexpBackward0,), samples=_pair_samp
 register("logaddexp2", logaddexp2, nodes=(Logaddexp2Backward0,), samples=_pair_samples)
 
 
-register(
-    "nextafter",
-    nextafter,
-    nodes=(NextafterBackward0,),
-    samples=lambda rng: [
-        Sample((randn(rng, 3), randn(rng, 3)), fd=False, note="a step function"),
-        Sample((randn(rng, 2, 3), NoGrad(randn(rng, 3))), fd=False),
-    ],
-)
-
-
-register(
-    "heaviside",
-    heaviside,
-    nodes=(HeavisideNotImplemented,),
-    differentiable=False,
-    samples=lambda rng: [
-        Sample((NoGrad(np.array([-1.0, 0.0, 2.0])), NoGrad(np.array([0.5])))),
-        Sample((np.array([-1, 0, 2]), np.array([7, 8, 9]))),
-    ],
-)
-
-
 TENSOR_METHODS: dict[str, Any] = {
     "copysign_": _copysign_inplace,
     "fmod_": _fmod_inplace,
@@ -609,11 +520,5 @@ TENSOR_METHODS: dict[str, Any] = {
     "ldexp_": lambda self, other: apply_inplace(
         LdexpBackward0, self, _tensor_other(other, "ldexp_")
     ),
-    "nextafter_": lambda self, other: apply_inplace(NextafterBackward0, self, other),
     "float_power_": _float_power_inplace,
-    "heaviside_": lambda self, values: apply_inplace(
-        _HeavisideInplaceNotImplemented,
-        check_tensor(self, "heaviside_"),
-        check_tensor(values, "heaviside_", "values", 2),
-    ),
 }

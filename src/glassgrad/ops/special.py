@@ -26,7 +26,7 @@ from ._common import (
 )
 from ._namespace import default_float
 from ._not_implemented import refuse_complex
-from ._out import composite_out, kernel_out, out_result
+from ._out import composite_out, unary_kernel
 from ._registry import Sample, register
 from ._samples import positive, randn, unary_samples
 from .nn_activation import AddBackward1, MulBackward1
@@ -120,10 +120,7 @@ def erfc(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         >>> glassgrad.erfc(glassgrad.tensor([0.0, 3.0]))
         tensor([1.0000e+00, 2.2090e-05])
     """
-    result = ErfcBackward0.apply(check_tensor(input, "erfc"))
-    return out_result(
-        "erfc", out, result, (input,), pointwise=kernel_out(ErfcBackward0, erfc, input)
-    )
+    return unary_kernel("erfc", ErfcBackward0, erfc, input, out)
 
 
 def erfcx(input: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -134,14 +131,7 @@ def erfcx(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         >>> glassgrad.special.erfcx(glassgrad.tensor([0.0, 30.0]))
         tensor([1.0000, 0.0188])
     """
-    result = SpecialErfcxBackward0.apply(check_tensor(input, "special_erfcx"))
-    return out_result(
-        "special_erfcx",
-        out,
-        result,
-        (input,),
-        pointwise=kernel_out(SpecialErfcxBackward0, erfcx, input),
-    )
+    return unary_kernel("special_erfcx", SpecialErfcxBackward0, erfcx, input, out)
 
 
 def ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -167,14 +157,7 @@ def ndtri(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         >>> glassgrad.special.ndtri(glassgrad.tensor([0.5, 0.975]))
         tensor([0.0000, 1.9600])
     """
-    result = SpecialNdtriBackward0.apply(check_tensor(input, "special_ndtri"))
-    return out_result(
-        "special_ndtri",
-        out,
-        result,
-        (input,),
-        pointwise=kernel_out(SpecialNdtriBackward0, ndtri, input),
-    )
+    return unary_kernel("special_ndtri", SpecialNdtriBackward0, ndtri, input, out)
 
 
 def log_ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -185,14 +168,7 @@ def log_ndtr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         >>> glassgrad.special.log_ndtr(glassgrad.tensor([-40.0]))
         tensor([-804.6084])
     """
-    result = SpecialLogNdtrBackward0.apply(check_tensor(input, "special_log_ndtr"))
-    return out_result(
-        "special_log_ndtr",
-        out,
-        result,
-        (input,),
-        pointwise=kernel_out(SpecialLogNdtrBackward0, log_ndtr, input),
-    )
+    return unary_kernel("special_log_ndtr", SpecialLogNdtrBackward0, log_ndtr, input, out)
 
 
 # --- logit, sinc, entr -------------------------------------------------------------------------
@@ -277,10 +253,7 @@ def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None)
         >>> glassgrad.logit(glassgrad.tensor([0.5, 0.0]), eps=1e-6)
         tensor([  0.0000, -13.8155])
     """
-    result = LogitBackward0.apply(check_tensor(input, "logit"), eps=eps)
-    return out_result(
-        "logit", out, result, (input,), pointwise=kernel_out(LogitBackward0, logit, input, eps)
-    )
+    return unary_kernel("logit", LogitBackward0, logit, input, out, eps=eps)
 
 
 def sinc(input: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -291,10 +264,7 @@ def sinc(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         >>> glassgrad.sinc(glassgrad.tensor([0.0, 0.5]))
         tensor([1.0000, 0.6366])
     """
-    result = SincBackward0.apply(check_tensor(input, "sinc"))
-    return out_result(
-        "sinc", out, result, (input,), pointwise=kernel_out(SincBackward0, sinc, input)
-    )
+    return unary_kernel("sinc", SincBackward0, sinc, input, out)
 
 
 def entr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -305,14 +275,7 @@ def entr(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         >>> glassgrad.special.entr(glassgrad.tensor([0.0, 0.5]))
         tensor([0.0000, 0.3466])
     """
-    result = SpecialEntrBackward0.apply(check_tensor(input, "special_entr"))
-    return out_result(
-        "special_entr",
-        out,
-        result,
-        (input,),
-        pointwise=kernel_out(SpecialEntrBackward0, entr, input),
-    )
+    return unary_kernel("special_entr", SpecialEntrBackward0, entr, input, out)
 
 
 def binary_special(

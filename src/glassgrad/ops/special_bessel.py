@@ -20,7 +20,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from ._common import array_of, check_tensor, float_kernel
-from ._out import kernel_out, out_result
+from ._out import out_result, unary_kernel
 from ._registry import Sample, register
 from ._samples import randn, unary_samples
 from ._scipy import scipy_special
@@ -118,8 +118,7 @@ def i0(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         >>> glassgrad.i0(glassgrad.tensor([0.0, 1.0]))
         tensor([1.0000, 1.2661])
     """
-    result = I0Backward0.apply(check_tensor(input, "i0"))
-    return out_result("i0", out, result, (input,), pointwise=kernel_out(I0Backward0, i0, input))
+    return unary_kernel("i0", I0Backward0, i0, input, out)
 
 
 def i0e(input: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -130,10 +129,7 @@ def i0e(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         >>> glassgrad.special.i0e(glassgrad.tensor([0.0, 1.0]))
         tensor([1.0000, 0.4658])
     """
-    result = SpecialI0EBackward0.apply(check_tensor(input, "special_i0e"))
-    return out_result(
-        "special_i0e", out, result, (input,), pointwise=kernel_out(SpecialI0EBackward0, i0e, input)
-    )
+    return unary_kernel("special_i0e", SpecialI0EBackward0, i0e, input, out)
 
 
 def i1(input: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -144,10 +140,7 @@ def i1(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         >>> glassgrad.special.i1(glassgrad.tensor([0.0, 1.0]))
         tensor([0.0000, 0.5652])
     """
-    result = SpecialI1Backward0.apply(check_tensor(input, "special_i1"))
-    return out_result(
-        "special_i1", out, result, (input,), pointwise=kernel_out(SpecialI1Backward0, i1, input)
-    )
+    return unary_kernel("special_i1", SpecialI1Backward0, i1, input, out)
 
 
 def i1e(input: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -158,10 +151,7 @@ def i1e(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         >>> glassgrad.special.i1e(glassgrad.tensor([0.0, 1.0]))
         tensor([0.0000, 0.2079])
     """
-    result = SpecialI1EBackward0.apply(check_tensor(input, "special_i1e"))
-    return out_result(
-        "special_i1e", out, result, (input,), pointwise=kernel_out(SpecialI1EBackward0, i1e, input)
-    )
+    return unary_kernel("special_i1e", SpecialI1EBackward0, i1e, input, out)
 
 
 def _i0_inplace(self: Tensor) -> Tensor:

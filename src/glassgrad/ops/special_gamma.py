@@ -19,7 +19,7 @@ from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace, check_inplace_operands
 from ._common import check_tensor, float_kernel, floating_operands
 from ._not_implemented import refuse_complex
-from ._out import kernel_out, out_result
+from ._out import kernel_result, out_result, unary_kernel
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
 from ._scipy import scipy_special
@@ -281,10 +281,7 @@ def lgamma(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         >>> glassgrad.lgamma(glassgrad.tensor([0.5, 3.0]))
         tensor([0.5724, 0.6931])
     """
-    result = LgammaBackward0.apply(check_tensor(input, "lgamma"))
-    return out_result(
-        "lgamma", out, result, (input,), pointwise=kernel_out(LgammaBackward0, lgamma, input)
-    )
+    return unary_kernel("lgamma", LgammaBackward0, lgamma, input, out)
 
 
 def digamma(input: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -295,10 +292,7 @@ def digamma(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         >>> glassgrad.digamma(glassgrad.tensor([1.0]))
         tensor([-0.5772])
     """
-    result = DigammaBackward0.apply(check_tensor(input, "digamma"))
-    return out_result(
-        "digamma", out, result, (input,), pointwise=kernel_out(DigammaBackward0, digamma, input)
-    )
+    return unary_kernel("digamma", DigammaBackward0, digamma, input, out)
 
 
 def _check_order(n: Any) -> int:
@@ -321,13 +315,7 @@ def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """
     n = _check_order(n)
     result = PolygammaBackward0.apply(check_tensor(input, "polygamma", position=2), n=n)
-    return out_result(
-        "polygamma",
-        out,
-        result,
-        (input,),
-        pointwise=kernel_out(PolygammaBackward0, polygamma, n, input),
-    )
+    return kernel_result("polygamma", PolygammaBackward0, polygamma, out, result, n, input)
 
 
 def _mvlgamma_order(input: Tensor, p: Any, op: str) -> int:
@@ -402,13 +390,7 @@ def igamma(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
         tensor([0.8647])
     """
     result = _incomplete_gamma(IgammaBackward0, "igamma", input, other)
-    return out_result(
-        "igamma",
-        out,
-        result,
-        (input, other),
-        pointwise=kernel_out(IgammaBackward0, igamma, input, other),
-    )
+    return kernel_result("igamma", IgammaBackward0, igamma, out, result, input, other)
 
 
 def igammac(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -420,13 +402,7 @@ def igammac(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tenso
         tensor([0.1353])
     """
     result = _incomplete_gamma(IgammacBackward0, "igammac", input, other)
-    return out_result(
-        "igammac",
-        out,
-        result,
-        (input, other),
-        pointwise=kernel_out(IgammacBackward0, igammac, input, other),
-    )
+    return kernel_result("igammac", IgammacBackward0, igammac, out, result, input, other)
 
 
 def gammainc(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -438,13 +414,15 @@ def gammainc(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tens
         tensor([0.8647])
     """
     result = _incomplete_gamma(IgammaBackward0, "special_gammainc", input, other)
-    return out_result(
+    return kernel_result(
         "special_gammainc",
+        IgammaBackward0,
+        gammainc,
         out,
         result,
-        (input, other),
+        input,
+        other,
         autograd_op="igamma",
-        pointwise=kernel_out(IgammaBackward0, gammainc, input, other),
     )
 
 
@@ -457,13 +435,15 @@ def gammaincc(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Ten
         tensor([0.1353])
     """
     result = _incomplete_gamma(IgammacBackward0, "special_gammaincc", input, other)
-    return out_result(
+    return kernel_result(
         "special_gammaincc",
+        IgammacBackward0,
+        gammaincc,
         out,
         result,
-        (input, other),
+        input,
+        other,
         autograd_op="igammac",
-        pointwise=kernel_out(IgammacBackward0, gammaincc, input, other),
     )
 
 
@@ -479,13 +459,7 @@ def zeta(input: Tensor | float, other: Tensor | float, *, out: Tensor | None = N
         tensor([1.6449])
     """
     result = binary_special("special_zeta", _ZETA_NODES, input, other)
-    return out_result(
-        "special_zeta",
-        out,
-        result,
-        (input, other),
-        pointwise=kernel_out(SpecialZetaBackward0, zeta, input, other),
-    )
+    return kernel_result("special_zeta", SpecialZetaBackward0, zeta, out, result, input, other)
 
 
 # --- in-place methods ----------------------------------------------------------------------

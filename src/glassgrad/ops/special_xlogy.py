@@ -19,7 +19,7 @@ from ._common import (
     is_scalar,
 )
 from ._not_implemented import refuse_complex
-from ._out import kernel_out, out_result
+from ._out import kernel_result
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
 from .special import SPECIAL, binary_special
@@ -149,13 +149,7 @@ def xlogy(input: Tensor | float, other: Tensor | float, *, out: Tensor | None = 
         tensor([0.0000, 2.1972])
     """
     result = binary_special("xlogy", _XLOGY_NODES, input, other)
-    return out_result(
-        "xlogy",
-        out,
-        result,
-        (input, other),
-        pointwise=kernel_out(XlogyBackward0, xlogy, input, other),
-    )
+    return kernel_result("xlogy", XlogyBackward0, xlogy, out, result, input, other)
 
 
 def xlog1py(input: Tensor | float, other: Tensor | float, *, out: Tensor | None = None) -> Tensor:
@@ -167,12 +161,8 @@ def xlog1py(input: Tensor | float, other: Tensor | float, *, out: Tensor | None 
         tensor([0.0000, 1.3863])
     """
     result = binary_special("special_xlog1py", _XLOG1PY_NODES, input, other)
-    return out_result(
-        "special_xlog1py",
-        out,
-        result,
-        (input, other),
-        pointwise=kernel_out(SpecialXlog1PyBackward0, xlog1py, input, other),
+    return kernel_result(
+        "special_xlog1py", SpecialXlog1PyBackward0, xlog1py, out, result, input, other
     )
 
 
