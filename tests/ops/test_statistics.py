@@ -3,7 +3,14 @@ combinations and the trapezoid rule beyond the registry: NaN, argument forms, er
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
 
 from ._parity import same, same_error
 
@@ -67,3 +74,72 @@ def test_quantile_q_tensor_of_another_dtype_refused_as_pytorch() -> None:
                 lib.tensor([0.5], dtype=lib.float32), 0, True
             )
         )
+
+
+_COV_CASES = {
+    "negative aweights": (
+        [[1.0, 2.0, 3.0], [2.0, 1.0, 0.0]],
+        {"aweights": ([1.0, -1.0, 2.0], "float32")},
+    ),
+    "negative fweights": ([[1.0, 2.0, 3.0]], {"fweights": ([1, -1, 2], "int64")}),
+    "float fweights": ([1.0, 2.0, 3.0], {"fweights": ([1.0, 1.0, 1.0], "float32")}),
+    "integer aweights": ([1.0, 2.0, 3.0], {"aweights": ([1, 2, 3], "int64")}),
+    "weights of another length": ([1.0, 2.0, 3.0], {"aweights": ([1.0, 2.0], "float64")}),
+    "2-d weights": ([1.0, 2.0], {"fweights": ([[1, 2]], "int64")}),
+    "weights summing to zero": ([[1.0, 2.0], [0.0, 4.0]], {"aweights": ([0.0, 0.0], "float32")}),
+    "bool input": ([True, False], {}),
+    "no degrees of freedom": ([[1.0, 2.0], [0.0, 4.0]], {"correction": 2}),
+    "integer input": ([[1, 2, 4], [2, 5, 0]], {"correction": 0}),
+    "both weights": (
+        [[1.0, 2.0, 4.0], [2.0, 5.0, 0.0]],
+        {"fweights": ([2, 1, 3], "int64"), "aweights": ([0.5, 1.5, 0.25], "float64")},
+    ),
+    "one observation, aweights": ([[3.0], [1.0]], {"aweights": ([2.0], "float64")}),
+    "one observation, fweights (zeroes the input)": ([[3.0], [1.0]], {"fweights": ([2], "int64")}),
+    "complex": (
+        [[1 + 2j, 2 - 1j, -1j], [3.0, 1j, 1 + 1j]],
+        {"aweights": ([0.5, 1.0, 2.0], "float32")},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(_COV_CASES))
+def test_cov_as_pytorchs(case: str) -> None:
+    """PyTorch's cov (Correlation.cpp): its argument checks (fuzz seed 740206: negative
+    aweights gave a value), degrees of freedom <= 0 warn and divide by 0, its corner cases
+    for one observation (one kind of weights zeroes the input itself), complex input (it was
+    cast to real), the product ``in @ (in * w).T.conj()``; gradients of the input and weights."""
+    values, options = _COV_CASES[case]
+    outcomes = []
+    for lib in (torch, gg):
+        x = lib.tensor(values)
+        if x.dtype.is_floating_point or x.dtype.is_complex:
+            x = x.requires_grad_()
+        given = x * 1 if x.requires_grad else x
+        kwargs = {"correction": options.get("correction", 1)}
+        for name in ("fweights", "aweights"):
+            if name in options:
+                weights, dtype = options[name]
+                kwargs[name] = lib.tensor(weights, dtype=getattr(lib, dtype))
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                c = lib.cov(given, **kwargs)
+        except RuntimeError as exc:
+            outcomes.append(str(exc))
+            continue
+        result = [str(c.dtype).split(".")[-1], c.detach().numpy(), given.detach().numpy()]
+        # glassgrad's own NumPy RuntimeWarnings are filtered at import, not under "always"
+        shown = [w for w in caught if w.category is UserWarning]
+        result.append([str(w.message).split(" (Triggered")[0] for w in shown])
+        if c.requires_grad:
+            (grad,) = lib.autograd.grad(c.abs().sum(), x, allow_unused=True)
+            result.append(None if grad is None else grad.numpy())
+        outcomes.append(result)
+    theirs, ours = outcomes
+    if isinstance(theirs, str) or isinstance(ours, str):
+        assert ours == theirs
+        return
+    assert ours[0] == theirs[0] and ours[3] == theirs[3] and len(ours) == len(theirs)
+    for mine, reference in zip(ours[1:3] + ours[4:], theirs[1:3] + theirs[4:]):
+        np.testing.assert_allclose(mine, reference, rtol=1e-6, atol=1e-7)

@@ -6,12 +6,13 @@ composites of sum, amin/amax, sort, gather and lerp, so their gradients are thos
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from .. import return_types
-from .._dtype import c_type_name, scalar_type_name, to_numpy_dtype
+from .._dtype import c_type_name, float32, scalar_type_name, to_numpy_dtype
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ..autograd.views import own_temporary_view
@@ -20,8 +21,9 @@ from ._not_implemented import refuse_complex
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
+from .division import true_divide
 from .pointwise import where
-from .reduction import _integer_accumulator, amax, amin, check_mean_dtype, mean, sum
+from .reduction import _integer_accumulator, amax, amin, check_mean_dtype, sum
 from .shape import reshape, unsqueeze
 from .sorting import sort
 
@@ -298,46 +300,78 @@ def cov(
     check_tensor(input, "cov")
     if input._data.ndim > 2:
         raise RuntimeError(
-            f"cov(): expected input to have two or fewer dimensions but got an input with {input._data.ndim} dimensions"
+            "cov(): expected input to have two or fewer dimensions but got an input with "
+            f"{input._data.ndim} dimensions"
         )
-    x = input if input._data.ndim == 2 else reshape(input, (1, -1))
-    if x._data.dtype.kind != "f":
-        x = x.to(_default_float())
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    x = input if input._data.ndim == 2 else input.view(1, -1)
     observations = x._data.shape[1]
     weights = None
     if fweights is not None:
-        weights = check_tensor(fweights, "cov", "fweights")
+        weights = _checked_cov_weights(fweights, "fweights", observations)
     if aweights is not None:
+        aweights = _checked_cov_weights(aweights, "aweights", observations)
         weights = aweights if weights is None else weights * aweights
     if weights is None:
-        w_sum = float(observations)
-        avg = mean(x, 1, True)
+        w_sum = Tensor._from_array(np.asarray(observations, np.int64))
     else:
         w_sum = sum(weights)
-        avg = sum(x * weights, 1, True) / w_sum
+        if not w_sum._data != 0:
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+    avg = sum(x if weights is None else x * weights, 1) / w_sum
     if weights is None:
-        norm = w_sum - correction
+        norm = Tensor._from_array(np.asarray(observations - correction, np.int64))
     elif correction == 0:
         norm = w_sum
     elif aweights is None:
         norm = w_sum - correction
+    elif fweights is None and observations == 1 and correction == 1:
+        norm = Tensor._from_array(np.asarray(0, np.int64))  # PyTorch's corner case, as NumPy's
     else:
         norm = w_sum - correction * sum(weights * aweights) / w_sum
-    centered = x - avg
-    scaled = centered if weights is None else centered * weights
-    c = scaled @ centered.transpose(0, 1)
-    if isinstance(norm, Tensor):
-        norm = where(norm <= 0, 0.0, norm)
-    elif norm <= 0:
-        norm = 0.0
-    # PyTorch squeezes whatever the input's rank: one variable gives a 0-d result.
-    return (c / norm).squeeze()
+    if norm._data <= 0:
+        warnings.warn(
+            "cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "number of observations.",
+            UserWarning,
+            stacklevel=2,
+        )
+        norm.zero_()
+    if observations == 1 and (fweights is None) != (aweights is None):
+        # PyTorch's corner case zeroes its `in`: the input itself, or a view of it.
+        centered = x.zero_()
+        if centered._data.dtype.kind in "iu":
+            centered = centered.to(float32)
+    else:
+        centered = x - unsqueeze(avg, 1)
+    c = centered @ (centered if weights is None else centered * weights).t().conj()
+    return true_divide(c, norm).squeeze()
 
 
-def _default_float() -> Any:
-    from .._dtype import get_default_dtype
-
-    return get_default_dtype()
+def _checked_cov_weights(weights: Any, name: str, observations: int) -> Tensor:
+    """cov's checks of ``fweights`` (integers) or ``aweights`` (floating), in PyTorch's order."""
+    check_tensor(weights, "cov", name)
+    data = weights._data
+    if data.ndim > 1:
+        raise RuntimeError(
+            f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+            f"{data.ndim} dimensions"
+        )
+    if data.dtype.kind not in ("iu" if name == "fweights" else "f"):
+        kind = "integral" if name == "fweights" else "floating point"
+        raise RuntimeError(
+            f"cov(): expected {name} to have {kind} dtype but got {name} with "
+            f"{scalar_type_name(data.dtype)} dtype"
+        )
+    if data.size != observations:
+        raise RuntimeError(
+            f"cov(): expected {name} to have the same numel as there are observations in the "
+            f"input but got {data.size} != {observations}"
+        )
+    if observations and data.min() < 0:
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+    return weights
 
 
 def corrcoef(input: Tensor) -> Tensor:
