@@ -21,6 +21,8 @@ from ._not_implemented import refuse_complex
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
+from .complex import complex as complex_from_parts
+from .complex_views import imag, real
 from .division import true_divide
 from .pointwise import where
 from .reduction import _integer_accumulator, amax, amin, check_mean_dtype, sum
@@ -383,14 +385,22 @@ def corrcoef(input: Tensor) -> Tensor:
         >>> glassgrad.corrcoef(glassgrad.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 7.0]]))[0, 1]
         tensor(0.9934)
     """
+    check_tensor(input, "corrcoef")
+    if input._data.ndim > 2:
+        raise RuntimeError(
+            "corrcoef(): expected input to have two or fewer dimensions but got an input with "
+            f"{input._data.ndim} dimensions"
+        )
     c = cov(input)
     if c.dim() == 0:
         return c / c
     d = c.diagonal()
-    stddev = d.sqrt()
-    c = c / stddev[:, None]
-    c = c / stddev[None, :]
-    return c.clamp(-1, 1)
+    stddev = (real(d) if d.is_complex() else d).sqrt()
+    c = c / stddev.view(-1, 1)
+    c = c / stddev.view(1, -1)
+    if c.is_complex():
+        return complex_from_parts(real(c).clip(-1, 1), imag(c).clip(-1, 1))
+    return c.clip(-1, 1)
 
 
 register(
