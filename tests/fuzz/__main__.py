@@ -16,6 +16,7 @@ from .skips import (
     FFT_NONFINITE,
     MKL_NONFINITE,
     PYTORCH_BUGS,
+    PYTORCH_INACCURATE,
     PYTORCH_LACKS,
     PYTORCH_LAZY_CONJ,
     PYTORCH_SILENT_BUGS,
@@ -44,6 +45,8 @@ def main() -> None:
         print(f"  {name}, aliasing (called with .clone() after it): {reason}")
     for name, reason in PYTORCH_UNDEFINED_FOR_NAN.items():
         print(f"  {name} of a tensor holding NaN: {reason}")
+    for name, (where, _) in PYTORCH_INACCURATE.items():
+        print(f"  {name} of a tensor with a value where {where}: PyTorch's kernel is off there")
     for name, reason in {**MKL_NONFINITE, **FFT_NONFINITE}.items():
         print(f"  {name} of a tensor holding NaN or inf: {reason}")
     for name, message in PYTORCH_BUGS.items():

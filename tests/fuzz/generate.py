@@ -21,6 +21,7 @@ from glassgrad.ops._registry import NoGrad
 from .skips import (
     FFT_NONFINITE,
     MKL_NONFINITE,
+    PYTORCH_INACCURATE,
     PYTORCH_LAZY_CONJ,
     PYTORCH_UNDEFINED_FOR_NAN,
     SKIPPED_OPS,
@@ -310,6 +311,8 @@ class ProgramGenerator:
             code = f"{code}.clone()"
         if key in PYTORCH_UNDEFINED_FOR_NAN:
             return ("expr", code, args, _holds_nan)  # passed over if an argument holds NaN
+        if key in PYTORCH_INACCURATE:
+            return ("expr", code, args, PYTORCH_INACCURATE[key][1])  # passed over in range
         if key in MKL_NONFINITE or key in FFT_NONFINITE:
             return ("expr", code, args, _holds_nonfinite)  # or a NaN or inf (_try)
         return ("expr", code)
