@@ -12,6 +12,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 import torch
 
@@ -259,3 +260,26 @@ ERRORS = {
 def test_error_messages_match_pytorch(name: str) -> None:
     program, words = ERRORS[name]
     assert_same_error(program, words)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cross_is_pytorchs_fused_kernel(dtype: str) -> None:
+    """Fuzz seed 720031: PyTorch's cross kernel is compiled with fused multiply-add, each
+    component fma(a, b, -(c * d)): cross(v, v) is the products' rounding error (-1.1e-9 for
+    float32 [-0.383946, 0.06176, 1.33409]), not 0. Values and gradients bit for bit."""
+    rng = np.random.default_rng(0)
+    v = np.array([[-0.383946, 0.06176, 1.33409]])
+    a = np.concatenate([v, rng.standard_normal((6, 3))])
+    b = np.concatenate([v, rng.standard_normal((6, 3))])
+    a[1, 0], b[2, 1] = np.inf, np.nan
+    gradient = rng.standard_normal((7, 3))
+    results = []
+    for lib in (torch, gg):
+        x = lib.tensor(a, dtype=getattr(lib, dtype), requires_grad=True)
+        y = lib.tensor(b, dtype=getattr(lib, dtype), requires_grad=True)
+        out = lib.linalg.cross(x, y)
+        out.backward(lib.tensor(gradient, dtype=out.dtype))
+        results.append([t.detach().numpy() for t in (out, x.grad, y.grad)])
+    for ours, theirs in zip(results[1], results[0]):
+        np.testing.assert_array_equal(ours, theirs)
+    assert results[1][0][0].any()  # cross(v, v) != 0
