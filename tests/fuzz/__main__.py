@@ -15,6 +15,7 @@ from .program import save_regression
 from .skips import (
     FFT_NONFINITE,
     MKL_NONFINITE,
+    MKL_RANK_DEFICIENT,
     PYTORCH_BUGS,
     PYTORCH_INACCURATE,
     PYTORCH_LACKS,
@@ -47,6 +48,8 @@ def main() -> None:
         print(f"  {name} of a tensor holding NaN: {reason}")
     for name, (where, _) in PYTORCH_INACCURATE.items():
         print(f"  {name} of a tensor with a value where {where}: PyTorch's kernel is off there")
+    for name, reason in MKL_RANK_DEFICIENT.items():
+        print(f"  {name} of a rank-deficient matrix: {reason}")
     for name, reason in {**MKL_NONFINITE, **FFT_NONFINITE}.items():
         print(f"  {name} of a tensor holding NaN or inf: {reason}")
     for name, message in PYTORCH_BUGS.items():

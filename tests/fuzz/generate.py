@@ -21,6 +21,7 @@ from glassgrad.ops._registry import NoGrad
 from .skips import (
     FFT_NONFINITE,
     MKL_NONFINITE,
+    MKL_RANK_DEFICIENT,
     PYTORCH_INACCURATE,
     PYTORCH_LAZY_CONJ,
     PYTORCH_UNDEFINED_FOR_NAN,
@@ -313,6 +314,8 @@ class ProgramGenerator:
             return ("expr", code, args, _holds_nan)  # passed over if an argument holds NaN
         if key in PYTORCH_INACCURATE:
             return ("expr", code, args, PYTORCH_INACCURATE[key][1])  # passed over in range
+        if key in MKL_RANK_DEFICIENT:  # NaN or inf too for eigvals (MKL_NONFINITE)
+            return ("expr", code, args, _rank_deficient_or_nonfinite)
         if key in MKL_NONFINITE or key in FFT_NONFINITE:
             return ("expr", code, args, _holds_nonfinite)  # or a NaN or inf (_try)
         return ("expr", code)
@@ -467,6 +470,21 @@ def _holds_nonfinite(value: Any) -> bool:
         and (value.dtype.is_floating_point or value.dtype.is_complex)
         and not bool(torch.isfinite(value.detach()).all())
     )
+
+
+def _rank_deficient_or_nonfinite(value: Any) -> bool:
+    """A matrix (or batch) holding NaN or inf, or whose rank is below its smaller dimension."""
+    if _holds_nonfinite(value):
+        return True
+    if not isinstance(value, torch.Tensor) or value.ndim < 2 or value.numel() == 0:
+        return False
+    if not (value.dtype.is_floating_point or value.dtype.is_complex):
+        return False
+    matrices = value.detach()
+    if matrices.dtype in (torch.float16, torch.bfloat16):
+        matrices = matrices.float()
+    rank = torch.linalg.matrix_rank(matrices)
+    return bool((rank < min(value.shape[-2:])).any())
 
 
 def _broadcastable(shape: tuple, target: tuple) -> bool:

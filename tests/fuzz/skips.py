@@ -94,6 +94,17 @@ MKL_NONFINITE = {
     )
 }
 
+# Factorizations of a rank-deficient matrix (a tensor of tied values makes one: the
+# generator repeats values): the columns of Q beyond the rank, and the order in which
+# repeated or zero eigenvalues deflate, are what the LAPACK implementation's rounding leaves
+# (MKL in PyTorch, OpenBLAS in NumPy), O(1) apart though the input agrees exactly (seeds
+# 771199, 741586: Q of a constant matrix; 723854: eigvals of one). The fuzzer does not call
+# them on a matrix whose rank is below its smaller dimension.
+MKL_RANK_DEFICIENT = {
+    name: "a rank-deficient matrix's Q beyond the rank or eigenvalue order is LAPACK's rounding"
+    for name in ("qr", "linalg.qr", "geqrf", "linalg.eigvals")
+}
+
 # The discrete Fourier transforms of a signal holding a NaN or inf (docs/fuzzing.md, "Known
 # differences"): which outputs are NaN and which infinite depends on the transform's algorithm
 # (its butterflies multiply the bad value by twiddle factors with a zero part), and PyTorch's
