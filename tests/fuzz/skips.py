@@ -98,11 +98,21 @@ MKL_NONFINITE = {
 # generator repeats values): the columns of Q beyond the rank, and the order in which
 # repeated or zero eigenvalues deflate, are what the LAPACK implementation's rounding leaves
 # (MKL in PyTorch, OpenBLAS in NumPy), O(1) apart though the input agrees exactly (seeds
-# 771199, 741586: Q of a constant matrix; 723854: eigvals of one). The fuzzer does not call
-# them on a matrix whose rank is below its smaller dimension.
+# 771199, 741586: Q of a constant matrix; 723854: eigvals of one); so is whether an exactly
+# singular matrix's LU has a zero pivot (MKL) or a tiny one (OpenBLAS), which makes
+# slogdet/logdet and their gradients -inf/NaN or finite (seed 801688). The fuzzer does not
+# call them on a matrix whose rank is below its smaller dimension.
 MKL_RANK_DEFICIENT = {
-    name: "a rank-deficient matrix's Q beyond the rank or eigenvalue order is LAPACK's rounding"
-    for name in ("qr", "linalg.qr", "geqrf", "linalg.eigvals")
+    name: "a rank-deficient matrix's factors beyond the rank are LAPACK's rounding"
+    for name in (
+        "qr",
+        "linalg.qr",
+        "geqrf",
+        "linalg.eigvals",
+        "slogdet",
+        "linalg.slogdet",
+        "logdet",
+    )
 }
 
 # The discrete Fourier transforms of a signal holding a NaN or inf (docs/fuzzing.md, "Known
