@@ -296,3 +296,20 @@ def test_float_kernels_take_the_common_dtype(op: str, dtypes: tuple[str, str]) -
         except Exception as exc:
             outcomes.append((type(exc).__name__, str(exc)))
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("use_input_stats", [True, False])
+def test_instance_norm_refuses_statistics_of_another_dtype_that_require_grad(
+    use_input_stats: bool,
+) -> None:
+    """Fuzz seed 804812: float64 running statistics that require grad with a float32 input:
+    PyTorch's native_batch_norm refuses them; the conversion to the input's dtype dropped
+    requires_grad, and glassgrad computed."""
+    messages = []
+    for lib in (torch, gg):
+        stats = lib.tensor([0.5, 1.5], dtype=lib.float64, requires_grad=True)
+        x = lib.ones(2, 2, 3, 2, dtype=lib.float32)
+        with pytest.raises(RuntimeError) as caught:
+            lib.nn.functional.instance_norm(x, stats, stats, use_input_stats=use_input_stats)
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]

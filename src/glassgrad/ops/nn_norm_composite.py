@@ -67,11 +67,13 @@ def instance_norm(
     # As PyTorch's: running statistics whose mean has another dtype than the weight (the
     # input without a weight) are normalised in that dtype, and the updated means copied
     # back into them (rounded, for integer statistics).
-    target = (weight if weight is not None else input)._data.dtype
-    if stats_mean is not None and stats_mean._data.dtype != target:
-        stats_mean = Tensor._from_array(stats_mean._data.astype(target))
+    # A conversion that keeps requires_grad: batch_norm refuses statistics that require grad
+    # as native_batch_norm does (fuzz seed 804812: float64 statistics, a float32 input).
+    target = (weight if weight is not None else input).dtype
+    if stats_mean is not None and stats_mean.dtype != target:
+        stats_mean = stats_mean.to(target)
         if stats_var is not None:
-            stats_var = Tensor._from_array(stats_var._data.astype(target))
+            stats_var = stats_var.to(target)
     out = batch_norm(
         shape.view(input, (1, n * c, *sizes[2:])),
         stats_mean,
