@@ -114,13 +114,13 @@ def _number_power(x: np.ndarray, exponent: Any) -> np.ndarray:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     if x.dtype.kind == "f" and not isinstance(exponent, complex):
         kernel = _POWER_KERNELS.get(exponent) if x.dtype.itemsize >= 4 else None
-        if kernel is None and x.dtype == np.float32:
+        if kernel is not None:
+            with np.errstate(all="ignore"):
+                return kernel(x)
+        if x.dtype == np.float32:
             # std::pow(float, double): computed in double, rounded once to float
             return (x.astype(np.float64) ** exponent).astype(np.float32)
-        if kernel is None:
-            return x**exponent
-        with np.errstate(all="ignore"):
-            return kernel(x)
+        return x**exponent
     if x.dtype.kind == "c" or isinstance(exponent, complex):
         x = x.astype(result_numpy_dtype((x, exponent)), copy=False)
         # pow_Tensor_Scalar_out: a copy for exponent 1, ones for exponent 0.

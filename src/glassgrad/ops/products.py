@@ -307,15 +307,12 @@ class LinalgCrossBackward0(Op):
         )
         a0, a1, a2, b0, b1, b2 = a[..., 0], a[..., 1], a[..., 2], b[..., 0], b[..., 1], b[..., 2]
         out = np.empty(a.shape, np.promote_types(a.dtype, b.dtype))
-        if out.dtype.kind == "f" and out.dtype.itemsize >= 4:
-            for i, (x, y, z, w) in enumerate(
-                ((a1, b2, a2, b1), (a2, b0, a0, b2), (a0, b1, a1, b0))
-            ):
-                out[..., i] = fma(x, y, -(z * w).astype(out.dtype), out.dtype)
-            return moveaxis(out, -1, dim)
-        out[..., 0] = a1 * b2 - a2 * b1
-        out[..., 1] = a2 * b0 - a0 * b2
-        out[..., 2] = a0 * b1 - a1 * b0
+        fused = out.dtype.kind == "f" and out.dtype.itemsize >= 4
+        components = ((a1, b2, a2, b1), (a2, b0, a0, b2), (a0, b1, a1, b0))
+        for i, (x, y, z, w) in enumerate(components):
+            out[..., i] = (
+                fma(x, y, -(z * w).astype(out.dtype), out.dtype) if fused else x * y - z * w
+            )
         return moveaxis(out, -1, dim)
 
     def backward(self, F: Any, grad: Any) -> Any:
