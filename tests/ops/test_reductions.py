@@ -314,6 +314,28 @@ def test_std_of_constant_rows_has_zero_gradient_like_torch() -> None:
     assert x.grad.numpy()[0].tolist() == [0.0, 0.0, 0.0]
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda L, x: L.std(x, 1),
+        lambda L, x: L.var(x, -1, keepdim=True),
+        lambda L, x: L.std_mean(x, 1)[0] * L.std_mean(x, 1)[1],
+        lambda L, x: L.var_mean(x.mT, 0)[0],
+    ],
+)
+def test_constant_slices_have_exactly_zero_spread_like_torch(program, dtype) -> None:
+    """PyTorch's Welford reduction (double accumulation) gives exactly 0 along a slice of
+    equal values, where a mean computed as sum / n rounds away from them (0.1 * 7); std's
+    backward then masks the zero after dividing by it, so its first derivative there is 0
+    and its second NaN (0 / 0 in the division's backward: fuzz seed 806926)."""
+    values = np.array([[0.1] * 7, [47.479931873797874] * 7, [-1.8918] * 7, [1.0, 2.0] * 3 + [4.0]])
+    values = values.astype(dtype)
+    ours, theirs = (program(lib, lib.tensor(values)) for lib in LIBS)
+    assert (numpy_of(ours) == 0).tolist() == (numpy_of(theirs) == 0).tolist()
+    compare_derivatives(program, values, rtol=1e-4)
+
+
 def test_var_with_no_degrees_of_freedom_warns_and_gives_nan_like_torch() -> None:
     for lib in LIBS:
         with pytest.warns(UserWarning, match="degrees of freedom is <= 0"):

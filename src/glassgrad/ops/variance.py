@@ -16,7 +16,7 @@ from ..autograd.op import Op
 from ._common import array_of, check_tensor, sum_defined, wrap_dims
 from ._registry import Sample, register
 from ._samples import randn
-from .reduction import _reduced_count, _restore
+from .reduction import _reduced_count, _restore, mean_array
 
 # --- var, std, var_mean, std_mean ------------------------------------------------------------
 
@@ -36,9 +36,15 @@ def _resolve_correction(op: str, unbiased: Any, correction: Any) -> float:
     return 1 if correction is None else correction
 
 
-def _variance_forward(x: np.ndarray, dims: tuple | None, correction: float, keepdim: bool, op):
-    """(variance, mean); a complex input's variance is the mean squared modulus of the
-    deviations, real (of the matching real dtype), as in PyTorch."""
+def _variance_forward(
+    x: np.ndarray, dims: tuple | None, correction: float, keepdim: bool, op: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """(variance, mean) as PyTorch's CPU kernels compute them; a complex input's variance is
+    the sum of its real and imaginary parts' (real, of the matching real dtype). ``std`` and
+    ``var`` reducing to one element take PyTorch's all-reduce path (``std_var_all_cpu``: the
+    mean in the input's dtype, the squared deviations summed in double); every other case
+    its Welford reduction, accumulated in double, whose deviations and variance are exactly
+    0 along a constant slice (all values equal and finite)."""
     if x.dtype.kind not in "fc":
         raise RuntimeError("std and var only support floating point and complex dtypes")
     count = _reduced_count(x.shape, dims)
@@ -50,18 +56,38 @@ def _variance_forward(x: np.ndarray, dims: tuple | None, correction: float, keep
             UserWarning,
             stacklevel=4,
         )
-    real_dtype = x.real.dtype
+    take_sqrt = op in ("std", "std_mean")
+    if x.dtype.kind == "c":
+        var_real, mean_real = _real_variance(x.real, dims, count, dof, keepdim, op, False)
+        var_imag, mean_imag = _real_variance(x.imag, dims, count, dof, keepdim, op, False)
+        mean = np.asarray(mean_real + 1j * mean_imag, dtype=x.dtype)
+        variance = var_real + var_imag
+        return (np.sqrt(variance) if take_sqrt else variance), mean
+    return _real_variance(x, dims, count, dof, keepdim, op, take_sqrt)
+
+
+def _real_variance(x, dims, count, dof, keepdim, op, take_sqrt) -> tuple[np.ndarray, ...]:
+    """(variance or its square root, mean) of a real ``x``, rounded to its dtype once, at
+    the end (the square root is taken in double, as PyTorch's kernels do)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        mean = np.sum(x, axis=dims, keepdims=True) / real_dtype.type(count)
-        centered = x - mean
-        if x.dtype.kind == "c":
-            squares = np.sum(centered.real**2 + centered.imag**2, axis=dims, keepdims=keepdim)
+        if not x.size:
+            mean = np.sum(x, axis=dims, keepdims=True) / x.dtype.type(count)
+            centered = x
+        elif op in ("std", "var") and x.size == count:
+            mean = np.asarray(mean_array(x, None, True), dtype=np.float64)
+            centered = x.astype(np.float64) - mean
         else:
-            squares = np.sum(centered * centered, axis=dims, keepdims=keepdim)
-        variance = np.asarray(squares / real_dtype.type(dof))
+            mean = mean_array(x.astype(np.float64), dims, True)
+            high, low = np.max(x, dims, keepdims=True), np.min(x, dims, keepdims=True)
+            constant = (high == low) & np.isfinite(high)
+            mean = np.where(constant, high, mean)
+            centered = np.where(constant, 0.0, x - mean)
+        variance = np.sum(centered * centered, axis=dims, keepdims=keepdim) / np.float64(dof)
+    if take_sqrt:
+        variance = np.sqrt(variance)
     if not keepdim:
         mean = np.squeeze(mean, axis=dims)
-    return variance.astype(real_dtype, copy=False), np.asarray(mean, dtype=x.dtype)
+    return np.asarray(variance, dtype=x.dtype), np.asarray(mean, dtype=x.dtype)
 
 
 def _var_backward(F, grad, x, dims, correction, keepdim) -> Any:
@@ -80,11 +106,13 @@ def _var_backward(F, grad, x, dims, correction, keepdim) -> Any:
 
 
 def _std_backward(F, grad, x, std, dims, correction, keepdim) -> Any:
-    """d std = d var / (2 std), zero where std is zero (as PyTorch)."""
+    """d std = d var / (2 std), zero where std is zero. As PyTorch's std_backward, the mask
+    comes after the division, so a zero std gives a zero gradient but NaN second
+    derivatives (0 / 0 in the division's backward)."""
     std = _restore(F, std, dims, keepdim)
     zero = array_of(std) == 0
-    std_safe = F.where(zero, 1.0, std)
-    grad = F.where(zero, 0.0, _restore(F, grad, dims, keepdim) / (2.0 * std_safe))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        grad = F.where(zero, 0.0, _restore(F, grad, dims, keepdim) / (2.0 * std))
     return _var_backward(F, grad, x, dims, correction, True)
 
 
@@ -120,7 +148,7 @@ class StdBackward0(Op):
 
     def forward(self, x: Any, dim: Any = None, correction: Any = 1, keepdim: Any = False) -> Any:
         self.dim, self.correction, self.keepdim = dim, correction, keepdim
-        return np.sqrt(_variance_forward(x, dim, correction, keepdim, "std")[0])
+        return _variance_forward(x, dim, correction, keepdim, "std")[0]
 
     def backward(self, F: Any, grad: Any) -> Any:
         x, std = self.saved
@@ -169,8 +197,7 @@ class StdMeanBackward0(Op):
 
     def forward(self, x: Any, dim: Any = None, correction: Any = 1, keepdim: Any = False) -> Any:
         self.dim, self.correction, self.keepdim = dim, correction, keepdim
-        variance, mean = _variance_forward(x, dim, correction, keepdim, "std_mean")
-        return np.sqrt(variance), mean
+        return _variance_forward(x, dim, correction, keepdim, "std_mean")
 
     takes_undefined_grads = True
 
