@@ -24,6 +24,11 @@ from ._namespace import ArrayNamespace
 from ._not_implemented import refuse_complex_autograd
 from ._registry import Sample, register
 from ._samples import randn
+from ._smooth_backward import (
+    HardswishBackwardBackward0,
+    LogSigmoidBackwardBackward0,
+    SoftplusBackwardBackward0,
+)
 from .nn_activation import NN, _activation_samples, _check_floating, _sigmoid, _softplus, call_op
 
 __all__ = [
@@ -107,14 +112,7 @@ class SoftplusBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
-        v = array_of(x)
-        scaled = v * self.beta
-        # The sigmoid depends on x only where beta x < threshold (or is NaN), the mask of
-        # PyTorch's softplus_double_backward: at beta x == threshold the first derivative takes
-        # the sigmoid, the second derivative is 0.
-        curved = F.where(~(scaled >= self.threshold), x, v)
-        s = call_op(F, pointwise.SigmoidBackward0, curved * self.beta)
-        return F.where(scaled > self.threshold, grad, grad * s)
+        return SoftplusBackwardBackward0.call(grad, x, beta=self.beta, threshold=self.threshold)
 
 
 class MishBackward0(Op):
@@ -167,13 +165,7 @@ class HardswishBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
-        v = array_of(x)
-        # 0 for x <= -3, x/3 + 1/2 inside, 1 for x >= 3 (PyTorch's choices at the kinks).
-        # The slope is 0 below -3 too, so the derivative in grad is 0 there even at x = -inf
-        # (x/3 + 1/2 would make it NaN), as PyTorch's hardswish_backward(grad, x).
-        below = v <= -3.0
-        slope = F.where(below, 0.0, F.where(v < 3.0, x / 3.0 + 0.5, 1.0))
-        return F.where(below, 0.0, grad * slope)
+        return HardswishBackwardBackward0.call(grad, x)
 
 
 class LogSigmoidBackward0(Op):
@@ -188,7 +180,7 @@ class LogSigmoidBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         (x,) = self.saved
-        return grad * call_op(F, pointwise.SigmoidBackward0, -x)
+        return LogSigmoidBackwardBackward0.call(grad, x)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:

@@ -167,10 +167,47 @@ class MseLossBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         x, t = self.saved
-        scale = 2.0 * _grad_scale(self.reduction, array_of(x).size)
-        g = grad * scale * (x - t)
-        needs = self.needs_input_grad
-        return g if needs[0] else None, -g if needs[1] else None
+        reduction, needs = self.reduction, self.needs_input_grad
+        # derivatives.yaml: mse_loss_backward(grad, self, target) for the input and (grad,
+        # target, self) for the target, two nodes under create_graph.
+        grad_x = (
+            MseLossBackwardBackward0.call(grad, x, t, reduction=reduction) if needs[0] else None
+        )
+        grad_t = (
+            MseLossBackwardBackward0.call(grad, t, x, reduction=reduction) if needs[1] else None
+        )
+        return grad_x, grad_t
+
+
+class MseLossBackwardBackward0(Op):
+    """PyTorch's ``mse_loss_backward(grad, x, t)``: ``grad`` times the reduction's scale times
+    2 (x - t). Its gradients are derivatives.yaml's: itself again for ``grad``,
+    ``mse_loss_double_backward(gg * grad)`` (2 gg grad, over the element count for a mean) for
+    x and minus that for t."""
+
+    reduction: Any
+
+    saved_inputs: tuple[int, ...] = (0, 1, 2)
+    saved_for: tuple[tuple[int, ...], ...] = ((1, 2), (0, 1, 2), (0, 1, 2))
+    __slots__ = ("reduction",)
+
+    def forward(self, grad: Any, x: Any, t: Any, reduction: Any) -> Any:
+        self.reduction = reduction
+        return grad * (2.0 * _grad_scale(reduction, x.size)) * (x - t)
+
+    def backward(self, F: Any, gg: Any) -> Any:
+        grad, x, t = self.saved
+        needs, reduction = self.needs_input_grad, self.reduction
+        d_grad = d_x = d_t = None
+        if needs[0]:
+            d_grad = MseLossBackwardBackward0.call(gg, x, t, reduction=reduction)
+        if needs[1] or needs[2]:
+            inner = 2.0 * (gg * grad)
+            if reduction == "mean":
+                inner = inner / array_of(x).size
+            d_x = inner if needs[1] else None
+            d_t = -inner if needs[2] else None
+        return d_grad, d_x, d_t
 
 
 class SmoothL1LossBackward0(Op):

@@ -78,7 +78,7 @@ class SoftmaxBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         (out,) = self.saved
-        return out * (grad - F.sum(grad * out, self.dim, True))
+        return SoftmaxBackwardDataBackward0.call(grad, out, dim=self.dim)
 
 
 class LogSoftmaxBackward0(Op):
@@ -98,7 +98,61 @@ class LogSoftmaxBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         (out,) = self.saved
-        return grad - F.exp(out) * F.sum(grad, self.dim, True)
+        return LogSoftmaxBackwardDataBackward0.call(grad, out, dim=self.dim)
+
+
+# PyTorch's _softmax_backward_data and _log_softmax_backward_data as ops: under create_graph a
+# first derivative is one node named as PyTorch's, with derivatives.yaml's derivatives.
+
+
+class _BackwardData(Op):
+    """A softmax backward of the incoming gradient and the saved result along ``dim``."""
+
+    dim: int | None
+
+    saved_inputs: tuple[int, ...] = (0, 1)
+    saved_for: tuple[tuple[int, ...], ...] = ((1,), (0, 1))
+    __slots__ = ("dim",)
+
+
+class SoftmaxBackwardDataBackward0(_BackwardData):
+    """``out * (grad - sum(grad * out))``; its derivatives are itself again for ``grad`` and
+    ``softmax_double_backward`` for ``out``."""
+
+    __slots__ = ()
+
+    def forward(self, grad: Any, out: Any, dim: Any) -> Any:
+        self.dim = dim
+        return out * (grad - ArrayNamespace.sum(grad * out, dim, True))
+
+    def backward(self, F: Any, gg: Any) -> Any:
+        grad, out = self.saved
+        needs, dim = self.needs_input_grad, self.dim
+        d_grad = SoftmaxBackwardDataBackward0.call(gg, out, dim=dim) if needs[0] else None
+        d_out = None
+        if needs[1]:  # softmax_double_backward(gg, grad, dim, out)
+            d_out = (
+                grad * gg - F.sum(out * grad, dim, True) * gg - grad * F.sum(out * gg, dim, True)
+            )
+        return d_grad, d_out
+
+
+class LogSoftmaxBackwardDataBackward0(_BackwardData):
+    """``grad - exp(out) * sum(grad)``; its derivatives are ``gg - sum(gg * exp(out))`` for
+    ``grad`` and ``-sum(grad) * exp(out) * gg`` for ``out``."""
+
+    __slots__ = ()
+
+    def forward(self, grad: Any, out: Any, dim: Any) -> Any:
+        self.dim = dim
+        return grad - np.exp(out) * ArrayNamespace.sum(grad, dim, True)
+
+    def backward(self, F: Any, gg: Any) -> Any:
+        grad, out = self.saved
+        needs, dim = self.needs_input_grad, self.dim
+        d_grad = gg - F.sum(gg * F.exp(out), dim, True) if needs[0] else None
+        d_out = -F.sum(grad, dim, True) * F.exp(out) * gg if needs[1] else None
+        return d_grad, d_out
 
 
 def _implicit_softmax_dim(name: str, ndim: int) -> int:

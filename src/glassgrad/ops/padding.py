@@ -10,7 +10,8 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.op import Op
-from ._common import check_tensor
+from ._common import check_tensor, input_zeros
+from ._namespace import ArrayNamespace
 from ._registry import Sample, register
 from ._samples import randn
 
@@ -36,8 +37,8 @@ class ConstantPadNdBackward0(Op):
         return out
 
     def backward(self, F: Any, grad: Any) -> Any:
-        src, dst, _ = _constant_pad_keys(self.self_sizes, self.pad)
-        return F.index_zeros_add(self.self_sizes, src, grad[dst], True)
+        # PyTorch's constant_pad_nd_backward: constant_pad_nd(grad, -pad), one node again.
+        return ConstantPadNdBackward0.call(grad, pad=tuple(-p for p in self.pad), value=0)
 
 
 def _constant_pad_keys(shape: tuple, pad: tuple) -> tuple:
@@ -59,7 +60,7 @@ class _IndexPad(Op):
     # Saved as PyTorch saves it (its backward node takes the input): in-place changes to the
     # input are caught, and under create_graph the gradient depends on it.
     saved_inputs: tuple[int, ...] = (0,)
-    grad_reads_saved = True
+    double_backward: type[Op]
     __slots__ = ("self_sizes", "key")
 
     def forward(self, x: Any, key: Any) -> Any:
@@ -67,17 +68,43 @@ class _IndexPad(Op):
         return np.ascontiguousarray(x[key])  # a fresh row-major tensor, as PyTorch's
 
     def backward(self, F: Any, grad: Any) -> Any:
-        return F.index_zeros_add(self.self_sizes, self.key, grad, False)
+        (x,) = self.saved
+        return type(self).double_backward.call(grad, x, key=self.key)
 
 
-def _pad_node(name: str) -> type[Op]:
-    node = type(name, (_IndexPad,), {"__slots__": (), "__module__": __name__})
-    node.__qualname__ = name
+class _IndexPadBackward(Op):
+    """PyTorch's ``reflection_pad1d_backward(grad, self)`` (and the other five): the padded
+    gradient summed back onto the input's positions. Its derivatives are derivatives.yaml's:
+    the pad again for ``grad`` and ``zeros_like(self)`` for the input, which it takes for its
+    shape only."""
+
+    forward_node: type[Op]
+    __slots__ = ("self_sizes", "key")
+
+    def forward(self, grad: Any, x: Any, key: Any) -> Any:
+        self.self_sizes, self.key = x.shape, key
+        return ArrayNamespace.index_zeros_add(x.shape, key, grad, False)
+
+    def backward(self, F: Any, gg: Any) -> Any:
+        needs = self.needs_input_grad
+        d_grad = type(self).forward_node.call(gg, key=self.key) if needs[0] else None
+        return d_grad, input_zeros(F, self, 1) if needs[1] else None
+
+
+def _pad_nodes(name: str) -> type[Op]:
+    """The pad's node ``<name>Backward0`` and its backward's ``<name>BackwardBackward0``."""
+    node = type(f"{name}Backward0", (_IndexPad,), {"__slots__": (), "__module__": __name__})
+    twice = f"{name}BackwardBackward0"
+    node.double_backward = type(
+        twice, (_IndexPadBackward,), {"__slots__": (), "__module__": __name__}
+    )
+    node.double_backward.forward_node = node
+    node.__qualname__, node.double_backward.__qualname__ = node.__name__, twice
     return node
 
 
 _PAD_NODES: dict[tuple[str, int], type[Op]] = {
-    (mode, k): _pad_node(f"{prefix}Pad{k}DBackward0")
+    (mode, k): _pad_nodes(f"{prefix}Pad{k}D")
     for mode, prefix in (("reflect", "Reflection"), ("replicate", "Replication"))
     for k in (1, 2, 3)
 }

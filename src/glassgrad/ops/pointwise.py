@@ -105,7 +105,35 @@ class TanhBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         (out,) = self.saved
+        return tanh_backward(grad, out)
+
+
+def tanh_backward(grad: Any, out: Any) -> Any:
+    """PyTorch's tanh_backward, ``grad * (1 - out^2)``: on real Tensors (create_graph) a
+    TanhBackwardBackward0 node with PyTorch's double-backward formula; on arrays (and complex
+    Tensors, whose conjugates the Op machinery takes) computed at once."""
+    if isinstance(out, Tensor) and out._data.dtype.kind != "c":
+        return TanhBackwardBackward0.apply(grad, out)
+    return grad * (1.0 - out * out)
+
+
+class TanhBackwardBackward0(Op):
+    """``grad * (1 - out^2)`` recorded with PyTorch's derivatives of tanh_backward:
+    ``tanh_backward(gg, out)`` for ``grad`` and ``gg * (-2 out grad)`` for ``out``."""
+
+    saved_inputs: tuple[int, ...] = (0, 1)
+    saved_for: tuple[tuple[int, ...], ...] = ((1,), (0, 1))
+    __slots__ = ()
+
+    def forward(self, grad: Any, out: Any) -> Any:
         return grad * (1.0 - out * out)
+
+    def backward(self, F: Any, gg: Any) -> Any:
+        grad, out = self.saved
+        needs = self.needs_input_grad
+        grad_grad = tanh_backward(gg, out) if needs[0] else None
+        grad_out = gg * (-2.0 * out * grad) if needs[1] else None
+        return grad_grad, grad_out
 
 
 def sigmoid_into(x: np.ndarray, out: np.ndarray) -> np.ndarray:
