@@ -168,11 +168,11 @@ def test_constant_changed_after_the_op_raises_as_pytorch(program: str) -> None:
 
 
 def _gradient_of_one_leaf(
-    key: str, sample: Any, lib: Any, k: int, changed: int | None = None
+    key: str, sample: Any, lib: Any, k: int, changed: int | None = None, output: bool = False
 ) -> Any:
     """The gradient of the op's differentiable outputs with respect to its ``k``-th float
     argument alone (the others take no gradient), or None if the op has fewer. ``changed``:
-    a leaf changed in place after the op, before the backward."""
+    a leaf (``output``: an output) changed in place after the op, before the backward."""
     args, kwargs, leaves = _arguments(sample, lib)
     if k >= len(leaves) or len(leaves) < 2:
         return None
@@ -181,22 +181,24 @@ def _gradient_of_one_leaf(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         outputs = _differentiable(_gauged_outputs(REGISTRY[key], lib, args, kwargs), lib)
-        if not outputs:
+        if not outputs or (output and changed >= len(outputs)):
             return None
         if changed is not None:
             with lib.no_grad():
-                leaves[changed].mul_(1.5)
+                (outputs if output else leaves)[changed].mul_(1.5)
         (grad,) = lib.autograd.grad(
             outputs, [leaves[k]], _cotangents(lib, outputs), allow_unused=True
         )
     return None if grad is None else grad.detach().resolve_conj().numpy()
 
 
-def _raises_after_changing_another(key: str, sample: Any, lib: Any, k: int, j: int) -> Any:
-    """Only leaf ``k`` requires grad; leaf ``j`` is changed in place after the op, then the
-    op is differentiated: the error's kind, or None."""
+def _raises_after_changing_another(
+    key: str, sample: Any, lib: Any, k: int, j: int, output: bool = False
+) -> Any:
+    """Only leaf ``k`` requires grad; leaf ``j`` (``output``: output ``j``) is changed in
+    place after the op, then the op is differentiated: the error's kind, or None."""
     try:
-        _gradient_of_one_leaf(key, sample, lib, k, changed=j)
+        _gradient_of_one_leaf(key, sample, lib, k, changed=j, output=output)
     except RuntimeError as exc:
         return "modified" if "modified by an inplace operation" in str(exc) else str(exc)
     return None
@@ -204,20 +206,22 @@ def _raises_after_changing_another(key: str, sample: Any, lib: Any, k: int, j: i
 
 @pytest.mark.parametrize("key, index, sample", STRUCTURE_CASES)
 def test_saved_tensors_are_pytorchs_for_each_input_alone(key: str, index: int, sample: Any) -> None:
-    """With one input alone requiring grad, PyTorch saves an input only a gradient that is
-    not wanted reads when one formula reads it (its codegen guards that tensor with
-    ``should_compute_output``), and always when several formulas read it (addcdiv's
-    tensor2): changing another input in place raises exactly where PyTorch raises."""
+    """With one input alone requiring grad, PyTorch saves an input or an output only a
+    gradient that is not wanted reads when one formula reads it (its codegen guards that
+    tensor with ``should_compute_output``), and always when several formulas read it
+    (addcdiv's tensor2): changing an input (that one too: seed 806009, ldexp's exponent
+    written through a detached view) or an output in place raises exactly where PyTorch
+    raises."""
     if not _gradable(key, sample):
         return
     count = len(_arguments(sample, gg)[2])
     for k in range(count if count > 1 else 0):
-        for j in range(count):
-            if j != k:
-                ours = _raises_after_changing_another(key, sample, gg, k, j)
-                theirs = _raises_after_changing_another(key, sample, torch, k, j)
+        for output, what in ((False, "input"), (True, "output")):
+            for j in range(count if not output else 4):
+                ours = _raises_after_changing_another(key, sample, gg, k, j, output)
+                theirs = _raises_after_changing_another(key, sample, torch, k, j, output)
                 assert ours == theirs, (
-                    f"{key}: input {j} changed, {k} alone requiring grad: {ours!r}, "
+                    f"{key}: {what} {j} changed, {k} alone requiring grad: {ours!r}, "
                     f"torch {theirs!r}"
                 )
 

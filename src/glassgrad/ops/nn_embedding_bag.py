@@ -48,10 +48,9 @@ class EmbeddingBagBackward0(Op):
     scale_grad_by_freq: Any
 
     saved_inputs: tuple[int, ...] = (0, 1)
-    saved_for: tuple[tuple[int, ...], ...] = (
-        (1,),
-        (0,),
-    )  # weight for the gradient of per_sample_weights, and conversely
+    # weight for the gradient of per_sample_weights; per_sample_weights always, as PyTorch's
+    # EmbeddingBagBackward0 keeps it whichever gradient is wanted
+    saved_for: tuple[tuple[int, ...], ...] = ((1,), (0, 1))
     grad_reads_saved = True
     __slots__ = (
         "indices", "bag_of", "mode", "scale_grad_by_freq", "max_rows", "counts", "num_weights"

@@ -114,6 +114,7 @@ class LdexpBackward0(Op):
     ``pow(2, other)``), d/db = out * ln 2"""
 
     saved_inputs: tuple[int, ...] = (1,)
+    saved_for = ((0,),)  # b for a's gradient only: b may change in place when a needs none
     saves_output = True
     # PyTorch's ldexp_: mul's kernel by a fresh pow(2, other), whose memory is not checked
     pointwise, checks_source_overlap = True, False
