@@ -228,7 +228,7 @@ def replay(statement: str, before: dict, lib: Any, aliases: dict) -> dict | None
             continue
         values, dtype, _, requires_grad, is_leaf = observation
         t = lib.tensor(values, dtype=getattr(lib, dtype))
-        if requires_grad is True and t.is_floating_point():
+        if requires_grad is True and (t.is_floating_point() or t.is_complex()):
             # A non-leaf stays one (in-place ops refuse leaves that require grad).
             t = t.requires_grad_() if is_leaf is True else t.requires_grad_().clone()
         namespace[name] = t

@@ -132,6 +132,24 @@ def test_the_replay_keeps_variables_bound_to_one_tensor_together() -> None:
     assert found is not None and found.ill_conditioned and found.aspect == "inherited"
 
 
+def test_the_replay_keeps_complex_variables_requiring_grad() -> None:
+    """Seed 803717: MKL's r2c transform gives entry 2 of a row of equal-valued pairs +0j,
+    pocketfft's -0j (the sign of an exact cancellation), so the ifft's entry 6 sits on
+    either side of pow's branch cut (-336.96 + 203.91j against - 203.91j). The replay
+    rebuilds the complex v5 requiring grad, as it was (it rebuilt it without, so the flag
+    differed and the difference stood); PyTorch's pow on glassgrad's values gives
+    glassgrad's: inherited rounding, no verdict."""
+    statements = [
+        "v4 = torch.tensor([[-0.496866, -0.496866, -0.447782, -0.447782, -0.496866, "
+        "-0.447782, -0.496866, -0.496866]], dtype=torch.float64, requires_grad=True)",
+        "v5 = torch.fft.ifft(v4).clone()",
+        "v7 = torch.tensor(-1.17322, dtype=torch.float64, requires_grad=True)",
+        "v8 = v5 ** v7",
+    ]
+    found = check(statements, 803717)
+    assert found is not None and found.ill_conditioned and found.aspect == "inherited"
+
+
 # log_ndtr's second derivative at -39 in float32 (the float64 value is -0.99935): PyTorch
 # gives -0.866, glassgrad -0.959; both formulas lose digits to cancellation in float32.
 _LOG_NDTR_FAR_OUT = [

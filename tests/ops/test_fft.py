@@ -269,7 +269,8 @@ def test_out(call: Any) -> None:
 
 def test_transforms_are_numpys_fftn_rfftn_irfftn_bit_for_bit() -> None:
     """The 1-D gufunc calls that build the n-dimensional transforms give NumPy's fftn, rfftn and
-    irfftn exactly: shapes, dims, the three scalings, both directions, float32 and float64."""
+    irfftn exactly: shapes, dims, the three scalings, both directions, float32 and float64
+    (the complete transform of a real input is rfftn's, mirrored, as PyTorch's)."""
     from glassgrad.ops import fft as transforms
 
     norms = {
@@ -294,13 +295,36 @@ def test_transforms_are_numpys_fftn_rfftn_irfftn_bit_for_bit() -> None:
         np.testing.assert_array_equal(ours, expected.astype(complex_))
         expected = np.fft.rfftn(x, axes=dim, norm=norms[True][mode]).astype(complex_)
         np.testing.assert_array_equal(transforms._r2c(x, dim, mode, True), expected)
-        expected = np.fft.fftn(x, axes=dim, norm=norms[True][mode]).astype(complex_)
-        np.testing.assert_array_equal(transforms._r2c(x, dim, mode, False), expected)
+        full = transforms._r2c(x, dim, mode, False)  # the one-sided one, then its mirror
+        kept = np.arange(expected.shape[dim[-1]])
+        np.testing.assert_array_equal(np.take(full, kept, axis=dim[-1]), expected)
+        exact = np.fft.fftn(x, axes=dim, norm=norms[True][mode]).astype(complex_)
+        np.testing.assert_allclose(full, exact, rtol=1e-5, atol=1e-5)
         half = np.fft.rfftn(x, axes=dim).astype(complex_)
         last = int(rng.integers(1, 9))
         sizes = [half.shape[d] for d in dim[:-1]] + [last]
         expected = np.fft.irfftn(half, s=sizes, axes=dim, norm=norms[False][mode]).astype(real)
         np.testing.assert_array_equal(transforms._c2r(half, dim, mode, last), expected)
+
+
+@pytest.mark.parametrize("name", ["fft", "ifft"])
+def test_complete_transforms_of_real_inputs_are_conjugate_symmetric_as_pytorchs(name) -> None:
+    """PyTorch's fft and ifft of a real input compute it one-sided and fill the rest by
+    conjugate symmetry (its fft2/fftn promote to complex), so entry k and entry -k are exact
+    conjugates, signs of zero included (a pow at the branch cut reads them: fuzz seed
+    803717); NumPy's complete fft of a real input is not, in them. Rows of two values make
+    exact zeros."""
+    rng = np.random.default_rng(5)
+    for n in range(1, 9):
+        values = rng.choice([-0.5, 0.25, 1.5], size=(3, n))
+        for lib in (gg, torch):
+            out = getattr(lib.fft, name)(lib.tensor(values)).resolve_conj().numpy()
+            mirrored = np.conj(np.roll(np.flip(out, 1), 1, 1))
+            for part in ("real", "imag"):
+                ours = getattr(out, part)[:, n // 2 + 1 :]
+                theirs = getattr(mirrored, part)[:, n // 2 + 1 :]
+                assert np.signbit(ours).tolist() == np.signbit(theirs).tolist(), (lib, n)
+                np.testing.assert_array_equal(ours, theirs)
 
 
 @pytest.mark.parametrize("name", ["irfft", "hfft", "irfft2", "hfft2", "irfftn", "hfftn"])

@@ -115,11 +115,27 @@ def _c2c(z: np.ndarray, dim: tuple, normalization: int, forward: bool) -> np.nda
 
 def _r2c(x: np.ndarray, dim: tuple, normalization: int, onesided: bool) -> np.ndarray:
     last = dim[-1]
-    out = _transform("rfft" if onesided else "fft", x, last, normalization, x.shape[last])
+    out = _transform("rfft", x, last, normalization, x.shape[last])
     for axis in reversed(dim[:-1]):
         out = _transform("fft", out, axis, normalization, out.shape[axis])
+    if not onesided:
+        out = _fill_with_conjugate_symmetry(out, dim, x.shape[last])
     order = _by_stride(x.strides, dim[:-1]) + [dim[-1]]  # the halved dim stays last
     return _in_mkl_layout(out.astype(complex_of(x.dtype), copy=False), x.strides, order)
+
+
+def _fill_with_conjugate_symmetry(half: np.ndarray, dim: tuple, n: int) -> np.ndarray:
+    """The full spectrum of a real signal from its one-sided one along ``dim[-1]``, as
+    PyTorch's r2c transforms give it (``_fft_fill_with_conjugate_symmetry_``): entry k of
+    the last dim beyond the half is the conjugate of entry n - k, the other dims of ``dim``
+    mirrored (i to -i mod their size). Its exact zeros thus have PyTorch's signs: a
+    complete transform's (NumPy's fft of a real input) need not be conjugate-symmetric in
+    them (fuzz seed 803717: a pow at the branch cut of an ifft's -0j)."""
+    last = dim[-1]
+    mirrored = np.flip(np.take(half, np.arange(1, n - half.shape[last] + 1), axis=last), last)
+    for axis in dim[:-1]:
+        mirrored = np.roll(np.flip(mirrored, axis), 1, axis)
+    return np.concatenate([half, np.conj(mirrored)], axis=last)
 
 
 def _c2r(z: np.ndarray, dim: tuple, normalization: int, last_dim_size: int) -> np.ndarray:
