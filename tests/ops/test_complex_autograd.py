@@ -276,6 +276,30 @@ def test_sgn_in_place_as_pytorch(dtype: str) -> None:
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
 
 
+def test_sgn_of_real_values_sends_an_efficient_zero_tensor() -> None:
+    """sgn of a real tensor sends PyTorch's efficient zero tensor back: the nodes before it
+    keep it zero through an infinite derivative (lgamma at +-0: 0, not 0 * inf = NaN), an
+    addition drops it (abs's second derivative: inf, not NaN; fuzz seed 805719), and a
+    product with a tensor that requires grad stays in the graph."""
+
+    def program(L):
+        x = L.tensor([-0.0, 0.0, 2.0], dtype=L.float64, requires_grad=True)
+        (first,) = L.autograd.grad(L.sgn(L.lgamma(x)).sum(), x, create_graph=True)
+        (through,) = L.autograd.grad(first.sum(), x)
+        (g,) = L.autograd.grad(abs(L.lgamma(x)).sum(), x, create_graph=True)
+        (second,) = L.autograd.grad(g.sum(), x)
+        y = L.tensor([-1.0, 3.0], dtype=L.float64, requires_grad=True)
+        L.sgn(y).sum().backward()
+        return first.requires_grad, [
+            t.detach().numpy(force=True) for t in (first, through, second, y.grad)
+        ]
+
+    (our_flag, ours), (their_flag, theirs) = program(gg), program(torch)
+    assert our_flag == their_flag
+    for a, b in zip(ours, theirs):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_sgn_in_place_of_integers_and_bools() -> None:
     same(lambda L: (L.tensor([3, -2, 0]).sgn_(), L.tensor([True, False]).sgn_()))
     same(lambda L: L.sgn(L.tensor([True, False])))

@@ -9,12 +9,14 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from .._add_kernel import as_add_kernel
 from . import graph
 from .anomaly import check_nan, print_stack
 from .grad_mode import state as grad_state
-from .graph import AccumulateGrad, Node, accumulate, unwrap_tensor, wrap_array
-from .op import _expandable, fit_gradient
+from .graph import AccumulateGrad, Node, ZeroGradient, accumulate, unwrap_tensor, wrap_array
+from .op import SavedDependencyBackward0, _expandable, fit_gradient
 from .views import edge_of
 
 __all__ = ["run_backward", "queue_callback"]
@@ -248,6 +250,9 @@ def _run_backward(
                 break
             grads = buffers.pop(node, None)
             outputs: Any = None
+            zeros = False
+            if grads is not None and (type(grads[0]) is ZeroGradient or len(grads) > 1):
+                zeros = _unwrap_zeros(grads)
             if grads is not None and (grads[0] is not None or _any_grad(grads)):
                 if node._hooked or selective is not None or anomaly:
                     outputs = _run_node(
@@ -265,6 +270,8 @@ def _run_backward(
                     node, grads or [None] * node._n_out, retain_graph, create_graph, capture,
                     captured, selective, accumulate_grad, anomaly,
                 )  # fmt: skip
+            if outputs and (zeros or node._zero_grads):
+                outputs = _zero_gradients(outputs, node._zero_grads, create_graph)
             if not outputs:
                 outputs = (None,) * len(node._next_nodes)
             first = None
@@ -288,7 +295,10 @@ def _run_backward(
                     else:
                         nr = nrs[i]
                         old = buf[nr]
-                        buf[nr] = g if old is None else as_add_kernel(old + g, old, g)
+                        if old is None or type(old) is ZeroGradient:
+                            buf[nr] = g
+                        elif type(g) is not ZeroGradient:  # PyTorch's add drops a zero tensor
+                            buf[nr] = as_add_kernel(old + g, old, g)
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
@@ -390,6 +400,8 @@ def _validate(node: Node, i: int, g: Any, meta: tuple | None, create_graph: bool
     broadcasts to g's, else an error; cast to the recorded dtype)."""
     if meta is None:
         return g
+    if type(g) is ZeroGradient:
+        return ZeroGradient(_validate(node, i, g.value, meta, create_graph))
     F = graph.tensor_namespace if create_graph else graph.array_namespace
     return fit_gradient(node, i, g, meta[0], meta[1], F, create_graph)
 
@@ -407,6 +419,40 @@ def _validate_root(node: Node, index: int, g: Any, meta: tuple | None, create_gr
             f"compatible with {list(shape)}"
         )
     return _validate(node, index, g, meta, create_graph)
+
+
+def _unwrap_zeros(grads: list) -> bool:
+    """Put the zeros of each ZeroGradient in ``grads`` in its place; True when every
+    gradient that arrived was one (the node's gradients are then zeros too)."""
+    zeros = False
+    for k, g in enumerate(grads):
+        if type(g) is ZeroGradient:
+            grads[k] = g.value
+            zeros = True
+        elif g is not None:
+            return False
+    return zeros
+
+
+def _zero_gradients(outputs: Any, computed: bool, create_graph: bool) -> tuple:
+    """A node's gradients as ZeroGradients: as ``computed`` (its own are zeros), or zeros in
+    place of what its formula made of zeros (``0 * inf`` is NaN; PyTorch's zero tensor stays
+    zero). A result that requires grad stays tied to the graph it was computed from, as
+    PyTorch's product of a zero tensor and a tensor that requires grad is (and sends zero
+    tensors back through it)."""
+    zeroed = []
+    for g in outputs:
+        if g is not None and not computed:
+            if isinstance(g, graph.Tensor):
+                zero = graph.tensor_namespace.zeros(g._data.shape, g._data.dtype)
+                if g._requires_grad:
+                    zero = SavedDependencyBackward0.apply(zero, g, zeros=True)
+                    zero.grad_fn._zero_grads = True
+                g = zero
+            else:
+                g = np.zeros_like(g)
+        zeroed.append(None if g is None else ZeroGradient(g))
+    return tuple(zeroed)
 
 
 def _edge(x: Any) -> tuple:

@@ -147,6 +147,8 @@ class Node:
     _metadata = None
     # Runs even when none of its outputs got a gradient (custom Functions, as in PyTorch).
     _runs_undefined = False
+    # Its gradients are zeros that PyTorch gives as an efficient zero tensor (ZeroGradient).
+    _zero_grads = False
     # {output_nr: (shape, dtype)} recorded for an output whose tensor's .data was since
     # replaced by one of another shape or dtype (see data_replaced): the engine checks the
     # gradients sent here against it, as PyTorch's validate_outputs checks every gradient
@@ -313,6 +315,20 @@ class Node:
             g if g is not None else xp.zeros(meta[first + 2 * i], dtype=meta[first + 2 * i + 1])
             for i, g in enumerate(grads)
         ]
+
+
+class ZeroGradient:
+    """A gradient known to be zero: PyTorch's efficient zero tensor
+    (``at::_efficientzerotensor``, the gradient of ``sgn`` of a real tensor). PyTorch's
+    multiplication keeps it zero whatever the other factor, inf and NaN included, and its
+    addition drops it, so a backward formula fed only such zeros gives such zeros (no
+    ``0 * inf`` NaN), and one added to a gradient leaves that gradient as it is. Only the
+    engine sees it: nodes, hooks and leaves get ``value``, the zeros themselves."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
 
 
 def _pairs(flat: tuple) -> tuple:

@@ -91,6 +91,8 @@ class SgnBackward0(Op):
     saves_output = True
 
     def forward(self, z: Any) -> Any:
+        if z.dtype.kind != "c":
+            self._zero_grads = True  # PyTorch's efficient zero tensor (see ZeroGradient)
         return sgn_array(z)
 
     def backward(self, F: Any, grad: Any) -> Any:
