@@ -16,7 +16,7 @@ import torch
 
 import glassgrad as gg
 
-from .test_linalg import assert_same, assert_same_error
+from .test_linalg import assert_same, assert_same_error, compare
 
 ERRORS = {
     "cross length": (
@@ -114,10 +114,32 @@ def test_errors_match_pytorch(name: str) -> None:
 
 
 def test_cond_of_singular_matrices_matches_pytorch() -> None:
-    for p in (None, 1, "fro", math.inf):
+    # "nuc" from the singular values (0 * inf = NaN), not through an inverse of inf and NaN
+    # whose SVD fails (fuzz seed 810463)
+    for p in (None, 1, "fro", math.inf, "nuc"):
         ours = gg.linalg.cond(gg.zeros(2, 2), p)
         theirs = torch.linalg.cond(torch.zeros(2, 2), p)
         np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_cond_nuc_values_and_gradients_match_pytorch() -> None:
+    a = np.random.default_rng(6).standard_normal((2, 3, 3))
+    compare(lambda lib, x: lib.linalg.cond(x[0], "nuc"), a, second=True)
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (2, 0, 0), (0, 3), (3, 0)])
+@pytest.mark.parametrize("p", [None, 2, -2, 1, math.inf, "fro", "nuc", "bad"])
+def test_cond_of_empty_matrices_matches_pytorch(shape: tuple, p: Any) -> None:
+    """0 for each matrix, outside the graph; a string norm checks squareness first."""
+
+    def program(lib):
+        try:
+            c = lib.linalg.cond(lib.zeros(shape, dtype=lib.float64, requires_grad=True), p)
+        except RuntimeError as error:
+            return str(error).split(" matrices")[0]
+        return c.numpy().tolist(), c.shape, c.requires_grad
+
+    assert program(gg) == program(torch)
 
 
 @pytest.mark.parametrize("p", ["fro", "nuc", 1, -1, math.inf, -math.inf])

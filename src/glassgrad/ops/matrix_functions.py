@@ -227,7 +227,8 @@ def matrix_exp_top(input: Tensor) -> Tensor:
 def cond(A: Tensor, p: Any = None, *, out: Any = None) -> Tensor:
     """The condition number of a (batch of) matrices in the norm ``p``: the ratio of the
     largest to the smallest singular value for ``p`` None or 2 (-2: its inverse), else
-    ``norm(A, p) * norm(A^-1, p)`` for square A (inf where A is singular).
+    ``norm(A, p) * norm(A^-1, p)`` for square A (inf where A is singular; for ``"nuc"``
+    the sums of the singular values and of their reciprocals, NaN for a singular A).
 
     Example::
 
@@ -239,14 +240,24 @@ def cond(A: Tensor, p: Any = None, *, out: Any = None) -> Tensor:
         return composite_out("linalg.cond", out, lambda: cond(A, p))
     if data.ndim < 2:
         raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if isinstance(p, str):
+        check_square(f"linalg.cond(ord={p})", data)  # before the norm's name, as PyTorch
+    if p is not None and p not in ("fro", "nuc", 2, -2, 1, -1, math.inf, -math.inf):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+    if data.size == 0:
+        # Undefined in NumPy; PyTorch's 0 for each matrix, a new tensor outside the graph.
+        return Tensor._from_array(np.zeros(data.shape[:-2], np.empty(0, data.dtype).real.dtype))
     if p is None or p in (2, -2):
         # PyTorch's: the extreme singular values as narrowed views, divided, squeezed.
         values = svdvals(A)
         largest, smallest = narrow(values, -1, 0, 1), narrow(values, -1, -1, 1)
         ratio = largest / smallest if p != -2 else smallest / largest
         return squeeze(ratio, -1)
-    if p not in ("fro", "nuc", 1, -1, math.inf, -math.inf):
-        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+    if p == "nuc":
+        # PyTorch's: both nuclear norms from A's singular values, no inverse (a singular A
+        # gives 0 * inf = NaN; the SVD of an inverse full of inf or NaN would fail).
+        values = svdvals(A)
+        return values.sum(-1) * values.reciprocal().sum(-1)
     check_square(f"linalg.cond(ord={p})", data)
     inverse, info = inv_ex(A)
     value = matrix_norm(A, p) * matrix_norm(inverse, p)
