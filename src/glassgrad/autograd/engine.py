@@ -424,14 +424,14 @@ def _validate_root(node: Node, index: int, g: Any, meta: tuple | None, create_gr
 def _unwrap_zeros(grads: list) -> bool:
     """Put the zeros of each ZeroGradient in ``grads`` in its place; True when every
     gradient that arrived was one (the node's gradients are then zeros too)."""
-    zeros = False
+    zeros = real = False
     for k, g in enumerate(grads):
         if type(g) is ZeroGradient:
             grads[k] = g.value
             zeros = True
         elif g is not None:
-            return False
-    return zeros
+            real = True
+    return zeros and not real
 
 
 def _zero_gradients(outputs: Any, computed: bool, create_graph: bool) -> tuple:
