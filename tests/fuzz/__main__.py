@@ -14,6 +14,7 @@ from .isolate import fuzz_seed
 from .program import save_regression
 from .skips import (
     FFT_NONFINITE,
+    LAPACK_REPEATED_EIGENVALUES,
     MKL_NONFINITE,
     MKL_RANK_DEFICIENT,
     PYTORCH_BUGS,
@@ -50,6 +51,8 @@ def main() -> None:
         print(f"  {name} of a tensor with a value where {where}: PyTorch's kernel is off there")
     for name, reason in MKL_RANK_DEFICIENT.items():
         print(f"  {name} of a rank-deficient matrix: {reason}")
+    for name, reason in LAPACK_REPEATED_EIGENVALUES.items():
+        print(f"  {name} of a matrix with a repeated eigenvalue: {reason}")
     for name, reason in {**MKL_NONFINITE, **FFT_NONFINITE}.items():
         print(f"  {name} of a tensor holding NaN or inf: {reason}")
     for name, message in PYTORCH_BUGS.items():

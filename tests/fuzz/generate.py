@@ -20,6 +20,7 @@ from glassgrad.ops._registry import NoGrad
 
 from .skips import (
     FFT_NONFINITE,
+    LAPACK_REPEATED_EIGENVALUES,
     MKL_NONFINITE,
     MKL_RANK_DEFICIENT,
     PYTORCH_INACCURATE,
@@ -316,6 +317,8 @@ class ProgramGenerator:
             return ("expr", code, args, PYTORCH_INACCURATE[key][1])  # passed over in range
         if key in MKL_RANK_DEFICIENT:  # NaN or inf too for eigvals (MKL_NONFINITE)
             return ("expr", code, args, _rank_deficient_or_nonfinite)
+        if key in LAPACK_REPEATED_EIGENVALUES:  # NaN or inf too (MKL_NONFINITE)
+            return ("expr", code, args, _repeated_eigenvalues_or_nonfinite)
         if key in MKL_NONFINITE or key in FFT_NONFINITE:
             return ("expr", code, args, _holds_nonfinite)  # or a NaN or inf (_try)
         return ("expr", code)
@@ -485,6 +488,28 @@ def _rank_deficient_or_nonfinite(value: Any) -> bool:
         matrices = matrices.float()
     rank = torch.linalg.matrix_rank(matrices)
     return bool((rank < min(value.shape[-2:])).any())
+
+
+def _repeated_eigenvalues_or_nonfinite(value: Any) -> bool:
+    """A tensor holding NaN or inf, or square matrices of which the symmetric (Hermitian)
+    matrix of either triangle has two eigenvalues within sqrt(eps) of the largest one's
+    magnitude."""
+    if _holds_nonfinite(value):
+        return True
+    if not isinstance(value, torch.Tensor) or value.ndim < 2 or value.numel() == 0:
+        return False
+    if not (value.dtype.is_floating_point or value.dtype.is_complex):
+        return False
+    if value.shape[-1] != value.shape[-2] or value.shape[-1] < 2:
+        return False
+    matrices = value.detach().to(torch.complex128 if value.dtype.is_complex else torch.float64)
+    tolerance = torch.finfo(value.dtype).eps ** 0.5
+    for triangle in ("L", "U"):
+        w = torch.linalg.eigvalsh(matrices, UPLO=triangle)
+        scale = w.abs().amax(-1, keepdim=True)
+        if bool((w[..., 1:] - w[..., :-1] <= tolerance * scale).any()):
+            return True
+    return False
 
 
 def _broadcastable(shape: tuple, target: tuple) -> bool:
