@@ -78,8 +78,6 @@ def _first_derivative(lib: Any, f: Callable, shape: tuple, linear: bool = False)
     x = lib.linspace(-2.0, 2.0, int(np.prod(shape)), dtype=lib.float64)
     x = x.reshape(shape).requires_grad_()
     y = f(lib.nn.functional, x)
-    # For a backward ``linear`` in the incoming gradient (a pad's), that gradient requires
-    # grad: only then is the backward recorded.
     v = lib.ones_like(y).requires_grad_(linear)
     (grad,) = lib.autograd.grad(y, x, v, create_graph=True)
     return grad.grad_fn
@@ -121,7 +119,13 @@ SECOND_ORDER: dict[str, tuple] = {
     "pad constant": (lambda F, x: F.pad(x, (1, -1, 2, 0)), _IMAGES),
     "pad reflect": (lambda F, x: F.pad(x, (1, 2), "reflect"), _MATRIX),
     "pad replicate": (lambda F, x: F.pad(x, (1, 2, 0, 1), "replicate"), _IMAGES),
+    "diagonal": (lambda F, x: x.diagonal(1, 0, 1), _MATRIX),
+    "diag": (lambda F, x: x.diag(-1), _MATRIX),
+    "unfold": (lambda F, x: x.unfold(1, 2, 1), _MATRIX),
+    "nll_loss": (lambda F, x: F.nll_loss(x, x.new_tensor([0, 2, 3]).long()), _MATRIX),
 }
+# Backwards linear in the incoming gradient: recorded only when that gradient requires grad.
+LINEAR = {"pad constant", "pad reflect", "pad replicate", "diagonal", "diag", "unfold"}
 
 
 @pytest.mark.parametrize("case", sorted(SECOND_ORDER))
@@ -129,8 +133,7 @@ def test_double_backward_node_names_are_pytorchs(case: str) -> None:
     # The node of a first derivative taken with create_graph: PyTorch's explicit double
     # backward (LeakyReluBackwardBackward0 ...) or the op its composite formula ends with.
     f, shape = SECOND_ORDER[case]
-    linear = case.startswith("pad")
-    ours, theirs = (_first_derivative(lib, f, shape, linear) for lib in (gg, torch))
+    ours, theirs = (_first_derivative(lib, f, shape, case in LINEAR) for lib in (gg, torch))
     assert (ours.name(), type(ours).__name__) == (theirs.name(), type(theirs).__name__)
     if case not in ("layer_norm", "batch_norm"):  # PyTorch's also reach the saved statistics
         assert _next_names(ours) == _next_names(theirs)
@@ -138,3 +141,32 @@ def test_double_backward_node_names_are_pytorchs(case: str) -> None:
 
 def _next_names(node: Any) -> list:
     return [None if n is None else type(n).__name__ for n, _ in node.next_functions]
+
+
+@pytest.mark.parametrize("shape", [(4,), (3, 4), (2, 4, 3), (2, 4, 2, 2)])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_loss_double_backward_is_pytorchs(shape: tuple, reduction: str) -> None:
+    """nll_loss's first derivative is NllLossBackwardBackward0 (NllLoss2D... for images),
+    with edges to the incoming gradient and the input; its derivative in the incoming
+    gradient is nll_loss again."""
+    results = []
+    for lib in (gg, torch):
+        x = lib.tensor(np.linspace(-2.0, 2.0, int(np.prod(shape))).reshape(shape))
+        x.requires_grad_()
+        classes = () if len(shape) == 1 else shape[:1] + shape[2:]
+        target = lib.tensor(np.arange(np.prod(classes, dtype=int)).reshape(classes) % 4)
+        weight = lib.tensor([0.5, 1.0, 2.0, 1.5], dtype=lib.float64)
+        y = lib.nn.functional.nll_loss(x, target, weight, reduction=reduction)
+        v = lib.ones_like(y).mul(1.5).requires_grad_()
+        (g,) = lib.autograd.grad(y, x, v, create_graph=True)
+        node = g.grad_fn
+        while type(node).__name__ == "ViewBackward0":
+            node = node.next_functions[0][0]
+        second = lib.autograd.grad((g * x.detach()).sum(), [x, v], allow_unused=True)
+        results.append(
+            (type(node).__name__, _next_names(node), [s.detach().numpy() for s in second])
+        )
+    (ours, ours_next, ours_second), (theirs, theirs_next, theirs_second) = results
+    assert (ours, ours_next) == (theirs, theirs_next)
+    for a, b in zip(ours_second, theirs_second):
+        np.testing.assert_allclose(a, b, rtol=1e-14)

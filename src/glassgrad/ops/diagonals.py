@@ -14,7 +14,7 @@ import numpy as np
 from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
-from ._common import array_of, check_tensor, wrap_dim
+from ._common import check_tensor, wrap_dim
 from ._registry import Sample, register
 from ._samples import randn
 
@@ -125,14 +125,30 @@ class DiagonalBackward0(Op):
         return _diagonal_view(x, offset, dim1, dim2)
 
     def backward(self, F: Any, grad: Any) -> Any:
-        zeros = np.zeros(self.self_sizes, dtype=array_of(grad).dtype)
-        return DiagonalScatterBackward0.call(
-            zeros,
-            grad,
-            offset=self.offset,
-            dim1=self.dim1,
-            dim2=self.dim2,
+        return DiagonalBackwardBackward0.call(
+            grad, shape=self.self_sizes, offset=self.offset, dim1=self.dim1, dim2=self.dim2
         )
+
+
+class DiagonalBackwardBackward0(Op):
+    """PyTorch's diagonal_backward (the gradient of ``diagonal``, recorded under
+    create_graph): zeros of the input's shape holding ``grad`` on the diagonal. Its gradient
+    is that diagonal of the incoming one."""
+
+    dim1: Any
+    dim2: Any
+    offset: Any
+
+    __slots__ = ("offset", "dim1", "dim2")
+
+    def forward(self, grad: Any, shape: Any, offset: Any, dim1: Any, dim2: Any) -> Any:
+        self.offset, self.dim1, self.dim2 = offset, dim1, dim2
+        out = np.zeros(shape, dtype=grad.dtype)
+        _diagonal_view(out, offset, dim1, dim2)[...] = grad
+        return out
+
+    def backward(self, F: Any, gg: Any) -> Any:
+        return DiagonalBackward0.call(gg, offset=self.offset, dim1=self.dim1, dim2=self.dim2)
 
 
 class DiagonalBackward0_copy(DiagonalBackward0):  # noqa: N801 - PyTorch's name for diag(2-D)

@@ -18,8 +18,8 @@ from .._tensor import Tensor
 from ..autograd.op import Op, keep_versions
 from . import arithmetic, conversion, division, shape
 from . import reduction as reduce_ops
-from ._common import check_tensor, take_along_axis
-from ._namespace import cached_constant
+from ._common import check_tensor, input_zeros, take_along_axis
+from ._namespace import ArrayNamespace, cached_constant
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
 from .nn_activation import DivBackward1, MulBackward1
@@ -49,11 +49,13 @@ class NllLossBackward0(Op):
     reduction: Any
     shape: Any
 
+    arguments: tuple
+    double_backward: type[Op]
+
     # Saved as PyTorch saves it (its backward node takes the input): in-place changes to the
     # input are caught, and under create_graph the gradient depends on it.
     saved_inputs: tuple[int, ...] = (0,)
-    grad_reads_saved = True
-    __slots__ = ("reduction", "shape", "class_dim", "index", "coefficient", "ignored")
+    __slots__ = ("reduction", "shape", "class_dim", "index", "coefficient", "ignored", "arguments")
 
     def forward(
         self,
@@ -65,6 +67,7 @@ class NllLossBackward0(Op):
         ignore_index: Any = -100,
     ) -> Any:
         # The target and the class weights are keywords: tensors without an edge (_nll_nd).
+        self.arguments = (target, weight, ignore_index)
         weight = None if weight is None else weight._data
         class_dim = 0 if x.ndim == 1 else 1
         classes = x.shape[class_dim]
@@ -114,16 +117,53 @@ class NllLossBackward0(Op):
             return np.asarray(np.sum(losses) / total_weight, dtype=x.dtype)
 
     def backward(self, F: Any, grad: Any) -> Any:
-        # Linear in grad: the gradient puts -weight[t] (/ total weight) at each target class.
+        if F is ArrayNamespace:
+            return self.scatter(grad)
+        (x,) = self.saved
+        return type(self).double_backward.apply(grad, x, first=self)
+
+    def scatter(self, grad: np.ndarray) -> np.ndarray:
+        """The gradient, linear in ``grad``: -weight[t] (/ total weight) at each target."""
         values = grad * self.coefficient
         if self.ignored is not None:  # exact zeros there, even for an inf incoming gradient
-            values = F.where(self.ignored, 0.0, values)
-        values = F.unsqueeze(values, self.class_dim)
-        return F.scatter_zeros(self.shape, self.class_dim, self.index, values)
+            values = np.where(self.ignored, 0.0, values).astype(values.dtype, copy=False)
+        values = np.expand_dims(values, self.class_dim)
+        return ArrayNamespace.scatter_zeros(self.shape, self.class_dim, self.index, values)
+
+
+class NllLossBackwardBackward0(Op):
+    """PyTorch's ``nll_loss_backward(grad, self, ...)`` recorded under ``create_graph``: its
+    derivatives are derivatives.yaml's, ``nll_loss`` of the incoming gradient for ``grad`` and
+    ``zeros_like(grad)`` for the input (which it takes for its shape only)."""
+
+    first: Any
+    __slots__ = ("first",)
+
+    def forward(self, grad: Any, x: Any, first: Any) -> Any:
+        self.first = first
+        return first.scatter(grad)
+
+    def backward(self, F: Any, gg: Any) -> Any:
+        first, needs = self.first, self.needs_input_grad
+        d_grad = None
+        if needs[0]:
+            target, weight, ignore = first.arguments
+            d_grad = type(first).call(
+                gg, target=target, weight=weight, reduction=first.reduction, ignore_index=ignore
+            )
+        return d_grad, input_zeros(F, self, 1) if needs[1] else None
 
 
 class NllLoss2DBackward0(NllLossBackward0):
     """``nll_loss`` of a 4-D input (N, C, H, W); other spatial ranks are viewed as 4-D."""
+
+
+class NllLoss2DBackwardBackward0(NllLossBackwardBackward0):
+    """``nll_loss2d_backward`` recorded under ``create_graph`` (see NllLossBackwardBackward0)."""
+
+
+NllLossBackward0.double_backward = NllLossBackwardBackward0
+NllLoss2DBackward0.double_backward = NllLoss2DBackwardBackward0
 
 
 def _op_name(node: Op) -> str:

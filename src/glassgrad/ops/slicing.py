@@ -16,6 +16,7 @@ from .._tensor import Tensor
 from ..autograd.op import Op
 from ..autograd.views import own_temporary_view
 from ._common import array_of, check_tensor, moveaxis, wrap_dim
+from ._namespace import ArrayNamespace
 from ._registry import Sample, register
 from ._samples import complex_randn, randn
 from .broadcasting import expand
@@ -361,19 +362,36 @@ class UnfoldBackward0(Op):
         return np.lib.stride_tricks.as_strided(x, shape, strides)
 
     def backward(self, F: Any, grad: Any) -> Any:
-        if not self.shape:
-            return F.reshape(grad, ())
-        dim, size, step = self.dim, self.size, self.step
-        count = (self.shape[dim] - size) // step + 1
-        # The window dim next to dim, the two merged: each element with its input position.
-        moved = (
-            grad.movedim(-1, dim + 1) if isinstance(grad, Tensor) else moveaxis(grad, -1, dim + 1)
+        return UnfoldBackwardBackward0.call(
+            grad, shape=self.shape, dim=self.dim, size=self.size, step=self.step
         )
-        merged_shape = (*self.shape[:dim], count * size, *self.shape[dim + 1 :])
-        values = F.reshape(moved, merged_shape)
+
+
+class UnfoldBackwardBackward0(Op):
+    """PyTorch's unfold_backward (the gradient of ``unfold``, recorded under create_graph):
+    each window added back where it came from. Its gradient is the unfold of the incoming
+    one."""
+
+    dim: Any
+    size: Any
+    step: Any
+
+    __slots__ = ("dim", "size", "step")
+
+    def forward(self, grad: Any, shape: Any, dim: Any, size: Any, step: Any) -> Any:
+        self.dim, self.size, self.step = dim, size, step
+        if not shape:
+            return grad.reshape(())
+        count = (shape[dim] - size) // step + 1
+        # The window dim next to dim, the two merged: each element with its input position.
+        merged_shape = (*shape[:dim], count * size, *shape[dim + 1 :])
+        values = moveaxis(grad, -1, dim + 1).reshape(merged_shape)
         positions = (np.arange(count)[:, None] * step + np.arange(size)[None, :]).reshape(-1)
         key = (slice(None),) * dim + (positions,)
-        return F.index_zeros_add(self.shape, key, values, False)
+        return ArrayNamespace.index_zeros_add(shape, key, values, False)
+
+    def backward(self, F: Any, gg: Any) -> Any:
+        return UnfoldBackward0.call(gg, dim=self.dim, size=self.size, step=self.step)
 
 
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
