@@ -243,3 +243,20 @@ def test_out_writes_the_result(program: Any) -> None:
         assert program(lib, a, out) is out
         results.append(out)
     assert_same(*results, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
+def test_cholesky_inverse_is_exactly_hermitian(upper: bool, dtype: str) -> None:
+    # potri computes one triangle and PyTorch reflects it: an entry that is exactly 0 on one
+    # side (this factor's inverse is tridiagonal) is exactly 0 on the other
+    factor = np.tril(np.full((3, 3), 1.54369))
+    factor = factor.T if upper else factor
+    ours, theirs = (
+        lib.cholesky_inverse(lib.tensor(factor, dtype=getattr(lib, dtype)), upper=upper)
+        for lib in (gg, torch)
+    )
+    result = ours.numpy()
+    np.testing.assert_array_equal(result, np.conj(result.swapaxes(-1, -2)))
+    np.testing.assert_array_equal(result == 0, theirs.numpy() == 0)
+    assert_same(ours, theirs)

@@ -476,3 +476,19 @@ def test_incomplete_gamma_saves_nothing_without_the_gradient_in_x(name: str) -> 
             y.sum().backward()
         messages.append(str(caught.value))
     assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("eps", [None, 0.0])
+def test_logit_gradient_at_signed_zeros_and_one(eps: Any, create_graph: bool) -> None:
+    # logit_backward's scalar loop gives grad * inf at 0 and 1; PyTorch's create_graph
+    # formula divides by x (1 - x), whose sign follows -0
+    values, grads = [-0.0, 0.0, 1.0, 0.5, -0.0], [-1.0, 2.0, -3.0, 1.0, 0.0]
+    results = []
+    for lib in (gg, torch):
+        x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+        (g,) = lib.autograd.grad(
+            lib.logit(x, eps), x, lib.tensor(grads, dtype=lib.float64), create_graph=create_graph
+        )
+        results.append(g.detach().numpy())
+    np.testing.assert_array_equal(*results)

@@ -334,6 +334,15 @@ def _potri(lower: np.ndarray) -> np.ndarray:
         return np.where(inside, terms, 0).sum(axis=-3)
 
 
+def _reflect_lower(x: np.ndarray) -> np.ndarray:
+    """``x``'s lower triangle mirrored (conjugated) onto its upper one, the diagonal real:
+    potri computes one triangle and PyTorch reflects it, so the inverse is exactly Hermitian
+    (the solve's two triangles round apart: an exact zero on one side, 1e-19 on the other)."""
+    rows, cols = np.indices(x.shape[-2:])
+    diagonal = x.real.astype(x.dtype) if x.dtype.kind == "c" else x
+    return np.where(rows > cols, x, np.where(rows < cols, np.conj(swap(x)), diagonal))
+
+
 class CholeskyInverseBackward0(Op):
     """out = (L L^H)^-1; gL = -out (grad + grad^H) out L (-L (...) when ``upper``; ^H is ^T
     for real factors)"""
@@ -353,7 +362,7 @@ class CholeskyInverseBackward0(Op):
         if factor.size and factor.dtype.kind == "f" and not all_finite(factor):
             return column_major(_potri(_lower_source(factor, upper)))
         eye = np.broadcast_to(np.eye(factor.shape[-1], dtype=factor.dtype), factor.shape)
-        return column_major(_cholesky_solve_arrays(eye, factor, upper))
+        return column_major(_reflect_lower(_cholesky_solve_arrays(eye, factor, upper)))
 
     def backward(self, F: Any, grad: Any) -> Any:
         factor, inverse = self.saved

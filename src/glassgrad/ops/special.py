@@ -24,7 +24,7 @@ from ._common import (
     float_kernel,
     is_scalar,
 )
-from ._namespace import default_float
+from ._namespace import ArrayNamespace, default_float
 from ._not_implemented import refuse_complex
 from ._out import composite_out, unary_kernel
 from ._registry import Sample, register
@@ -199,7 +199,14 @@ class LogitBackward0(Op):
         values = array_of(x)
         low = 0.0 if self.eps is None else self.eps
         inside = (values >= low) & (values <= 1.0 - low)
-        return F.where(inside, grad / (x * (1.0 - x)), math.nan if self.eps is None else 0.0)
+        derivative = grad / (x * (1.0 - x))
+        if F is ArrayNamespace:
+            # logit_backward's scalar loop takes grad * inf at 0 and 1, where the division's
+            # sign follows -0's; under create_graph PyTorch divides (its vectorized loop
+            # does too: docs/fuzzing.md)
+            edge = (values == 0) | (values == 1)
+            derivative = np.where(edge, grad * math.inf, derivative)
+        return F.where(inside, derivative, math.nan if self.eps is None else 0.0)
 
 
 class SincBackward0(Op):
