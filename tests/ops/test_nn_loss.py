@@ -636,3 +636,28 @@ def test_kl_div_is_built_on_xlogy_with_its_gradient_off_the_domain() -> None:
         results.append(first.numpy())
     np.testing.assert_array_equal(np.isnan(results[0]), np.isnan(results[1]))
     np.testing.assert_allclose(*results, rtol=1e-12)
+
+
+@pytest.mark.parametrize("n", [5, 12])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_binary_cross_entropy_second_derivative_at_zero_as_pytorch(n: int, dtype: str) -> None:
+    """The target's gradient is PyTorch's -logit(x) grad, so its derivative in x is logit's
+    backward: dy * inf at 0 whatever the zero's sign (the kernel's scalar loop, which takes
+    tensors smaller than its vectorized block; fuzz seed 723154: x all +-0)."""
+    rng = np.random.default_rng(3)
+    x = np.where(rng.random(n) < 0.5, -0.0, 0.0).astype(dtype)
+    x[::7] = 0.25
+    t = rng.random(n).astype(dtype)
+    w = rng.standard_normal(n).astype(dtype)
+
+    def program(L):
+        xs = L.tensor(x, requires_grad=True)
+        ts = L.tensor(t, requires_grad=True)
+        loss = L.nn.functional.binary_cross_entropy(xs, ts)
+        gx, gt = L.autograd.grad(loss, (xs, ts), create_graph=True)
+        second = L.autograd.grad((gt * L.tensor(w)).sum(), xs)[0]
+        return [a.detach().numpy() for a in (gx, gt, second)]
+
+    for ours, theirs in zip(program(gg), program(torch)):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+        np.testing.assert_array_equal(np.sign(ours), np.sign(theirs))

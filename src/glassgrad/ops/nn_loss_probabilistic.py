@@ -34,6 +34,7 @@ from .nn_loss import (
     _reduction,
 )
 from .nn_loss_classification import _rows_of_probabilities
+from .special import LogitBackward0
 from .special_xlogy import XlogyBackward0
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"]
@@ -82,8 +83,14 @@ class BinaryCrossEntropyBackward0(Op):
             tiny = (1.0 - xv) * xv < _BCE_EPS
             grad_x = scale * (x - t) / F.where(tiny, _BCE_EPS, (1.0 - x) * x)
         if needs[1]:
+            # PyTorch's binary_cross_entropy_target_backward: -logit(x) grad, times the weight,
+            # over the count for a mean (its derivative in x is logit's: dy * inf at 0).
             with np.errstate(divide="ignore"):
-                grad_t = scale * (F.log(1.0 - x) - F.log(x))
+                grad_t = -LogitBackward0.call(x) * grad
+            if self.weight is not None:
+                grad_t = grad_t * self.weight
+            if self.reduction == "mean":
+                grad_t = grad_t / xv.size
         return grad_x, grad_t
 
 
