@@ -100,8 +100,12 @@ MKL_NONFINITE = {
 # (MKL in PyTorch, OpenBLAS in NumPy), O(1) apart though the input agrees exactly (seeds
 # 771199, 741586: Q of a constant matrix; 723854: eigvals of one); so is whether an exactly
 # singular matrix's LU has a zero pivot (MKL) or a tiny one (OpenBLAS), which makes
-# slogdet/logdet and their gradients -inf/NaN or finite (seed 801688). The fuzzer does not
-# call them on a matrix whose rank is below its smaller dimension.
+# slogdet/logdet and their gradients -inf/NaN or finite (seed 801688); so are the singular
+# vectors of the zero singular values, which the gradients of the singular values read
+# (U diag(gS) V^H: seed 850457, nuclear_norm of a constant matrix, 1.79 apart), and whether
+# a singular positive semi-definite matrix's Cholesky pivot comes out +1e-16 (a factor) or
+# -1e-16 (an error, or cholesky_ex's partial factor: seed 851820). The fuzzer does not call
+# them on a matrix whose rank is below its smaller dimension.
 MKL_RANK_DEFICIENT = {
     name: "a rank-deficient matrix's factors beyond the rank are LAPACK's rounding"
     for name in (
@@ -112,6 +116,16 @@ MKL_RANK_DEFICIENT = {
         "slogdet",
         "linalg.slogdet",
         "logdet",
+        "svd",
+        "linalg.svd",
+        "linalg.svdvals",
+        "nuclear_norm",
+        "linalg.matrix_norm",
+        "linalg.norm",
+        "linalg.cond",
+        "cholesky",
+        "linalg.cholesky",
+        "linalg.cholesky_ex",
     )
 }
 
