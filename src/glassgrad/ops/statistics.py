@@ -16,7 +16,7 @@ from .._dtype import c_type_name, float32, scalar_type_name, to_numpy_dtype
 from .._tensor import Tensor
 from ..autograd.op import Op
 from ..autograd.views import own_temporary_view
-from ._common import array_of, check_tensor, wrap_dim, wrap_dims
+from ._common import array_of, check_tensor, sum_defined, wrap_dim, wrap_dims
 from ._not_implemented import refuse_complex
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
@@ -25,7 +25,7 @@ from .complex import complex as complex_from_parts
 from .complex_views import imag, real
 from .division import true_divide
 from .pointwise import where
-from .reduction import _integer_accumulator, amax, amin, check_mean_dtype, sum
+from .reduction import _integer_accumulator, _restore, check_mean_dtype, sum
 from .shape import reshape, unsqueeze
 from .sorting import sort
 
@@ -140,6 +140,45 @@ def nanmean(
     return nansum(input, dim, keepdim, dtype=dtype, out=out).div_(count)
 
 
+class AminmaxBackward0(Op):
+    """(min, max) over ``dim`` (all dims if None) in one node with two outputs, as PyTorch's;
+    each output's gradient is shared evenly among the elements that reach it (amin's and
+    amax's), the two summed where both are defined."""
+
+    dim: Any
+    keepdim: Any
+
+    saved_inputs: tuple[int, ...] = (0,)
+    saved_outputs: tuple[int, ...] = (0, 1)
+    takes_undefined_grads = True
+    __slots__ = ("dim", "keepdim")
+
+    def forward(self, x: Any, dim: Any = None, keepdim: Any = False) -> Any:
+        self.dim, self.keepdim = dim, keepdim
+        axis = None if dim is None else (dim,)
+        return np.min(x, axis, keepdims=keepdim), np.max(x, axis, keepdims=keepdim)
+
+    def backward(self, F: Any, grads: Any) -> Any:
+        x, low, high = self.saved
+        xv = array_of(x)
+        dims = None if self.dim is None else (self.dim,)
+        terms = []
+        for grad, result in zip(grads, (low, high)):
+            if grad is None:
+                terms.append(None)
+                continue
+            value = array_of(result)
+            if dims is None:
+                value = value.reshape(-1)[0]
+            elif not self.keepdim:
+                value = np.expand_dims(value, dims)
+            reached = xv == value
+            count = reached.sum(axis=dims, keepdims=True).astype(xv.dtype)
+            # PyTorch's scale_grad_by_count: (grad / count) * mask.
+            terms.append(_restore(F, grad, dims, self.keepdim) / count * reached.astype(xv.dtype))
+        return sum_defined(*terms)
+
+
 def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> tuple[Tensor, ...]:
     """``(min, max)`` of all elements or over ``dim``; ties share the gradient evenly.
 
@@ -148,23 +187,21 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> 
         >>> glassgrad.aminmax(glassgrad.tensor([3.0, 1.0, 2.0]))
         aminmax(min=tensor(1.), max=tensor(3.))
     """
-    check_tensor(input, "aminmax")
+    data = check_tensor(input, "aminmax")._data
     refuse_complex("aminmax_cpu", input)
     if dim is None:
-        if input._data.size == 0:
+        if data.size == 0:
             raise RuntimeError(
                 "aminmax(): cannot compute aminmax over an empty dimension as the operation "
                 "has no identity."
             )
-        if keepdim:
-            shape = (1,) * input._data.ndim
-            return return_types.aminmax(
-                own_temporary_view(reshape(amin(input), shape)),
-                own_temporary_view(reshape(amax(input), shape)),
-            )
-        return return_types.aminmax(amin(input), amax(input))
-    d = wrap_dim(dim, input._data.ndim, "aminmax")
-    return return_types.aminmax(amin(input, d, keepdim), amax(input, d, keepdim))
+    else:
+        dim = wrap_dim(dim, data.ndim, "aminmax")
+        if data.ndim == 0:
+            dim = None
+        elif data.shape[dim] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {dim} to have non-zero size.")
+    return return_types.aminmax(*AminmaxBackward0.apply(input, dim=dim, keepdim=keepdim))
 
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -429,6 +466,7 @@ register(
 register(
     "aminmax",
     aminmax,
+    nodes=(AminmaxBackward0,),
     samples=lambda rng: [
         Sample((randn(rng, 3, 4),)),
         Sample((randn(rng, 3, 4),), {"dim": 1}),
