@@ -116,6 +116,10 @@ SECOND_ORDER: dict[str, tuple] = {
     "log_softmax": (lambda F, x: F.log_softmax(x, 0), _MATRIX),
     "mse_loss": (lambda F, x: F.mse_loss(x, x.detach().flip(0)), _MATRIX),
     "mse_loss target": (lambda F, x: F.mse_loss(x.detach().flip(0), x, reduction="sum"), _MATRIX),
+    "binary_cross_entropy": (
+        lambda F, x: F.binary_cross_entropy(x.sigmoid(), x.detach().flip(0).sigmoid()),
+        _MATRIX,
+    ),
     "pad constant": (lambda F, x: F.pad(x, (1, -1, 2, 0)), _IMAGES),
     "pad reflect": (lambda F, x: F.pad(x, (1, 2), "reflect"), _MATRIX),
     "pad replicate": (lambda F, x: F.pad(x, (1, 2, 0, 1), "replicate"), _IMAGES),

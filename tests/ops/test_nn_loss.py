@@ -661,3 +661,31 @@ def test_binary_cross_entropy_second_derivative_at_zero_as_pytorch(n: int, dtype
     for ours, theirs in zip(program(gg), program(torch)):
         np.testing.assert_allclose(ours, theirs, rtol=1e-5)
         np.testing.assert_array_equal(np.sign(ours), np.sign(theirs))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_binary_cross_entropy_double_backward_is_pytorchs(
+    dtype: str, reduction: str, weighted: bool
+) -> None:
+    """The first derivative in x is PyTorch's kernel (its EPSILON a float32 1e-12), its
+    derivatives derivatives.yaml's formulas, whose eps is added, not clamped: at x = 0 or 1
+    the second derivative is about t / 1e-24, not 1 / 1e-12 (glassgrad's composite gave)."""
+    rng = np.random.default_rng(4)
+    x = rng.random((3, 4)).astype(dtype)
+    x[0, 0], x[1, 1], x[2, 2], x[2, 3] = 0.0, 1.0, -0.0, 1e-13
+    t, c, w = (rng.random(shape).astype(dtype) for shape in ((3, 4), (3, 4), (4,)))
+
+    def program(L):
+        xs, ts = L.tensor(x, requires_grad=True), L.tensor(t, requires_grad=True)
+        weight = L.tensor(w) if weighted else None
+        loss = L.nn.functional.binary_cross_entropy(xs, ts, weight=weight, reduction=reduction)
+        go = L.ones_like(loss, requires_grad=True) * 1.5
+        gx, gt = L.autograd.grad(loss, (xs, ts), go, create_graph=True)
+        weighted_sum = (gx * L.tensor(c)).sum() + (gt * L.tensor(c)).sum()
+        second = L.autograd.grad(weighted_sum, (xs, ts, go))
+        return [a.detach().numpy() for a in (gx, gt, *second)]
+
+    for ours, theirs in zip(program(gg), program(torch)):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5 if dtype == "float32" else 1e-12)

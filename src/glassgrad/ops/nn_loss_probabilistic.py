@@ -45,7 +45,9 @@ __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"]
 _LOG_FLOOR = -100.0  # PyTorch clamps each log term of binary_cross_entropy at -100
 
 
-_BCE_EPS = 1e-12
+_BCE_EPS = 1e-12  # the double backward formulas' eps
+# The first backward kernel's EPSILON is a float literal: 1e-12 rounded to float32.
+_BCE_KERNEL_EPS = float(np.float32(1e-12))
 
 
 class BinaryCrossEntropyBackward0(Op):
@@ -73,15 +75,12 @@ class BinaryCrossEntropyBackward0(Op):
     def backward(self, F: Any, grad: Any) -> Any:
         x, t = self.saved
         xv = array_of(x)
-        scale = grad * _grad_scale(self.reduction, xv.size)
-        if self.weight is not None:
-            scale = scale * self.weight
         needs = self.needs_input_grad
         grad_x = grad_t = None
         if needs[0]:
-            # (x - t) / max(x (1 - x), eps), as PyTorch's kernel.
-            tiny = (1.0 - xv) * xv < _BCE_EPS
-            grad_x = scale * (x - t) / F.where(tiny, _BCE_EPS, (1.0 - x) * x)
+            grad_x = BinaryCrossEntropyBackwardBackward0.call(
+                grad, x, t, weight=self.weight, reduction=self.reduction
+            )
         if needs[1]:
             # PyTorch's binary_cross_entropy_target_backward: -logit(x) grad, times the weight,
             # over the count for a mean (its derivative in x is logit's: dy * inf at 0).
@@ -92,6 +91,49 @@ class BinaryCrossEntropyBackward0(Op):
             if self.reduction == "mean":
                 grad_t = grad_t / xv.size
         return grad_x, grad_t
+
+
+class BinaryCrossEntropyBackwardBackward0(Op):
+    """PyTorch's ``binary_cross_entropy_backward(grad, x, t)``: grad (x - t) / max(x (1 - x),
+    eps), times the weight, over the count for a mean. Its gradients are derivatives.yaml's
+    (``binary_cross_entropy_double_backward`` and its ``_grad_output`` and ``_target``
+    kin), whose denominators add eps to x and 1 - x instead of clamping."""
+
+    reduction: Any
+    weight: Any | None
+
+    saved_inputs: tuple[int, ...] = (0, 1, 2)
+    saved_for: tuple[tuple[int, ...], ...] = ((1, 2), (0, 1, 2), (0, 1))
+    __slots__ = ("reduction", "weight")
+
+    def forward(self, grad: Any, x: Any, t: Any, weight: Any, reduction: Any) -> Any:
+        self.reduction, self.weight = reduction, weight
+        out = grad * (x - t) / np.maximum((1.0 - x) * x, x.dtype.type(_BCE_KERNEL_EPS))
+        if weight is not None:
+            out = out * weight
+        return out / x.size if reduction == "mean" else out
+
+    def backward(self, F: Any, gg: Any) -> Any:
+        grad, x, t = self.saved
+        needs, weight = self.needs_input_grad, self.weight
+        xv = array_of(x)
+        d_grad = d_x = d_t = None
+        if needs[0]:
+            d_grad = (x - t) / ((x + _BCE_EPS) * (1.0 - x + _BCE_EPS)) * gg
+        if needs[1]:
+            above, below = x + _BCE_EPS, 1.0 - x + _BCE_EPS
+            d_x = (x * x - 2.0 * x * t + t) / ((above * above) * (below * below)) * (gg * grad)
+        if needs[2]:
+            d_t = -gg * grad
+            if weight is not None:
+                d_t = d_t * weight
+            d_t = d_t / np.maximum((1.0 - xv) * xv, _BCE_EPS)  # clamped outside the graph
+        if weight is not None:
+            d_grad = None if d_grad is None else d_grad * weight
+            d_x = None if d_x is None else d_x * weight
+        if self.reduction == "mean":
+            d_grad, d_x, d_t = (None if d is None else d / xv.size for d in (d_grad, d_x, d_t))
+        return d_grad, d_x, d_t
 
 
 def binary_cross_entropy(
