@@ -51,7 +51,6 @@ class EmbeddingBagBackward0(Op):
     # weight for the gradient of per_sample_weights; per_sample_weights always, as PyTorch's
     # EmbeddingBagBackward0 keeps it whichever gradient is wanted
     saved_for: tuple[tuple[int, ...], ...] = ((1,), (0, 1))
-    grad_reads_saved = True
     __slots__ = (
         "indices", "bag_of", "mode", "scale_grad_by_freq", "max_rows", "counts", "num_weights"
     )  # fmt: skip
