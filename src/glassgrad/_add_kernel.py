@@ -13,25 +13,29 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["add_operand", "as_add_kernel"]
+__all__ = ["as_add_kernel", "scaled"]
 
 # NumPy's built-in dtypes are singletons: identity tests are the cheapest check on the real
 # hot path (a dtype's ``kind`` builds a string each time).
 _COMPLEX64, _COMPLEX128 = np.dtype(np.complex64), np.dtype(np.complex128)
 
 
-def as_add_kernel(out: Any, a: Any, b: Any, alpha: Any = 1) -> Any:
-    """``out``, NumPy's ``a + alpha * b``, as PyTorch's add kernel gives it: recomputed with
-    a complex product ``alpha * b`` when it is complex, as it is otherwise (a Tensor too:
-    its add is the kernel's already)."""
+def scaled(b: Any, alpha: Any, dtype: np.dtype) -> Any:
+    """``alpha * b`` as PyTorch's kernels with an ``alpha`` (add, sub, index_add, the
+    engine's and AccumulateGrad's sums with alpha 1) compute it in the result's ``dtype``: for
+    a complex result the product is taken even when alpha is 1, and a non-finite part of
+    ``b`` spreads a NaN to the other part (``1 * (nan + 0j)`` is ``nan + nanj``); for real
+    ones 1 changes nothing."""
+    if dtype.kind == "c":
+        return np.asarray(b, dtype) * alpha
+    return b if alpha == 1 else b * alpha
+
+
+def as_add_kernel(out: Any, a: Any, b: Any) -> Any:
+    """``out``, NumPy's ``a + b``, as PyTorch's add kernel gives it: recomputed with the
+    complex product ``1 * b`` (``scaled``) when it is complex, as it is otherwise (a Tensor
+    too: its add is the kernel's already)."""
     dtype = getattr(out, "dtype", None)
     if dtype is _COMPLEX64 or dtype is _COMPLEX128:
-        return a + np.multiply(alpha, b, dtype=dtype)
+        return a + scaled(b, 1, dtype)
     return out
-
-
-def add_operand(b: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """``1 * b`` as PyTorch's add kernel adds it into a result of ``dtype`` (``a += b``)."""
-    if dtype is _COMPLEX64 or dtype is _COMPLEX128:
-        return np.multiply(1, b, dtype=dtype)
-    return b

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._add_kernel import add_operand, as_add_kernel
+from .._add_kernel import as_add_kernel, scaled
 from .._dtype import check_result_cast, from_numpy_dtype
 from .._layout import contiguous_format
 from .._strides import grad_layout, restrided
@@ -613,7 +613,7 @@ def accumulate(
         if data.shape == grad.shape and data.flags.writeable:
             if write_hooks:
                 before_write(current)
-            np.add(data, add_operand(grad, data.dtype), out=data, casting="unsafe")
+            np.add(data, scaled(grad, 1, data.dtype), out=data, casting="unsafe")
             current._vc[0] += 1
             note_write(current._vc, "AccumulateGrad (adding a gradient into .grad in place)")
         else:

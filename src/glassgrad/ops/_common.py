@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
+from .._add_kernel import scaled  # noqa: F401 - re-exported for op modules
 from .._dtype import default_numpy_float, result_numpy_dtype, scalar_type_name
 from .._strides import like_operands
 from .._tensor import Tensor, wrap_dim  # noqa: F401 - re-exported for op modules
@@ -232,16 +233,6 @@ def take_along_axis(arr: np.ndarray, indices: np.ndarray, axis: int) -> np.ndarr
         )
         remember(_ALONG, key, aranges, 64)
     return arr[(*aranges[:axis], indices, *aranges[axis + 1 :])]
-
-
-def scaled(b: Any, alpha: Any, dtype: np.dtype) -> Any:
-    """``alpha * b`` as PyTorch's kernels with an ``alpha`` (add, sub, index_add) compute it
-    in the result's ``dtype``: for a complex result the product is taken even when alpha is
-    1, and a non-finite part of ``b`` spreads a NaN to the other part (``1 * (nan + 0j)`` is
-    ``nan + nanj``); for real ones 1 changes nothing."""
-    if dtype.kind == "c":
-        return np.asarray(b, dtype) * alpha
-    return b if alpha == 1 else b * alpha
 
 
 def sgn_array(z: np.ndarray) -> np.ndarray:

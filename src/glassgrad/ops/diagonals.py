@@ -190,21 +190,32 @@ class DiagonalScatterBackward0(Op):
 
 
 class DiagEmbedBackward0(Op):
-    """out = the square matrix with the vector input on diagonal ``offset`` (``diag`` of 1-D)"""
+    """out: zeros with ``input``'s last dim on the diagonal (``offset``) of dims ``dim1``,
+    ``dim2``; the gradient is that diagonal of ``grad``"""
 
+    dim1: Any
+    dim2: Any
     offset: Any
 
-    __slots__ = ("offset",)
+    __slots__ = ("offset", "dim1", "dim2")
 
-    def forward(self, x: Any, offset: Any) -> Any:
-        self.offset = offset
-        n = x.shape[0] + abs(offset)
-        out = np.zeros((n, n), dtype=x.dtype)
-        _diagonal_view(out, offset, 0, 1)[...] = x
-        return out
+    def forward(self, x: Any, offset: Any, dim1: Any, dim2: Any) -> Any:
+        self.offset, self.dim1, self.dim2 = offset, dim1, dim2
+        n = x.shape[-1] + abs(offset) if x.ndim else abs(offset) + 1
+        batch = x.shape[:-1]
+        out_ndim = len(batch) + 2
+        plane = np.zeros((*batch, n, n), x.dtype)
+        rows = np.arange(x.shape[-1]) + max(-offset, 0)
+        plane[..., rows, rows + offset] = x
+        order = [d for d in range(out_ndim) if d not in (dim1, dim2)]
+        inverse = np.empty(out_ndim, int)
+        inverse[[*order, dim1, dim2]] = np.arange(out_ndim)
+        return np.ascontiguousarray(np.transpose(plane, inverse))
 
     def backward(self, F: Any, grad: Any) -> Any:
-        return DiagonalBackward0_copy.call(grad, offset=self.offset, dim1=0, dim2=1)
+        if isinstance(grad, Tensor):
+            return grad.diagonal(self.offset, self.dim1, self.dim2)
+        return np.diagonal(grad, self.offset, self.dim1, self.dim2)
 
 
 def _diagonal_dims(op: str, n: int, dim1: int, dim2: int) -> tuple:
@@ -267,7 +278,7 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """
     n = check_tensor(input, "diag")._data.ndim
     if n == 1:
-        return DiagEmbedBackward0.apply(input, offset=int(diagonal))
+        return DiagEmbedBackward0.apply(input, offset=int(diagonal), dim1=0, dim2=1)
     if n == 2:
         return DiagonalBackward0_copy.apply(input, offset=int(diagonal), dim1=0, dim2=1)
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {n}D")

@@ -22,7 +22,7 @@ from ._samples import complex_randn, randn
 from .broadcasting import expand
 from .complex import conj
 from .conversion import clone, contiguous
-from .diagonals import diag
+from .diagonals import DiagEmbedBackward0, diag
 from .gather_scatter import index_select
 from .pointwise import where
 from .shape import reshape, transpose, unsqueeze, view
@@ -205,35 +205,6 @@ vsplit: Callable[..., Any] = _split_along("vsplit", 0, 2)
 
 
 dsplit: Callable[..., Any] = _split_along("dsplit", 2, 3)
-
-
-class DiagEmbedBackward0(Op):
-    """out: zeros with ``input``'s last dim on the diagonal (``offset``) of dims ``dim1``,
-    ``dim2``; the gradient is that diagonal of ``grad``"""
-
-    dim1: Any
-    dim2: Any
-    offset: Any
-
-    __slots__ = ("offset", "dim1", "dim2")
-
-    def forward(self, x: Any, offset: Any, dim1: Any, dim2: Any) -> Any:
-        self.offset, self.dim1, self.dim2 = offset, dim1, dim2
-        n = x.shape[-1] + abs(offset) if x.ndim else abs(offset) + 1
-        batch = x.shape[:-1]
-        out_ndim = len(batch) + 2
-        plane = np.zeros((*batch, n, n), x.dtype)
-        rows = np.arange(x.shape[-1]) + max(-offset, 0)
-        plane[..., rows, rows + offset] = x
-        order = [d for d in range(out_ndim) if d not in (dim1, dim2)]
-        inverse = np.empty(out_ndim, int)
-        inverse[[*order, dim1, dim2]] = np.arange(out_ndim)
-        return np.ascontiguousarray(np.transpose(plane, inverse))
-
-    def backward(self, F: Any, grad: Any) -> Any:
-        if isinstance(grad, Tensor):
-            return grad.diagonal(self.offset, self.dim1, self.dim2)
-        return np.diagonal(grad, self.offset, self.dim1, self.dim2)
 
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
