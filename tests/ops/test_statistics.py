@@ -51,6 +51,22 @@ def test_aminmax_is_one_node_with_two_outputs_as_pytorchs(keywords) -> None:
     assert caught[0] == caught[1]
 
 
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+def test_quantile_gradient_of_q_as_pytorchs(name) -> None:
+    """PyTorch's quantile takes its ranks from q and interpolates with lerp_, so q gets
+    lerp's weight gradient in linear mode (zero in a row holding NaN, whose rank quantile
+    fills with the last one); glassgrad treated q as a constant (no gradient at all)."""
+    results = []
+    for lib in (gg, torch):
+        x = lib.tensor([[0.3, 1.2, -0.5, 2.0], [1.0, 2.0, 3.0, NAN]], dtype=lib.float64)
+        q = lib.tensor([0.25, 0.6], dtype=lib.float64, requires_grad=True)
+        y = getattr(lib, name)(x, q, dim=1)
+        weights = lib.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=lib.float64)
+        (grad,) = lib.autograd.grad((y * weights).nansum(), q)
+        results.append((y.tolist(), grad.tolist()))
+    assert repr(results[0]) == repr(results[1])
+
+
 def test_quantile_interpolations() -> None:
     for mode in ("linear", "lower", "higher", "midpoint", "nearest"):
         same(lambda lib, mode=mode: lib.quantile(lib.arange(6.0), 0.3, interpolation=mode))

@@ -24,6 +24,7 @@ from ._samples import randn
 from .complex import complex as complex_from_parts
 from .complex_views import imag, real
 from .division import true_divide
+from .fused_arithmetic import lerp
 from .pointwise import where
 from .reduction import _integer_accumulator, _restore, check_mean_dtype, sum
 from .shape import reshape, unsqueeze
@@ -244,11 +245,15 @@ def _quantile(
         last = (n - nan.sum(axis=d, keepdims=True)) - 1
     else:
         last = np.full_like(nan.sum(axis=d, keepdims=True), n - 1)
+    # PyTorch's ranks are q * (count - 1): a q that requires grad gets lerp's gradient
+    # through the linear interpolation's weight (ranks - below); rows holding NaN take the
+    # last rank, a constant, in quantile
+    scale = np.maximum(last, 0).astype(np.float64)
+    masked = np.zeros(scale.shape, bool) if ignore_nan else nan.any(axis=d, keepdims=True)
+    q_grad = not scalar_q and q.requires_grad and interpolation == "linear"
     results = []
-    for fraction in qs.reshape(-1):
-        ranks = fraction * np.maximum(last, 0).astype(np.float64)
-        if not ignore_nan:
-            ranks = np.where(nan.any(axis=d, keepdims=True), n - 1, ranks)
+    for k, fraction in enumerate(qs.reshape(-1)):
+        ranks = np.where(masked, n - 1, fraction * scale)
         below = np.floor(ranks)
         above = np.ceil(ranks)
         if interpolation == "lower":
@@ -260,10 +265,14 @@ def _quantile(
         low = values.gather(d, Tensor._from_array(np.clip(below, 0, n - 1).astype(np.int64)))
         high = values.gather(d, Tensor._from_array(np.clip(above, 0, n - 1).astype(np.int64)))
         if interpolation == "midpoint":
-            weight = np.full(ranks.shape, 0.5)
+            weight = Tensor._from_array(np.full(ranks.shape, 0.5, sorted_data.dtype))
+        elif q_grad:
+            rank = reshape(q, (-1,))[k] * Tensor._from_array(scale.astype(sorted_data.dtype))
+            rank = where(Tensor._from_array(masked), float(n - 1), rank)
+            weight = rank - Tensor._from_array(below.astype(sorted_data.dtype))
         else:
-            weight = ranks - below
-        result = low + (high - low) * Tensor._from_array(weight.astype(sorted_data.dtype))
+            weight = Tensor._from_array((ranks - below).astype(sorted_data.dtype))
+        result = lerp(low, high, weight)  # PyTorch's lerp_, whose rounding it shares
         if ignore_nan:
             empty = last < 0  # every element NaN
             result = where(Tensor._from_array(empty), float("nan"), result)
@@ -490,6 +499,8 @@ def _quantile_samples(rng):
         Sample((x, 0.3)),
         Sample((randn(rng, 3, 5), 0.5, 1)),
         Sample((randn(rng, 3, 4), NoGrad(np.array([0.1, 0.5, 0.9])), 0, True)),
+        Sample((randn(rng, 3, 4), np.array([0.2, 0.7]), 1), note="q's gradient: lerp's weight"),
+        Sample((randn(rng, 3, 4), np.array(0.45), 0, True), {"interpolation": "lower"}),
         *[
             Sample((randn(rng, 4, 5), 0.35, 1), {"interpolation": mode})
             for mode in ("lower", "higher", "midpoint", "nearest")
