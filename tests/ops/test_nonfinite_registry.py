@@ -56,11 +56,6 @@ KNOWN = {
         "an infinite log-probability: the forward is -inf where PyTorch's alpha recursion, "
         "which subtracts the running maximum, gives NaN; not examined"
     ),
-    "nn.functional.bilinear": (
-        "an infinite incoming gradient: PyTorch's _trilinear multiplies it into the weight "
-        "elementwise before contracting over in2 (an N x out x in1 x in2 product), glassgrad "
-        "contracts the weight with the input first"
-    ),
 }
 
 

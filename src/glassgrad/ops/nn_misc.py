@@ -80,39 +80,96 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 
 class TrilinearBackward0(Op):
-    """out[n, o] = sum_{i,j} x1[n, i] * weight[o, i, j] * x2[n, j]"""
+    """PyTorch's ``_trilinear``: ``(i1.unsqueeze(expand1) * i2.unsqueeze(expand2) *
+    i3.unsqueeze(expand3)).sum(sumdim)``, unrolled along ``unroll_dim`` as its kernel is (one
+    ``sumproduct_pair`` of i1 and i2, then one with i3, per index there, added in order).
+
+    ``bilinear`` is ``_trilinear(x1, weight, x2, (1, 3), (0,), (1, 2), (2, 3))``; each
+    gradient is ``_trilinear`` again with the roles of one input's expanded and summed dims
+    swapped (``_trilinear_backward``), so an infinite incoming gradient meets the operands in
+    PyTorch's order (``bilinear``'s input1 gradient multiplies it into the weight before
+    contracting over input2), and second derivatives are this node again."""
+
+    dims: tuple
+    unroll_dim: int
 
     saved_inputs: tuple[int, ...] = (0, 1, 2)
     saved_for: tuple[tuple[int, ...], ...] = ((1, 2), (0, 2), (0, 1))
-    __slots__ = ("_sizes",)
+    __slots__ = ("dims", "unroll_dim")
 
-    def forward(self, x1: Any, w: Any, x2: Any) -> Any:
-        n, i = x1.shape
-        o, _, j = w.shape
-        self._sizes = (n, i, o, j)  # the operands are saved only for the others' gradients
-        # sum over i as one matrix product, then over j elementwise.
-        partial = (x1 @ w.transpose(1, 0, 2).reshape(i, o * j)).reshape(n, o, j)
-        return np.einsum("noj,nj->no", partial, x2)
+    def forward(
+        self,
+        i1: Any,
+        i2: Any,
+        i3: Any,
+        expand1: Any,
+        expand2: Any,
+        expand3: Any,
+        sumdim: Any,
+        unroll_dim: int = 1,
+    ) -> Any:
+        self.dims, self.unroll_dim = (expand1, expand2, expand3, sumdim), unroll_dim
+        total = i1.ndim + len(expand1)
+        operands = [
+            np.expand_dims(x, tuple(e)) for x, e in ((i1, expand1), (i2, expand2), (i3, expand3))
+        ]
+        sizes = np.broadcast_shapes(*(x.shape for x in operands))
+        summed = set(sumdim)
+        by_third = [d for d in range(total) if d in summed and d != unroll_dim]
+        sum_12 = [d for d in by_third if d in expand3]
+        sum_23 = [d for d in by_third if d not in expand3]
+        out = np.zeros([1 if d in summed else n for d, n in enumerate(sizes)], np.result_type(i1))
+        if all(x.size for x in operands):
+            lead = (slice(None),) * unroll_dim
+            for k in range(sizes[unroll_dim]):
+                # An operand expanded at unroll_dim takes its one slice every time.
+                a, b, c = (
+                    x[(*lead, slice(k, k + 1) if x.shape[unroll_dim] > 1 else slice(0, 1))]
+                    for x in operands
+                )
+                buf = _sumproduct_pair(_sumproduct_pair(a, b, sum_12), c, sum_23)
+                if unroll_dim in summed:
+                    out += buf
+                else:
+                    out[(*lead, slice(k, k + 1))] += buf
+        return out.squeeze(tuple(sorted(summed))) if summed else out
 
     def backward(self, F: Any, grad: Any) -> Any:
-        x1, w, x2 = self.saved
+        i1, i2, i3 = self.saved
+        expand1, expand2, expand3, sumdim = self.dims
         needs = self.needs_input_grad
-        n, i, o, j = self._sizes
-        grad_x1 = grad_w = grad_x2 = None
-        # PyTorch's _trilinear_backward calls _trilinear, which unrolls the output dimension o:
-        # each o's product is summed over i or j first and the o terms are added last, so an
-        # infinite input gives inf - inf where the terms of two outputs meet, as in PyTorch.
-        if needs[0]:  # sum_o grad[n, o] * (sum_j w[o, i, j] x2[n, j])
-            partial = F.reshape(F.matmul(x2, F.mT(F.reshape(w, (o * i, j)))), (n, o, i))
-            grad_x1 = F.sum(F.unsqueeze(grad, 2) * partial, 1)
-        if needs[2]:  # sum_o grad[n, o] * (sum_i x1[n, i] w[o, i, j])
-            by_input = F.reshape(F.permute(w, (1, 0, 2)), (i, o * j))
-            partial = F.reshape(F.matmul(x1, by_input), (n, o, j))
-            grad_x2 = F.sum(F.unsqueeze(grad, 2) * partial, 1)
+        g1 = g2 = g3 = None
+        # _trilinear_backward: each input's gradient swaps its expanded and summed dims.
+        if needs[0]:
+            g1 = _trilinear(grad, i2, i3, (sumdim, expand2, expand3, expand1))
         if needs[1]:
-            outer = F.reshape(F.unsqueeze(x1, 2) * F.unsqueeze(x2, 1), (n, i * j))
-            grad_w = F.reshape(F.matmul(F.mT(grad), outer), (o, i, j))
-        return grad_x1, grad_w, grad_x2
+            g2 = _trilinear(i1, grad, i3, (expand1, sumdim, expand3, expand2))
+        if needs[2]:
+            g3 = _trilinear(i1, i2, grad, (expand1, expand2, sumdim, expand3))
+        return g1, g2, g3
+
+
+def _trilinear(i1: Any, i2: Any, i3: Any, dims: tuple) -> Any:
+    expand1, expand2, expand3, sumdim = dims
+    return TrilinearBackward0.call(
+        i1, i2, i3, expand1=expand1, expand2=expand2, expand3=expand3, sumdim=sumdim
+    )
+
+
+def _sumproduct_pair(left: np.ndarray, right: np.ndarray, dims: list) -> np.ndarray:
+    """PyTorch's ``sumproduct_pair`` (keepdim): ``(left * right).sum(dims)``, where a summed
+    dim that only one side has (the other has 1) is summed on that side first."""
+    both = []
+    for d in dims:
+        in_left, in_right = left.shape[d] != 1, right.shape[d] != 1
+        if in_left and in_right:
+            both.append(d)
+        elif in_left:
+            left = left.sum(d, keepdims=True)
+        elif in_right:
+            right = right.sum(d, keepdims=True)
+    product = left * right
+    return product.sum(tuple(both), keepdims=True) if both else product
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -161,7 +218,8 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     # As PyTorch: both inputs viewed as matrices, the product viewed back.
     flat1 = shape.reshape(input1, (-1, a.shape[-1]))
     flat2 = shape.reshape(input2, (-1, b.shape[-1]))
-    out = shape.reshape(TrilinearBackward0.apply(flat1, weight, flat2), (*a.shape[:-1], w.shape[0]))
+    out = _trilinear(flat1, weight, flat2, ((1, 3), (0,), (1, 2), (2, 3)))
+    out = shape.reshape(out, (*a.shape[:-1], w.shape[0]))
     return out if bias is None else arithmetic.add(out, bias)
 
 
