@@ -51,12 +51,7 @@ BRANCH_AT_NAN = {
 }
 
 # Rows whose non-finite results still differ from PyTorch's, and why (docs/fuzzing.md).
-KNOWN = {
-    "nn.functional.ctc_loss": (
-        "an infinite log-probability: the forward is -inf where PyTorch's alpha recursion, "
-        "which subtracts the running maximum, gives NaN; not examined"
-    ),
-}
+KNOWN: dict[str, str] = {}
 
 
 def _rows() -> list:

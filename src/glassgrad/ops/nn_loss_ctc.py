@@ -47,6 +47,15 @@ def _skips(labels: np.ndarray, blank: int) -> np.ndarray:
     return allowed
 
 
+def _log_sum_exp(terms: list) -> np.ndarray:
+    """ATen's three-term ``log(sum(exp(term - max))) + max`` with ``max = 0`` where every
+    term is -inf: as its kernel, an infinite term gives NaN (inf - inf), not NumPy's inf."""
+    top = np.max(terms, axis=0)
+    top = np.where(top == _NEG_INF, 0.0, top)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        return np.log(sum(np.exp(term - top) for term in terms)) + top
+
+
 def _alpha(lp: np.ndarray, labels: np.ndarray, skip: np.ndarray, length: int) -> np.ndarray:
     alpha = np.full((length, labels.size), _NEG_INF)
     if length == 0:
@@ -56,10 +65,10 @@ def _alpha(lp: np.ndarray, labels: np.ndarray, skip: np.ndarray, length: int) ->
         alpha[0, 1] = lp[0, labels[1]]
     for t in range(1, length):
         previous = alpha[t - 1]
-        terms = [previous, np.concatenate(([_NEG_INF], previous[:-1]))]
+        one_back = np.concatenate(([_NEG_INF], previous[:-1]))
         two_back = np.concatenate(([_NEG_INF, _NEG_INF], previous))[: labels.size]
-        terms.append(np.where(skip, two_back, _NEG_INF))
-        alpha[t] = np.logaddexp.reduce(np.stack(terms), axis=0) + lp[t, labels]
+        terms = [previous, one_back, np.where(skip, two_back, _NEG_INF)]
+        alpha[t] = _log_sum_exp(terms) + lp[t, labels]
     return alpha
 
 
@@ -75,11 +84,37 @@ def _beta(lp: np.ndarray, labels: np.ndarray, skip: np.ndarray, length: int) -> 
     skip_from = np.concatenate((skip[2:], [False, False]))[: labels.size]
     for t in range(length - 2, -1, -1):
         following = beta[t + 1]
-        terms = [following, np.concatenate((following[1:], [_NEG_INF]))]
+        one_ahead = np.concatenate((following[1:], [_NEG_INF]))
         two_ahead = np.concatenate((following[2:], [_NEG_INF, _NEG_INF]))[: labels.size]
-        terms.append(np.where(skip_from, two_ahead, _NEG_INF))
-        beta[t] = np.logaddexp.reduce(np.stack(terms), axis=0) + lp[t, labels]
+        terms = [following, one_ahead, np.where(skip_from, two_ahead, _NEG_INF)]
+        beta[t] = _log_sum_exp(terms) + lp[t, labels]
     return beta
+
+
+def _log_add(total: np.ndarray, term: np.ndarray) -> np.ndarray:
+    """ATen's ``total "log+=" term`` collecting alpha * beta per label: the term itself where
+    the total is still -inf, else the two-term log-sum-exp (NaN for two infinities)."""
+    top = np.maximum(total, term)
+    with np.errstate(invalid="ignore", over="ignore"):
+        summed = np.log(np.exp(total - top) + np.exp(term - top)) + top
+    return np.where(total == _NEG_INF, term, summed)
+
+
+def _alpha_beta_by_label(alpha: np.ndarray, beta: np.ndarray, labels: np.ndarray, classes: int):
+    """log sum over the states s of each label of alpha[t, s] + beta[t, s], as ATen collects
+    it: the last step from its two final states only (assigned), the others over every state
+    in descending order."""
+    length = alpha.shape[0]
+    both = np.full((length, classes), _NEG_INF)
+    ab = alpha + beta
+    last = labels.size - 1
+    both[length - 1, labels[last]] = ab[length - 1, last]
+    if last > 0:
+        both[length - 1, labels[last - 1]] = ab[length - 1, last - 1]
+    for s in range(last, -1, -1):
+        column = labels[s]
+        both[: length - 1, column] = _log_add(both[: length - 1, column], ab[: length - 1, s])
+    return both
 
 
 class CtcLossBackward0(Op):
@@ -108,8 +143,13 @@ class CtcLossBackward0(Op):
             if length == 0:
                 out[n] = 0.0 if target.size == 0 else np.inf
                 continue
-            ends = alpha[length - 1, -2:] if labels.size > 1 else alpha[length - 1, -1:]
-            out[n] = -np.logaddexp.reduce(ends)
+            if labels.size == 1:  # no label: the one path stays on the blank
+                out[n] = -alpha[length - 1, 0]
+                continue
+            ends = alpha[length - 1, -2:]
+            top = ends.max() if ends.max() != _NEG_INF else 0.0
+            with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+                out[n] = -(np.log(np.exp(ends[1] - top) + np.exp(ends[0] - top)) + top)
         return out.astype(log_probs.dtype)
 
     def backward(self, F: Any, grad: Any) -> Any:
@@ -118,15 +158,13 @@ class CtcLossBackward0(Op):
         nll, g = array_of(out).astype(np.float64), array_of(grad).astype(np.float64)
         result = np.zeros_like(lp)
         for n, (target, length) in enumerate(zip(self.targets, self.input_lengths)):
-            if self.zero_infinity and np.isinf(nll[n]):
+            if (self.zero_infinity and nll[n] == np.inf) or length == 0:
                 continue
             labels = _extended(target, self.blank)
             skip = _skips(labels, self.blank)
             alpha = _alpha(lp[:, n], labels, skip, length)
             beta = _beta(lp[:, n], labels, skip, length)
-            both = np.full((length, lp.shape[2]), _NEG_INF)
-            for s, label in enumerate(labels):
-                both[:, label] = np.logaddexp(both[:, label], alpha[:, s] + beta[:, s])
+            both = _alpha_beta_by_label(alpha, beta, labels, lp.shape[2])
             with np.errstate(invalid="ignore", over="ignore"):
                 step = np.exp(lp[:length, n]) - np.exp(both + nll[n] - lp[:length, n])
             result[:length, n] = step * g[n]
