@@ -154,3 +154,25 @@ def test_inplace_methods_on_an_expanded_tensor_write_or_refuse_as_pytorch(
         if theirs is not TypeError and outcome(gg, name) != theirs:
             differing[name] = (outcome(gg, name), theirs)
     assert differing == {}
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x, y: x.add_((y,)),
+        lambda x, y: x.sub_([1.0, 2.0]),
+        lambda x, y: x.mul_("a"),
+        lambda x, y: x.pow_((y,)),
+        lambda x, y: x.pow_("a"),
+        lambda x, y: x.pow_(None),
+        lambda x, y: x.addcmul_(y, (y,)),
+        lambda x, y: x.atan2_((y,)),
+    ],
+)
+def test_an_operand_that_is_no_tensor_nor_number_is_a_type_error_first(call: Any) -> None:
+    """PyTorch's parser refuses it before the leaf check (fuzz seed 853813: ``pow_`` of a
+    tuple of tensors, which NumPy took for an array)."""
+    for lib in (gg, torch):
+        x, y = lib.ones(2, requires_grad=True), lib.ones(2)
+        with pytest.raises(TypeError):
+            call(x, y)

@@ -21,6 +21,7 @@ This module knows no specific op.
 
 from __future__ import annotations
 
+import numbers
 import re
 import warnings
 import weakref
@@ -67,6 +68,7 @@ anomaly: graph._AnomalyState = graph.anomaly
 _SAVED_NAMES = {0: "self", 1: "other"}
 _new = object.__new__
 _NUMBERS = frozenset((bool, int, float, complex))  # saved as they are, never packed or versioned
+_OPERAND_TYPES = frozenset((bool, int, float, complex, np.ndarray))  # and graph.Tensor
 
 # Nodes share equal metadata tuples: a graph of a million ops then holds a handful of them,
 # not a million (memory, and objects for Python's cyclic GC to walk).
@@ -1336,6 +1338,20 @@ def _is_operand(x: Any) -> bool:
     return isinstance(x, (graph.Tensor, bool, int, float, complex))
 
 
+def _refuse_operand(cls: type, position: int, value: Any) -> None:
+    """PyTorch's argument parser: an in-place op's operand (``others``) is a Tensor, a number
+    or None (an optional one); a tuple, list or string is its TypeError, before the autograd
+    checks and the kernel (NumPy would take a tuple of tensors for an array: fuzz seed
+    853813, ``x.pow_(torch.meshgrid(y))``)."""
+    if value is None or isinstance(value, (graph.Tensor, np.ndarray, np.generic, numbers.Number)):
+        return
+    words = re.sub(r"(?<!^)(?=[A-Z])", "_", re.sub(r"Backward\d*$", "", cls.__name__)).lower()
+    raise TypeError(
+        f"{words.strip('_')}_(): argument {position} must be a Tensor or a number, "
+        f"not {type(value).__name__}"
+    )
+
+
 def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     """Run op ``cls`` with ``target`` as first input and write the result into ``target``.
 
@@ -1344,6 +1360,9 @@ def apply_inplace(cls: type, target: Any, *others: Any, **params: Any) -> Any:
     the base when ``target`` is a view).
     """
     Tensor = graph.Tensor
+    for position, value in enumerate(others, 1):
+        if type(value) is not Tensor and type(value) not in _OPERAND_TYPES and value is not None:
+            _refuse_operand(cls, position, value)
     # The flags as set (PyTorch's compute_requires_grad): a stale view's history is derived
     # again only after check_inplace, which reads it raw. ``requires_grad`` is read as its
     # property does: a view first syncs its flag with its base.

@@ -325,6 +325,7 @@ def _inplace_abs(self: Tensor) -> Tensor:
 def _inplace_pow(self: Tensor, exponent: Any) -> Tensor:
     if isinstance(exponent, Tensor):
         return apply_inplace(powers.PowBackward1, self, exponent)
+    powers.check_exponent("pow_", exponent)
     return apply_inplace(powers.PowBackward0, self, exponent=exponent)
 
 

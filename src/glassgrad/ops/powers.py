@@ -254,11 +254,19 @@ def pow(input: Any, exponent: Any) -> Tensor:
         return PowBackward2.apply(check_tensor(exponent, "pow", "exponent", 2), base=input)
     if isinstance(exponent, Tensor):
         return PowBackward1.apply(input, exponent)
-    if isinstance(exponent, (list, tuple)):
-        raise TypeError(
-            f"unsupported operand type(s) for ** or pow(): 'Tensor' and '{type(exponent).__name__}'"
-        )
+    check_exponent("pow", exponent, "Tensor, ")
     return PowBackward0.apply(input, exponent=exponent)
+
+
+def check_exponent(name: str, exponent: Any, before: str = "") -> None:
+    """PyTorch's parser: an exponent that is neither a Tensor nor a number is a TypeError,
+    before the autograd checks and the kernel."""
+    if not isinstance(exponent, (Tensor, int, float, complex, np.number, np.bool_)):
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got "
+            f"({before}{type(exponent).__name__}), but expected a Tensor or a number as the "
+            "exponent"
+        )
 
 
 def _rpow(self: Tensor, base: Any) -> Tensor:
