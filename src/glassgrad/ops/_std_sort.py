@@ -255,6 +255,8 @@ def sort_rows(keys: np.ndarray) -> np.ndarray:
     while first.size:
         open_ = last - first > _THRESHOLD
         first, last, depth = first[open_], last[open_], depth[open_]
+        if not first.size:
+            break
         spent = depth == 0
         for f, l in zip(first[spent].tolist(), last[spent].tolist()):
             _heap_sort_segment(flat, places, f, l)
