@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["as_add_kernel", "scaled"]
+__all__ = ["COMPLEX64", "COMPLEX128", "as_add_kernel", "scaled"]
 
 # NumPy's built-in dtypes are singletons: identity tests are the cheapest check on the real
 # hot path (a dtype's ``kind`` builds a string each time).
-_COMPLEX64, _COMPLEX128 = np.dtype(np.complex64), np.dtype(np.complex128)
+COMPLEX64, COMPLEX128 = np.dtype(np.complex64), np.dtype(np.complex128)
 
 
 def scaled(b: Any, alpha: Any, dtype: np.dtype) -> Any:
@@ -36,6 +36,6 @@ def as_add_kernel(out: Any, a: Any, b: Any) -> Any:
     complex product ``1 * b`` (``scaled``) when it is complex, as it is otherwise (a Tensor
     too: its add is the kernel's already)."""
     dtype = getattr(out, "dtype", None)
-    if dtype is _COMPLEX64 or dtype is _COMPLEX128:
+    if dtype is COMPLEX64 or dtype is COMPLEX128:
         return a + scaled(b, 1, dtype)
     return out

@@ -95,3 +95,23 @@ def test_in_place_shifts_write_into_the_tensor(name: str) -> None:
         same = getattr(t, name)(1) is t
         results.append((same, t.tolist(), t._version))
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize(
+    "name", ["__add__", "__radd__", "__sub__", "__mul__", "__rmul__", "__truediv__"]
+)
+def test_hot_operators_refuse_as_the_wrapped_ones(name: str) -> None:
+    """The operators that return NotImplemented themselves (no wrapper frame) answer as the
+    wrapper did: NotImplemented for an operand the op refuses or for any extra argument, the
+    op's own error for an operand it takes, and ``(self, other)`` as their signature."""
+    import inspect
+
+    t = gg.tensor([1.0, 2.0])
+    method = getattr(gg.Tensor, name)
+    assert list(inspect.signature(method).parameters) == ["self", "other"]
+    assert method(t, "a") is NotImplemented
+    assert method(t, None) is NotImplemented
+    assert method(t, t, 2) is NotImplemented
+    assert method(t, t, alpha=2) is NotImplemented
+    with pytest.raises(RuntimeError, match="must match the size"):
+        method(t, gg.ones(3))

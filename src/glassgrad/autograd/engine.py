@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .._add_kernel import as_add_kernel
+from .._add_kernel import COMPLEX64, COMPLEX128, as_add_kernel
 from . import graph
 from .anomaly import check_nan, print_stack
 from .grad_mode import state as grad_state
@@ -298,7 +298,11 @@ def _run_backward(
                         if old is None or type(old) is ZeroGradient:
                             buf[nr] = g
                         elif type(g) is not ZeroGradient:  # PyTorch's add drops a zero tensor
-                            buf[nr] = as_add_kernel(old + g, old, g)
+                            total = old + g
+                            dtype = getattr(total, "dtype", None)
+                            if dtype is COMPLEX64 or dtype is COMPLEX128:  # its real case inlined
+                                total = as_add_kernel(total, old, g)
+                            buf[nr] = total
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:

@@ -927,7 +927,8 @@ class Op(Node):
             self._saved = None
             self._saved_versions = ()
             self._saved_out = None
-            self.__dict__.pop("_nondiff_saved", None)
+            if type(self).nondiff_outputs:  # reading __dict__ would make one for every node
+                self.__dict__.pop("_nondiff_saved", None)
 
     def _saved_info(self) -> dict:
         info = {}

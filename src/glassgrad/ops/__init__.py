@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import numbers
 import pkgutil
 from typing import Any
 
@@ -26,6 +25,7 @@ from . import (
     reduction,
     shape,
 )
+from ._common import operator_refusal
 from ._namespace import ArrayNamespace, build_tensor_namespace
 from ._numpy_names import with_numpy_names
 from ._out import with_out, without_out
@@ -115,31 +115,25 @@ def attach_methods() -> None:
         setattr(Tensor, name, _not_implemented_on_type_error(getattr(Tensor, name)))
 
 
-# PyTorch's binary operators (TypeError_to_NotImplemented_, and _tensor.py's
-# _handle_torch_function_and_wrap_type_error_to_not_implemented) return NotImplemented where
-# the op raises a TypeError, as for an operand its parser does not take (None, a str, a list):
-# Python then asks the other operand, and falls back to its own rule (``t == None`` is False,
-# ``t + "a"`` "unsupported operand type(s)").
+# PyTorch's binary operators return NotImplemented where the op raises a TypeError (see
+# ``_common.operator_refusal``).
 _BINARY_OPERATORS = tuple(
     f"__{prefix}{name}__"
     for name in ("add sub mul truediv floordiv mod pow matmul and or xor lshift rshift".split())
     for prefix in ("", "r", "i")
     if not (name == "matmul" and prefix == "i")
 ) + ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__")
-# What PyTorch's parser takes as the other operand: any error for these is the op's own.
-_OPERANDS = (Tensor, np.ndarray, np.generic, numbers.Number)
 
 
 def _not_implemented_on_type_error(operator: Any) -> Any:
+    if getattr(operator, "refuses_by_itself", False):
+        return operator
+
     def wrapped(self: Tensor, other: Any, *args: Any, **kwargs: Any) -> Any:
         try:
             return operator(self, other, *args, **kwargs)
-        except TypeError:
-            return NotImplemented
-        except ValueError:  # NumPy's refusal to convert a str
-            if isinstance(other, _OPERANDS):
-                raise
-            return NotImplemented
+        except (TypeError, ValueError) as error:
+            return operator_refusal(error, other)
 
     # Named and signed as the operator, without ``__wrapped__`` (the profiler's mark of its
     # own wrappers).

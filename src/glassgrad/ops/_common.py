@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+import numbers
 from typing import Any
 
 import numpy as np
@@ -250,3 +252,42 @@ def sgn_array(z: np.ndarray) -> np.ndarray:
     if out.dtype.kind == "f" and np.isnan(out).any():
         out = np.where(np.isnan(out), out.dtype.type(0), out)
     return out
+
+
+# PyTorch's binary operators (TypeError_to_NotImplemented_, and _tensor.py's
+# _handle_torch_function_and_wrap_type_error_to_not_implemented) return NotImplemented where
+# the op raises a TypeError, as for an operand its parser does not take (None, a str, a list):
+# Python then asks the other operand, and falls back to its own rule (``t == None`` is False,
+# ``t + "a"`` "unsupported operand type(s)"). What that parser takes as the other operand:
+# any error for these is the op's own.
+OPERANDS = (Tensor, np.ndarray, np.generic, numbers.Number)
+
+
+def operator_refusal(error: TypeError | ValueError, other: Any) -> Any:
+    """What a binary operator returns when its op raised ``error`` on ``other``:
+    NotImplemented, or the error again where it is the op's own (a ValueError, NumPy's
+    refusal to convert a str, about an operand PyTorch's parser takes)."""
+    if isinstance(error, ValueError) and isinstance(other, OPERANDS):
+        raise error
+    return NotImplemented
+
+
+def binary_operator(node: Any, name: str) -> Any:
+    """The operator ``self <op> other`` of ``node`` (``Tensor.__mul__``: ``MulBackward0``),
+    straight to the node, which returns NotImplemented itself where the op refuses the operand
+    (:func:`operator_refusal`), as it does for any extra argument (only a direct call such as
+    ``t.__add__(u, 2)`` passes one): no wrapper frame (~0.2 us) on the hottest operators."""
+
+    def operator(self: Tensor, other: Any, *args: Any, **kwargs: Any) -> Tensor:
+        try:
+            return node.apply(self, other) if not args and not kwargs else NotImplemented
+        except (TypeError, ValueError) as error:
+            return operator_refusal(error, other)
+
+    operator.__name__ = operator.__qualname__ = name
+    operator.refuses_by_itself = True  # type: ignore[attr-defined]
+    # signed as the wrapped operators: ``(self, other)``, the arguments Python passes
+    signature = inspect.signature(operator)
+    named = [p for p in signature.parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD]
+    operator.__signature__ = signature.replace(parameters=named)  # type: ignore[attr-defined]
+    return operator

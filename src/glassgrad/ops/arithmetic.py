@@ -16,6 +16,7 @@ from .._tensor import Tensor
 from ..autograd.op import Op
 from ._common import (
     binary_operands,
+    binary_operator,
     broadcast_error,
     check_tensor,
     float_array_and_number,
@@ -65,8 +66,10 @@ class AddBackward0(Op):
             out = a + b if alpha == 1 else a + alpha * b
         except ValueError:
             raise broadcast_error("add", a, b) from None
-        if alpha == 1 and _is_complex(out):
-            out = a + scaled(b, alpha, out.dtype)
+        if alpha == 1:  # _is_complex, inlined on the hottest op
+            dtype = getattr(out, "dtype", None)
+            if dtype is _COMPLEX64 or dtype is _COMPLEX128:
+                out = a + scaled(b, alpha, dtype)
         return out
 
     def backward(self, F: Any, grad: Any) -> Any:
@@ -279,16 +282,9 @@ def reciprocal(input: Tensor) -> Tensor:
 
 # The operators: ``self`` is always a Tensor and alpha is 1, so they go straight to the node
 # (a call and a check less on the hottest path of small-tensor code).
-def _add_operator(self: Tensor, other: Any) -> Tensor:
-    return AddBackward0.apply(self, other)
-
-
-def _sub_operator(self: Tensor, other: Any) -> Tensor:
-    return SubBackward0.apply(self, other)
-
-
-def _mul_operator(self: Tensor, other: Any) -> Tensor:
-    return MulBackward0.apply(self, other)
+_add_operator = binary_operator(AddBackward0, "_add_operator")
+_sub_operator = binary_operator(SubBackward0, "_sub_operator")
+_mul_operator = binary_operator(MulBackward0, "_mul_operator")
 
 
 register(

@@ -14,6 +14,7 @@ from ..autograd.op import Op, apply_inplace
 from ._common import (
     array_of,
     binary_operands,
+    binary_operator,
     broadcast_error,
     check_tensor,
     float_array_and_number,
@@ -92,8 +93,7 @@ def div(input: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tenso
     return DivBackward0.apply(input, other)
 
 
-def _truediv_operator(self: Tensor, other: Any) -> Tensor:
-    return DivBackward0.apply(self, other)
+_truediv_operator = binary_operator(DivBackward0, "_truediv_operator")
 
 
 def _rtruediv(self: Tensor, other: Any) -> Tensor:
