@@ -482,6 +482,9 @@ from .ops.complex import (
     conj_physical as conj_physical,
 )
 from .ops.complex import (
+    polar as polar,
+)
+from .ops.complex import (
     sgn as sgn,
 )
 from .ops.complex_views import (
@@ -1544,6 +1547,7 @@ __all__ = [
     "pi",
     "pinverse",
     "poisson",
+    "polar",
     "polygamma",
     "positive",
     "pow",

@@ -14,6 +14,8 @@ import torch
 
 import glassgrad as gg
 
+from ._parity import same_error
+
 NAMES = ["bool", "uint8", "int64", "float32", "float64", "complex64", "complex128"]
 
 
@@ -251,3 +253,26 @@ def test_the_engine_sums_complex_gradients_with_the_add_kernel() -> None:
     # kernel: a + 1 * b, so a NaN or inf part of a second gradient makes its other part NaN.
     for ours, theirs in zip(_complex_gradient_sums(gg), _complex_gradient_sums(torch), strict=True):
         _same_parts(ours.detach().numpy(), theirs.detach().resolve_conj().numpy())
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda lib: lib.polar(lib.ones(2), lib.ones(2, dtype=lib.float64)),
+        lambda lib: lib.polar(lib.ones(2, dtype=lib.int64), lib.ones(2, dtype=lib.int64)),
+    ],
+    ids=["dtypes differ", "integers"],
+)
+def test_polar_refuses_as_pytorch(program: Any) -> None:
+    same_error(program)
+
+
+@pytest.mark.parametrize("op", ["polar", "complex"])
+def test_polar_and_complex_name_shapes_that_do_not_broadcast(op: str) -> None:
+    messages = []
+    for lib in (gg, torch):
+        with pytest.raises(RuntimeError) as info:
+            getattr(lib, op)(lib.ones(2, 1), lib.ones(4, 3))
+        messages.append(str(info.value))
+    ours, theirs = messages
+    assert theirs in ours and ours.startswith(op) and "[2, 1] and [4, 3]" in ours

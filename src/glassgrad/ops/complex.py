@@ -19,7 +19,7 @@ from .._dtype import complex_of, scalar_type_name
 from .._strides import as_row_major, like_operands
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
-from ._common import array_of, check_tensor, sgn_array
+from ._common import array_of, broadcast_error, check_tensor, sgn_array
 from ._out import kernel_out, out_result
 from ._registry import NoGrad, Sample, register
 from ._samples import complex_samples, randn
@@ -115,7 +115,10 @@ class ComplexBackward0(Op):
     def forward(self, real: Any, imag: Any) -> Any:
         # Part by part, as PyTorch's kernel: real + 1j * imag would turn an infinite imaginary
         # part into a NaN real part (1j * inf = nan + inf j).
-        real, imag = np.broadcast_arrays(real, imag)
+        try:
+            real, imag = np.broadcast_arrays(real, imag)
+        except ValueError:
+            raise broadcast_error("complex", real, imag) from None
         out = np.empty_like(real, complex_of(real.dtype))  # the operands' layout
         out.real, out.imag = real, imag
         return out
@@ -126,6 +129,33 @@ class ComplexBackward0(Op):
             F.real(grad) if needs[0] else None,
             F.imag(grad) if needs[1] else None,
         )
+
+
+class PolarBackward0(Op):
+    """out = abs cos(angle) + i abs sin(angle), part by part as PyTorch's kernel; the
+    gradients are PyTorch's ``polar_backward``: ``real(conj(grad) sgn(out))`` for ``abs`` and
+    ``real(conj(grad) out i)`` for ``angle``. (With ``sgn(out)``, not ``e^(i angle)``, the
+    gradient of ``abs`` is 0 where ``abs`` is 0, and of the other sign for a negative
+    ``abs``, where PyTorch's documentation leaves polar undefined.)"""
+
+    pointwise = True
+    saves_output = True
+
+    def forward(self, abs: Any, angle: Any) -> Any:
+        if abs.shape != angle.shape:
+            try:
+                np.broadcast_shapes(abs.shape, angle.shape)
+            except ValueError:
+                raise broadcast_error("polar", abs, angle) from None
+        return ComplexBackward0.call(abs * np.cos(angle), abs * np.sin(angle))
+
+    def backward(self, F: Any, grad: Any) -> Any:
+        (out,) = self.saved
+        needs = self.needs_input_grad
+        grad_conj = F.conj(grad)
+        grad_abs = F.real(grad_conj * F.sgn(out)) if needs[0] else None
+        grad_angle = F.real(grad_conj * (out * 1j)) if needs[1] else None
+        return grad_abs, grad_angle
 
 
 def conj(input: Tensor) -> Tensor:
@@ -190,19 +220,7 @@ def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:
         >>> glassgrad.complex(glassgrad.tensor([1.0]), glassgrad.tensor([2.0]))
         tensor([1.+2.j])
     """
-    check_tensor(real, "complex", "real")
-    check_tensor(imag, "complex", "imag", 2)
-    a, b = real._data.dtype, imag._data.dtype
-    if a != b:
-        raise RuntimeError(
-            f"Expected object of scalar type {scalar_type_name(a)} but got scalar type "
-            f"{scalar_type_name(b)} for second argument"
-        )
-    if a not in (np.float32, np.float64):
-        raise RuntimeError(
-            f"Expected both inputs to be Half, Float or Double tensors but got "
-            f"{scalar_type_name(a)} and {scalar_type_name(b)}"
-        )
+    _check_parts("complex", real, imag, ("real", "imag"))
     result = ComplexBackward0.apply(real, imag)
     return out_result(
         "complex",
@@ -213,6 +231,37 @@ def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:
             imag,
         ),
     )
+
+
+def _check_parts(op: str, first: Tensor, second: Tensor, names: tuple) -> None:
+    """PyTorch's ``complex_check_dtype``: both parts float32 or both float64."""
+    check_tensor(first, op, names[0])
+    check_tensor(second, op, names[1], 2)
+    a, b = first._data.dtype, second._data.dtype
+    if a != b:
+        raise RuntimeError(
+            f"Expected object of scalar type {scalar_type_name(a)} but got scalar type "
+            f"{scalar_type_name(b)} for second argument"
+        )
+    if a not in (np.float32, np.float64):
+        raise RuntimeError(
+            f"Expected both inputs to be Half, Float or Double tensors but got "
+            f"{scalar_type_name(a)} and {scalar_type_name(b)}"
+        )
+
+
+def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The complex tensor with absolute value ``abs`` and angle ``angle``:
+    ``abs cos(angle) + i abs sin(angle)`` (both float32 or both float64; as in PyTorch, the
+    result is unspecified for a negative or NaN ``abs`` or an infinite ``angle``).
+
+    Example::
+
+        >>> glassgrad.polar(glassgrad.tensor([2.0]), glassgrad.tensor([0.0]))
+        tensor([2.+0.j])
+    """
+    _check_parts("polar", abs, angle, ("abs", "angle"))
+    return out_result("polar", out, PolarBackward0.apply(abs, angle), (abs, angle))
 
 
 TENSOR_METHODS: dict[str, Any] = {
@@ -261,5 +310,17 @@ register(
     samples=lambda rng: [
         Sample((randn(rng, 3, 4), randn(rng, 3, 4))),
         Sample((randn(rng, 3, 1), NoGrad(randn(rng, 4)))),
+    ],
+)
+register(
+    "polar",
+    polar,
+    nodes=(PolarBackward0,),
+    methods=(),
+    samples=lambda rng: [
+        Sample((np.abs(randn(rng, 3, 4)) + 0.1, 2.0 * randn(rng, 3, 4))),
+        Sample((np.abs(randn(rng, 3, 1)) + 0.1, 3.0 * randn(rng, 4))),
+        Sample((np.abs(randn(rng, 4, 3)).T + 0.1, NoGrad(randn(rng, 3, 4)))),
+        Sample((np.array([0.0, 1.0]), np.array([0.5, -1.0])), fd=False, note="abs 0: sgn 0"),
     ],
 )
