@@ -290,8 +290,11 @@ def test_sgn_of_real_values_sends_an_efficient_zero_tensor() -> None:
         (second,) = L.autograd.grad(g.sum(), x)
         y = L.tensor([-1.0, 3.0], dtype=L.float64, requires_grad=True)
         L.sgn(y).sum().backward()
-        return first.requires_grad, [
-            t.detach().numpy(force=True) for t in (first, through, second, y.grad)
+        # added to a gradient that does not require grad, the zero tensor's add is recorded
+        # (fuzz seed 842373)
+        (mixed,) = L.autograd.grad((x * 2).sum() + L.sgn(L.tanh(x)).sum(), x, create_graph=True)
+        return (first.requires_grad, mixed.requires_grad), [
+            t.detach().numpy(force=True) for t in (first, through, second, y.grad, mixed)
         ]
 
     (our_flag, ours), (their_flag, theirs) = program(gg), program(torch)

@@ -295,9 +295,11 @@ def _run_backward(
                     else:
                         nr = nrs[i]
                         old = buf[nr]
-                        if old is None or type(old) is ZeroGradient:
+                        if old is None:
                             buf[nr] = g
-                        elif type(g) is not ZeroGradient:  # PyTorch's add drops a zero tensor
+                        elif type(g) is ZeroGradient or type(old) is ZeroGradient:
+                            buf[nr] = _add_zero(old, g)
+                        else:
                             total = old + g
                             dtype = getattr(total, "dtype", None)
                             if dtype is COMPLEX64 or dtype is COMPLEX128:  # its real case inlined
@@ -436,6 +438,20 @@ def _unwrap_zeros(grads: list) -> bool:
         elif g is not None:
             real = True
     return zeros and not real
+
+
+def _add_zero(old: Any, g: Any) -> Any:
+    """The sum of two gradients of which one or both is a ZeroGradient: PyTorch's add of a
+    zero tensor gives the other gradient's values, and under create_graph records the add
+    when the zero tensor requires grad (the sum then requires grad too)."""
+    if type(old) is ZeroGradient:
+        old, g = g, old
+    zero = g.value
+    if not (isinstance(zero, graph.Tensor) and zero._requires_grad):
+        return old
+    if type(old) is ZeroGradient:  # both: the one tied to the graph
+        return g
+    return as_add_kernel(old + zero, old, zero)  # adding zeros keeps every value, inf and NaN
 
 
 def _zero_gradients(outputs: Any, computed: bool, create_graph: bool) -> tuple:
