@@ -19,7 +19,7 @@ class _TensorMethods:
     @property
     def T(self) -> Tensor: ...
     def __abs__(self) -> Tensor: ...  # glassgrad.ops.pointwise.abs
-    def __add__(self, other: Any) -> Tensor: ...  # glassgrad.ops.arithmetic
+    def __add__(self, other: Any) -> Tensor: ...  # glassgrad.ops.arithmetic._add_operator
     def __and__(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical
     def __eq__(self, other: Any) -> Tensor: ...  # glassgrad.ops.comparison
     def __floordiv__(self, other: Any) -> Tensor: ...  # glassgrad.ops.division
@@ -46,18 +46,18 @@ class _TensorMethods:
     def __lt__(self, other: Any) -> Tensor: ...  # glassgrad.ops.comparison
     def __matmul__(self, other: Tensor) -> Tensor: ...  # glassgrad.ops.linalg
     def __mod__(self, other: Any) -> Tensor: ...  # glassgrad.ops.division
-    def __mul__(self, other: Any) -> Tensor: ...  # glassgrad.ops.arithmetic
+    def __mul__(self, other: Any) -> Tensor: ...  # glassgrad.ops.arithmetic._mul_operator
     def __ne__(self, other: Any) -> Tensor: ...  # glassgrad.ops.comparison
     def __neg__(self) -> Tensor: ...  # glassgrad.ops.arithmetic.neg
     def __or__(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical
     def __pow__(self, exponent: Any) -> Tensor: ...  # glassgrad.ops.powers
-    def __radd__(self, other: Any) -> Tensor: ...  # glassgrad.ops.arithmetic
+    def __radd__(self, other: Any) -> Tensor: ...  # glassgrad.ops.arithmetic._add_operator
     def __rand__(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical
     def __rfloordiv__(self, other: Any) -> Any: ...  # glassgrad.ops.division
     def __rlshift__(self, other: Any) -> Tensor: ...  # glassgrad.ops.pointwise_integer
     def __rmatmul__(self, other: Tensor) -> Tensor: ...  # glassgrad.ops.linalg
     def __rmod__(self, other: Any) -> Any: ...  # glassgrad.ops.division
-    def __rmul__(self, other: Any) -> Tensor: ...  # glassgrad.ops.arithmetic
+    def __rmul__(self, other: Any) -> Tensor: ...  # glassgrad.ops.arithmetic._mul_operator
     def __ror__(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical
     def __rpow__(self, base: Any) -> Tensor: ...  # glassgrad.ops.powers
     def __rrshift__(self, other: Any) -> Tensor: ...  # glassgrad.ops.pointwise_integer
@@ -66,8 +66,8 @@ class _TensorMethods:
     def __rtruediv__(self, other: Any) -> Tensor: ...  # glassgrad.ops.division
     def __rxor__(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical
     def __setitem__(self, key: Any, value: Any) -> None: ...  # glassgrad.ops.index_put.setitem
-    def __sub__(self, other: Any) -> Tensor: ...  # glassgrad.ops.arithmetic
-    def __truediv__(self, other: Any) -> Tensor: ...  # glassgrad.ops.division
+    def __sub__(self, other: Any) -> Tensor: ...  # glassgrad.ops.arithmetic._sub_operator
+    def __truediv__(self, other: Any) -> Tensor: ...  # glassgrad.ops.division._truediv_operator
     def __xor__(self, other: Any) -> Tensor: ...  # glassgrad.ops.logical
     def abs(self) -> Tensor: ...  # glassgrad.ops.pointwise.abs
     def abs_(self) -> Tensor: ...  # glassgrad.ops.conversion._inplace_abs
