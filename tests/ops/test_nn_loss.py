@@ -289,6 +289,23 @@ def test_target_shape_mismatch(op: str, logits: Any, target: Any, error: type, w
         getattr(gg.nn.functional, op)(gg.tensor(logits), gg.tensor(target))
 
 
+@pytest.mark.parametrize("shape", [(3,), (2, 3), (2, 3, 4), (2, 3, 2, 2), (2, 3, 1, 2, 2)])
+@pytest.mark.parametrize("name", ["nll_loss", "cross_entropy"])
+def test_a_class_weight_requiring_grad_is_refused_by_pytorchs_kernel(name, shape) -> None:
+    """nll_loss_nd computes an input of 3 dims or more as images: the refusal names
+    nll_loss2d_forward there, nll_loss_forward below."""
+    messages = []
+    for lib in (gg, torch):
+        x = lib.zeros(shape)
+        target = lib.zeros(shape[:1] + shape[2:], dtype=lib.int64) if len(shape) > 1 else 0
+        with pytest.raises(RuntimeError) as caught:
+            getattr(lib.nn.functional, name)(
+                x, lib.tensor(target), weight=lib.ones(3, requires_grad=True)
+            )
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
+
+
 def test_class_weight_errors() -> None:
     F_ = gg.nn.functional
     with pytest.raises(RuntimeError, match=r"defined either for all 4 classes.*shape: \[3\]"):

@@ -212,7 +212,9 @@ def _check_class_target(op: str, input: Tensor, target: Tensor) -> None:
 
 def _class_weight(op: str, input: Tensor, weight: Tensor | None) -> Tensor | None:
     """The per-class weight, checked: 1-D, one per class, the input's dtype."""
-    w = _constant_weight(op, "nll_loss_forward", "weight", weight)
+    # nll_loss_nd computes inputs of 3 dims or more as images (nll_loss2d)
+    kernel = "nll_loss2d_forward" if input._data.ndim > 2 else "nll_loss_forward"
+    w = _constant_weight(op, kernel, "weight", weight)
     if w is None:
         return None
     classes = input._data.shape[0 if input._data.ndim == 1 else 1]
