@@ -503,3 +503,16 @@ def test_logit_gradient_at_signed_zeros_and_one(eps: Any, create_graph: bool) ->
         )
         results.append(g.detach().numpy())
     np.testing.assert_array_equal(*results)
+
+
+def test_zeta_keeps_nothing_when_only_x_requires_grad() -> None:
+    """PyTorch saves zeta's x and q for q's gradient only (x's is not implemented): with x
+    alone requiring grad, changing it in place before the backward still gives 'not
+    implemented', not 'modified by an inplace operation'."""
+    for lib in (gg, torch):
+        x = lib.tensor([2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        y = lib.special.zeta(x, lib.tensor([1.5, 2.0], dtype=lib.float64))
+        with lib.no_grad():
+            x.mul_(1.5)
+        with pytest.raises(NotImplementedError, match="derivative for 'zeta' is not implemented"):
+            y.sum().backward()

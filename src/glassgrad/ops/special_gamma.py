@@ -224,6 +224,7 @@ class _Zeta(Op):
 
 class SpecialZetaBackward0(_Zeta):
     saved_inputs: tuple[int, ...] = (0, 1)
+    saved_for = ((1,), (1,))  # both for q's gradient only (x's is not implemented)
 
     def forward(self, x: Any, q: Any) -> Any:
         x, q = floating_operands(x, q)
