@@ -6,6 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
 
 from ._parity import same, same_error
 
@@ -81,3 +85,42 @@ def test_unique_rows_holding_nan_in_std_sort_order() -> None:
     pipe = np.minimum(np.arange(1000.0), 1000.0 - np.arange(1000.0)).reshape(-1, 1)
     pipe[333] = float("nan")
     same(lambda lib: lib.unique(lib.tensor(pipe), dim=0, return_inverse=True, return_counts=True))
+
+
+_PARTS = [float("nan"), float("inf"), float("-inf"), 0.5]
+
+
+def _complex_logcumsumexp(lib: Any, values: np.ndarray) -> list:
+    """Forward, first and second derivatives of a complex logcumsumexp along dim 1."""
+    x = lib.tensor(values, requires_grad=True)
+    y = lib.logcumsumexp(x, 1)
+    v = lib.tensor(np.linspace(0.5, 1.5, values.size).reshape(values.shape) * (1 - 0.5j))
+    v.requires_grad_()
+    (g,) = lib.autograd.grad(y, x, v.to(y.dtype), create_graph=True)
+    w = lib.tensor(np.linspace(1.0, 2.0, values.size).reshape(values.shape) * (0.5 + 1j))
+    second = lib.autograd.grad(g, [x, v], w.to(g.dtype))
+    return [t.detach().resolve_conj().numpy() for t in (y, g, *second)]
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+@pytest.mark.parametrize(
+    "real, imag", [(r, i) for r in _PARTS for i in _PARTS if r != 0.5 or i != 0.5]
+)
+def test_complex_logcumsumexp_with_nan_and_inf_is_pytorchs(
+    dtype: Any, real: float, imag: float
+) -> None:
+    """ATen's complex _log_add_exp_helper(x, running) from -inf + 0j, in complex128 for
+    complex64, and its backward's sub and add as the add kernel's ((1 + 0j) * b: NaN beside
+    an infinite part), for a poisoned element and a second one of the same real part."""
+    rng = np.random.default_rng(5)
+    values = (rng.standard_normal((2, 5)) + 1j * rng.standard_normal((2, 5))).astype(dtype)
+    values[0, 1], values[0, 2], values[1, 0] = (
+        complex(real, imag),
+        complex(real, -1.0),
+        complex(real, imag),
+    )
+    ours, theirs = _complex_logcumsumexp(gg, values), _complex_logcumsumexp(torch, values)
+    for a, b in zip(ours, theirs):
+        for part in (np.real, np.imag):
+            np.testing.assert_array_equal(np.isnan(part(a)), np.isnan(part(b)))
+            np.testing.assert_allclose(part(a), part(b), rtol=1e-5, atol=1e-6)

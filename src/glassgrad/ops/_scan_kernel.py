@@ -56,7 +56,8 @@ def _log_add_exp_step(acc: Any, x: Any) -> Any:
 
 
 def _log_add_exp_complex_step(acc: Any, x: Any) -> Any:
-    return log_add_exp_complex(np.asarray(acc), np.asarray(x))[()]
+    """PyTorch's complex ``_log_add_exp_helper(x, acc)``."""
+    return log_add_exp_complex(np.asarray(x), np.asarray(acc))[()]
 
 
 def scan_in_kernel_order(kind: str, out: np.ndarray, x: np.ndarray, dim: int) -> None:

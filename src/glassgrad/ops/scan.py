@@ -14,7 +14,7 @@ from .._dtype import scalar_type_name
 from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
-from ._common import array_of, check_tensor, moveaxis, wrap_dim
+from ._common import array_of, check_tensor, moveaxis, scaled, wrap_dim
 from ._not_implemented import refuse_complex
 from ._out import check_out_dtypes, out_result
 from ._registry import NoGrad, Sample, register
@@ -338,12 +338,18 @@ cummin: Callable[..., Any] = _cum_extremum("cummin", CumminBackward0, return_typ
 
 
 def _log_cum_sum_exp(x: np.ndarray, dim: int) -> np.ndarray:
-    """The running ``log(sum(exp))`` along ``dim`` (complex: PyTorch's helper step by step)."""
-    if x.dtype.kind != "c":  # in PyTorch's accumulator, each running value cast back
+    """The running ``log(sum(exp))`` along ``dim``, in PyTorch's accumulator with each running
+    value cast back. Complex: ATen's ``_log_add_exp_helper(x, running)`` step by step from
+    -inf + 0j (a first element of real part -inf is that -inf + 0j, the later operand wins a
+    tie of real parts)."""
+    if x.dtype.kind != "c":
         return np.logaddexp.accumulate(x, axis=dim, dtype=WIDER.get(x.dtype)).astype(x.dtype)
-    out = moveaxis(x.copy(), dim, 0)
-    for k in range(1, out.shape[0]):
-        out[k] = log_add_exp_complex(out[k - 1], out[k])
+    lines = moveaxis(x, dim, 0).astype(WIDER.get(x.dtype, x.dtype))
+    out = np.empty(lines.shape, x.dtype)
+    running = np.full(lines.shape[1:], complex(-np.inf, 0.0), lines.dtype)
+    for k in range(lines.shape[0]):
+        running = log_add_exp_complex(lines[k], running)
+        out[k] = running
     return moveaxis(out, 0, dim)
 
 
@@ -351,6 +357,16 @@ def _reversed_logcumsumexp(F: Any, v: Any, dim: int) -> Any:
     if isinstance(v, Tensor):
         return v.flip(dim).logcumsumexp(dim).flip(dim)
     return np.flip(_log_cum_sum_exp(np.flip(v, dim), dim), dim)
+
+
+def _add_kernel(a: Any, b: Any, sign: int) -> Any:
+    """``a + sign * b`` of complex values as PyTorch's add and sub kernels (and glassgrad's
+    Tensor ops) give it: ``b`` times 1 + 0j first, so a non-finite part of ``b`` makes the
+    other part NaN (``(1 + 0j) * (inf + inf j)`` is NaN + NaN j)."""
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        return a + b if sign > 0 else a - b
+    b = scaled(b, 1, np.result_type(a, b))
+    return a + b if sign > 0 else a - b
 
 
 class LogcumsumexpBackward0(Op):
@@ -382,7 +398,8 @@ class LogcumsumexpBackward0(Op):
             return grad
         if values.dtype.kind == "c":
             # PyTorch's logcumsumexp_backward for complex: no split by sign, log(grad.conj()).
-            return F.exp(_reversed_logcumsumexp(F, F.log(grad) - out, self.dim) + x)
+            shifted = _add_kernel(F.log(grad), out, -1)
+            return F.exp(_add_kernel(_reversed_logcumsumexp(F, shifted, self.dim), x, 1))
         lowest = float(np.finfo(values.dtype).min)
         log_abs = F.log(F.abs(grad))
         positive = F.where(values > 0, log_abs, lowest)
