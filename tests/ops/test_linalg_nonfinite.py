@@ -289,3 +289,22 @@ def test_lu_gradients_keep_a_nan_or_inf_where_pytorch_does(
             np.testing.assert_array_equal(
                 ours[~finite & ~np.isnan(theirs)], theirs[~finite & ~np.isnan(theirs)]
             )
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_householder_product_columns_past_the_reflectors_get_no_nan(create_graph: bool) -> None:
+    """A NaN incoming gradient reaches the reflectors' columns only, as in PyTorch (fuzz seed
+    855501: the gradient was placed with a product by eye(k, n), 0 * NaN elsewhere)."""
+    a = np.random.default_rng(0).standard_normal((4, 3))
+    incoming = np.ones((4, 3))
+    incoming[0, 2] = np.nan
+    results = []
+    for lib in (gg, torch):
+        x = lib.tensor(a, requires_grad=True)
+        tau = lib.tensor([1.2, 0.7], dtype=lib.float64, requires_grad=True)
+        q = lib.linalg.householder_product(x, tau)
+        grads = lib.autograd.grad(q, (x, tau), lib.tensor(incoming), create_graph=create_graph)
+        results.append([g.detach().numpy() for g in grads])
+    for ours, theirs in zip(*results):
+        np.testing.assert_array_equal(np.isnan(ours), np.isnan(theirs))
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)

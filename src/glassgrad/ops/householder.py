@@ -24,7 +24,6 @@ from ._linalg_common import (
     all_finite,
     check_kernel_dtype,
     column_major,
-    constant_like,
     swap,
 )
 from ._not_implemented import _not_implemented_node, refuse_complex_autograd
@@ -88,7 +87,6 @@ def householder_backward(
     k = tau.shape[-1]
     if m == 0 or n == 0 or k == 0:
         return None, None
-    dtype = array_of(a).dtype
     lower = F.where(np.tril(np.ones((m, n), bool), -1), a, 0.0)
     v_all = F.where(np.eye(m, n, dtype=bool), 1.0, lower)
     vectors = [v_all[..., :, i : i + 1] for i in range(k)]
@@ -118,8 +116,11 @@ def householder_backward(
             big_k = reflect(vectors[following], sigmas[following], big_k, not flip_order)
             big_k = reflect(v, t, big_k, flip_order)
     columns = F.stack([c[..., :, 0] for c in grad_columns], -1)  # (..., m, k)
-    grad_a = F.matmul(columns, constant_like(columns, np.eye(k, n, dtype=dtype)))
-    grad_a = F.where(np.tril(np.ones((m, n), bool), -1), grad_a, 0.0)
+    if k < n:  # the columns past the reflectors' get zeros (a product with eye(k, n) made
+        # 0 * NaN there: fuzz seed 855501)
+        padding = F.zeros((*columns.shape[:-1], n - k), array_of(columns).dtype)
+        columns = F.cat([columns, padding], -1)
+    grad_a = F.where(np.tril(np.ones((m, n), bool), -1), columns, 0.0)
     grad_tau = F.stack([g[..., 0, 0] for g in grad_taus], -1)
     return grad_a, grad_tau
 
