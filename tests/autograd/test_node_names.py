@@ -127,6 +127,7 @@ SECOND_ORDER: dict[str, tuple] = {
     "diag": (lambda F, x: x.diag(-1), _MATRIX),
     "unfold": (lambda F, x: x.unfold(1, 2, 1), _MATRIX),
     "diag of a vector": (lambda F, x: x[1].diag(1), _MATRIX),
+    "rrelu": (lambda F, x: F.rrelu(x), _MATRIX),
     "nll_loss": (lambda F, x: F.nll_loss(x, x.new_tensor([0, 2, 3]).long()), _MATRIX),
 }
 # Backwards linear in the incoming gradient: recorded only when that gradient requires grad.

@@ -20,7 +20,7 @@ from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from . import shape
-from ._common import array_of, check_tensor, zeros_like_grad
+from ._common import array_of, check_tensor, input_zeros, zeros_like_grad
 from ._masked_backward import (
     HardshrinkBackwardBackward0,
     SoftshrinkBackwardBackward0,
@@ -379,7 +379,35 @@ class RreluWithNoiseBackward0(Op):
             slope = np.where(array_of(x) > 0, 1.0, (self.lower + self.upper) / 2).astype(
                 slope.dtype
             )
+        if isinstance(x, Tensor) and type(self) is RreluWithNoiseBackward0:
+            # create_graph: PyTorch's rrelu_with_noise_backward node (the in-place form's
+            # gradient reads the result, which PyTorch's graph does not reach: kept composite)
+            return RreluWithNoiseBackwardBackward0.apply(grad, x, slope=slope)
         return grad * (Tensor._from_array(slope) if isinstance(grad, Tensor) else slope)
+
+
+class RreluWithNoiseBackwardBackward0(Op):
+    """``rrelu_with_noise_backward(grad, x)`` recorded under ``create_graph``: ``grad`` times
+    the slope; derivatives.yaml's derivatives are the same backward of the incoming gradient
+    and ``zeros_like(grad)`` for ``x``."""
+
+    slope: np.ndarray
+
+    saved_inputs: tuple[int, ...] = (1,)
+    saved_for: tuple[tuple[int, ...], ...] = ((0,),)
+    __slots__ = ("slope",)
+
+    def forward(self, grad: Any, x: Any, slope: Any) -> Any:
+        self.slope = slope
+        return grad * slope
+
+    def backward(self, F: Any, gg: Any) -> Any:
+        (x,) = self.saved
+        needs = self.needs_input_grad
+        d_grad = None
+        if needs[0]:
+            d_grad = RreluWithNoiseBackwardBackward0.call(gg, x, slope=self.slope)
+        return d_grad, input_zeros(F, self, 1) if needs[1] else None
 
 
 class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
