@@ -731,3 +731,19 @@ def test_T_reverses_the_dims_as_a_permute_view(shape: tuple) -> None:
         )
     assert results[0] == results[1]
     assert results[0][3] == "PermuteBackward0"
+
+
+def test_take_along_dim_gathers_from_an_expand_of_its_input() -> None:
+    """PyTorch's broadcast_to makes an ExpandBackward0 view even to the same shape, and gather
+    saves that view: the input detached in place afterwards leaves the backward working (fuzz
+    seed 856012)."""
+    results = []
+    for lib in (gg, torch):
+        leaf = lib.arange(12.0, dtype=lib.float64).reshape(3, 4).requires_grad_()
+        x = leaf * 2
+        y = lib.take_along_dim(x, lib.tensor([[0, 3], [1, 1], [2, 0]]), 1)
+        names = [type(f).__name__ for f, _ in y.grad_fn.next_functions]
+        x.detach_()
+        y.sum().backward()
+        results.append((type(y.grad_fn).__name__, names, leaf.grad.tolist()))
+    assert results[0] == results[1]

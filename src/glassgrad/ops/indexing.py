@@ -214,7 +214,7 @@ def scatter_add_zeros(shape: tuple[int, ...], dim: int, index: np.ndarray, src: 
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
     """Values of ``input`` at ``indices`` along ``dim``; ``input`` and ``indices`` broadcast
     against each other in the other dims. With ``dim=None``, both are flattened. Recorded as
-    PyTorch does: an expand if ``input`` broadcasts, then ``gather``.
+    PyTorch does: an expand (to the broadcast shape), then ``gather``.
 
     Example::
 
@@ -250,9 +250,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
             f"take_along_dim(): input {list(shape)} and indices {list(index.shape)} do not "
             f"broadcast outside dimension {d}"
         ) from None
-    input_shape = tuple(common[:d] + [shape[d]] + common[d:])
-    if input_shape != shape:
-        input = expand(input, input_shape)
+    # An expand even to the same shape, as PyTorch's broadcast_to: gather saves that view, so
+    # the input detached in place afterwards does not reach the backward (fuzz seed 856012)
+    input = expand(input, tuple(common[:d] + [shape[d]] + common[d:]))
     # PyTorch's backward raises for indices changed in place since only when dim is None;
     # here they are copied, so a later change cannot reach the gradient either way.
     index = np.broadcast_to(
