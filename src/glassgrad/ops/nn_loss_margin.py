@@ -102,11 +102,9 @@ class SoftMarginLossBackward0(Op):
     @keeps_operand_layout
     def forward(self, x: Any, target: Any, reduction: Any) -> Any:
         self.reduction = reduction
-        if x.dtype.kind == "c" or target.dtype.kind == "c":  # PyTorch's log1p(exp(-x t))
-            with np.errstate(all="ignore"):
-                loss = np.log1p(np.exp(-x * target)).astype(x.dtype, copy=False)
-        else:
-            loss = np.logaddexp(0, -target * x).astype(x.dtype, copy=False)
+        # PyTorch's neg(x).mul_(t).exp_().log1p_(): infinite where exp overflows (seed 834310)
+        with np.errstate(all="ignore"):
+            loss = np.log1p(np.exp(-x * target)).astype(x.dtype, copy=False)
         if reduction == "none":
             return loss
         total = loss.sum()
