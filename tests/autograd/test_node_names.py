@@ -128,6 +128,8 @@ SECOND_ORDER: dict[str, tuple] = {
     "unfold": (lambda F, x: x.unfold(1, 2, 1), _MATRIX),
     "diag of a vector": (lambda F, x: x[1].diag(1), _MATRIX),
     "rrelu": (lambda F, x: F.rrelu(x), _MATRIX),
+    "masked_fill": (lambda F, x: x.masked_fill(x.detach() > 0, 2.0), _MATRIX),
+    "masked_scatter source": (lambda F, x: x.detach().masked_scatter(x.detach() > 0, x), _MATRIX),
     "nll_loss": (lambda F, x: F.nll_loss(x, x.new_tensor([0, 2, 3]).long()), _MATRIX),
 }
 # Backwards linear in the incoming gradient: recorded only when that gradient requires grad.
@@ -139,6 +141,8 @@ LINEAR = {
     "diag",
     "unfold",
     "diag of a vector",
+    "masked_fill",
+    "masked_scatter source",
 }
 
 

@@ -61,7 +61,8 @@ class MaskedFillBackward0(Op):
         return np.where(mask, np.asarray(value).astype(x.dtype), x)
 
     def backward(self, F: Any, grad: Any) -> Any:
-        return F.where(self.mask, 0.0, grad)
+        # derivatives.yaml: grad.masked_fill(mask, 0), a MaskedFillBackward0 under create_graph
+        return MaskedFillBackward0.call(grad, mask=self.mask, value=0.0)
 
 
 class MaskedFillBackward1(Op):
@@ -176,15 +177,35 @@ class MaskedScatterBackward0(Op):
 
     def backward(self, F: Any, grad: Any) -> Any:
         needs = self.needs_input_grad
-        grad_self = F.where(self.mask, 0.0, grad) if needs[0] else None
-        grad_source = None
+        grad_self = grad_source = None
+        if needs[0]:  # derivatives.yaml: grad.masked_fill(mask, 0)
+            grad_self = MaskedFillBackward0.call(grad, mask=self.mask, value=0.0)
         if needs[1]:
-            grad_source = MaskedSelectBackward0.call(grad, mask=self.mask)
-            numel, count = math.prod(self.source_sizes), int(self.mask.sum())
-            if numel != count:
-                grad_source = F.index_zeros_add((numel,), (slice(0, count),), grad_source, True)
-            grad_source = F.reshape(grad_source, self.source_sizes)
+            grad_source = MaskedScatterBackwardBackward0.call(
+                grad, mask=self.mask, sizes=self.source_sizes
+            )
         return grad_self, grad_source
+
+
+class MaskedScatterBackwardBackward0(Op):
+    """PyTorch's ``masked_scatter_backward(grad, mask, sizes)``: the masked entries of
+    ``grad`` in row-major order, zero-padded to the source's size. Its derivative is
+    ``zeros_like(grad).masked_scatter(mask, gg)``."""
+
+    mask: np.ndarray
+    __slots__ = ("mask",)
+
+    def forward(self, grad: Any, mask: Any, sizes: Any) -> Any:
+        self.mask = mask
+        selected = grad[mask]
+        numel = math.prod(sizes)
+        if numel != selected.size:
+            selected = np.concatenate((selected, np.zeros(numel - selected.size, grad.dtype)))
+        return selected.reshape(sizes)
+
+    def backward(self, F: Any, gg: Any) -> Any:
+        zeros = np.zeros(self.mask.shape, array_of(gg).dtype)
+        return MaskedScatterBackward0.call(zeros, gg, mask=self.mask)
 
 
 def masked_select(input: Tensor, mask: Any) -> Tensor:
