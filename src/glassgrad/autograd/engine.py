@@ -259,6 +259,7 @@ def _run_backward(
                         node, grads, retain_graph, create_graph, capture, captured, selective,
                         accumulate_grad, anomaly,
                     )  # fmt: skip
+                    zeros = zeros or node._zero_grads  # which _mark_zero_grads makes _hooked
                 else:  # the common case, kept lean: no hooks, no inputs= filter, no anomaly mode
                     outputs = node._run(grads, create_graph)
                     if not retain_graph:
@@ -270,7 +271,8 @@ def _run_backward(
                     node, grads or [None] * node._n_out, retain_graph, create_graph, capture,
                     captured, selective, accumulate_grad, anomaly,
                 )  # fmt: skip
-            if outputs and (zeros or node._zero_grads):
+                zeros = zeros or node._zero_grads
+            if zeros and outputs:
                 outputs = _zero_gradients(outputs, node._zero_grads, create_graph)
             if not outputs:
                 outputs = (None,) * len(node._next_nodes)
@@ -467,7 +469,7 @@ def _zero_gradients(outputs: Any, computed: bool, create_graph: bool) -> tuple:
                 zero = graph.tensor_namespace.zeros(g._data.shape, g._data.dtype)
                 if g._requires_grad:
                     zero = SavedDependencyBackward0.apply(zero, g, zeros=True)
-                    zero.grad_fn._zero_grads = True
+                    zero.grad_fn._mark_zero_grads()
                 g = zero
             else:
                 g = np.zeros_like(g)

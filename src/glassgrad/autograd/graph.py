@@ -139,7 +139,9 @@ class Node:
     # large graphs): ``_meta`` holds (shape, dtype) of each input, then of each output.
     # Hooks and metadata are rare and live in the instance __dict__ once set.
     __slots__ = ("_next_nodes", "_next_nrs", "_seq", "_meta", "_n_out", "__dict__", "__weakref__")
-    _hooked = False  # any of the hooks below, or retain_grad, is set (one check in the engine)
+    # Any of the hooks below, retain_grad or _zero_grads is set: the engine's one check that
+    # sends a node through its general path (every other flag is read there only).
+    _hooked = False
     _pre_hooks = None
     _post_hooks = None
     _tensor_hooks = None
@@ -147,7 +149,8 @@ class Node:
     _metadata = None
     # Runs even when none of its outputs got a gradient (custom Functions, as in PyTorch).
     _runs_undefined = False
-    # Its gradients are zeros that PyTorch gives as an efficient zero tensor (ZeroGradient).
+    # Its gradients are zeros that PyTorch gives as an efficient zero tensor (ZeroGradient);
+    # set by _mark_zero_grads.
     _zero_grads = False
     # {output_nr: (shape, dtype)} recorded for an output whose tensor's .data was since
     # replaced by one of another shape or dtype (see data_replaced): the engine checks the
@@ -190,6 +193,13 @@ class Node:
     def _output_meta(self, meta: tuple) -> None:
         self._meta = self._meta[: len(self._meta) - 2 * self._n_out] + _flat(meta)
         self._n_out = len(meta)
+
+    def _mark_zero_grads(self) -> None:
+        """This node's gradients are zeros, sent on as ZeroGradients (see there); the engine
+        reads the flag on its general path only, where ``_hooked`` sends the node (a class
+        attribute read on every node costs ~1% of a small backward)."""
+        self._zero_grads = True
+        self._hooked = True
 
     # --- introspection ---------------------------------------------------------------------
     # A node PyTorch writes by hand in C++ (AccumulateGrad, CopySlices, CopyBackwards,

@@ -92,7 +92,7 @@ class SgnBackward0(Op):
 
     def forward(self, z: Any) -> Any:
         if z.dtype.kind != "c":
-            self._zero_grads = True  # PyTorch's efficient zero tensor (see ZeroGradient)
+            self._mark_zero_grads()  # PyTorch's efficient zero tensor (see ZeroGradient)
         return sgn_array(z)
 
     def backward(self, F: Any, grad: Any) -> Any:
