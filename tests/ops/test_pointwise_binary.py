@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from ._parity import same, same_error
 
 
@@ -77,3 +79,25 @@ def test_errors() -> None:
             lib.heaviside(lib.tensor([1.0], requires_grad=True), lib.tensor([2.0])).sum().backward()
         )
     )
+
+
+@pytest.mark.parametrize("op", ["fmod_", "remainder_", "floor_divide_", "trunc", "floor"])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_integer_division_by_zero_stops_midway_as_pytorch(op: str, transposed: bool) -> None:
+    """PyTorch's integer kernels raise "ZeroDivisionError" at the first zero divisor they
+    reach, in TensorIterator's order, having written the elements before it (fuzz seed
+    844747: one_hot(...).fmod_(itself) kept the rows after the first 0 % 0)."""
+
+    def program(L):
+        x = L.tensor([[3, 5, 0, 4], [7, 1, 2, 6], [9, 8, 0, 2]])
+        x = x.T if transposed else x
+        try:
+            if op in ("trunc", "floor"):
+                x.div_(x.clone(), rounding_mode=op)
+            else:
+                getattr(x, op)(x.clone())
+        except RuntimeError as error:
+            return str(error), x
+        return "no error", x
+
+    assert same(program)[0] == "ZeroDivisionError"

@@ -11,8 +11,9 @@ from numpy.lib.array_utils import normalize_axis_index
 
 from .._add_kernel import scaled  # noqa: F401 - re-exported for op modules
 from .._dtype import default_numpy_float, result_numpy_dtype, scalar_type_name
-from .._strides import like_operands
+from .._strides import iterator_order, like_operands
 from .._tensor import Tensor, wrap_dim  # noqa: F401 - re-exported for op modules
+from ..autograd.kernel_order import stopped
 
 
 def check_tensor(x: Any, op: str, arg: str = "input", position: int = 1) -> Tensor:
@@ -291,3 +292,27 @@ def binary_operator(node: Any, name: str) -> Any:
     named = [p for p in signature.parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD]
     operator.__signature__ = signature.replace(parameters=named)  # type: ignore[attr-defined]
     return operator
+
+
+def check_integer_divisor(a: Any, b: Any, compute: Any) -> None:
+    """PyTorch's integer division kernels (fmod, remainder, floor and trunc division) check
+    each divisor as they reach it and raise "ZeroDivisionError" at the first zero: the
+    elements before it, in TensorIterator's order, are written (an in-place target keeps
+    them: ``kernel_order.stopped``). ``compute(a, b)``: the op's values where b is not 0."""
+    a_values, b_values = np.asarray(a), np.asarray(b)
+    if a_values.dtype.kind not in "iub" or b_values.dtype.kind not in "iub":
+        return
+    zero = b_values == 0
+    if not zero.any():
+        return
+    shape = np.broadcast_shapes(a_values.shape, b_values.shape)
+
+    def write(data: np.ndarray) -> Any:
+        values = np.broadcast_to(compute(a, np.where(zero, 1, b_values)), shape)
+        order = iterator_order(shape, [data, a_values, b_values])
+        visits = np.arange(values.size).reshape(shape).transpose(order[::-1]).reshape(-1)
+        first = int(np.argmax(np.broadcast_to(zero, shape).reshape(-1)[visits]))
+        before = np.unravel_index(visits[:first], shape)
+        data[before] = values[before]
+
+    raise stopped(RuntimeError("ZeroDivisionError"), write)

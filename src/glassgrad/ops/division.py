@@ -16,6 +16,7 @@ from ._common import (
     binary_operands,
     binary_operator,
     broadcast_error,
+    check_integer_divisor,
     check_tensor,
     float_array_and_number,
     floating_operands,
@@ -147,19 +148,12 @@ register(
 # --- division with rounding, remainder ----------------------------------------------------
 
 
-def _check_integer_divisor(op: str, a: Any, b: Any) -> None:
-    b_values = np.asarray(b)
-    if b_values.dtype.kind in "iub" and np.asarray(a).dtype.kind in "iub":
-        if np.any(b_values == 0):
-            raise RuntimeError("ZeroDivisionError")
-
-
 def _floor_divide_arrays(a: Any, b: Any) -> np.ndarray:
     a, b = binary_operands(a, b)
     dtype = np.result_type(a, b)
     if dtype == np.bool_ or dtype.kind == "c":
         raise _not_implemented_for("div_floor_cpu", dtype)
-    _check_integer_divisor("floor_divide", a, b)
+    check_integer_divisor(a, b, _floor_divide_arrays)
     with np.errstate(divide="ignore", invalid="ignore"):
         return _binary("floor_divide", a, b, np.floor_divide)
 
@@ -169,7 +163,7 @@ def _trunc_divide_arrays(a: Any, b: Any) -> np.ndarray:
     dtype = np.result_type(a, b)
     if dtype == np.bool_ or dtype.kind == "c":
         raise _not_implemented_for("div_trunc_cpu", dtype)
-    _check_integer_divisor("div", a, b)
+    check_integer_divisor(a, b, _trunc_divide_arrays)
     if dtype.kind in "iu":
         quotient = _binary("div", a, b, np.floor_divide)
         # Floor and truncation differ where the exact quotient is negative and inexact.
@@ -186,7 +180,7 @@ def _remainder_arrays(a: Any, b: Any) -> np.ndarray:
     dtype = np.result_type(a, b)
     if dtype == np.bool_ or dtype.kind == "c":
         raise _not_implemented_for("remainder_cpu", dtype)
-    _check_integer_divisor("remainder", a, b)
+    check_integer_divisor(a, b, _remainder_arrays)
     with np.errstate(divide="ignore", invalid="ignore"):
         if dtype.kind != "f":
             return _binary("remainder", a, b, np.remainder)

@@ -13,7 +13,13 @@ import numpy as np
 from .._dtype import from_numpy_dtype, result_numpy_dtype, scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
-from ._common import array_of, binary_operands, check_tensor, floating_operands
+from ._common import (
+    array_of,
+    binary_operands,
+    check_integer_divisor,
+    check_tensor,
+    floating_operands,
+)
 from ._not_implemented import _binary, _not_implemented_for, any_complex, refuse_complex
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
@@ -220,8 +226,7 @@ def _fmod_arrays(a: Any, b: Any) -> np.ndarray:
     a, b = binary_operands(a, b)
     if np.asarray(a).dtype == np.bool_:  # PyTorch's kernel has no Bool case
         raise _not_implemented_for("fmod_cpu", np.asarray(a).dtype)
-    if np.asarray(b).dtype.kind in "iub" and np.asarray(a).dtype.kind in "iub" and np.any(b == 0):
-        raise RuntimeError("ZeroDivisionError")
+    check_integer_divisor(a, b, _fmod_arrays)
     return _binary("fmod", a, b, np.fmod)
 
 
