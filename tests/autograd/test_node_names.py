@@ -129,6 +129,7 @@ SECOND_ORDER: dict[str, tuple] = {
     "diag of a vector": (lambda F, x: x[1].diag(1), _MATRIX),
     "rrelu": (lambda F, x: F.rrelu(x), _MATRIX),
     "masked_fill": (lambda F, x: x.masked_fill(x.detach() > 0, 2.0), _MATRIX),
+    "embedding": (lambda F, x: F.embedding(x.new_tensor([[0, 2], [2, 1]]).long(), x, 1), _MATRIX),
     "masked_scatter source": (lambda F, x: x.detach().masked_scatter(x.detach() > 0, x), _MATRIX),
     "nll_loss": (lambda F, x: F.nll_loss(x, x.new_tensor([0, 2, 3]).long()), _MATRIX),
 }
@@ -143,6 +144,7 @@ LINEAR = {
     "diag of a vector",
     "masked_fill",
     "masked_scatter source",
+    "embedding",
 }
 
 

@@ -22,6 +22,7 @@ from ..autograd.mutation import before_write, write_hooks
 from ..autograd.op import Op, keep_versions
 from . import arithmetic, blas, linalg, shape
 from ._common import check_tensor
+from ._namespace import ArrayNamespace
 from ._registry import NoGrad, Sample, register
 from ._samples import randn
 
@@ -251,9 +252,34 @@ class EmbeddingBackward0(Op):
             scale = scale / counts[flat]
         if self.padding_idx is not None:
             scale = scale * (flat != self.padding_idx)
-        rows = F.reshape(grad, (flat.size, self._dim)) * scale.reshape(-1, 1)
         size = (self.weight_sym_argsize_0, self._dim)
-        return F.index_zeros_add(size, (flat,), rows, False)
+        return EmbeddingDenseBackwardBackward0.call(
+            grad, indices=self.indices, scale=scale, size=size
+        )
+
+
+class EmbeddingDenseBackwardBackward0(Op):
+    """PyTorch's ``embedding_dense_backward``: each row of ``grad`` (times its ``scale``: 0 at
+    ``padding_idx``, 1 / count with ``scale_grad_by_freq``) summed into its index's row. Its
+    derivative is the rows of the incoming gradient at the indices, times the same scale
+    (PyTorch's ``embedding_dense_double_backward`` leaves ``scale_grad_by_freq``'s 1 / count
+    out: docs/fuzzing.md)."""
+
+    indices: np.ndarray
+    scale: np.ndarray
+    __slots__ = ("indices", "scale")
+
+    def forward(self, grad: Any, indices: Any, scale: Any, size: Any) -> Any:
+        self.indices, self.scale = indices, scale
+        rows = grad.reshape(scale.size, size[1]) * scale.reshape(-1, 1)
+        return ArrayNamespace.index_zeros_add(size, (indices.reshape(-1),), rows, False)
+
+    def backward(self, F: Any, gg: Any) -> Any:
+        rows = EmbeddingBackward0.call(
+            gg, indices=self.indices, padding_idx=None, scale_grad_by_freq=False
+        )
+        scale = self.scale.reshape(*self.indices.shape, 1)
+        return rows * (scale if F is ArrayNamespace else Tensor._from_array(scale))
 
 
 def _renorm_rows(weight: Tensor, indices: np.ndarray, max_norm: float, norm_type: float) -> None:
