@@ -18,6 +18,7 @@ import torch
 
 import glassgrad as gg
 from glassgrad.ops import REGISTRY
+from glassgrad.ops._registry import NoGrad, Sample
 
 from .test_registry import (
     CASES,
@@ -209,7 +210,7 @@ def _raises_after_changing_another(
     place after the op, then the op is differentiated: the error's kind, or None."""
     try:
         _gradient_of_one_leaf(key, sample, lib, k, changed=j, output=output)
-    except RuntimeError as exc:
+    except (RuntimeError, ValueError) as exc:  # ValueError: lobpcg's backward with B
         return "modified" if "modified by an inplace operation" in str(exc) else str(exc)
     return None
 
@@ -222,8 +223,11 @@ def test_saved_tensors_are_pytorchs_for_each_input_alone(key: str, index: int, s
     (addcdiv's tensor2): changing an input (that one too: seed 806009, ldexp's exponent
     written through a detached view) or an output in place raises exactly where PyTorch
     raises."""
-    if not _gradable(key, sample):
-        return
+    if _gradable(key, sample):
+        _check_saved_for_each_input_alone(key, sample)
+
+
+def _check_saved_for_each_input_alone(key: str, sample: Any) -> None:
     count = len(_arguments(sample, gg)[2])
     for k in range(count if count > 1 else 0):
         for output, what in ((False, "input"), (True, "output")):
@@ -262,14 +266,56 @@ def test_first_derivatives_of_each_input_alone_are_differentiable_where_pytorchs
     requires grad exactly where PyTorch's does: it depends only on what its own formula
     reads (embedding_bag's gradient of per_sample_weights reads the weight, not them,
     though the node keeps them: fuzz seed 830004)."""
-    if not _gradable(key, sample):
-        return
+    if _gradable(key, sample):
+        _check_flags_for_each_input_alone(key, sample)
+
+
+def _check_flags_for_each_input_alone(key: str, sample: Any) -> None:
     for k in range(4):
         try:
             theirs = _gradient_of_one_leaf(key, sample, torch, k, create_graph=True)
-        except RuntimeError:  # PyTorch refuses this combination: compared by the error tests
+        except (RuntimeError, ValueError):  # PyTorch refuses: compared by the error tests
             continue
         ours = _gradient_of_one_leaf(key, sample, gg, k, create_graph=True)
         assert ours == theirs, (
             f"{key}: input {k} alone, gradient requires grad {ours}, torch {theirs}"
         )
+
+
+def _every_float_requiring_grad(value: Any) -> Any:
+    if isinstance(value, NoGrad) and np.asarray(value.array).dtype.kind in "fc":
+        return value.array
+    if isinstance(value, list):
+        return [_every_float_requiring_grad(v) for v in value]
+    return value
+
+
+def _widened(sample: Any) -> Any:
+    """``sample`` with its float arguments that take no gradient (NoGrad) requiring grad, or
+    None if it has none: the fuzzer makes any float tensor require grad."""
+    args = tuple(_every_float_requiring_grad(a) for a in sample.args)
+    kwargs = {k: _every_float_requiring_grad(v) for k, v in sample.kwargs.items()}
+    before = [*sample.args, *sample.kwargs.values()]
+    if all(a is b for a, b in zip([*args, *kwargs.values()], before) if not isinstance(b, list)):
+        if not any(isinstance(v, list) and any(isinstance(x, NoGrad) for x in v) for v in before):
+            return None
+    return Sample(args, kwargs, grad=sample.grad, gradgrad=sample.gradgrad, fd=sample.fd)
+
+
+WIDENED_CASES = [
+    pytest.param(key, index, widened, id=f"{key}-{index}")
+    for key, index, sample in (case.values for case in STRUCTURE_CASES)
+    if _gradable(key, sample) and (widened := _widened(sample)) is not None
+]
+
+
+@pytest.mark.parametrize("key, index, sample", WIDENED_CASES)
+def test_each_input_alone_with_every_float_argument_requiring_grad(
+    key: str, index: int, sample: Any
+) -> None:
+    """The two tests above with every float argument requiring grad, the samples' constant
+    weights and fractions too (quantile's q had no gradient; zeta kept an x its not
+    implemented derivative does not read; nll_loss of images refuses a weight that requires
+    grad in nll_loss2d_forward's words)."""
+    _check_saved_for_each_input_alone(key, sample)
+    _check_flags_for_each_input_alone(key, sample)
