@@ -170,6 +170,22 @@ def test_lstsq_outputs_per_driver_match_pytorch(driver: Any, shape: tuple) -> No
         assert_same(x, y, rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.parametrize("driver", ["gels", "gelsd", "gelss", "gelsy"])
+def test_lstsq_of_a_zero_matrix_as_lapack_quick_return(driver: str) -> None:
+    """gels returns at once for a zero A with all of B set to 0, so its residuals are 0, not
+    |B|^2 (fuzz seed 845201); the other drivers report rank 0 and no residuals."""
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((2, 4, 3)), rng.standard_normal((2, 4, 2))
+    a[1] = 0.0
+
+    def outputs(lib: Any) -> list:
+        result = lib.linalg.lstsq(lib.tensor(a), lib.tensor(b), driver=driver)
+        return list(result)
+
+    for ours, theirs in zip(outputs(gg), outputs(torch)):
+        assert_same(ours, theirs)
+
+
 def test_lstsq_of_a_rank_deficient_matrix_is_the_minimum_norm_solution() -> None:
     a = np.array([[1.0, 1.0], [1.0, 1.0], [0.0, 0.0]])
     b = np.array([[2.0], [2.0], [1.0]])

@@ -247,6 +247,8 @@ class LinalgLstsqBackward0(Op):
         real = np.finfo(a.dtype).dtype  # residuals and singular values are real
         if m > n and driver != "gelsy" and full:
             residuals = np.sum(np.abs(np.matmul(a, x) - matrix_b) ** 2, axis=-2).astype(real)
+            if driver == "gels":  # its quick return for a zero A sets all of B to 0
+                residuals = np.where(np.all(a == 0, axis=(-2, -1))[..., None], 0, residuals)
         else:
             residuals = np.zeros((0,), real)
         if vector:  # PyTorch's residuals keep B's added column: shape (..., 1)
