@@ -130,6 +130,9 @@ SECOND_ORDER: dict[str, tuple] = {
     "rrelu": (lambda F, x: F.rrelu(x), _MATRIX),
     "masked_fill": (lambda F, x: x.masked_fill(x.detach() > 0, 2.0), _MATRIX),
     "embedding": (lambda F, x: F.embedding(x.new_tensor([[0, 2], [2, 1]]).long(), x, 1), _MATRIX),
+    "mm": (lambda F, x: x.mm(x.detach().T * 2), _MATRIX),
+    "linear weight": (lambda F, x: F.linear(x.detach() * 2, x), _MATRIX),
+    "t": (lambda F, x: x.t(), _MATRIX),
     "masked_scatter source": (lambda F, x: x.detach().masked_scatter(x.detach() > 0, x), _MATRIX),
     "nll_loss": (lambda F, x: F.nll_loss(x, x.new_tensor([0, 2, 3]).long()), _MATRIX),
 }
@@ -145,6 +148,9 @@ LINEAR = {
     "masked_fill",
     "masked_scatter source",
     "embedding",
+    "mm",
+    "linear weight",
+    "t",
 }
 
 

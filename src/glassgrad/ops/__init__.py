@@ -80,6 +80,7 @@ _BACKWARD_FUNCTIONS: dict[str, Any] = {
     "reshape": shape.reshape,
     "matmul": linalg.matmul,
     "mT": lambda x: shape.transpose(x, -2, -1),
+    "t": shape.t,
     "permute": shape.permute,
     "transpose": shape.transpose,
     "squeeze": shape.squeeze,

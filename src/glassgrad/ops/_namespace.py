@@ -180,6 +180,11 @@ class ArrayNamespace:
         return x.T if x.ndim == 2 else x.swapaxes(-1, -2)
 
     @staticmethod
+    def t(x: np.ndarray) -> np.ndarray:
+        # PyTorch's t(): a matrix's transpose (TBackward0 on Tensors), a vector as it is
+        return x.T
+
+    @staticmethod
     def permute(x: np.ndarray, dims: tuple) -> np.ndarray:
         return np.transpose(x, dims)
 

@@ -19,7 +19,7 @@ from ._common import array_of, check_tensor
 from ._out import out_result
 from ._registry import Sample, register
 from ._samples import randn
-from .linalg import _check_dtypes, is_transposed_matrix, mat2_grad
+from .linalg import _check_dtypes, is_transposed_matrix, mat2_grad, transposed
 
 # --- addmm, baddbmm -------------------------------------------------------------------------
 
@@ -56,7 +56,7 @@ class AddmmBackward0(Op):
         if needs[0]:
             grad_input = grad if self.beta == 1 else grad * self.beta
         if needs[1]:
-            grad_m1 = F.matmul(grad, F.mT(m2))
+            grad_m1 = F.matmul(grad, transposed(F, m2))
             grad_m1 = grad_m1 if self.alpha == 1 else grad_m1 * self.alpha
         if needs[2]:
             grad_m2 = mat2_grad(F, m1, grad, self._m2_transposed)
@@ -254,7 +254,7 @@ class AddmvBackward0(Op):
         needs = self.needs_input_grad
         grad_x = (grad if self.beta == 1 else grad * self.beta) if needs[0] else None
         grad_mat = F.unsqueeze(grad, -1) * F.unsqueeze(vec, -2) * self.alpha if needs[1] else None
-        grad_vec = F.matmul(F.mT(mat), grad) * self.alpha if needs[2] else None
+        grad_vec = F.matmul(transposed(F, mat), grad) * self.alpha if needs[2] else None
         return grad_x, grad_mat, grad_vec
 
 

@@ -87,7 +87,7 @@ class _Matmul(Op):
         grad_a = grad_b = None
         if needs[0]:
             b2 = F.unsqueeze(b, -1) if b_vector else b
-            grad_a = F.matmul(grad, F.mT(b2))
+            grad_a = F.matmul(grad, transposed(F, b2))
             if a_vector:
                 grad_a = grad_a[..., 0, :]
         if needs[1]:
@@ -109,8 +109,14 @@ def mat2_grad(F: Any, mat1: Any, grad: Any, mat2_transposed: bool) -> Any:
     (``is_transposed_matrix``), computed as ``(grad^T @ mat1)^T`` so that the gradient reaching
     the weight through TBackward0 is C-contiguous (PyTorch's mm_mat2_backward does the same)."""
     if mat2_transposed:
-        return F.mT(F.matmul(F.mT(grad), mat1))
-    return F.matmul(F.mT(mat1), grad)
+        return transposed(F, F.matmul(transposed(F, grad), mat1))
+    return F.matmul(transposed(F, mat1), grad)
+
+
+def transposed(F: Any, x: Any) -> Any:
+    """``x.mT`` as PyTorch's product formulas take it: ``t()`` of a matrix (mm's
+    TBackward0 under create_graph), ``transpose(-2, -1)`` of a batch (bmm's)."""
+    return F.t(x) if x.ndim == 2 else F.mT(x)
 
 
 class MmBackward0(_Matmul):

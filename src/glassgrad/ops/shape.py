@@ -174,7 +174,7 @@ class TBackward0(Op):
         return x.T
 
     def backward(self, F: Any, grad: Any) -> Any:
-        return F.mT(grad) if grad.ndim == 2 else grad
+        return F.t(grad) if grad.ndim == 2 else grad
 
 
 class PermuteBackward0(Op):
