@@ -13,6 +13,7 @@ import time
 from .isolate import fuzz_seed
 from .program import save_regression
 from .skips import (
+    FFT_CANCELLATION,
     FFT_NONFINITE,
     LAPACK_REPEATED_EIGENVALUES,
     MKL_NONFINITE,
@@ -55,6 +56,8 @@ def main() -> None:
         print(f"  {name} of a matrix with a repeated eigenvalue: {reason}")
     for name, reason in {**MKL_NONFINITE, **FFT_NONFINITE}.items():
         print(f"  {name} of a tensor holding NaN or inf: {reason}")
+    for name, reason in FFT_CANCELLATION.items():
+        print(f"  {name} of a signal whose transform cancels exactly somewhere: {reason}")
     for name, message in PYTORCH_BUGS.items():
         print(f"  {name}: a PyTorch bug ({message!r}), no verdict after it")
     for name in PYTORCH_WRONG_SECOND_ORDER:

@@ -8,6 +8,7 @@ a statement that raises is kept now and then, to compare errors too.
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -19,6 +20,7 @@ from glassgrad.ops import REGISTRY
 from glassgrad.ops._registry import NoGrad
 
 from .skips import (
+    FFT_CANCELLATION,
     FFT_NONFINITE,
     LAPACK_REPEATED_EIGENVALUES,
     MKL_NONFINITE,
@@ -319,6 +321,8 @@ class ProgramGenerator:
             return ("expr", code, args, _rank_deficient_or_nonfinite)
         if key in LAPACK_REPEATED_EIGENVALUES:  # NaN or inf too (MKL_NONFINITE)
             return ("expr", code, args, _repeated_eigenvalues_or_nonfinite)
+        if key in FFT_CANCELLATION:  # NaN or inf too (FFT_NONFINITE)
+            return ("expr", code, args, _cancelling_or_nonfinite)
         if key in MKL_NONFINITE or key in FFT_NONFINITE:
             return ("expr", code, args, _holds_nonfinite)  # or a NaN or inf (_try)
         return ("expr", code)
@@ -473,6 +477,29 @@ def _holds_nonfinite(value: Any) -> bool:
         and (value.dtype.is_floating_point or value.dtype.is_complex)
         and not bool(torch.isfinite(value.detach()).all())
     )
+
+
+def _cancelling_or_nonfinite(value: Any) -> bool:
+    """A tensor holding NaN or inf, or a signal whose discrete Fourier transform along one
+    of its dims, its last two or all of them has an entry below sqrt(eps) * n of its largest
+    magnitude (FFT_CANCELLATION)."""
+    if _holds_nonfinite(value):
+        return True
+    if not isinstance(value, torch.Tensor) or value.ndim == 0 or value.numel() == 0:
+        return False
+    if not (value.dtype.is_floating_point or value.dtype.is_complex):
+        return False
+    x = value.detach().to(torch.complex128)
+    scale = float(x.abs().max())
+    if scale == 0:
+        return False
+    tolerance = torch.finfo(value.real.dtype).eps ** 0.5 * scale
+    every = tuple(range(value.ndim))
+    for dims in {*((d,) for d in every), every[-2:], every}:
+        spectrum = torch.fft.fftn(x, dim=dims)
+        if bool((spectrum.abs() < tolerance * math.prod(x.shape[d] for d in dims)).any()):
+            return True
+    return False
 
 
 def _rank_deficient_or_nonfinite(value: Any) -> bool:
