@@ -309,22 +309,25 @@ class ProgramGenerator:
             return None
         sample = samples[int(self.rng.integers(len(samples)))]
         args = [self._arg(a) for a in sample.args]
-        kwargs = [f"{k}={self._arg(v)}" for k, v in sample.kwargs.items()]
+        keywords = {k: self._arg(v) for k, v in sample.kwargs.items()}
+        kwargs = [f"{k}={text}" for k, text in keywords.items()]
         code = self._call(info, args, kwargs)
+        # The tests below read keyword arguments too (stft's window: seed 846293)
+        checked = [*args, *keywords.values()]
         if key in PYTORCH_LAZY_CONJ:
             code = f"{code}.clone()"
         if key in PYTORCH_UNDEFINED_FOR_NAN:
-            return ("expr", code, args, _holds_nan)  # passed over if an argument holds NaN
+            return ("expr", code, checked, _holds_nan)  # passed over if an argument holds NaN
         if key in PYTORCH_INACCURATE:
-            return ("expr", code, args, PYTORCH_INACCURATE[key][1])  # passed over in range
+            return ("expr", code, checked, PYTORCH_INACCURATE[key][1])  # passed over in range
         if key in MKL_RANK_DEFICIENT:  # NaN or inf too for eigvals (MKL_NONFINITE)
-            return ("expr", code, args, _rank_deficient_or_nonfinite)
+            return ("expr", code, checked, _rank_deficient_or_nonfinite)
         if key in LAPACK_REPEATED_EIGENVALUES:  # NaN or inf too (MKL_NONFINITE)
-            return ("expr", code, args, _repeated_eigenvalues_or_nonfinite)
+            return ("expr", code, checked, _repeated_eigenvalues_or_nonfinite)
         if key in FFT_CANCELLATION:  # NaN or inf too (FFT_NONFINITE)
-            return ("expr", code, args, _cancelling_or_nonfinite)
+            return ("expr", code, checked, _cancelling_or_nonfinite)
         if key in MKL_NONFINITE or key in FFT_NONFINITE:
-            return ("expr", code, args, _holds_nonfinite)  # or a NaN or inf (_try)
+            return ("expr", code, checked, _holds_nonfinite)  # or a NaN or inf (_try)
         return ("expr", code)
 
     def _call(self, info: Any, args: list[str], kwargs: list[str]) -> str:
