@@ -133,6 +133,10 @@ SECOND_ORDER: dict[str, tuple] = {
     "mm": (lambda F, x: x.mm(x.detach().T * 2), _MATRIX),
     "linear weight": (lambda F, x: F.linear(x.detach() * 2, x), _MATRIX),
     "t": (lambda F, x: x.t(), _MATRIX),
+    "vector_norm": (lambda F, x: x.norm(dim=1), _MATRIX),
+    "copysign": (lambda F, x: x.copysign(x.detach().flip(0)), _MATRIX),
+    "atan2": (lambda F, x: x.atan2(x.detach().flip(0) + 0.5), _MATRIX),
+    "xlogy": (lambda F, x: x.xlogy(x.detach().abs() + 0.5), _MATRIX),
     "masked_scatter source": (lambda F, x: x.detach().masked_scatter(x.detach() > 0, x), _MATRIX),
     "nll_loss": (lambda F, x: F.nll_loss(x, x.new_tensor([0, 2, 3]).long()), _MATRIX),
 }
@@ -151,6 +155,7 @@ LINEAR = {
     "mm",
     "linear weight",
     "t",
+    "xlogy",
 }
 
 

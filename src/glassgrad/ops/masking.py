@@ -65,6 +65,12 @@ class MaskedFillBackward0(Op):
         return MaskedFillBackward0.call(grad, mask=self.mask, value=0.0)
 
 
+def masked_zero(value: Any, mask: np.ndarray) -> Any:
+    """``value.masked_fill(mask, 0)`` inside a backward formula (PyTorch's formulas mask
+    with masked_fill_): a MaskedFillBackward0 under create_graph, the values on arrays."""
+    return MaskedFillBackward0.call(value, mask=mask, value=0.0)
+
+
 class MaskedFillBackward1(Op):
     """out = input with the 0-d tensor ``value`` where ``mask`` is true (PyTorch's kernel
     reads ``value.item()`` first, so the value may lie in the input's memory)"""

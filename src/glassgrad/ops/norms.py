@@ -22,6 +22,7 @@ from ._out import composite_out, out_result
 from ._registry import Sample, register
 from ._samples import randn
 from .decompositions import svdvals
+from .masking import masked_zero
 from .reduction import max as reduce_max
 from .reduction import min as reduce_min
 from .reduction import sum as reduce_sum
@@ -102,11 +103,11 @@ def vector_norm_backward(
     zero = nv == 0
     with np.errstate(divide="ignore", invalid="ignore"):
         if p == 2:
-            return grad * F.where(zero, 0.0, x / norm)
+            return grad * masked_zero(x / norm, zero)
         if p < 1:
-            scaled = F.sgn(x) * F.where(xv == 0, 0.0, F.abs(x) ** (p - 1))
+            scaled = F.sgn(x) * masked_zero(F.abs(x) ** (p - 1), xv == 0)
             return scaled * grad * norm ** (1 - p)
-        scale = F.where(zero, 0.0, grad / norm ** (p - 1))
+        scale = masked_zero(grad / norm ** (p - 1), zero)
         if p < 2:
             return F.sgn(x) * F.abs(x) ** (p - 1) * scale
         return x * F.abs(x) ** (p - 2) * scale

@@ -24,6 +24,7 @@ from ._not_implemented import _binary, _not_implemented_for, any_complex, refuse
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
 from .conversion import to
+from .masking import masked_zero
 from .powers import pow as power
 
 _LN2 = math.log(2.0)
@@ -63,7 +64,7 @@ class _Copysign(Op):
         if a is not None:  # not saved when only b needs a gradient
             # out / a where a = 0 is NaN, masked: as PyTorch's masked_fill, whose second
             # derivative is NaN there too.
-            grads[0] = grad * F.where(array_of(a) == 0, 0.0, out / a)
+            grads[0] = grad * masked_zero(out / a, array_of(a) == 0)
         if len(self._next_nodes) == 2:
             grads.append(
                 F.zeros(self._meta[2], self._meta[3]) if self.needs_input_grad[1] else None

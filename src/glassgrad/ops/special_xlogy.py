@@ -22,6 +22,7 @@ from ._not_implemented import refuse_complex
 from ._out import kernel_result
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn
+from .masking import masked_zero
 from .special import SPECIAL, binary_special
 
 # --- xlogy and xlog1py -------------------------------------------------------------------------
@@ -64,7 +65,7 @@ class _XLogFamily(Op):
         grad_x = grad_y = None
         if needs[0]:
             off_domain = (array_of(x) == 0) & (array_of(y) <= -self.shift)
-            grad_x = F.where(off_domain, 0.0, type(self).call(grad, y))
+            grad_x = masked_zero(type(self).call(grad, y), off_domain)
         if needs[1]:
             grad_y = grad * x / (y + self.shift) if self.shift else grad * x / y
         return grad_x, grad_y
@@ -97,7 +98,7 @@ class _XLogScalarY(Op):
         value = type(self).call(grad, y=self.y)
         if self.y > -self.shift:
             return value
-        return F.where(array_of(x) == 0, 0.0, value)
+        return masked_zero(value, array_of(x) == 0)
 
 
 class XlogyBackward0(_XLogFamily):

@@ -27,6 +27,7 @@ from ._namespace import ArrayNamespace, default_float
 from ._not_implemented import _binary, _check_tensor_other, refuse_complex
 from ._registry import NoGrad, Sample, register
 from ._samples import positive, randn, unary_samples
+from .masking import masked_zero
 from .powers import PowBackward0
 
 _LN2 = math.log(2.0)
@@ -197,7 +198,7 @@ class Atan2Backward0(Op):
         a, b = self.saved
         needs = self.needs_input_grad
         recip = 1 / (a * a + b * b)
-        recip = F.where(np.isinf(array_of(recip)), 0.0, recip)
+        recip = masked_zero(recip, np.isinf(array_of(recip)))
         return grad * b * recip if needs[0] else None, grad * -a * recip if needs[1] else None
 
 
