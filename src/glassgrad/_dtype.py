@@ -8,6 +8,7 @@ promotion follows PyTorch's categories bool < integer < floating < complex.
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
 import numpy as np
@@ -355,19 +356,23 @@ _FLOAT_LARGEST = {
 }
 
 
-def checked_scalar(value: Any, np_dtype: np.dtype) -> Any:
+def checked_scalar(value: Any, np_dtype: np.dtype, op: str, argument: str = "value") -> Any:
     """``value`` (a Python number) to store in a tensor of ``np_dtype``, or PyTorch's error
     where it does not fit (c10's ``checked_convert``): a complex number with an imaginary part
     into a real dtype, a NaN, an infinity or an out-of-range number into an integer dtype, a
     finite number beyond the range of float16, float32 or complex64. Nothing is silently
     truncated. A negative integer wraps into an unsigned dtype, as in PyTorch; bool, float64
-    and complex128 take any number."""
+    and complex128 take any number. Anything but a number (a tuple, list, str, None: NumPy
+    would broadcast a sequence) is the TypeError of PyTorch's parser for ``op``'s
+    ``argument``."""
     if type(value) is float:  # the common case, a float into float32 or float64, first
         largest = _FLOAT_LARGEST.get(np_dtype)
         if largest is not None:
             if math.isfinite(value) and abs(value) > largest:
                 raise RuntimeError("value cannot be converted to type float without overflow")
             return value
+    if not isinstance(value, (numbers.Number, np.generic)):
+        raise TypeError(f"{op}(): argument '{argument}' must be Number, not {type(value).__name__}")
     name = _CONVERSION_NAMES.get(np.dtype(np_dtype).name)
     if name is None or isinstance(value, bool) or not isinstance(value, (int, float, complex)):
         return value

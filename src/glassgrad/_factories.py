@@ -390,7 +390,7 @@ def full(
         default = _infer_array(fill_value).dtype
     else:
         default = _out_dtype(dtype, out)
-    fill_value = _dtype.checked_scalar(fill_value, default)
+    fill_value = _dtype.checked_scalar(fill_value, default, "full", "fill_value")
     data = np.full(_size(tuple(size)), fill_value, dtype=default)
     return _created("full", data, out, requires_grad, device, layout, pin_memory)
 

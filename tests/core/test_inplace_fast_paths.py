@@ -105,7 +105,7 @@ def test_checked_scalar_float_path_is_the_general_one(dtype: type) -> None:
         outcomes = []
         for target in (np.dtype(dtype), dtype):
             try:
-                outcomes.append(("value", repr(checked_scalar(value, target))))
+                outcomes.append(("value", repr(checked_scalar(value, target, "fill_"))))
             except RuntimeError as error:
                 outcomes.append(("error", str(error)))
         assert outcomes[0] == outcomes[1]

@@ -176,3 +176,30 @@ def test_an_operand_that_is_no_tensor_nor_number_is_a_type_error_first(call: Any
         x, y = lib.ones(2, requires_grad=True), lib.ones(2)
         with pytest.raises(TypeError):
             call(x, y)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib, x, y: lib.nn.functional.threshold(x, (y,), 1.0),
+        lambda lib, x, y: lib.nn.functional.threshold_(x, 1.0, [1.0]),
+        lambda lib, x, y: lib.nn.functional.leaky_relu(x, (0.1,)),
+        lambda lib, x, y: x.nan_to_num_((1.0,)),
+        lambda lib, x, y: lib.nan_to_num(x, posinf="a"),
+        lambda lib, x, y: x.masked_fill(y > 0, (1.0,)),
+        lambda lib, x, y: x.masked_fill_(y > 0, [1.0]),
+        lambda lib, x, y: x.fill_([1.0]),
+        lambda lib, x, y: lib.full((2,), (1.0,)),
+        lambda lib, x, y: lib.clamp(x, (0.0,)),
+        lambda lib, x, y: x.clamp_(max=[1.0]),
+        lambda lib, x, y: x.clip_((0.0,)),
+        lambda lib, x, y: x.index_fill(0, lib.tensor([0]), (1.0,)),
+    ],
+)
+def test_a_number_argument_that_is_a_sequence_is_a_type_error(call: Any) -> None:
+    """NumPy would broadcast a tuple or list where PyTorch's parser wants a Number: glassgrad
+    computed with it (found by an audit of every registry op's arguments)."""
+    for lib in (gg, torch):
+        x, y = lib.ones(2, requires_grad=True), lib.ones(2)
+        with pytest.raises(TypeError):
+            call(lib, x, y)

@@ -44,6 +44,15 @@ def is_scalar(x: Any) -> bool:
     return isinstance(x, (int, float, bool, np.number, np.bool_))
 
 
+def check_numbers(op: str, optional: bool = False, **arguments: Any) -> None:
+    """PyTorch's parser for ``op``'s Number arguments (None too if ``optional``): anything
+    else (a tuple, list or str, which NumPy would broadcast or refuse otherwise) is its
+    TypeError, before the autograd checks and the kernel."""
+    for name, value in arguments.items():
+        if not (is_scalar(value) or isinstance(value, complex) or (optional and value is None)):
+            raise TypeError(f"{op}(): argument '{name}' must be Number, not {type(value).__name__}")
+
+
 def binary_operands(a: Any, b: Any) -> tuple[Any, ...]:
     """The two operands (arrays or Python scalars) cast to PyTorch's result dtype."""
     ta, tb = type(a), type(b)

@@ -14,6 +14,7 @@ from ._common import (
     array_of,
     binary_operands,
     broadcast_error,
+    check_numbers,
     check_tensor,
     is_scalar,
 )
@@ -79,6 +80,7 @@ def clamp(input: Tensor, min: float | None = None, max: float | None = None) -> 
     check_tensor(input, "clamp")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return clamp_tensor_bounds(input, min, max)
+    _check_number_bounds("clamp", min, max, "Tensor, ")
     return ClampBackward1.apply(input, min=min, max=max)
 
 
@@ -316,6 +318,18 @@ def clamp_max(input: Tensor, max: Any) -> Tensor:
     return ClampMaxBackward0.apply(input, max=max)
 
 
+def _check_number_bounds(op: str, min: Any, max: Any, before: str = "") -> None:
+    """PyTorch's parser: bounds that are not Tensors are numbers or None (NumPy would
+    broadcast a tuple or list of them)."""
+    if (min is None or is_scalar(min)) and (max is None or is_scalar(max)):
+        return
+    got = ", ".join(type(v).__name__ for v in (min, max) if v is not None)
+    raise TypeError(
+        f"{op}() received an invalid combination of arguments - got ({before}{got}), but "
+        "expected the bounds as numbers (or None) or as Tensors (or None)"
+    )
+
+
 def _check_bound(op: str, name: str, value: Any) -> None:
     if not is_scalar(value):
         raise TypeError(
@@ -328,6 +342,7 @@ def _clamp_inplace(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         clamp_tensor_bounds(self, min, max)  # argument checks
         return apply_inplace(ClampBackward0, self, min, max)
+    _check_number_bounds("clamp_", min, max)
     return apply_inplace(ClampBackward1, self, min=min, max=max)
 
 
@@ -550,6 +565,7 @@ def nan_to_num(
         tensor([-1.,  1.])
     """
     check_tensor(input, "nan_to_num")
+    check_numbers("nan_to_num", True, nan=nan, posinf=posinf, neginf=neginf)
     return NanToNumBackward0.apply(input, nan=nan, posinf=posinf, neginf=neginf)
 
 
@@ -580,6 +596,7 @@ register(
 
 
 def _nan_to_num_inplace(self: Tensor, nan: float = 0.0, posinf: Any = None, neginf: Any = None):
+    check_numbers("nan_to_num_", True, nan=nan, posinf=posinf, neginf=neginf)
     return apply_inplace(NanToNumBackward0, self, nan=nan, posinf=posinf, neginf=neginf)
 
 

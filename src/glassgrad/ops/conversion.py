@@ -303,7 +303,7 @@ def fill_(input: Tensor, value: Any) -> Tensor:
                 f"{value.dim()} dimensions."
             )
         return apply_inplace(FillBackward3, input, value)
-    value = _dtype.checked_scalar(value, input._data.dtype)
+    value = _dtype.checked_scalar(value, input._data.dtype, "fill_")
     return apply_inplace(FillBackward2, input, value=value)
 
 

@@ -270,7 +270,7 @@ def _setitem_number(input: Tensor, value: Any) -> np.ndarray:
         if not what.__flags__ & _HEAP_TYPE and what.__module__ != "builtins":
             name = f"{what.__module__}.{name}"
         raise TypeError(f"can't assign a {name} to a {tensor_type_name(dtype)}")
-    value = checked_scalar(value, dtype)
+    value = checked_scalar(value, dtype, "index_put_")
     if isinstance(value, complex) and dtype.kind != "c":
         value = value.real  # its imaginary part is 0: checked_scalar refuses any other
     return np.asarray(value, dtype=dtype)

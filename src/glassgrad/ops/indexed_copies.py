@@ -183,7 +183,9 @@ class IndexFillBackward0(Op):
 
     def forward(self, x: Any, dim: Any, index: Any, value: Any) -> Any:
         # PyTorch's kernel converts the value (checked), then finds a bad index
-        value = checked_scalar(value.item() if isinstance(value, np.ndarray) else value, x.dtype)
+        value = checked_scalar(
+            value.item() if isinstance(value, np.ndarray) else value, x.dtype, "index_fill"
+        )
         fill = np.asarray(value).astype(x.dtype)
         check_slice_bounds(x, dim, index, "", -(x.shape[dim] if x.ndim else 1), fill)
         self.dim, self.index = dim, index

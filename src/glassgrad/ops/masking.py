@@ -118,7 +118,7 @@ def masked_fill(input: Tensor, mask: Any, value: Any) -> Tensor:
     m = _masked_fill_args("masked_fill_", check_tensor(input, "masked_fill"), mask, value)
     if isinstance(value, Tensor):
         return MaskedFillBackward1.apply(input, value, mask=m)
-    value = checked_scalar(value, input._data.dtype)
+    value = checked_scalar(value, input._data.dtype, "masked_fill")
     return MaskedFillBackward0.apply(input, mask=m, value=value)
 
 
@@ -127,7 +127,7 @@ def masked_fill_(input: Tensor, mask: Any, value: Any) -> Tensor:
     m = _masked_fill_args("masked_fill_", check_tensor(input, "masked_fill_"), mask, value)
     if isinstance(value, Tensor):
         return apply_inplace(MaskedFillBackward1, input, value, mask=m)
-    value = checked_scalar(value, input._data.dtype)
+    value = checked_scalar(value, input._data.dtype, "masked_fill_")
     return apply_inplace(MaskedFillBackward0, input, mask=m, value=value)
 
 

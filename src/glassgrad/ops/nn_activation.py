@@ -20,7 +20,7 @@ from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from . import pointwise
-from ._common import binary_operands, check_tensor
+from ._common import binary_operands, check_numbers, check_tensor
 from ._elu_backward import elu_backward
 from ._masked_backward import (
     HardtanhBackwardBackward0,
@@ -344,6 +344,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
         tensor([-0.2000,  3.0000])
     """
     check_tensor(input, "leaky_relu_" if inplace else "leaky_relu")
+    check_numbers("leaky_relu_" if inplace else "leaky_relu", negative_slope=negative_slope)
     if inplace:
         return apply_inplace(LeakyReluBackward1, input, negative_slope=negative_slope)
     return LeakyReluBackward0.apply(input, negative_slope=negative_slope)

@@ -20,7 +20,7 @@ from .._strides import row_major
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
 from . import shape
-from ._common import array_of, check_tensor, input_zeros, zeros_like_grad
+from ._common import array_of, check_numbers, check_tensor, input_zeros, zeros_like_grad
 from ._masked_backward import (
     HardshrinkBackwardBackward0,
     SoftshrinkBackwardBackward0,
@@ -139,6 +139,7 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
         tensor([9.0000, 9.0000, 0.7000])
     """
     check_tensor(input, "threshold_" if inplace else "threshold")
+    check_numbers("threshold_" if inplace else "threshold", threshold=threshold, value=value)
     if inplace:
         return apply_inplace(ThresholdBackward1, input, threshold=threshold, value=value)
     return ThresholdBackward0.apply(input, threshold=threshold, value=value)
