@@ -92,3 +92,26 @@ def test_index_changed_in_place_before_the_backward_raises(
     assert ours[0] == theirs[0] == "RuntimeError"
     assert "modified by an inplace operation" in ours[1]
     assert ours[1].split(";")[0] == theirs[1].split(";")[0]
+
+
+def test_setitem_writes_a_view_of_the_value_without_its_leading_ones() -> None:
+    """PyTorch's set_item strips the value's leading 1s with a view: IndexPutBackward0's
+    edge is a ViewBackward0, and an empty tensor written into itself is another tensor then,
+    so no overlap (fuzz seed 847305); index_put_ of the very same tensor still refuses."""
+
+    def program(L):
+        x = L.zeros(3, 2, requires_grad=True)
+        v = L.ones(1, 2, requires_grad=True)
+        y = x.clone()
+        y[L.tensor([0, 1])] = v
+        names = [n.name() for n, _ in y.grad_fn.next_functions]
+        e = L.zeros(1, 0, 2)
+        e[L.tensor([0])] = e
+        try:
+            e.index_put_((L.tensor([0]),), e)
+        except RuntimeError as error:
+            return names, str(error)[:40]
+        return names, "no error"
+
+    ours, theirs = program(gg), program(torch)
+    assert ours == theirs

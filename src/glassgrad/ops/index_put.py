@@ -299,6 +299,14 @@ def _one_basic_key(input: Tensor, key: Any) -> Tensor | None:
     return SliceBackward0.apply(input, dim=0, start=start, end=max(stop, start), step=step)
 
 
+def _without_leading_ones(value: Tensor) -> tuple:
+    """PyTorch's ``slicePrefix1sSize``: the value's shape without its leading 1s."""
+    shape = tuple(value.shape)
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    return shape
+
+
 def setitem(input: Tensor, key: Any, value: Any) -> None:
     """``input[key] = value``: records CopySlices (or IndexPutBackward0) on ``input``."""
     if not isinstance(value, Tensor):  # PyTorch converts the value before it reads the key
@@ -311,6 +319,10 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
     else:
         advanced = None
     if advanced is not None:
+        if isinstance(value, Tensor) and value.dim() and value.shape[0] == 1:
+            # PyTorch's set_item writes a view of the value without its leading 1s: another
+            # tensor, so an empty one is no longer the target itself (no overlap: seed 847305)
+            value = value.view(_without_leading_ones(value))
         invalid = _invalid(deferred)
         if invalid is None and _dispatches_to_masked_fill(normalized, value, False):
             result = apply_inplace(_MaskedFillIndexPut, view, value, key=advanced, cast=True)
@@ -332,10 +344,7 @@ def setitem(input: Tensor, key: Any, value: Any) -> None:
         # PyTorch's copy_to: the value without its leading 1s, expanded to the target's
         # shape, then copy_; an expanded value has no dense memory, so copy_ checks no
         # overlap with it (v[None] = v[1:2]), and the very same memory returns early.
-        shape = tuple(value.shape)
-        while shape and shape[0] == 1:
-            shape = shape[1:]
-        value = value.view(shape).expand(tuple(view.shape))
+        value = value.view(_without_leading_ones(value)).expand(tuple(view.shape))
     copy_(view, value)
 
 
