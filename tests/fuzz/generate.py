@@ -320,6 +320,8 @@ class ProgramGenerator:
             return ("expr", code, checked, _holds_nan)  # passed over if an argument holds NaN
         if key in PYTORCH_INACCURATE:
             return ("expr", code, checked, PYTORCH_INACCURATE[key][1])  # passed over in range
+        if key == "linalg.tensorinv":  # MKL_RANK_DEFICIENT, of the matrix it reshapes into
+            return ("expr", code, checked, _square_reshape_rank_deficient_or_nonfinite)
         if key in MKL_RANK_DEFICIENT:  # NaN or inf too for eigvals (MKL_NONFINITE)
             return ("expr", code, checked, _rank_deficient_or_nonfinite)
         if key in LAPACK_REPEATED_EIGENVALUES:  # NaN or inf too (MKL_NONFINITE)
@@ -518,6 +520,24 @@ def _rank_deficient_or_nonfinite(value: Any) -> bool:
         matrices = matrices.float()
     rank = torch.linalg.matrix_rank(matrices)
     return bool((rank < min(value.shape[-2:])).any())
+
+
+def _square_reshape_rank_deficient_or_nonfinite(value: Any) -> bool:
+    """A tensor holding NaN or inf, or one that some split of its dims (the first i against
+    the rest, of equal products) reshapes into a rank-deficient square matrix."""
+    if _holds_nonfinite(value):
+        return True
+    if not isinstance(value, torch.Tensor) or value.numel() == 0:
+        return False
+    if not (value.dtype.is_floating_point or value.dtype.is_complex):
+        return False
+    for i in range(1, value.ndim):
+        rows = math.prod(value.shape[:i])
+        if rows * rows == value.numel():
+            matrix = value.detach().reshape(rows, rows)
+            if int(torch.linalg.matrix_rank(matrix)) < rows:
+                return True
+    return False
 
 
 def _repeated_eigenvalues_or_nonfinite(value: Any) -> bool:

@@ -104,8 +104,11 @@ MKL_NONFINITE = {
 # vectors of the zero singular values, which the gradients of the singular values read
 # (U diag(gS) V^H: seed 850457, nuclear_norm of a constant matrix, 1.79 apart), and whether
 # a singular positive semi-definite matrix's Cholesky pivot comes out +1e-16 (a factor) or
-# -1e-16 (an error, or cholesky_ex's partial factor: seed 851820). The fuzzer does not call
-# them on a matrix whose rank is below its smaller dimension.
+# -1e-16 (an error, or cholesky_ex's partial factor: seed 851820); so is the inverse of a
+# singular matrix whose LU pivot comes out tiny, not zero (+-1e16 entries, 6e16 apart: seed
+# 838736, tensorinv of a tied (2, 3, 6) tensor, a 6x6 matrix of rank 5). The fuzzer does not
+# call them on a matrix whose rank is below its smaller dimension (tensorinv: the square
+# matrix it reshapes its input into).
 MKL_RANK_DEFICIENT = {
     name: "a rank-deficient matrix's factors beyond the rank are LAPACK's rounding"
     for name in (
@@ -126,6 +129,10 @@ MKL_RANK_DEFICIENT = {
         "cholesky",
         "linalg.cholesky",
         "linalg.cholesky_ex",
+        "linalg.inv",
+        "linalg.inv_ex",
+        "inverse",
+        "linalg.tensorinv",
     )
 }
 
