@@ -747,3 +747,26 @@ def test_take_along_dim_gathers_from_an_expand_of_its_input() -> None:
         y.sum().backward()
         results.append((type(y.grad_fn).__name__, names, leaf.grad.tolist()))
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize(
+    "shape, index",
+    [
+        ((2, 0), [5]),
+        ((2, 0), [1, 0]),
+        ((1, 2, 0), ([3, 0],)),
+        ((0, 3), [5]),
+        ((2, 0, 3), (slice(None), [7])),
+    ],
+)
+def test_advanced_index_out_of_bounds_in_an_empty_tensor_as_pytorch(shape, index) -> None:
+    """PyTorch's index kernel checks each index as it reads it: with no element to read
+    (another dim is empty) none is checked (fuzz seed 839339: zeros(2, 0)[None][[1, 0]]); an
+    index into a dim of size 0 is refused in words of its own."""
+    results = []
+    for lib in (gg, torch):
+        try:
+            results.append(tuple(lib.zeros(shape)[index].shape))
+        except IndexError as exc:
+            results.append(str(exc))
+    assert results[0] == results[1]

@@ -370,10 +370,16 @@ def _split_key(x: Tensor, key: tuple, deferred: list | None = None) -> tuple:
                 source_dim += k.ndim
             else:
                 size = out._data.shape[dim]
-                if k.size and (k.max() >= size or k.min() < -size):
+                if k.size and size and not out._data.size:
+                    # PyTorch's kernel checks each index as it reads it: with no element to
+                    # read (another dim is empty) none is checked (fuzz seed 839339)
+                    k = np.where((k < size) & (k >= -size), k, 0)
+                elif k.size and (k.max() >= size or k.min() < -size):
                     bad = k.max() if k.max() >= size else k.min()
                     error = IndexError(
                         f"index {bad} is out of bounds for dimension {source_dim} with size {size}"
+                        if size
+                        else "index is out of bounds for dimension with size 0"
                     )
                     if deferred is None:
                         raise error
