@@ -383,7 +383,10 @@ def _split_key(x: Tensor, key: tuple, deferred: list | None = None) -> tuple:
                     )
                     if deferred is None:
                         raise error
-                    deferred.append(("bounds", error, (len(advanced), k, size)))
+                    if size:
+                        deferred.append(("bounds", error, (len(advanced), k, size)))
+                    else:  # refused by make_info (AdvancedIndex), before the kernel
+                        deferred.append(("empty", error))
                     k = np.where((k < size) & (k >= -size), k, 0)  # the result's shape stays
                 advanced.append(k)
                 dim += 1
