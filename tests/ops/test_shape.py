@@ -777,3 +777,22 @@ def test_advanced_index_out_of_bounds_in_an_empty_tensor_as_pytorch(shape, index
             except (IndexError, RuntimeError) as exc:
                 results.append(str(exc).split(":")[0])
     assert results[: len(results) // 2] == results[len(results) // 2 :]
+
+
+@pytest.mark.parametrize(
+    "index",
+    [[[1, 0]], [1, slice(None)], [None, 1], [1, ...], [[1, 0], [0, 1]], [1, [0, 2]], [0, 1]],
+)
+def test_a_list_holding_sequences_indexes_several_dims_as_pytorch(index) -> None:
+    """PyTorch's treatSequenceAsTuple: a list holding a sequence, a slice, Ellipsis or None
+    is a tuple of indices (deprecated, with a warning), so x[[[1, 0]]] is x[[1, 0]]; a list
+    of integers stays one index."""
+    results = []
+    for lib in (gg, torch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            x = lib.arange(24.0).reshape(2, 3, 4)
+            results.append(x[index].tolist())
+            x[index] = -1.0
+            results.append(x.tolist())
+    assert results[:2] == results[2:]

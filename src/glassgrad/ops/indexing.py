@@ -6,6 +6,7 @@ formulas use to route gradients into a zero tensor.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -264,8 +265,31 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
 # --- __getitem__ ---------------------------------------------------------------------------
 
 
+_SEQUENCE_KEY_WARNING = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+    "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+    "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error "
+    "or a different result"
+)
+
+
+def _sequence_as_tuple(key: Any) -> bool:
+    """PyTorch's treatSequenceAsTuple: a list (of fewer than 32 items) holding a tensor, a
+    sequence, a slice, Ellipsis or None indexes several dims, as a tuple would (deprecated,
+    with a warning): ``x[[[1, 0]]]`` is ``x[[1, 0]]``."""
+    if type(key) is not list or len(key) >= 32:
+        return False
+    for k in key:
+        if isinstance(k, (Tensor, list, tuple, np.ndarray, slice, str)) or k is None or k is ...:
+            warnings.warn(_SEQUENCE_KEY_WARNING, UserWarning, stacklevel=4)
+            return True
+    return False
+
+
 def _normalize_key(key: Any) -> tuple:
-    if not isinstance(key, tuple):
+    if _sequence_as_tuple(key):
+        key = tuple(key)
+    elif not isinstance(key, tuple):
         key = (key,)
     normalized = []
     for k in key:
