@@ -508,7 +508,10 @@ def _cancelling_or_nonfinite(value: Any) -> bool:
 
 
 def _rank_deficient_or_nonfinite(value: Any) -> bool:
-    """A matrix (or batch) holding NaN or inf, or whose rank is below its smaller dimension."""
+    """A matrix (or batch) holding NaN or inf, or whose first j columns have a rank below j
+    for some j up to its smaller dimension (the whole matrix's rank below that dimension, or
+    a column that depends on the ones before it: QR without pivoting then reflects a column
+    that is 0 in MKL and 1e-17 in OpenBLAS, seed 862170)."""
     if _holds_nonfinite(value):
         return True
     if not isinstance(value, torch.Tensor) or value.ndim < 2 or value.numel() == 0:
@@ -518,8 +521,11 @@ def _rank_deficient_or_nonfinite(value: Any) -> bool:
     matrices = value.detach()
     if matrices.dtype in (torch.float16, torch.bfloat16):
         matrices = matrices.float()
-    rank = torch.linalg.matrix_rank(matrices)
-    return bool((rank < min(value.shape[-2:])).any())
+    for columns in range(1, min(value.shape[-2:]) + 1):
+        rank = torch.linalg.matrix_rank(matrices[..., :columns])
+        if bool((rank < columns).any()):
+            return True
+    return False
 
 
 def _square_reshape_rank_deficient_or_nonfinite(value: Any) -> bool:

@@ -108,7 +108,10 @@ MKL_NONFINITE = {
 # singular matrix whose LU pivot comes out tiny, not zero (+-1e16 entries, 6e16 apart: seed
 # 838736, tensorinv of a tied (2, 3, 6) tensor, a 6x6 matrix of rank 5). The fuzzer does not
 # call them on a matrix whose rank is below its smaller dimension (tensorinv: the square
-# matrix it reshapes its input into).
+# matrix it reshapes its input into), nor on one with a column that depends on the columns
+# before it (QR without pivoting reflects what is left of it: 0 in MKL, 1e-17 in OpenBLAS,
+# and the factors are O(1) apart: seed 862170, geqrf of a full-rank 3x5 matrix whose first two
+# columns are proportional).
 MKL_RANK_DEFICIENT = {
     name: "a rank-deficient matrix's factors beyond the rank are LAPACK's rounding"
     for name in (

@@ -295,3 +295,15 @@ def test_hooks_of_a_phase_where_pytorch_fails_its_own_assert_give_no_verdict() -
     theirs = Trace(phases={"backward": assertion})
     found = first_difference(ours, theirs, [])
     assert found is not None and found.oracle_failure
+
+
+def test_a_column_depending_on_the_ones_before_counts_as_rank_deficient() -> None:
+    """skips.MKL_RANK_DEFICIENT (seed 862170): QR without pivoting of a full-rank matrix whose
+    first two columns are proportional is LAPACK's rounding too."""
+    from .generate import _rank_deficient_or_nonfinite
+
+    proportional = torch.tensor([[0.4, 0.5, 1.0], [0.4, 0.5, -2.0]], dtype=torch.float64)
+    assert int(torch.linalg.matrix_rank(proportional)) == 2
+    assert _rank_deficient_or_nonfinite(proportional)
+    general = torch.tensor([[0.4, 0.5, 1.0], [0.3, 0.9, -2.0]], dtype=torch.float64)
+    assert not _rank_deficient_or_nonfinite(general)
