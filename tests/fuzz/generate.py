@@ -484,15 +484,23 @@ def _holds_nonfinite(value: Any) -> bool:
     )
 
 
+def _inexact_tensor(value: Any, dims: int) -> bool:
+    """A float or complex tensor with elements and at least ``dims`` dimensions."""
+    return (
+        isinstance(value, torch.Tensor)
+        and value.ndim >= dims
+        and value.numel() > 0
+        and (value.dtype.is_floating_point or value.dtype.is_complex)
+    )
+
+
 def _cancelling_or_nonfinite(value: Any) -> bool:
     """A tensor holding NaN or inf, or a signal whose discrete Fourier transform along one
     of its dims, its last two or all of them has an entry below sqrt(eps) * n of its largest
     magnitude (FFT_CANCELLATION)."""
     if _holds_nonfinite(value):
         return True
-    if not isinstance(value, torch.Tensor) or value.ndim == 0 or value.numel() == 0:
-        return False
-    if not (value.dtype.is_floating_point or value.dtype.is_complex):
+    if not _inexact_tensor(value, 1):
         return False
     x = value.detach().to(torch.complex128)
     scale = float(x.abs().max())
@@ -514,9 +522,7 @@ def _rank_deficient_or_nonfinite(value: Any) -> bool:
     that is 0 in MKL and 1e-17 in OpenBLAS, seed 862170)."""
     if _holds_nonfinite(value):
         return True
-    if not isinstance(value, torch.Tensor) or value.ndim < 2 or value.numel() == 0:
-        return False
-    if not (value.dtype.is_floating_point or value.dtype.is_complex):
+    if not _inexact_tensor(value, 2):
         return False
     matrices = value.detach()
     if matrices.dtype in (torch.float16, torch.bfloat16):
@@ -533,9 +539,7 @@ def _square_reshape_rank_deficient_or_nonfinite(value: Any) -> bool:
     the rest, of equal products) reshapes into a rank-deficient square matrix."""
     if _holds_nonfinite(value):
         return True
-    if not isinstance(value, torch.Tensor) or value.numel() == 0:
-        return False
-    if not (value.dtype.is_floating_point or value.dtype.is_complex):
+    if not _inexact_tensor(value, 0):
         return False
     for i in range(1, value.ndim):
         rows = math.prod(value.shape[:i])
@@ -552,9 +556,7 @@ def _repeated_eigenvalues_or_nonfinite(value: Any) -> bool:
     magnitude."""
     if _holds_nonfinite(value):
         return True
-    if not isinstance(value, torch.Tensor) or value.ndim < 2 or value.numel() == 0:
-        return False
-    if not (value.dtype.is_floating_point or value.dtype.is_complex):
+    if not _inexact_tensor(value, 2):
         return False
     if value.shape[-1] != value.shape[-2] or value.shape[-1] < 2:
         return False
