@@ -203,3 +203,25 @@ def test_a_number_argument_that_is_a_sequence_is_a_type_error(call: Any) -> None
         x, y = lib.ones(2, requires_grad=True), lib.ones(2)
         with pytest.raises(TypeError):
             call(lib, x, y)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib, x, y: lib.where((y > 0,), x, y),
+        lambda lib, x, y: lib.where([True, False], x, y),
+        lambda lib, x, y: x.masked_select((y > 0,)),
+        lambda lib, x, y: x.masked_scatter((y > 0,), y),
+        lambda lib, x, y: lib.bucketize([1.0, 2.0], y),
+        lambda lib, x, y: lib.isin([1.0, 2.0], y),
+        lambda lib, x, y: lib.isin(y, [1.0]),
+        lambda lib, x, y: lib.searchsorted(y, [1.0]),
+    ],
+)
+def test_a_tensor_argument_that_is_a_sequence_is_a_type_error(call: Any) -> None:
+    """NumPy would take a list or tuple for an array where PyTorch's parser wants a Tensor
+    (or a number): glassgrad computed with it (the same audit)."""
+    for lib in (gg, torch):
+        x, y = lib.ones(2, requires_grad=True), lib.ones(2)
+        with pytest.raises(TypeError):
+            call(lib, x, y)

@@ -44,6 +44,20 @@ def is_scalar(x: Any) -> bool:
     return isinstance(x, (int, float, bool, np.number, np.bool_))
 
 
+def operand_array(value: Any, op: str, argument: str, position: int) -> np.ndarray:
+    """A Tensor argument's array, or a number's 0-d array (an array as it is: glassgrad's
+    own callers pass them): anything else (a list, tuple or str, which ``np.asarray`` would
+    take) is the TypeError of PyTorch's parser."""
+    if isinstance(value, Tensor):
+        return value._data
+    if isinstance(value, np.ndarray) or is_scalar(value) or isinstance(value, complex):
+        return np.asarray(value)
+    raise TypeError(
+        f"{op}(): argument '{argument}' (position {position}) must be Tensor, not "
+        f"{type(value).__name__}"
+    )
+
+
 def check_numbers(op: str, optional: bool = False, **arguments: Any) -> None:
     """PyTorch's parser for ``op``'s Number arguments (None too if ``optional``): anything
     else (a tuple, list or str, which NumPy would broadcast or refuse otherwise) is its

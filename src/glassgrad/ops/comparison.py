@@ -17,6 +17,7 @@ from ._common import (
     binary_operands,
     broadcast_error,
     check_tensor,
+    operand_array,
 )
 from ._not_implemented import any_complex, refuse_complex
 from ._registry import NoGrad, Sample, register
@@ -137,8 +138,8 @@ def isin(
         raise TypeError("isin() missing required arguments 'elements' and 'test_elements'")
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
         raise TypeError("isin() received an invalid combination of arguments: no Tensor given")
-    a = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
-    b = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    a = operand_array(elements, "isin", "elements", 1)
+    b = operand_array(test_elements, "isin", "test_elements", 2)
     if any_complex(a, b):
         raise RuntimeError(
             "Unsupported input type encountered for isin(): "

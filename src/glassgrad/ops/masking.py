@@ -13,7 +13,7 @@ from .._dtype import checked_scalar, scalar_type_name
 from .._tensor import Tensor
 from ..autograd.kernel_order import stopped, write_at_in_order
 from ..autograd.op import Op, apply_inplace
-from ._common import array_of, broadcast_error, check_tensor
+from ._common import array_of, broadcast_error, check_tensor, operand_array
 from ._registry import Sample, register
 from ._samples import randn
 
@@ -24,7 +24,7 @@ __all__ = ["masked_fill", "masked_select", "masked_scatter"]
 
 
 def _mask_array(mask: Any, op: str) -> np.ndarray:
-    array = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    array = operand_array(mask, op.rstrip(":_"), "mask", 1)
     if array.dtype != np.bool_:
         kind = {"f": "float", "i": "long", "u": "unsigned char"}.get(array.dtype.kind, array.dtype)
         raise RuntimeError(f"{op} only supports boolean masks, but got mask with dtype {kind}")

@@ -13,6 +13,7 @@ from ._common import (
     binary_operands,
     broadcast_error,
     check_tensor,
+    operand_array,
     sgn_array,
     zeros_like_grad,
 )
@@ -409,7 +410,7 @@ def where(condition: Any, input: Any = None, other: Any = None) -> Any:
     if input is None or other is None:
         missing = "input" if input is None else "other"
         raise TypeError(f"where() missing 1 required positional argument: '{missing}'")
-    cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
+    cond = operand_array(condition, "where", "condition", 1)
     if cond.dtype != np.bool_:
         raise RuntimeError(
             f"where expected condition to be a boolean tensor, but got a tensor "

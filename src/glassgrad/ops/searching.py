@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from ._common import check_tensor, take_along_axis, varargs_or_keyword, wrap_dims
+from ._common import check_tensor, operand_array, take_along_axis, varargs_or_keyword, wrap_dims
 from ._not_implemented import refuse_complex
 from ._out import out_result
 from ._registry import NoGrad, Sample, register
@@ -105,7 +105,7 @@ def searchsorted(
     check_tensor(sorted_sequence, "searchsorted", "sorted_sequence")
     sequence = sorted_sequence._data
     scalar = not isinstance(input, Tensor)
-    values = np.asarray(input) if scalar else input._data
+    values = operand_array(input, "searchsorted", "input", 2)
     refuse_complex("searchsorted_out_cpu", sequence, input if scalar else values)
     if sorter is not None:
         sequence = take_along_axis(sequence, check_tensor(sorter, "searchsorted")._data, -1)
@@ -142,7 +142,7 @@ def bucketize(
         raise RuntimeError(
             f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})"
         )
-    values = input._data if isinstance(input, Tensor) else np.asarray(input)
+    values = operand_array(input, "bucketize", "input", 1)
     refuse_complex("searchsorted_out_cpu", boundaries, input)
     found = _search(boundaries._data, values, "right" if right else "left")
     result = Tensor._from_array(np.asarray(found, np.int32 if out_int32 else np.int64))
