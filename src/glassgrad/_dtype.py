@@ -356,6 +356,16 @@ _FLOAT_LARGEST = {
 }
 
 
+def is_scalar_argument(value: Any) -> bool:
+    """What PyTorch's parser takes for a Scalar: a number, or a 0-d tensor that does not
+    require grad (a glassgrad Tensor, recognised by its 0-d ``_data`` array: this module sits
+    below the Tensor class)."""
+    if isinstance(value, (numbers.Number, np.generic)):
+        return True
+    data = getattr(value, "_data", None)
+    return isinstance(data, np.ndarray) and data.ndim == 0 and not value.requires_grad
+
+
 def checked_scalar(value: Any, np_dtype: np.dtype, op: str, argument: str = "value") -> Any:
     """``value`` (a Python number) to store in a tensor of ``np_dtype``, or PyTorch's error
     where it does not fit (c10's ``checked_convert``): a complex number with an imaginary part
@@ -371,7 +381,7 @@ def checked_scalar(value: Any, np_dtype: np.dtype, op: str, argument: str = "val
             if math.isfinite(value) and abs(value) > largest:
                 raise RuntimeError("value cannot be converted to type float without overflow")
             return value
-    if not isinstance(value, (numbers.Number, np.generic)):
+    if not is_scalar_argument(value):
         raise TypeError(f"{op}(): argument '{argument}' must be Number, not {type(value).__name__}")
     name = _CONVERSION_NAMES.get(np.dtype(np_dtype).name)
     if name is None or isinstance(value, bool) or not isinstance(value, (int, float, complex)):

@@ -194,6 +194,10 @@ def test_an_operand_that_is_no_tensor_nor_number_is_a_type_error_first(call: Any
         lambda lib, x, y: x.clamp_(max=[1.0]),
         lambda lib, x, y: x.clip_((0.0,)),
         lambda lib, x, y: x.index_fill(0, lib.tensor([0]), (1.0,)),
+        lambda lib, x, y: lib.addmm(lib.ones(2, 2), lib.ones(2, 2), lib.ones(2, 2), beta=(1,)),
+        lambda lib, x, y: x.addmv_(lib.ones(2, 2), y, alpha=[1.0]),
+        lambda lib, x, y: lib.nn.functional.threshold(x, lib.tensor(0.5, requires_grad=True), 1),
+        lambda lib, x, y: lib.full((2,), lib.tensor([1.0])),
     ],
 )
 def test_a_number_argument_that_is_a_sequence_is_a_type_error(call: Any) -> None:
@@ -225,3 +229,23 @@ def test_a_tensor_argument_that_is_a_sequence_is_a_type_error(call: Any) -> None
         x, y = lib.ones(2, requires_grad=True), lib.ones(2)
         with pytest.raises(TypeError):
             call(lib, x, y)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib, x, t: lib.full((2,), t),
+        lambda lib, x, t: lib.nn.functional.threshold(x, t, 1.0),
+        lambda lib, x, t: lib.nn.functional.leaky_relu(x, t),
+        lambda lib, x, t: lib.nan_to_num(x, nan=t),
+        lambda lib, x, t: x.index_fill(0, lib.tensor([0]), t),
+        lambda lib, x, t: lib.addmm(lib.ones(3, 3), lib.ones(3, 3), lib.ones(3, 3), beta=t),
+    ],
+)
+def test_a_number_argument_takes_a_0d_tensor(call: Any) -> None:
+    """PyTorch's parser takes a 0-d tensor that does not require grad for a Number."""
+    results = []
+    for lib in (gg, torch):
+        x = lib.tensor([-1.0, 0.25, 2.0])
+        results.append(call(lib, x, lib.tensor(0.5)).tolist())
+    assert results[0] == results[1]

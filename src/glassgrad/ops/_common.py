@@ -10,7 +10,12 @@ import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
 from .._add_kernel import scaled  # noqa: F401 - re-exported for op modules
-from .._dtype import default_numpy_float, result_numpy_dtype, scalar_type_name
+from .._dtype import (
+    default_numpy_float,
+    is_scalar_argument,
+    result_numpy_dtype,
+    scalar_type_name,
+)
 from .._strides import iterator_order, like_operands
 from .._tensor import Tensor, wrap_dim  # noqa: F401 - re-exported for op modules
 from ..autograd.kernel_order import stopped
@@ -59,11 +64,12 @@ def operand_array(value: Any, op: str, argument: str, position: int) -> np.ndarr
 
 
 def check_numbers(op: str, optional: bool = False, **arguments: Any) -> None:
-    """PyTorch's parser for ``op``'s Number arguments (None too if ``optional``): anything
-    else (a tuple, list or str, which NumPy would broadcast or refuse otherwise) is its
-    TypeError, before the autograd checks and the kernel."""
+    """PyTorch's parser for ``op``'s Number arguments (a number or a 0-d tensor that does not
+    require grad; None too if ``optional``): anything else (a tuple, list or str, which NumPy
+    would broadcast or refuse otherwise) is its TypeError, before the autograd checks and the
+    kernel."""
     for name, value in arguments.items():
-        if not (is_scalar(value) or isinstance(value, complex) or (optional and value is None)):
+        if not (is_scalar_argument(value) or (optional and value is None)):
             raise TypeError(f"{op}(): argument '{name}' must be Number, not {type(value).__name__}")
 
 

@@ -15,7 +15,7 @@ from .._dtype import result_numpy_dtype, scalar_type_name
 from .._strides import like_operands
 from .._tensor import Tensor
 from ..autograd.op import Op, apply_inplace
-from ._common import array_of, check_tensor
+from ._common import array_of, check_numbers, check_tensor
 from ._out import out_result
 from ._registry import Sample, register
 from ._samples import randn
@@ -129,6 +129,7 @@ def addmm(
     check_tensor(mat1, "addmm", "mat1", 2)
     check_tensor(mat2, "addmm", "mat2", 3)
     _check_add_product("addmm", input, mat1, mat2, 2)
+    check_numbers("addmm", beta=beta, alpha=alpha)
     return AddmmBackward0.apply(input, mat1, mat2, beta=beta, alpha=alpha)
 
 
@@ -137,6 +138,7 @@ def addmm_(
 ) -> Tensor:
     """In-place ``addmm``."""
     _check_add_product("addmm_", input, mat1, mat2, 2)
+    check_numbers("addmm_", beta=beta, alpha=alpha)
     return apply_inplace(AddmmBackward0, input, mat1, mat2, beta=beta, alpha=alpha)
 
 
@@ -155,6 +157,7 @@ def baddbmm(
     check_tensor(batch1, "baddbmm", "batch1", 2)
     check_tensor(batch2, "baddbmm", "batch2", 3)
     _check_add_product("baddbmm", input, batch1, batch2, 3)
+    check_numbers("baddbmm", beta=beta, alpha=alpha)
     return BaddbmmBackward0.apply(input, batch1, batch2, beta=beta, alpha=alpha)
 
 
@@ -163,6 +166,7 @@ def baddbmm_(
 ) -> Tensor:
     """In-place ``baddbmm``."""
     _check_add_product("baddbmm_", input, batch1, batch2, 3)
+    check_numbers("baddbmm_", beta=beta, alpha=alpha)
     return apply_inplace(BaddbmmBackward0, input, batch1, batch2, beta=beta, alpha=alpha)
 
 
@@ -299,6 +303,7 @@ def addmv(
     check_tensor(mat, "addmv", "mat", 2)
     check_tensor(vec, "addmv", "vec", 3)
     _check_addmv(input, mat, vec)
+    check_numbers("addmv", beta=beta, alpha=alpha)
     result = AddmvBackward0.apply(input, mat, vec, beta=beta, alpha=alpha)
     return out_result("addmv", out, result, (input, mat, vec))
 
@@ -306,6 +311,7 @@ def addmv(
 def addmv_(input: Tensor, mat: Tensor, vec: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
     """In-place ``addmv``."""
     _check_addmv(input, mat, vec)
+    check_numbers("addmv_", beta=beta, alpha=alpha)
     return apply_inplace(AddmvBackward0, input, mat, vec, beta=beta, alpha=alpha)
 
 
@@ -372,6 +378,7 @@ def addr(
     check_tensor(vec1, "addr", "vec1", 2)
     check_tensor(vec2, "addr", "vec2", 3)
     _check_addr(input, vec1, vec2)
+    check_numbers("addr", beta=beta, alpha=alpha)
     result = AddrBackward0.apply(input, vec1, vec2, beta=beta, alpha=alpha)
     return out_result("addr", out, result, (input, vec1, vec2))
 
@@ -381,6 +388,7 @@ def addr_(
 ) -> Tensor:
     """In-place ``addr``."""
     _check_addr(input, vec1, vec2)
+    check_numbers("addr_", beta=beta, alpha=alpha)
     return apply_inplace(AddrBackward0, input, vec1, vec2, beta=beta, alpha=alpha)
 
 
@@ -457,6 +465,7 @@ def addbmm(
     check_tensor(batch1, "addbmm", "batch1", 2)
     check_tensor(batch2, "addbmm", "batch2", 3)
     _check_addbmm(input, batch1, batch2)
+    check_numbers("addbmm", beta=beta, alpha=alpha)
     result = AddbmmBackward0.apply(input, batch1, batch2, beta=beta, alpha=alpha)
     inputs = (input, batch1, batch2)
     return out_result("addbmm", out, result, inputs, resize_warning=False)
@@ -467,6 +476,7 @@ def addbmm_(
 ) -> Tensor:
     """In-place ``addbmm``."""
     _check_addbmm(input, batch1, batch2)
+    check_numbers("addbmm_", beta=beta, alpha=alpha)
     return apply_inplace(AddbmmBackward0, input, batch1, batch2, beta=beta, alpha=alpha)
 
 
