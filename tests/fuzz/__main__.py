@@ -24,6 +24,7 @@ from .skips import (
     PYTORCH_LAZY_CONJ,
     PYTORCH_SILENT_BUGS,
     PYTORCH_UNDEFINED_FOR_NAN,
+    PYTORCH_VECTORIZED_NAN_BRANCH,
     PYTORCH_WRONG_SECOND_ORDER,
     SKIPPED_OPS,
 )
@@ -46,7 +47,7 @@ def main() -> None:
         print(f"  {name}: {reason}")
     for name, reason in PYTORCH_LAZY_CONJ.items():
         print(f"  {name}, aliasing (called with .clone() after it): {reason}")
-    for name, reason in PYTORCH_UNDEFINED_FOR_NAN.items():
+    for name, reason in {**PYTORCH_UNDEFINED_FOR_NAN, **PYTORCH_VECTORIZED_NAN_BRANCH}.items():
         print(f"  {name} of a tensor holding NaN: {reason}")
     for name, (where, _) in PYTORCH_INACCURATE.items():
         print(f"  {name} of a tensor with a value where {where}: PyTorch's kernel is off there")

@@ -28,6 +28,7 @@ from .skips import (
     PYTORCH_INACCURATE,
     PYTORCH_LAZY_CONJ,
     PYTORCH_UNDEFINED_FOR_NAN,
+    PYTORCH_VECTORIZED_NAN_BRANCH,
     SKIPPED_OPS,
 )
 
@@ -316,7 +317,7 @@ class ProgramGenerator:
         checked = [*args, *keywords.values()]
         if key in PYTORCH_LAZY_CONJ:
             code = f"{code}.clone()"
-        if key in PYTORCH_UNDEFINED_FOR_NAN:
+        if key in PYTORCH_UNDEFINED_FOR_NAN or key in PYTORCH_VECTORIZED_NAN_BRANCH:
             return ("expr", code, checked, _holds_nan)  # passed over if an argument holds NaN
         if key in PYTORCH_INACCURATE:
             return ("expr", code, checked, PYTORCH_INACCURATE[key][1])  # passed over in range
