@@ -249,3 +249,16 @@ def test_a_number_argument_takes_a_0d_tensor(call: Any) -> None:
         x = lib.tensor([-1.0, 0.25, 2.0])
         results.append(call(lib, x, lib.tensor(0.5)).tolist())
     assert results[0] == results[1]
+
+
+def test_threshold_writes_an_expanded_tensor_as_pytorch() -> None:
+    """PyTorch's threshold skips the overlap check (idempotent): threshold_ of an expanded
+    tensor writes it, where relu_ or hardtanh_ refuse (fuzz seed 905762)."""
+    results = []
+    for lib in (gg, torch):
+        x = lib.tensor([[-1.5], [0.3], [0.7]]).expand(3, 4)
+        lib.threshold_(x, 0.2, -4.0)
+        with pytest.raises(RuntimeError, match="more than one element"):
+            lib.tensor([[-1.5], [0.3]]).expand(2, 3).relu_()
+        results.append(x.tolist())
+    assert results[0] == results[1]

@@ -103,6 +103,10 @@ class ThresholdBackward1(ThresholdBackward0):
     copy saved as PyTorch saves ``self.clone()`` (the result cannot tell ``value`` from a
     kept element when ``value > threshold``)."""
 
+    # PyTorch's threshold builds its TensorIterator without the overlap check ("threshold is
+    # idempotent, so overlap is okay"): an expanded tensor is written (fuzz seed 905762)
+    allows_internal_overlap = True
+
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``input`` where ``|input| > lambd``, else 0.
