@@ -326,3 +326,20 @@ def test_fractional_max_pool_random_samples_of_another_dtype_refused_as_pytorch(
             pool(x, 2, output_size=3, _random_samples=samples)
         messages.append(str(caught.value))
     assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_max_pool1d_is_a_view_only_when_recorded(requires_grad: bool) -> None:
+    """PyTorch's max_pool1d runs its own kernel (a new tensor) unless the input requires
+    grad, then squeezes max_pool2d's values (a view); detach_ refuses only the view (fuzz
+    seed 921162: lp_pool1d with p = inf)."""
+    outcomes = []
+    for lib in (gg, torch):
+        x = lib.randn(1, 2, 6, requires_grad=requires_grad)
+        y = lib.nn.functional.lp_pool1d(x, float("inf"), 2)
+        try:
+            y.detach_()
+            outcomes.append((y._base is not None, "detached"))
+        except RuntimeError as error:
+            outcomes.append((y._base is not None, str(error)[:30]))
+    assert outcomes[0] == outcomes[1]

@@ -21,6 +21,7 @@ import numpy as np
 
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
+from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.op import Op
 from . import shape as shape_ops
 from ._common import input_zeros, remember
@@ -412,7 +413,12 @@ def max_pool1d(
     )
     if return_indices:
         return tuple(shape_ops.squeeze(r, -2) for r in result)
-    return shape_ops.squeeze(result, -2)
+    values = shape_ops.squeeze(result, -2)
+    if input.requires_grad and is_grad_enabled():
+        return values  # PyTorch's max_pool1d_with_indices: a view of max_pool2d's values
+    # PyTorch's max_pool1d_impl: its own kernel's new tensor, not a view (so detach_ takes
+    # it: fuzz seed 921162, lp_pool1d with p = inf)
+    return Tensor._from_array(np.ascontiguousarray(values._data))
 
 
 def _with_indices(pool: Any) -> Any:
