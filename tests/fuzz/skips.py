@@ -111,7 +111,9 @@ MKL_NONFINITE = {
 # matrix it reshapes its input into), nor on one with a column that depends on the columns
 # before it (QR without pivoting reflects what is left of it: 0 in MKL, 1e-17 in OpenBLAS,
 # and the factors are O(1) apart: seed 862170, geqrf of a full-rank 3x5 matrix whose first two
-# columns are proportional).
+# columns are proportional); so is whether gels finds R's diagonal exactly zero (MKL: the
+# "does not have full rank" error) or 1e-17 (a solution): seed 921664, lstsq of a constant
+# matrix.
 MKL_RANK_DEFICIENT = {
     name: "a rank-deficient matrix's factors beyond the rank are LAPACK's rounding"
     for name in (
@@ -136,6 +138,7 @@ MKL_RANK_DEFICIENT = {
         "linalg.inv_ex",
         "inverse",
         "linalg.tensorinv",
+        "linalg.lstsq",
     )
 }
 
