@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import array
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -230,3 +231,18 @@ def test_set_and_autograd_as_pytorch() -> None:
     same_error(lambda L: (L.ones(2, requires_grad=True) * 2).set_(L.zeros(2)).sum().backward())
     same_error(lambda L: L.ones(2, requires_grad=True).set_(L.zeros(2)))
     same_error(lambda L: L.ones(2).set_(L.arange(3)))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.zeros(3).expand(2, 3),
+        lambda lib: lib.zeros(3, 1, 4).expand(3, 5, 4),
+        lambda lib: lib.zeros(4, 3).t()[:, None].expand(3, 2, 4),
+        lambda lib: lib.zeros(2, 3, 1).expand(2, 3, 4).transpose(0, 2),
+    ],
+)
+def test_clone_of_a_broadcast_tensor_has_pytorchs_strides(make: Any) -> None:
+    """preserve_format orders the dims as PyTorch's infer_dense_strides, where a broadcast
+    dim decides nothing (NumPy's order="K" put it innermost: fuzz seed 920659)."""
+    assert make(gg).clone().stride() == make(torch).clone().stride()

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import _dtype, _layout
 from .._layout import check_factory_options
+from .._strides import iterator_order
 from .._tensor import Tensor, check_device, device
 from ..autograd.op import Op, apply_inplace
 from . import arithmetic, pointwise, powers
@@ -26,7 +27,12 @@ class CloneBackward0(Op):
             order = (0, *range(2, x.ndim), 1)
             return np.ascontiguousarray(x.transpose(order)).transpose(np.argsort(order))
         # PyTorch's preserve_format (the default) keeps x's layout, made dense.
-        return x.copy(order="C" if row_major else "K")
+        if row_major or x.size < 2 or 0 not in x.strides:
+            return x.copy(order="C" if row_major else "K")
+        # A broadcast dim (stride 0) does not decide the order, as in PyTorch's
+        # infer_dense_strides (NumPy's "K" puts it innermost: fuzz seed 920659)
+        slowest_first = iterator_order(x.shape, [x])[::-1]
+        return np.ascontiguousarray(x.transpose(slowest_first)).transpose(np.argsort(slowest_first))
 
     def backward(self, F: Any, grad: Any) -> Any:
         return grad
