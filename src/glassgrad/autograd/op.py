@@ -68,7 +68,7 @@ anomaly: graph._AnomalyState = graph.anomaly
 _SAVED_NAMES = {0: "self", 1: "other"}
 _new = object.__new__
 _NUMBERS = frozenset((bool, int, float, complex))  # saved as they are, never packed or versioned
-_OPERAND_TYPES = frozenset((bool, int, float, complex, np.ndarray))  # and graph.Tensor
+_OPERAND_TYPES = _NUMBERS | {np.ndarray}  # and graph.Tensor: an in-place op's operands
 
 # Nodes share equal metadata tuples: a graph of a million ops then holds a handful of them,
 # not a million (memory, and objects for Python's cyclic GC to walk).

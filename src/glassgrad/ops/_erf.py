@@ -275,14 +275,22 @@ def erfcx(x: np.ndarray) -> np.ndarray:
     return _float_result(x, _erfcx_wide(x.astype(np.float64)))
 
 
-def _log_ndtr_wide(wide: np.ndarray) -> np.ndarray:
-    """log of the standard normal distribution function, float64 (PyTorch's split at -1)."""
-    t = wide * _SQRT_HALF
-    left = wide < -1.0
+def _log_ndtr_steps(x: np.ndarray) -> np.ndarray:
+    """log of the standard normal distribution function, float32 or float64 as ``x``, split at
+    -1 as PyTorch's kernel and each step rounded to ``x``'s dtype as that kernel takes them.
+    In float32 the result is then PyTorch's bit for bit where erfcx and erfc are, and its
+    derivative exp(-(log_ndtr(x) + x^2/2)), which cancels about 770 against 770 at x = -39,
+    amplifies the same rounding (fuzz seed 851598: a correctly rounded log_ndtr gave a second
+    derivative 20% away from PyTorch's, and from float64's)."""
+    real = x.dtype.type
+    t = x * real(_SQRT_HALF)
+    left = x < -1.0
     # Left tail: log(erfcx(-t) / 2) - t^2 keeps digits where ndtr itself underflows.
-    tail = np.log(0.5 * _erfcx_wide(-np.where(left, t, -1.0))) - np.where(left, t * t, 0.0)
-    body = np.log1p(-0.5 * erfc(np.where(left, 0.0, t)))
-    return np.where(left, np.where(wide == -np.inf, -np.inf, tail), body)
+    scaled = _erfcx_wide(-np.where(left, t, -1.0).astype(np.float64)).astype(x.dtype)
+    tail = np.log(scaled / real(2.0)) - np.where(left, t * t, real(0.0))
+    complement = erfc(np.where(left, real(0.0), t)).astype(x.dtype)
+    body = np.log1p(-complement / real(2.0))
+    return np.where(left, np.where(x == -np.inf, -np.inf, tail), body).astype(x.dtype)
 
 
 def log_ndtr(x: np.ndarray) -> np.ndarray:
@@ -295,23 +303,8 @@ def log_ndtr(x: np.ndarray) -> np.ndarray:
     """
     x = np.asarray(x)
     if x.dtype == np.float32:
-        return _log_ndtr_float32(x)
-    return _float_result(x, _log_ndtr_wide(x.astype(np.float64)))
-
-
-def _log_ndtr_float32(x: np.ndarray) -> np.ndarray:
-    """``_log_ndtr_wide``'s steps rounded to float32 one by one, as PyTorch's float kernel
-    takes them: its result is then PyTorch's bit for bit where erfcx and erfc are, and its
-    derivative exp(-(log_ndtr(x) + x^2/2)), which cancels about 770 against 770 at x = -39,
-    amplifies the same rounding (fuzz seed 851598: a correctly rounded log_ndtr gave a second
-    derivative 20% away from PyTorch's, and from float64's)."""
-    t = x * np.float32(_SQRT_HALF)
-    left = x < -1.0
-    scaled = _erfcx_wide(-np.where(left, t, -1.0).astype(np.float64)).astype(np.float32)
-    tail = np.log(scaled / np.float32(2.0)) - np.where(left, t * t, np.float32(0.0))
-    complement = erfc(np.where(left, np.float32(0.0), t)).astype(np.float32)
-    body = np.log1p(-complement / np.float32(2.0))
-    return np.where(left, np.where(x == -np.inf, -np.inf, tail), body).astype(np.float32)
+        return _log_ndtr_steps(x)
+    return _float_result(x, _log_ndtr_steps(x.astype(np.float64)))
 
 
 def _horner(x: np.ndarray, coefficients: tuple[float, ...]) -> np.ndarray:
